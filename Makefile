@@ -1,0 +1,161 @@
+# gcbench: a plain Makefile that detects its dependencies.
+#
+#   make            build everything that can be built here
+#   make test       build, then run every test level that applies (unit, fuzz
+#                   replay, integration as root, GPU with a device); ends with
+#                   "N passed, N failed, N skipped"
+#   make bench      run the benchmarks (figures as ratios, never pass/fail)
+#   make deps       install the Debian packages (root), or print the apt-get line
+#   make fuzz       build libFuzzer targets with clang (build-fuzz/)
+#
+# Knobs: V=1 (show commands), DEBUG=1 (-O0), SANITIZE=address,undefined,
+#        CUDA=0|1|auto, CUDA_ARCH="80 90", ARCH=native, BUILD=dir
+#
+# Each component adds itself in its own module.mk (see common/module.mk for
+# the variables it may append to).
+
+V        ?= 0
+DEBUG    ?= 0
+SANITIZE ?=
+CUDA     ?= auto
+ARCH     ?= native
+CUDA_ARCH ?= 80 90
+PREFIX   ?= /usr/local
+
+ifeq ($(SANITIZE),)
+BUILD    ?= build
+else
+BUILD    ?= build-san
+endif
+
+Q := $(if $(filter 1,$(V)),,@)
+CC ?= cc
+ifeq ($(CC),cc)
+CC := gcc
+endif
+PKG_CONFIG ?= pkg-config
+
+# ---- dependency detection ------------------------------------------------
+pc_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
+pc_libs   = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
+pc_have   = $(shell $(PKG_CONFIG) --exists $(1) 2>/dev/null && echo 1)
+
+REQ_PC := libnl-route-3.0 sqlite3 yaml-0.1 libcurl openblas
+MISSING_PC := $(foreach m,$(REQ_PC),$(if $(call pc_have,$(m)),,$(m)))
+
+DEP_CFLAGS := $(call pc_cflags,$(REQ_PC))
+DEP_LIBS   := $(call pc_libs,$(REQ_PC)) -lm -lpthread
+
+MPI_CFLAGS := $(call pc_cflags,ompi-c)
+MPI_LIBS   := $(call pc_libs,ompi-c)
+HAVE_MPI   := $(call pc_have,ompi-c)
+
+NVCC := $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+CUDA_HOME ?= $(if $(NVCC),$(patsubst %/bin/nvcc,%,$(NVCC)),/usr/local/cuda)
+ifeq ($(CUDA),auto)
+  ifneq ($(SANITIZE),)
+    USE_CUDA := 0
+  else
+    USE_CUDA := $(if $(NVCC),1,0)
+  endif
+else
+  USE_CUDA := $(CUDA)
+endif
+HAVE_NCCL := $(if $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h),1,)
+
+# ---- flags ----------------------------------------------------------------
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
+        -Wmissing-prototypes -Wvla -fno-common -Wno-unused-parameter
+ifeq ($(DEBUG),1)
+OPT := -O0 -g3
+else
+OPT := -O3 -g
+endif
+ifneq ($(ARCH),)
+OPT += -march=$(ARCH)
+endif
+SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all,)
+
+CPPFLAGS += -D_GNU_SOURCE -I. -Icommon -MMD -MP -DGC_HAVE_CUDA=$(USE_CUDA)
+CFLAGS   += -std=c11 $(OPT) $(WARN) $(SANFLAGS) -fopenmp $(DEP_CFLAGS)
+LDFLAGS  += $(SANFLAGS) -fopenmp
+LDLIBS   += $(DEP_LIBS)
+
+ifeq ($(USE_CUDA),1)
+NVCCFLAGS := -O3 -std=c++17 -Xcompiler -Wall,-Werror -Werror all-warnings \
+             $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
+             -I. -Icommon -DGC_HAVE_CUDA=1
+CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart
+CPPFLAGS  += -I$(CUDA_HOME)/include
+LDLIBS    += $(CUDA_LIBS) -lstdc++
+endif
+
+# ---- what modules append to -----------------------------------------------
+LIB_SRCS :=        # C sources linked into $(BUILD)/libgcbench.a
+CU_SRCS :=         # CUDA sources, linked into libgcbench.a when CUDA=1
+BINS :=            # programs: $(BUILD)/bin/NAME, rule given by the module
+UNIT_TESTS :=      # unit test programs: $(BUILD)/tests/NAME (from tests/unit/NAME.c)
+INTEG_TESTS :=     # integration test scripts (shell), run by tests/run.sh
+FUZZ_TARGETS :=    # fuzz targets: tests/fuzz/NAME.c defining LLVMFuzzerTestOneInput
+BENCHES :=         # bench targets (phony), run by make bench
+
+LIB := $(BUILD)/libgcbench.a
+
+all: check-deps
+
+include common/module.mk
+-include kernels/module.mk
+-include netem/module.mk
+-include worker/module.mk
+-include db/module.mk
+-include model/module.mk
+-include orchestrator/module.mk
+include tests/module.mk
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+ifeq ($(USE_CUDA),1)
+LIB_OBJS += $(CU_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
+endif
+
+all: $(LIB) $(BINS) $(UNIT_TESTS) $(FUZZ_REPLAYS)
+
+$(LIB): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.cu.o: %.cu
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  NVCC    $<")
+	$(Q)$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+
+# link helper: $(call link,objects...)
+define link_rule
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+endef
+
+check-deps:
+	@if [ -n "$(strip $(MISSING_PC))" ]; then \
+	  echo "gcbench: missing build dependencies: $(MISSING_PC)" >&2; \
+	  echo "gcbench: run 'sudo make deps', or: $$(tools/deps.sh --print)" >&2; exit 1; fi
+
+deps:
+	tools/deps.sh --install
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf build build-san build-fuzz
+
+.PHONY: all check-deps deps test bench clean install fuzz $(BENCHES)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,162 @@
+/* kernels/compress.h: the gradient compressors, one interface for every method and
+ * back end (CPU in C, CUDA behind a plain C API).
+ *
+ * A bucket is a contiguous float32 array holding several parameter tensors back to
+ * back, in the order of their descriptors. One gc_bucket holds one worker's compressor
+ * state for one bucket (error-feedback residual, PowerSGD's Q, seeds). Per training
+ * step the caller does:
+ *
+ *     gc_encode(b, grad);                       // grad: numel floats
+ *     while (gc_round_get(b, &r)) {             // 0, 1 or 2 rounds
+ *             run r.coll over all workers (sum for all-reduce, rank order for
+ *             all-gather), reading r.send and writing r.recv;
+ *             gc_round_done(b);
+ *     }
+ *     gc_decode(b, avg);                        // avg: numel floats, identical on all
+ *
+ * With the CUDA back end, grad, avg, r.send and r.recv are device pointers and all work
+ * is queued on the stream given at creation; the caller synchronizes before reading.
+ *
+ * Semantics shared by both back ends (bit-identical where stated):
+ * - sign rule: an element is "positive" iff its IEEE sign bit is clear, so +0.0 is
+ *   positive and -0.0 negative (NaN by its sign bit). Bit-packing: element i is bit
+ *   (i % 8) of byte (i / 8); payload ceil(n/8) bytes.
+ * - signsgd majority vote (scaled=0): vote_i = #positive - #negative over workers;
+ *   result +1 if vote > 0, -1 if vote < 0, and 0 on a tie (even world sizes only).
+ *   scaled=1: worker w sends per tensor t a scale s_wt = mean |c| over t (computed in
+ *   double, rounded to float) followed by the bits; the result is the average over
+ *   workers of s_wt * sign. Error feedback (ef=1, needs scaled=1): c = g + e,
+ *   e' = c - s*sign(c).
+ * - topk: k = max(1, ceil(ratio * numel)) per bucket. The k elements of largest |c|
+ *   (ties: lower index first), sent as k uint32 indices then k float values, indices
+ *   ascending. Decode: zero, then scatter-add worker 0..p-1 in order, divide by p.
+ *   EF: e' = c with the sent entries zeroed.
+ * - mstopk: like topk, but the threshold is found by `rounds` bisection steps on
+ *   [lo, hi] = [mean |c| (double sum, rounded to float), max |c|], mid = (lo + hi) * 0.5f
+ *   in float; if #(|c| >= mid) >= k then lo = mid else hi = mid. If #(|c| >= lo) < k at
+ *   the start, lo = 0. The selection is every element with |c| >= hi (fewer than k, or
+ *   exactly k), filled in ascending index order with elements lo <= |c| < hi until k
+ *   (if fewer than k have |c| >= hi, that is; if more, the first k by index).
+ * - powersgd: each tensor with ndim >= 2 is a matrix (shape[0] x rest); with
+ *   r' = min(rank, rows, cols), it is compressed when rows*cols >= min_compression *
+ *   (rows + cols) * r', else sent uncompressed. Round 0 all-reduces [all P | all
+ *   uncompressed tensors] (P = M Q, M = c for the tensor); then P is averaged and
+ *   orthonormalized (modified Gram-Schmidt per column, columns with norm < 1e-8 left
+ *   zero) and Q = M^T P; round 1 all-reduces all Q, which is then averaged. Decode:
+ *   M' = P Q^T; uncompressed tensors: sum / p. EF (compressed matrices only):
+ *   e' = c - P Q^T. Q starts from N(0,1) values drawn from (seed, tensor index), the
+ *   same on every worker; warm_start keeps Q across steps, otherwise it is redrawn
+ *   each step from (seed, tensor index, step).
+ * - fp16: payload half(c / p) (round to nearest even; overflow to inf), all-reduced
+ *   with a half sum (each addition done in float, rounded to half); decode float(sum).
+ * - syncsgd: all-reduce of c in float32, decode sum / p.
+ * All-reduce is a sum. gc_bucket_residual gives e' for methods with error feedback.
+ */
+#ifndef GC_COMPRESS_H
+#define GC_COMPRESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "result.h"
+
+typedef enum gc_method {
+	GC_M_SYNCSGD,
+	GC_M_FP16,
+	GC_M_SIGNSGD,
+	GC_M_TOPK,
+	GC_M_MSTOPK,
+	GC_M_POWERSGD,
+	GC_M__COUNT
+} gc_method;
+
+typedef enum gc_backend { GC_BACKEND_CPU, GC_BACKEND_CUDA } gc_backend;
+typedef enum gc_coll { GC_COLL_ALLREDUCE, GC_COLL_ALLGATHER } gc_coll;
+typedef enum gc_dtype { GC_DT_F32, GC_DT_F16, GC_DT_U8 } gc_dtype;
+
+/* Method parameters. gc_params_default() fills the defaults for a method. */
+typedef struct gc_params {
+	gc_method method;
+	int ef;                 /* error feedback: signsgd (needs scaled), topk, mstopk, powersgd */
+	int scaled;             /* signsgd: scaled sign (EF-signSGD) instead of majority vote */
+	double ratio;           /* topk, mstopk: fraction kept, (0, 1]; default 0.01 */
+	int rounds;             /* mstopk: bisection rounds, 1..64; default 20 */
+	int rank;               /* powersgd: 1..32; default 4 */
+	int warm_start;         /* powersgd: reuse Q across steps; default 1 */
+	double min_compression; /* powersgd: compress a matrix only if it shrinks this much; default 2 */
+	uint64_t seed;          /* powersgd's Q; default 42 */
+} gc_params;
+
+/* One tensor of a bucket: ndim 1 tensors are never compressed as matrices. */
+typedef struct gc_tensor_desc {
+	size_t rows;            /* shape[0] */
+	size_t cols;            /* product of the other dimensions (1 for 1-D) */
+	int ndim;
+} gc_tensor_desc;
+
+/* One collective the caller must run for the bucket. */
+typedef struct gc_round {
+	gc_coll coll;
+	gc_dtype dtype;
+	void *send;             /* count elements of dtype */
+	size_t count;
+	void *recv;             /* all-reduce: count elements (may equal send); all-gather:
+	                         * count * world elements, worker w's at offset w * count */
+} gc_round;
+
+typedef struct gc_bucket gc_bucket;
+
+const char *gc_method_name(gc_method m);                 /* "syncsgd", ...; "?" if invalid */
+gc_rc gc_method_parse(const char *name, gc_method *out); /* GC_E_INVAL if unknown */
+void gc_params_default(gc_params *p, gc_method m);
+
+/* Set one parameter from text ("ratio", "0.01"). Unknown keys, parameters the method
+ * does not take, and out-of-range values fail with a message naming the key, the value
+ * and the valid range. */
+gc_rc gc_params_set(gc_params *p, const char *key, const char *value, gc_err *e);
+
+/* Check the combination (e.g. signsgd ef without scaled). */
+gc_rc gc_params_check(const gc_params *p, gc_err *e);
+
+/* Canonical text "key=value,..." of the parameters that matter for p->method (empty
+ * for syncsgd); stored in the database and used to compare runs. */
+void gc_params_format(const gc_params *p, char *buf, size_t len);
+
+/* 1 if the CUDA back end is compiled in and a device is usable. */
+int gc_cuda_available(void);
+
+/* Create one worker's state for a bucket of nt tensors. stream is a cudaStream_t for
+ * GC_BACKEND_CUDA (NULL: the default stream) and ignored for the CPU. Fails with
+ * GC_E_UNSUPPORTED if the back end is not built in. Caller owns *out. */
+gc_rc gc_bucket_new(gc_bucket **out, const gc_params *p, gc_backend be, void *stream,
+		    const gc_tensor_desc *t, size_t nt, int world, int worker, gc_err *e);
+void gc_bucket_free(gc_bucket *b);                     /* accepts NULL */
+
+size_t gc_bucket_numel(const gc_bucket *b);
+
+/* Bytes this worker sends per step in all rounds (its payload), for accounting. */
+size_t gc_bucket_payload_bytes(const gc_bucket *b);
+
+gc_rc gc_encode(gc_bucket *b, const float *grad);
+int gc_round_get(gc_bucket *b, gc_round *r);           /* 1: a round to run; 0: none left */
+gc_rc gc_round_done(gc_bucket *b);
+gc_rc gc_decode(gc_bucket *b, float *avg);
+
+/* Copy the error-feedback residual (numel floats) to host memory; zeros for methods
+ * without error feedback. */
+gc_rc gc_bucket_residual(const gc_bucket *b, float *host_out);
+
+/* Run one whole step for p workers in this process: encode each worker's gradient,
+ * run the collectives in memory (all-reduce summed in worker order 0..p-1, half sums
+ * as defined above), decode into avg[w]. All buckets must have the same layout and
+ * method. The tool `gcbench compress` and the unit tests use it. Per-phase times in
+ * nanoseconds (summed over workers) go to enc_ns/dec_ns if non-NULL. */
+gc_rc gc_simulate_step(gc_bucket **workers, int p, const float *const *grads, float **avg,
+		       uint64_t *enc_ns, uint64_t *dec_ns, gc_err *e);
+
+/* Half-precision helpers used by the fp16 method and the collectives' half sum. */
+uint16_t gc_f32_to_f16(float f);
+float gc_f16_to_f32(uint16_t h);
+size_t gc_dtype_size(gc_dtype t);
+
+#endif

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# tests/run.sh: run test programs and scripts, count their PASS/FAIL/SKIP lines, and
+# end with "N passed, N failed, N skipped".
+#
+# Usage: tests/run.sh [-t SECONDS] PROGRAM_OR_SCRIPT...
+# Every program prints one line per test (see tests/harness.h, tests/lib.sh). A program
+# that exits non-zero without printing FAIL (a crash, a sanitizer report, a timeout)
+# counts as one failure, with the tail of its output shown.
+set -u
+timeout_s=${GCBENCH_TEST_TIMEOUT:-900}
+if [ "${1:-}" = "-t" ]; then timeout_s=$2; shift 2; fi
+
+pass=0 fail=0 skip=0
+logdir=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-tests.XXXXXX")
+trap 'rm -rf "$logdir"' EXIT
+
+for t in "$@"; do
+	name=$(basename "$t")
+	log="$logdir/$name.log"
+	start=$(date +%s)
+	if [ -x "$t" ] && [ "${t##*.}" != sh ]; then
+		timeout --kill-after=10 "$timeout_s" "$t" >"$log" 2>&1
+	else
+		timeout --kill-after=10 "$timeout_s" bash "$t" >"$log" 2>&1
+	fi
+	rc=$?
+	p=$(grep -c '^PASS ' "$log")
+	f=$(grep -c '^FAIL ' "$log")
+	s=$(grep -c '^SKIP ' "$log")
+	grep -E '^(PASS|FAIL|SKIP) ' "$log"
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then why="timed out after ${timeout_s}s"; else why="exited $rc"; fi
+		echo "FAIL $name: $why without reporting a failure; last output:"
+		tail -n 20 "$log" | sed 's/^/    /'
+		f=$((f + 1))
+	elif [ "$f" -gt 0 ]; then
+		echo "---- $name: output around failures:"
+		grep -v -E '^(PASS|SKIP) ' "$log" | tail -n 30 | sed 's/^/    /'
+	fi
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	echo "# $name: $p passed, $f failed, $s skipped ($(( $(date +%s) - start ))s)" >&2
+done
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
