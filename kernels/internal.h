@@ -1,0 +1,59 @@
+/* kernels/internal.h: what the method implementations share (not a public API).
+ *
+ * compress.c owns gc_bucket's common fields and the round protocol; a method fills
+ * b->round[] and b->nround in encode (and may change them in round_done), and keeps
+ * its own state behind b->st. One ops table per method and back end:
+ *   CPU:  kernels/<method>.c       exports gc_cpu_<method>_ops
+ *   CUDA: kernels/cuda/<method>.cu gives its table through gc_cuda_ops()
+ * Error messages from init go to the gc_err; later calls return a gc_rc only.
+ */
+#ifndef GC_KERNELS_INTERNAL_H
+#define GC_KERNELS_INTERNAL_H
+
+#include "compress.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gc_method_ops {
+	gc_rc (*init)(gc_bucket *b, gc_err *e);            /* allocate b->st */
+	gc_rc (*encode)(gc_bucket *b, const float *grad);  /* set round[0..nround) */
+	gc_rc (*round_done)(gc_bucket *b);                 /* after round[cur] completed */
+	gc_rc (*decode)(gc_bucket *b, float *avg);
+	gc_rc (*residual)(const gc_bucket *b, float *host_out); /* NULL: zeros */
+	size_t (*payload_bytes)(const gc_bucket *b);
+	void (*release)(gc_bucket *b);                     /* free b->st */
+};
+
+#define GC_MAX_ROUNDS 2
+
+struct gc_bucket {
+	gc_params p;
+	gc_backend be;
+	void *stream;                 /* cudaStream_t for CUDA */
+	gc_tensor_desc *t;            /* nt descriptors (owned) */
+	size_t *off;                  /* nt + 1 element offsets (owned) */
+	size_t nt, numel;
+	int world, worker;
+	uint64_t step;                /* completed steps, incremented by gc_decode */
+	const struct gc_method_ops *ops;
+	void *st;                     /* the method's state */
+	gc_round round[GC_MAX_ROUNDS];
+	int nround, cur;              /* rounds set by encode; the next one to run */
+};
+
+extern const struct gc_method_ops gc_cpu_syncsgd_ops, gc_cpu_fp16_ops, gc_cpu_signsgd_ops,
+	gc_cpu_topk_ops, gc_cpu_mstopk_ops, gc_cpu_powersgd_ops;
+
+#if GC_HAVE_CUDA
+/* The CUDA table for a method (kernels/cuda/dispatch.cu), NULL if none. */
+const struct gc_method_ops *gc_cuda_ops(gc_method m);
+int gc_cuda_device_count(void);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

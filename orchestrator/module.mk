@@ -1,0 +1,13 @@
+# orchestrator/: the gcbench CLI. main.c holds the table (commands.def); each
+# subcommand is orchestrator/cmd_<name>.c; the library code it calls lives in the
+# component folders (netem/, db/, model/, ...) and in libgcbench.a.
+GC_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+ORCH_SRCS := orchestrator/main.c $(wildcard orchestrator/cmd_*.c) $(ORCH_EXTRA_SRCS)
+ORCH_OBJS := $(ORCH_SRCS:%.c=$(BUILD)/obj/%.o)
+BINS += $(BUILD)/bin/gcbench
+
+$(BUILD)/obj/orchestrator/main.o: CPPFLAGS += -DGC_VERSION='"$(GC_VERSION)"' -Iorchestrator
+$(BUILD)/obj/orchestrator/%.o: CPPFLAGS += -Iorchestrator -Ikernels -Inetem -Idb -Imodel -Iworker
+
+$(BUILD)/bin/gcbench: $(ORCH_OBJS) $(LIB)
+	$(link_rule)
