@@ -105,6 +105,7 @@ all: check-deps
 
 include common/module.mk
 -include kernels/module.mk
+-include kernels/cuda/module.mk
 -include netem/module.mk
 -include worker/module.mk
 -include db/module.mk

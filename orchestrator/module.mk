@@ -1,6 +1,8 @@
 # orchestrator/: the gcbench CLI. main.c holds the table (commands.def); each
 # subcommand is orchestrator/cmd_<name>.c; the library code it calls lives in the
 # component folders (netem/, db/, model/, ...) and in libgcbench.a.
+# Other orchestrator/*.c (spec, inventory, run logic) go into the library, so tests link them.
+LIB_SRCS += $(filter-out orchestrator/main.c $(wildcard orchestrator/cmd_*.c),$(wildcard orchestrator/*.c))
 GC_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 ORCH_SRCS := orchestrator/main.c $(wildcard orchestrator/cmd_*.c) $(ORCH_EXTRA_SRCS)
 ORCH_OBJS := $(ORCH_SRCS:%.c=$(BUILD)/obj/%.o)

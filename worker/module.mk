@@ -1,0 +1,2 @@
+# worker/: gcbench-worker (one rank) and the record format it writes.
+LIB_SRCS += worker/records.c
