@@ -20,16 +20,21 @@
  * Semantics shared by both back ends (bit-identical where stated):
  * - sign rule: an element is "positive" iff its IEEE sign bit is clear, so +0.0 is
  *   positive and -0.0 negative (NaN by its sign bit). Bit-packing: element i is bit
- *   (i % 8) of byte (i / 8); payload ceil(n/8) bytes.
+ *   (i % 8) of byte (i / 8), 1 = positive, 0 = negative; payload ceil(n/8) bytes.
+ * - magnitudes (topk, mstopk) compare as the IEEE bits of |c| (identical to float order
+ *   for non-NaN values); gradients should be finite, NaN gives unspecified selections.
+ * - all-gather payloads (signsgd, topk, mstopk) are GC_DT_U8 rounds, count in bytes.
  * - signsgd majority vote (scaled=0): vote_i = #positive - #negative over workers;
  *   result +1 if vote > 0, -1 if vote < 0, and 0 on a tie (even world sizes only).
  *   scaled=1: worker w sends per tensor t a scale s_wt = mean |c| over t (computed in
- *   double, rounded to float) followed by the bits; the result is the average over
- *   workers of s_wt * sign. Error feedback (ef=1, needs scaled=1): c = g + e,
- *   e' = c - s*sign(c).
+ *   double, rounded to float): payload = nt float32 scales (tensor order) followed by
+ *   the ceil(n/8) bytes of bucket-wide bits. The result is the average over workers of
+ *   s_wt * sign: acc = 0.0f, acc += +-s_wt for w = 0..p-1 in float, then acc / p.
+ *   Error feedback (ef=1, needs scaled=1): c = g + e, e' = c - s*sign(c).
  * - topk: k = max(1, ceil(ratio * numel)) per bucket. The k elements of largest |c|
  *   (ties: lower index first), sent as k uint32 indices then k float values, indices
- *   ascending. Decode: zero, then scatter-add worker 0..p-1 in order, divide by p.
+ *   ascending (k computed in double on the host, at most numel). Decode: zero, then
+ *   scatter-add worker 0..p-1 in order (in float), divide by p.
  *   EF: e' = c with the sent entries zeroed.
  * - mstopk: like topk, but the threshold is found by `rounds` bisection steps on
  *   [lo, hi] = [mean |c| (double sum, rounded to float), max |c|], mid = (lo + hi) * 0.5f
@@ -41,8 +46,8 @@
  *   r' = min(rank, rows, cols), it is compressed when rows*cols >= min_compression *
  *   (rows + cols) * r', else sent uncompressed. Round 0 all-reduces [all P | all
  *   uncompressed tensors] (P = M Q, M = c for the tensor); then P is averaged and
- *   orthonormalized (modified Gram-Schmidt per column, columns with norm < 1e-8 left
- *   zero) and Q = M^T P; round 1 all-reduces all Q, which is then averaged. Decode:
+ *   orthonormalized (modified Gram-Schmidt per column, dot products and norms summed
+ *   in double, columns with norm < 1e-8 left zero) and Q = M^T P; round 1 all-reduces all Q, which is then averaged. Decode:
  *   M' = P Q^T; uncompressed tensors: sum / p. EF (compressed matrices only):
  *   e' = c - P Q^T. Q starts from N(0,1) values drawn from (seed, tensor index), the
  *   same on every worker; warm_start keeps Q across steps, otherwise it is redrawn
