@@ -1,0 +1,76 @@
+/* netem/rate.h: rates and sizes in tc's units, parsed strictly, and the pure mapping
+ * from a requested cap to qdisc parameters (no root, no kernel: unit-testable).
+ *
+ * Rates (gc_rate_parse): a positive decimal number (digits, optionally '.' and
+ * digits; no sign, exponent, spaces, hex, inf or nan) immediately followed by a unit,
+ * case-insensitive, as tc spells them:
+ *   bit  kbit  mbit  gbit  tbit        SI: 1, 1e3, 1e6, 1e9, 1e12 bits/s
+ *   kibit mibit gibit tibit            IEC: 2^10, 2^20, 2^30, 2^40 bits/s
+ *   bps kbps mbps gbps tbps            BYTES/s in tc (x8), SI
+ *   kibps mibps gibps tibps            BYTES/s in tc (x8), IEC
+ * The bps family is the trap: '30gbps' is 30 gigaBYTES/s (240 Gbit/s) in tc. It is
+ * rejected with an explanation unless GC_RATE_ALLOW_BYTES is given. A bare number
+ * (tc reads it as bytes/s) is rejected too: write the unit. The result, in bits/s,
+ * is rounded to the nearest bit and must lie in [8, GC_RATE_MAX] (a qdisc works in
+ * whole bytes/s).
+ *
+ * Sizes (gc_size_parse), as tc's get_size: a bare number or 'b' is bytes; k/kb,
+ * m/mb, g/gb are KiB, MiB, GiB; kbit, mbit, gbit are 2^10, 2^20, 2^30 BITS (/8).
+ * The result must lie in [1, UINT32_MAX] bytes (the kernel's burst field is 32-bit).
+ */
+#ifndef GC_NETEM_RATE_H
+#define GC_NETEM_RATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "result.h"
+
+#define GC_RATE_MAX 1000000000000000ull       /* 1000 tbit: far above any NIC */
+#define GC_RATE_ALLOW_BYTES 1u                /* accept the bps (bytes/s) family */
+
+/* The largest rate TBF can hold through libnl 3.7: its setter takes an int of
+ * bytes/s that the kernel reads as u32, so UINT32_MAX bytes/s = 34.36 Gbit/s. */
+#define GC_TBF_MAX_BYTES_PER_S 4294967295ull
+
+/* Parse s into bits/s (strict, see above). On error returns GC_E_INVAL and writes a
+ * message naming the value and what to write instead into e (may be NULL). */
+gc_rc gc_rate_parse(const char *s, uint64_t *bits_per_s, gc_err *e);
+gc_rc gc_rate_parse_flags(const char *s, unsigned flags, uint64_t *bits_per_s, gc_err *e);
+
+/* Parse s into bytes (strict, see above). Errors as gc_rate_parse. */
+gc_rc gc_size_parse(const char *s, uint64_t *bytes, gc_err *e);
+
+/* Format a rate exactly, with the largest SI bit unit that divides it ("30gbit",
+ * "1500mbit", "123bit"); gc_rate_parse reads it back to the same value. Writes at
+ * most n bytes (always NUL-terminated); returns buf. */
+char *gc_rate_format(uint64_t bits_per_s, char *buf, size_t n);
+
+/* Format a size exactly with tc's units ("64kb", "1mb", "1500b"); round-trips. */
+char *gc_size_format(uint64_t bytes, char *buf, size_t n);
+
+/* Default burst for a rate: max(64 KiB, rate x 4 ms) in bytes, rounded up. */
+uint32_t gc_burst_default(uint64_t bits_per_s);
+
+enum gc_qdisc_kind { GC_QDISC_TBF = 1, GC_QDISC_HTB = 2 };
+
+/* What gcbench installs for a cap: the root qdisc kind and its parameters. */
+struct gc_qdisc_plan {
+	enum gc_qdisc_kind kind;
+	uint64_t rate_bytes;    /* bytes/s the kernel holds (rate / 8, rounded) */
+	uint32_t burst;         /* bytes: TBF bucket, or HTB rbuffer = cbuffer */
+	uint32_t limit;         /* TBF queue limit in bytes (burst + 10 ms at rate) */
+	uint32_t quantum;       /* HTB class quantum in bytes */
+};
+
+/* Map a rate (bits/s) and burst (bytes; 0 = gc_burst_default) to a plan: TBF when
+ * rate/8 fits in 32 bits (<= 34.36 Gbit/s), else HTB with rate64/ceil64 and the
+ * buffers set. Fails with GC_E_INVAL (message in e) for a rate outside
+ * [8, GC_RATE_MAX] or a burst below one MTU (1514 bytes) or above UINT32_MAX. */
+gc_rc gc_qdisc_plan_make(uint64_t bits_per_s, uint64_t burst, struct gc_qdisc_plan *p,
+			 gc_err *e);
+
+/* "tbf" or "htb". */
+const char *gc_qdisc_kind_name(enum gc_qdisc_kind k);
+
+#endif

@@ -1,0 +1,41 @@
+/* tests/fuzz/fuzz_rate.c: the rate and size parsers on arbitrary bytes.
+ * Properties checked (abort on violation): a parsed rate is within [8, GC_RATE_MAX]
+ * and formats to a string that parses back to the same value; likewise for sizes. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "netem/rate.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char s[128], f[64];
+	uint64_t v, w;
+	struct gc_qdisc_plan p;
+	gc_err e;
+
+	e.msg[0] = 0;
+	if (size >= sizeof(s))
+		size = sizeof(s) - 1;
+	memcpy(s, data, size);
+	s[size] = 0;
+	if (gc_rate_parse_flags(s, GC_RATE_ALLOW_BYTES, &v, &e) == GC_OK) {
+		if (v < 8 || v > GC_RATE_MAX)
+			abort();
+		gc_rate_format(v, f, sizeof(f));
+		if (gc_rate_parse(f, &w, &e) != GC_OK || w != v)
+			abort();
+		if (gc_qdisc_plan_make(v, 0, &p, &e) != GC_OK || p.burst < 65536)
+			abort();
+	} else if (!e.msg[0]) {
+		abort();   /* every rejection explains itself */
+	}
+	if (gc_size_parse(s, &v, &e) == GC_OK) {
+		if (v < 1 || v > UINT32_MAX)
+			abort();
+		gc_size_format(v, f, sizeof(f));
+		if (gc_size_parse(f, &w, &e) != GC_OK || w != v)
+			abort();
+	}
+	return 0;
+}
