@@ -1,6 +1,10 @@
 # netem/: bandwidth shaping through libnl-route (rate.c, shape.c), the local emulated
 # cluster of namespaced nodes (cluster.c), and two programs: gcbench-netem (set, show,
 # clear, restore-all) and gcbench-probe (TCP goodput / RTT probe).
-LIB_SRCS += netem/rate.c
+LIB_SRCS += netem/rate.c netem/netns.c netem/state.c netem/shape.c
 UNIT_TESTS += $(BUILD)/tests/test_netem_rate
 FUZZ_TARGETS += fuzz_rate
+
+BINS += $(BUILD)/bin/gcbench-netem
+$(BUILD)/bin/gcbench-netem: $(BUILD)/obj/netem/main.o $(LIB)
+	$(link_rule)

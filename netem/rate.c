@@ -191,6 +191,40 @@ char *gc_size_format(uint64_t bytes, char *buf, size_t n)
 	return buf;
 }
 
+gc_rc gc_time_parse(const char *s, uint32_t *usec, gc_err *e)
+{
+	static const struct unit t[] = { { "s", 1000000, 0 }, { "sec", 1000000, 0 },
+		{ "ms", 1000, 0 }, { "msec", 1000, 0 }, { "us", 1, 0 }, { "usec", 1, 0 },
+		{ NULL, 0, 0 } };
+	const struct unit *u;
+	const char *end;
+	long double v;
+
+	if (!s || !*s || parse_number(s, &v, &end))
+		return gc_fail(e, GC_E_INVAL, "invalid time '%.64s': write e.g. 10ms, 500us, 1s",
+			       s ? s : "");
+	u = find_unit(t, end);
+	if (!u)
+		return gc_fail(e, GC_E_INVAL, "time '%.64s' needs a unit: s, ms or us", s);
+	v *= (long double)u->scale;
+	if (v > 60000000.0L)
+		return gc_fail(e, GC_E_INVAL, "time '%.64s' is above 60 s", s);
+	*usec = (uint32_t)llroundl(v);
+	return GC_OK;
+}
+
+gc_rc gc_percent_parse(const char *s, double *pct, gc_err *e)
+{
+	const char *end;
+	long double v;
+
+	if (!s || !*s || parse_number(s, &v, &end) || (*end && strcmp(end, "%")) || v > 100.0L)
+		return gc_fail(e, GC_E_INVAL, "invalid percentage '%.64s': write a number from 0 "
+			       "to 100, e.g. 0.1%%", s ? s : "");
+	*pct = (double)v;
+	return GC_OK;
+}
+
 uint32_t gc_burst_default(uint64_t bps)
 {
 	/* rate x 4 ms in bytes = bps / 8 * 0.004 = bps / 2000, rounded up */

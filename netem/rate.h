@@ -49,6 +49,13 @@ char *gc_rate_format(uint64_t bits_per_s, char *buf, size_t n);
 /* Format a size exactly with tc's units ("64kb", "1mb", "1500b"); round-trips. */
 char *gc_size_format(uint64_t bytes, char *buf, size_t n);
 
+/* Parse a time as tc does: a decimal number with unit s, ms, us (or usec, msec,
+ * sec), into microseconds; bare numbers are rejected. Range [0, 60 s]. */
+gc_rc gc_time_parse(const char *s, uint32_t *usec, gc_err *e);
+
+/* Parse a loss probability: a decimal number in [0, 100] with an optional '%'. */
+gc_rc gc_percent_parse(const char *s, double *pct, gc_err *e);
+
 /* Default burst for a rate: max(64 KiB, rate x 4 ms) in bytes, rounded up. */
 uint32_t gc_burst_default(uint64_t bits_per_s);
 

@@ -185,6 +185,26 @@ static void test_plan_rejects(void)
 	CHECK(gc_qdisc_plan_make(1000000000ull, 1ull << 33, &p, &e) == GC_E_INVAL);
 }
 
+static void test_time_percent(void)
+{
+	uint32_t us;
+	double p;
+
+	CHECK(gc_time_parse("10ms", &us, NULL) == GC_OK && us == 10000);
+	CHECK(gc_time_parse("1.5s", &us, NULL) == GC_OK && us == 1500000);
+	CHECK(gc_time_parse("250us", &us, NULL) == GC_OK && us == 250);
+	CHECK(gc_time_parse("0ms", &us, NULL) == GC_OK && us == 0);
+	CHECK(gc_time_parse("10", &us, NULL) == GC_E_INVAL);
+	CHECK(gc_time_parse("61s", &us, NULL) == GC_E_INVAL);
+	CHECK(gc_time_parse("-1ms", &us, NULL) == GC_E_INVAL);
+	CHECK(gc_time_parse("", &us, NULL) == GC_E_INVAL);
+	CHECK(gc_percent_parse("0.1%", &p, NULL) == GC_OK && fabs(p - 0.1) < 1e-12);
+	CHECK(gc_percent_parse("100", &p, NULL) == GC_OK && p == 100);
+	CHECK(gc_percent_parse("101%", &p, NULL) == GC_E_INVAL);
+	CHECK(gc_percent_parse("1%%", &p, NULL) == GC_E_INVAL);
+	CHECK(gc_percent_parse("nan", &p, NULL) == GC_E_INVAL);
+}
+
 int main(void)
 {
 	GCT_SUITE("netem_rate");
@@ -197,5 +217,6 @@ int main(void)
 	GCT_RUN(test_burst_default);
 	GCT_RUN(test_plan_tbf_htb);
 	GCT_RUN(test_plan_rejects);
+	GCT_RUN(test_time_percent);
 	return gct_finish();
 }

@@ -1,0 +1,515 @@
+/* netem/shape.c: TBF/HTB (+ netem) through libnl-route, verified by reading back. */
+#include "netem/shape.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/pkt_sched.h>
+#include <netlink/errno.h>
+#include <netlink/netlink.h>
+#include <netlink/route/class.h>
+#include <netlink/route/link.h>
+#include <netlink/route/qdisc.h>
+#include <netlink/route/qdisc/htb.h>
+#include <netlink/route/qdisc/netem.h>
+#include <netlink/route/qdisc/tbf.h>
+#include <netlink/route/tc.h>
+
+#include "netem/netns.h"
+#include "netem/rate.h"
+#include "netem/state.h"
+#include "strutil.h"
+
+#define H_ROOT   0x00010000u   /* 1:  */
+#define H_CLASS  0x00010001u   /* 1:1 */
+#define H_NETEM  0x000a0000u   /* 10: */
+
+/* A netlink session on one link, inside its namespace. */
+struct nlctx {
+	struct nl_sock *sk;
+	int saved_ns;
+	int ifindex;
+	const char *dev, *netns;
+};
+
+static const char *where(const struct nlctx *c, char *buf, size_t n)
+{
+	if (c->netns)
+		snprintf(buf, n, " in namespace '%s'", c->netns);
+	else
+		buf[0] = 0;
+	return buf;
+}
+
+static gc_rc nl_fail(struct nlctx *c, gc_err *e, int err, const char *what)
+{
+	char w[96];
+
+	if (err < 0)
+		err = -err;
+	if (err == NLE_PERM)
+		return gc_fail(e, GC_E_PERM, "cannot %s on '%s'%s: operation not permitted (need "
+			       "CAP_NET_ADMIN: run as root or setcap cap_net_admin+ep)", what,
+			       c->dev, where(c, w, sizeof(w)));
+	return gc_fail(e, GC_E_NETLINK, "cannot %s on '%s'%s: %s", what, c->dev,
+		       where(c, w, sizeof(w)), nl_geterror(err));
+}
+
+int gc_shape_valid_dev(const char *dev)
+{
+	size_t n = dev ? strlen(dev) : 0;
+	return n >= 1 && n <= 15 && gc_is_safe_token(dev) && dev[0] != '.' &&
+	       strspn(dev, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+int gc_shape_valid_netns(const char *ns)
+{
+	size_t n = ns ? strlen(ns) : 0;
+	return n >= 1 && n <= 64 && ns[0] != '-' && ns[0] != '.' &&
+	       strspn(ns, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+static void ctx_close(struct nlctx *c)
+{
+	if (c->sk)
+		nl_socket_free(c->sk);
+	c->sk = NULL;
+	gc_netns_leave(c->saved_ns);
+	c->saved_ns = -1;
+}
+
+/* Validate names, enter the namespace, connect, resolve dev to an ifindex. */
+static gc_rc ctx_open(struct nlctx *c, const char *dev, const char *netns, gc_err *e)
+{
+	struct rtnl_link *link = NULL;
+	char w[96];
+	gc_rc rc;
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	c->saved_ns = -1;
+	c->dev = dev;
+	c->netns = netns;
+	if (!gc_shape_valid_dev(dev))
+		return gc_fail(e, GC_E_INVAL, "invalid interface name '%.32s': use 1-15 of "
+			       "[A-Za-z0-9._-]", dev ? dev : "");
+	if ((rc = gc_netns_enter(netns, &c->saved_ns, e)))
+		return rc;
+	c->sk = nl_socket_alloc();
+	if (!c->sk || (err = nl_connect(c->sk, NETLINK_ROUTE)) < 0) {
+		ctx_close(c);
+		return gc_fail(e, GC_E_NETLINK, "cannot open a netlink socket");
+	}
+	err = rtnl_link_get_kernel(c->sk, 0, dev, &link);
+	if (err < 0) {
+		rc = gc_fail(e, GC_E_NOTFOUND, "interface '%s' does not exist%s (%s); list them "
+			     "with 'ip link'%s", dev, where(c, w, sizeof(w)), nl_geterror(err),
+			     netns ? " inside the namespace" : "");
+		ctx_close(c);
+		return rc;
+	}
+	c->ifindex = rtnl_link_get_ifindex(link);
+	rtnl_link_put(link);
+	return GC_OK;
+}
+
+/* The root qdisc of the link (caller puts it), or NULL with *err set (0: none). */
+static struct rtnl_qdisc *root_qdisc(struct nlctx *c, struct nl_cache **cache, int *err)
+{
+	struct rtnl_qdisc *q;
+
+	*err = rtnl_qdisc_alloc_cache(c->sk, cache);
+	if (*err < 0)
+		return NULL;
+	q = rtnl_qdisc_get_by_parent(*cache, c->ifindex, TC_H_ROOT);
+	return q;
+}
+
+static struct rtnl_qdisc *qdisc_new(struct nlctx *c, uint32_t parent, uint32_t handle,
+				    const char *kind)
+{
+	struct rtnl_qdisc *q = rtnl_qdisc_alloc();
+
+	if (!q)
+		return NULL;
+	rtnl_tc_set_ifindex(TC_CAST(q), c->ifindex);
+	rtnl_tc_set_parent(TC_CAST(q), parent);
+	rtnl_tc_set_handle(TC_CAST(q), handle);
+	if (rtnl_tc_set_kind(TC_CAST(q), kind) < 0) {
+		rtnl_qdisc_put(q);
+		return NULL;
+	}
+	return q;
+}
+
+/* Delete the root qdisc if it is not the kernel's default (handle 0). */
+static int delete_root(struct nlctx *c)
+{
+	struct nl_cache *cache = NULL;
+	struct rtnl_qdisc *q;
+	int err;
+
+	q = root_qdisc(c, &cache, &err);
+	if (q && rtnl_tc_get_handle(TC_CAST(q)) != 0)
+		err = rtnl_qdisc_delete(c->sk, q);
+	if (q)
+		rtnl_qdisc_put(q);
+	nl_cache_free(cache);
+	return err < 0 ? err : 0;
+}
+
+static int add_tbf(struct nlctx *c, const struct gc_qdisc_plan *p)
+{
+	struct rtnl_qdisc *q = qdisc_new(c, TC_H_ROOT, H_ROOT, "tbf");
+	int err;
+
+	if (!q)
+		return -NLE_NOMEM;
+	rtnl_qdisc_tbf_set_limit(q, (int)p->limit);
+	/* libnl 3.7 takes an int of bytes/s; the kernel field is u32: cast through it */
+	rtnl_qdisc_tbf_set_rate(q, (int)(uint32_t)p->rate_bytes, (int)p->burst, 0);
+	err = rtnl_qdisc_add(c->sk, q, NLM_F_CREATE | NLM_F_EXCL);
+	rtnl_qdisc_put(q);
+	return err;
+}
+
+static int add_htb(struct nlctx *c, const struct gc_qdisc_plan *p)
+{
+	struct rtnl_qdisc *q = qdisc_new(c, TC_H_ROOT, H_ROOT, "htb");
+	struct rtnl_class *k;
+	int err;
+
+	if (!q)
+		return -NLE_NOMEM;
+	rtnl_htb_set_defcls(q, 1);
+	err = rtnl_qdisc_add(c->sk, q, NLM_F_CREATE | NLM_F_EXCL);
+	rtnl_qdisc_put(q);
+	if (err < 0)
+		return err;
+	k = rtnl_class_alloc();
+	if (!k)
+		return -NLE_NOMEM;
+	rtnl_tc_set_ifindex(TC_CAST(k), c->ifindex);
+	rtnl_tc_set_parent(TC_CAST(k), H_ROOT);
+	rtnl_tc_set_handle(TC_CAST(k), H_CLASS);
+	if ((err = rtnl_tc_set_kind(TC_CAST(k), "htb")) >= 0 &&
+	    (err = rtnl_htb_set_rate64(k, p->rate_bytes)) >= 0 &&
+	    (err = rtnl_htb_set_ceil64(k, p->rate_bytes)) >= 0 &&
+	    (err = rtnl_htb_set_rbuffer(k, p->burst)) >= 0 &&
+	    (err = rtnl_htb_set_cbuffer(k, p->burst)) >= 0 &&
+	    (err = rtnl_htb_set_quantum(k, p->quantum)) >= 0)
+		err = rtnl_class_add(c->sk, k, NLM_F_CREATE | NLM_F_EXCL);
+	rtnl_class_put(k);
+	return err;
+}
+
+static int add_netem(struct nlctx *c, const struct gc_shape_req *r)
+{
+	struct rtnl_qdisc *q = qdisc_new(c, H_CLASS, H_NETEM, "netem");
+	int err;
+
+	if (!q)
+		return -NLE_OBJ_NOTFOUND;   /* libnl knows no netem: treat as missing */
+	rtnl_netem_set_limit(q, 100000);
+	if (r->delay_us)
+		rtnl_netem_set_delay(q, (int)r->delay_us);
+	if (r->jitter_us)
+		rtnl_netem_set_jitter(q, (int)r->jitter_us);
+	if (r->loss_pct > 0)
+		rtnl_netem_set_loss(q, (int)(uint32_t)llround(r->loss_pct / 100.0 * UINT32_MAX));
+	err = rtnl_qdisc_add(c->sk, q, NLM_F_CREATE | NLM_F_EXCL);
+	rtnl_qdisc_put(q);
+	return err;
+}
+
+static void fill_htb(struct nlctx *c, struct gc_shape_info *o)
+{
+	struct nl_cache *cc = NULL;
+	struct rtnl_class *k;
+	uint64_t r = 0;
+
+	if (rtnl_class_alloc_cache(c->sk, c->ifindex, &cc) < 0)
+		return;
+	k = rtnl_class_get(cc, c->ifindex, H_CLASS);
+	if (k) {
+		if (rtnl_htb_get_rate64(k, &r) >= 0)
+			o->rate_bps = r * 8;
+		o->burst = rtnl_htb_get_rbuffer(k);
+		rtnl_class_put(k);
+	}
+	nl_cache_free(cc);
+}
+
+static void fill_root(struct nlctx *c, struct rtnl_qdisc *q, struct gc_shape_info *o)
+{
+	const char *kind = rtnl_tc_get_kind(TC_CAST(q));
+
+	gc_strlcpy(o->kind, kind ? kind : "unknown", sizeof(o->kind));
+	o->handle = rtnl_tc_get_handle(TC_CAST(q));
+	o->bytes = rtnl_tc_get_stat(TC_CAST(q), RTNL_TC_BYTES);
+	o->packets = rtnl_tc_get_stat(TC_CAST(q), RTNL_TC_PACKETS);
+	o->drops = rtnl_tc_get_stat(TC_CAST(q), RTNL_TC_DROPS);
+	o->overlimits = rtnl_tc_get_stat(TC_CAST(q), RTNL_TC_OVERLIMITS);
+	if (!strcmp(o->kind, "tbf")) {
+		/* the getter returns an int: read it back as the kernel's u32 */
+		o->rate_bps = (uint64_t)(uint32_t)rtnl_qdisc_tbf_get_rate(q) * 8;
+		o->burst = (uint32_t)rtnl_qdisc_tbf_get_rate_bucket(q);
+	} else if (!strcmp(o->kind, "htb")) {
+		fill_htb(c, o);
+	}
+}
+
+/* Read what the kernel holds on the open link into o. */
+static gc_rc read_info(struct nlctx *c, struct gc_shape_info *o, gc_err *e)
+{
+	struct nl_cache *cache = NULL;
+	struct rtnl_qdisc *q, *nq;
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	q = root_qdisc(c, &cache, &err);
+	if (err < 0)
+		return nl_fail(c, e, err, "read the qdiscs");
+	if (!q) {
+		gc_strlcpy(o->kind, "none", sizeof(o->kind));
+	} else {
+		fill_root(c, q, o);
+		rtnl_qdisc_put(q);
+	}
+	nq = rtnl_qdisc_get(cache, c->ifindex, H_NETEM);
+	if (nq && rtnl_tc_get_kind(TC_CAST(nq)) && !strcmp(rtnl_tc_get_kind(TC_CAST(nq)), "netem")) {
+		o->netem = 1;
+		o->delay_us = (uint32_t)rtnl_netem_get_delay(nq);
+		o->jitter_us = (uint32_t)rtnl_netem_get_jitter(nq);
+	}
+	if (nq)
+		rtnl_qdisc_put(nq);
+	nl_cache_free(cache);
+	return GC_OK;
+}
+
+/* Compare what the kernel holds with the plan. The burst comes back through tick
+ * arithmetic (bytes -> time -> bytes), so it is compared within 1% + 64 bytes. */
+static gc_rc verify(struct nlctx *c, const struct gc_qdisc_plan *p, gc_err *e)
+{
+	struct gc_shape_info o;
+	char w[96];
+	double tol = p->burst * 0.01 + 64;
+	gc_rc rc = read_info(c, &o, e);
+
+	if (rc)
+		return rc;
+	if (strcmp(o.kind, gc_qdisc_kind_name(p->kind)) || o.rate_bps != p->rate_bytes * 8 ||
+	    fabs((double)o.burst - (double)p->burst) > tol)
+		return gc_fail(e, GC_E_MISMATCH, "the kernel holds %s rate %llu bit/s burst %u on "
+			       "'%s'%s, not the %s rate %llu bit/s burst %u asked for; the change "
+			       "was rolled back", o.kind, (unsigned long long)o.rate_bps, o.burst,
+			       c->dev, where(c, w, sizeof(w)), gc_qdisc_kind_name(p->kind),
+			       (unsigned long long)p->rate_bytes * 8, p->burst);
+	return GC_OK;
+}
+
+gc_rc gc_shape_show(const char *dev, const char *netns, struct gc_shape_info *out, gc_err *e)
+{
+	struct gc_netem_state st;
+	struct nlctx c;
+	char path[PATH_MAX];
+	gc_rc rc = ctx_open(&c, dev, netns, e);
+
+	if (rc)
+		return rc;
+	rc = read_info(&c, out, e);
+	ctx_close(&c);
+	if (!rc && !gc_state_path(dev, netns, path, sizeof(path), NULL) &&
+	    !gc_state_read(path, &st, NULL)) {
+		out->managed = 1;
+		out->owner = st.owner;
+	}
+	return rc;
+}
+
+static gc_rc check_req(const struct gc_shape_req *r, gc_err *e)
+{
+	if (!(r->loss_pct >= 0 && r->loss_pct <= 100))
+		return gc_fail(e, GC_E_INVAL, "loss %g%% is outside 0..100", r->loss_pct);
+	if (r->jitter_us && !r->delay_us)
+		return gc_fail(e, GC_E_INVAL, "jitter needs a delay (netem varies the delay)");
+	if (r->delay_us > 60000000u || r->jitter_us > r->delay_us)
+		return gc_fail(e, GC_E_INVAL, "delay must be at most 60 s and jitter at most the delay");
+	return GC_OK;
+}
+
+/* Record what is on the link now (or keep the record of an earlier gcbench set) and
+ * the new cap, before touching the kernel. */
+static gc_rc save_state(struct nlctx *c, const struct gc_shape_req *r,
+			const struct gc_qdisc_plan *p, struct gc_netem_state *st, gc_err *e)
+{
+	struct gc_shape_info now;
+	char path[PATH_MAX], w[96];
+	gc_rc rc = gc_state_path(c->dev, c->netns, path, sizeof(path), e);
+
+	if (rc)
+		return rc;
+	rc = gc_state_read(path, st, e);
+	if (rc == GC_E_NOTFOUND) {
+		if ((rc = read_info(c, &now, e)))
+			return rc;
+		if (now.handle != 0)
+			return gc_fail(e, GC_E_BUSY, "'%s'%s already has a root qdisc '%s' that "
+				       "gcbench did not install; remove it first ('tc qdisc del dev "
+				       "%s root') so gcbench can restore the link afterwards",
+				       c->dev, where(c, w, sizeof(w)), now.kind, c->dev);
+		memset(st, 0, sizeof(*st));
+		gc_strlcpy(st->dev, c->dev, sizeof(st->dev));
+		gc_strlcpy(st->netns, c->netns ? c->netns : "", sizeof(st->netns));
+		gc_strlcpy(st->orig_kind, now.kind, sizeof(st->orig_kind));
+	} else if (rc) {
+		return rc;
+	}
+	st->owner = r->owner ? r->owner : getpid();
+	st->owner_start = gc_proc_start_time(st->owner);
+	if (!st->owner_start)
+		return gc_fail(e, GC_E_INVAL, "owner process %d does not exist", (int)st->owner);
+	gc_strlcpy(st->kind, gc_qdisc_kind_name(p->kind), sizeof(st->kind));
+	st->rate_bps = p->rate_bytes * 8;
+	st->burst = p->burst;
+	return gc_state_write(st, e);
+}
+
+static gc_rc install(struct nlctx *c, const struct gc_shape_req *r,
+		     const struct gc_qdisc_plan *p, gc_err *e)
+{
+	int err = delete_root(c);
+
+	if (err < 0)
+		return nl_fail(c, e, err, "remove the previous root qdisc");
+	err = p->kind == GC_QDISC_TBF ? add_tbf(c, p) : add_htb(c, p);
+	if (err < 0)
+		return nl_fail(c, e, err, p->kind == GC_QDISC_TBF ? "add a tbf qdisc" :
+			       "add an htb qdisc and class");
+	if (!r->delay_us && !(r->loss_pct > 0))
+		return GC_OK;
+	err = add_netem(c, r);
+	if (err == -NLE_OBJ_NOTFOUND || err == -NLE_OPNOTSUPP || err == -NLE_NOATTR)
+		return gc_fail(e, GC_E_UNSUPPORTED, "the kernel has no netem qdisc (module "
+			       "sch_netem); delay/jitter/loss are unavailable; rate caps still work");
+	return err < 0 ? nl_fail(c, e, err, "add a netem qdisc") : GC_OK;
+}
+
+/* Put the link back as the state file says and remove the file. */
+static gc_rc restore(struct nlctx *c, const char *path, gc_err *e)
+{
+	struct gc_shape_info o;
+	char w[96];
+	int err = delete_root(c);
+	gc_rc rc;
+
+	if (err < 0)
+		return nl_fail(c, e, err, "remove the root qdisc");
+	if ((rc = read_info(c, &o, e)))
+		return rc;
+	if (o.handle != 0)
+		return gc_fail(e, GC_E_MISMATCH, "'%s'%s still holds root qdisc '%s' after "
+			       "removal", c->dev, where(c, w, sizeof(w)), o.kind);
+	if (unlink(path) && errno != ENOENT)
+		return gc_fail(e, GC_E_IO, "cannot remove state file '%s': %s", path, strerror(errno));
+	return GC_OK;
+}
+
+gc_rc gc_shape_set(const struct gc_shape_req *r, gc_err *e)
+{
+	struct gc_qdisc_plan p;
+	struct gc_netem_state st;
+	struct nlctx c;
+	char path[PATH_MAX];
+	gc_rc rc;
+
+	if ((rc = check_req(r, e)) || (rc = gc_qdisc_plan_make(r->rate_bps, r->burst, &p, e)))
+		return rc;
+	if ((rc = ctx_open(&c, r->dev, r->netns, e)))
+		return rc;
+	if ((rc = gc_state_path(r->dev, r->netns, path, sizeof(path), e)) ||
+	    (rc = save_state(&c, r, &p, &st, e)))
+		goto out;
+	rc = install(&c, r, &p, e);
+	if (!rc)
+		rc = verify(&c, &p, e);
+	if (rc)
+		restore(&c, path, NULL);   /* roll back; the first error is the one to report */
+out:
+	ctx_close(&c);
+	return rc;
+}
+
+gc_rc gc_shape_clear(const char *dev, const char *netns, gc_err *e)
+{
+	struct gc_netem_state st;
+	struct nlctx c;
+	char path[PATH_MAX];
+	gc_rc rc;
+
+	if (!gc_shape_valid_dev(dev) || (netns && !gc_shape_valid_netns(netns)))
+		return ctx_open(&c, dev, netns, e);   /* for its message */
+	if ((rc = gc_state_path(dev, netns, path, sizeof(path), e)))
+		return rc;
+	rc = gc_state_read(path, &st, e);
+	if (rc == GC_E_NOTFOUND)
+		return GC_OK;             /* never touched: nothing to restore */
+	if (rc)
+		return rc;
+	rc = ctx_open(&c, dev, netns, e);
+	if (rc == GC_E_NOTFOUND) {       /* namespace or link gone: so is its qdisc */
+		unlink(path);
+		return GC_OK;
+	}
+	if (rc)
+		return rc;
+	rc = restore(&c, path, e);
+	ctx_close(&c);
+	return rc;
+}
+
+static int is_state_file(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 6 && !strcmp(name + n - 6, ".state") && name[0] != '.';
+}
+
+gc_rc gc_shape_restore_all(int all, int *n_restored, gc_err *e)
+{
+	const char *dir = gc_shape_state_dir();
+	struct gc_netem_state st;
+	char path[PATH_MAX];
+	struct dirent *d;
+	gc_rc rc, first = GC_OK;
+	DIR *dp = opendir(dir);
+	int n = 0;
+
+	if (n_restored)
+		*n_restored = 0;
+	if (!dp)
+		return errno == ENOENT ? GC_OK : gc_fail(e, GC_E_IO, "cannot read state directory "
+			"'%s': %s", dir, strerror(errno));
+	while ((d = readdir(dp))) {
+		if (!is_state_file(d->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		rc = gc_state_read(path, &st, first ? NULL : e);
+		if (!rc && (all || !gc_state_owner_alive(&st)))
+			rc = gc_shape_clear(st.dev, st.netns[0] ? st.netns : NULL, first ? NULL : e);
+		else if (!rc)
+			continue;
+		if (rc && !first)
+			first = rc;
+		n += !rc;
+	}
+	closedir(dp);
+	if (n_restored)
+		*n_restored = n;
+	return first;
+}

@@ -1,0 +1,84 @@
+/* netem/shape.h: cap a link's egress through libnl-route, read it back, undo it.
+ *
+ * What gcbench installs on DEV (in network namespace NETNS, or the caller's own):
+ *   rate <= 34.36 Gbit/s: root tbf (handle 1:) rate, burst, limit = burst + 10 ms;
+ *   rate  > 34.36 Gbit/s: root htb (handle 1:, default class 1:1) and class 1:1 with
+ *                         rate64 = ceil64, rbuffer = cbuffer = burst;
+ *   delay/jitter/loss:    a netem qdisc (handle 10:) under class 1:1, when the
+ *                         kernel has sch_netem (else GC_E_UNSUPPORTED, nothing left).
+ * (see netem/rate.h for the mapping and its reasons).
+ *
+ * Before touching the kernel, set() writes a state file, atomically:
+ *   $GCBENCH_NETEM_STATE_DIR (default /run/gcbench/netem)/<netns or "-">_<dev>.state
+ * holding what was there before (the kernel's default root qdisc), the cap, and the
+ * owner (pid and its start time). clear() restores what was there and removes the
+ * file; restore_all() clears every link whose owner process is gone, so a crashed run
+ * never leaves a link capped for good. A root qdisc that someone else configured
+ * (non-default, no state file) is left alone: set() fails with GC_E_BUSY and says how
+ * to remove it.
+ *
+ * All functions need CAP_NET_ADMIN (and CAP_SYS_ADMIN to enter a namespace); without
+ * it they fail with GC_E_PERM and a message that says so. They enter NETNS with
+ * setns() and return to the caller's namespace before returning (not thread-safe:
+ * call from one thread). Errors: GC_E_INVAL (bad name or value), GC_E_NOTFOUND
+ * (interface or namespace missing, named in the message), GC_E_NETLINK,
+ * GC_E_MISMATCH (the kernel holds other than asked; the change is rolled back),
+ * GC_E_UNSUPPORTED (no netem qdisc), GC_E_IO (state file).
+ */
+#ifndef GC_NETEM_SHAPE_H
+#define GC_NETEM_SHAPE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "result.h"
+
+struct gc_shape_req {
+	const char *dev;        /* interface name (required) */
+	const char *netns;      /* namespace name under /var/run/netns, or NULL */
+	uint64_t rate_bps;      /* cap in bits/s (layer 2, as tc counts) */
+	uint64_t burst;         /* bytes; 0 = max(64 KiB, rate x 4 ms) */
+	uint32_t delay_us;      /* 0 = no netem */
+	uint32_t jitter_us;
+	double loss_pct;        /* 0..100 */
+	pid_t owner;            /* restore_all undoes the cap once this pid is gone;
+				   0 = the calling process */
+};
+
+struct gc_shape_info {
+	char kind[16];          /* root qdisc kind: "tbf", "htb", "noqueue", "pfifo_fast"... */
+	uint32_t handle;        /* root handle (0: the kernel's default qdisc) */
+	int managed;            /* 1 when a gcbench state file exists for this link */
+	uint64_t rate_bps;      /* the cap the kernel holds (tbf/htb), else 0 */
+	uint32_t burst;         /* bytes (tbf bucket or htb rbuffer), else 0 */
+	uint64_t bytes, packets, drops, overlimits;   /* root qdisc counters */
+	int netem;              /* 1 when a netem child is attached */
+	uint32_t delay_us, jitter_us;
+	pid_t owner;            /* from the state file, 0 if none */
+};
+
+/* Install the cap described by r; verified by reading the kernel back. */
+gc_rc gc_shape_set(const struct gc_shape_req *r, gc_err *e);
+
+/* Fill *out with what the kernel holds on dev (no state changes). */
+gc_rc gc_shape_show(const char *dev, const char *netns, struct gc_shape_info *out, gc_err *e);
+
+/* Restore what was on dev before gcbench's set and remove the state file. Idempotent:
+ * a link never touched (no state file) is left unchanged and GC_OK returned. A state
+ * file whose namespace or interface no longer exists is simply removed. */
+gc_rc gc_shape_clear(const char *dev, const char *netns, gc_err *e);
+
+/* Clear every link whose state file's owner process is gone (or, with all != 0,
+ * every link). *n_restored (may be NULL) counts them. Continues past failures and
+ * returns the first error. */
+gc_rc gc_shape_restore_all(int all, int *n_restored, gc_err *e);
+
+/* The state directory in use (environment GCBENCH_NETEM_STATE_DIR or the default). */
+const char *gc_shape_state_dir(void);
+
+/* 1 when the name is a valid interface name (1-15 bytes of [A-Za-z0-9._-], not
+ * starting with '-' or '.'), else 0. Namespace names: the same, up to 64 bytes. */
+int gc_shape_valid_dev(const char *dev);
+int gc_shape_valid_netns(const char *netns);
+
+#endif

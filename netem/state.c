@@ -1,0 +1,177 @@
+/* netem/state.c: state files, written atomically (see state.h). */
+#include "netem/state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "netem/shape.h"
+#include "strutil.h"
+
+const char *gc_shape_state_dir(void)
+{
+	const char *d = getenv("GCBENCH_NETEM_STATE_DIR");
+	return d && *d ? d : "/run/gcbench/netem";
+}
+
+gc_rc gc_state_path(const char *dev, const char *netns, char *buf, size_t n, gc_err *e)
+{
+	int len = snprintf(buf, n, "%s/%s_%s.state", gc_shape_state_dir(),
+			   netns ? netns : "-", dev);
+	if (len < 0 || (size_t)len >= n)
+		return gc_fail(e, GC_E_INVAL, "state file path too long for '%s'", dev);
+	return GC_OK;
+}
+
+static gc_rc mkdir_p(const char *dir, gc_err *e)
+{
+	char tmp[PATH_MAX], *p;
+
+	if (gc_strlcpy(tmp, dir, sizeof(tmp)) >= sizeof(tmp))
+		return gc_fail(e, GC_E_INVAL, "state directory path too long");
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			goto fail;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0700) && errno != EEXIST)
+		goto fail;
+	return GC_OK;
+fail:
+	return gc_fail(e, errno == EACCES || errno == EPERM ? GC_E_PERM : GC_E_IO,
+		       "cannot create state directory '%s': %s (run as root, or set "
+		       "GCBENCH_NETEM_STATE_DIR)", tmp, strerror(errno));
+}
+
+gc_rc gc_state_write(const struct gc_netem_state *st, gc_err *e)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 16];
+	FILE *f;
+	gc_rc rc;
+
+	if ((rc = mkdir_p(gc_shape_state_dir(), e)) ||
+	    (rc = gc_state_path(st->dev, st->netns[0] ? st->netns : NULL, path, sizeof(path), e)))
+		return rc;
+	snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid());
+	f = fopen(tmp, "w");
+	if (!f)
+		return gc_fail(e, GC_E_IO, "cannot write state file '%s': %s", tmp, strerror(errno));
+	fprintf(f, "# gcbench-netem state: what to restore on this link\nversion=1\n"
+		"dev=%s\nnetns=%s\norig_kind=%s\norig_handle=%u\nowner_pid=%d\n"
+		"owner_start=%llu\nkind=%s\nrate_bps=%llu\nburst=%u\n",
+		st->dev, st->netns[0] ? st->netns : "-", st->orig_kind, st->orig_handle,
+		(int)st->owner, st->owner_start, st->kind, (unsigned long long)st->rate_bps,
+		st->burst);
+	if (fflush(f) || fsync(fileno(f)) || fclose(f) || rename(tmp, path)) {
+		unlink(tmp);
+		return gc_fail(e, GC_E_IO, "cannot write state file '%s': %s", path, strerror(errno));
+	}
+	return GC_OK;
+}
+
+/* Store one key=value into st; returns 0, or -1 for an unknown key or bad value. */
+static int state_set(struct gc_netem_state *st, const char *k, const char *v)
+{
+	uint64_t u = 0;
+	int num = gc_parse_u64(v, &u) == GC_OK;
+
+	if (!strcmp(k, "version"))
+		return num && u == 1 ? 0 : -1;
+	if (!strcmp(k, "dev"))
+		return gc_strlcpy(st->dev, v, sizeof(st->dev)) < sizeof(st->dev) ? 0 : -1;
+	if (!strcmp(k, "netns"))
+		return gc_strlcpy(st->netns, strcmp(v, "-") ? v : "", sizeof(st->netns)) <
+		       sizeof(st->netns) ? 0 : -1;
+	if (!strcmp(k, "orig_kind"))
+		return gc_strlcpy(st->orig_kind, v, sizeof(st->orig_kind)) < sizeof(st->orig_kind) ? 0 : -1;
+	if (!strcmp(k, "kind"))
+		return gc_strlcpy(st->kind, v, sizeof(st->kind)) < sizeof(st->kind) ? 0 : -1;
+	if (!num)
+		return -1;
+	if (!strcmp(k, "orig_handle") && u <= UINT32_MAX)
+		st->orig_handle = (uint32_t)u;
+	else if (!strcmp(k, "owner_pid") && u <= INT_MAX)
+		st->owner = (pid_t)u;
+	else if (!strcmp(k, "owner_start"))
+		st->owner_start = u;
+	else if (!strcmp(k, "rate_bps"))
+		st->rate_bps = u;
+	else if (!strcmp(k, "burst") && u <= UINT32_MAX)
+		st->burst = (uint32_t)u;
+	else
+		return -1;
+	return 0;
+}
+
+gc_rc gc_state_read(const char *path, struct gc_netem_state *st, gc_err *e)
+{
+	char line[256], *eq;
+	FILE *f = fopen(path, "r");
+	int ln = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (!f)
+		return gc_fail(e, errno == ENOENT ? GC_E_NOTFOUND : GC_E_IO,
+			       "cannot read state file '%s': %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		ln++;
+		line[strcspn(line, "\n")] = 0;
+		if (!line[0] || line[0] == '#')
+			continue;
+		eq = strchr(line, '=');
+		if (!eq || (*eq = 0, state_set(st, line, eq + 1))) {
+			fclose(f);
+			return gc_fail(e, GC_E_FORMAT, "%s:%d: malformed state line '%.64s'; "
+				       "remove the file if the link is already restored", path, ln, line);
+		}
+	}
+	fclose(f);
+	if (!gc_shape_valid_dev(st->dev) || !st->orig_kind[0])
+		return gc_fail(e, GC_E_FORMAT, "%s: incomplete state file (no dev or orig_kind)", path);
+	return GC_OK;
+}
+
+unsigned long long gc_proc_start_time(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start = 0;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');     /* the command name may hold spaces */
+	if (!p)
+		return 0;
+	for (field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		start = strtoull(p + 1, NULL, 10);
+	/* a zombie (state Z) is gone for our purposes */
+	return strstr(buf, ") Z ") ? 0 : start;
+}
+
+int gc_state_owner_alive(const struct gc_netem_state *st)
+{
+	unsigned long long s;
+
+	if (st->owner <= 0)
+		return 0;
+	s = gc_proc_start_time(st->owner);
+	return s && s == st->owner_start;
+}
