@@ -1,0 +1,203 @@
+#include "launch.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strutil.h"
+
+#define LAUNCH_MAX_ARGS 160
+
+struct argv_buf {
+	char **v;
+	int n;
+	gc_rc rc;
+};
+
+static void add(struct argv_buf *a, const char *s)
+{
+	if (a->rc)
+		return;
+	if (a->n >= LAUNCH_MAX_ARGS - 1) {
+		a->rc = GC_E_INVAL;
+		return;
+	}
+	a->v[a->n] = strdup(s);
+	if (!a->v[a->n])
+		a->rc = GC_E_NOMEM;
+	else
+		a->n++;
+}
+
+static void addf(struct argv_buf *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void addf(struct argv_buf *a, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	add(a, buf);
+}
+
+static void mca(struct argv_buf *a, const char *k, const char *v)
+{
+	add(a, "--mca");
+	add(a, k);
+	add(a, v);
+}
+
+static gc_rc check_values(const gc_launch *l, gc_err *e)
+{
+	const char *vals[] = { l->worker, l->ssh_config, l->iface, l->oob_include, l->backend,
+			       l->method, l->workload, l->out_pattern, l->mpirun };
+	const char *what[] = { "worker path", "ssh_config", "iface", "oob interface", "backend",
+			       "method", "workload", "output path", "mpirun" };
+	size_t i;
+
+	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		if (vals[i] && !gc_is_safe_token(vals[i]))
+			return gc_fail(e, GC_E_INVAL, "refusing %s '%s': not a safe token", what[i], vals[i]);
+	for (i = 0; i < l->nhosts; i++)
+		if (!gc_is_safe_token(l->hosts[i]))
+			return gc_fail(e, GC_E_INVAL, "refusing host '%s': not a safe token", l->hosts[i]);
+	for (i = 0; i < l->nparams; i++)
+		if (!gc_is_safe_token(l->params[i]))
+			return gc_fail(e, GC_E_INVAL, "refusing parameter '%s': not a safe token", l->params[i]);
+	if (!l->worker || !l->method || !l->workload || !l->out_pattern || !l->iface)
+		return gc_fail(e, GC_E_INVAL, "launch lacks worker, method, workload, iface or output");
+	if (l->world < 1 || l->slots_per_host < 1 ||
+	    (size_t)((l->world + l->slots_per_host - 1) / l->slots_per_host) > l->nhosts)
+		return gc_fail(e, GC_E_INVAL, "%d ranks need %d hosts with %d slots each; the inventory has %zu",
+			       l->world, (l->world + l->slots_per_host - 1) / l->slots_per_host,
+			       l->slots_per_host, l->nhosts);
+	return GC_OK;
+}
+
+static void add_hosts(struct argv_buf *a, const gc_launch *l)
+{
+	char list[8192] = "";
+	size_t used = (size_t)((l->world + l->slots_per_host - 1) / l->slots_per_host), i, o = 0;
+
+	for (i = 0; i < used && o < sizeof(list); i++)
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s:%d", i ? "," : "",
+				      l->hosts[i], l->slots_per_host);
+	add(a, "--host");
+	add(a, list);
+}
+
+static void add_network(struct argv_buf *a, const gc_launch *l)
+{
+	mca(a, "pml", "ob1");
+	mca(a, "btl", "tcp,self");
+	mca(a, "btl_tcp_if_include", l->iface);
+	if (l->oob_include)
+		mca(a, "oob_tcp_if_include", l->oob_include);
+	mca(a, "coll_tuned_use_dynamic_rules", "1");
+	mca(a, "coll_tuned_allreduce_algorithm", "4");
+	mca(a, "coll_tuned_allgather_algorithm", "4");
+	if (l->oversubscribe)
+		mca(a, "mpi_yield_when_idle", "1");
+	if (l->ssh_config) {
+		char agent[1200];
+		snprintf(agent, sizeof(agent), "ssh -F %s -o BatchMode=yes", l->ssh_config);
+		mca(a, "plm_rsh_agent", agent);
+	}
+	add(a, "-x");
+	add(a, "MALLOC_MMAP_THRESHOLD_=1073741824");
+	add(a, "-x");
+	add(a, "NCCL_IB_DISABLE=1");
+	add(a, "-x");
+	addf(a, "NCCL_SOCKET_IFNAME=%s", l->iface);
+}
+
+static void add_worker(struct argv_buf *a, const gc_launch *l)
+{
+	size_t i;
+
+	add(a, l->worker);
+	add(a, "--backend");
+	add(a, l->backend ? l->backend : "mpi");
+	add(a, "--method");
+	add(a, l->method);
+	for (i = 0; i < l->nparams; i++) {
+		add(a, "--param");
+		add(a, l->params[i]);
+	}
+	add(a, "--workload");
+	add(a, l->workload);
+	add(a, "--iters");
+	addf(a, "%d", l->iters);
+	add(a, "--warmup");
+	addf(a, "%d", l->warmup);
+	add(a, "--batch");
+	addf(a, "%d", l->batch);
+	add(a, "--compute-scale");
+	addf(a, "%.17g", l->compute_scale);
+	if (l->deadline_s > 0) {
+		add(a, "--deadline");
+		addf(a, "%.17g", l->deadline_s);
+	}
+	add(a, "--iface");
+	add(a, l->iface);
+	add(a, "--out");
+	add(a, l->out_pattern);
+}
+
+gc_rc gc_launch_argv(const gc_launch *l, char ***out, gc_err *e)
+{
+	struct argv_buf a = { calloc(LAUNCH_MAX_ARGS, sizeof(char *)), 0, GC_OK };
+	gc_rc rc;
+
+	*out = NULL;
+	if (!a.v)
+		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	rc = check_values(l, e);
+	if (rc) {
+		free(a.v);
+		return rc;
+	}
+	add(&a, l->mpirun ? l->mpirun : "mpirun");
+	if (l->allow_root)
+		add(&a, "--allow-run-as-root");
+	if (l->oversubscribe)
+		add(&a, "--oversubscribe");
+	add(&a, "-np");
+	addf(&a, "%d", l->world);
+	add_hosts(&a, l);
+	add(&a, "--map-by");
+	add(&a, "node");
+	add_network(&a, l);
+	add_worker(&a, l);
+	if (a.rc) {
+		gc_launch_argv_free(a.v);
+		return gc_fail(e, a.rc, "mpirun command line too long");
+	}
+	*out = a.v;
+	return GC_OK;
+}
+
+void gc_launch_argv_free(char **argv)
+{
+	size_t i;
+	if (!argv)
+		return;
+	for (i = 0; argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+char *gc_launch_settings_json(const gc_launch *l)
+{
+	char *s = malloc(1024);
+	if (!s)
+		return NULL;
+	snprintf(s, 1024,
+		 "{\"pml\":\"ob1\",\"btl\":\"tcp,self\",\"btl_tcp_if_include\":\"%s\","
+		 "\"allreduce_algorithm\":\"ring\",\"allgather_algorithm\":\"ring\","
+		 "\"mpi_yield_when_idle\":%d,\"NCCL_IB_DISABLE\":\"1\",\"NCCL_SOCKET_IFNAME\":\"%s\","
+		 "\"backend\":\"%s\"}",
+		 l->iface, l->oversubscribe, l->iface, l->backend ? l->backend : "mpi");
+	return s;
+}
