@@ -5,6 +5,7 @@
 #include "harness.h"
 #include "orchestrator/launch.h"
 #include "orchestrator/lock.h"
+#include "orchestrator/progress.h"
 
 static char *joined(char **v)
 {
@@ -105,6 +106,19 @@ static void test_lock(void)
 	rmdir(path);
 }
 
+static void test_duration(void)
+{
+	char b[32];
+	gc_format_duration(12.4, b, sizeof(b));
+	CHECK_STR(b, "12s");
+	gc_format_duration(250, b, sizeof(b));
+	CHECK_STR(b, "4m10s");
+	gc_format_duration(3720, b, sizeof(b));
+	CHECK_STR(b, "1h02m");
+	gc_format_duration(-1, b, sizeof(b));
+	CHECK_STR(b, "?");
+}
+
 int main(void)
 {
 	GCT_SUITE("launch");
@@ -112,5 +126,6 @@ int main(void)
 	GCT_RUN(test_too_few_hosts);
 	GCT_RUN(test_rejects_injection);
 	GCT_RUN(test_lock);
+	GCT_RUN(test_duration);
 	return gct_finish();
 }
