@@ -1,0 +1,15 @@
+/* kernels/cuda/dispatch.cu: the CUDA method table for each method (internal.h). */
+#include "kernels/cuda/cu_common.cuh"
+
+extern "C" const struct gc_method_ops *gc_cuda_ops(gc_method m)
+{
+	switch (m) {
+	case GC_M_SYNCSGD:  return &gc_cu_syncsgd_ops;
+	case GC_M_FP16:     return &gc_cu_fp16_ops;
+	case GC_M_SIGNSGD:  return &gc_cu_signsgd_ops;
+	case GC_M_TOPK:     return &gc_cu_topk_ops;
+	case GC_M_MSTOPK:   return &gc_cu_mstopk_ops;
+	case GC_M_POWERSGD: return &gc_cu_powersgd_ops;
+	default:            return NULL;
+	}
+}
