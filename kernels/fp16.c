@@ -1,0 +1,108 @@
+/* kernels/fp16.c: half-precision all-reduce (CPU): payload half(c / p), summed in
+ * half, decode float(sum). The bulk conversions use F16C when the compiler targets it
+ * (same bits as gc_f32_to_f16: round to nearest even, NaN quieted with its payload). */
+#include <stdlib.h>
+#include <string.h>
+#ifdef __F16C__
+#include <immintrin.h>
+#endif
+
+#include "select.h"
+
+static gc_rc fp16_init(gc_bucket *b, gc_err *e)
+{
+	b->st = gc_cpu_alloc(b->numel * sizeof(uint16_t));
+	if (!b->st)
+		return gc_fail(e, GC_E_NOMEM, "out of memory for a %zu-element buffer", b->numel);
+	return GC_OK;
+}
+
+/* h[i] = half(c[i] / p) for i in [0, n). */
+static void to_half(uint16_t *h, const float *c, size_t n, float p)
+{
+	size_t i = 0;
+
+#ifdef __F16C__
+	__m256 vp = _mm256_set1_ps(p);
+	for (; i + 8 <= n; i += 8) {
+		__m256 v = _mm256_div_ps(_mm256_loadu_ps(c + i), vp);
+		_mm_storeu_si128((__m128i *)(void *)(h + i),
+				 _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+	}
+#endif
+	for (; i < n; i++)
+		h[i] = gc_f32_to_f16(c[i] / p);
+}
+
+static void from_half(float *out, const uint16_t *h, size_t n)
+{
+	size_t i = 0;
+
+#ifdef __F16C__
+	for (; i + 8 <= n; i += 8)
+		_mm256_storeu_ps(out + i, _mm256_cvtph_ps(
+			_mm_loadu_si128((const __m128i *)(const void *)(h + i))));
+#endif
+	for (; i < n; i++)
+		out[i] = gc_f16_to_f32(h[i]);
+}
+
+/* Split n elements among the threads in parts that are multiples of 8. */
+static long split8(size_t n, size_t *chunk)
+{
+	size_t c = ((n / (size_t)gc_cpu_threads()) + 7) & ~(size_t)7;
+
+	*chunk = c < 8 ? 8 : c;
+	return (long)((n + *chunk - 1) / *chunk);
+}
+
+static gc_rc fp16_encode(gc_bucket *b, const float *grad)
+{
+	uint16_t *h = b->st;
+	size_t n = b->numel, chunk;
+	long j, nchunk = split8(n, &chunk);
+
+#pragma omp parallel for schedule(static) if (n >= 65536)
+	for (j = 0; j < nchunk; j++) {
+		size_t a = (size_t)j * chunk, m = a + chunk > n ? n - a : chunk;
+		to_half(h + a, grad + a, m, (float)b->world);
+	}
+	b->round[0] = (gc_round){ GC_COLL_ALLREDUCE, GC_DT_F16, h, n, h };
+	b->nround = 1;
+	return GC_OK;
+}
+
+static gc_rc fp16_decode(gc_bucket *b, float *avg)
+{
+	const uint16_t *h = b->st;
+	size_t n = b->numel, chunk;
+	long j, nchunk = split8(n, &chunk);
+
+#pragma omp parallel for schedule(static) if (n >= 65536)
+	for (j = 0; j < nchunk; j++) {
+		size_t a = (size_t)j * chunk, m = a + chunk > n ? n - a : chunk;
+		from_half(avg + a, h + a, m);
+	}
+	return GC_OK;
+}
+
+static size_t fp16_payload(const gc_bucket *b)
+{
+	return b->numel * sizeof(uint16_t);
+}
+
+static void fp16_release(gc_bucket *b)
+{
+	free(b->st);
+	b->st = NULL;
+}
+
+const struct gc_method_ops gc_cpu_fp16_ops = {
+	.init = fp16_init,
+	.encode = fp16_encode,
+	.round_done = NULL,
+	.decode = fp16_decode,
+	.residual = NULL,
+	.payload_bytes = fp16_payload,
+	.release = fp16_release,
+};

@@ -1,0 +1,12 @@
+# kernels/: the gradient compressors (CPU back end in C; CUDA in kernels/cuda/).
+KERNEL_SRCS := kernels/params.c kernels/compress.c kernels/simulate.c kernels/select.c \
+               kernels/sparse.c kernels/syncsgd.c kernels/fp16.c kernels/signsgd.c \
+               kernels/topk.c kernels/mstopk.c kernels/powersgd.c
+LIB_SRCS += $(KERNEL_SRCS)
+
+# The CUDA back end is called only when its dispatch table is part of the build
+# (kernels/cuda/module.mk adds kernels/cuda/dispatch.cu to CU_SRCS); expanded late,
+# after every module.mk is read.
+$(BUILD)/obj/kernels/compress.o $(BUILD)/obj/kernels/simulate.o: CPPFLAGS += \
+	-DGC_CUDA_KERNELS=$(if $(and $(filter 1,$(USE_CUDA)),$(filter kernels/cuda/dispatch.cu,$(CU_SRCS))),1,0)
+

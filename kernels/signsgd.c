@@ -1,0 +1,261 @@
+/* kernels/signsgd.c: signSGD (CPU): 1 bit per element, all-gathered; majority vote
+ * (scaled=0) or the average of per-tensor scaled signs (scaled=1, optional error
+ * feedback). Packing reads 8 sign bits at once (movemask); the vote counts 8 elements
+ * per 64-bit add (one byte lane per element, spilled every 255 workers). */
+#include <stdlib.h>
+#include <string.h>
+#ifdef __AVX__
+#include <immintrin.h>
+#endif
+
+#include "select.h"
+
+struct sg {
+	size_t hdr, bytes;      /* scale header (4 * nt, scaled only), packed bits */
+	uint8_t *send, *recv;   /* hdr + bytes; world * (hdr + bytes) */
+	float *e;               /* residual (ef) */
+	float *scales;          /* nt */
+};
+
+#define CHUNK 512               /* bytes of bits (4096 elements) per vote block */
+
+/* Byte k of X(b) is bit k of b. */
+#define X(b) ((uint64_t)((b) & 1) | ((uint64_t)(((b) >> 1) & 1) << 8) | \
+	      ((uint64_t)(((b) >> 2) & 1) << 16) | ((uint64_t)(((b) >> 3) & 1) << 24) | \
+	      ((uint64_t)(((b) >> 4) & 1) << 32) | ((uint64_t)(((b) >> 5) & 1) << 40) | \
+	      ((uint64_t)(((b) >> 6) & 1) << 48) | ((uint64_t)(((b) >> 7) & 1) << 56))
+#define E1(n) X(n), X((n) + 1)
+#define E2(n) E1(n), E1((n) + 2)
+#define E3(n) E2(n), E2((n) + 4)
+#define E4(n) E3(n), E3((n) + 8)
+#define E5(n) E4(n), E4((n) + 16)
+#define E6(n) E5(n), E5((n) + 32)
+#define E7(n) E6(n), E6((n) + 64)
+#define E8(n) E7(n), E7((n) + 128)
+static const uint64_t spread[256] = { E8(0) };
+
+static gc_rc sg_init(gc_bucket *b, gc_err *e)
+{
+	struct sg *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return gc_fail(e, GC_E_NOMEM, "out of memory for signsgd state");
+	b->st = s;
+	s->hdr = b->p.scaled ? 4 * b->nt : 0;
+	s->bytes = (b->numel + 7) / 8;
+	s->send = gc_cpu_zalloc(s->hdr + s->bytes);
+	s->recv = gc_cpu_alloc((s->hdr + s->bytes) * (size_t)b->world);
+	s->scales = gc_cpu_alloc(b->nt * sizeof(float));
+	if (b->p.ef)
+		s->e = gc_cpu_zalloc(b->numel * sizeof(float));
+	if (!s->send || !s->recv || !s->scales || (b->p.ef && !s->e))
+		return gc_fail(e, GC_E_NOMEM, "out of memory for signsgd buffers (%zu elements, "
+			       "%d workers)", b->numel, b->world);
+	return GC_OK;
+}
+
+static void sg_release(gc_bucket *b)
+{
+	struct sg *s = b->st;
+
+	if (!s)
+		return;
+	free(s->send);
+	free(s->recv);
+	free(s->scales);
+	free(s->e);
+	free(s);
+	b->st = NULL;
+}
+
+/* bits: bit i%8 of byte i/8 is 1 iff c[i]'s sign bit is clear. */
+static void pack_signs(const float *c, size_t n, uint8_t *bits)
+{
+	size_t j = 0, nb = n / 8, i;
+
+#ifdef __AVX__
+#pragma omp parallel for schedule(static) if (n >= 65536)
+	for (j = 0; j < nb; j++)
+		bits[j] = (uint8_t)~_mm256_movemask_ps(_mm256_loadu_ps(c + 8 * j));
+	j = nb;
+#else
+	for (; j < nb; j++) {
+		uint32_t v = 0, u;
+		for (i = 0; i < 8; i++) {
+			memcpy(&u, c + 8 * j + i, 4);
+			v |= (~u >> 31) << i;
+		}
+		bits[j] = (uint8_t)v;
+	}
+#endif
+	if (nb * 8 < n) {
+		uint32_t v = 0, u;
+		for (i = nb * 8; i < n; i++) {
+			memcpy(&u, c + i, 4);
+			v |= (~u >> 31) << (i - nb * 8);
+		}
+		bits[nb] = (uint8_t)v;
+	}
+}
+
+/* scales[t] = mean |c| over tensor t, summed in double, rounded to float. */
+static void tensor_scales(const gc_bucket *b, const float *c, float *scales)
+{
+	for (size_t t = 0; t < b->nt; t++) {
+		size_t i, a = b->off[t], z = b->off[t + 1];
+		double sum = 0;
+#pragma omp parallel for simd reduction(+:sum) schedule(static) if (z - a >= 65536)
+		for (i = a; i < z; i++)
+			sum += (double)__builtin_fabsf(c[i]);
+		scales[t] = (float)(sum / (double)(z - a));
+	}
+}
+
+/* e = c - s_t * sign(c) per tensor, in place (e holds c). */
+static void ef_update(const gc_bucket *b, float *e, const float *scales)
+{
+	for (size_t t = 0; t < b->nt; t++) {
+		size_t i, a = b->off[t], z = b->off[t + 1];
+		float s = scales[t];
+#pragma omp parallel for simd schedule(static) if (z - a >= 65536)
+		for (i = a; i < z; i++)
+			e[i] -= __builtin_copysignf(s, e[i]);
+	}
+}
+
+static gc_rc sg_encode(gc_bucket *b, const float *grad)
+{
+	struct sg *s = b->st;
+	const float *c = grad;
+
+	if (s->e) {
+		gc_ef_add(s->e, grad, b->numel);
+		c = s->e;
+	}
+	if (b->p.scaled) {
+		tensor_scales(b, c, s->scales);
+		memcpy(s->send, s->scales, s->hdr);
+	}
+	pack_signs(c, b->numel, s->send + s->hdr);
+	if (s->e)
+		ef_update(b, s->e, s->scales);
+	b->round[0] = (gc_round){ GC_COLL_ALLGATHER, GC_DT_U8, s->send, s->hdr + s->bytes,
+				  s->recv };
+	b->nround = 1;
+	return GC_OK;
+}
+
+/* Majority vote over bytes [j0, j1) of every worker's bits into out. */
+static void vote_block(const struct sg *s, int p, size_t j0, size_t j1, size_t n, float *out)
+{
+	uint32_t cnt[CHUNK * 8];
+	uint64_t acc[CHUNK];
+	size_t j, i, nb = j1 - j0, stride = s->hdr + s->bytes, lim;
+	int w = 0, w1;
+
+	memset(cnt, 0, sizeof(cnt));
+	while (w < p) {
+		w1 = w + 255 < p ? w + 255 : p;
+		memset(acc, 0, sizeof(acc));
+		for (; w < w1; w++) {
+			const uint8_t *bits = s->recv + (size_t)w * stride + s->hdr + j0;
+			for (j = 0; j < nb; j++)
+				acc[j] += spread[bits[j]];
+		}
+		for (j = 0; j < nb; j++)
+			for (i = 0; i < 8; i++)
+				cnt[8 * j + i] += (uint32_t)(acc[j] >> (8 * i)) & 0xffu;
+	}
+	lim = n - 8 * j0 < 8 * nb ? n - 8 * j0 : 8 * nb;
+	for (i = 0; i < lim; i++) {
+		int v = 2 * (int)cnt[i] - p;
+		out[8 * j0 + i] = (float)((v > 0) - (v < 0));
+	}
+}
+
+/* out[a, z) += +-s by the bits of one worker (1: +s). */
+static void add_signs(float *out, const uint8_t *bits, size_t a, size_t z, float s)
+{
+	uint32_t su;
+	size_t i = a;
+
+	memcpy(&su, &s, 4);
+	for (; i < z && (i & 7); i++)
+		out[i] += (bits[i / 8] >> (i & 7)) & 1 ? s : -s;
+	for (; i + 8 <= z; i += 8) {
+		uint32_t byte = bits[i / 8];
+		for (int k = 0; k < 8; k++) {
+			uint32_t u = su | ((~byte >> k) & 1u) << 31;
+			float v;
+			memcpy(&v, &u, 4);
+			out[i + k] += v;
+		}
+	}
+	for (; i < z; i++)
+		out[i] += (bits[i / 8] >> (i & 7)) & 1 ? s : -s;
+}
+
+static void scaled_decode(const gc_bucket *b, const struct sg *s, float *avg)
+{
+	size_t stride = s->hdr + s->bytes, n = b->numel, i;
+	float p = (float)b->world;
+
+	memset(avg, 0, n * sizeof(float));
+	for (int w = 0; w < b->world; w++) {
+		const uint8_t *pl = s->recv + (size_t)w * stride;
+		long t;
+#pragma omp parallel for schedule(dynamic, 4) if (n >= 65536)
+		for (t = 0; t < (long)b->nt; t++) {
+			float sc;
+			memcpy(&sc, pl + 4 * (size_t)t, 4);
+			add_signs(avg, pl + s->hdr, b->off[t], b->off[t + 1], sc);
+		}
+	}
+#pragma omp parallel for simd schedule(static) if (n >= 65536)
+	for (i = 0; i < n; i++)
+		avg[i] /= p;
+}
+
+static gc_rc sg_decode(gc_bucket *b, float *avg)
+{
+	struct sg *s = b->st;
+	long j;
+
+	if (b->p.scaled) {
+		scaled_decode(b, s, avg);
+		return GC_OK;
+	}
+#pragma omp parallel for schedule(static) if (b->numel >= 65536)
+	for (j = 0; j < (long)s->bytes; j += CHUNK) {
+		size_t j1 = (size_t)j + CHUNK < s->bytes ? (size_t)j + CHUNK : s->bytes;
+		vote_block(s, b->world, (size_t)j, j1, b->numel, avg);
+	}
+	return GC_OK;
+}
+
+static gc_rc sg_residual(const gc_bucket *b, float *out)
+{
+	const struct sg *s = b->st;
+
+	if (s->e)
+		memcpy(out, s->e, b->numel * sizeof(float));
+	else
+		memset(out, 0, b->numel * sizeof(float));
+	return GC_OK;
+}
+
+static size_t sg_payload(const gc_bucket *b)
+{
+	const struct sg *s = b->st;
+	return s->hdr + s->bytes;
+}
+
+const struct gc_method_ops gc_cpu_signsgd_ops = {
+	.init = sg_init,
+	.encode = sg_encode,
+	.round_done = NULL,
+	.decode = sg_decode,
+	.residual = sg_residual,
+	.payload_bytes = sg_payload,
+	.release = sg_release,
+};

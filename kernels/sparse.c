@@ -1,0 +1,132 @@
+/* kernels/sparse.c: the (index, value) payload shared by topk and mstopk: state,
+ * error feedback, merging the selection, all-gather and decode. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "select.h"
+
+#define ST(b) ((struct gc_sparse *)(b)->st)
+
+gc_rc gc_sparse_init(gc_bucket *b, gc_err *e)
+{
+	struct gc_sparse *s = calloc(1, sizeof(*s));
+	double k = ceil(b->p.ratio * (double)b->numel);
+
+	if (!s)
+		return gc_fail(e, GC_E_NOMEM, "out of memory for %s state", gc_method_name(b->p.method));
+	b->st = s;
+	s->k = k < 1 ? 1 : k > (double)b->numel ? b->numel : (size_t)k;
+	s->send = gc_cpu_alloc(8 * s->k);
+	s->recv = gc_cpu_alloc(8 * s->k * (size_t)b->world);
+	s->hist = gc_cpu_alloc(GC_SEL_BINS * sizeof(uint32_t));
+	s->scratch = gc_cpu_alloc((size_t)gc_cpu_threads() * GC_SEL_BINS * sizeof(uint32_t));
+	s->fine = gc_cpu_alloc(GC_SEL_FINE * sizeof(uint32_t));
+	s->ai = gc_cpu_alloc(s->k * sizeof(uint32_t));
+	s->fi = gc_cpu_alloc(s->k * sizeof(uint32_t));
+	if (b->p.ef)
+		s->e = gc_cpu_zalloc(b->numel * sizeof(float));
+	if (!s->send || !s->recv || !s->hist || !s->scratch || !s->fine || !s->ai || !s->fi ||
+	    (b->p.ef && !s->e))
+		return gc_fail(e, GC_E_NOMEM, "out of memory for %s state (k = %zu of %zu "
+			       "elements, %d workers)", gc_method_name(b->p.method), s->k,
+			       b->numel, b->world);
+	return GC_OK;
+}
+
+void gc_sparse_release(gc_bucket *b)
+{
+	struct gc_sparse *s = ST(b);
+
+	if (!s)
+		return;
+	free(s->e);
+	free(s->send);
+	free(s->recv);
+	free(s->hist);
+	free(s->scratch);
+	free(s->fine);
+	free(s->ai);
+	free(s->fi);
+	free(s);
+	b->st = NULL;
+}
+
+const float *gc_sparse_input(gc_bucket *b, const float *grad)
+{
+	struct gc_sparse *s = ST(b);
+
+	if (!s->e)
+		return grad;
+	gc_ef_add(s->e, grad, b->numel);
+	return s->e;
+}
+
+void gc_sparse_commit(gc_bucket *b, const float *c, size_t na, size_t nf)
+{
+	struct gc_sparse *s = ST(b);
+	uint32_t *idx = (uint32_t *)(void *)s->send;
+	float *val = (float *)(void *)(s->send + 4 * s->k);
+	size_t i = 0, j = 0, o;
+
+	if (na > s->k)
+		na = s->k;
+	if (nf > s->k - na)
+		nf = s->k - na;
+	for (o = 0; o < na + nf; o++) {
+		if (j >= nf || (i < na && s->ai[i] < s->fi[j]))
+			idx[o] = s->ai[i++];
+		else
+			idx[o] = s->fi[j++];
+		val[o] = c[idx[o]];
+	}
+	for (; o < s->k; o++) {         /* only if the selection came up short (NaN) */
+		idx[o] = 0;
+		val[o] = 0;
+	}
+	if (s->e)
+		for (o = 0; o < na + nf; o++)
+			s->e[idx[o]] = 0;
+	b->round[0] = (gc_round){ GC_COLL_ALLGATHER, GC_DT_U8, s->send, 8 * s->k, s->recv };
+	b->nround = 1;
+}
+
+gc_rc gc_sparse_decode(gc_bucket *b, float *avg)
+{
+	struct gc_sparse *s = ST(b);
+	size_t n = b->numel, j, i;
+	float p = (float)b->world;
+	int w;
+
+	memset(avg, 0, n * sizeof(float));
+	for (w = 0; w < b->world; w++) {
+		const uint8_t *pl = s->recv + (size_t)w * 8 * s->k;
+		const uint32_t *idx = (const uint32_t *)(const void *)pl;
+		const float *val = (const float *)(const void *)(pl + 4 * s->k);
+		for (j = 0; j < s->k; j++) {
+			if (idx[j] >= n)
+				return GC_E_FORMAT;
+			avg[idx[j]] += val[j];
+		}
+	}
+#pragma omp parallel for simd schedule(static) if (n >= 65536)
+	for (i = 0; i < n; i++)
+		avg[i] /= p;
+	return GC_OK;
+}
+
+gc_rc gc_sparse_residual(const gc_bucket *b, float *out)
+{
+	const struct gc_sparse *s = b->st;
+
+	if (s->e)
+		memcpy(out, s->e, b->numel * sizeof(float));
+	else
+		memset(out, 0, b->numel * sizeof(float));
+	return GC_OK;
+}
+
+size_t gc_sparse_payload(const gc_bucket *b)
+{
+	return 8 * ((const struct gc_sparse *)b->st)->k;
+}

@@ -1,0 +1,54 @@
+/* kernels/syncsgd.c: plain synchronous SGD (CPU): all-reduce float32, decode sum / p. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "select.h"
+
+static gc_rc sync_init(gc_bucket *b, gc_err *e)
+{
+	b->st = gc_cpu_alloc(b->numel * sizeof(float));
+	if (!b->st)
+		return gc_fail(e, GC_E_NOMEM, "out of memory for a %zu-element buffer", b->numel);
+	return GC_OK;
+}
+
+static gc_rc sync_encode(gc_bucket *b, const float *grad)
+{
+	memcpy(b->st, grad, b->numel * sizeof(float));
+	b->round[0] = (gc_round){ GC_COLL_ALLREDUCE, GC_DT_F32, b->st, b->numel, b->st };
+	b->nround = 1;
+	return GC_OK;
+}
+
+static gc_rc sync_decode(gc_bucket *b, float *avg)
+{
+	const float *sum = b->st;
+	float p = (float)b->world;
+	size_t i, n = b->numel;
+
+#pragma omp parallel for simd schedule(static) if (n >= 65536)
+	for (i = 0; i < n; i++)
+		avg[i] = sum[i] / p;
+	return GC_OK;
+}
+
+static size_t sync_payload(const gc_bucket *b)
+{
+	return b->numel * sizeof(float);
+}
+
+static void sync_release(gc_bucket *b)
+{
+	free(b->st);
+	b->st = NULL;
+}
+
+const struct gc_method_ops gc_cpu_syncsgd_ops = {
+	.init = sync_init,
+	.encode = sync_encode,
+	.round_done = NULL,
+	.decode = sync_decode,
+	.residual = NULL,
+	.payload_bytes = sync_payload,
+	.release = sync_release,
+};

@@ -1,0 +1,324 @@
+/* gcbench compress: simulate one compressed exchange among workers, given each
+ * worker's gradient as a .npy file; report payload, ratio, error and times. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "kernels/compress.h"
+#include "log.h"
+#include "npy.h"
+#include "strutil.h"
+
+#define MAX_IN 1024
+
+struct copts {
+	gc_params p;
+	gc_backend be;
+	const char *in[MAX_IN];
+	int nin;
+	const char *out_dir;
+	int have_method;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gcbench compress --method M [--param key=value ...] --in w0.npy --in w1.npy ...\n"
+		"                        [--out-dir D] [--backend cpu|cuda]\n\n"
+		"Simulate one gradient exchange among as many workers as --in files, with the\n"
+		"collectives run in memory: every worker encodes its gradient, the payloads are\n"
+		"all-reduced or all-gathered, every worker decodes. Prints the payload each worker\n"
+		"sends, the compression ratio (float32 bytes / payload), the relative L2 error of the\n"
+		"result against the exact average, and the encode and decode times.\n\n"
+		"options:\n"
+		"  --method M        syncsgd, fp16, signsgd, topk, mstopk or powersgd\n"
+		"  --param K=V[,..]  a method parameter (repeatable): ef, scaled (signsgd);\n"
+		"                    ratio (topk, mstopk); rounds (mstopk); rank, warm_start,\n"
+		"                    min_compression, seed (powersgd); ef (topk, mstopk, powersgd)\n"
+		"  --in FILE         one worker's gradient: float32 .npy, the same shape for all;\n"
+		"                    rows = shape[0], cols = the product of the other dimensions\n"
+		"  --out-dir D       write D/result.npy (the average every worker ends with) and\n"
+		"                    D/residual_<w>.npy (error feedback left at worker w)\n"
+		"  --backend B       cpu (default) or cuda\n\n"
+		"example:\n"
+		"  gcbench compress --method topk --param ratio=0.01 --in g0.npy --in g1.npy --out-dir out\n");
+}
+
+/* Apply "k=v,k2=v2" to o->p. */
+static int apply_params(struct copts *o, const char *arg)
+{
+	char buf[512], *tok, *save = NULL;
+	gc_err e;
+
+	if (gc_strlcpy(buf, arg, sizeof(buf)) >= sizeof(buf)) {
+		gc_error("--param '%.40s...' is too long", arg);
+		return 2;
+	}
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		if (!eq || eq == tok) {
+			gc_error("--param '%s': expected key=value, e.g. --param ratio=0.01", tok);
+			return 2;
+		}
+		*eq = '\0';
+		if (gc_params_set(&o->p, tok, eq + 1, &e)) {
+			gc_error("%s", e.msg);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+/* The value after option argv[*i], or NULL (with a message) if missing. */
+static const char *optval(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc) {
+		gc_error("option '%s' needs a value; see 'gcbench compress --help'", argv[*i]);
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+static int parse_method(struct copts *o, const char *v)
+{
+	gc_method m;
+
+	if (gc_method_parse(v, &m)) {
+		gc_error("unknown method '%s'; use syncsgd, fp16, signsgd, topk, mstopk or powersgd", v);
+		return 2;
+	}
+	gc_params_default(&o->p, m);
+	o->have_method = 1;
+	return 0;
+}
+
+static int parse_one(struct copts *o, int argc, char **argv, int *i, char **pending, int *np)
+{
+	const char *a = argv[*i], *v;
+
+	if (!strcmp(a, "--method") || !strcmp(a, "--param") || !strcmp(a, "--in") ||
+	    !strcmp(a, "--out-dir") || !strcmp(a, "--backend")) {
+		if (!(v = optval(argc, argv, i)))
+			return 2;
+	} else {
+		gc_error("unknown option '%s'; see 'gcbench compress --help'", a);
+		return 2;
+	}
+	if (!strcmp(a, "--method"))
+		return parse_method(o, v);
+	if (!strcmp(a, "--param")) {
+		pending[(*np)++] = (char *)v;       /* applied once the method is known */
+		return 0;
+	}
+	if (!strcmp(a, "--out-dir")) {
+		o->out_dir = v;
+		return 0;
+	}
+	if (!strcmp(a, "--backend")) {
+		if (strcmp(v, "cpu") && strcmp(v, "cuda")) {
+			gc_error("unknown back end '%s'; use cpu or cuda", v);
+			return 2;
+		}
+		o->be = strcmp(v, "cpu") ? GC_BACKEND_CUDA : GC_BACKEND_CPU;
+		return 0;
+	}
+	if (o->nin == MAX_IN) {
+		gc_error("too many --in files (at most %d workers)", MAX_IN);
+		return 2;
+	}
+	o->in[o->nin++] = v;
+	return 0;
+}
+
+static int parse_args(struct copts *o, int argc, char **argv)
+{
+	char *pending[MAX_IN];
+	int i, np = 0, rc;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return -1;
+		}
+		if (np == MAX_IN) {
+			gc_error("too many --param options");
+			return 2;
+		}
+		if ((rc = parse_one(o, argc, argv, &i, pending, &np)))
+			return rc;
+	}
+	if (!o->have_method) {
+		gc_error("no --method given; e.g. --method topk (see 'gcbench compress --help')");
+		return 2;
+	}
+	if (o->nin < 1) {
+		gc_error("no --in files: give one .npy gradient per worker, e.g. --in g0.npy --in g1.npy");
+		return 2;
+	}
+	for (i = 0; i < np; i++)
+		if ((rc = apply_params(o, pending[i])))
+			return rc;
+	return 0;
+}
+
+/* Read every input and check they agree in shape. */
+static int read_inputs(const struct copts *o, gc_npy *g)
+{
+	gc_err e;
+	int w, d;
+
+	for (w = 0; w < o->nin; w++) {
+		if (gc_npy_read(o->in[w], &g[w], &e)) {
+			gc_error("%s", e.msg);
+			return 1;
+		}
+		if (g[w].ndim < 1 || g[w].numel == 0) {
+			gc_error("cannot use '%s': it holds %s; a gradient needs at least one "
+				 "dimension and one element", o->in[w],
+				 g[w].ndim < 1 ? "a scalar" : "no elements");
+			return 1;
+		}
+		if (w > 0 && g[w].ndim != g[0].ndim) {
+			gc_error("'%s' has %d dimensions but '%s' has %d; every worker's gradient "
+				 "must have the same shape", o->in[w], g[w].ndim, o->in[0], g[0].ndim);
+			return 1;
+		}
+		for (d = 0; w > 0 && d < g[0].ndim; d++) {
+			if (g[w].shape[d] != g[0].shape[d]) {
+				gc_error("'%s' has a different shape from '%s' (dimension %d: %zu vs "
+					 "%zu); every worker's gradient must have the same shape",
+					 o->in[w], o->in[0], d, g[w].shape[d], g[0].shape[d]);
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+static double rel_error(const gc_npy *g, int p, const float *res)
+{
+	double num = 0, den = 0;
+
+	for (size_t i = 0; i < g[0].numel; i++) {
+		double exact = 0;
+		for (int w = 0; w < p; w++)
+			exact += g[w].data[i];
+		exact /= p;
+		num += (res[i] - exact) * (res[i] - exact);
+		den += exact * exact;
+	}
+	return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+static int write_outputs(const struct copts *o, const gc_npy *g, gc_bucket **b, float **avg)
+{
+	char path[4096];
+	float *res = NULL;
+	gc_err e;
+	int w, rc = 0;
+
+	snprintf(path, sizeof(path), "%s/result.npy", o->out_dir);
+	if (gc_npy_write(path, avg[0], g[0].numel, g[0].ndim, g[0].shape, &e)) {
+		gc_error("%s", e.msg);
+		return 1;
+	}
+	res = malloc(g[0].numel * sizeof(float));
+	for (w = 0; w < o->nin && !rc; w++) {
+		snprintf(path, sizeof(path), "%s/residual_%d.npy", o->out_dir, w);
+		if (!res || gc_bucket_residual(b[w], res)) {
+			gc_error("cannot read worker %d's residual", w);
+			rc = 1;
+		} else if (gc_npy_write(path, res, g[0].numel, g[0].ndim, g[0].shape, &e)) {
+			gc_error("%s", e.msg);
+			rc = 1;
+		}
+	}
+	free(res);
+	return rc;
+}
+
+static void report(const struct copts *o, const gc_npy *g, gc_bucket *b, float **avg,
+		   uint64_t enc, uint64_t dec)
+{
+	char pbuf[256];
+	size_t pay = gc_bucket_payload_bytes(b), n = g[0].numel;
+	int p = o->nin, w, same = 1;
+
+	for (w = 1; w < p; w++)
+		same &= !memcmp(avg[w], avg[0], n * sizeof(float));
+	gc_params_format(&o->p, pbuf, sizeof(pbuf));
+	printf("method:          %s%s%s\n", gc_method_name(o->p.method), pbuf[0] ? " " : "", pbuf);
+	printf("workers:         %d\n", p);
+	printf("elements:        %zu (rows %zu x cols %zu)\n", n, g[0].shape[0], n / g[0].shape[0]);
+	printf("payload_bytes:   %zu per worker\n", pay);
+	printf("ratio:           %.3f (float32 bytes / payload)\n", (double)(4 * n) / (double)pay);
+	printf("rel_error:       %.6g (L2, against the exact average)\n", rel_error(g, p, avg[0]));
+	printf("identical:       %s (all workers decoded the same average)\n", same ? "yes" : "NO");
+	printf("encode_ms:       %.3f (all workers), %.3f per worker\n", enc / 1e6, enc / 1e6 / p);
+	printf("decode_ms:       %.3f (all workers), %.3f per worker\n", dec / 1e6, dec / 1e6 / p);
+}
+
+static int run(const struct copts *o, gc_npy *g, gc_bucket **b, float **avg)
+{
+	gc_tensor_desc d = { g[0].shape[0], g[0].numel / g[0].shape[0], g[0].ndim };
+	uint64_t enc = 0, dec = 0;
+	const float **in = calloc((size_t)o->nin, sizeof(*in));
+	gc_err e;
+	int w, rc = 1;
+
+	if (!in)
+		goto out;
+	for (w = 0; w < o->nin; w++) {
+		in[w] = g[w].data;
+		avg[w] = malloc(g[0].numel * sizeof(float));
+		if (!avg[w] || gc_bucket_new(&b[w], &o->p, o->be, NULL, &d, 1, o->nin, w, &e)) {
+			gc_error("cannot set up worker %d: %s", w, avg[w] ? e.msg : "out of memory");
+			goto out;
+		}
+	}
+	if (gc_simulate_step(b, o->nin, (const float *const *)in, avg, &enc, &dec, &e)) {
+		gc_error("%s", e.msg);
+		goto out;
+	}
+	report(o, g, b[0], avg, enc, dec);
+	rc = o->out_dir ? write_outputs(o, g, b, avg) : 0;
+out:
+	free(in);
+	return rc;
+}
+
+int cmd_compress(int argc, char **argv)
+{
+	struct copts o;
+	gc_npy *g = NULL;
+	gc_bucket **b = NULL;
+	float **avg = NULL;
+	int rc, w;
+
+	rc = parse_args(&o, argc, argv);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	g = calloc((size_t)o.nin, sizeof(*g));
+	b = calloc((size_t)o.nin, sizeof(*b));
+	avg = calloc((size_t)o.nin, sizeof(*avg));
+	rc = 1;
+	if (!g || !b || !avg)
+		gc_error("out of memory for %d workers", o.nin);
+	else if (!read_inputs(&o, g))
+		rc = run(&o, g, b, avg);
+	for (w = 0; w < o.nin; w++) {
+		if (g)
+			gc_npy_release(&g[w]);
+		if (b)
+			gc_bucket_free(b[w]);
+		if (avg)
+			free(avg[w]);
+	}
+	free(g);
+	free(b);
+	free(avg);
+	return rc;
+}
