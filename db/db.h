@@ -1,0 +1,183 @@
+/* db/db.h: the gcbench results database (SQLite), schema in db/schema.sql.
+ *
+ * One gc_db per thread. Opening creates the file if needed, turns on WAL and foreign
+ * keys, and applies the migrations the file lacks (PRAGMA user_version). Every
+ * statement is prepared with bound parameters. Record ingest runs in one transaction
+ * per call, so a run's iterations are either all there or not at all.
+ *
+ * A sweep run by `gcbench run` goes:
+ *     gc_db_open(path, 0, &db, &e);
+ *     gc_db_mark_interrupted(db, spec_hash, &n, &e);      // runs a crash left 'running'
+ *     gc_db_done_keys(db, spec_hash, &done, &e);          // resume: skip these points
+ *     gc_db_sweep_begin(db, name, spec_text, spec_hash, baseline, &sweep_id, &e);
+ *     for each point:
+ *         gc_db_env_get(db, &envinfo, &env_id, &e);
+ *         gc_db_run_begin(db, &run, &run_id, &e);            // status 'running'
+ *         gc_db_run_add_host(...); gc_db_link_add(...);
+ *         gc_db_ingest_files(db, run_id, paths, n, &rows, &e);
+ *         gc_db_run_end(db, run_id, GC_RUN_OK, NULL, NULL, &e);  // or FAILED + error
+ *     gc_db_sweep_end(db, sweep_id, "done", &e);
+ * Errors: GC_E_DB with the SQLite message, GC_E_INVAL for bad arguments; each writes
+ * e (may be NULL) with what failed and what to do.
+ */
+#ifndef GC_DB_H
+#define GC_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "result.h"
+#include "orchestrator/envinfo.h"
+#include "worker/records.h"
+
+typedef struct gc_db gc_db;
+struct sqlite3;
+
+/* The newest schema version this build knows (the last "-- @migration N"). */
+int gc_db_schema_version(void);
+
+enum {
+	GC_DB_READONLY = 1u,     /* open read-only; no migration (fails if out of date) */
+	GC_DB_NO_MIGRATE = 2u,   /* tests: open without migrating */
+};
+
+/* Open (and create) path. Refuses, with GC_E_DB and a message naming both
+ * versions, a database written by a newer gcbench (user_version > ours). A database
+ * older than this build is migrated in place (one transaction per migration).
+ * Caller owns *out; close with gc_db_close(). */
+gc_rc gc_db_open(const char *path, unsigned flags, gc_db **out, gc_err *e);
+void gc_db_close(gc_db *db);                   /* accepts NULL */
+
+/* Apply migrations up to `version` (<= gc_db_schema_version()). For tests and tools. */
+gc_rc gc_db_migrate(gc_db *db, int version, gc_err *e);
+int gc_db_user_version(gc_db *db);             /* -1 on error */
+
+/* The underlying handle, for ad-hoc queries (tests, `gcbench report`). Owned by db. */
+struct sqlite3 *gc_db_handle(gc_db *db);
+
+/* Run SQL without results (several statements allowed). */
+gc_rc gc_db_exec(gc_db *db, const char *sql, gc_err *e);
+
+/* --- sweeps ------------------------------------------------------------------- */
+
+/* Record a sweep as 'running', owned by this process (host name and pid, so that
+ * gc_db_mark_interrupted can tell a live sweep from a crashed one). */
+gc_rc gc_db_sweep_begin(gc_db *db, const char *name, const char *spec_text,
+			const char *spec_hash, const char *baseline, int64_t *sweep_id,
+			gc_err *e);
+/* status: "done", "failed" or "interrupted". */
+gc_rc gc_db_sweep_end(gc_db *db, int64_t sweep_id, const char *status, gc_err *e);
+
+/* --- environments -------------------------------------------------------------- */
+
+/* Find the environments row equal to *info in every field, or insert it. */
+gc_rc gc_db_env_get(gc_db *db, const struct gc_envinfo *info, int64_t *env_id, gc_err *e);
+
+/* --- runs ---------------------------------------------------------------------- */
+
+enum gc_run_status { GC_RUN_RUNNING, GC_RUN_OK, GC_RUN_FAILED, GC_RUN_INTERRUPTED,
+		     GC_RUN_TIMEOUT };
+const char *gc_run_status_name(enum gc_run_status s);  /* "running", "ok", ... */
+
+/* One sweep point as stored in `runs`. Strings are borrowed for the call. */
+struct gc_db_run {
+	int64_t sweep_id;
+	const char *point_key;     /* gc_point_key() of orchestrator/sweep.h */
+	const char *workload;      /* "replay", "train:mlp" */
+	const char *model;
+	const char *method;
+	const char *params;        /* canonical "k=v,..." (gc_params_format) */
+	int world_size, nodes, batch;
+	uint64_t bw_cap_bps;       /* 0 = unlimited */
+	double latency_s;
+	const char *backend;       /* "mpi" | "nccl" */
+	double compute_scale;
+	int iterations, warmup, repeat;
+	int64_t env_id;            /* 0 = unknown (NULL in the table) */
+	const char *network_json;  /* NULL = "{}": NCCL/MPI settings that applied */
+};
+
+/* Insert a run with status 'running' and started = now. */
+gc_rc gc_db_run_begin(gc_db *db, const struct gc_db_run *run, int64_t *run_id, gc_err *e);
+
+/* Set the final status, finished = now, the error text and the stderr tail (NULL =
+ * leave as is). The stderr tail is cut to its last 8 KiB. */
+gc_rc gc_db_run_end(gc_db *db, int64_t run_id, enum gc_run_status st, const char *error,
+		    const char *stderr_tail, gc_err *e);
+
+gc_rc gc_db_run_add_host(gc_db *db, int64_t run_id, const char *node, int64_t env_id,
+			 gc_err *e);
+
+/* A link measurement: cap (bits/s, 0 = none), goodput (bits/s) and RTT (s); a
+ * negative goodput or rtt stores NULL (not measured). */
+gc_rc gc_db_link_add(gc_db *db, int64_t run_id, const char *src, const char *dst,
+		     uint64_t cap_bps, double goodput_bps, double rtt_s, gc_err *e);
+
+/* A model prediction (model/): total and breakdown in seconds (negative = NULL). */
+struct gc_db_prediction {
+	const char *model_version;
+	double t_iter, t_compute, t_encode, t_decode, t_comm, t_exposed;
+};
+gc_rc gc_db_prediction_put(gc_db *db, int64_t run_id, const struct gc_db_prediction *p,
+			   gc_err *e);
+
+/* --- iterations ---------------------------------------------------------------- */
+
+/* Insert the records of f into iterations for run_id, in one transaction. Refuses
+ * (GC_E_FORMAT) a file without its trailer (f->complete == 0): a rank that did not
+ * finish never counts. */
+gc_rc gc_db_ingest(gc_db *db, int64_t run_id, const gc_rec_file *f, gc_err *e);
+
+/* Read and insert n record files (one per rank) in ONE transaction: all or none.
+ * *rows (may be NULL) gets the number of rows inserted. The message names the file. */
+gc_rc gc_db_ingest_files(gc_db *db, int64_t run_id, const char *const *paths, size_t n,
+			 size_t *rows, gc_err *e);
+
+/* --- resume and status ---------------------------------------------------------- */
+
+/* A sorted list of strings. Caller owns it; gc_strlist_release frees the strings. */
+struct gc_strlist {
+	char **v;
+	size_t n;
+};
+void gc_strlist_release(struct gc_strlist *l);
+int gc_strlist_has(const struct gc_strlist *l, const char *s);   /* binary search */
+
+/* The point keys with at least one 'ok' run in a sweep of this spec hash. */
+gc_rc gc_db_done_keys(gc_db *db, const char *spec_hash, struct gc_strlist *out, gc_err *e);
+
+/* Mark as 'interrupted' the sweeps left 'running' (and their runs left 'running')
+ * whose owner process is gone: another host's sweep counts as gone only with
+ * force = 1. spec_hash NULL means every sweep. *n (may be NULL) gets the number of
+ * runs changed. */
+gc_rc gc_db_mark_interrupted(gc_db *db, const char *spec_hash, int force, int *n,
+			     gc_err *e);
+
+/* One sweep for `gcbench status`. */
+struct gc_db_sweep_stat {
+	int64_t id;
+	char name[128];
+	char spec_hash[32];
+	char status[16];
+	double started, finished;          /* finished 0 while running */
+	int n_ok, n_failed, n_timeout, n_interrupted, n_running;
+};
+/* Call fn for the newest `limit` sweeps, newest first. fn returning nonzero stops. */
+gc_rc gc_db_sweep_stats(gc_db *db, int limit,
+			int (*fn)(const struct gc_db_sweep_stat *s, void *arg), void *arg,
+			gc_err *e);
+
+/* One run for `gcbench status`. */
+struct gc_db_run_stat {
+	int64_t id, sweep_id;
+	char point_key[512];
+	char status[16];
+	char error[256];
+	double started, finished;
+	double t_iter_median;              /* -1 when not an ok run */
+};
+gc_rc gc_db_latest_runs(gc_db *db, int limit,
+			int (*fn)(const struct gc_db_run_stat *r, void *arg), void *arg,
+			gc_err *e);
+
+#endif

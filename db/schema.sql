@@ -1,0 +1,210 @@
+-- db/schema.sql: the gcbench results database (SQLite >= 3.37, for STRICT tables).
+--
+-- The file is the ordered list of migrations. Each starts with a line
+--   -- @migration N
+-- and is applied once, in one transaction, when PRAGMA user_version < N; then
+-- user_version becomes N. Never edit a released migration: append a new one.
+-- Times are Unix seconds (REAL); bandwidths are bits/s (INTEGER, 0 = unlimited);
+-- durations are seconds (REAL). Versions are kept as text and as a sortable
+-- integer *_num = major*1000000 + minor*1000 + patch (0 when unknown).
+-- See docs/database.md for the views and the queries users run first.
+
+-- @migration 1
+CREATE TABLE environments (
+	id           INTEGER PRIMARY KEY,
+	host         TEXT NOT NULL,
+	gpu_model    TEXT NOT NULL DEFAULT '',
+	gpu_count    INTEGER NOT NULL DEFAULT 0,
+	driver       TEXT NOT NULL DEFAULT '',
+	driver_num   INTEGER NOT NULL DEFAULT 0,
+	cuda         TEXT NOT NULL DEFAULT '',
+	cuda_num     INTEGER NOT NULL DEFAULT 0,
+	nccl         TEXT NOT NULL DEFAULT '',
+	nccl_num     INTEGER NOT NULL DEFAULT 0,
+	mpi          TEXT NOT NULL DEFAULT '',
+	mpi_num      INTEGER NOT NULL DEFAULT 0,
+	kernel       TEXT NOT NULL DEFAULT '',
+	kernel_num   INTEGER NOT NULL DEFAULT 0,
+	libnl        TEXT NOT NULL DEFAULT '',
+	libnl_num    INTEGER NOT NULL DEFAULT 0,
+	sqlite       TEXT NOT NULL DEFAULT '',
+	sqlite_num   INTEGER NOT NULL DEFAULT 0,
+	gcbench      TEXT NOT NULL DEFAULT '',
+	tcp_cc       TEXT NOT NULL DEFAULT '',
+	tag          TEXT NOT NULL DEFAULT '',
+	first_seen   REAL NOT NULL,
+	UNIQUE (host, gpu_model, gpu_count, driver, cuda, nccl, mpi, kernel, libnl, sqlite,
+		gcbench, tcp_cc, tag)
+) STRICT;
+
+CREATE TABLE sweeps (
+	id           INTEGER PRIMARY KEY,
+	name         TEXT NOT NULL,
+	spec_text    TEXT NOT NULL,
+	spec_hash    TEXT NOT NULL,
+	baseline     TEXT NOT NULL,
+	owner_host   TEXT NOT NULL DEFAULT '',
+	owner_pid    INTEGER NOT NULL DEFAULT 0,
+	started      REAL NOT NULL,
+	finished     REAL,
+	status       TEXT NOT NULL DEFAULT 'running'
+		CHECK (status IN ('running', 'done', 'failed', 'interrupted'))
+) STRICT;
+CREATE INDEX sweeps_hash ON sweeps (spec_hash);
+
+CREATE TABLE runs (
+	id            INTEGER PRIMARY KEY,
+	sweep_id      INTEGER NOT NULL REFERENCES sweeps (id) ON DELETE CASCADE,
+	point_key     TEXT NOT NULL,
+	workload      TEXT NOT NULL,
+	model         TEXT NOT NULL,
+	method        TEXT NOT NULL,
+	params        TEXT NOT NULL DEFAULT '',
+	world_size    INTEGER NOT NULL CHECK (world_size > 0),
+	nodes         INTEGER NOT NULL CHECK (nodes > 0),
+	batch         INTEGER NOT NULL CHECK (batch > 0),
+	bw_cap_bps    INTEGER NOT NULL CHECK (bw_cap_bps >= 0),
+	latency_s     REAL NOT NULL DEFAULT 0,
+	backend       TEXT NOT NULL,
+	compute_scale REAL NOT NULL DEFAULT 1,
+	iterations    INTEGER NOT NULL CHECK (iterations > 0),
+	warmup        INTEGER NOT NULL CHECK (warmup >= 0),
+	repeat_idx    INTEGER NOT NULL DEFAULT 0,
+	status        TEXT NOT NULL DEFAULT 'running'
+		CHECK (status IN ('running', 'ok', 'failed', 'interrupted', 'timeout')),
+	error         TEXT NOT NULL DEFAULT '',
+	stderr_tail   TEXT NOT NULL DEFAULT '',
+	started       REAL NOT NULL,
+	finished      REAL,
+	env_id        INTEGER REFERENCES environments (id),
+	network_json  TEXT NOT NULL DEFAULT '{}'
+) STRICT;
+CREATE INDEX runs_sweep ON runs (sweep_id, status);
+CREATE INDEX runs_point ON runs (point_key);
+
+-- the environment of every host of a run (runs.env_id is the launching host's)
+CREATE TABLE run_hosts (
+	run_id   INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	node     TEXT NOT NULL,
+	env_id   INTEGER NOT NULL REFERENCES environments (id),
+	PRIMARY KEY (run_id, node)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE links (
+	run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	src         TEXT NOT NULL,
+	dst         TEXT NOT NULL,
+	cap_bps     INTEGER NOT NULL CHECK (cap_bps >= 0),
+	goodput_bps REAL,
+	rtt_s       REAL,
+	PRIMARY KEY (run_id, src, dst)
+) STRICT, WITHOUT ROWID;
+
+-- one row per rank per iteration: every field of struct gc_iter_rec (worker/records.h)
+CREATE TABLE iterations (
+	run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	rank        INTEGER NOT NULL,
+	iter        INTEGER NOT NULL,
+	warmup      INTEGER NOT NULL,
+	flags       INTEGER NOT NULL DEFAULT 0,
+	t_forward   REAL NOT NULL,
+	t_backward  REAL NOT NULL,
+	t_encode    REAL NOT NULL,
+	t_decode    REAL NOT NULL,
+	t_comm      REAL NOT NULL,
+	t_exposed   REAL NOT NULL,
+	t_optimizer REAL NOT NULL,
+	t_iter      REAL NOT NULL,
+	t_iter_gpu  REAL NOT NULL,
+	loss        REAL NOT NULL,
+	bytes_sent  INTEGER NOT NULL,
+	bytes_recv  INTEGER NOT NULL,
+	PRIMARY KEY (run_id, rank, iter)
+) STRICT, WITHOUT ROWID;
+
+-- the performance model's prediction for a run (model/ writes these)
+CREATE TABLE predictions (
+	run_id        INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	model_version TEXT NOT NULL,
+	t_iter        REAL NOT NULL,
+	t_compute     REAL,
+	t_encode      REAL,
+	t_decode      REAL,
+	t_comm        REAL,
+	t_exposed     REAL,
+	created       REAL NOT NULL,
+	PRIMARY KEY (run_id, model_version)
+) STRICT, WITHOUT ROWID;
+
+-- post-warmup samples of ok runs, one row per (run, field, value)
+CREATE VIEW run_samples AS
+	WITH s AS (SELECT i.* FROM iterations i JOIN runs r ON r.id = i.run_id
+		   WHERE r.status = 'ok' AND i.warmup = 0)
+	SELECT run_id, 'iter' AS field, t_iter AS v FROM s
+	UNION ALL SELECT run_id, 'forward', t_forward FROM s
+	UNION ALL SELECT run_id, 'backward', t_backward FROM s
+	UNION ALL SELECT run_id, 'encode', t_encode FROM s
+	UNION ALL SELECT run_id, 'decode', t_decode FROM s
+	UNION ALL SELECT run_id, 'comm', t_comm FROM s
+	UNION ALL SELECT run_id, 'exposed', t_exposed FROM s
+	UNION ALL SELECT run_id, 'optimizer', t_optimizer FROM s
+	UNION ALL SELECT run_id, 'bytes_sent', bytes_sent FROM s;
+
+-- median ((x[(n+1)/2] + x[(n+2)/2]) / 2) and p95 (nearest rank: x[ceil(0.95 n)])
+-- of every field, over all ranks and post-warmup iterations of a run
+CREATE VIEW run_field_stats AS
+	WITH ranked AS (
+		SELECT run_id, field, v,
+		       ROW_NUMBER() OVER (PARTITION BY run_id, field ORDER BY v) AS rn,
+		       COUNT(*) OVER (PARTITION BY run_id, field) AS n
+		FROM run_samples)
+	SELECT run_id, field, n,
+	       AVG(CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN v END) AS median,
+	       MAX(CASE WHEN rn = (95 * n + 99) / 100 THEN v END) AS p95
+	FROM ranked GROUP BY run_id, field;
+
+CREATE VIEW run_summary AS
+	SELECT r.id AS run_id, r.sweep_id, r.point_key, r.workload, r.model, r.method,
+	       r.params, r.world_size, r.nodes, r.batch, r.bw_cap_bps, r.latency_s,
+	       r.backend, r.compute_scale, r.repeat_idx, r.env_id, s.baseline,
+	       MAX(CASE WHEN f.field = 'iter' THEN f.n END) AS samples,
+	       MAX(CASE WHEN f.field = 'iter' THEN f.median END) AS t_iter_median,
+	       MAX(CASE WHEN f.field = 'iter' THEN f.p95 END) AS t_iter_p95,
+	       MAX(CASE WHEN f.field = 'forward' THEN f.median END) AS t_forward_median,
+	       MAX(CASE WHEN f.field = 'backward' THEN f.median END) AS t_backward_median,
+	       MAX(CASE WHEN f.field = 'encode' THEN f.median END) AS t_encode_median,
+	       MAX(CASE WHEN f.field = 'decode' THEN f.median END) AS t_decode_median,
+	       MAX(CASE WHEN f.field = 'comm' THEN f.median END) AS t_comm_median,
+	       MAX(CASE WHEN f.field = 'exposed' THEN f.median END) AS t_exposed_median,
+	       MAX(CASE WHEN f.field = 'optimizer' THEN f.median END) AS t_optimizer_median,
+	       MAX(CASE WHEN f.field = 'bytes_sent' THEN f.median END) AS bytes_sent_median
+	FROM runs r JOIN sweeps s ON s.id = r.sweep_id
+	JOIN run_field_stats f ON f.run_id = r.id
+	WHERE r.status = 'ok'
+	GROUP BY r.id;
+
+-- one row per point and environment, repeats aggregated (mean of the runs' medians)
+CREATE VIEW point_summary AS
+	SELECT workload, model, method, params, bw_cap_bps, latency_s, world_size, batch,
+	       backend, compute_scale, env_id, baseline,
+	       COUNT(*) AS repeats, AVG(t_iter_median) AS t_iter, AVG(t_iter_p95) AS t_iter_p95
+	FROM run_summary
+	GROUP BY workload, model, method, params, bw_cap_bps, latency_s, world_size, batch,
+		 backend, compute_scale, env_id, baseline;
+
+-- speedup of every method over the baseline method (the sweep's 'baseline') at the
+-- same point and environment: > 1 means the method is faster
+CREATE VIEW speedup AS
+	SELECT m.workload, m.model, m.method, m.params, m.bw_cap_bps, m.latency_s,
+	       m.world_size, m.batch, m.backend, m.compute_scale, m.env_id, m.baseline,
+	       m.repeats, m.t_iter, b.t_iter AS t_iter_baseline,
+	       b.t_iter / m.t_iter AS speedup
+	FROM point_summary m JOIN point_summary b
+	  ON b.method = m.baseline AND b.baseline = m.baseline
+	 AND b.workload = m.workload AND b.model = m.model
+	 AND b.bw_cap_bps = m.bw_cap_bps AND b.latency_s = m.latency_s
+	 AND b.world_size = m.world_size AND b.batch = m.batch AND b.backend = m.backend
+	 AND b.compute_scale = m.compute_scale AND b.env_id IS m.env_id;
+
+CREATE VIEW compression_wins AS
+	SELECT * FROM speedup WHERE method <> baseline AND speedup > 1.0;

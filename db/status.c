@@ -1,0 +1,95 @@
+/* db/status.c: the queries behind `gcbench status`. */
+#include "db.h"
+#include "db_internal.h"
+
+#include <string.h>
+
+#include "strutil.h"
+
+static void col_text(sqlite3_stmt *st, int i, char *dst, size_t n)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	gc_strlcpy(dst, t ? (const char *)t : "", n);
+}
+
+static void read_sweep(sqlite3_stmt *st, struct gc_db_sweep_stat *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->id = sqlite3_column_int64(st, 0);
+	col_text(st, 1, s->name, sizeof(s->name));
+	col_text(st, 2, s->spec_hash, sizeof(s->spec_hash));
+	col_text(st, 3, s->status, sizeof(s->status));
+	s->started = sqlite3_column_double(st, 4);
+	s->finished = sqlite3_column_double(st, 5);
+	s->n_ok = sqlite3_column_int(st, 6);
+	s->n_failed = sqlite3_column_int(st, 7);
+	s->n_timeout = sqlite3_column_int(st, 8);
+	s->n_interrupted = sqlite3_column_int(st, 9);
+	s->n_running = sqlite3_column_int(st, 10);
+}
+
+gc_rc gc_db_sweep_stats(gc_db *db, int limit,
+			int (*fn)(const struct gc_db_sweep_stat *s, void *arg), void *arg,
+			gc_err *e)
+{
+	const char *sql =
+		"SELECT s.id, s.name, s.spec_hash, s.status, s.started, s.finished, "
+		"count(r.id) FILTER (WHERE r.status = 'ok'), "
+		"count(r.id) FILTER (WHERE r.status = 'failed'), "
+		"count(r.id) FILTER (WHERE r.status = 'timeout'), "
+		"count(r.id) FILTER (WHERE r.status = 'interrupted'), "
+		"count(r.id) FILTER (WHERE r.status = 'running') "
+		"FROM sweeps s LEFT JOIN runs r ON r.sweep_id = s.id "
+		"GROUP BY s.id ORDER BY s.started DESC, s.id DESC LIMIT ?";
+	struct gc_db_sweep_stat s;
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
+		return gc_db_fail(db, e, "listing sweeps");
+	sqlite3_bind_int(st, 1, limit);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		read_sweep(st, &s);
+		if (fn(&s, arg))
+			break;
+	}
+	sqlite3_finalize(st);
+	if (r != SQLITE_ROW && r != SQLITE_DONE)
+		return gc_db_fail(db, e, "listing sweeps");
+	return GC_OK;
+}
+
+gc_rc gc_db_latest_runs(gc_db *db, int limit,
+			int (*fn)(const struct gc_db_run_stat *r, void *arg), void *arg,
+			gc_err *e)
+{
+	const char *sql =
+		"SELECT r.id, r.sweep_id, r.point_key, r.status, r.error, r.started, "
+		"coalesce(r.finished, 0), (SELECT t_iter_median FROM run_summary m "
+		"WHERE m.run_id = r.id) FROM runs r ORDER BY r.started DESC, r.id DESC LIMIT ?";
+	struct gc_db_run_stat x;
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
+		return gc_db_fail(db, e, "listing runs");
+	sqlite3_bind_int(st, 1, limit);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&x, 0, sizeof(x));
+		x.id = sqlite3_column_int64(st, 0);
+		x.sweep_id = sqlite3_column_int64(st, 1);
+		col_text(st, 2, x.point_key, sizeof(x.point_key));
+		col_text(st, 3, x.status, sizeof(x.status));
+		col_text(st, 4, x.error, sizeof(x.error));
+		x.started = sqlite3_column_double(st, 5);
+		x.finished = sqlite3_column_double(st, 6);
+		x.t_iter_median = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 :
+				  sqlite3_column_double(st, 7);
+		if (fn(&x, arg))
+			break;
+	}
+	sqlite3_finalize(st);
+	if (r != SQLITE_ROW && r != SQLITE_DONE)
+		return gc_db_fail(db, e, "listing runs");
+	return GC_OK;
+}

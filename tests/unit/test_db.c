@@ -1,0 +1,401 @@
+/* tests/unit/test_db.c: schema, migrations, runs, ingest, resume keys, views. */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "db/db.h"
+
+static char dir[256];
+
+static const char *tmp_path(const char *name)
+{
+	static char p[512];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return p;
+}
+
+static gc_db *fresh(const char *name)
+{
+	gc_db *db = NULL;
+	gc_err e;
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s", tmp_path(name));
+	unlink(p);
+	if (gc_db_open(p, 0, &db, &e)) {
+		printf("# open %s: %s\n", p, e.msg);
+		return NULL;
+	}
+	return db;
+}
+
+/* one integer from a query, or -999 */
+static long long q_int(gc_db *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	long long v = -999;
+
+	if (sqlite3_prepare_v2(gc_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK)
+		return -999;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static double q_dbl(gc_db *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	double v = -999;
+
+	if (sqlite3_prepare_v2(gc_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK)
+		return -999;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static void test_migrate_empty(void)
+{
+	gc_db *db = fresh("m.db");
+
+	CHECK(db);
+	CHECK(gc_db_schema_version() >= 1);
+	CHECK_EQ_INT(gc_db_user_version(db), gc_db_schema_version());
+	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM sqlite_master WHERE name IN ('environments',"
+			   "'sweeps','runs','links','iterations','predictions','run_hosts')"), 7);
+	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'view'"), 6);
+	CHECK_EQ_INT(q_int(db, "PRAGMA foreign_keys"), 1);
+	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
+	/* STRICT: a text in an INTEGER column is refused */
+	CHECK(gc_db_exec(db, "INSERT INTO sweeps (name, spec_text, spec_hash, baseline, started) "
+			 "VALUES ('x', '', 'h', 'syncsgd', 'yesterday')", NULL) == GC_E_DB);
+	gc_db_close(db);
+}
+
+/* every older version (0 .. latest-1) migrates to the newest, keeping its rows */
+static void test_migrate_each_older(void)
+{
+	int latest = gc_db_schema_version();
+
+	for (int v = 0; v < latest; v++) {
+		gc_db *db;
+		gc_err e;
+		char name[32];
+
+		snprintf(name, sizeof(name), "old%d.db", v);
+		unlink(tmp_path(name));
+		CHECK(gc_db_open(tmp_path(name), GC_DB_NO_MIGRATE, &db, &e) == GC_OK);
+		CHECK(gc_db_migrate(db, v, &e) == GC_OK);
+		CHECK_EQ_INT(gc_db_user_version(db), v);
+		gc_db_close(db);
+		CHECKF(gc_db_open(tmp_path(name), 0, &db, &e) == GC_OK, "%s", e.msg);
+		CHECK_EQ_INT(gc_db_user_version(db), latest);
+		gc_db_close(db);
+	}
+}
+
+static void test_refuse_newer(void)
+{
+	gc_db *db = fresh("new.db");
+	gc_err e;
+	char sql[64];
+
+	CHECK(db);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", gc_db_schema_version() + 1);
+	CHECK(gc_db_exec(db, sql, &e) == GC_OK);
+	gc_db_close(db);
+	CHECK(gc_db_open(tmp_path("new.db"), 0, &db, &e) == GC_E_DB);
+	CHECK(db == NULL);
+	CHECK_CONTAINS(e.msg, "newer than this gcbench knows");
+	CHECK_CONTAINS(e.msg, "new.db");
+}
+
+static void test_readonly_old_refused(void)
+{
+	gc_db *db;
+	gc_err e;
+
+	unlink(tmp_path("ro.db"));
+	CHECK(gc_db_open(tmp_path("ro.db"), GC_DB_NO_MIGRATE, &db, &e) == GC_OK);
+	CHECK(gc_db_exec(db, "CREATE TABLE t (x)", &e) == GC_OK);
+	gc_db_close(db);
+	CHECK(gc_db_open(tmp_path("ro.db"), GC_DB_READONLY, &db, &e) == GC_E_DB);
+	CHECK_CONTAINS(e.msg, "open it once read-write to migrate it");
+}
+
+static void test_not_sqlite(void)
+{
+	FILE *f = fopen(tmp_path("junk.db"), "w");
+	gc_db *db;
+	gc_err e;
+
+	CHECK(f);
+	fputs("this is not a database, just text long enough to have a header......\n", f);
+	fclose(f);
+	CHECK(gc_db_open(tmp_path("junk.db"), 0, &db, &e) == GC_E_DB);
+	CHECK_CONTAINS(e.msg, "junk.db");
+}
+
+static void env_fill(struct gc_envinfo *i, const char *host, const char *nccl)
+{
+	memset(i, 0, sizeof(*i));
+	strcpy(i->host, host);
+	strcpy(i->nccl, nccl);
+	strcpy(i->driver, "535.104.05");
+	strcpy(i->kernel, "6.1.0-18-amd64");
+}
+
+static void test_env_get(void)
+{
+	gc_db *db = fresh("env.db");
+	struct gc_envinfo a, b;
+	int64_t ia, ia2, ib;
+	gc_err e;
+
+	CHECK(db);
+	env_fill(&a, "n1", "2.18.3");
+	env_fill(&b, "n1", "2.19.1");
+	CHECK(gc_db_env_get(db, &a, &ia, &e) == GC_OK);
+	CHECK(gc_db_env_get(db, &a, &ia2, &e) == GC_OK);
+	CHECK(gc_db_env_get(db, &b, &ib, &e) == GC_OK);
+	CHECK_EQ_INT(ia, ia2);
+	CHECK(ia != ib);
+	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM environments"), 2);
+	CHECK_EQ_INT(q_int(db, "SELECT nccl_num FROM environments WHERE nccl = '2.18.3'"), 2018003);
+	CHECK_EQ_INT(q_int(db, "SELECT driver_num FROM environments LIMIT 1"), 535104005);
+	CHECK_EQ_INT(q_int(db, "SELECT kernel_num FROM environments LIMIT 1"), 6001000);
+	gc_db_close(db);
+}
+
+static void test_version_num(void)
+{
+	CHECK_EQ_INT(gc_version_num("Open MPI v4.1.4"), 4001004);
+	CHECK_EQ_INT(gc_version_num("12.2"), 12002000);
+	CHECK_EQ_INT(gc_version_num(""), 0);
+	CHECK_EQ_INT(gc_version_num("v"), 0);
+	CHECK_EQ_INT(gc_version_num("3.40.1"), 3040001);
+	CHECK(gc_version_num("2.9.10") > gc_version_num("2.9.9"));
+	CHECK(gc_version_num("2.10.0") > gc_version_num("2.9.9"));
+	CHECK_EQ_INT(gc_version_num("12345.1"), 999001000);
+}
+
+static struct gc_db_run run_of(int64_t sweep, const char *key, const char *method)
+{
+	struct gc_db_run r = {
+		.sweep_id = sweep, .point_key = key, .workload = "replay", .model = "resnet50",
+		.method = method, .params = "", .world_size = 4, .nodes = 4, .batch = 32,
+		.bw_cap_bps = 1000000000ull, .backend = "mpi", .compute_scale = 1,
+		.iterations = 4, .warmup = 1, .repeat = 0,
+	};
+	return r;
+}
+
+/* records for `ranks` ranks: iteration i of rank r has t_iter = base + i + 10 r */
+static gc_rc write_recs(const char *path, int rank, int iters, double base, int complete)
+{
+	struct gc_iter_rec *v = calloc((size_t)iters, sizeof(*v));
+	gc_err e;
+	gc_rc rc;
+
+	for (int i = 0; i < iters; i++) {
+		v[i].rank = (uint32_t)rank;
+		v[i].iter = (uint32_t)i;
+		v[i].warmup = i == 0;
+		v[i].t_iter = base + i + 10 * rank;
+		v[i].t_comm = 0.5;
+		v[i].bytes_sent = 1000u * (unsigned)i;
+	}
+	rc = gc_rec_write(path, "{}", v, (size_t)iters, &e);
+	free(v);
+	if (!rc && !complete)
+		rc = truncate(path, 12 + 2 + (off_t)iters * 128) ? GC_E_IO : GC_OK;
+	return rc;
+}
+
+static void test_ingest_and_summary(void)
+{
+	gc_db *db = fresh("ing.db");
+	struct gc_db_run r;
+	int64_t sw, run;
+	char p0[512], p1[512];
+	const char *paths[2] = { p0, p1 };
+	size_t rows;
+	gc_err e;
+
+	CHECK(db);
+	CHECK(gc_db_sweep_begin(db, "t", "spec", "h1", "syncsgd", &sw, &e) == GC_OK);
+	r = run_of(sw, "k1", "syncsgd");
+	CHECK(gc_db_run_begin(db, &r, &run, &e) == GC_OK);
+	snprintf(p0, sizeof(p0), "%s", tmp_path("r0.rec"));
+	snprintf(p1, sizeof(p1), "%s", tmp_path("r1.rec"));
+	CHECK(write_recs(p0, 0, 4, 1.0, 1) == GC_OK);
+	CHECK(write_recs(p1, 1, 4, 1.0, 1) == GC_OK);
+	CHECKF(gc_db_ingest_files(db, run, paths, 2, &rows, &e) == GC_OK, "%s", e.msg);
+	CHECK_EQ_INT(rows, 8);
+	/* not ok yet: the summary ignores it */
+	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM run_summary"), 0);
+	CHECK(gc_db_run_end(db, run, GC_RUN_OK, NULL, NULL, &e) == GC_OK);
+	/* post-warmup t_iter: rank 0: 2,3,4; rank 1: 12,13,14 -> sorted 2,3,4,12,13,14:
+	 * median (4+12)/2 = 8, p95 = x[ceil(5.7)] = x[6] = 14 */
+	CHECK_NEAR(q_dbl(db, "SELECT t_iter_median FROM run_summary"), 8.0, 1e-12);
+	CHECK_NEAR(q_dbl(db, "SELECT t_iter_p95 FROM run_summary"), 14.0, 1e-12);
+	CHECK_NEAR(q_dbl(db, "SELECT t_comm_median FROM run_summary"), 0.5, 1e-12);
+	CHECK_EQ_INT(q_int(db, "SELECT samples FROM run_summary"), 6);
+	/* bytes 1000,2000,3000 twice: median 2000 */
+	CHECK_NEAR(q_dbl(db, "SELECT bytes_sent_median FROM run_summary"), 2000, 1e-9);
+	gc_db_close(db);
+}
+
+static void test_ingest_refuses_incomplete(void)
+{
+	gc_db *db = fresh("inc.db");
+	struct gc_db_run r;
+	int64_t sw, run;
+	char p0[512], p1[512];
+	const char *paths[2] = { p0, p1 };
+	size_t rows = 99;
+	gc_err e;
+
+	CHECK(db);
+	CHECK(gc_db_sweep_begin(db, "t", "spec", "h1", "syncsgd", &sw, &e) == GC_OK);
+	r = run_of(sw, "k1", "syncsgd");
+	CHECK(gc_db_run_begin(db, &r, &run, &e) == GC_OK);
+	snprintf(p0, sizeof(p0), "%s", tmp_path("c0.rec"));
+	snprintf(p1, sizeof(p1), "%s", tmp_path("c1.rec"));
+	CHECK(write_recs(p0, 0, 4, 1.0, 1) == GC_OK);
+	CHECK(write_recs(p1, 1, 4, 1.0, 0) == GC_OK);
+	CHECK(gc_db_ingest_files(db, run, paths, 2, &rows, &e) == GC_E_FORMAT);
+	CHECK_CONTAINS(e.msg, "c1.rec");
+	CHECK_CONTAINS(e.msg, "incomplete");
+	CHECK_EQ_INT(rows, 0);
+	/* all or nothing: rank 0's rows were rolled back */
+	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM iterations"), 0);
+	/* unknown run */
+	CHECK(gc_db_ingest_files(db, run + 100, paths, 1, NULL, &e) == GC_E_NOTFOUND);
+	gc_db_close(db);
+}
+
+static void test_run_end_and_tail(void)
+{
+	gc_db *db = fresh("end.db");
+	struct gc_db_run r;
+	int64_t sw, run;
+	char *tail = malloc(20000);
+	gc_err e;
+
+	CHECK(db && tail);
+	memset(tail, 'x', 19999);
+	tail[19999] = 0;
+	tail[19998] = 'Z';
+	CHECK(gc_db_sweep_begin(db, "t", "spec", "h1", "syncsgd", &sw, &e) == GC_OK);
+	r = run_of(sw, "k1", "syncsgd");
+	CHECK(gc_db_run_begin(db, &r, &run, &e) == GC_OK);
+	CHECK(gc_db_run_end(db, run, GC_RUN_FAILED, "rank 2 exited 1", tail, &e) == GC_OK);
+	free(tail);
+	CHECK_EQ_INT(q_int(db, "SELECT length(stderr_tail) FROM runs"), 8192);
+	CHECK_EQ_INT(q_int(db, "SELECT substr(stderr_tail, -1) = 'Z' FROM runs"), 1);
+	CHECK_EQ_INT(q_int(db, "SELECT finished IS NOT NULL FROM runs"), 1);
+	CHECK(gc_db_run_end(db, run + 5, GC_RUN_OK, NULL, NULL, &e) == GC_E_NOTFOUND);
+	r.world_size = 0;  /* CHECK constraint */
+	CHECK(gc_db_run_begin(db, &r, &run, &e) == GC_E_DB);
+	CHECK(gc_db_sweep_end(db, sw, "finished", &e) == GC_E_INVAL);
+	CHECK(gc_db_sweep_end(db, sw, "done", &e) == GC_OK);
+	gc_db_close(db);
+}
+
+static void test_done_keys_and_interrupted(void)
+{
+	gc_db *db = fresh("res.db");
+	struct gc_db_run r;
+	struct gc_strlist done;
+	int64_t sw, sw2, a, b, c;
+	int n;
+	gc_err e;
+
+	CHECK(db);
+	CHECK(gc_db_sweep_begin(db, "t", "spec", "hA", "syncsgd", &sw, &e) == GC_OK);
+	r = run_of(sw, "kb", "syncsgd");
+	CHECK(gc_db_run_begin(db, &r, &a, &e) == GC_OK);
+	r.point_key = "ka";
+	CHECK(gc_db_run_begin(db, &r, &b, &e) == GC_OK);
+	r.point_key = "kc";
+	CHECK(gc_db_run_begin(db, &r, &c, &e) == GC_OK);
+	CHECK(gc_db_run_end(db, a, GC_RUN_OK, NULL, NULL, &e) == GC_OK);
+	CHECK(gc_db_run_end(db, b, GC_RUN_OK, NULL, NULL, &e) == GC_OK);
+	/* another spec's ok run does not count */
+	CHECK(gc_db_sweep_begin(db, "t", "spec2", "hB", "syncsgd", &sw2, &e) == GC_OK);
+	r = run_of(sw2, "kc", "syncsgd");
+	CHECK(gc_db_run_begin(db, &r, &c, &e) == GC_OK);
+	CHECK(gc_db_run_end(db, c, GC_RUN_OK, NULL, NULL, &e) == GC_OK);
+	CHECK(gc_db_done_keys(db, "hA", &done, &e) == GC_OK);
+	CHECK_EQ_INT(done.n, 2);
+	CHECK_STR(done.v[0], "ka");
+	CHECK(gc_strlist_has(&done, "kb") && !gc_strlist_has(&done, "kc"));
+	gc_strlist_release(&done);
+	/* our own sweep is alive: not interrupted without force */
+	CHECK(gc_db_mark_interrupted(db, "hA", 0, &n, &e) == GC_OK);
+	CHECK_EQ_INT(n, 0);
+	CHECK(gc_db_exec(db, "UPDATE sweeps SET owner_pid = 0", &e) == GC_OK);
+	CHECK(gc_db_mark_interrupted(db, "hA", 0, &n, &e) == GC_OK);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM runs WHERE status = 'interrupted' AND "
+			   "point_key = 'kc'"), 1);
+	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM sweeps WHERE status = 'interrupted'"), 1);
+	gc_db_close(db);
+}
+
+static void test_links_predictions(void)
+{
+	gc_db *db = fresh("lk.db");
+	struct gc_db_run r;
+	struct gc_db_prediction p = { "m1", 0.25, 0.1, -1, -1, 0.12, 0.03 };
+	int64_t sw, run;
+	gc_err e;
+
+	CHECK(db);
+	CHECK(gc_db_sweep_begin(db, "t", "spec", "h", "syncsgd", &sw, &e) == GC_OK);
+	r = run_of(sw, "k", "syncsgd");
+	CHECK(gc_db_run_begin(db, &r, &run, &e) == GC_OK);
+	CHECK(gc_db_link_add(db, run, "n1", "n2", 1000000000ull, 9.5e8, 0.0002, &e) == GC_OK);
+	CHECK(gc_db_link_add(db, run, "n2", "n1", 1000000000ull, -1, -1, &e) == GC_OK);
+	CHECK(gc_db_prediction_put(db, run, &p, &e) == GC_OK);
+	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM links WHERE goodput_bps IS NULL"), 1);
+	CHECK_NEAR(q_dbl(db, "SELECT goodput_bps / cap_bps FROM links WHERE src = 'n1'"), 0.95, 1e-12);
+	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM predictions WHERE t_encode IS NULL"), 1);
+	/* foreign key: a link of a missing run is refused */
+	CHECK(gc_db_link_add(db, run + 9, "a", "b", 1, 1, 1, &e) == GC_E_DB);
+	gc_db_close(db);
+}
+
+int main(void)
+{
+	char tmpl[] = "/tmp/gcbench-test-db.XXXXXX";
+	char cmd[300];
+
+	GCT_SUITE("db");
+	if (!mkdtemp(tmpl)) {
+		printf("FAIL db/setup: mkdtemp failed\n");
+		return 1;
+	}
+	snprintf(dir, sizeof(dir), "%s", tmpl);
+	GCT_RUN(test_migrate_empty);
+	GCT_RUN(test_migrate_each_older);
+	GCT_RUN(test_refuse_newer);
+	GCT_RUN(test_readonly_old_refused);
+	GCT_RUN(test_not_sqlite);
+	GCT_RUN(test_env_get);
+	GCT_RUN(test_version_num);
+	GCT_RUN(test_ingest_and_summary);
+	GCT_RUN(test_ingest_refuses_incomplete);
+	GCT_RUN(test_run_end_and_tail);
+	GCT_RUN(test_done_keys_and_interrupted);
+	GCT_RUN(test_links_predictions);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd)) { /* best effort */ }
+	return gct_finish();
+}
