@@ -2,3 +2,24 @@
 LIB_SRCS += worker/records.c
 # architecture builders for replay workloads (worker/arch*.c)
 LIB_SRCS += $(wildcard worker/arch*.c)
+# gcbench-worker: the MPI-free parts go into the library (unit tests link them)
+LIB_SRCS += worker/wk_args.c worker/wk_layout.c worker/wk_json.c worker/wk_mlp.c
+ifeq ($(HAVE_MPI),1)
+WK_SRCS := worker/wk_main.c worker/wk_train.c worker/wk_comm_mpi.c
+WK_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+WK_HAVE_NCCL := $(if $(and $(filter 1,$(USE_CUDA)),$(HAVE_NCCL),$(wildcard worker/wk_comm_nccl.c)),1,0)
+ifeq ($(WK_HAVE_NCCL),1)
+WK_SRCS += worker/wk_comm_nccl.c
+WK_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnccl
+endif
+WK_OBJS := $(WK_SRCS:%.c=$(BUILD)/obj/%.o)
+BINS += $(BUILD)/bin/gcbench-worker
+$(WK_OBJS): CPPFLAGS += $(MPI_CFLAGS) -DGC_WK_HAVE_NCCL=$(WK_HAVE_NCCL)
+$(BUILD)/obj/worker/wk_main.o: CPPFLAGS += -DGC_VERSION='"$(WK_VERSION)"'
+$(BUILD)/bin/gcbench-worker: $(WK_OBJS) $(LIB)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(WK_OBJS) $(LIB) $(LDLIBS) $(MPI_LIBS) $(WK_LIBS)
+else
+$(info gcbench: MPI (ompi-c) not found: gcbench-worker is not built; apt-get install libopenmpi-dev)
+endif

@@ -1,0 +1,166 @@
+/* worker/wk.h: the parts of gcbench-worker (one rank of data-parallel training).
+ *
+ * Split by concern:
+ *   wk_args.c    command line -> gc_wk_cfg (validated), --help          [libgcbench.a]
+ *   wk_layout.c  tensors in backward order, buckets, byte accounting    [libgcbench.a]
+ *   wk_json.c    a JSON writer with escaping, the record header         [libgcbench.a]
+ *   wk_mlp.c     the real-training MLP (cblas) and its generated data   [libgcbench.a]
+ *   wk_comm_mpi.c / wk_comm_nccl.c   collectives with deadlines         [the program]
+ *   wk_train.c   the training loop and the communication thread         [the program]
+ *   wk_main.c    main: parse, bootstrap MPI, run, write records         [the program]
+ * The library parts need no MPI, so unit tests link them from libgcbench.a.
+ */
+#ifndef GC_WK_H
+#define GC_WK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kernels/compress.h"
+#include "result.h"
+
+#define GC_WK_MAX_PARAMS 16
+
+typedef enum gc_wk_backend { GC_WK_MPI, GC_WK_NCCL } gc_wk_backend;
+typedef enum gc_wk_kind { GC_WK_REPLAY, GC_WK_TRAIN_MLP } gc_wk_kind;
+typedef enum gc_wk_mode { GC_WK_RUN, GC_WK_HELP, GC_WK_DUMP, GC_WK_BENCH_ALLREDUCE } gc_wk_mode;
+
+/* The whole configuration of one rank; filled by gc_wk_args_parse. */
+typedef struct gc_wk_cfg {
+	gc_wk_mode mode;
+	gc_wk_backend backend;
+	gc_params params;              /* method and its parameters, checked */
+	char param_text[256];          /* canonical gc_params_format() text */
+	char workload[300];            /* as given: "replay:resnet50", "train:mlp" */
+	gc_wk_kind kind;
+	char model[256];               /* replay: the architecture name; train: "mlp" */
+	int iters, warmup, batch;
+	double compute_scale, device_flops;
+	char profile[256];             /* per-tensor backward seconds, or "" */
+	double bucket_first_mb, bucket_mb;
+	int overlap;                   /* 0 with --no-overlap */
+	int blocking;                  /* --mpi-coll blocking: MPI_Allreduce + watchdog */
+	double deadline;               /* seconds per collective */
+	double lr;                     /* SGD learning rate (0: the method's default) */
+	char out[256];                 /* record path pattern, %r = rank */
+	int heartbeat;                 /* stderr line every K iterations, 0 = off */
+	char iface[64];                /* data interface, "" if not given */
+	char dump[256];                /* --dump FILE */
+	long long bench_count;         /* --bench-allreduce: floats (0: the model's numel) */
+} gc_wk_cfg;
+
+/* Parse argv (argv[0] is the program). Every problem is reported in e with the option,
+ * the value and what to do; GC_E_INVAL then. --help sets mode GC_WK_HELP. Checks that
+ * the profile file exists and is readable, not that the model exists (gc_arch_build
+ * does that). */
+gc_rc gc_wk_args_parse(gc_wk_cfg *c, int argc, char **argv, gc_err *e);
+void gc_wk_usage(FILE *f);
+
+/* The record path for a rank: every "%r" of pattern replaced by rank. */
+gc_rc gc_wk_out_path(char *dst, size_t n, const char *pattern, int rank, gc_err *e);
+
+/* One parameter tensor in backward (exchange) order. */
+typedef struct gc_wk_tensor {
+	char name[128];
+	gc_tensor_desc d;
+	size_t off, numel;             /* element offset in the flat buffers */
+	double t_bwd;                  /* seconds of emulated backward compute */
+} gc_wk_tensor;
+
+typedef struct gc_wk_bucket {
+	size_t t0, t1;                 /* tensors [t0, t1) of the layout */
+	size_t off, numel;             /* elements [off, off + numel) */
+} gc_wk_bucket;
+
+/* Tensors in backward order, laid out back to back, grouped into buckets. */
+typedef struct gc_wk_layout {
+	gc_wk_tensor *t;
+	size_t nt, numel;
+	gc_wk_bucket *b;
+	size_t nb;
+	double t_fwd;                  /* emulated forward seconds */
+} gc_wk_layout;
+
+/* Build the layout from tensors given in FORWARD order (reversed here). shapes: nt
+ * tensors; names, ndim, shape[4], numel and t_bwd are read through the accessor-free
+ * struct below so that both the architecture builders and the MLP can feed it. */
+typedef struct gc_wk_tensor_in {
+	const char *name;
+	int ndim;
+	const size_t *shape;           /* ndim entries */
+	size_t numel;
+	double t_bwd;
+} gc_wk_tensor_in;
+
+/* Buckets: in backward order, a bucket takes whole tensors until it holds at least
+ * first_bytes (the first bucket) or bytes (the others); the last holds the rest.
+ * Caller owns out; release with gc_wk_layout_release. */
+gc_rc gc_wk_layout_build(gc_wk_layout *out, const gc_wk_tensor_in *fwd, size_t nt,
+			 double first_bytes, double bytes, gc_err *e);
+void gc_wk_layout_release(gc_wk_layout *l);
+
+/* Bytes one rank sends and receives for one round, as a ring would move them:
+ * all-reduce of S bytes: 2 (p-1) S / p each way (rounded down); all-gather of S bytes
+ * per rank: (p-1) S each way. 0 for p = 1. */
+void gc_wk_round_bytes(gc_coll coll, gc_dtype dt, size_t count, int world,
+		       uint64_t *sent, uint64_t *recv);
+
+/* FNV-1a 64 of n bytes, for the cross-rank checksums in the header. */
+uint64_t gc_wk_fnv64(const void *p, size_t n);
+
+/* Deterministic pseudo-random floats (splitmix64 -> approx. N(0, scale^2)). */
+void gc_wk_fill_random(float *x, size_t n, uint64_t seed, float scale);
+
+/* ---- JSON (wk_json.c) ---- */
+typedef struct gc_wk_json {
+	char *buf;
+	size_t len, cap;
+	int first;                     /* no comma before the next member */
+	int oom;
+} gc_wk_json;
+
+void gc_wk_json_begin(gc_wk_json *j);                      /* "{" */
+void gc_wk_json_str(gc_wk_json *j, const char *key, const char *val); /* NULL val: null */
+void gc_wk_json_int(gc_wk_json *j, const char *key, long long v);
+void gc_wk_json_num(gc_wk_json *j, const char *key, double v);       /* %.17g; null if not finite */
+void gc_wk_json_obj(gc_wk_json *j, const char *key);      /* opens a nested object */
+void gc_wk_json_close(gc_wk_json *j);                      /* "}" */
+/* The finished text (NUL-terminated, caller frees), NULL if memory ran out. */
+char *gc_wk_json_take(gc_wk_json *j);
+
+/* ---- the real-training MLP (wk_mlp.c) ---- */
+#define GC_MLP_IN 784
+#define GC_MLP_HID 256
+#define GC_MLP_OUT 10
+
+typedef struct gc_mlp {
+	int batch;
+	float *w1, *b1, *w2, *b2;      /* parameters: views into a flat buffer */
+	float *g_w1, *g_b1, *g_w2, *g_b2; /* gradients: views into the flat gradient buffer */
+	float *h, *p, *dh;             /* activations (owned) */
+	float *x;                      /* the rank's data shard (owned) */
+	int *y;
+	size_t nshard, next;
+} gc_mlp;
+
+/* The MLP's tensors in forward order: fc1.weight (HID x IN), fc1.bias, fc2.weight
+ * (OUT x HID), fc2.bias. *nt = 4; shapes are static. */
+void gc_mlp_tensors(gc_wk_tensor_in *out, size_t *nt);
+
+/* Bind the MLP to flat parameter and gradient buffers laid out by lay (backward order),
+ * initialise the parameters from a fixed seed (the same on every rank) and generate
+ * this rank's shard: Gaussian clusters, one centre per class from a fixed seed, samples
+ * from seed (rank). */
+gc_rc gc_mlp_init(gc_mlp *m, const gc_wk_layout *lay, float *param, float *grad, int batch,
+		  int rank, size_t nshard, gc_err *e);
+void gc_mlp_release(gc_mlp *m);
+
+/* Forward on the next batch of the shard; returns the mean cross-entropy loss. */
+double gc_mlp_forward(gc_mlp *m);
+
+/* Backward of the last forward, writing the gradients. produced(arg, k) is called when
+ * the gradients of the k last-layer-first tensors (backward order) are complete. */
+void gc_mlp_backward(gc_mlp *m, void (*produced)(void *arg, size_t k), void *arg);
+
+#endif

@@ -1,0 +1,310 @@
+/* worker/wk_args.c: the command line of gcbench-worker, validated up front (before MPI
+ * starts, so a typo fails in milliseconds and names the option, the value, and what to
+ * write instead). */
+#include "wk.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "strutil.h"
+
+void gc_wk_usage(FILE *f)
+{
+	fputs(
+"usage: gcbench-worker --workload replay:MODEL|train:mlp [options]   (one rank; start with mpirun)\n"
+"\n"
+"One rank of data-parallel training: backward compute (emulated for replay, real for\n"
+"train:mlp) overlapped with a bucketed gradient exchange through a compressor, timed\n"
+"per iteration into a record file (see docs/worker.md).\n"
+"\n"
+"  --backend mpi|nccl       collectives over MPI (CPU) or NCCL (one GPU per rank); mpi\n"
+"  --method M               syncsgd fp16 signsgd topk mstopk powersgd; syncsgd\n"
+"  --param k=v              method parameter, repeatable (ef=1 scaled=1 ratio=0.01\n"
+"                           rounds=20 rank=4 warm_start=1 min_compression=2 seed=42)\n"
+"  --workload W             replay:MODEL (resnet50 resnet101 vgg16 bert-base gpt2-small\n"
+"                           tiny csv:PATH) or train:mlp (784-256-10, real gradients)\n"
+"  --iters N                measured iterations (>= 1); 20\n"
+"  --warmup W               extra iterations run first, flagged warmup; 5\n"
+"  --batch B                per-rank batch size; 32\n"
+"  --compute-scale S        device speed multiplier for replay compute (>0); 1\n"
+"  --device-flops F         FLOP/s of the emulated device; the V100 default\n"
+"  --profile FILE           per-tensor backward seconds (CSV name,t_bwd_seconds)\n"
+"  --bucket-first-mb X      first bucket at least X MiB; 1\n"
+"  --bucket-mb X            later buckets at least X MiB; 25\n"
+"  --no-overlap             exchange after backward, bucket after bucket\n"
+"  --mpi-coll nb|blocking   MPI_Iallreduce polled against the deadline (nb, default) or\n"
+"                           MPI_Allreduce (coll/tuned algorithms) under a watchdog\n"
+"  --deadline SEC           per collective; on expiry: error and MPI_Abort; 60\n"
+"  --lr X                   SGD learning rate; 0.1 (signsgd without scaled: 0.002)\n"
+"  --out PATTERN            record file, %r = rank; records-r%r.gcr\n"
+"  --heartbeat K            progress line on stderr every K iterations; 0 (off)\n"
+"  --iface IFACE            the data interface (recorded; NCCL_SOCKET_IFNAME if unset)\n"
+"  --dump FILE              print a record file (header, then one line per iteration)\n"
+"  --bench-allreduce [N]    time MPI_Allreduce of N floats (default: the model's size)\n"
+"  --help                   this text\n"
+"\n"
+"Example (4 ranks on one shaped interface, ring algorithms, ranks yield when idle):\n"
+"  mpirun -np 4 --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include eth1 \\\n"
+"    --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm 4 \\\n"
+"    --mca coll_tuned_allgather_algorithm 4 --mca coll_libnbc_iallreduce_algorithm 1 \\\n"
+"    --mca mpi_yield_when_idle 1 \\\n"
+"    gcbench-worker --method powersgd --param rank=4 --workload replay:resnet50 \\\n"
+"      --iters 50 --warmup 5 --batch 32 --out run1-r%r.gcr\n"
+"(As root, OpenMPI also needs OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1.)\n",
+	      f);
+}
+
+static gc_rc parse_int(const char *opt, const char *v, long long lo, long long hi, int *out,
+		       gc_err *e)
+{
+	int64_t x;
+	if (gc_parse_i64(v, &x) || x < lo || x > hi)
+		return gc_fail(e, GC_E_INVAL, "invalid %s '%s': expected an integer from %lld to %lld",
+			       opt, v, lo, hi);
+	*out = (int)x;
+	return GC_OK;
+}
+
+static gc_rc parse_pos(const char *opt, const char *v, double *out, gc_err *e)
+{
+	double x;
+	if (gc_parse_double(v, &x) || !(x > 0))
+		return gc_fail(e, GC_E_INVAL, "invalid %s '%s': expected a number greater than 0",
+			       opt, v);
+	*out = x;
+	return GC_OK;
+}
+
+static gc_rc parse_method(gc_wk_cfg *c, const char *v, gc_err *e)
+{
+	gc_method m;
+	char names[128] = "";
+	if (!gc_method_parse(v, &m)) {
+		c->params.method = m;
+		return GC_OK;
+	}
+	for (int i = 0; i < GC_M__COUNT; i++) {
+		strncat(names, i ? ", " : "", sizeof(names) - strlen(names) - 1);
+		strncat(names, gc_method_name((gc_method)i), sizeof(names) - strlen(names) - 1);
+	}
+	return gc_fail(e, GC_E_INVAL, "unknown method '%s': choose one of %s", v, names);
+}
+
+static gc_rc parse_workload(gc_wk_cfg *c, const char *v, gc_err *e)
+{
+	if (gc_strlcpy(c->workload, v, sizeof(c->workload)) >= sizeof(c->workload))
+		return gc_fail(e, GC_E_INVAL, "workload '%.40s...' is too long", v);
+	if (!strncmp(v, "replay:", 7) && v[7]) {
+		c->kind = GC_WK_REPLAY;
+		gc_strlcpy(c->model, v + 7, sizeof(c->model));
+		return GC_OK;
+	}
+	if (!strcmp(v, "train:mlp")) {
+		c->kind = GC_WK_TRAIN_MLP;
+		gc_strlcpy(c->model, "mlp", sizeof(c->model));
+		return GC_OK;
+	}
+	return gc_fail(e, GC_E_INVAL, "unknown workload '%s': use replay:MODEL (e.g. "
+		       "replay:resnet50, replay:csv:FILE) or train:mlp", v);
+}
+
+static gc_rc copy_opt(char *dst, size_t n, const char *opt, const char *v, gc_err *e)
+{
+	if (!v[0] || gc_strlcpy(dst, v, n) >= n)
+		return gc_fail(e, GC_E_INVAL, "invalid %s '%.60s': empty or longer than %zu bytes",
+			       opt, v, n - 1);
+	return GC_OK;
+}
+
+static void cfg_defaults(gc_wk_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->mode = GC_WK_RUN;
+	c->backend = GC_WK_MPI;
+	c->params.method = GC_M_SYNCSGD;
+	c->iters = 20;
+	c->warmup = 5;
+	c->batch = 32;
+	c->compute_scale = 1;
+	c->bucket_first_mb = 1;
+	c->bucket_mb = 25;
+	c->overlap = 1;
+	c->deadline = 60;
+	gc_strlcpy(c->out, "records-r%r.gcr", sizeof(c->out));
+}
+
+/* Options that take no value. Returns 1 if opt was one of them. */
+static int flag_opt(gc_wk_cfg *c, const char *opt)
+{
+	if (!strcmp(opt, "--help") || !strcmp(opt, "-h"))
+		c->mode = GC_WK_HELP;
+	else if (!strcmp(opt, "--no-overlap"))
+		c->overlap = 0;
+	else
+		return 0;
+	return 1;
+}
+
+static gc_rc value_opt2(gc_wk_cfg *c, const char *o, const char *v, gc_err *e)
+{
+	if (!strcmp(o, "--bucket-first-mb"))
+		return parse_pos(o, v, &c->bucket_first_mb, e);
+	if (!strcmp(o, "--bucket-mb"))
+		return parse_pos(o, v, &c->bucket_mb, e);
+	if (!strcmp(o, "--deadline"))
+		return parse_pos(o, v, &c->deadline, e);
+	if (!strcmp(o, "--lr"))
+		return parse_pos(o, v, &c->lr, e);
+	if (!strcmp(o, "--out"))
+		return copy_opt(c->out, sizeof(c->out), o, v, e);
+	if (!strcmp(o, "--heartbeat"))
+		return parse_int(o, v, 0, 1000000000, &c->heartbeat, e);
+	if (!strcmp(o, "--iface")) {
+		if (!gc_is_safe_token(v))
+			return gc_fail(e, GC_E_INVAL, "invalid --iface '%s': expected an interface name such as eth1", v);
+		return copy_opt(c->iface, sizeof(c->iface), o, v, e);
+	}
+	if (!strcmp(o, "--dump")) {
+		c->mode = GC_WK_DUMP;
+		return copy_opt(c->dump, sizeof(c->dump), o, v, e);
+	}
+	if (!strcmp(o, "--mpi-coll")) {
+		if (strcmp(v, "nb") && strcmp(v, "blocking"))
+			return gc_fail(e, GC_E_INVAL, "invalid --mpi-coll '%s': use nb or blocking", v);
+		c->blocking = !strcmp(v, "blocking");
+		return GC_OK;
+	}
+	return gc_fail(e, GC_E_INVAL, "unknown option '%s' (see gcbench-worker --help)", o);
+}
+
+static gc_rc value_opt(gc_wk_cfg *c, const char *o, const char *v, gc_err *e)
+{
+	if (!strcmp(o, "--backend")) {
+		if (strcmp(v, "mpi") && strcmp(v, "nccl"))
+			return gc_fail(e, GC_E_INVAL, "unknown backend '%s': use mpi or nccl", v);
+		c->backend = strcmp(v, "mpi") ? GC_WK_NCCL : GC_WK_MPI;
+		return GC_OK;
+	}
+	if (!strcmp(o, "--method"))
+		return parse_method(c, v, e);
+	if (!strcmp(o, "--workload"))
+		return parse_workload(c, v, e);
+	if (!strcmp(o, "--iters"))
+		return parse_int(o, v, 1, 100000000, &c->iters, e);
+	if (!strcmp(o, "--warmup"))
+		return parse_int(o, v, 0, 100000000, &c->warmup, e);
+	if (!strcmp(o, "--batch"))
+		return parse_int(o, v, 1, 1000000, &c->batch, e);
+	if (!strcmp(o, "--compute-scale"))
+		return parse_pos(o, v, &c->compute_scale, e);
+	if (!strcmp(o, "--device-flops"))
+		return parse_pos(o, v, &c->device_flops, e);
+	if (!strcmp(o, "--profile"))
+		return copy_opt(c->profile, sizeof(c->profile), o, v, e);
+	return value_opt2(c, o, v, e);
+}
+
+/* --param k=v entries, applied once the method is known (it may come later). */
+static gc_rc apply_params(gc_wk_cfg *c, char **kv, int n, gc_err *e)
+{
+	gc_method m = c->params.method;
+	gc_rc rc;
+	gc_params_default(&c->params, m);
+	for (int i = 0; i < n; i++) {
+		char key[64];
+		const char *eq = strchr(kv[i], '=');
+		if (!eq || eq == kv[i] || (size_t)(eq - kv[i]) >= sizeof(key))
+			return gc_fail(e, GC_E_INVAL, "invalid --param '%s': expected key=value, e.g. ratio=0.01", kv[i]);
+		memcpy(key, kv[i], (size_t)(eq - kv[i]));
+		key[eq - kv[i]] = 0;
+		rc = gc_params_set(&c->params, key, eq + 1, e);
+		if (rc)
+			return rc;
+	}
+	rc = gc_params_check(&c->params, e);
+	if (rc)
+		return rc;
+	gc_params_format(&c->params, c->param_text, sizeof(c->param_text));
+	return GC_OK;
+}
+
+static gc_rc check_cfg(gc_wk_cfg *c, gc_err *e)
+{
+	if (c->mode == GC_WK_HELP || c->mode == GC_WK_DUMP)
+		return GC_OK;
+	if (!c->workload[0])
+		return gc_fail(e, GC_E_INVAL, "missing --workload: give replay:MODEL (e.g. replay:resnet50) or train:mlp");
+	if (c->profile[0] && c->kind != GC_WK_REPLAY)
+		return gc_fail(e, GC_E_INVAL, "--profile '%s' applies to replay workloads only, not '%s'",
+			       c->profile, c->workload);
+	if (c->profile[0] && access(c->profile, R_OK))
+		return gc_fail(e, GC_E_NOTFOUND, "cannot read profile '%s': no such readable file "
+			       "(give a CSV of name,t_bwd_seconds, or drop --profile)", c->profile);
+	if (c->lr == 0)
+		c->lr = (c->params.method == GC_M_SIGNSGD && !c->params.scaled) ? 0.002 : 0.1;
+	return GC_OK;
+}
+
+gc_rc gc_wk_args_parse(gc_wk_cfg *c, int argc, char **argv, gc_err *e)
+{
+	char *kv[GC_WK_MAX_PARAMS];
+	int nkv = 0;
+	gc_rc rc;
+
+	cfg_defaults(c);
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i];
+		if (flag_opt(c, o))
+			continue;
+		if (!strcmp(o, "--bench-allreduce")) {
+			c->mode = GC_WK_BENCH_ALLREDUCE;
+			if (i + 1 < argc && argv[i + 1][0] != '-') {
+				int64_t n;
+				if (gc_parse_i64(argv[++i], &n) || n < 1 || n > (1ll << 32))
+					return gc_fail(e, GC_E_INVAL, "invalid --bench-allreduce '%s': expected a float count from 1 to 2^32", argv[i]);
+				c->bench_count = n;
+			}
+			continue;
+		}
+		if (strncmp(o, "--", 2))
+			return gc_fail(e, GC_E_INVAL, "unexpected argument '%s' (options start with --; see --help)", o);
+		if (i + 1 >= argc)
+			return gc_fail(e, GC_E_INVAL, "option '%s' needs a value (see gcbench-worker --help)", o);
+		if (!strcmp(o, "--param")) {
+			if (nkv == GC_WK_MAX_PARAMS)
+				return gc_fail(e, GC_E_INVAL, "too many --param options (at most %d)", GC_WK_MAX_PARAMS);
+			kv[nkv++] = argv[++i];
+			continue;
+		}
+		rc = value_opt(c, o, argv[i + 1], e);
+		if (rc)
+			return rc;
+		i++;
+	}
+	rc = apply_params(c, kv, nkv, e);
+	return rc ? rc : check_cfg(c, e);
+}
+
+gc_rc gc_wk_out_path(char *dst, size_t n, const char *pattern, int rank, gc_err *e)
+{
+	size_t len = 0;
+	for (const char *p = pattern; *p; p++) {
+		char num[16];
+		const char *piece = num;
+		if (p[0] == '%' && p[1] == 'r') {
+			snprintf(num, sizeof(num), "%d", rank);
+			p++;
+		} else {
+			num[0] = *p;
+			num[1] = 0;
+		}
+		size_t k = strlen(piece);
+		if (len + k + 1 > n)
+			return gc_fail(e, GC_E_INVAL, "record path from '%s' is too long", pattern);
+		memcpy(dst + len, piece, k);
+		len += k;
+	}
+	dst[len] = 0;
+	return GC_OK;
+}

@@ -1,0 +1,231 @@
+/* worker/wk_comm_mpi.c: collectives over MPI with a deadline.
+ *
+ * nb (default): MPI_Iallreduce / MPI_Iallgather (OpenMPI's coll/libnbc), polled with
+ * MPI_Test and sched_yield() until done or the deadline. blocking: MPI_Allreduce /
+ * MPI_Allgather (coll/tuned, where the ring algorithms are selectable) while a watchdog
+ * thread checks the deadline. F16 sums use a user-defined, commutative MPI_Op that adds
+ * in float and rounds to half, as kernels/compress.h defines. */
+#include "wk_run.h"
+
+#include <mpi.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "timing.h"
+
+struct mpi_st {
+	MPI_Op half_sum;
+	int blocking;
+	pthread_t dog;
+	int have_dog;
+	atomic_int dog_quit;
+	atomic_ullong busy_since;     /* ns; 0 when no collective is running */
+	atomic_int busy_bucket, busy_coll;
+};
+
+static void half_sum_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+	const uint16_t *a = in;
+	uint16_t *b = inout;
+	(void)dt;
+	for (int i = 0; i < *len; i++)
+		b[i] = gc_f32_to_f16(gc_f16_to_f32(a[i]) + gc_f16_to_f32(b[i]));
+}
+
+static const char *coll_name(int coll, int blocking)
+{
+	if (coll == GC_COLL_ALLREDUCE)
+		return blocking ? "MPI_Allreduce" : "MPI_Iallreduce";
+	return blocking ? "MPI_Allgather" : "MPI_Iallgather";
+}
+
+static void expire(gc_wk_comm *c, int bucket, int coll, int blocking, uint64_t t0)
+{
+	char host[256] = "?";
+	gethostname(host, sizeof(host) - 1);
+	gc_error("rank %d on '%s': %s of bucket %d did not finish within the deadline "
+		 "(%.1f s elapsed, --deadline %g): a peer is gone or the network stalled; aborting the job",
+		 c->rank, host, coll_name(coll, blocking), bucket, (double)(gc_now_ns() - t0) * 1e-9,
+		 c->deadline);
+	MPI_Abort(MPI_COMM_WORLD, 3);
+	_exit(3);
+}
+
+static void *watchdog(void *arg)
+{
+	gc_wk_comm *c = arg;
+	struct mpi_st *s = c->st;
+	while (!atomic_load(&s->dog_quit)) {
+		uint64_t t0 = atomic_load(&s->busy_since);
+		if (t0 && (double)(gc_now_ns() - t0) * 1e-9 > c->deadline)
+			expire(c, atomic_load(&s->busy_bucket), atomic_load(&s->busy_coll), 1, t0);
+		gc_sleep_until_ns(gc_now_ns() + 20000000ull);
+	}
+	return NULL;
+}
+
+static void dt_op(gc_dtype t, struct mpi_st *s, MPI_Datatype *dt, MPI_Op *op)
+{
+	*op = MPI_SUM;
+	if (t == GC_DT_F32)
+		*dt = MPI_FLOAT;
+	else if (t == GC_DT_F16)
+		*dt = MPI_UINT16_T, *op = s->half_sum;
+	else
+		*dt = MPI_BYTE;
+}
+
+static int start(gc_wk_comm *c, const gc_round *r, MPI_Request *req)
+{
+	struct mpi_st *s = c->st;
+	MPI_Datatype dt;
+	MPI_Op op;
+	int n = (int)r->count;
+	dt_op(r->dtype, s, &dt, &op);
+	if (r->coll == GC_COLL_ALLREDUCE) {
+		const void *snd = r->send == r->recv ? MPI_IN_PLACE : r->send;
+		if (s->blocking)
+			return MPI_Allreduce(snd, r->recv, n, dt, op, MPI_COMM_WORLD);
+		return MPI_Iallreduce(snd, r->recv, n, dt, op, MPI_COMM_WORLD, req);
+	}
+	if (s->blocking)
+		return MPI_Allgather(r->send, n, dt, r->recv, n, dt, MPI_COMM_WORLD);
+	return MPI_Iallgather(r->send, n, dt, r->recv, n, dt, MPI_COMM_WORLD, req);
+}
+
+static gc_rc mpi_fail(gc_wk_comm *c, int err, const gc_round *r, int bucket, gc_err *e)
+{
+	char msg[MPI_MAX_ERROR_STRING] = "";
+	int len = 0;
+	MPI_Error_string(err, msg, &len);
+	return gc_fail(e, GC_E_MPI, "rank %d: %s of bucket %d failed: %s", c->rank,
+		       coll_name(r->coll, ((struct mpi_st *)c->st)->blocking), bucket, msg);
+}
+
+static gc_rc mpi_run(gc_wk_comm *c, const gc_round *r, int bucket, gc_err *e)
+{
+	struct mpi_st *s = c->st;
+	MPI_Request req = MPI_REQUEST_NULL;
+	uint64_t t0 = gc_now_ns(), lim = t0 + (uint64_t)(c->deadline * 1e9);
+	int err, flag = 0;
+
+	if (r->count > (size_t)2147483647)
+		return gc_fail(e, GC_E_INVAL, "a round of %zu elements exceeds MPI's int count", r->count);
+	if (s->blocking) {
+		atomic_store(&s->busy_bucket, bucket);
+		atomic_store(&s->busy_coll, (int)r->coll);
+		atomic_store(&s->busy_since, t0);
+	}
+	err = start(c, r, &req);
+	atomic_store(&s->busy_since, 0);
+	if (err != MPI_SUCCESS)
+		return mpi_fail(c, err, r, bucket, e);
+	while (!s->blocking) {
+		err = MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+		if (err != MPI_SUCCESS)
+			return mpi_fail(c, err, r, bucket, e);
+		if (flag)
+			break;
+		if (gc_now_ns() > lim)
+			expire(c, bucket, (int)r->coll, 0, t0);
+		sched_yield();
+	}
+	return GC_OK;
+}
+
+static void mpi_abort(gc_wk_comm *c, int code)
+{
+	(void)c;
+	MPI_Abort(MPI_COMM_WORLD, code);
+	_exit(code);
+}
+
+static void mpi_release(gc_wk_comm *c)
+{
+	struct mpi_st *s = c->st;
+	if (!s)
+		return;
+	if (s->have_dog) {
+		atomic_store(&s->dog_quit, 1);
+		pthread_join(s->dog, NULL);
+	}
+	MPI_Op_free(&s->half_sum);
+	free(s);
+	c->st = NULL;
+}
+
+static const char *algo_name(const char *v, const char *const *names, int n)
+{
+	char *end;
+	long i = v ? strtol(v, &end, 10) : -1;
+	if (!v || *end || i < 0 || i >= n)
+		return v ? v : "default";
+	return names[i];
+}
+
+/* Which algorithm the run asked for, from the OMPI_MCA_* environment that mpirun --mca
+ * (or the user) set; "default" means OpenMPI's own decision rules. */
+static void describe_algos(gc_wk_comm *c, int blocking)
+{
+	static const char *const tuned_ar[] = { "default", "basic_linear", "nonoverlapping",
+		"recursive_doubling", "ring", "segmented_ring", "rabenseifner" };
+	static const char *const tuned_ag[] = { "default", "linear", "bruck", "recursive_doubling",
+		"ring", "neighbor_exchange", "two_proc" };
+	static const char *const nbc_ar[] = { "default", "ring", "binomial", "rabenseifner",
+		"recursive_doubling" };
+	static const char *const nbc_ag[] = { "default", "linear", "recursive_doubling" };
+	const char *dyn = getenv("OMPI_MCA_coll_tuned_use_dynamic_rules");
+	int on = dyn && strcmp(dyn, "0") && strcmp(dyn, "false");
+
+	if (!blocking) {
+		snprintf(c->algo_allreduce, sizeof(c->algo_allreduce), "libnbc:%s",
+			 algo_name(getenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm"), nbc_ar, 5));
+		snprintf(c->algo_allgather, sizeof(c->algo_allgather), "libnbc:%s",
+			 algo_name(getenv("OMPI_MCA_coll_libnbc_iallgather_algorithm"), nbc_ag, 3));
+		return;
+	}
+	snprintf(c->algo_allreduce, sizeof(c->algo_allreduce), "tuned:%s", on ?
+		 algo_name(getenv("OMPI_MCA_coll_tuned_allreduce_algorithm"), tuned_ar, 7) : "default");
+	snprintf(c->algo_allgather, sizeof(c->algo_allgather), "tuned:%s", on ?
+		 algo_name(getenv("OMPI_MCA_coll_tuned_allgather_algorithm"), tuned_ag, 7) : "default");
+}
+
+gc_rc gc_wk_comm_mpi_init(gc_wk_comm *c, const gc_wk_cfg *cfg, gc_err *e)
+{
+	struct mpi_st *s = calloc(1, sizeof(*s));
+	const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+	int len = 0;
+
+	if (!s)
+		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	memset(c, 0, sizeof(*c));
+	c->name = "mpi";
+	c->st = s;
+	c->deadline = cfg->deadline;
+	MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &c->world);
+	c->local_rank = lr ? atoi(lr) : 0;
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	MPI_Op_create(half_sum_fn, 1, &s->half_sum);
+	MPI_Get_library_version(c->lib_version, &len);
+	c->lib_version[strcspn(c->lib_version, "\r\n")] = 0;
+	s->blocking = cfg->blocking;
+	describe_algos(c, s->blocking);
+	c->run = mpi_run;
+	c->abort = mpi_abort;
+	c->release = mpi_release;
+	if (s->blocking) {
+		if (pthread_create(&s->dog, NULL, watchdog, c)) {
+			mpi_release(c);
+			return gc_fail(e, GC_E_STATE, "cannot start the watchdog thread");
+		}
+		s->have_dog = 1;
+	}
+	return GC_OK;
+}

@@ -1,0 +1,128 @@
+/* worker/wk_layout.c: tensors in backward order, DDP-style buckets, byte accounting,
+ * checksums and the deterministic gradient fill. */
+#include "wk.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strutil.h"
+
+static gc_rc fill_tensors(gc_wk_layout *l, const gc_wk_tensor_in *fwd, size_t nt, gc_err *e)
+{
+	size_t off = 0;
+	for (size_t i = 0; i < nt; i++) {
+		const gc_wk_tensor_in *s = &fwd[nt - 1 - i];
+		gc_wk_tensor *t = &l->t[i];
+		if (s->numel == 0 || s->ndim < 1 || s->ndim > 4 || s->shape[0] == 0)
+			return gc_fail(e, GC_E_INVAL, "tensor '%s' has an empty shape", s->name);
+		gc_strlcpy(t->name, s->name, sizeof(t->name));
+		t->d.ndim = s->ndim;
+		t->d.rows = s->shape[0];
+		t->d.cols = s->numel / s->shape[0];
+		t->numel = s->numel;
+		t->off = off;
+		t->t_bwd = s->t_bwd > 0 ? s->t_bwd : 0;
+		off += s->numel;
+	}
+	l->numel = off;
+	return GC_OK;
+}
+
+static void group_buckets(gc_wk_layout *l, double first_bytes, double bytes)
+{
+	size_t start = 0;
+	double have = 0, cap = first_bytes;
+	l->nb = 0;
+	for (size_t i = 0; i < l->nt; i++) {
+		have += 4.0 * (double)l->t[i].numel;
+		if (have >= cap || i + 1 == l->nt) {
+			gc_wk_bucket *b = &l->b[l->nb++];
+			b->t0 = start;
+			b->t1 = i + 1;
+			b->off = l->t[start].off;
+			b->numel = l->t[i].off + l->t[i].numel - b->off;
+			start = i + 1;
+			have = 0;
+			cap = bytes;
+		}
+	}
+}
+
+gc_rc gc_wk_layout_build(gc_wk_layout *out, const gc_wk_tensor_in *fwd, size_t nt,
+			 double first_bytes, double bytes, gc_err *e)
+{
+	gc_rc rc;
+	double tb = 0;
+	memset(out, 0, sizeof(*out));
+	if (nt == 0)
+		return gc_fail(e, GC_E_INVAL, "the model has no parameter tensors");
+	out->t = calloc(nt, sizeof(*out->t));
+	out->b = calloc(nt, sizeof(*out->b));
+	if (!out->t || !out->b) {
+		gc_wk_layout_release(out);
+		return gc_fail(e, GC_E_NOMEM, "out of memory for %zu tensors", nt);
+	}
+	out->nt = nt;
+	rc = fill_tensors(out, fwd, nt, e);
+	if (rc) {
+		gc_wk_layout_release(out);
+		return rc;
+	}
+	group_buckets(out, first_bytes, bytes);
+	for (size_t i = 0; i < nt; i++)
+		tb += out->t[i].t_bwd;
+	out->t_fwd = tb / 2; /* backward costs about twice the forward */
+	return GC_OK;
+}
+
+void gc_wk_layout_release(gc_wk_layout *l)
+{
+	if (!l)
+		return;
+	free(l->t);
+	free(l->b);
+	memset(l, 0, sizeof(*l));
+}
+
+void gc_wk_round_bytes(gc_coll coll, gc_dtype dt, size_t count, int world,
+		       uint64_t *sent, uint64_t *recv)
+{
+	uint64_t s = (uint64_t)count * gc_dtype_size(dt), p = world > 1 ? (uint64_t)world : 1;
+	if (coll == GC_COLL_ALLREDUCE)
+		*sent = 2 * (p - 1) * s / p;
+	else
+		*sent = (p - 1) * s;
+	*recv = *sent;
+}
+
+uint64_t gc_wk_fnv64(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+void gc_wk_fill_random(float *x, size_t n, uint64_t seed, float scale)
+{
+	uint64_t s = seed * 0x2545f4914f6cdd1dull + 1;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = splitmix(&s);
+		/* sum of four 16-bit uniforms: mean 0, variance 4/12, close to normal */
+		double u = (double)(r & 0xffff) + (double)((r >> 16) & 0xffff) +
+			   (double)((r >> 32) & 0xffff) + (double)(r >> 48);
+		x[i] = (float)((u / 65536.0 - 2.0) * 1.7320508 * scale);
+	}
+}

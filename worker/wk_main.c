@@ -1,0 +1,300 @@
+/* worker/wk_main.c: gcbench-worker's main: validate the command line (before MPI),
+ * bootstrap MPI (MPI_THREAD_SERIALIZED), run, then write the record file. */
+#include "wk_run.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "strutil.h"
+#include "timing.h"
+#include "worker/arch.h"
+
+#ifndef GC_VERSION
+#define GC_VERSION "0.1"
+#endif
+
+static void read_line(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	buf[0] = 0;
+	if (f) {
+		if (!fgets(buf, (int)n, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+static void json_env(gc_wk_json *j, const char *key, const char *var)
+{
+	gc_wk_json_str(j, key, getenv(var));
+}
+
+static void header_network(gc_wk_json *j, const gc_wk_cfg *c, const gc_wk_comm *m)
+{
+	char cc[64];
+	gc_wk_json_obj(j, "network");
+	gc_wk_json_str(j, "iface", c->iface[0] ? c->iface : NULL);
+	json_env(j, "pml", "OMPI_MCA_pml");
+	json_env(j, "btl", "OMPI_MCA_btl");
+	json_env(j, "btl_tcp_if_include", "OMPI_MCA_btl_tcp_if_include");
+	json_env(j, "mpi_yield_when_idle", "OMPI_MCA_mpi_yield_when_idle");
+	json_env(j, "coll_tuned_use_dynamic_rules", "OMPI_MCA_coll_tuned_use_dynamic_rules");
+	gc_wk_json_str(j, "allreduce_algorithm", m->algo_allreduce);
+	gc_wk_json_str(j, "allgather_algorithm", m->algo_allgather);
+	json_env(j, "NCCL_IB_DISABLE", "NCCL_IB_DISABLE");
+	json_env(j, "NCCL_SOCKET_IFNAME", "NCCL_SOCKET_IFNAME");
+	json_env(j, "NCCL_P2P_DISABLE", "NCCL_P2P_DISABLE");
+	json_env(j, "NCCL_SHM_DISABLE", "NCCL_SHM_DISABLE");
+	read_line("/proc/sys/net/ipv4/tcp_congestion_control", cc, sizeof(cc));
+	gc_wk_json_str(j, "tcp_congestion_control", cc[0] ? cc : NULL);
+	gc_wk_json_close(j);
+}
+
+static void header_run(gc_wk_json *j, const gc_wk_cfg *c, const gc_wk_comm *m,
+		       const gc_wk_result *r)
+{
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	gc_wk_json_str(j, "format", "gcbench-worker");
+	gc_wk_json_str(j, "method", gc_method_name(c->params.method));
+	gc_wk_json_str(j, "params", c->param_text);
+	gc_wk_json_str(j, "workload", c->workload);
+	gc_wk_json_str(j, "model", c->model);
+	gc_wk_json_int(j, "numel", (long long)r->numel);
+	gc_wk_json_int(j, "tensors", (long long)r->ntensors);
+	gc_wk_json_int(j, "buckets", (long long)r->nbuckets);
+	gc_wk_json_num(j, "bucket_first_mb", c->bucket_first_mb);
+	gc_wk_json_num(j, "bucket_mb", c->bucket_mb);
+	gc_wk_json_int(j, "world", m->world);
+	gc_wk_json_int(j, "rank", m->rank);
+	gc_wk_json_str(j, "host", host);
+	gc_wk_json_str(j, "backend", m->name);
+	gc_wk_json_str(j, "mpi_coll", c->blocking ? "blocking" : "nb");
+	gc_wk_json_int(j, "overlap", c->overlap);
+	gc_wk_json_int(j, "batch", c->batch);
+	gc_wk_json_num(j, "compute_scale", c->compute_scale);
+	gc_wk_json_num(j, "device_flops", c->device_flops > 0 ? c->device_flops : GC_V100_FLOPS);
+	gc_wk_json_str(j, "profile", c->profile[0] ? c->profile : NULL);
+	gc_wk_json_num(j, "t_backward_model", r->t_backward_model);
+	gc_wk_json_int(j, "iters", c->iters);
+	gc_wk_json_int(j, "warmup", c->warmup);
+	gc_wk_json_num(j, "lr", c->lr);
+	gc_wk_json_num(j, "deadline", c->deadline);
+}
+
+static char *build_header(const gc_wk_cfg *c, const gc_wk_comm *m, const gc_wk_result *r)
+{
+	gc_wk_json j;
+	char hex[32];
+	gc_wk_json_begin(&j);
+	header_run(&j, c, m, r);
+	header_network(&j, c, m);
+	gc_wk_json_obj(&j, "versions");
+	gc_wk_json_str(&j, "mpi", m->lib_version);
+	gc_wk_json_str(&j, "nccl", m->nccl_version[0] ? m->nccl_version : NULL);
+	gc_wk_json_str(&j, "gcbench", GC_VERSION);
+	gc_wk_json_close(&j);
+	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)r->sum_grad);
+	gc_wk_json_str(&j, "checksum_grad", hex);
+	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)r->sum_param);
+	gc_wk_json_str(&j, "checksum_param", hex);
+	gc_wk_json_num(&j, "final_loss", r->final_loss);
+	gc_wk_json_close(&j);
+	return gc_wk_json_take(&j);
+}
+
+static int dump(const char *path)
+{
+	gc_rec_file f;
+	gc_err e = { "" };
+	if (gc_rec_read(path, &f, &e)) {
+		gc_error("cannot dump '%s': %s", path, e.msg);
+		return 1;
+	}
+	printf("header %s\n", f.header);
+	printf("complete %d records %zu\n", f.complete, f.n);
+	printf("# rank iter warmup t_forward t_backward t_encode t_decode t_comm t_exposed "
+	       "t_optimizer t_iter t_iter_gpu loss bytes_sent bytes_recv\n");
+	for (size_t i = 0; i < f.n; i++) {
+		const struct gc_iter_rec *r = &f.recs[i];
+		printf("%u %u %u %.9f %.9f %.9f %.9f %.9f %.9f %.9f %.9f %.9f %.9g %llu %llu\n",
+		       r->rank, r->iter, r->warmup, r->t_forward, r->t_backward, r->t_encode,
+		       r->t_decode, r->t_comm, r->t_exposed, r->t_optimizer, r->t_iter,
+		       r->t_iter_gpu, r->loss, (unsigned long long)r->bytes_sent,
+		       (unsigned long long)r->bytes_recv);
+	}
+	gc_rec_file_release(&f);
+	return 0;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Time MPI_Allreduce (coll/tuned) and MPI_Iallreduce + wait (coll/libnbc) of n floats;
+ * per repetition the slowest rank counts. Rank 0 prints the medians. */
+static int bench_allreduce(const gc_wk_cfg *c, size_t n, int rank)
+{
+	int reps = c->iters, warm = c->warmup > 0 ? c->warmup : 1;
+	float *buf = malloc(n * sizeof(float)), *out = malloc(n * sizeof(float));
+	double *t[2] = { calloc((size_t)reps, sizeof(double)), calloc((size_t)reps, sizeof(double)) };
+	if (!buf || !out || !t[0] || !t[1]) {
+		gc_error("out of memory for a %zu-float all-reduce benchmark", n);
+		return 1;
+	}
+	gc_wk_fill_random(buf, n, 5 + (uint64_t)rank, 1.0f);
+	memset(out, 0, n * sizeof(float));
+	for (int k = 0; k < 2; k++)
+		for (int i = -warm; i < reps; i++) {
+			MPI_Request q;
+			double t0, dt;
+			MPI_Barrier(MPI_COMM_WORLD);
+			t0 = MPI_Wtime();
+			if (k == 0)
+				MPI_Allreduce(buf, out, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+			else {
+				MPI_Iallreduce(buf, out, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &q);
+				MPI_Wait(&q, MPI_STATUS_IGNORE);
+			}
+			dt = MPI_Wtime() - t0;
+			MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+			if (i >= 0)
+				t[k][i] = dt;
+		}
+	qsort(t[0], (size_t)reps, sizeof(double), cmp_d);
+	qsort(t[1], (size_t)reps, sizeof(double), cmp_d);
+	if (rank == 0)
+		printf("bench_allreduce floats %zu bytes %zu reps %d allreduce_s %.6f iallreduce_s %.6f\n",
+		       n, n * 4, reps, t[0][reps / 2], t[1][reps / 2]);
+	free(buf), free(out), free(t[0]), free(t[1]);
+	return 0;
+}
+
+/* Checks that need the workload but not MPI, so a bad model fails before MPI starts. */
+static gc_rc prevalidate(const gc_wk_cfg *c, size_t *numel, gc_err *e)
+{
+	gc_arch a;
+	gc_rc rc;
+	*numel = (size_t)GC_MLP_IN * GC_MLP_HID + GC_MLP_HID + GC_MLP_HID * GC_MLP_OUT + GC_MLP_OUT;
+	if (c->backend == GC_WK_NCCL && !GC_WK_HAVE_NCCL)
+		return gc_fail(e, GC_E_UNSUPPORTED, "--backend nccl: this gcbench-worker was built "
+			       "without NCCL (rebuild with CUDA=1 and nccl.h present), or use --backend mpi");
+	if (c->backend == GC_WK_NCCL && c->kind == GC_WK_TRAIN_MLP)
+		return gc_fail(e, GC_E_UNSUPPORTED, "workload 'train:mlp' runs on --backend mpi only");
+	if (c->kind != GC_WK_REPLAY)
+		return GC_OK;
+	rc = gc_arch_build(c->model, &a, e);
+	if (rc)
+		return rc;
+	*numel = a.numel;
+	gc_arch_release(&a);
+	return GC_OK;
+}
+
+static void check_iface(const gc_wk_cfg *c, int rank)
+{
+	const char *inc = getenv("OMPI_MCA_btl_tcp_if_include");
+	if (!c->iface[0])
+		return;
+	if (c->backend == GC_WK_NCCL && !getenv("NCCL_SOCKET_IFNAME"))
+		setenv("NCCL_SOCKET_IFNAME", c->iface, 1);
+	if (rank == 0 && c->backend == GC_WK_MPI && (!inc || strcmp(inc, c->iface)))
+		gc_warn("--iface '%s' but btl_tcp_if_include is '%s': MPI traffic may bypass the "
+			"shaped interface; add --mca btl_tcp_if_include %s to mpirun", c->iface,
+			inc ? inc : "(unset)", c->iface);
+}
+
+static gc_rc comm_init(const gc_wk_cfg *c, gc_wk_comm *m, gc_err *e)
+{
+#if GC_WK_HAVE_NCCL
+	if (c->backend == GC_WK_NCCL)
+		return gc_wk_comm_nccl_init(m, c, e);
+#endif
+	return gc_wk_comm_mpi_init(m, c, e);
+}
+
+static int finish(const gc_wk_cfg *c, gc_wk_comm *m, gc_wk_result *r)
+{
+	char path[512];
+	gc_err e = { "" };
+	char *hdr = build_header(c, m, r);
+	gc_rc rc = hdr ? gc_wk_out_path(path, sizeof(path), c->out, m->rank, &e) :
+		gc_fail(&e, GC_E_NOMEM, "out of memory for the header");
+	if (!rc)
+		rc = gc_rec_write(path, hdr, r->recs, r->n, &e);
+	free(hdr);
+	if (rc) {
+		gc_error("rank %d: cannot write the records: %s", m->rank, e.msg);
+		return 1;
+	}
+	if (m->rank == 0 && c->kind == GC_WK_TRAIN_MLP)
+		printf("final_loss %.4f\n", r->final_loss);
+	if (m->rank == 0)
+		printf("records %s\n", path);
+	return 0;
+}
+
+static int run_mpi(const gc_wk_cfg *c, size_t numel)
+{
+	gc_wk_comm m;
+	gc_wk_result r;
+	gc_err e = { "" };
+	int provided = 0, rank = 0, rc = 1;
+	MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (provided < MPI_THREAD_SERIALIZED) {
+		gc_error("rank %d: the MPI library gives thread level %d, below MPI_THREAD_SERIALIZED: "
+			 "the communication thread cannot call MPI safely; use an MPI built with threads", rank, provided);
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
+	check_iface(c, rank);
+	if (c->mode == GC_WK_BENCH_ALLREDUCE) {
+		rc = bench_allreduce(c, c->bench_count ? (size_t)c->bench_count : numel, rank);
+		MPI_Finalize();
+		return rc;
+	}
+	if (comm_init(c, &m, &e)) {
+		gc_error("rank %d: cannot start the %s back end: %s", rank,
+			 c->backend == GC_WK_NCCL ? "nccl" : "mpi", e.msg);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	if (gc_wk_train(c, &m, &r, &e)) {
+		gc_error("rank %d: %s", rank, e.msg);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	rc = finish(c, &m, &r);
+	free(r.recs);
+	m.release(&m);
+	MPI_Finalize();
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	gc_wk_cfg c;
+	gc_err e = { "" };
+	size_t numel = 0;
+	gc_log_init("gcbench-worker", GC_LOG_WARN);
+	if (gc_wk_args_parse(&c, argc, argv, &e)) {
+		gc_error("%s", e.msg);
+		return 2;
+	}
+	if (c.mode == GC_WK_HELP) {
+		gc_wk_usage(stdout);
+		return 0;
+	}
+	if (c.mode == GC_WK_DUMP)
+		return dump(c.dump);
+	if (prevalidate(&c, &numel, &e)) {
+		gc_error("%s", e.msg);
+		return 2;
+	}
+	return run_mpi(&c, numel);
+}
