@@ -1,5 +1,5 @@
 # model/: the performance model (bucketing, collectives, event model), its fitting,
 # and what-if sweeps. worker/arch*.c (architectures) are compiled by worker/module.mk.
 LIB_SRCS += $(wildcard model/*.c)
-UNIT_TESTS += $(BUILD)/tests/test_arch
+UNIT_TESTS += $(BUILD)/tests/test_arch $(BUILD)/tests/test_model
 FUZZ_TARGETS += fuzz_arch_csv

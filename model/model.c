@@ -1,0 +1,153 @@
+/* model/model.c: ring collectives and the event model of one iteration (model.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+
+void gc_model_params_default(gc_model_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->alpha = 25e-6;
+	p->bw = 10e9 / 8;
+	p->lambda = 1.0;
+	p->fwd_over_bwd = 0.5;
+	p->gpus_per_node = 1;
+	p->alpha_intra = 5e-6;
+	p->bw_intra = 100e9;
+	p->first_bucket_bytes = GC_BUCKET_FIRST_BYTES;
+	p->bucket_bytes = GC_BUCKET_BYTES;
+}
+
+/* Nodes and GPUs per node of a p-worker job; flat (g = 1) if p does not exceed g. */
+static void topo(const gc_model_params *mp, int p, int *g, int *nodes)
+{
+	*g = mp->gpus_per_node > 1 && p > mp->gpus_per_node ? mp->gpus_per_node : 1;
+	*nodes = (p + *g - 1) / *g;
+}
+
+/* Ring all-reduce: 2 a (p-1) + 2 B (p-1) / (p BW). Hierarchical: reduce-scatter and
+ * all-gather inside the node, and a ring among the nodes on the node's link carrying
+ * all g shards at once (so the node link sees 2 B (N-1)/N). */
+double gc_model_allreduce(const gc_model_params *mp, int p, double bytes)
+{
+	double ng, t;
+	int g, N;
+
+	if (p <= 1)
+		return 0;
+	topo(mp, p, &g, &N);
+	t = 2.0 * mp->alpha * (N - 1) + 2.0 * bytes * (N - 1) / (N * mp->bw);
+	if (g > 1) {
+		ng = g;
+		t += 2.0 * mp->alpha_intra * (g - 1) + 2.0 * bytes * (ng - 1) / (ng * mp->bw_intra);
+	}
+	return t;
+}
+
+/* Ring all-gather of m bytes per worker: a (p-1) + (p-1) m / BW. Hierarchical: gather
+ * inside the node, a ring among nodes with g m per node, then spread the other nodes'
+ * (N-1) g m inside the node. */
+double gc_model_allgather(const gc_model_params *mp, int p, double m)
+{
+	double t;
+	int g, N;
+
+	if (p <= 1)
+		return 0;
+	topo(mp, p, &g, &N);
+	t = mp->alpha * (N - 1) + (double)(N - 1) * g * m / mp->bw;
+	if (g > 1)
+		t += 2.0 * mp->alpha_intra * (g - 1) +
+		     (double)(g - 1) * m * (1.0 + (double)(N - 1)) / mp->bw_intra;
+	return t;
+}
+
+static double per_rate(double elems, double rate)
+{
+	return rate > 0 && elems > 0 ? elems / rate : 0;
+}
+
+/* State of the event model while walking the buckets. */
+struct ev {
+	double dev;        /* device clock: backward + encodes (from backward start) */
+	double comm;       /* communication channel free at */
+	double *done;      /* exchange end of each bucket */
+};
+
+static double exchange(const gc_model_params *mp, int p, int gather, size_t r0, size_t r1,
+		       double mid)
+{
+	double t = gather ? gc_model_allgather(mp, p, (double)r0) : gc_model_allreduce(mp, p, (double)r0);
+	if (r1)
+		t += mid + gc_model_allreduce(mp, p, (double)r1);
+	return t;
+}
+
+/* Walk the buckets: backward, encode on the device, exchange on the channel. */
+static void walk(const gc_arch *a, const gc_buckets *bk, const gc_model_method *m,
+		 const gc_model_params *mp, int p, struct ev *ev, gc_model_result *r)
+{
+	double lam = p > 1 ? mp->lambda : 1.0;
+	size_t i, j;
+
+	for (i = 0; i < bk->n; i++) {
+		const gc_bucket_span *s = &bk->b[i];
+		size_t r0, r1;
+		int gather;
+		double enc, x;
+
+		for (j = 0; j < s->count; j++)
+			ev->dev += lam * a->t[a->n - 1 - (s->first + j)].t_bwd;
+		if (p <= 1)
+			continue;
+		gather = gc_model_payload(a, s, m, &r0, &r1);
+		enc = m->m == GC_M_SYNCSGD ? 0 : per_rate((double)s->numel, mp->enc_rate[m->m]);
+		ev->dev += r1 ? enc / 2 : enc;    /* PowerSGD: the other half between rounds */
+		x = exchange(mp, p, gather, r0, r1, r1 ? enc / 2 : 0);
+		ev->comm = fmax(ev->dev, ev->comm) + x;
+		ev->done[i] = ev->comm;
+		r->encode += enc;
+		r->comm += x - (r1 ? enc / 2 : 0);
+		r->bytes_sent += r0 + r1;
+	}
+}
+
+gc_rc gc_model_predict(const gc_arch *a, const gc_model_method *m, const gc_model_params *mp,
+		       int p, gc_model_result *out, gc_err *e)
+{
+	struct ev ev = { 0, 0, NULL };
+	gc_buckets bk;
+	double bwd = gc_arch_backward_total(a), t_fwd, lam, end;
+	size_t i;
+	gc_rc rc;
+
+	memset(out, 0, sizeof(*out));
+	if (p < 1 || !(mp->bw > 0) || mp->alpha < 0 || mp->lambda <= 0 || mp->gpus_per_node < 1)
+		return gc_fail(e, GC_E_INVAL, "model: need p >= 1 (got %d), bandwidth > 0, "
+			       "latency >= 0, lambda > 0 and gpus per node >= 1", p);
+	if ((rc = gc_buckets_make(a, mp->first_bucket_bytes, mp->bucket_bytes, &bk, e)))
+		return rc;
+	if (!(ev.done = calloc(bk.n, sizeof(double)))) {
+		gc_buckets_release(&bk);
+		return gc_fail(e, GC_E_NOMEM, "model: out of memory");
+	}
+	walk(a, &bk, m, mp, p, &ev, out);
+	end = ev.dev;
+	for (i = 0; p > 1 && i < bk.n; i++) {      /* decodes: after backward, in order */
+		double d = per_rate(gc_model_decode_elems(m, bk.b[i].numel, p), mp->dec_rate[m->m]);
+		end = fmax(end, ev.done[i]) + d;
+		out->decode += d;
+	}
+	lam = p > 1 ? mp->lambda : 1.0;
+	t_fwd = mp->fwd_over_bwd * bwd;
+	out->compute = t_fwd + lam * bwd;
+	out->optimizer = mp->t_opt;
+	out->total = t_fwd + end + mp->t_opt;
+	out->exposed = fmax(0, out->total - out->compute - out->encode - out->decode - out->optimizer);
+	out->study = t_fwd + fmax(lam * bwd, out->comm) + out->encode + out->decode + mp->t_opt;
+	out->nbuckets = bk.n;
+	free(ev.done);
+	gc_buckets_release(&bk);
+	return GC_OK;
+}

@@ -1,0 +1,136 @@
+/* model/model.h: the performance model of data-parallel training with and without
+ * gradient compression (Agarwal et al., MLSys 2022), its fitting, and the bucketing
+ * shared with the worker. docs/model.md derives every formula and default.
+ *
+ * Units: seconds, bytes, bytes/s (BW is per direction of one node's link), elements/s.
+ *
+ * Event model of one iteration (gc_model_predict):
+ *   forward (t_fwd) -> backward over the tensors in backward order, each t_bwd * lambda
+ *   (lambda: slowdown of compute by concurrent communication, p > 1 only). A bucket is
+ *   ready when its last tensor's gradient is; its encode runs on the device right then
+ *   (delaying later backward work); its exchange starts at max(encode end, previous
+ *   exchange end) on one communication channel; PowerSGD runs two exchanges (P with the
+ *   uncompressed tensors, then Q) with half its encode between them. Decodes run on the
+ *   device after backward, in bucket order, each once its exchange is done. Iteration =
+ *   forward + max(device end, last decode end) + optimizer. The last bucket cannot
+ *   overlap. p = 1: no exchange, no encode/decode.
+ */
+#ifndef GC_MODEL_H
+#define GC_MODEL_H
+
+#include <stddef.h>
+
+#include "kernels/compress.h"
+#include "result.h"
+#include "worker/arch.h"
+
+/* ---- bucketing (the worker's rule; the worker can reuse it) ----------------------
+ * Tensors in backward order (forward index n-1 first), whole tensors only; a bucket
+ * closes once it holds >= first_bytes (the first) or >= bytes (the others) of fp32
+ * gradient; the last may be smaller. DDP's defaults: 1 MiB, 25 MiB. */
+#define GC_BUCKET_FIRST_BYTES (1u << 20)
+#define GC_BUCKET_BYTES (25u << 20)
+
+typedef struct gc_bucket_span {
+	size_t first;     /* position in backward order of its first tensor: forward index
+	                   * of tensor j of the bucket is arch.n - 1 - (first + j) */
+	size_t count;     /* tensors */
+	size_t numel;
+} gc_bucket_span;
+
+typedef struct gc_buckets {
+	gc_bucket_span *b;
+	size_t n;
+} gc_buckets;
+
+gc_rc gc_buckets_make(const gc_arch *a, size_t first_bytes, size_t bytes, gc_buckets *out,
+		      gc_err *e);
+void gc_buckets_release(gc_buckets *b);                      /* accepts NULL */
+
+/* ---- methods ------------------------------------------------------------------- */
+typedef struct gc_model_method {
+	gc_method m;
+	double ratio;            /* topk, mstopk: (0, 1], default 0.01 */
+	int rank;                /* powersgd: 1..32, default 4 */
+	double min_compression;  /* powersgd: default 2 */
+	int scaled;              /* signsgd: +4 bytes per tensor of scales */
+	char label[64];          /* the spec as given, e.g. "topk:ratio=0.01" */
+} gc_model_method;
+
+/* "syncsgd", "fp16", "signsgd[:scaled=1]", "topk:ratio=R", "mstopk:ratio=R",
+ * "powersgd:rank=N[,min_compression=X]". Errors name the method/key/value and the
+ * valid choices. */
+gc_rc gc_model_method_parse(const char *spec, gc_model_method *out, gc_err *e);
+
+/* Per-worker payload of one bucket as kernels/compress.h defines it: round0 (and
+ * round1 for powersgd, else 0) in bytes; returns 1 if the method all-gathers. */
+int gc_model_payload(const gc_arch *a, const gc_bucket_span *s, const gc_model_method *m,
+		     size_t *round0, size_t *round1);
+
+/* Decode work of a bucket of n elements on p workers, in elements (see
+ * gc_model_predict). */
+double gc_model_decode_elems(const gc_model_method *m, size_t n, int p);
+
+/* ---- parameters and prediction ---------------------------------------------------- */
+typedef struct gc_model_params {
+	double alpha;                    /* per-hop latency between nodes, s */
+	double bw;                       /* node link bandwidth, bytes/s */
+	double lambda;                   /* compute slowdown under communication, >= 1 */
+	double enc_rate[GC_M__COUNT];    /* elements/s; 0 = free */
+	double dec_rate[GC_M__COUNT];    /* elements/s of decode work (see gc_model_predict) */
+	double fwd_over_bwd;             /* forward time / backward time; default 0.5 */
+	double t_opt;                    /* optimizer step, s */
+	int gpus_per_node;               /* g >= 1: hierarchical when > 1 */
+	double alpha_intra, bw_intra;    /* links inside a node (NVLink/PCIe) */
+	size_t first_bucket_bytes, bucket_bytes;
+} gc_model_params;
+
+/* Defaults: alpha 25 us, bw 10 Gbit/s, lambda 1, free encode/decode, fwd 0.5x backward,
+ * t_opt 0, flat ring (g 1; intra 5 us, 100 GB/s), DDP buckets. */
+void gc_model_params_default(gc_model_params *p);
+
+typedef struct gc_model_result {
+	double compute;      /* forward + lambda * backward (s) */
+	double encode, decode, optimizer;
+	double comm;         /* time inside collectives, summed over buckets and rounds */
+	double exposed;      /* total - compute - encode - decode - optimizer (>= 0) */
+	double total;        /* event model's iteration time */
+	double study;        /* the study's form: t_fwd + max(lambda T_bwd, sum T_coll) +
+	                      * encode + decode + optimizer */
+	size_t bytes_sent;   /* per worker per iteration, payloads */
+	size_t nbuckets;
+} gc_model_result;
+
+/* Ring collectives (flat when g == 1 or p <= g, else intra-node + inter-node ring);
+ * 0 for p <= 1. bytes: the all-reduced buffer / one worker's all-gather payload. */
+double gc_model_allreduce(const gc_model_params *mp, int p, double bytes);
+double gc_model_allgather(const gc_model_params *mp, int p, double bytes);
+
+/* Predict one iteration of arch (timed: t_bwd set) on p workers with method m.
+ * Decode work in elements: signsgd n*p (unpack every worker's bits), topk/mstopk
+ * n + k*p, powersgd and fp16 n, syncsgd 0; encode: n for every method but syncsgd. */
+gc_rc gc_model_predict(const gc_arch *a, const gc_model_method *m, const gc_model_params *mp,
+		       int p, gc_model_result *out, gc_err *e);
+
+/* ---- fitting ------------------------------------------------------------------------ */
+typedef struct gc_calib_sample {
+	gc_coll coll;        /* GC_COLL_ALLREDUCE or GC_COLL_ALLGATHER */
+	int p;
+	double bytes;        /* as gc_model_allreduce/allgather take them */
+	double seconds;
+} gc_calib_sample;
+
+/* Least squares for alpha and bw of the flat ring formulas (g = 1); needs >= 2 samples
+ * with p >= 2 that are not collinear. Results must be positive (else GC_E_INVAL saying so). */
+gc_rc gc_model_fit_link(const gc_calib_sample *s, size_t n, double *alpha, double *bw,
+			gc_err *e);
+
+/* lambda from compute-bound runs: measured[i] ~ lambda * compute[i] (through 0). */
+gc_rc gc_model_fit_lambda(const double *compute, const double *measured, size_t n,
+			  double *lambda, gc_err *e);
+
+/* A rate (elements/s) from (elements, seconds) pairs: seconds ~ elements / rate. */
+gc_rc gc_model_fit_rate(const double *elements, const double *seconds, size_t n,
+			double *rate, gc_err *e);
+
+#endif
