@@ -20,13 +20,14 @@ static gc_rc push(char **v, int *n, const char *s)
 	return GC_OK;
 }
 
-static gc_rc push_opt(char **v, int *n, const char *fmt, const char *val)
+/* "-o" "key=val" */
+static gc_rc push_opt(char **v, int *n, const char *key, const char *val)
 {
 	char buf[1024];
 	gc_rc rc = push(v, n, "-o");
 	if (rc)
 		return rc;
-	snprintf(buf, sizeof(buf), fmt, val);
+	snprintf(buf, sizeof(buf), "%s=%s", key, val);
 	return push(v, n, buf);
 }
 
@@ -78,21 +79,23 @@ static gc_rc add_options(const gc_ssh_target *t, char **v, int *n)
 
 	if (t->ssh_config)
 		rc = rc ? rc : push(v, n, "-F"), rc = rc ? rc : push(v, n, t->ssh_config);
-	rc = rc ? rc : push_opt(v, n, "BatchMode=%s", "yes");
-	rc = rc ? rc : push_opt(v, n, "StrictHostKeyChecking=%s", t->insecure_host_keys ? "accept-new" : "yes");
+	rc = rc ? rc : push_opt(v, n, "BatchMode", "yes");
+	rc = rc ? rc : push_opt(v, n, "StrictHostKeyChecking", t->insecure_host_keys ? "accept-new" : "yes");
 	snprintf(buf, sizeof(buf), "%d", t->connect_timeout > 0 ? (int)t->connect_timeout : 10);
-	rc = rc ? rc : push_opt(v, n, "ConnectTimeout=%s", buf);
-	rc = rc ? rc : push_opt(v, n, "ServerAliveInterval=%s", "5");
-	rc = rc ? rc : push_opt(v, n, "ServerAliveCountMax=%s", "3");
+	rc = rc ? rc : push_opt(v, n, "ConnectTimeout", buf);
+	rc = rc ? rc : push_opt(v, n, "ServerAliveInterval", "5");
+	rc = rc ? rc : push_opt(v, n, "ServerAliveCountMax", "3");
 	if (t->control_dir) {
-		rc = rc ? rc : push_opt(v, n, "ControlMaster=%s", "auto");
-		rc = rc ? rc : push_opt(v, n, "ControlPath=%s/cm-%%C", t->control_dir);
-		rc = rc ? rc : push_opt(v, n, "ControlPersist=%s", "60");
+		char cpath[1100];
+		snprintf(cpath, sizeof(cpath), "%s/cm-%%C", t->control_dir);
+		rc = rc ? rc : push_opt(v, n, "ControlMaster", "auto");
+		rc = rc ? rc : push_opt(v, n, "ControlPath", cpath);
+		rc = rc ? rc : push_opt(v, n, "ControlPersist", "60");
 	}
 	if (t->identity) {
 		rc = rc ? rc : push(v, n, "-i");
 		rc = rc ? rc : push(v, n, t->identity);
-		rc = rc ? rc : push_opt(v, n, "IdentitiesOnly=%s", "yes");
+		rc = rc ? rc : push_opt(v, n, "IdentitiesOnly", "yes");
 	}
 	if (t->user)
 		rc = rc ? rc : push(v, n, "-l"), rc = rc ? rc : push(v, n, t->user);
