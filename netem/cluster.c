@@ -1,0 +1,635 @@
+/* netem/cluster.c: namespaces + veth + bridge + sshd per node (see cluster.h). */
+#include "netem/cluster.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "netem/netns.h"
+#include "netem/proc.h"
+#include "netem/shape.h"
+#include "strutil.h"
+#include "timing.h"
+
+#define IP "ip"
+#define T_CMD 30    /* seconds for one ip/ssh-keygen command */
+
+struct cl {
+	const char *name;
+	int k, n;
+	char dir[128];
+};
+
+int gc_cluster_valid_name(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+	return n >= 1 && n <= 12 && strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789-") == n;
+}
+
+int gc_cluster_subnet(const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return 1 + (int)(h % 250);
+}
+
+gc_rc gc_cluster_dir(const char *name, char *buf, size_t n, gc_err *e)
+{
+	const char *home = getenv("GCBENCH_HOME");
+	int len;
+
+	if (!home || !*home)
+		home = "/var/lib/gcbench";
+	if (home[0] != '/' || strchr(home, '\n') || strchr(home, ' '))
+		return gc_fail(e, GC_E_INVAL, "GCBENCH_HOME '%s' must be an absolute path without "
+			       "spaces", home);
+	len = snprintf(buf, n, "%s/clusters/%s", home, name);
+	if (len < 0 || (size_t)len >= n || len > 60)
+		return gc_fail(e, GC_E_INVAL, "cluster directory '%s/clusters/%s' is too long (at "
+			       "most 60 bytes: ssh's control sockets live there)", home, name);
+	return GC_OK;
+}
+
+static void node_netns(const struct cl *c, int i, char *buf, size_t n)
+{
+	snprintf(buf, n, "gcb-%s-n%d", c->name, i);
+}
+
+static void node_addr(const struct cl *c, int i, char *buf, size_t n)
+{
+	snprintf(buf, n, "10.213.%d.%d", c->k, 10 + i);
+}
+
+static void host_veth(const struct cl *c, int i, char *buf, size_t n)
+{
+	snprintf(buf, n, "gc%d-v%d", c->k, i);
+}
+
+static void bridge_name(const struct cl *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "gc%d-br", c->k);
+}
+
+static void path_of(const struct cl *c, const char *file, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s/%s", c->dir, file);
+}
+
+static int link_exists(const char *dev)
+{
+	char p[128];
+	snprintf(p, sizeof(p), "/sys/class/net/%s", dev);
+	return access(p, F_OK) == 0;
+}
+
+static gc_rc need_root(gc_err *e)
+{
+	if (geteuid() != 0)
+		return gc_fail(e, GC_E_PERM, "the local cluster needs root (CAP_NET_ADMIN and "
+			       "CAP_SYS_ADMIN to create namespaces, links and bridges): run as root");
+	return GC_OK;
+}
+
+static gc_rc cl_init(struct cl *c, const char *name, gc_err *e)
+{
+	if (!gc_cluster_valid_name(name))
+		return gc_fail(e, GC_E_INVAL, "invalid cluster name '%.32s': use 1-12 of [a-z0-9-]",
+			       name ? name : "");
+	memset(c, 0, sizeof(*c));
+	c->name = name;
+	c->k = gc_cluster_subnet(name);
+	return gc_cluster_dir(name, c->dir, sizeof(c->dir), e);
+}
+
+static gc_rc write_file(const char *path, const char *text, gc_err *e)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		return gc_fail(e, GC_E_IO, "cannot write '%s': %s", path, strerror(errno));
+	return GC_OK;
+}
+
+/* Read nodes=N from cluster.conf; 0 when absent or unreadable. */
+static int read_conf_nodes(const struct cl *c, char *owner, size_t on)
+{
+	char path[PATH_MAX], line[128];
+	FILE *f;
+	int n = 0;
+
+	path_of(c, "cluster.conf", path, sizeof(path));
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "nodes=", 6))
+			n = atoi(line + 6);
+		if (owner && !strncmp(line, "name=", 5))
+			snprintf(owner, on, "%.*s", (int)strcspn(line + 5, "\n"), line + 5);
+	}
+	fclose(f);
+	return n > 0 && n <= GC_CLUSTER_MAX_NODES ? n : 0;
+}
+
+/* 1 when addr:22 accepts a TCP connection within timeout_ms. */
+static int tcp_reachable(const char *addr, int timeout_ms)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(22) };
+	struct pollfd pfd;
+	int fd, err = 0, ok = 0;
+	socklen_t len = sizeof(err);
+
+	if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
+		return 0;
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		ok = 1;
+	} else if (errno == EINPROGRESS) {
+		pfd.fd = fd;
+		pfd.events = POLLOUT;
+		if (poll(&pfd, 1, timeout_ms) == 1 &&
+		    !getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) && !err)
+			ok = 1;
+	}
+	close(fd);
+	return ok;
+}
+
+/* The pid of node i's sshd from its pid file, when it still runs; else 0. */
+static pid_t sshd_pid(const struct cl *c, int i)
+{
+	char path[PATH_MAX], needle[64], line[32];
+	FILE *f;
+	pid_t pid = 0;
+
+	snprintf(needle, sizeof(needle), "n%d.pid", i);
+	path_of(c, needle, path, sizeof(path));
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fgets(line, sizeof(line), f))
+		pid = (pid_t)atoi(line);
+	fclose(f);
+	snprintf(needle, sizeof(needle), "/n%d.sshd_config", i);
+	return pid > 1 && gc_pid_matches(pid, needle) ? pid : 0;
+}
+
+static void node_status(const struct cl *c, int i, struct gc_node_status *s)
+{
+	snprintf(s->name, sizeof(s->name), "n%d", i);
+	node_netns(c, i, s->netns, sizeof(s->netns));
+	node_addr(c, i, s->address, sizeof(s->address));
+	s->netns_exists = gc_netns_exists(s->netns);
+	s->sshd_pid = sshd_pid(c, i);
+	s->reachable = s->sshd_pid && tcp_reachable(s->address, 1000);
+}
+
+gc_rc gc_cluster_status(const char *name, struct gc_cluster_status *st, gc_err *e)
+{
+	struct cl c;
+	char br[32];
+	gc_rc rc;
+	int i, n;
+
+	memset(st, 0, sizeof(*st));
+	if ((rc = cl_init(&c, name, e)))
+		return rc;
+	gc_strlcpy(st->name, name, sizeof(st->name));
+	gc_strlcpy(st->dir, c.dir, sizeof(st->dir));
+	st->subnet = c.k;
+	st->nodes = read_conf_nodes(&c, NULL, 0);
+	bridge_name(&c, br, sizeof(br));
+	st->bridge_exists = link_exists(br);
+	st->healthy = st->nodes > 0 && st->bridge_exists;
+	/* look past the configured size too: a half-built cluster may have more */
+	for (i = 1, n = st->nodes; i <= GC_CLUSTER_MAX_NODES; i++) {
+		node_status(&c, i, &st->node[i - 1]);
+		if (i > n && !st->node[i - 1].netns_exists && !st->node[i - 1].sshd_pid)
+			break;
+		if (i > st->nodes)
+			st->nodes = i, st->healthy = 0;
+		if (!st->node[i - 1].reachable)
+			st->healthy = 0;
+	}
+	return GC_OK;
+}
+
+static void down_node(const struct cl *c, int i)
+{
+	char ns[32], v[32];
+	const char *del_ns[] = { IP, "netns", "del", ns, NULL };
+	const char *del_v[] = { IP, "link", "del", v, NULL };
+
+	node_netns(c, i, ns, sizeof(ns));
+	host_veth(c, i, v, sizeof(v));
+	if (gc_netns_exists(ns)) {
+		gc_shape_clear("eth0", ns, NULL);
+		gc_netns_kill_all(ns);
+		gc_run(del_ns, T_CMD, NULL);
+	}
+	if (link_exists(v))
+		gc_run(del_v, T_CMD, NULL);
+}
+
+/* Remove the cluster directory (flat: only files gcbench wrote). */
+static gc_rc remove_dir(const struct cl *c, gc_err *e)
+{
+	char path[PATH_MAX];
+	struct dirent *d;
+	DIR *dp = opendir(c->dir);
+
+	if (!dp)
+		return errno == ENOENT ? GC_OK : gc_fail(e, GC_E_IO, "cannot read '%s': %s",
+							 c->dir, strerror(errno));
+	while ((d = readdir(dp)))
+		if (strcmp(d->d_name, ".") && strcmp(d->d_name, "..")) {
+			path_of(c, d->d_name, path, sizeof(path));
+			unlink(path);
+		}
+	closedir(dp);
+	if (rmdir(c->dir) && errno != ENOENT)
+		return gc_fail(e, GC_E_IO, "cannot remove '%s': %s", c->dir, strerror(errno));
+	return GC_OK;
+}
+
+/* After down: what is still there, as an error. */
+static gc_rc check_gone(const struct cl *c, gc_err *e)
+{
+	char ns[32], br[32], needle[PATH_MAX];
+	int i;
+
+	for (i = 1; i <= GC_CLUSTER_MAX_NODES; i++) {
+		node_netns(c, i, ns, sizeof(ns));
+		if (gc_netns_exists(ns))
+			return gc_fail(e, GC_E_STATE, "namespace '%s' is still there after down", ns);
+	}
+	bridge_name(c, br, sizeof(br));
+	if (link_exists(br))
+		return gc_fail(e, GC_E_STATE, "bridge '%s' is still there after down", br);
+	snprintf(needle, sizeof(needle), "%s/", c->dir);
+	if (access(c->dir, F_OK) == 0)
+		return gc_fail(e, GC_E_STATE, "directory '%s' is still there after down", c->dir);
+	return GC_OK;
+}
+
+gc_rc gc_cluster_down(const char *name, gc_err *e)
+{
+	struct cl c;
+	char br[32], needle[PATH_MAX];
+	const char *del_br[] = { IP, "link", "del", br, NULL };
+	gc_rc rc;
+	int i;
+
+	if ((rc = cl_init(&c, name, e)) || (rc = need_root(e)))
+		return rc;
+	/* sshd (-f DIR/n1.sshd_config) and ssh ControlMaster processes (DIR/cm-...) */
+	snprintf(needle, sizeof(needle), "%s/", c.dir);
+	gc_kill_matching(needle);
+	for (i = 1; i <= GC_CLUSTER_MAX_NODES; i++)
+		down_node(&c, i);
+	bridge_name(&c, br, sizeof(br));
+	if (link_exists(br))
+		gc_run(del_br, T_CMD, NULL);
+	if ((rc = remove_dir(&c, e)))
+		return rc;
+	return check_gone(&c, e);
+}
+
+static gc_rc run_ip(gc_err *e, const char *a1, const char *a2, const char *a3, const char *a4,
+		    const char *a5, const char *a6, const char *a7, const char *a8)
+{
+	const char *argv[] = { IP, a1, a2, a3, a4, a5, a6, a7, a8, NULL };
+	return gc_run(argv, T_CMD, e);
+}
+
+/* Write net.ipv4.tcp_congestion_control=reno inside namespace ns. */
+static gc_rc set_reno(const char *ns, gc_err *e)
+{
+	int saved, fd, ok;
+	gc_rc rc = gc_netns_enter(ns, &saved, e);
+
+	if (rc)
+		return rc;
+	fd = open("/proc/sys/net/ipv4/tcp_congestion_control", O_WRONLY | O_CLOEXEC);
+	ok = fd >= 0 && write(fd, "reno\n", 5) == 5;
+	if (fd >= 0)
+		close(fd);
+	gc_netns_leave(saved);
+	return ok ? GC_OK : gc_fail(e, GC_E_IO, "cannot set tcp congestion control reno in '%s'", ns);
+}
+
+static gc_rc make_bridge(const struct cl *c, gc_err *e)
+{
+	char br[32], addr[32];
+	gc_rc rc;
+
+	bridge_name(c, br, sizeof(br));
+	snprintf(addr, sizeof(addr), "10.213.%d.1/24", c->k);
+	if ((rc = run_ip(e, "link", "add", br, "type", "bridge", NULL, NULL, NULL)) ||
+	    (rc = run_ip(e, "addr", "add", addr, "dev", br, NULL, NULL, NULL)))
+		return rc;
+	return run_ip(e, "link", "set", br, "up", NULL, NULL, NULL, NULL);
+}
+
+static gc_rc make_node_net(const struct cl *c, int i, gc_err *e)
+{
+	char ns[32], v[32], p[32], br[32], addr[32];
+	gc_rc rc;
+
+	node_netns(c, i, ns, sizeof(ns));
+	host_veth(c, i, v, sizeof(v));
+	snprintf(p, sizeof(p), "gc%d-p%d", c->k, i);
+	bridge_name(c, br, sizeof(br));
+	node_addr(c, i, addr, sizeof(addr));
+	strcat(addr, "/24");
+	if ((rc = run_ip(e, "netns", "add", ns, NULL, NULL, NULL, NULL, NULL)) ||
+	    (rc = run_ip(e, "link", "add", v, "type", "veth", "peer", "name", p)) ||
+	    (rc = run_ip(e, "link", "set", p, "netns", ns, NULL, NULL, NULL)) ||
+	    (rc = run_ip(e, "link", "set", v, "master", br, "up", NULL, NULL)) ||
+	    (rc = run_ip(e, "-n", ns, "link", "set", p, "name", "eth0", NULL)) ||
+	    (rc = run_ip(e, "-n", ns, "addr", "add", addr, "dev", "eth0", NULL)) ||
+	    (rc = run_ip(e, "-n", ns, "link", "set", "eth0", "up", NULL, NULL)) ||
+	    (rc = run_ip(e, "-n", ns, "link", "set", "lo", "up", NULL, NULL)))
+		return rc;
+	return set_reno(ns, e);
+}
+
+static gc_rc write_sshd_config(const struct cl *c, int i, char *cfg, size_t n, gc_err *e)
+{
+	char addr[32], text[2048], f[32];
+
+	node_addr(c, i, addr, sizeof(addr));
+	snprintf(f, sizeof(f), "n%d.sshd_config", i);
+	path_of(c, f, cfg, n);
+	snprintf(text, sizeof(text),
+		 "# sshd of node n%d of gcbench cluster '%s' (written by gcbench cluster up)\n"
+		 "ListenAddress %s:22\nHostKey %s/host_key\nPidFile none\n"
+		 "AuthorizedKeysFile %s/authorized_keys\nPermitRootLogin prohibit-password\n"
+		 "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"
+		 "PrintMotd no\nPrintLastLog no\nX11Forwarding no\nMaxStartups 100:30:200\n"
+		 "MaxSessions 64\nAcceptEnv LANG LC_* OMPI_* GCBENCH_*\n"
+		 "Subsystem sftp internal-sftp\n", i, c->name, addr, c->dir, c->dir);
+	return write_file(cfg, text, e);
+}
+
+/* In the child: enter the node's namespace and a new UTS namespace, become sshd. */
+static void sshd_child(const struct cl *c, int i, const char *cfg, const char *log)
+{
+	char ns[32], host[16];
+	int saved, fd;
+
+	node_netns(c, i, ns, sizeof(ns));
+	snprintf(host, sizeof(host), "n%d", i);
+	if (gc_netns_enter(ns, &saved, NULL) || unshare(CLONE_NEWUTS) ||
+	    sethostname(host, strlen(host)))
+		_exit(126);
+	close(saved);
+	setsid();
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+	}
+	fd = open("/dev/null", O_RDONLY);
+	if (fd >= 0)
+		dup2(fd, 0);
+	execl("/usr/sbin/sshd", "sshd", "-D", "-e", "-f", cfg, (char *)NULL);
+	_exit(127);
+}
+
+static gc_rc start_sshd(const struct cl *c, int i, gc_err *e)
+{
+	char cfg[PATH_MAX], log[PATH_MAX], pidf[PATH_MAX], f[32], num[32];
+	pid_t pid;
+	gc_rc rc;
+
+	if ((rc = write_sshd_config(c, i, cfg, sizeof(cfg), e)))
+		return rc;
+	snprintf(f, sizeof(f), "n%d.log", i);
+	path_of(c, f, log, sizeof(log));
+	snprintf(f, sizeof(f), "n%d.pid", i);
+	path_of(c, f, pidf, sizeof(pidf));
+	pid = fork();
+	if (pid < 0)
+		return gc_fail(e, GC_E_CHILD, "fork: %s", strerror(errno));
+	if (pid == 0)
+		sshd_child(c, i, cfg, log);
+	snprintf(num, sizeof(num), "%d\n", (int)pid);
+	return write_file(pidf, num, e);
+}
+
+/* Wait until node i's sshd accepts TCP connections (up to 15 s). */
+static gc_rc wait_sshd(const struct cl *c, int i, gc_err *e)
+{
+	uint64_t end = gc_now_ns() + 15000000000ull;
+	char addr[32];
+
+	node_addr(c, i, addr, sizeof(addr));
+	while (gc_now_ns() < end) {
+		if (tcp_reachable(addr, 200))
+			return GC_OK;
+		usleep(50000);
+	}
+	return gc_fail(e, GC_E_TIMEOUT, "sshd of node n%d (%s:22) did not accept connections "
+		       "within 15 s; see %s/n%d.log", i, addr, c->dir, i);
+}
+
+static gc_rc read_small(const char *path, char *buf, size_t n, gc_err *e)
+{
+	FILE *f = fopen(path, "r");
+	size_t r;
+
+	if (!f)
+		return gc_fail(e, GC_E_IO, "cannot read '%s': %s", path, strerror(errno));
+	r = fread(buf, 1, n - 1, f);
+	fclose(f);
+	buf[r] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return GC_OK;
+}
+
+static gc_rc make_keys(const struct cl *c, gc_err *e)
+{
+	char hk[PATH_MAX], ck[PATH_MAX], comment[64], pub[1024], ak[PATH_MAX];
+	const char *gen_h[] = { "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment,
+				"-f", hk, NULL };
+	const char *gen_c[] = { "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment,
+				"-f", ck, NULL };
+	gc_rc rc;
+
+	snprintf(comment, sizeof(comment), "gcbench-cluster-%s", c->name);
+	path_of(c, "host_key", hk, sizeof(hk));
+	path_of(c, "id_ed25519", ck, sizeof(ck));
+	path_of(c, "authorized_keys", ak, sizeof(ak));
+	if ((rc = gc_run(gen_h, T_CMD, e)) || (rc = gc_run(gen_c, T_CMD, e)))
+		return rc;
+	strcat(ck, ".pub");
+	if ((rc = read_small(ck, pub, sizeof(pub) - 2, e)))
+		return rc;
+	strcat(pub, "\n");
+	rc = write_file(ak, pub, e);
+	chmod(ak, 0600);
+	return rc;
+}
+
+/* known_hosts, ssh_config and inventory.yaml, for nodes 1..n. */
+static gc_rc write_client_files(const struct cl *c, gc_err *e)
+{
+	char path[PATH_MAX], hostpub[1024], addr[32], *kh, *sc, *inv;
+	size_t cap = 4096 + (size_t)c->n * 1024, lk = 0, ls = 0, li = 0;
+	gc_rc rc;
+	int i;
+
+	path_of(c, "host_key.pub", path, sizeof(path));
+	if ((rc = read_small(path, hostpub, sizeof(hostpub), e)))
+		return rc;
+	kh = calloc(1, cap), sc = calloc(1, cap), inv = calloc(1, cap);
+	if (!kh || !sc || !inv) {
+		rc = gc_fail(e, GC_E_NOMEM, "out of memory");
+		goto out;
+	}
+	ls += (size_t)snprintf(sc + ls, cap - ls, "# ssh client config of gcbench cluster '%s': "
+			       "ssh -F %s/ssh_config n1 hostname\n", c->name, c->dir);
+	li += (size_t)snprintf(inv + li, cap - li, "# gcbench inventory written by `gcbench "
+			       "cluster up`\nname: %s\nssh_config: %s/ssh_config\nhosts:\n",
+			       c->name, c->dir);
+	for (i = 1; i <= c->n; i++) {
+		node_addr(c, i, addr, sizeof(addr));
+		lk += (size_t)snprintf(kh + lk, cap - lk, "n%d,%s %s\n", i, addr, hostpub);
+		ls += (size_t)snprintf(sc + ls, cap - ls, "Host n%d\n  HostName %s\n", i, addr);
+		li += (size_t)snprintf(inv + li, cap - li, "  - name: n%d\n    address: %s\n"
+				       "    user: root\n    port: 22\n    identity: %s/id_ed25519\n"
+				       "    iface: eth0\n    netns: gcb-%s-n%d\n    gpus: 0\n",
+				       i, addr, c->dir, c->name, i);
+	}
+	snprintf(sc + ls, cap - ls, "Host *\n  User root\n  Port 22\n  IdentityFile %s/id_ed25519\n"
+		 "  IdentitiesOnly yes\n  UserKnownHostsFile %s/known_hosts\n"
+		 "  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n  CheckHostIP no\n"
+		 "  BatchMode yes\n  ConnectTimeout 10\n  ControlMaster auto\n"
+		 "  ControlPath %s/cm-%%C\n  ControlPersist 60\n", c->dir, c->dir, c->dir);
+	path_of(c, "known_hosts", path, sizeof(path));
+	if ((rc = write_file(path, kh, e)))
+		goto out;
+	path_of(c, "ssh_config", path, sizeof(path));
+	if ((rc = write_file(path, sc, e)))
+		goto out;
+	path_of(c, "inventory.yaml", path, sizeof(path));
+	rc = write_file(path, inv, e);
+out:
+	free(kh);
+	free(sc);
+	free(inv);
+	return rc;
+}
+
+static gc_rc mkdirs(const char *dir, gc_err *e)
+{
+	char tmp[PATH_MAX], *p;
+
+	gc_strlcpy(tmp, dir, sizeof(tmp));
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return gc_fail(e, GC_E_IO, "cannot create '%s': %s", tmp, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(tmp, 0700) && errno != EEXIST)
+		return gc_fail(e, GC_E_IO, "cannot create '%s': %s", tmp, strerror(errno));
+	mkdir("/run/sshd", 0755);   /* sshd's privilege separation directory */
+	return GC_OK;
+}
+
+/* Another cluster's cluster.conf with the same subnet: a hash collision. */
+static gc_rc check_collision(const struct cl *c, gc_err *e)
+{
+	char br[32], owner[32] = "";
+	struct cl other;
+
+	bridge_name(c, br, sizeof(br));
+	if (!link_exists(br) || read_conf_nodes(c, owner, sizeof(owner)))
+		return GC_OK;
+	(void)other;
+	return gc_fail(e, GC_E_BUSY, "bridge '%s' for subnet 10.213.%d.0/24 exists but belongs "
+		       "to no cluster named '%s' (another cluster name hashes to the same subnet, "
+		       "or a run crashed); pick another --name, or remove it: ip link del %s",
+		       br, c->k, c->name, br);
+}
+
+static gc_rc build(struct cl *c, gc_err *e)
+{
+	char path[PATH_MAX], conf[128];
+	gc_rc rc;
+	int i;
+
+	if ((rc = mkdirs(c->dir, e)))
+		return rc;
+	snprintf(conf, sizeof(conf), "name=%s\nnodes=%d\nsubnet=%d\n", c->name, c->n, c->k);
+	path_of(c, "cluster.conf", path, sizeof(path));
+	if ((rc = write_file(path, conf, e)) || (rc = make_keys(c, e)) ||
+	    (rc = make_bridge(c, e)))
+		return rc;
+	for (i = 1; i <= c->n; i++)
+		if ((rc = make_node_net(c, i, e)) || (rc = start_sshd(c, i, e)))
+			return rc;
+	for (i = 1; i <= c->n; i++)
+		if ((rc = wait_sshd(c, i, e)))
+			return rc;
+	return write_client_files(c, e);
+}
+
+gc_rc gc_cluster_up(const char *name, int nodes, int *was_up, gc_err *e)
+{
+	struct gc_cluster_status *st;
+	struct cl c;
+	gc_rc rc;
+	int exists;
+
+	if (was_up)
+		*was_up = 0;
+	if ((rc = cl_init(&c, name, e)) || (rc = need_root(e)))
+		return rc;
+	if (nodes < 1 || nodes > GC_CLUSTER_MAX_NODES)
+		return gc_fail(e, GC_E_INVAL, "cannot make %d nodes: give 1 to %d", nodes,
+			       GC_CLUSTER_MAX_NODES);
+	c.n = nodes;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	rc = gc_cluster_status(name, st, e);
+	exists = st->nodes > 0 || st->bridge_exists || access(c.dir, F_OK) == 0;
+	if (!rc && st->healthy && st->nodes == nodes) {
+		if (was_up)
+			*was_up = 1;
+		free(st);
+		return GC_OK;
+	}
+	free(st);
+	if (!rc)
+		rc = check_collision(&c, e);
+	if (!rc && exists) {
+		gc_info("cluster '%s' is incomplete or of another size: rebuilding it", name);
+		rc = gc_cluster_down(name, e);
+	}
+	if (!rc && (rc = build(&c, e)))
+		gc_cluster_down(name, NULL);   /* leave nothing half-built */
+	return rc;
+}

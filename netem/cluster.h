@@ -1,0 +1,69 @@
+/* netem/cluster.h: the local emulated cluster (gcbench cluster up|down|status).
+ *
+ * A cluster NAME ([a-z0-9-]{1,12}) of N nodes (1..64) on this machine:
+ *   subnet    10.213.K.0/24, K = gc_cluster_subnet(NAME) in 1..250 (a hash of the
+ *             name; two names may collide: up then fails, naming the other cluster)
+ *   bridge    gcK-br on the host, address 10.213.K.1/24 (nothing outside the subnet;
+ *             net.ipv4.ip_forward is left untouched)
+ *   node i    namespace gcb-NAME-n<i>; veth gcK-v<i> (host, in the bridge) <-> eth0
+ *             (inside), address 10.213.K.(10+i); lo up; tcp_congestion_control reno;
+ *             its own UTS namespace with hostname n<i>; an sshd listening only on
+ *             the node's address, port 22
+ *   directory $GCBENCH_HOME/clusters/NAME (GCBENCH_HOME default /var/lib/gcbench):
+ *             cluster.conf, host_key(.pub), id_ed25519(.pub), authorized_keys,
+ *             known_hosts, ssh_config, inventory.yaml, n<i>.sshd_config, n<i>.pid,
+ *             n<i>.log, ControlMaster sockets. The user's ~/.ssh is never touched.
+ * All of it needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN): GC_E_PERM otherwise.
+ */
+#ifndef GC_NETEM_CLUSTER_H
+#define GC_NETEM_CLUSTER_H
+
+#include <limits.h>
+#include <sys/types.h>
+
+#include "result.h"
+
+#define GC_CLUSTER_MAX_NODES 64
+
+struct gc_node_status {
+	char name[8];          /* n1 */
+	char netns[32];        /* gcb-NAME-n1 */
+	char address[16];
+	int netns_exists;
+	pid_t sshd_pid;        /* 0 when no live sshd */
+	int reachable;         /* port 22 accepts a TCP connection */
+};
+
+struct gc_cluster_status {
+	char name[16];
+	char dir[PATH_MAX];
+	int subnet;            /* K */
+	int nodes;             /* from cluster.conf (0 when absent) */
+	int bridge_exists;
+	struct gc_node_status node[GC_CLUSTER_MAX_NODES];
+	int healthy;           /* everything exists, every sshd alive and reachable */
+};
+
+/* 1 when name matches [a-z0-9-]{1,12}. */
+int gc_cluster_valid_name(const char *name);
+
+/* K for a name: 1 + FNV-1a(name) % 250. */
+int gc_cluster_subnet(const char *name);
+
+/* $GCBENCH_HOME/clusters/NAME into buf. */
+gc_rc gc_cluster_dir(const char *name, char *buf, size_t n, gc_err *e);
+
+/* Build the cluster and wait until every sshd accepts connections. On an existing
+ * healthy cluster of the same size: nothing is changed, *was_up = 1. On a half-built
+ * one (or another size): it is taken down and rebuilt. On failure, what was built is
+ * removed. was_up may be NULL. */
+gc_rc gc_cluster_up(const char *name, int nodes, int *was_up, gc_err *e);
+
+/* Remove every namespace, link, bridge, process and file of the cluster; works on a
+ * half-built one and succeeds when nothing is left to remove. */
+gc_rc gc_cluster_down(const char *name, gc_err *e);
+
+/* Fill *st with what exists (no changes). */
+gc_rc gc_cluster_status(const char *name, struct gc_cluster_status *st, gc_err *e);
+
+#endif
