@@ -46,8 +46,10 @@
  *   r' = min(rank, rows, cols), it is compressed when rows*cols >= min_compression *
  *   (rows + cols) * r', else sent uncompressed. Round 0 all-reduces [all P | all
  *   uncompressed tensors] (P = M Q, M = c for the tensor); then P is averaged and
- *   orthonormalized (modified Gram-Schmidt per column, dot products and norms summed
- *   in double, columns with norm < 1e-8 left zero) and Q = M^T P; round 1 all-reduces all Q, which is then averaged. Decode:
+ *   orthonormalized (modified Gram-Schmidt per column with the projections on the
+ *   previous columns done twice, so that rank-deficient gradients stay exact; dot
+ *   products and norms summed in double, columns with norm < 1e-8 left zero) and
+ *   Q = M^T P; round 1 all-reduces all Q, which is then averaged. Decode:
  *   M' = P Q^T; uncompressed tensors: sum / p. EF (compressed matrices only):
  *   e' = c - P Q^T. Q starts from N(0,1) values drawn from (seed, tensor index), the
  *   same on every worker; warm_start keeps Q across steps, otherwise it is redrawn

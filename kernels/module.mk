@@ -3,6 +3,7 @@ KERNEL_SRCS := kernels/params.c kernels/compress.c kernels/simulate.c kernels/se
                kernels/sparse.c kernels/syncsgd.c kernels/fp16.c kernels/signsgd.c \
                kernels/topk.c kernels/mstopk.c kernels/powersgd.c
 LIB_SRCS += $(KERNEL_SRCS)
+UNIT_TESTS += $(BUILD)/tests/test_kernels $(BUILD)/tests/test_kernels_methods
 
 # The CUDA back end is called only when its dispatch table is part of the build
 # (kernels/cuda/module.mk adds kernels/cuda/dispatch.cu to CU_SRCS); expanded late,

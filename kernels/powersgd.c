@@ -127,20 +127,30 @@ static gc_rc ps_encode(gc_bucket *b, const float *grad)
 	return GC_OK;
 }
 
-/* Orthonormalize the r columns of the row-major rows x r matrix P (modified
- * Gram-Schmidt, sums in double; columns with norm < 1e-8 become zero). */
+/* Column j of the row-major rows x r matrix P minus its projection on column i. */
+static void project_out(float *P, size_t rows, int r, int i, int j)
+{
+	double d = 0;
+	size_t k;
+
+	for (k = 0; k < rows; k++)
+		d += (double)P[k * r + i] * P[k * r + j];
+	for (k = 0; k < rows; k++)
+		P[k * r + j] -= (float)d * P[k * r + i];
+}
+
+/* Orthonormalize the r columns of P: modified Gram-Schmidt with a second projection
+ * pass per column (so that a column that is only rounding noise, from a rank-deficient
+ * gradient, is still orthogonal to the others); sums in double; columns with norm
+ * < 1e-8 become zero. */
 static void orthonormalize(float *P, size_t rows, int r)
 {
 	for (int j = 0; j < r; j++) {
 		double nrm = 0;
 		size_t k;
-		for (int i = 0; i < j; i++) {
-			double d = 0;
-			for (k = 0; k < rows; k++)
-				d += (double)P[k * r + i] * P[k * r + j];
-			for (k = 0; k < rows; k++)
-				P[k * r + j] -= (float)d * P[k * r + i];
-		}
+		for (int pass = 0; pass < 2; pass++)
+			for (int i = 0; i < j; i++)
+				project_out(P, rows, r, i, j);
 		for (k = 0; k < rows; k++)
 			nrm += (double)P[k * r + j] * P[k * r + j];
 		nrm = sqrt(nrm);
