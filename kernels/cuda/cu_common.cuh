@@ -44,7 +44,7 @@ struct gc_cu_chunks {
 	unsigned long long *d_off;     /* nseg + 1 segment offsets (device) */
 	size_t n, nseg;
 	double *d_psum;                /* per-chunk partial sums of |x| (device) */
-	float *d_pmax;                 /* per-chunk partial max of |x| (device) */
+	unsigned *d_pmax;              /* per-chunk largest key of |x| (device) */
 };
 
 /* Build the table: per_tensor = 1 gives one segment per tensor of b, 0 one segment for
@@ -53,7 +53,8 @@ gc_rc gc_cu_chunks_init(gc_cu_chunks *c, const gc_bucket *b, int per_tensor, gc_
 void gc_cu_chunks_release(gc_cu_chunks *c);
 
 /* Per segment s of c: mean_out[s] = (float)(sum |x| in double / count) and
- * max_out[s] = max |x| (either output may be NULL); device pointers, queued on stream.
+ * max_out[s] = max |x| as the largest magnitude key (so a NaN wins, as on the CPU;
+ * either output may be NULL); device pointers, queued on stream.
  * The double sums are added in a fixed order, so the result is the same every run. */
 gc_rc gc_cu_absstats(const gc_cu_chunks *c, const float *x, float *mean_out, float *max_out,
 		     cudaStream_t stream);
@@ -81,10 +82,10 @@ __device__ __forceinline__ T gc_warp_sum(T v)
 	return v;
 }
 
-__device__ __forceinline__ float gc_warp_max(float v)
+__device__ __forceinline__ unsigned gc_warp_umax(unsigned v)
 {
 	for (int o = 16; o > 0; o >>= 1)
-		v = fmaxf(v, __shfl_down_sync(0xffffffffu, v, o));
+		v = max(v, __shfl_down_sync(0xffffffffu, v, o));
 	return v;
 }
 
@@ -105,17 +106,17 @@ __device__ __forceinline__ T gc_block_sum(T v, T *sh)
 	return v;
 }
 
-__device__ __forceinline__ float gc_block_max(float v, float *sh)
+__device__ __forceinline__ unsigned gc_block_umax(unsigned v, unsigned *sh)
 {
 	int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
-	v = gc_warp_max(v);
+	v = gc_warp_umax(v);
 	__syncthreads();
 	if (lane == 0)
 		sh[wid] = v;
 	__syncthreads();
-	v = (threadIdx.x < (unsigned)nw) ? sh[lane] : 0.0f;
+	v = (threadIdx.x < (unsigned)nw) ? sh[lane] : 0u;
 	if (wid == 0)
-		v = gc_warp_max(v);
+		v = gc_warp_umax(v);
 	return v;
 }
 

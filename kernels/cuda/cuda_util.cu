@@ -127,7 +127,7 @@ gc_rc gc_cu_chunks_init(gc_cu_chunks *c, const gc_bucket *b, int per_tensor, gc_
 	GC_CUDA_CHECK(cudaMalloc(&c->d_first, (nseg + 1) * sizeof(*first)));
 	GC_CUDA_CHECK(cudaMalloc(&c->d_off, (nseg + 1) * sizeof(*off)));
 	GC_CUDA_CHECK(cudaMalloc(&c->d_psum, (n ? n : 1) * sizeof(double)));
-	GC_CUDA_CHECK(cudaMalloc(&c->d_pmax, (n ? n : 1) * sizeof(float)));
+	GC_CUDA_CHECK(cudaMalloc(&c->d_pmax, (n ? n : 1) * sizeof(unsigned)));
 	GC_CUDA_CHECK(cudaMemcpy(c->d, ch, n * sizeof(*ch), cudaMemcpyHostToDevice));
 	GC_CUDA_CHECK(cudaMemcpy(c->d_first, first, (nseg + 1) * sizeof(*first), cudaMemcpyHostToDevice));
 	GC_CUDA_CHECK(cudaMemcpy(c->d_off, off, (nseg + 1) * sizeof(*off), cudaMemcpyHostToDevice));
@@ -158,20 +158,20 @@ void gc_cu_chunks_release(gc_cu_chunks *c)
 
 /* One block per chunk: partial double sum and max of |x|. */
 __global__ void k_chunk_absstats(const gc_cu_chunk *ch, const float *__restrict__ x,
-				 double *psum, float *pmax)
+				 double *psum, unsigned *pmax)
 {
 	__shared__ double shs[32];
-	__shared__ float shm[32];
+	__shared__ unsigned shm[32];
 	gc_cu_chunk c = ch[blockIdx.x];
 	double s = 0.0;
-	float m = 0.0f;
+	unsigned m = 0;
 	for (unsigned long long i = c.begin + threadIdx.x; i < c.end; i += blockDim.x) {
-		float a = fabsf(x[i]);
-		s += (double)a;
-		m = fmaxf(m, a);
+		float v = x[i];
+		s += (double)fabsf(v);
+		m = max(m, gc_abs_key(v));
 	}
 	s = gc_block_sum(s, shs);
-	m = gc_block_max(m, shm);
+	m = gc_block_umax(m, shm);
 	if (threadIdx.x == 0) {
 		psum[blockIdx.x] = s;
 		pmax[blockIdx.x] = m;
@@ -180,26 +180,26 @@ __global__ void k_chunk_absstats(const gc_cu_chunk *ch, const float *__restrict_
 
 /* One warp per segment: add its chunks' partials in a fixed order. */
 __global__ void k_seg_absstats(const unsigned *first, const unsigned long long *off, size_t nseg,
-			       const double *psum, const float *pmax, float *mean_out, float *max_out)
+			       const double *psum, const unsigned *pmax, float *mean_out, float *max_out)
 {
 	size_t s = (size_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
 	int lane = threadIdx.x & 31;
 	double sum = 0.0;
-	float m = 0.0f;
+	unsigned m = 0;
 	if (s >= nseg)
 		return;                /* whole warps leave together */
 	for (unsigned j = first[s] + lane; j < first[s + 1]; j += 32) {
 		sum += psum[j];
-		m = fmaxf(m, pmax[j]);
+		m = max(m, pmax[j]);
 	}
 	sum = gc_warp_sum(sum);
-	m = gc_warp_max(m);
+	m = gc_warp_umax(m);
 	if (lane == 0) {
 		unsigned long long n = off[s + 1] - off[s];
 		if (mean_out)
 			mean_out[s] = n ? (float)(sum / (double)n) : 0.0f;
 		if (max_out)
-			max_out[s] = m;
+			max_out[s] = __uint_as_float(m);
 	}
 }
 
