@@ -382,7 +382,7 @@ static gc_rc write_sshd_config(const struct cl *c, int i, char *cfg, size_t n, g
 		 "# sshd of node n%d of gcbench cluster '%s' (written by gcbench cluster up)\n"
 		 "ListenAddress %s:22\nHostKey %s/host_key\nPidFile none\n"
 		 "AuthorizedKeysFile %s/authorized_keys\nPermitRootLogin prohibit-password\n"
-		 "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"
+		 "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
 		 "PrintMotd no\nPrintLastLog no\nX11Forwarding no\nMaxStartups 100:30:200\n"
 		 "MaxSessions 64\nAcceptEnv LANG LC_* OMPI_* GCBENCH_*\n"
 		 "Subsystem sftp internal-sftp\n", i, c->name, addr, c->dir, c->dir);
@@ -410,7 +410,7 @@ static void sshd_child(const struct cl *c, int i, const char *cfg, const char *l
 	fd = open("/dev/null", O_RDONLY);
 	if (fd >= 0)
 		dup2(fd, 0);
-	execl("/usr/sbin/sshd", "sshd", "-D", "-e", "-f", cfg, (char *)NULL);
+	execl("/usr/sbin/sshd", "/usr/sbin/sshd", "-D", "-e", "-f", cfg, (char *)NULL);
 	_exit(127);
 }
 
@@ -435,6 +435,45 @@ static gc_rc start_sshd(const struct cl *c, int i, gc_err *e)
 	return write_file(pidf, num, e);
 }
 
+/* 1 when node i's sshd (our child) has exited. */
+static int child_exited(const struct cl *c, int i)
+{
+	char path[PATH_MAX], f[32], line[32] = "";
+	FILE *fp;
+	int st;
+	pid_t pid;
+
+	snprintf(f, sizeof(f), "n%d.pid", i);
+	path_of(c, f, path, sizeof(path));
+	fp = fopen(path, "r");
+	if (!fp)
+		return 1;
+	if (!fgets(line, sizeof(line), fp))
+		line[0] = 0;
+	fclose(fp);
+	pid = (pid_t)atoi(line);
+	return pid <= 0 || waitpid(pid, &st, WNOHANG) == pid;
+}
+
+/* The failure of node i's sshd, with the last line of its log (removed by down). */
+static gc_rc log_tail_fail(const struct cl *c, int i, const char *addr, gc_err *e)
+{
+	char path[PATH_MAX], f[32], line[256] = "", last[256] = "(empty log)";
+	FILE *fp;
+
+	snprintf(f, sizeof(f), "n%d.log", i);
+	path_of(c, f, path, sizeof(path));
+	fp = fopen(path, "r");
+	while (fp && fgets(line, sizeof(line), fp))
+		if (line[0] != '\n')
+			memcpy(last, line, sizeof(last));
+	if (fp)
+		fclose(fp);
+	last[strcspn(last, "\n")] = 0;
+	return gc_fail(e, GC_E_TIMEOUT, "sshd of node n%d (%s:22) did not accept connections "
+		       "within 15 s; its log says: %.200s", i, addr, last);
+}
+
 /* Wait until node i's sshd accepts TCP connections (up to 15 s). */
 static gc_rc wait_sshd(const struct cl *c, int i, gc_err *e)
 {
@@ -445,10 +484,11 @@ static gc_rc wait_sshd(const struct cl *c, int i, gc_err *e)
 	while (gc_now_ns() < end) {
 		if (tcp_reachable(addr, 200))
 			return GC_OK;
+		if (child_exited(c, i))
+			break;   /* it exited: no point in waiting */
 		usleep(50000);
 	}
-	return gc_fail(e, GC_E_TIMEOUT, "sshd of node n%d (%s:22) did not accept connections "
-		       "within 15 s; see %s/n%d.log", i, addr, c->dir, i);
+	return log_tail_fail(c, i, addr, e);
 }
 
 static gc_rc read_small(const char *path, char *buf, size_t n, gc_err *e)
