@@ -8,8 +8,8 @@
  *   Q = M^T P   : Q^T = P^T M     gemm(N, T, r, cols, rows, P, r, M, cols, Q, r)
  *   M' = P Q^T  : M'^T = Q P^T    gemm(T, N, cols, rows, r, Q, r, P, r, M', cols)
  * Q is drawn on the host (kernels/rng.h, as on the CPU) into pinned memory and copied.
- * Orthonormalization: one block per matrix, modified Gram-Schmidt with double dot
- * products and the CPU's float updates (no FMA contraction).
+ * Orthonormalization: one block per matrix, modified Gram-Schmidt (projections done
+ * twice) with double dot products and the CPU's float updates (no FMA contraction).
  */
 #include <cublas_v2.h>
 #include <stdlib.h>
@@ -226,7 +226,25 @@ out:
 	return rc;
 }
 
-/* One block per matrix: modified Gram-Schmidt on the columns of row-major P. */
+/* Column j of P minus its projection on column i: double dot product over the block,
+ * then the CPU's float update (no FMA contraction). bc: a shared broadcast slot. */
+__device__ void ps_project_out(float *P, unsigned long long rows, int r, int i, int j, double *sh, double *bc)
+{
+	double d = 0.0;
+	for (unsigned long long k = threadIdx.x; k < rows; k += blockDim.x)
+		d += (double)P[k * r + i] * (double)P[k * r + j];
+	d = gc_block_sum(d, sh);
+	if (threadIdx.x == 0)
+		*bc = d;
+	__syncthreads();
+	float df = (float)*bc;
+	for (unsigned long long k = threadIdx.x; k < rows; k += blockDim.x)
+		P[k * r + j] = __fsub_rn(P[k * r + j], __fmul_rn(df, P[k * r + i]));
+	__syncthreads();
+}
+
+/* One block per matrix: modified Gram-Schmidt on the columns of row-major P, the
+ * projections on the previous columns done twice (kernels/compress.h). */
 __global__ void k_ps_mgs(float *send0, const ps_mat *mats)
 {
 	__shared__ double sh[32];
@@ -236,19 +254,9 @@ __global__ void k_ps_mgs(float *send0, const ps_mat *mats)
 	int r = mt.r;
 	for (int j = 0; j < r; j++) {
 		double nrm = 0.0;
-		for (int i = 0; i < j; i++) {
-			double d = 0.0;
-			for (unsigned long long k = threadIdx.x; k < mt.rows; k += blockDim.x)
-				d += (double)P[k * r + i] * (double)P[k * r + j];
-			d = gc_block_sum(d, sh);
-			if (threadIdx.x == 0)
-				bc = d;
-			__syncthreads();
-			float df = (float)bc;
-			for (unsigned long long k = threadIdx.x; k < mt.rows; k += blockDim.x)
-				P[k * r + j] = __fsub_rn(P[k * r + j], __fmul_rn(df, P[k * r + i]));
-			__syncthreads();
-		}
+		for (int pass = 0; pass < 2; pass++)
+			for (int i = 0; i < j; i++)
+				ps_project_out(P, mt.rows, r, i, j, sh, &bc);
 		for (unsigned long long k = threadIdx.x; k < mt.rows; k += blockDim.x)
 			nrm += (double)P[k * r + j] * (double)P[k * r + j];
 		nrm = gc_block_sum(nrm, sh);
