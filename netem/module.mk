@@ -8,3 +8,7 @@ FUZZ_TARGETS += fuzz_rate
 BINS += $(BUILD)/bin/gcbench-netem
 $(BUILD)/bin/gcbench-netem: $(BUILD)/obj/netem/main.o $(LIB)
 	$(link_rule)
+
+BINS += $(BUILD)/bin/gcbench-probe
+$(BUILD)/bin/gcbench-probe: $(BUILD)/obj/netem/probe.o $(LIB)
+	$(link_rule)
