@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# tests/integration/test_netem_shape.sh: gcbench-netem set/show/clear/restore-all on a
+# veth pair in a namespace this test creates; what the kernel holds is read back with
+# libnl (show --json) and cross-checked against `tc -s qdisc show`.
+. "$(dirname "$0")/../lib.sh"
+cases="tbf_1gbit tbf_30gbit htb_40gbit clear_restores clear_idempotent crash_restore_all
+missing_iface missing_netns gbps_trap not_root_message"
+need_root $cases || exit 0
+need_cmd tc $cases || exit 0
+N=$BIN/gcbench-netem
+[ -x "$N" ] || { for c in $cases; do fail "$c" "$N is not built"; done; exit 0; }
+
+ns=gcbt-$$ a=gcbta$$ b=gcbtb$$
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-netem.XXXXXX")
+export GCBENCH_NETEM_STATE_DIR=$tmp/state
+sleeper=
+cleanup() {
+	[ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null
+	ip link del "$a" 2>/dev/null
+	ip netns del "$ns" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+ip netns add "$ns" && ip link add "$a" type veth peer name "$b" && ip link set "$b" netns "$ns" &&
+	ip link set "$a" up && ip -n "$ns" link set "$b" up ||
+	{ for c in $cases; do fail "$c" "cannot create namespace/veth"; done; exit 0; }
+
+tcq() { ip netns exec "$ns" tc -s qdisc show dev "$b"; }
+json() { $N show --dev "$b" --netns "$ns" --json; }
+
+# set_and_check NAME RATE KIND RATE_BPS TC_RATE BURST
+set_and_check() {
+	local name=$1 out j t
+	if ! out=$($N set --dev "$b" --netns "$ns" --rate "$2" 2>&1); then fail "$name" "set: $out"; return; fi
+	j=$(json); t=$(tcq; ip netns exec "$ns" tc class show dev "$b")
+	case $j in *"\"kind\":\"$3\""*"\"rate_bps\":$4,\"burst\":$6,"*) ;;
+	*) fail "$name" "libnl reads back: $j"; return ;; esac
+	if ! grep -q "$3 1: root" <<<"$t" || ! grep -q "rate $5 .*burst $6b" <<<"$t"; then
+		fail "$name" "tc shows: $(tr '\n' ' ' <<<"$t")"; return
+	fi
+	pass "$name"
+}
+set_and_check tbf_1gbit 1gbit tbf 1000000000 1Gbit 500000
+set_and_check tbf_30gbit 30gbit tbf 30000000000 30Gbit 15000000
+set_and_check htb_40gbit 40gbit htb 40000000000 40Gbit 20000000
+
+if $N clear --dev "$b" --netns "$ns" && tcq | grep -q "noqueue 0: root" && ! tcq | grep -q "htb\|tbf" &&
+	[ -z "$(ls "$GCBENCH_NETEM_STATE_DIR")" ]; then pass clear_restores
+else fail clear_restores "after clear: $(tcq | tr '\n' ' ') state: $(ls "$GCBENCH_NETEM_STATE_DIR")"; fi
+
+before=$(tcq | head -1)
+if $N clear --dev "$b" --netns "$ns" && [ "$(tcq | head -1)" = "$before" ]; then pass clear_idempotent
+else fail clear_idempotent "second clear failed or changed $before"; fi
+
+# a capped link whose owner died: restore-all (and only it) brings the original back
+sleep 60 & sleeper=$!
+$N set --dev "$b" --netns "$ns" --rate 2gbit --owner "$sleeper" >/dev/null
+$N restore-all >/dev/null
+alive=$(tcq | head -1)
+kill "$sleeper"; wait "$sleeper" 2>/dev/null; sleeper=
+out=$($N restore-all)
+if grep -q "tbf" <<<"$alive" && [ "$out" = "restored 1 link" ] && tcq | grep -q "noqueue 0: root"; then
+	pass crash_restore_all
+else fail crash_restore_all "while owner alive: $alive; after: $out $(tcq | head -1)"; fi
+
+out=$($N set --dev nosuch$$ --netns "$ns" --rate 1gbit 2>&1)
+if [ $? -ne 0 ] && grep -q "interface 'nosuch$$' does not exist in namespace '$ns'" <<<"$out"; then
+	pass missing_iface; else fail missing_iface "$out"; fi
+out=$($N set --dev "$b" --netns nosuchns$$ --rate 1gbit 2>&1)
+if [ $? -ne 0 ] && grep -q "network namespace 'nosuchns$$' does not exist" <<<"$out"; then
+	pass missing_netns; else fail missing_netns "$out"; fi
+out=$($N set --dev "$b" --netns "$ns" --rate 30gbps 2>&1)
+if [ $? -eq 2 ] && grep -q "write 30gbit" <<<"$out" && ! tcq | grep -q tbf; then
+	pass gbps_trap; else fail gbps_trap "$out"; fi
+
+if command -v setpriv >/dev/null; then
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		env GCBENCH_NETEM_STATE_DIR=/tmp/gcbt-nobody-$$ $N set --dev lo --rate 1gbit 2>&1)
+	rm -rf /tmp/gcbt-nobody-$$
+	if grep -q "need CAP_NET_ADMIN" <<<"$out" && ! tc qdisc show dev lo | grep -q tbf; then
+		pass not_root_message; else fail not_root_message "$out"; fi
+else skip not_root_message "setpriv (util-linux) is not installed"; fi
