@@ -22,11 +22,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "result.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#include "result.h"
 
 #define GC_BISECT_L_FIRST 7     /* levels of the first pass (two trees: from lo and from 0) */
 #define GC_BISECT_L 8           /* levels of the later passes */

@@ -10,11 +10,11 @@
 
 #include <stddef.h>
 
-#include "result.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#include "result.h"
 
 enum gc_cuda_copy_kind { GC_CUDA_H2D = 0, GC_CUDA_D2H = 1, GC_CUDA_D2D = 2 };
 

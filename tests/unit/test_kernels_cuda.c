@@ -154,15 +154,369 @@ static void test_bisect_tree(void)
 /* ---- part 2: CUDA against CPU ---------------------------------------------- */
 
 #if GC_HAVE_CUDA
-#define NO_GPU_REASON "no CUDA device"
-#else
-#define NO_GPU_REASON "built without CUDA (CUDA=0)"
-#endif
+#include "kernels/compress.h"
+#include "kernels/internal.h"
+#include "kernels/cuda/cuda_util.h"
+#include "timing.h"
 
-static void test_cuda_placeholder(void)
+#define MAXW 4
+#define STEPS 3
+
+struct layout {
+	const char *name;
+	size_t nt;
+	gc_tensor_desc t[4];
+};
+
+/* Sizes not a multiple of 32, several tensors, matrices for powersgd, and one large
+ * enough for several tiles, chunks and blocks. */
+static const struct layout layouts[] = {
+	{ "n1", 1, { { 1, 1, 1 } } },
+	{ "n37", 1, { { 37, 1, 1 } } },
+	{ "n1000", 1, { { 1000, 1, 1 } } },
+	{ "mixed", 4, { { 33, 1, 1 }, { 64, 5, 2 }, { 7, 1, 1 }, { 16, 40, 2 } } },
+	{ "large", 3, { { 300, 70, 2 }, { 4099, 1, 1 }, { 257, 129, 4 } } },
+};
+#define NLAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
+
+static size_t layout_numel(const struct layout *l)
 {
-	SKIP("%s", NO_GPU_REASON);
+	size_t i, n = 0;
+	for (i = 0; i < l->nt; i++)
+		n += l->t[i].rows * l->t[i].cols;
+	return n;
 }
+
+/* Gradients with ties in magnitude (+-x, repeated values), +0.0 and -0.0, values that
+ * overflow fp16 after / p = 1, and a smooth random part. */
+static void fill_grad(float *g, size_t n, int worker, int step)
+{
+	size_t i;
+	t_rng = 0x9e3779b97f4a7c15ull * (uint64_t)(worker * 131 + step * 7 + 1);
+	for (i = 0; i < n; i++) {
+		uint32_t r = t_rand();
+		float u = (float)(int)(t_rand() % 2000001 - 1000000) * 1e-6f;
+		switch (r % 16) {
+		case 0: g[i] = 0.0f; break;
+		case 1: g[i] = -0.0f; break;
+		case 2: g[i] = (r & 16) ? 0.5f : -0.5f; break;        /* ties */
+		case 3: g[i] = (r & 16) ? 0.25f : -0.25f; break;
+		case 4: g[i] = (r % 64 == 4) ? 70000.0f : u; break;   /* fp16 overflow */
+		default: g[i] = u * (float)(1 + r % 3); break;
+		}
+	}
+}
+
+static int have_device(void)
+{
+	return gc_cuda_device_count() > 0;
+}
+
+struct run {
+	gc_bucket *b[2][MAXW];          /* [0] CPU, [1] CUDA */
+	float *g[MAXW], *avg[2][MAXW], *res[2];
+	unsigned char *pay[2];
+	size_t n;
+	int p;
+};
+
+static void run_free(struct run *r)
+{
+	int be, w;
+	for (be = 0; be < 2; be++) {
+		for (w = 0; w < MAXW; w++) {
+			gc_bucket_free(r->b[be][w]);
+			free(r->avg[be][w]);
+		}
+		free(r->res[be]);
+		free(r->pay[be]);
+	}
+	for (w = 0; w < MAXW; w++)
+		free(r->g[w]);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Both back ends for p workers; 0 on success, else a message in e. */
+static int run_new(struct run *r, const gc_params *pm, const struct layout *l, int p, gc_err *e)
+{
+	int be, w;
+	memset(r, 0, sizeof(*r));
+	r->n = layout_numel(l);
+	r->p = p;
+	for (be = 0; be < 2; be++) {
+		r->res[be] = malloc(r->n * sizeof(float));
+		for (w = 0; w < p; w++) {
+			r->avg[be][w] = malloc(r->n * sizeof(float));
+			if (gc_bucket_new(&r->b[be][w], pm, be ? GC_BACKEND_CUDA : GC_BACKEND_CPU, NULL,
+					  l->t, l->nt, p, w, e))
+				return -1;
+		}
+	}
+	for (w = 0; w < p; w++)
+		r->g[w] = malloc(r->n * sizeof(float));
+	return 0;
+}
+
+/* The round-0 receive buffer of worker 0 (the gathered payloads) into host memory. */
+static unsigned char *gathered(const gc_bucket *b, int cuda, size_t *bytes)
+{
+	const gc_round *rd = &b->round[0];
+	unsigned char *h;
+	*bytes = rd->count * gc_dtype_size(rd->dtype) * (rd->coll == GC_COLL_ALLGATHER ? (size_t)b->world : 1);
+	h = malloc(*bytes ? *bytes : 1);
+	if (!h)
+		return NULL;
+	if (cuda ? (gc_cuda_copy(h, rd->recv, *bytes, GC_CUDA_D2H, NULL) || gc_cuda_sync(NULL))
+		 : (memcpy(h, rd->recv, *bytes), 0)) {
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+/* |a - b| <= tol * scale for every element; tol 0: bit-identical. Returns the first
+ * index that fails, or -1. */
+static long cmp_floats(const float *a, const float *b, size_t n, double tol, double scale)
+{
+	size_t i;
+	for (i = 0; i < n; i++) {
+		if (tol == 0 ? memcmp(&a[i], &b[i], sizeof(float)) != 0
+			     : !(fabs((double)a[i] - (double)b[i]) <= tol * scale) &&
+			       !(isinf(a[i]) && a[i] == b[i]))
+			return (long)i;
+	}
+	return -1;
+}
+
+static double max_abs(const float *a, size_t n)
+{
+	double m = 0;
+	size_t i;
+	for (i = 0; i < n; i++)
+		if (isfinite(a[i]) && fabs(a[i]) > m)
+			m = fabs(a[i]);
+	return m;
+}
+
+/* One step on both back ends and the comparisons; 0 if all agree, else a message. */
+static int step_compare(struct run *r, int step, double tol, int gather, char *msg, size_t len)
+{
+	gc_err e = { "" };
+	size_t nb0, nb1;
+	long bad;
+	int w, be;
+	for (w = 0; w < r->p; w++)
+		fill_grad(r->g[w], r->n, w, step);
+	for (be = 0; be < 2; be++)
+		if (gc_simulate_step(r->b[be], r->p, (const float *const *)r->g, r->avg[be], NULL, NULL, &e))
+			return snprintf(msg, len, "%s step %d: %s", be ? "cuda" : "cpu", step, e.msg), 1;
+	if (gather) {
+		unsigned char *h0 = gathered(r->b[0][0], 0, &nb0), *h1 = gathered(r->b[1][0], 1, &nb1);
+		int diff = !h0 || !h1 || nb0 != nb1 || memcmp(h0, h1, nb0);
+		free(h0);
+		free(h1);
+		if (diff)
+			return snprintf(msg, len, "step %d: gathered payloads differ (%zu vs %zu bytes)", step, nb0, nb1), 1;
+	}
+	for (w = 0; w < r->p; w++) {
+		double sc = max_abs(r->avg[0][w], r->n) + 1e-6;
+		bad = cmp_floats(r->avg[0][w], r->avg[1][w], r->n, tol, sc);
+		if (bad >= 0)
+			return snprintf(msg, len, "step %d worker %d: avg[%ld] cpu %.9g cuda %.9g", step, w, bad,
+					r->avg[0][w][bad], r->avg[1][w][bad]), 1;
+		if (gc_bucket_residual(r->b[0][w], r->res[0]) || gc_bucket_residual(r->b[1][w], r->res[1]))
+			return snprintf(msg, len, "step %d worker %d: residual failed", step, w), 1;
+		sc = max_abs(r->res[0], r->n) + 1e-6;
+		bad = cmp_floats(r->res[0], r->res[1], r->n, tol, sc);
+		if (bad >= 0)
+			return snprintf(msg, len, "step %d worker %d: residual[%ld] cpu %.9g cuda %.9g", step, w, bad,
+					r->res[0][bad], r->res[1][bad]), 1;
+	}
+	if (gc_bucket_payload_bytes(r->b[0][0]) != gc_bucket_payload_bytes(r->b[1][0]))
+		return snprintf(msg, len, "payload bytes %zu vs %zu", gc_bucket_payload_bytes(r->b[0][0]),
+				gc_bucket_payload_bytes(r->b[1][0])), 1;
+	return 0;
+}
+
+/* Every layout, 1 to 4 workers, STEPS steps (error feedback and warm start carry). */
+static int compare_method(const gc_params *pm, double tol, int gather, char *msg, size_t len)
+{
+	size_t li;
+	int p, step;
+	for (li = 0; li < NLAYOUTS; li++)
+		for (p = 1; p <= MAXW; p++) {
+			struct run r;
+			gc_err e = { "" };
+			int bad = run_new(&r, pm, &layouts[li], p, &e);
+			if (bad)
+				snprintf(msg, len, "%s p=%d: cannot create buckets: %s", layouts[li].name, p, e.msg);
+			for (step = 0; !bad && step < STEPS; step++)
+				if (step_compare(&r, step, tol, gather, msg, len)) {
+					size_t m = strlen(msg);
+					snprintf(msg + m, len - m, " (layout %s, p=%d, %s)", layouts[li].name, p,
+						 gc_method_name(pm->method));
+					bad = 1;
+				}
+			run_free(&r);
+			if (bad)
+				return 1;
+		}
+	return 0;
+}
+
+#define NEED_DEVICE() do { if (!have_device()) SKIP("no CUDA device"); } while (0)
+#define COMPARE(pm, tol, gather) do { char m_[512] = ""; \
+	CHECKF(!compare_method(pm, tol, gather, m_, sizeof(m_)), "%s", m_); } while (0)
+
+static void test_cuda_absent_fails_cleanly(void)
+{
+	gc_params pm;
+	gc_tensor_desc t = { 10, 1, 1 };
+	gc_bucket *b = NULL;
+	gc_err e = { "" };
+	if (have_device())
+		SKIP("a CUDA device is present (this case is for hosts without one)");
+	CHECK_EQ_INT(gc_cuda_available(), 0);
+	gc_params_default(&pm, GC_M_TOPK);
+	CHECK(gc_bucket_new(&b, &pm, GC_BACKEND_CUDA, NULL, &t, 1, 1, 0, &e) != GC_OK);
+	CHECK(b == NULL);
+	CHECK(e.msg[0] != '\0');
+	CHECK(gc_cuda_spin(0.001, NULL) != GC_OK);
+}
+
+static void test_cuda_copy_and_spin(void)
+{
+	float h[100], back[100];
+	void *d = NULL;
+	uint64_t t0, ns;
+	int i;
+	NEED_DEVICE();
+	for (i = 0; i < 100; i++)
+		h[i] = (float)i * 0.5f;
+	CHECK(gc_cuda_alloc(&d, sizeof(h)) == GC_OK);
+	CHECK(gc_cuda_copy(d, h, sizeof(h), GC_CUDA_H2D, NULL) == GC_OK);
+	CHECK(gc_cuda_copy(back, d, sizeof(h), GC_CUDA_D2H, NULL) == GC_OK);
+	CHECK(gc_cuda_sync(NULL) == GC_OK);
+	gc_cuda_free(d);
+	CHECK(memcmp(h, back, sizeof(h)) == 0);
+	CHECK(gc_cuda_spin_calibrate() == GC_OK);
+	CHECK(gc_cuda_spin_rate() > 1e8);
+	t0 = gc_now_ns();
+	CHECK(gc_cuda_spin(0.050, NULL) == GC_OK);
+	CHECK(gc_cuda_sync(NULL) == GC_OK);
+	ns = gc_now_ns() - t0;
+	CHECKF(ns > 40000000ull && ns < 150000000ull, "spin of 50 ms took %.1f ms", ns / 1e6);
+}
+
+static void test_cuda_syncsgd(void)
+{
+	gc_params pm;
+	NEED_DEVICE();
+	gc_params_default(&pm, GC_M_SYNCSGD);
+	COMPARE(&pm, 0, 0);
+}
+
+static void test_cuda_fp16(void)
+{
+	gc_params pm;
+	NEED_DEVICE();
+	gc_params_default(&pm, GC_M_FP16);
+	COMPARE(&pm, 0, 0);
+}
+
+static void test_cuda_signsgd_vote(void)
+{
+	gc_params pm;
+	NEED_DEVICE();
+	gc_params_default(&pm, GC_M_SIGNSGD);
+	pm.scaled = 0;
+	pm.ef = 0;
+	COMPARE(&pm, 0, 1);
+}
+
+/* Scales are double sums rounded to float: exact for these sizes in any order. */
+static void test_cuda_signsgd_scaled_ef(void)
+{
+	gc_params pm;
+	NEED_DEVICE();
+	gc_params_default(&pm, GC_M_SIGNSGD);
+	pm.scaled = 1;
+	pm.ef = 0;
+	COMPARE(&pm, 0, 1);
+	pm.ef = 1;
+	COMPARE(&pm, 0, 1);
+}
+
+static void test_cuda_topk(void)
+{
+	static const double ratios[] = { 0.01, 0.1, 1.0 };
+	gc_params pm;
+	size_t i;
+	NEED_DEVICE();
+	for (i = 0; i < 3; i++) {
+		gc_params_default(&pm, GC_M_TOPK);
+		pm.ratio = ratios[i];
+		pm.ef = i != 2;
+		COMPARE(&pm, 0, 1);
+	}
+}
+
+static void test_cuda_mstopk(void)
+{
+	static const int rounds[] = { 20, 1, 64, 7 };
+	static const double ratios[] = { 0.01, 0.3, 0.05, 1.0 };
+	gc_params pm;
+	size_t i;
+	NEED_DEVICE();
+	for (i = 0; i < 4; i++) {
+		gc_params_default(&pm, GC_M_MSTOPK);
+		pm.rounds = rounds[i];
+		pm.ratio = ratios[i];
+		pm.ef = i != 3;
+		COMPARE(&pm, 0, 1);
+	}
+}
+
+/* cuBLAS and OpenBLAS add in different orders: agreement to 1e-3 of the largest
+ * magnitude, over three steps with error feedback. */
+static void test_cuda_powersgd(void)
+{
+	gc_params pm;
+	NEED_DEVICE();
+	gc_params_default(&pm, GC_M_POWERSGD);
+	pm.rank = 2;
+	pm.ef = 1;
+	pm.warm_start = 1;
+	COMPARE(&pm, 1e-3, 0);
+	pm.rank = 4;
+	pm.ef = 0;
+	pm.warm_start = 0;
+	COMPARE(&pm, 1e-3, 0);
+}
+
+static void run_cuda_tests(void)
+{
+	GCT_RUN(test_cuda_absent_fails_cleanly);
+	GCT_RUN(test_cuda_copy_and_spin);
+	GCT_RUN(test_cuda_syncsgd);
+	GCT_RUN(test_cuda_fp16);
+	GCT_RUN(test_cuda_signsgd_vote);
+	GCT_RUN(test_cuda_signsgd_scaled_ef);
+	GCT_RUN(test_cuda_topk);
+	GCT_RUN(test_cuda_mstopk);
+	GCT_RUN(test_cuda_powersgd);
+}
+#else
+static void test_cuda_backend(void)
+{
+	SKIP("no CUDA device: built without CUDA (CUDA=0)");
+}
+
+static void run_cuda_tests(void)
+{
+	GCT_RUN(test_cuda_backend);
+}
+#endif
 
 int main(void)
 {
@@ -170,6 +524,6 @@ int main(void)
 	GCT_RUN(test_bisect_tree);
 	GCT_RUN(test_bisect_matches_sequential);
 	GCT_RUN(test_bisect_passes);
-	GCT_RUN(test_cuda_placeholder);
+	run_cuda_tests();
 	return gct_finish();
 }
