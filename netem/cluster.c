@@ -225,7 +225,7 @@ gc_rc gc_cluster_status(const char *name, struct gc_cluster_status *st, gc_err *
 			break;
 		if (i > st->nodes)
 			st->nodes = i, st->healthy = 0;
-		if (!st->node[i - 1].reachable)
+		if (!st->node[i - 1].reachable || !st->node[i - 1].netns_exists)
 			st->healthy = 0;
 	}
 	return GC_OK;

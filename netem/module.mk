@@ -12,3 +12,10 @@ $(BUILD)/bin/gcbench-netem: $(BUILD)/obj/netem/main.o $(LIB)
 BINS += $(BUILD)/bin/gcbench-probe
 $(BUILD)/bin/gcbench-probe: $(BUILD)/obj/netem/probe.o $(LIB)
 	$(link_rule)
+
+INTEG_TESTS += tests/integration/test_netem_shape.sh tests/integration/test_cluster.sh
+
+BENCHES += bench-netem
+bench: bench-netem
+bench-netem: $(BUILD)/bin/gcbench $(BUILD)/bin/gcbench-netem $(BUILD)/bin/gcbench-probe
+	@BUILD=$(BUILD) tools/bench-netem.sh

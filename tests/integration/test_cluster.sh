@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# tests/integration/test_cluster.sh: gcbench cluster up/status/down with 2 nodes: ssh into
+# every node, a 1 Gbit/s cap measured with gcbench-probe, repair of a half-built
+# cluster, and nothing left behind after down.
+. "$(dirname "$0")/../lib.sh"
+cases="up ssh_hostnames reno status_healthy up_again_noop inventory goodput_1gbit
+repair_half_built down_leaves_nothing"
+need_root $cases || exit 0
+need_cmd sshd $cases || exit 0
+need_cmd ssh-keygen $cases || exit 0
+G=$BIN/gcbench N=$BIN/gcbench-netem P=$BIN/gcbench-probe
+for b in "$G" "$N" "$P"; do
+	[ -x "$b" ] || { for c in $cases; do fail "$c" "$b is not built"; done; exit 0; }
+done
+
+name=it$$
+export GCBENCH_HOME=$(mktemp -d "${TMPDIR:-/tmp}/gcb.XXXXXX")
+export GCBENCH_NETEM_STATE_DIR=$GCBENCH_HOME/netem-state
+D=$GCBENCH_HOME/clusters/$name
+cleanup() {
+	"$G" cluster down --name "$name" >/dev/null 2>&1
+	rm -rf "$GCBENCH_HOME"
+}
+trap cleanup EXIT
+
+if out=$("$G" cluster up 2 --name "$name" 2>&1); then pass up
+else fail up "$out"; for c in $cases; do [ "$c" = up ] || skip "$c" "cluster up failed"; done; exit 0; fi
+
+h1=$(ssh -F "$D/ssh_config" n1 hostname 2>&1) h2=$(ssh -F "$D/ssh_config" n2 hostname 2>&1)
+if [ "$h1" = n1 ] && [ "$h2" = n2 ]; then pass ssh_hostnames; else fail ssh_hostnames "n1 -> '$h1', n2 -> '$h2'"; fi
+
+cc=$(ssh -F "$D/ssh_config" n2 cat /proc/sys/net/ipv4/tcp_congestion_control 2>&1)
+[ "$cc" = reno ] && pass reno || fail reno "congestion control in n2: '$cc'"
+
+st=$("$G" cluster status --name "$name" --json)
+case $st in *'"healthy":true'*'"reachable":true'*'"reachable":true'*) pass status_healthy ;;
+*) fail status_healthy "$st" ;; esac
+
+out=$("$G" cluster up 2 --name "$name" 2>&1)
+grep -q "already up" <<<"$out" && pass up_again_noop || fail up_again_noop "$out"
+
+inv=$D/inventory.yaml
+if head -1 "$inv" | grep -qx '# gcbench inventory written by `gcbench cluster up`' &&
+	grep -qx "name: $name" "$inv" && grep -qx "ssh_config: $D/ssh_config" "$inv" &&
+	[ "$(grep -c '^  - name: n[12]$' "$inv")" = 2 ] && grep -qx "    netns: gcb-$name-n2" "$inv" &&
+	grep -qx "    identity: $D/id_ed25519" "$inv" && grep -qx "    iface: eth0" "$inv"; then
+	pass inventory; else fail inventory "$(tr '\n' '|' <"$inv")"; fi
+
+# 1 Gbit/s on n1's egress; goodput n1 -> n2 must be 0.8..1.0 of 95.6% of the cap
+a2=$(sed -n 's/^    address: //p' "$inv" | sed -n 2p)
+"$N" set --dev eth0 --netns "gcb-$name-n1" --rate 1gbit --owner $$ >/dev/null
+ip netns exec "gcb-$name-n2" "$P" server --bind "$a2" --port 5301 --once >/dev/null &
+srv=$!
+sleep 0.3
+res=$(ip netns exec "gcb-$name-n1" "$P" client --connect "$a2" --port 5301 --time 2 2>&1)
+wait "$srv" 2>/dev/null
+gp=$(sed -n 's/.*goodput_bps=\([0-9]*\).*/\1/p' <<<"$res")
+"$N" clear --dev eth0 --netns "gcb-$name-n1"
+if [ -n "$gp" ] && awk -v g="$gp" 'BEGIN { e = 0.956e9; exit !(g >= 0.8 * e && g <= 1.0e9) }'; then
+	pass goodput_1gbit; echo "# goodput at 1gbit: $gp bit/s (expected about 956000000)"
+else fail goodput_1gbit "measured '$res' (want 0.8..1.0 of 956 Mbit/s)"; fi
+
+# half-built: one namespace gone -> status says degraded, up repairs it
+ip netns del "gcb-$name-n2"
+"$G" cluster status --name "$name" >/dev/null; srv_rc=$?
+out=$("$G" cluster up 2 --name "$name" 2>&1)
+h2=$(ssh -F "$D/ssh_config" n2 hostname 2>&1)
+if [ "$srv_rc" = 3 ] && [ "$h2" = n2 ] && "$G" cluster status --name "$name" >/dev/null; then
+	pass repair_half_built; else fail repair_half_built "status rc $srv_rc, up: $out, n2: $h2"; fi
+
+k=$("$G" cluster status --name "$name" --json | sed -n 's/.*"subnet":"10\.213\.\([0-9]*\)\..*/\1/p')
+out=$("$G" cluster down --name "$name" 2>&1)
+left=$(ip netns list | grep "gcb-$name-"; ip -o link | grep -o "gc$k-[a-z0-9]*";
+	[ -e "$D" ] && echo "$D"; pgrep -af "$D/" | grep -v pgrep)
+if [ -z "$left" ] && [ -n "$k" ]; then pass down_leaves_nothing
+else fail down_leaves_nothing "left behind: $(tr '\n' ' ' <<<"$left") ($out)"; fi
