@@ -23,7 +23,7 @@ static gc_rc push(char **v, int *n, const char *s)
 /* "-o" "key=val" */
 static gc_rc push_opt(char **v, int *n, const char *key, const char *val)
 {
-	char buf[1024];
+	char buf[2304];
 	gc_rc rc = push(v, n, "-o");
 	if (rc)
 		return rc;
