@@ -5,6 +5,7 @@ KERNEL_SRCS := kernels/params.c kernels/compress.c kernels/simulate.c kernels/se
 LIB_SRCS += $(KERNEL_SRCS)
 UNIT_TESTS += $(BUILD)/tests/test_kernels $(BUILD)/tests/test_kernels_methods
 BINS += $(BUILD)/bin/gcbench-bench-kernels
+INTEG_TESTS += tests/integration/test_compress_cli.sh
 BENCHES += bench-kernels
 
 # The CUDA back end is called only when its dispatch table is part of the build

@@ -1,6 +1,8 @@
 /* gcbench compress: simulate one compressed exchange among workers, given each
  * worker's gradient as a .npy file; report payload, ratio, error and times. */
+#include <errno.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +222,10 @@ static int write_outputs(const struct copts *o, const gc_npy *g, gc_bucket **b, 
 	gc_err e;
 	int w, rc = 0;
 
+	if (mkdir(o->out_dir, 0777) && errno != EEXIST) {
+		gc_error("cannot create the output folder '%s': %s", o->out_dir, strerror(errno));
+		return 1;
+	}
 	snprintf(path, sizeof(path), "%s/result.npy", o->out_dir);
 	if (gc_npy_write(path, avg[0], g[0].numel, g[0].ndim, g[0].shape, &e)) {
 		gc_error("%s", e.msg);

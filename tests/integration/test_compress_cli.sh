@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Integration test of `gcbench compress`: outputs of a simulated exchange and the
+# messages for bad input. Needs no root; writes .npy files with python3 (no numpy).
+. "$(dirname "$0")/../lib.sh"
+
+GC=$BIN/gcbench
+need_cmd python3 help sync_average topk_ratio powersgd_shape bad_dtype bad_shape \
+	truncated not_npy no_input bad_method bad_param || exit 0
+if [ ! -x "$GC" ]; then
+	for n in help sync_average topk_ratio powersgd_shape bad_dtype bad_shape truncated \
+		 not_npy no_input bad_method bad_param; do fail "$n" "$GC is not built"; done
+	exit 1
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gc-compress.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# npy PATH DTYPE SHAPE VALUES...: write a .npy (DTYPE f4 or f8; SHAPE like 2,3).
+npy() {
+	python3 - "$@" <<'EOF'
+import struct, sys
+path, dt, shape = sys.argv[1], sys.argv[2], tuple(int(x) for x in sys.argv[3].split(',') if x)
+vals = [float(v) for v in sys.argv[4:]]
+hdr = "{'descr': '<%s', 'fortran_order': False, 'shape': %s, }" % (dt, repr(shape))
+pad = 64 - (10 + len(hdr) + 1) % 64
+hdr = (hdr + ' ' * pad + '\n').encode()
+with open(path, 'wb') as f:
+    f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(hdr)) + hdr)
+    f.write(struct.pack('<%d%s' % (len(vals), 'f' if dt == 'f4' else 'd'), *vals))
+EOF
+}
+
+# readnpy PATH: print the float32 values, one per line
+readnpy() {
+	python3 - "$1" <<'EOF'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+hl = struct.unpack('<H', b[8:10])[0]
+print(b[10:10 + hl].decode().strip(), file=sys.stderr)
+d = b[10 + hl:]
+for v in struct.unpack('<%df' % (len(d) // 4), d):
+    print(repr(v))
+EOF
+}
+
+# expect_err NAME PATTERN ARGS...: the command fails and stderr matches PATTERN
+expect_err() {
+	local name=$1 pat=$2 out rc; shift 2
+	out=$("$GC" compress "$@" 2>&1 >/dev/null); rc=$?
+	if [ "$rc" -ne 0 ] && printf '%s' "$out" | grep -q -- "$pat"; then pass "$name"
+	else fail "$name" "exit $rc, stderr: $out (wanted /$pat/)"; fi
+}
+
+out=$("$GC" compress --help) && printf '%s' "$out" | grep -q 'example:' &&
+	printf '%s' "$out" | grep -q -- '--out-dir' && pass help || fail help "$out"
+
+npy "$tmp/a.npy" f4 2,3 1 2 3 4 5 6
+npy "$tmp/b.npy" f4 2,3 3 2 1 0 -1 -2
+if out=$("$GC" compress --method syncsgd --in "$tmp/a.npy" --in "$tmp/b.npy" --out-dir "$tmp/o1" 2>&1) &&
+   [ "$(readnpy "$tmp/o1/result.npy" 2>/dev/null | tr '\n' ' ')" = "2.0 2.0 2.0 2.0 2.0 2.0 " ] &&
+   readnpy "$tmp/o1/result.npy" 2>&1 >/dev/null | grep -q "'shape': (2, 3)" &&
+   [ -f "$tmp/o1/residual_0.npy" ] && [ -f "$tmp/o1/residual_1.npy" ] &&
+   printf '%s' "$out" | grep -q 'payload_bytes: *24 per worker' &&
+   printf '%s' "$out" | grep -q 'rel_error: *0 ' &&
+   printf '%s' "$out" | grep -q 'identical: *yes'; then
+	pass sync_average
+else
+	fail sync_average "$out"
+fi
+
+# topk keeps ceil(0.5 * 6) = 3 of 6: payload 24 bytes, ratio 1; EF residual + sent = input
+npy "$tmp/c.npy" f4 6 0.5 -4 1 3 -0.25 2
+if out=$("$GC" compress --method topk --param ratio=0.5,ef=1 --in "$tmp/c.npy" --out-dir "$tmp/o2" 2>&1) &&
+   printf '%s' "$out" | grep -q 'payload_bytes: *24 per worker' &&
+   printf '%s' "$out" | grep -q 'ratio: *1.000' &&
+   [ "$(readnpy "$tmp/o2/result.npy" 2>/dev/null | tr '\n' ' ')" = "0.0 -4.0 0.0 3.0 0.0 2.0 " ] &&
+   [ "$(readnpy "$tmp/o2/residual_0.npy" 2>/dev/null | tr '\n' ' ')" = "0.5 0.0 1.0 0.0 -0.25 0.0 " ]; then
+	pass topk_ratio
+else
+	fail topk_ratio "$out"
+fi
+
+# powersgd on a rank-1 4x3 matrix (3 workers): exact, same shape back
+npy "$tmp/m.npy" f4 4,3 1 2 3 2 4 6 3 6 9 4 8 12
+if out=$("$GC" compress --method powersgd --param rank=1,min_compression=1 --in "$tmp/m.npy" \
+	--in "$tmp/m.npy" --in "$tmp/m.npy" --out-dir "$tmp/o3" 2>&1) &&
+   readnpy "$tmp/o3/result.npy" 2>&1 >/dev/null | grep -q "'shape': (4, 3)" &&
+   printf '%s' "$out" | grep -q 'payload_bytes: *28 per worker' &&
+   printf '%s' "$out" | grep -Eq 'rel_error: *[0-9.]+e-0[5-9]|rel_error: *0 '; then
+	pass powersgd_shape
+else
+	fail powersgd_shape "$out"
+fi
+
+npy "$tmp/d.npy" f8 2,3 1 2 3 4 5 6
+expect_err bad_dtype "d.npy" --method syncsgd --in "$tmp/a.npy" --in "$tmp/d.npy"
+npy "$tmp/e.npy" f4 3,2 1 2 3 4 5 6
+expect_err bad_shape "e.npy.*a.npy" --method fp16 --in "$tmp/a.npy" --in "$tmp/e.npy"
+head -c 100 "$tmp/a.npy" >"$tmp/t.npy"
+expect_err truncated "t.npy" --method syncsgd --in "$tmp/t.npy"
+echo "hello" >"$tmp/x.npy"
+expect_err not_npy "x.npy" --method syncsgd --in "$tmp/x.npy"
+expect_err no_input "no --in files" --method syncsgd
+expect_err bad_method "unknown method 'dgc'" --method dgc --in "$tmp/a.npy"
+expect_err bad_param "parameter 'ratio'.*(0, 1]" --method topk --param ratio=7 --in "$tmp/a.npy"
