@@ -134,6 +134,8 @@ __global__ void k_sp_write(const float *c, size_t n, const gc_cu_rule *rule,
 		float v = in ? c[i] : 0.0f;
 		unsigned tot_b, tot_o, xb, xo;
 		rule_classes(r, gc_abs_key(v), in, &a, &bb);
+		if (!__syncthreads_or(a || bb))
+			continue;              /* most sub-tiles hold nothing to send */
 		xb = gc_block_exscan(bb ? 1u : 0u, sh, &tot_b);
 		sel = a || (bb && rb + xb < r.kr);
 		xo = gc_block_exscan(sel ? 1u : 0u, sh, &tot_o);
