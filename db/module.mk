@@ -1,7 +1,8 @@
-# db/: the SQLite results database. db/schema.sql is embedded into the library as a
+# db/: the SQLite results database (and the unit tests of the spec, inventory and
+# sweep code in orchestrator/, which feed it). db/schema.sql is embedded into the library as a
 # C string ($(BUILD)/gen/db_schema.inc), so the binary needs no installed file.
 LIB_SRCS += db/db.c db/ingest.c db/status.c
-UNIT_TESTS += $(BUILD)/tests/test_db
+UNIT_TESTS += $(BUILD)/tests/test_db $(BUILD)/tests/test_spec
 # FUZZ_TARGETS += fuzz_records
 BENCHES += bench-db
 

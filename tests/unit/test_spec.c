@@ -1,0 +1,263 @@
+/* tests/unit/test_spec.c: the sweep spec parser, its errors, and sweep expansion. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "orchestrator/spec.h"
+#include "orchestrator/sweep.h"
+
+static const char *good =
+	"name: t\n"
+	"workload: replay\n"
+	"models: [resnet50]\n"
+	"methods:\n"
+	"  - syncsgd\n"
+	"  - signsgd\n"
+	"  - mstopk: {ratio: 0.01}\n"
+	"  - powersgd: {rank: [4, 8]}\n"
+	"baseline: syncsgd\n"
+	"bandwidth: [1gbit, 2gbit, 5gbit, 10gbit]\n"
+	"world_size: [4]\n"
+	"batch: [32]\n"
+	"iterations: 30\n"
+	"warmup: 5\n"
+	"repeats: 1\n"
+	"timeout: 300\n"
+	"compute_scale: 1\n"
+	"backend: mpi\n"
+	"exclude:\n"
+	"  - {method: powersgd, bandwidth: 10gbit}\n"
+	"notify:\n"
+	"  - {type: webhook, url_env: GCBENCH_WEBHOOK_URL}\n"
+	"  - {type: slack, url_env: GCBENCH_SLACK_URL}\n";
+
+static int parse(const char *text, struct gc_spec *s, struct gc_diags *d)
+{
+	gc_diags_init(d, "t.yaml");
+	return gc_spec_parse(text, strlen(text), "t.yaml", s, d);
+}
+
+/* 1 if some diagnostic contains needle */
+static int has_diag(const struct gc_diags *d, const char *needle)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (strstr(d->msg[i], needle))
+			return 1;
+	return 0;
+}
+
+static void dump(const struct gc_diags *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		printf("# %s\n", d->msg[i]);
+}
+
+static void test_good(void)
+{
+	struct gc_spec s;
+	struct gc_diags d;
+	gc_rc rc = parse(good, &s, &d);
+
+	dump(&d);
+	CHECK_EQ_INT(rc, GC_OK);
+	CHECK_EQ_INT(s.n_methods, 5);
+	CHECK_STR(s.methods[0].label, "syncsgd");
+	CHECK_STR(s.methods[3].name, "powersgd");
+	CHECK(s.methods[3].params.rank == 4 && s.methods[4].params.rank == 8);
+	CHECK_EQ_INT(s.n_bandwidth, 4);
+	CHECK(s.bandwidth[0] == 1000000000ull && s.bandwidth[3] == 10000000000ull);
+	CHECK_EQ_INT(s.iterations, 30);
+	CHECK_EQ_INT(s.warmup, 5);
+	CHECK_EQ_INT(s.n_notify, 2);
+	CHECK_STR(s.notify[1].url_env, "GCBENCH_SLACK_URL");
+	CHECK_EQ_INT(strlen(s.hash), 16);
+	CHECK_CONTAINS(s.canonical, "bandwidth=1000000000,2000000000,5000000000,10000000000");
+	CHECK(s.n_latency == 1 && s.latency[0] == 0);
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+}
+
+static void test_hash_stable(void)
+{
+	struct gc_spec a, b;
+	struct gc_diags d1, d2;
+	char *alt = malloc(strlen(good) + 64);
+
+	CHECK(alt);
+	/* comments, a new name and notify targets do not change what is measured */
+	snprintf(alt, strlen(good) + 64, "# a comment\n%s", good);
+	memcpy(strstr(alt, "name: t"), "name: u", 7);
+	CHECK(parse(good, &a, &d1) == GC_OK);
+	CHECK(parse(alt, &b, &d2) == GC_OK);
+	CHECK_STR(a.hash, b.hash);
+	gc_spec_release(&b);
+	/* iterations do */
+	memcpy(strstr(alt, "iterations: 30"), "iterations: 31", 14);
+	CHECK(parse(alt, &b, &d2) == GC_OK);
+	CHECK(strcmp(a.hash, b.hash) != 0);
+	gc_spec_release(&a);
+	gc_spec_release(&b);
+	free(alt);
+	gc_diags_release(&d1);
+	gc_diags_release(&d2);
+}
+
+static const char *bad =
+	"name: t\n"
+	"models: [resnet51]\n"
+	"methods:\n"
+	"  - syncsgd\n"
+	"  - signsdg\n"
+	"  - mstopk: {ratio: 2}\n"
+	"  - powersgd: {rank: [4, 0]}\n"
+	"baseline: fp16\n"
+	"bandwith: [1gbit]\n"
+	"bandwidth: [10kbit, 500gbit, 3 apples]\n"
+	"world_size: []\n"
+	"batch: {a: 1}\n"
+	"iterations: 0\n"
+	"warmup: -1\n"
+	"backend: gloo\n"
+	"notify:\n"
+	"  - {type: webhook, url: http://secret}\n";
+
+static void test_all_errors_at_once(void)
+{
+	struct gc_spec s;
+	struct gc_diags d;
+
+	CHECK_EQ_INT(parse(bad, &s, &d), GC_E_INVAL);
+	dump(&d);
+	CHECK(has_diag(&d, "t.yaml:2:10: unknown model 'resnet51'; did you mean 'resnet50'?"));
+	CHECK(has_diag(&d, "t.yaml:5:5: unknown method 'signsdg'; did you mean 'signsgd'?"));
+	CHECK(has_diag(&d, "t.yaml:6:21: parameter 'ratio': 2 is out of range"));                    /* ratio 2 */
+	CHECK(has_diag(&d, "t.yaml:7:26: parameter 'rank': 0 is out of range"));                    /* rank 0 */
+	CHECK(has_diag(&d, "baseline 'fp16' is not among the methods"));
+	CHECK(has_diag(&d, "t.yaml:9:1: unknown key 'bandwith' in the spec; did you mean 'bandwidth'?"));
+	CHECK(has_diag(&d, "t.yaml:10:13: bandwidth '10kbit' is out of range"));
+	CHECK(has_diag(&d, "t.yaml:10:21: bandwidth '500gbit' is out of range"));
+	CHECK(has_diag(&d, "t.yaml:10:30: rate '3 apples'"));                   /* 3 apples */
+	CHECK(has_diag(&d, "t.yaml:11:13: 'world_size' is an empty list"));
+	CHECK(has_diag(&d, "t.yaml:12:8: 'batch' is a mapping"));
+	CHECK(has_diag(&d, "t.yaml:13:13: iterations '0' is not a whole number in 1..1000000"));
+	CHECK(has_diag(&d, "t.yaml:14:9: warmup '-1'"));
+	CHECK(has_diag(&d, "t.yaml:15:10: backend 'gloo' is unknown; use mpi"));
+	CHECK(has_diag(&d, "a URL is a secret"));
+	CHECK(d.n >= 15);
+	/* sorted by position */
+	for (size_t i = 1; i < d.n; i++) {
+		unsigned l0, c0, l1, c1;
+		CHECK(sscanf(d.msg[i - 1], "t.yaml:%u:%u:", &l0, &c0) == 2);
+		CHECK(sscanf(d.msg[i], "t.yaml:%u:%u:", &l1, &c1) == 2);
+		CHECK(l0 < l1 || (l0 == l1 && c0 <= c1));
+	}
+	CHECK(s.name == NULL && s.n_methods == 0);   /* nothing is left half-built */
+	gc_diags_release(&d);
+}
+
+static void test_baseline_ambiguous_and_dup(void)
+{
+	struct gc_spec s;
+	struct gc_diags d;
+	const char *t = "name: t\nmodels: resnet50\nmethods: [{topk: {ratio: [0.1, 0.01]}}, "
+			"signsgd, signsgd]\nbaseline: topk\nbandwidth: 1gbit\nworld_size: 2\n"
+			"batch: 8\niterations: 3\n";
+
+	CHECK_EQ_INT(parse(t, &s, &d), GC_E_INVAL);
+	dump(&d);
+	CHECK(has_diag(&d, "baseline 'topk' has 2 parameter sets"));
+	CHECK(has_diag(&d, "t.yaml:3:50: method signsgd(ef=0,scaled=0) is listed twice"));
+	gc_diags_release(&d);
+}
+
+static void test_yaml_syntax_and_kinds(void)
+{
+	struct gc_spec s;
+	struct gc_diags d;
+
+	CHECK_EQ_INT(parse("name: [unclosed\n", &s, &d), GC_E_INVAL);
+	CHECK(has_diag(&d, "not valid YAML"));
+	gc_diags_release(&d);
+	CHECK_EQ_INT(parse("", &s, &d), GC_E_INVAL);
+	CHECK(has_diag(&d, "the file is empty"));
+	gc_diags_release(&d);
+	CHECK_EQ_INT(parse("- a\n- b\n", &s, &d), GC_E_INVAL);
+	CHECK(has_diag(&d, "a spec is a mapping of keys"));
+	gc_diags_release(&d);
+	CHECK_EQ_INT(parse("local: 4\n", &s, &d), GC_E_INVAL);
+	CHECK(has_diag(&d, "looks like an inventory"));
+	gc_diags_release(&d);
+}
+
+static void test_latency_parse(void)
+{
+	double v;
+	gc_err e;
+
+	CHECK(gc_latency_parse("0", &v, &e) == GC_OK && v == 0);
+	CHECK(gc_latency_parse("250us", &v, &e) == GC_OK && fabs(v - 250e-6) < 1e-15);
+	CHECK(gc_latency_parse("1.5ms", &v, &e) == GC_OK && fabs(v - 1.5e-3) < 1e-15);
+	CHECK(gc_latency_parse("2s", &v, &e) == GC_OK && v == 2);
+	CHECK(gc_latency_parse("5", &v, &e) == GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "write a number and a unit");
+	CHECK(gc_latency_parse("11s", &v, &e) == GC_E_INVAL);
+	CHECK(gc_latency_parse("-1ms", &v, &e) == GC_E_INVAL);
+	CHECK(gc_latency_parse("1 ms", &v, &e) == GC_E_INVAL);
+}
+
+static void test_fnv(void)
+{
+	/* published FNV-1a 64 test vectors */
+	CHECK(gc_fnv1a64("", 0) == 0xcbf29ce484222325ull);
+	CHECK(gc_fnv1a64("a", 1) == 0xaf63dc4c8601ec8cull);
+	CHECK(gc_fnv1a64("foobar", 6) == 0x85944171f73967e8ull);
+}
+
+/* every spec in experiments/ parses without a problem */
+static void test_experiments_parse(void)
+{
+	DIR *dir = opendir("experiments");
+	struct dirent *de;
+	int n = 0;
+
+	if (!dir)
+		SKIP("run from the repository root (no experiments/ here)");
+	while ((de = readdir(dir))) {
+		char path[512];
+		struct gc_spec s;
+		struct gc_diags d;
+		gc_err e;
+		size_t l = strlen(de->d_name);
+
+		if (l < 5 || strcmp(de->d_name + l - 5, ".yaml") || !strncmp(de->d_name, "inventory", 9))
+			continue;
+		snprintf(path, sizeof(path), "experiments/%s", de->d_name);
+		gc_diags_init(&d, path);
+		if (gc_spec_load(path, &s, &d, &e)) {
+			dump(&d);
+			closedir(dir);
+			CHECKF(0, "%s: %s", path, e.msg);
+		}
+		gc_spec_release(&s);
+		gc_diags_release(&d);
+		n++;
+	}
+	closedir(dir);
+	CHECKF(n >= 1, "no spec found in experiments/");
+}
+
+int main(void)
+{
+	GCT_SUITE("spec");
+	GCT_RUN(test_good);
+	GCT_RUN(test_hash_stable);
+	GCT_RUN(test_all_errors_at_once);
+	GCT_RUN(test_baseline_ambiguous_and_dup);
+	GCT_RUN(test_yaml_syntax_and_kinds);
+	GCT_RUN(test_latency_parse);
+	GCT_RUN(test_fnv);
+	GCT_RUN(test_experiments_parse);
+	return gct_finish();
+}
