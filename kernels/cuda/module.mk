@@ -6,3 +6,26 @@ CU_SRCS += kernels/cuda/cuda_util.cu kernels/cuda/spin.cu kernels/cuda/dispatch.
 	   kernels/cuda/powersgd.cu
 LIB_SRCS += kernels/cuda/bisect.c
 UNIT_TESTS += $(BUILD)/tests/test_kernels_cuda
+
+# `make CUDA=1 cuda-check`: the GPU tests and the kernel benchmark on a GPU machine,
+# linked from common/ and kernels/ only (no sqlite, libnl, curl or yaml needed there;
+# OpenBLAS still is, for the CPU PowerSGD reference).
+CUDA_CHECK_DIR := $(BUILD)/cuda-check
+CUDA_CHECK_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,common/result.c common/log.c common/strutil.c \
+	common/npy.c $(KERNEL_SRCS) kernels/cuda/bisect.c) $(CU_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
+
+$(CUDA_CHECK_DIR)/test_kernels_cuda: tests/unit/test_kernels_cuda.c $(CUDA_CHECK_OBJS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  TEST    $@")
+	$(Q)$(CC) $(CPPFLAGS) -MF $(BUILD)/obj/tests/unit/test_kernels_cuda.check.d $(CFLAGS) -Itests \
+		-o $@ $< $(CUDA_CHECK_OBJS) $(LDFLAGS) $(LDLIBS)
+
+$(CUDA_CHECK_DIR)/gcbench-bench-kernels: $(BUILD)/obj/kernels/bench_kernels.o $(CUDA_CHECK_OBJS)
+	$(link_rule)
+
+cuda-check: $(CUDA_CHECK_DIR)/test_kernels_cuda $(CUDA_CHECK_DIR)/gcbench-bench-kernels
+	@test "$(USE_CUDA)" = 1 || { echo "cuda-check: needs CUDA=1 (nvcc)" >&2; exit 1; }
+	$(CUDA_CHECK_DIR)/test_kernels_cuda
+	$(CUDA_CHECK_DIR)/gcbench-bench-kernels $(BENCH_KERNELS_ARGS)
+
+.PHONY: cuda-check
