@@ -23,3 +23,5 @@ $(BUILD)/bin/gcbench-worker: $(WK_OBJS) $(LIB)
 else
 $(info gcbench: MPI (ompi-c) not found: gcbench-worker is not built; apt-get install libopenmpi-dev)
 endif
+UNIT_TESTS += $(BUILD)/tests/test_worker
+INTEG_TESTS += tests/integration/test_worker.sh tests/integration/test_worker_nccl.sh

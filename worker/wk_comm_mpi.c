@@ -99,13 +99,15 @@ static int start(gc_wk_comm *c, const gc_round *r, MPI_Request *req)
 	return MPI_Iallgather(r->send, n, dt, r->recv, n, dt, MPI_COMM_WORLD, req);
 }
 
-static gc_rc mpi_fail(gc_wk_comm *c, int err, const gc_round *r, int bucket, gc_err *e)
+static gc_rc mpi_fail(gc_wk_comm *c, int err, const gc_round *r, int bucket, const char *where,
+		      gc_err *e)
 {
 	char msg[MPI_MAX_ERROR_STRING] = "";
 	int len = 0;
 	MPI_Error_string(err, msg, &len);
-	return gc_fail(e, GC_E_MPI, "rank %d: %s of bucket %d failed: %s", c->rank,
-		       coll_name(r->coll, ((struct mpi_st *)c->st)->blocking), bucket, msg);
+	return gc_fail(e, GC_E_MPI, "rank %d: %s of bucket %d (%zu x %zu bytes) failed in %s: %s",
+		       c->rank, coll_name(r->coll, ((struct mpi_st *)c->st)->blocking), bucket,
+		       r->count, gc_dtype_size(r->dtype), where, msg);
 }
 
 static gc_rc mpi_run(gc_wk_comm *c, const gc_round *r, int bucket, gc_err *e)
@@ -125,11 +127,11 @@ static gc_rc mpi_run(gc_wk_comm *c, const gc_round *r, int bucket, gc_err *e)
 	err = start(c, r, &req);
 	atomic_store(&s->busy_since, 0);
 	if (err != MPI_SUCCESS)
-		return mpi_fail(c, err, r, bucket, e);
+		return mpi_fail(c, err, r, bucket, "the call", e);
 	while (!s->blocking) {
 		err = MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
 		if (err != MPI_SUCCESS)
-			return mpi_fail(c, err, r, bucket, e);
+			return mpi_fail(c, err, r, bucket, "MPI_Test", e);
 		if (flag)
 			break;
 		if (gc_now_ns() > lim)

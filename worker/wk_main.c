@@ -55,6 +55,17 @@ static void header_network(gc_wk_json *j, const gc_wk_cfg *c, const gc_wk_comm *
 	gc_wk_json_close(j);
 }
 
+/* "bucket_numel": "n0,n1,..." in exchange order */
+static void bucket_list(gc_wk_json *j, const gc_wk_result *r)
+{
+	size_t cap = r->nbuckets * 21 + 1, len = 0;
+	char *b = calloc(cap, 1);
+	for (size_t i = 0; b && r->bucket_numel && i < r->nbuckets; i++)
+		len += (size_t)snprintf(b + len, cap - len, "%s%zu", i ? "," : "", r->bucket_numel[i]);
+	gc_wk_json_str(j, "bucket_numel", b ? b : "");
+	free(b);
+}
+
 static void header_run(gc_wk_json *j, const gc_wk_cfg *c, const gc_wk_comm *m,
 		       const gc_wk_result *r)
 {
@@ -68,6 +79,7 @@ static void header_run(gc_wk_json *j, const gc_wk_cfg *c, const gc_wk_comm *m,
 	gc_wk_json_int(j, "numel", (long long)r->numel);
 	gc_wk_json_int(j, "tensors", (long long)r->ntensors);
 	gc_wk_json_int(j, "buckets", (long long)r->nbuckets);
+	bucket_list(j, r);
 	gc_wk_json_num(j, "bucket_first_mb", c->bucket_first_mb);
 	gc_wk_json_num(j, "bucket_mb", c->bucket_mb);
 	gc_wk_json_int(j, "world", m->world);
@@ -271,6 +283,7 @@ static int run_mpi(const gc_wk_cfg *c, size_t numel)
 	}
 	rc = finish(c, &m, &r);
 	free(r.recs);
+	free(r.bucket_numel);
 	m.release(&m);
 	MPI_Finalize();
 	return rc;

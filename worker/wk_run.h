@@ -53,13 +53,15 @@ typedef struct gc_wk_result {
 	struct gc_iter_rec *recs;      /* n records (warmup included) */
 	size_t n;
 	size_t numel, nbuckets, ntensors;
+	size_t *bucket_numel;          /* nbuckets entries, in exchange order (caller frees) */
 	uint64_t sum_grad, sum_param;  /* FNV-1a of the final averaged gradient, parameters */
 	double final_loss;             /* mean loss of the last (up to) 10 iterations */
 	double t_backward_model;       /* emulated backward seconds per iteration */
 } gc_wk_result;
 
 /* Build the workload, run warmup + iters iterations with the communication thread,
- * fill res (caller frees res->recs). */
+ * fill res (caller frees res->recs and
+ * res->bucket_numel). */
 gc_rc gc_wk_train(const gc_wk_cfg *cfg, gc_wk_comm *comm, gc_wk_result *res, gc_err *e);
 
 #endif

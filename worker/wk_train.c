@@ -427,6 +427,9 @@ static void summarize(const wk_state *s, gc_wk_result *res)
 	res->nbuckets = s->lay.nb;
 	res->ntensors = s->lay.nt;
 	res->t_backward_model = tb;
+	res->bucket_numel = calloc(s->lay.nb ? s->lay.nb : 1, sizeof(size_t));
+	for (size_t i = 0; res->bucket_numel && i < s->lay.nb; i++)
+		res->bucket_numel[i] = s->lay.b[i].numel;
 }
 
 gc_rc gc_wk_train(const gc_wk_cfg *cfg, gc_wk_comm *comm, gc_wk_result *res, gc_err *e)

@@ -1,0 +1,224 @@
+/* tests/unit/test_worker.c: the MPI-free parts of gcbench-worker: command line,
+ * buckets, byte accounting, JSON escaping, the MLP's gradients. */
+#include "harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "worker/arch.h"
+#include "worker/wk.h"
+
+static gc_rc parse(gc_wk_cfg *c, gc_err *e, const char *line)
+{
+	char buf[1024], *argv[64];
+	int argc = 0;
+	snprintf(buf, sizeof(buf), "gcbench-worker %s", line);
+	for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	e->msg[0] = 0;
+	return gc_wk_args_parse(c, argc, argv, e);
+}
+
+static void test_args_ok(void)
+{
+	gc_wk_cfg c;
+	gc_err e;
+	CHECK_EQ_INT(parse(&c, &e, "--param ratio=0.05 --method topk --workload replay:tiny --iters 7"), GC_OK);
+	CHECK_EQ_INT(c.params.method, GC_M_TOPK);
+	CHECK_NEAR(c.params.ratio, 0.05, 1e-12);
+	CHECK_EQ_INT(c.iters, 7);
+	CHECK_EQ_INT(c.warmup, 5);
+	CHECK_EQ_INT(c.overlap, 1);
+	CHECK_STR(c.model, "tiny");
+	CHECK_EQ_INT(c.kind, GC_WK_REPLAY);
+	CHECK_EQ_INT(parse(&c, &e, "--workload train:mlp --no-overlap --method signsgd"), GC_OK);
+	CHECK_EQ_INT(c.kind, GC_WK_TRAIN_MLP);
+	CHECK_EQ_INT(c.overlap, 0);
+	CHECK_NEAR(c.lr, 0.002, 1e-12);
+	CHECK_EQ_INT(parse(&c, &e, "--help"), GC_OK);
+	CHECK_EQ_INT(c.mode, GC_WK_HELP);
+}
+
+static void test_args_errors(void)
+{
+	static const struct { const char *line, *msg; } cases[] = {
+		{ "--method bogus --workload replay:tiny", "unknown method 'bogus'" },
+		{ "--iters 0 --workload replay:tiny", "invalid --iters '0'" },
+		{ "--iters -3 --workload replay:tiny", "invalid --iters '-3'" },
+		{ "--batch x --workload replay:tiny", "invalid --batch 'x'" },
+		{ "--compute-scale 0 --workload replay:tiny", "invalid --compute-scale '0'" },
+		{ "--workload resnet50", "unknown workload 'resnet50'" },
+		{ "--workload train:cnn", "unknown workload 'train:cnn'" },
+		{ "--iters 3", "missing --workload" },
+		{ "--workload replay:tiny --profile /nonexistent/p.csv", "cannot read profile '/nonexistent/p.csv'" },
+		{ "--workload train:mlp --profile /etc/hostname", "applies to replay workloads only" },
+		{ "--workload replay:tiny --backend gloo", "unknown backend 'gloo'" },
+		{ "--workload replay:tiny --param ratio", "invalid --param 'ratio'" },
+		{ "--workload replay:tiny --iters", "needs a value" },
+		{ "--workload replay:tiny --frobnicate 1", "unknown option '--frobnicate'" },
+		{ "--workload replay:tiny --iface a;b", "invalid --iface 'a;b'" },
+		{ "--workload replay:tiny --mpi-coll fast", "invalid --mpi-coll 'fast'" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		gc_wk_cfg c;
+		gc_err e;
+		CHECKF(parse(&c, &e, cases[i].line) != GC_OK, "accepted: %s", cases[i].line);
+		CHECK_CONTAINS(e.msg, cases[i].msg);
+	}
+}
+
+static void test_out_path(void)
+{
+	char p[64];
+	gc_err e;
+	CHECK_EQ_INT(gc_wk_out_path(p, sizeof(p), "run-r%r/x%r.gcr", 12, &e), GC_OK);
+	CHECK_STR(p, "run-r12/x12.gcr");
+	CHECK(gc_wk_out_path(p, 8, "abcdefghij", 0, &e) != GC_OK);
+}
+
+static void test_layout_resnet50(void)
+{
+	gc_arch a;
+	gc_err e;
+	gc_wk_layout l;
+	gc_wk_tensor_in *in;
+	if (gc_arch_build("resnet50", &a, &e))
+		SKIP("resnet50 not buildable: %s", e.msg);
+	gc_arch_set_timing(&a, 32, 0, 1);
+	in = calloc(a.n, sizeof(*in));
+	for (size_t i = 0; i < a.n; i++)
+		in[i] = (gc_wk_tensor_in){ a.t[i].name, a.t[i].ndim, a.t[i].shape, a.t[i].numel, a.t[i].t_bwd };
+	CHECK_EQ_INT(gc_wk_layout_build(&l, in, a.n, 1048576.0, 25 * 1048576.0, &e), GC_OK);
+	free(in);
+	CHECK_EQ_INT(l.numel, 25557032);
+	CHECK_STR(l.t[0].name, a.t[a.n - 1].name);       /* backward order: fc.bias first */
+	CHECK(4 * l.b[0].numel >= 1048576);
+	for (size_t i = 1; i + 1 < l.nb; i++)
+		CHECK(4 * l.b[i].numel >= 25 * 1048576);
+	CHECK_EQ_INT(l.b[l.nb - 1].t1, l.nt);
+	for (size_t i = 0; i + 1 < l.nb; i++) {
+		CHECK_EQ_INT(l.b[i].t1, l.b[i + 1].t0);
+		CHECK_EQ_INT(l.b[i].off + l.b[i].numel, l.b[i + 1].off);
+	}
+	CHECK_NEAR(l.t_fwd * 2, gc_arch_backward_total(&a), 1e-9);
+	gc_wk_layout_release(&l);
+	gc_arch_release(&a);
+}
+
+static void test_round_bytes(void)
+{
+	uint64_t s, r;
+	gc_wk_round_bytes(GC_COLL_ALLREDUCE, GC_DT_F32, 1000, 4, &s, &r);
+	CHECK_EQ_INT(s, 6000);                     /* 2 * 3/4 * 4000 */
+	CHECK_EQ_INT(r, 6000);
+	gc_wk_round_bytes(GC_COLL_ALLGATHER, GC_DT_U8, 125, 4, &s, &r);
+	CHECK_EQ_INT(s, 375);
+	gc_wk_round_bytes(GC_COLL_ALLREDUCE, GC_DT_F16, 1000, 1, &s, &r);
+	CHECK_EQ_INT(s, 0);
+}
+
+static void test_json_escape(void)
+{
+	gc_wk_json j;
+	char *s;
+	gc_wk_json_begin(&j);
+	gc_wk_json_str(&j, "a", "q\"b\\s\n\x01");
+	gc_wk_json_int(&j, "n", -3);
+	gc_wk_json_obj(&j, "o");
+	gc_wk_json_num(&j, "x", 0.5);
+	gc_wk_json_str(&j, "z", NULL);
+	gc_wk_json_close(&j);
+	gc_wk_json_close(&j);
+	s = gc_wk_json_take(&j);
+	CHECK(s != NULL);
+	CHECK_STR(s, "{\"a\":\"q\\\"b\\\\s\\u000a\\u0001\",\"n\":-3,\"o\":{\"x\":0.5,\"z\":null}}");
+	free(s);
+}
+
+static size_t seen[4], nseen;
+static void on_produced(void *arg, size_t k)
+{
+	(void)arg;
+	if (nseen < 4)
+		seen[nseen++] = k;
+}
+
+static double loss_at(gc_mlp *m)
+{
+	m->next = 0;
+	return gc_mlp_forward(m);
+}
+
+/* The MLP's backward against central finite differences of its forward. */
+static void test_mlp_gradients(void)
+{
+	gc_wk_tensor_in in[4];
+	gc_wk_layout l;
+	gc_mlp m;
+	gc_err e;
+	size_t nt;
+	float *param, *grad;
+	gc_mlp_tensors(in, &nt);
+	CHECK_EQ_INT(gc_wk_layout_build(&l, in, nt, 1e9, 1e9, &e), GC_OK);
+	param = calloc(l.numel, sizeof(float));
+	grad = calloc(l.numel, sizeof(float));
+	CHECK_EQ_INT(gc_mlp_init(&m, &l, param, grad, 8, 1, 8, &e), GC_OK);
+	double l0 = loss_at(&m);
+	CHECK(l0 > 0.5 && l0 < 10);
+	nseen = 0;
+	gc_mlp_backward(&m, on_produced, NULL);
+	CHECK_EQ_INT(nseen, 2);
+	CHECK_EQ_INT(seen[0], 2);
+	CHECK_EQ_INT(seen[1], 4);
+	float *probe[] = { m.w1 + 5, m.w1 + 100000, m.b1 + 3, m.w2 + 17, m.w2 + 2000, m.b2 + 1 };
+	float *gp[] = { m.g_w1 + 5, m.g_w1 + 100000, m.g_b1 + 3, m.g_w2 + 17, m.g_w2 + 2000, m.g_b2 + 1 };
+	for (int i = 0; i < 6; i++) {
+		float keep = *probe[i], h = 2e-3f;
+		*probe[i] = keep + h;
+		double lp = loss_at(&m);
+		*probe[i] = keep - h;
+		double lm = loss_at(&m);
+		*probe[i] = keep;
+		double fd = (lp - lm) / (2.0 * h);
+		CHECKF(fabs(fd - *gp[i]) <= 0.05 * fabs(fd) + 5e-4, "probe %d: backward %g, finite difference %g",
+		       i, (double)*gp[i], fd);
+	}
+	gc_mlp_release(&m);
+	free(param);
+	free(grad);
+	gc_wk_layout_release(&l);
+}
+
+static void test_fill_deterministic(void)
+{
+	float a[1000], b[1000], c[1000];
+	double mean = 0, var = 0;
+	gc_wk_fill_random(a, 1000, 3, 1.0f);
+	gc_wk_fill_random(b, 1000, 3, 1.0f);
+	gc_wk_fill_random(c, 1000, 4, 1.0f);
+	CHECK(!memcmp(a, b, sizeof(a)));
+	CHECK(memcmp(a, c, sizeof(a)));
+	for (int i = 0; i < 1000; i++)
+		mean += a[i] / 1000.0;
+	for (int i = 0; i < 1000; i++)
+		var += (a[i] - mean) * (a[i] - mean) / 1000.0;
+	CHECK_NEAR(mean, 0, 0.15);
+	CHECK_NEAR(var, 1, 0.2);
+	CHECK(gc_wk_fnv64(a, sizeof(a)) == gc_wk_fnv64(b, sizeof(b)));
+	CHECK(gc_wk_fnv64(a, sizeof(a)) != gc_wk_fnv64(c, sizeof(c)));
+}
+
+int main(void)
+{
+	GCT_SUITE("worker");
+	GCT_RUN(test_args_ok);
+	GCT_RUN(test_args_errors);
+	GCT_RUN(test_out_path);
+	GCT_RUN(test_layout_resnet50);
+	GCT_RUN(test_round_bytes);
+	GCT_RUN(test_json_escape);
+	GCT_RUN(test_mlp_gradients);
+	GCT_RUN(test_fill_deterministic);
+	return gct_finish();
+}
