@@ -35,6 +35,9 @@ struct gc_wk_comm {
 	gc_rc (*dalloc)(gc_wk_comm *c, void **p, size_t bytes);
 	void (*dfree)(gc_wk_comm *c, void *p);
 	gc_rc (*dcopy)(gc_wk_comm *c, void *dst, const void *src, size_t bytes, int kind);
+	/* CUDA-event iteration time: phase 0 marks the start, phase 1 the end and returns
+	 * the seconds between (device back ends only). */
+	double (*iter_gpu)(gc_wk_comm *c, int phase);
 	void *stream;                  /* the communication stream (cudaStream_t) */
 	void *st;                      /* the back end's state */
 	char algo_allreduce[96], algo_allgather[96];

@@ -76,6 +76,8 @@ static gc_rc exchange_bucket(wk_state *s, size_t i, gc_err *e)
 	if (s->comm->wait_mark && (rc = s->comm->wait_mark(s->comm, (int)i)))
 		return gc_fail(e, rc, "waiting for the gradients of bucket %zu failed", i);
 	rc = gc_encode(s->bk[i], s->grad + b->off);
+	if (!rc && s->comm->flush)
+		rc = s->comm->flush(s->comm);
 	if (rc)
 		return gc_fail(e, rc, "encode of bucket %zu: %s", i, gc_strerror(rc));
 	enc = gc_now_ns() - t0;
@@ -324,7 +326,10 @@ static gc_rc optimizer(wk_state *s)
 static gc_rc one_iter(wk_state *s, struct gc_iter_rec *r, gc_err *e)
 {
 	uint64_t t0 = gc_now_ns(), t1, t2, t3, t4, t5, last = 0;
-	gc_rc rc = forward(s, &r->loss);
+	gc_rc rc;
+	if (s->comm->iter_gpu)
+		s->comm->iter_gpu(s->comm, 0);
+	rc = forward(s, &r->loss);
 	t1 = gc_now_ns();
 	if (!rc && s->have_mlp)
 		gc_mlp_backward(&s->mlp, mlp_produced, s);
@@ -341,6 +346,8 @@ static gc_rc one_iter(wk_state *s, struct gc_iter_rec *r, gc_err *e)
 	rc = optimizer(s);
 	if (rc)
 		return gc_fail(e, rc, "optimizer step failed: %s", gc_strerror(rc));
+	if (s->comm->iter_gpu)
+		r->t_iter_gpu = s->comm->iter_gpu(s->comm, 1);
 	t5 = gc_now_ns();
 	r->t_forward = (double)(t1 - t0) * 1e-9;
 	r->t_backward = (double)(t2 - t1) * 1e-9;
