@@ -25,3 +25,7 @@ $(info gcbench: MPI (ompi-c) not found: gcbench-worker is not built; apt-get ins
 endif
 UNIT_TESTS += $(BUILD)/tests/test_worker
 INTEG_TESTS += tests/integration/test_worker.sh tests/integration/test_worker_nccl.sh
+BENCHES += bench-worker
+bench: bench-worker
+bench-worker: $(if $(filter 1,$(HAVE_MPI)),$(BUILD)/bin/gcbench-worker)
+	@BUILD=$(BUILD) worker/bench_worker.sh
