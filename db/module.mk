@@ -2,7 +2,8 @@
 # sweep code in orchestrator/, which feed it). db/schema.sql is embedded into the library as a
 # C string ($(BUILD)/gen/db_schema.inc), so the binary needs no installed file.
 LIB_SRCS += db/db.c db/ingest.c db/status.c
-UNIT_TESTS += $(BUILD)/tests/test_db $(BUILD)/tests/test_spec
+UNIT_TESTS += $(BUILD)/tests/test_db $(BUILD)/tests/test_spec $(BUILD)/tests/test_sweep \
+	$(BUILD)/tests/test_inventory
 # FUZZ_TARGETS += fuzz_records
 BENCHES += bench-db
 

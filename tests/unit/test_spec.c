@@ -7,6 +7,7 @@
 #include "harness.h"
 #include "orchestrator/spec.h"
 #include "orchestrator/sweep.h"
+#include "test_spec_corpus.h"
 
 static const char *good =
 	"name: t\n"
@@ -248,6 +249,24 @@ static void test_experiments_parse(void)
 	CHECKF(n >= 1, "no spec found in experiments/");
 }
 
+static gc_rc parse_spec(const char *buf, size_t len, const char *file, struct gc_diags *d)
+{
+	struct gc_spec s;
+	gc_rc rc = gc_spec_parse(buf, len, file, &s, d);
+
+	gc_spec_release(&s);
+	return rc;
+}
+
+static void test_bad_corpus(void)
+{
+	char why[1024];
+	int n = corpus_check("tests/data/spec", parse_spec, why, sizeof(why));
+
+	CHECKF(n >= 0, "%s", why);
+	CHECKF(n >= 15, "only %d bad specs", n);
+}
+
 int main(void)
 {
 	GCT_SUITE("spec");
@@ -259,5 +278,6 @@ int main(void)
 	GCT_RUN(test_latency_parse);
 	GCT_RUN(test_fnv);
 	GCT_RUN(test_experiments_parse);
+	GCT_RUN(test_bad_corpus);
 	return gct_finish();
 }

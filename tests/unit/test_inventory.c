@@ -1,0 +1,137 @@
+/* tests/unit/test_inventory.c: the inventory parser, its security checks and errors. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "test_spec_corpus.h"
+#include "orchestrator/inventory.h"
+
+static gc_rc parse_inv(const char *buf, size_t len, const char *file, struct gc_diags *d)
+{
+	struct gc_inventory inv;
+	gc_rc rc = gc_inventory_parse(buf, len, file, &inv, d);
+
+	gc_inventory_release(&inv);
+	return rc;
+}
+
+static void test_local(void)
+{
+	struct gc_inventory inv;
+	struct gc_diags d;
+	const char *t = "local: 4\n";
+
+	gc_diags_init(&d, "i.yaml");
+	CHECK(gc_inventory_parse(t, strlen(t), "i.yaml", &inv, &d) == GC_OK);
+	CHECK_EQ_INT(inv.local, 4);
+	CHECK_EQ_INT(inv.n_hosts, 0);
+	gc_inventory_release(&inv);
+	gc_diags_release(&d);
+}
+
+/* exactly the format `gcbench cluster up` writes */
+static void test_cluster_format(void)
+{
+	struct gc_inventory inv;
+	struct gc_diags d;
+	const char *t =
+		"name: demo\n"
+		"ssh_config: /run/gcbench/demo/ssh_config\n"
+		"hosts:\n"
+		"  - name: n1\n"
+		"    address: 10.213.0.11\n"
+		"    user: root\n"
+		"    port: 22\n"
+		"    identity: /run/gcbench/demo/id_ed25519\n"
+		"    iface: eth0\n"
+		"    netns: gcb-demo-n1\n"
+		"    gpus: 0\n"
+		"  - name: n2\n"
+		"    address: 10.213.0.12\n"
+		"    iface: eth0\n";
+
+	gc_diags_init(&d, "i.yaml");
+	CHECK(gc_inventory_parse(t, strlen(t), "i.yaml", &inv, &d) == GC_OK);
+	CHECK_EQ_INT(inv.local, 0);
+	CHECK_STR(inv.name, "demo");
+	CHECK_STR(inv.ssh_config, "/run/gcbench/demo/ssh_config");
+	CHECK_EQ_INT(inv.n_hosts, 2);
+	CHECK_STR(inv.hosts[0].netns, "gcb-demo-n1");
+	CHECK_STR(inv.hosts[0].identity, "/run/gcbench/demo/id_ed25519");
+	CHECK_EQ_INT(inv.hosts[1].port, 22);       /* default */
+	CHECK_STR(inv.hosts[1].user, "");          /* ssh's default */
+	CHECK_STR(inv.hosts[1].address, "10.213.0.12");
+	gc_inventory_release(&inv);
+	gc_diags_release(&d);
+}
+
+/* each injection attempt, in each field that reaches a command line, is refused */
+static void test_injection_matrix(void)
+{
+	static const char *const fields[] = { "name", "address", "user", "identity", "iface",
+					      "netns" };
+	static const char *const evil[] = { "eth0; touch /tmp/x", "$(touch /tmp/x)",
+					    "`touch /tmp/x`", "a\\nb", "-oProxyCommand=touch",
+					    "a b", "a'b", "a\\\"b", "a|b", "a&b", "a>b", "" };
+
+	for (size_t f = 0; f < 6; f++)
+		for (size_t v = 0; v < sizeof(evil) / sizeof(evil[0]); v++) {
+			char t[512];
+			struct gc_inventory inv;
+			struct gc_diags d;
+			gc_rc rc;
+
+			/* host 2 gets the evil value in field f, good values elsewhere */
+			snprintf(t, sizeof(t), "hosts:\n  - {name: n1, address: 10.0.0.1, iface: eth0}\n"
+				 "  - {%s: \"%s\"%s%s%s}\n", fields[f], evil[v],
+				 f == 0 ? "" : ", name: n2", f == 1 ? "" : ", address: 10.0.0.2",
+				 f == 4 ? "" : ", iface: eth0");
+			gc_diags_init(&d, "i.yaml");
+			rc = gc_inventory_parse(t, strlen(t), "i.yaml", &inv, &d);
+			CHECKF(rc == GC_E_INVAL, "%s: \"%s\" was accepted", fields[f], evil[v]);
+			CHECKF(d.n >= 1 && strstr(d.msg[0], "i.yaml:3:"), "%s", d.n ? d.msg[0] : "-");
+			CHECKF(strstr(d.msg[0], "is refused"), "%s", d.msg[0]);
+			gc_diags_release(&d);
+		}
+}
+
+static void test_bad_corpus(void)
+{
+	char why[1024];
+	int n = corpus_check("tests/data/inventory", parse_inv, why, sizeof(why));
+
+	CHECKF(n >= 0, "%s", why);
+	CHECKF(n >= 10, "only %d bad inventories", n);
+}
+
+static void test_example_files(void)
+{
+	const char *files[] = { "experiments/inventory-local.yaml",
+				"experiments/inventory-cluster.example.yaml" };
+
+	for (size_t i = 0; i < 2; i++) {
+		struct gc_inventory inv;
+		struct gc_diags d;
+		gc_err e;
+
+		gc_diags_init(&d, files[i]);
+		if (gc_inventory_load(files[i], &inv, &d, &e) == GC_E_NOTFOUND)
+			SKIP("run from the repository root: %s", e.msg);
+		CHECKF(d.n == 0, "%s", d.n ? d.msg[0] : e.msg);
+		CHECK(inv.local > 0 || inv.n_hosts > 0);
+		gc_inventory_release(&inv);
+		gc_diags_release(&d);
+	}
+}
+
+int main(void)
+{
+	GCT_SUITE("inventory");
+	GCT_RUN(test_local);
+	GCT_RUN(test_cluster_format);
+	GCT_RUN(test_injection_matrix);
+	GCT_RUN(test_bad_corpus);
+	GCT_RUN(test_example_files);
+	return gct_finish();
+}
