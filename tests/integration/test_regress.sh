@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# tests/integration/test_regress.sh: `gcbench regress` and `gcbench history` on the
+# synthetic database of tests/unit/test_regress.c (a 10% slowdown of powersgd between
+# nccl 2.18.3 and 2.19.1, noise elsewhere): output formats and exit statuses.
+. "$(dirname "$0")/../lib.sh"
+GC=$BIN/gcbench
+MK=$BUILD/tests/test_regress
+names="exit1_on_regression exit0_without json_valid markdown previous usage_exit2 history"
+need_cmd python3 $names || exit 0
+[ -x "$GC" ] && [ -x "$MK" ] || { for n in $names; do skip "$n" "$GC or $MK not built"; done; exit 0; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gc-regress.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+db=$tmp/r.db
+"$MK" --make-db "$db" || { for n in $names; do fail "$n" "cannot build the synthetic database"; done; exit 0; }
+
+out=$("$GC" regress --db "$db" --baseline nccl=2.18 --candidate nccl=2.19 2>&1); rc=$?
+if [ $rc -eq 1 ] && echo "$out" | grep -E '^resnet50 +powersgd .*REGRESSION$' >/dev/null &&
+   echo "$out" | grep -q "1 regressions" && echo "$out" | grep -q "baseline only"; then pass exit1_on_regression
+else fail exit1_on_regression "rc=$rc out=$out"; fi
+
+out=$("$GC" regress --db "$db" --baseline nccl=2.19 --candidate nccl=2.18 2>&1); rc=$?
+if [ $rc -eq 0 ] && echo "$out" | grep -q "0 regressions, 1 improvements"; then pass exit0_without
+else fail exit0_without "rc=$rc out=$out"; fi
+
+"$GC" regress --db "$db" --baseline nccl=2.18 --candidate nccl=2.19 --format json >"$tmp/o.json" 2>/dev/null; rc=$?
+v=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["regressions"], len(d["points"]), [p["verdict"] for p in d["points"] if p["method"]=="powersgd"][0])' "$tmp/o.json" 2>&1)
+if [ $rc -eq 1 ] && [ "$v" = "1 6 REGRESSION" ]; then pass json_valid
+else fail json_valid "rc=$rc parsed: $v"; fi
+
+out=$("$GC" regress --db "$db" --baseline nccl=2.18 --candidate nccl=2.19 --format markdown 2>&1)
+if echo "$out" | grep -q '^| model | method |' && echo "$out" | grep -q '^|---|'; then pass markdown
+else fail markdown "$out"; fi
+
+out=$("$GC" regress --db "$db" --baseline previous 2>&1); rc=$?
+if [ $rc -eq 1 ] && echo "$out" | grep -q "candidate: latest (env 2)"; then pass previous
+else fail previous "rc=$rc out=$out"; fi
+
+"$GC" regress --db "$db" --baseline 'color=red' --candidate nccl=2.19 >/dev/null 2>&1; r1=$?
+"$GC" regress --db "$db" --baseline nccl=2.18 --candidate nccl=2.19 --min-effect x >/dev/null 2>&1; r2=$?
+"$GC" regress --db "$db" --baseline nccl=2.18 >/dev/null 2>&1; r3=$?
+"$GC" regress --db "$db" --baseline nccl=2.18 --candidate nccl=2.19 --format xml >/dev/null 2>&1; r4=$?
+if [ "$r1$r2$r3$r4" = 2222 ]; then pass usage_exit2; else fail usage_exit2 "exit codes $r1 $r2 $r3 $r4, want 2 2 2 2"; fi
+
+out=$("$GC" history --db "$db" --model resnet50 --method powersgd --bandwidth 10gbit 2>&1); rc=$?
+if [ $rc -eq 0 ] && [ "$(echo "$out" | grep -c ' 10gbit ')" -eq 2 ] && echo "$out" | grep -q ' 1\.2[0-9][0-9]$' &&
+   echo "$out" | grep -q '2\.19\.1'; then pass history
+else fail history "rc=$rc out=$out"; fi

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# tests/integration/test_schedule.sh: `gcbench schedule` end to end under a temporary
+# root (--root / GCBENCH_SCHEDULE_ROOT): nothing is installed on this machine.
+. "$(dirname "$0")/../lib.sh"
+GC=$(cd "$(dirname "$BIN/gcbench")" 2>/dev/null && pwd)/gcbench
+names="install_systemd install_cron list_remove bad_at_exit2 unsafe_path_refused"
+[ -x "$GC" ] || { for n in $names; do skip "$n" "$GC not built"; done; exit 0; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gc-sched.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/root/run/systemd/system" "$tmp/w" "$tmp/cr"
+touch "$tmp/w/nightly.yaml" "$tmp/w/inv.yaml"
+cd "$tmp/w" || exit 1
+
+out=$("$GC" schedule install nightly.yaml --inventory inv.yaml --at 'daily 02:00' --tag nccl-2.19 --root "$tmp/root" 2>&1); rc=$?
+svc=$tmp/root/etc/systemd/system/gcbench-nightly.service
+if [ $rc -eq 0 ] && grep -qx "ExecStart=$GC run $tmp/w/nightly.yaml --inventory $tmp/w/inv.yaml --db $tmp/w/gcbench.db --tag nccl-2.19" "$svc" &&
+   grep -qx 'OnCalendar=\*-\*-\* 02:00:00' "${svc%.service}.timer"; then pass install_systemd
+else fail install_systemd "rc=$rc out=$out"; fi
+
+out=$(GCBENCH_SCHEDULE_ROOT=$tmp/cr "$GC" schedule install nightly.yaml --inventory inv.yaml --at '30 1 * * mon-fri' --name wk 2>&1); rc=$?
+line=$(grep -v '^#' "$tmp/cr/etc/cron.d/gcbench-wk" 2>/dev/null | tail -n 1)
+if [ $rc -eq 0 ] && [ "${line%% root *}" = "30 1 * * 1-5" ] && echo "$line" | grep -q ">> /var/log/gcbench/wk.log 2>&1$"; then pass install_cron
+else fail install_cron "rc=$rc out=$out line=$line"; fi
+
+l1=$("$GC" schedule list --root "$tmp/root" 2>&1)
+"$GC" schedule remove nightly --root "$tmp/root" >/dev/null 2>&1; r1=$?
+"$GC" schedule remove nightly --root "$tmp/root" >/dev/null 2>&1; r2=$?
+l2=$("$GC" schedule list --root "$tmp/root" 2>&1)
+if echo "$l1" | grep -q '^nightly  *systemd  *daily 02:00' && [ $r1 -eq 0 ] && [ $r2 -eq 1 ] &&
+   echo "$l2" | grep -q "no scheduled sweeps" && [ ! -e "$svc" ]; then pass list_remove
+else fail list_remove "list=$l1 rm=$r1,$r2 after=$l2"; fi
+
+bad=0
+for at in 'daily 25:00' 'weekly Xyz 03:00' '* * * *' '0 0 1 * 1' '@reboot' 'daily 02:00; reboot'; do
+	"$GC" schedule install nightly.yaml --inventory inv.yaml --at "$at" --root "$tmp/root" >/dev/null 2>&1
+	[ $? -eq 2 ] || { bad=1; echo "accepted --at '$at'"; }
+done
+[ $bad -eq 0 ] && pass bad_at_exit2 || fail bad_at_exit2 "an invalid --at was not refused with exit 2"
+
+mkdir -p "$tmp/w/a b" && touch "$tmp/w/a b/s.yaml" "$tmp/w/x\$(id).yaml"
+out1=$("$GC" schedule install "a b/s.yaml" --inventory inv.yaml --at hourly --root "$tmp/root" 2>&1); r1=$?
+out2=$("$GC" schedule install "x\$(id).yaml" --name x --inventory inv.yaml --at hourly --root "$tmp/root" 2>&1); r2=$?
+if [ $r1 -eq 2 ] && [ $r2 -eq 2 ] && echo "$out1" | grep -q "no spaces" && [ -z "$(ls "$tmp/root/etc/systemd/system")" ]; then
+	pass unsafe_path_refused
+else fail unsafe_path_refused "rc=$r1,$r2 out=$out1 / $out2"; fi

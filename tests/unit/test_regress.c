@@ -1,0 +1,300 @@
+/* tests/unit/test_regress.c: regression tracking on synthetic databases whose answer
+ * is known, built through db/db.h.
+ *
+ * `test_regress --make-db PATH` writes the synthetic database and exits (used by
+ * tests/integration/test_regress.sh to check the CLI's output and exit status). */
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "db/db.h"
+#include "harness.h"
+#include "orchestrator/regress.h"
+
+static uint64_t rng = 88172645463325252ull;
+
+static double unif(void)   /* xorshift64, uniform in [0, 1) */
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static gc_rc add_env(gc_db *db, const char *nccl, int64_t *id)
+{
+	struct gc_envinfo env;
+
+	memset(&env, 0, sizeof env);
+	strcpy(env.host, "node1");
+	strcpy(env.driver, "535.104.05");
+	strcpy(env.cuda, "12.2");
+	strcpy(env.nccl, nccl);
+	strcpy(env.tag, "lab");
+	return gc_db_env_get(db, &env, id, NULL);
+}
+
+/* One run: 2 ranks x 100 iterations of median about t (uniform +-10% noise), plus
+ * 5 warmup iterations at 10 t that must never count. */
+static gc_rc add_run(gc_db *db, int64_t sweep, int64_t env, const char *method,
+		     const char *params, uint64_t bw, double t, enum gc_run_status status)
+{
+	struct gc_db_run r = { sweep, "key", "replay", "resnet50", method, params, 2, 2, 32,
+			       bw, 0, "mpi", 1, 100, 5, 0, env, NULL };
+	sqlite3_stmt *st = NULL;
+	int64_t id;
+	int rank, it;
+	gc_rc rc;
+
+	if ((rc = gc_db_run_begin(db, &r, &id, NULL)))
+		return rc;
+	if (sqlite3_prepare_v2(gc_db_handle(db), "INSERT INTO iterations VALUES (?1, ?2, ?3, "
+			       "?4, 0, 0, 0, 0, 0, 0, 0, 0, ?5, ?5, 0, 0, 0)", -1, &st, NULL))
+		return GC_E_DB;
+	for (rank = 0; rank < 2; rank++)
+		for (it = 0; it < 105; it++) {
+			sqlite3_bind_int64(st, 1, id);
+			sqlite3_bind_int(st, 2, rank);
+			sqlite3_bind_int(st, 3, it);
+			sqlite3_bind_int(st, 4, it < 5);
+			sqlite3_bind_double(st, 5, it < 5 ? 10 * t : t * (0.9 + 0.2 * unif()));
+			if (sqlite3_step(st) != SQLITE_DONE)
+				rc = GC_E_DB;
+			sqlite3_reset(st);
+		}
+	sqlite3_finalize(st);
+	return rc ? rc : gc_db_run_end(db, id, status, NULL, NULL, NULL);
+}
+
+#define GBIT 1000000000ull
+
+/* Baseline nccl 2.18.3 vs candidate 2.19.1:
+ *   sync 10gbit            0.100 / 0.100 (other noise)     -> same
+ *   powersgd rank=4 10gbit 0.080 / 0.088 (10% slower)      -> REGRESSION
+ *   signsgd 10gbit         0.090 / 0.090 (other noise)     -> same
+ *   mstopk k=0.01 10gbit   0.120 / 0.1236 (3% < 5% effect) -> same
+ *   topk 1gbit             baseline only;  sync 25gbit candidate only
+ * and on the candidate a failed powersgd run at 0.5 s that must not count. */
+static gc_rc make_db(const char *path)
+{
+	gc_db *db = NULL;
+	int64_t s, a, b;
+	gc_rc rc;
+
+	unlink(path);
+	if ((rc = gc_db_open(path, 0, &db, NULL)))
+		return rc;
+	if (!(rc = add_env(db, "2.18.3", &a)) && !(rc = add_env(db, "2.19.1", &b)) &&
+	    !(rc = gc_db_sweep_begin(db, "t", "spec", "hash", "sync", &s, NULL)))
+		rc = add_run(db, s, a, "sync", "", 10 * GBIT, 0.100, GC_RUN_OK) ||
+		     add_run(db, s, a, "powersgd", "rank=4", 10 * GBIT, 0.080, GC_RUN_OK) ||
+		     add_run(db, s, a, "signsgd", "", 10 * GBIT, 0.090, GC_RUN_OK) ||
+		     add_run(db, s, a, "mstopk", "k=0.01", 10 * GBIT, 0.120, GC_RUN_OK) ||
+		     add_run(db, s, a, "topk", "k=0.01", GBIT, 0.300, GC_RUN_OK) ||
+		     add_run(db, s, b, "sync", "", 10 * GBIT, 0.100, GC_RUN_OK) ||
+		     add_run(db, s, b, "powersgd", "rank=4", 10 * GBIT, 0.088, GC_RUN_OK) ||
+		     add_run(db, s, b, "powersgd", "rank=4", 10 * GBIT, 0.5, GC_RUN_FAILED) ||
+		     add_run(db, s, b, "signsgd", "", 10 * GBIT, 0.090, GC_RUN_OK) ||
+		     add_run(db, s, b, "mstopk", "k=0.01", 10 * GBIT, 0.1236, GC_RUN_OK) ||
+		     add_run(db, s, b, "sync", "", 25 * GBIT, 0.090, GC_RUN_OK) ? GC_E_DB : GC_OK;
+	gc_db_close(db);
+	return rc;
+}
+
+static char dbpath[256];
+
+static const gc_regress_point *find(const gc_regress_report *r, const char *method,
+				    uint64_t bw)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (!strcmp(r->v[i].method, method) && r->v[i].bw_cap_bps == (int64_t)bw)
+			return &r->v[i];
+	return NULL;
+}
+
+static gc_rc compare(const char *base, const char *cand, gc_regress_report *r, gc_err *e)
+{
+	gc_regress_opts o;
+	gc_db *db = NULL;
+	gc_rc rc;
+
+	gc_regress_opts_default(&o);
+	o.baseline = base;
+	o.candidate = cand;
+	memset(r, 0, sizeof *r);
+	if ((rc = gc_db_open(dbpath, GC_DB_READONLY, &db, e)))
+		return rc;
+	rc = gc_regress_compare(gc_db_handle(db), &o, r, e);
+	gc_db_close(db);
+	return rc;
+}
+
+static void test_finds_real_slowdown(void)
+{
+	gc_regress_report r;
+	const gc_regress_point *p;
+	gc_err e;
+
+	CHECKF(compare("nccl=2.18", "nccl=2.19", &r, &e) == GC_OK, "%s", e.msg);
+	p = find(&r, "powersgd", 10 * GBIT);
+	CHECK(p != NULL);
+	CHECK_EQ_INT(p->verdict, GC_REG_REGRESSION);
+	CHECK_EQ_INT(p->n_base, 200);   /* warmup rows excluded */
+	CHECK_EQ_INT(p->n_cand, 200);   /* the failed run excluded */
+	CHECK_NEAR(p->change, 0.10, 0.02);
+	CHECK(p->p < 1e-6);
+	CHECK_NEAR(p->speedup_base, 0.100 / 0.080, 0.03);
+	CHECK_NEAR(p->speedup_cand, 0.100 / 0.088, 0.03);
+	CHECK_EQ_INT(r.n_regressions, 1);
+	gc_regress_report_release(&r);
+}
+
+static void test_noise_is_not_regression(void)
+{
+	gc_regress_report r;
+	const gc_regress_point *p;
+	gc_err e;
+
+	CHECKF(compare("nccl=2.18", "nccl=2.19", &r, &e) == GC_OK, "%s", e.msg);
+	p = find(&r, "signsgd", 10 * GBIT);
+	CHECK(p != NULL && p->verdict == GC_REG_SAME);
+	CHECK(fabs(p->change) < 0.05);
+	p = find(&r, "sync", 10 * GBIT);
+	CHECK(p != NULL && p->verdict == GC_REG_SAME);
+	/* a real but small shift (3%) is below the 5% minimum effect */
+	p = find(&r, "mstopk", 10 * GBIT);
+	CHECK(p != NULL && p->verdict == GC_REG_SAME);
+	CHECKF(p->change > 0.01 && p->change < 0.05, "change %g", p->change);
+	gc_regress_report_release(&r);
+}
+
+static void test_one_side_reported(void)
+{
+	gc_regress_report r;
+	const gc_regress_point *p;
+	gc_err e;
+
+	CHECKF(compare("nccl=2.18", "nccl=2.19", &r, &e) == GC_OK, "%s", e.msg);
+	CHECK_EQ_INT(r.n, 6);
+	CHECK_EQ_INT(r.n_one_side, 2);
+	p = find(&r, "topk", GBIT);
+	CHECK(p != NULL && p->verdict == GC_REG_BASELINE_ONLY && p->n_cand == 0);
+	CHECK(isnan(p->p));
+	p = find(&r, "sync", 25 * GBIT);
+	CHECK(p != NULL && p->verdict == GC_REG_CANDIDATE_ONLY && p->n_base == 0);
+	gc_regress_report_release(&r);
+}
+
+static void test_reverse_is_improvement(void)
+{
+	gc_regress_report r;
+	gc_err e;
+
+	CHECKF(compare("nccl=2.19.1", "nccl=2.18.3", &r, &e) == GC_OK, "%s", e.msg);
+	CHECK_EQ_INT(r.n_regressions, 0);
+	CHECK_EQ_INT(r.n_improvements, 1);
+	CHECK_EQ_INT(find(&r, "powersgd", 10 * GBIT)->verdict, GC_REG_IMPROVEMENT);
+	gc_regress_report_release(&r);
+}
+
+static void test_previous(void)
+{
+	gc_regress_report r;
+	gc_err e;
+
+	CHECKF(compare("previous", NULL, &r, &e) == GC_OK, "%s", e.msg);
+	CHECK_EQ_INT(r.n_regressions, 1);
+	CHECK_CONTAINS(r.cand_desc, "env 2");
+	gc_regress_report_release(&r);
+}
+
+static void test_selectors(void)
+{
+	gc_regress_report r;
+	gc_err e;
+
+	CHECK_EQ_INT(compare("nccl=2.1", "nccl=2.19", &r, &e), GC_E_NOTFOUND);
+	CHECK_EQ_INT(compare("nccl=2.18' OR 1=1 --", "nccl=2.19", &r, &e), GC_E_NOTFOUND);
+	CHECK_EQ_INT(compare("color=red", "nccl=2.19", &r, &e), GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "color=red");
+	CHECK_EQ_INT(compare("nccl=2.18", NULL, &r, &e), GC_E_INVAL);
+	CHECKF(compare("env=1,tag=lab,cuda=12", "driver=535,nccl=2.19", &r, &e) == GC_OK,
+	       "%s", e.msg);
+	CHECK_EQ_INT(r.n_regressions, 1);
+	gc_regress_report_release(&r);
+}
+
+static void test_formats(void)
+{
+	gc_regress_report r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	gc_err e;
+
+	CHECKF(compare("nccl=2.18", "nccl=2.19", &r, &e) == GC_OK, "%s", e.msg);
+	f = open_memstream(&buf, &len);
+	CHECK(f != NULL);
+	gc_regress_print(f, &r, "json", &e);
+	gc_regress_print(f, &r, "markdown", &e);
+	CHECK_EQ_INT(gc_regress_print(f, &r, "xml", &e), GC_E_INVAL);
+	fclose(f);
+	CHECK_CONTAINS(buf, "\"regressions\":1,");
+	CHECK_CONTAINS(buf, "\"method\":\"powersgd\",\"params\":\"rank=4\"");
+	CHECK_CONTAINS(buf, "\"verdict\":\"REGRESSION\"}");
+	CHECK_CONTAINS(buf, "\"n_cand\":0");
+	CHECK_CONTAINS(buf, "| resnet50 | powersgd | rank=4 | 10gbit | 2 | 32 |");
+	free(buf);
+	gc_regress_report_release(&r);
+}
+
+static int count_rows(const gc_history_row *h, void *arg)
+{
+	int *n = arg;
+	*n += 1;
+	if (h->speedup < 1.1 || h->speedup > 1.4)
+		*n += 1000;
+	return 0;
+}
+
+static void test_history(void)
+{
+	gc_db *db = NULL;
+	gc_err e;
+	int n = 0;
+
+	CHECKF(gc_db_open(dbpath, GC_DB_READONLY, &db, &e) == GC_OK, "%s", e.msg);
+	CHECK_EQ_INT(gc_history(gc_db_handle(db), "resnet50", "powersgd", -1, count_rows, &n,
+				&e), GC_OK);
+	gc_db_close(db);
+	CHECK_EQ_INT(n, 2);   /* one row per environment, speedups 1.25 and 1.14 */
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	if (argc == 3 && !strcmp(argv[1], "--make-db"))
+		return make_db(argv[2]) ? 1 : 0;
+	GCT_SUITE("regress");
+	snprintf(dbpath, sizeof dbpath, "%s/gct-regress-%d.db",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+	if (make_db(dbpath)) {
+		printf("FAIL regress/make_db: cannot build the synthetic database %s\n", dbpath);
+		return 1;
+	}
+	GCT_RUN(test_finds_real_slowdown);
+	GCT_RUN(test_noise_is_not_regression);
+	GCT_RUN(test_one_side_reported);
+	GCT_RUN(test_reverse_is_improvement);
+	GCT_RUN(test_previous);
+	GCT_RUN(test_selectors);
+	GCT_RUN(test_formats);
+	GCT_RUN(test_history);
+	rc = gct_finish();
+	unlink(dbpath);
+	return rc;
+}
