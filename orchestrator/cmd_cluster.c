@@ -93,6 +93,7 @@ static int parse_args(int argc, char **argv, struct cl_args *a)
 	return 0;
 }
 
+/* Returns -1 after a usage error (printed), else the gc_rc of gc_cluster_up. */
 static int do_up(const struct cl_args *a, gc_err *e)
 {
 	uint64_t n = 0;
@@ -102,7 +103,7 @@ static int do_up(const struct cl_args *a, gc_err *e)
 	if (!a->count || gc_parse_u64(a->count, &n) || n < 1 || n > GC_CLUSTER_MAX_NODES) {
 		gc_error("cluster up: give the number of nodes, 1 to %d (e.g. 'gcbench cluster up 4'), "
 			 "not '%s'", GC_CLUSTER_MAX_NODES, a->count ? a->count : "");
-		return 2;
+		return -1;
 	}
 	rc = gc_cluster_up(a->name, (int)n, &was_up, e);
 	if (rc)
@@ -130,7 +131,7 @@ int cmd_cluster(int argc, char **argv)
 		return r;
 	if (!strcmp(a.verb, "up")) {
 		r = do_up(&a, &e);
-		if (r == 2)
+		if (r < 0)
 			return 2;
 		rc = (gc_rc)r;
 	} else if (!strcmp(a.verb, "down")) {
