@@ -3,7 +3,7 @@
 # every node, a 1 Gbit/s cap measured with gcbench-probe, repair of a half-built
 # cluster, and nothing left behind after down.
 . "$(dirname "$0")/../lib.sh"
-cases="up ssh_hostnames reno status_healthy up_again_noop inventory goodput_1gbit
+cases="up ssh_hostnames reno status_healthy up_again_noop inventory goodput_1gbit rtt_probe
 repair_half_built down_leaves_nothing"
 need_root $cases || exit 0
 need_cmd sshd $cases || exit 0
@@ -59,6 +59,15 @@ gp=$(sed -n 's/.*goodput_bps=\([0-9]*\).*/\1/p' <<<"$res")
 if [ -n "$gp" ] && awk -v g="$gp" 'BEGIN { e = 0.956e9; exit !(g >= 0.8 * e && g <= 1.0e9) }'; then
 	pass goodput_1gbit; echo "# goodput at 1gbit: $gp bit/s (expected about 956000000)"
 else fail goodput_1gbit "measured '$res' (want 0.8..1.0 of 956 Mbit/s)"; fi
+
+ip netns exec "gcb-$name-n2" "$P" server --bind "$a2" --port 5301 --once >/dev/null &
+srv=$!
+sleep 0.3
+res=$(ip netns exec "gcb-$name-n1" "$P" client --connect "$a2" --port 5301 --rtt 200 2>&1)
+wait "$srv" 2>/dev/null
+rtt=$(sed -n 's/^rtt_s=\([0-9.]*\) .*samples=200$/\1/p' <<<"$res")
+if [ -n "$rtt" ] && awk -v r="$rtt" 'BEGIN { exit !(r > 0 && r < 0.05) }'; then pass rtt_probe
+else fail rtt_probe "'$res' (want rtt_s in (0, 50 ms) over 200 samples)"; fi
 
 # half-built: one namespace gone -> status says degraded, up repairs it
 ip netns del "gcb-$name-n2"
