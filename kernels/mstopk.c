@@ -28,7 +28,7 @@ static int enough(const struct decide *d, uint32_t x)
 static gc_rc mstopk_encode(gc_bucket *b, const float *grad)
 {
 	struct gc_sparse *s = b->st;
-	const float *c = gc_sparse_input(b, grad);
+	const float *c = s->e ? s->e : grad;
 	struct decide d = { 0, 0, s->k, s->fine };
 	double sum;
 	uint32_t maxkey;
@@ -36,7 +36,7 @@ static gc_rc mstopk_encode(gc_bucket *b, const float *grad)
 	float lo, hi, mid;
 	int r;
 
-	gc_sel_hist(c, b->numel, s->hist, s->scratch, &sum, &maxkey);
+	gc_sel_hist(s->e, grad, b->numel, s->hist, s->scratch, &sum, &maxkey);
 	d.bin = gc_sel_bin(s->hist, s->k, &d.above);
 	gc_sel_fine(c, b->numel, d.bin, s->fine);
 	lo = (float)(sum / (double)b->numel);

@@ -43,15 +43,21 @@ void gc_ef_add(float *e, const float *g, size_t n)
 		e[i] += g[i];
 }
 
-/* One thread's share: histogram, sum |c| and max key of c[a, b). */
-static void hist_part(const float *c, size_t a, size_t b, uint32_t *h, double *sum,
+/* One thread's share over [a, b): with e, first e[i] += g[i] (error feedback) and use
+ * e[i]; histogram, sum |c| and max key. */
+static void hist_part(float *e, const float *g, size_t a, size_t b, uint32_t *h, double *sum,
 		      uint32_t *maxkey)
 {
+	const float *c = e ? e : g;
 	double s0 = 0, s1 = 0;
 	uint32_t m = 0;
 	size_t i;
 
 	for (i = a; i + 1 < b; i += 2) {
+		if (e) {
+			e[i] += g[i];
+			e[i + 1] += g[i + 1];
+		}
 		uint32_t k0 = gc_key(c[i]), k1 = gc_key(c[i + 1]);
 		h[k0 >> GC_SEL_SHIFT]++;
 		h[k1 >> GC_SEL_SHIFT]++;
@@ -61,6 +67,8 @@ static void hist_part(const float *c, size_t a, size_t b, uint32_t *h, double *s
 		m = k1 > m ? k1 : m;
 	}
 	if (i < b) {
+		if (e)
+			e[i] += g[i];
 		uint32_t k0 = gc_key(c[i]);
 		h[k0 >> GC_SEL_SHIFT]++;
 		s0 += fabsf(c[i]);
@@ -70,7 +78,7 @@ static void hist_part(const float *c, size_t a, size_t b, uint32_t *h, double *s
 	*maxkey = m;
 }
 
-void gc_sel_hist(const float *c, size_t n, uint32_t *hist, uint32_t *scratch,
+void gc_sel_hist(float *e, const float *g, size_t n, uint32_t *hist, uint32_t *scratch,
 		 double *sum, uint32_t *maxkey)
 {
 	int nt = n >= PAR_MIN ? gc_cpu_threads() : 1;
@@ -84,7 +92,7 @@ void gc_sel_hist(const float *c, size_t n, uint32_t *hist, uint32_t *scratch,
 		size_t a = n * (size_t)t / (size_t)tn, b = n * (size_t)(t + 1) / (size_t)tn;
 
 		memset(h, 0, GC_SEL_BINS * sizeof(*h));
-		hist_part(c, a, b, h, &s, &m);
+		hist_part(e, g, a, b, h, &s, &m);
 #pragma omp barrier
 #pragma omp for schedule(static)
 		for (size_t j = 0; j < GC_SEL_BINS; j++)

@@ -37,10 +37,11 @@ void gc_ef_add(float *e, const float *g, size_t n);
 /* Threads the CPU kernels use (OpenMP's maximum, at least 1). */
 int gc_cpu_threads(void);
 
-/* Coarse histogram of the keys of c[0..n) into hist[0..GC_SEL_BINS) (zeroed here);
+/* Coarse histogram hist[0..GC_SEL_BINS) (zeroed here) of the keys of c = g, or, when
+ * e is non-NULL, of c = e after e[i] += g[i] (error feedback fused into the pass).
  * scratch holds GC_SEL_BINS * gc_cpu_threads() counters. Also gives sum |c| (double,
  * in an unspecified order) and the largest key, when sum/maxkey are non-NULL. */
-void gc_sel_hist(const float *c, size_t n, uint32_t *hist, uint32_t *scratch,
+void gc_sel_hist(float *e, const float *g, size_t n, uint32_t *hist, uint32_t *scratch,
 		 double *sum, uint32_t *maxkey);
 
 /* The coarse bin holding the k-th largest key (1 <= k <= total), and in *above the
@@ -68,8 +69,6 @@ struct gc_sparse {
 
 gc_rc gc_sparse_init(gc_bucket *b, gc_err *e);
 void gc_sparse_release(gc_bucket *b);
-/* The vector to select from: grad, or grad + e (in e) with error feedback. */
-const float *gc_sparse_input(gc_bucket *b, const float *grad);
 /* Merge na "above" indices with the first k - na "fill" indices into the payload,
  * zero the sent entries of e (ef), and set the all-gather round. */
 void gc_sparse_commit(gc_bucket *b, const float *c, size_t na, size_t nf);

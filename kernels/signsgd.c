@@ -98,15 +98,24 @@ static void pack_signs(const float *c, size_t n, uint8_t *bits)
 	}
 }
 
-/* scales[t] = mean |c| over tensor t, summed in double, rounded to float. */
-static void tensor_scales(const gc_bucket *b, const float *c, float *scales)
+/* scales[t] = mean |c| over tensor t, summed in double, rounded to float; with e,
+ * c = e after e[i] += g[i] (error feedback fused into the pass), else c = g. */
+static void tensor_scales(const gc_bucket *b, float *e, const float *g, float *scales)
 {
 	for (size_t t = 0; t < b->nt; t++) {
 		size_t i, a = b->off[t], z = b->off[t + 1];
 		double sum = 0;
+		if (e) {
 #pragma omp parallel for simd reduction(+:sum) schedule(static) if (z - a >= 65536)
-		for (i = a; i < z; i++)
-			sum += (double)__builtin_fabsf(c[i]);
+			for (i = a; i < z; i++) {
+				e[i] += g[i];
+				sum += (double)__builtin_fabsf(e[i]);
+			}
+		} else {
+#pragma omp parallel for simd reduction(+:sum) schedule(static) if (z - a >= 65536)
+			for (i = a; i < z; i++)
+				sum += (double)__builtin_fabsf(g[i]);
+		}
 		scales[t] = (float)(sum / (double)(z - a));
 	}
 }
@@ -128,13 +137,10 @@ static gc_rc sg_encode(gc_bucket *b, const float *grad)
 	struct sg *s = b->st;
 	const float *c = grad;
 
-	if (s->e) {
-		gc_ef_add(s->e, grad, b->numel);
-		c = s->e;
-	}
-	if (b->p.scaled) {
-		tensor_scales(b, c, s->scales);
+	if (b->p.scaled) {              /* ef needs scaled: the ef add is fused in here */
+		tensor_scales(b, s->e, grad, s->scales);
 		memcpy(s->send, s->scales, s->hdr);
+		c = s->e ? s->e : grad;
 	}
 	pack_signs(c, b->numel, s->send + s->hdr);
 	if (s->e)
@@ -173,47 +179,95 @@ static void vote_block(const struct sg *s, int p, size_t j0, size_t j1, size_t n
 	}
 }
 
-/* out[a, z) += +-s by the bits of one worker (1: +s). */
-static void add_signs(float *out, const uint8_t *bits, size_t a, size_t z, float s)
+/* The signed scale of element i for one worker: +s if its bit is 1, else -s. */
+static inline float signed_scale(const uint8_t *bits, size_t i, uint32_t su)
 {
-	uint32_t su;
-	size_t i = a;
+	uint32_t u = su | (((~(uint32_t)bits[i / 8] >> (i & 7)) & 1u) << 31);
+	float v;
+	memcpy(&v, &u, 4);
+	return v;
+}
 
-	memcpy(&su, &s, 4);
+/* Worker w's scale for tensor t, as bits. */
+static inline uint32_t scale_bits(const struct sg *s, int w, size_t t)
+{
+	uint32_t u;
+	memcpy(&u, s->recv + (size_t)w * (s->hdr + s->bytes) + 4 * t, 4);
+	return u;
+}
+
+/* out[i] = (sum over workers w = 0..p-1 of +-s_wt) / p for one element. */
+static float scaled_one(const struct sg *s, int p, size_t t, size_t i)
+{
+	float acc = 0.0f;
+
+	for (int w = 0; w < p; w++)
+		acc += signed_scale(s->recv + (size_t)w * (s->hdr + s->bytes) + s->hdr, i,
+				    scale_bits(s, w, t));
+	return acc / (float)p;
+}
+
+/* The same for [a, z) of tensor t; workers are the inner loop, so out is written once,
+ * 8 elements (one byte of every worker) at a time in the body. */
+static void scaled_range(const gc_bucket *b, const struct sg *s, size_t t, size_t a, size_t z,
+			 float *out)
+{
+	size_t stride = s->hdr + s->bytes, i = a;
+	float p = (float)b->world;
+
 	for (; i < z && (i & 7); i++)
-		out[i] += (bits[i / 8] >> (i & 7)) & 1 ? s : -s;
+		out[i] = scaled_one(s, b->world, t, i);
+#ifdef __AVX2__
+	const __m256i shifts = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	const __m256 pv = _mm256_set1_ps(p);
 	for (; i + 8 <= z; i += 8) {
-		uint32_t byte = bits[i / 8];
-		for (int k = 0; k < 8; k++) {
-			uint32_t u = su | ((~byte >> k) & 1u) << 31;
-			float v;
-			memcpy(&v, &u, 4);
-			out[i + k] += v;
+		__m256 acc = _mm256_setzero_ps();
+		for (int w = 0; w < b->world; w++) {
+			uint32_t byte = s->recv[(size_t)w * stride + s->hdr + i / 8];
+			__m256i neg = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(
+				(int)~byte), shifts), _mm256_set1_epi32(1));
+			__m256i u = _mm256_or_si256(_mm256_set1_epi32((int)scale_bits(s, w, t)),
+						    _mm256_slli_epi32(neg, 31));
+			acc = _mm256_add_ps(acc, _mm256_castsi256_ps(u));
 		}
+		_mm256_storeu_ps(out + i, _mm256_div_ps(acc, pv));
+	}
+#endif
+	for (; i + 8 <= z; i += 8) {
+		float acc[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
+		for (int w = 0; w < b->world; w++) {
+			uint32_t byte = s->recv[(size_t)w * stride + s->hdr + i / 8];
+			uint32_t sw = scale_bits(s, w, t);
+			for (int k = 0; k < 8; k++) {
+				uint32_t u = sw | (((~byte >> k) & 1u) << 31);
+				float v;
+				memcpy(&v, &u, 4);
+				acc[k] += v;
+			}
+		}
+		for (int k = 0; k < 8; k++)
+			out[i + (size_t)k] = acc[k] / p;
 	}
 	for (; i < z; i++)
-		out[i] += (bits[i / 8] >> (i & 7)) & 1 ? s : -s;
+		out[i] = scaled_one(s, b->world, t, i);
 }
 
 static void scaled_decode(const gc_bucket *b, const struct sg *s, float *avg)
 {
-	size_t stride = s->hdr + s->bytes, n = b->numel, i;
-	float p = (float)b->world;
-
-	memset(avg, 0, n * sizeof(float));
-	for (int w = 0; w < b->world; w++) {
-		const uint8_t *pl = s->recv + (size_t)w * stride;
-		long t;
-#pragma omp parallel for schedule(dynamic, 4) if (n >= 65536)
-		for (t = 0; t < (long)b->nt; t++) {
-			float sc;
-			memcpy(&sc, pl + 4 * (size_t)t, 4);
-			add_signs(avg, pl + s->hdr, b->off[t], b->off[t + 1], sc);
+	for (size_t t = 0; t < b->nt; t++) {
+		size_t a = b->off[t], z = b->off[t + 1], n = z - a;
+		long j, parts = n >= 65536 ? gc_cpu_threads() : 1;
+#pragma omp parallel for schedule(static) if (parts > 1)
+		for (j = 0; j < parts; j++) {   /* parts split on byte boundaries */
+			size_t lo = j ? ((a + n * (size_t)j / (size_t)parts) & ~(size_t)7) : a;
+			size_t hi = j + 1 < parts ? ((a + n * (size_t)(j + 1) / (size_t)parts) &
+						     ~(size_t)7) : z;
+			if (lo < a)
+				lo = a;
+			if (hi > lo)
+				scaled_range(b, s, t, lo, hi, avg);
 		}
 	}
-#pragma omp parallel for simd schedule(static) if (n >= 65536)
-	for (i = 0; i < n; i++)
-		avg[i] /= p;
 }
 
 static gc_rc sg_decode(gc_bucket *b, float *avg)

@@ -52,16 +52,6 @@ void gc_sparse_release(gc_bucket *b)
 	b->st = NULL;
 }
 
-const float *gc_sparse_input(gc_bucket *b, const float *grad)
-{
-	struct gc_sparse *s = ST(b);
-
-	if (!s->e)
-		return grad;
-	gc_ef_add(s->e, grad, b->numel);
-	return s->e;
-}
-
 void gc_sparse_commit(gc_bucket *b, const float *c, size_t na, size_t nf)
 {
 	struct gc_sparse *s = ST(b);

@@ -7,11 +7,11 @@
 static gc_rc topk_encode(gc_bucket *b, const float *grad)
 {
 	struct gc_sparse *s = b->st;
-	const float *c = gc_sparse_input(b, grad);
+	const float *c = s->e ? s->e : grad;
 	size_t above, na, nf;
 	uint32_t bin, x, t;
 
-	gc_sel_hist(c, b->numel, s->hist, s->scratch, NULL, NULL);
+	gc_sel_hist(s->e, grad, b->numel, s->hist, s->scratch, NULL, NULL);
 	bin = gc_sel_bin(s->hist, s->k, &above);
 	gc_sel_fine(c, b->numel, bin, s->fine);
 	x = GC_SEL_FINE - 1;
