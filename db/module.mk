@@ -24,3 +24,6 @@ bench-db: $(BUILD)/bin/bench_db
 	$(BUILD)/bin/bench_db
 
 bench: bench-db
+
+# gcbench env reports the version main.c prints (GC_VERSION from orchestrator/module.mk)
+$(BUILD)/obj/orchestrator/cmd_env.o: CPPFLAGS += -DGC_VERSION='"$(GC_VERSION)"'

@@ -222,7 +222,8 @@ void gc_envinfo_print(const struct gc_envinfo *in, void *fp)
 
 	for (size_t i = 0; i < NFIELDS; i++) {
 		const char *v = (const char *)in + fields[i].off;
-		fprintf(f, "%-10s %s\n", fields[i].name, *v ? v : "(not found)");
+		fprintf(f, "%-10s %s\n", fields[i].name,
+			*v ? v : strcmp(fields[i].name, "tag") ? "(not found)" : "(none)");
 	}
 	fprintf(f, "%-10s %d\n", "gpu_count", in->gpu_count);
 }
