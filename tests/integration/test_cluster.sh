@@ -3,7 +3,7 @@
 # every node, a 1 Gbit/s cap measured with gcbench-probe, repair of a half-built
 # cluster, and nothing left behind after down.
 . "$(dirname "$0")/../lib.sh"
-cases="up ssh_hostnames reno status_healthy up_again_noop inventory goodput_1gbit rtt_probe
+cases="up ssh_hostnames reno status_healthy up_again_noop inventory goodput_1gbit counters rtt_probe
 repair_half_built down_leaves_nothing"
 need_root $cases || exit 0
 need_cmd sshd $cases || exit 0
@@ -55,7 +55,13 @@ sleep 0.3
 res=$(ip netns exec "gcb-$name-n1" "$P" client --connect "$a2" --port 5301 --time 2 2>&1)
 wait "$srv" 2>/dev/null
 gp=$(sed -n 's/.*goodput_bps=\([0-9]*\).*/\1/p' <<<"$res")
+sj=$("$N" show --dev eth0 --netns "gcb-$name-n1" --json)
+tcs=$(ip netns exec "gcb-$name-n1" tc -s qdisc show dev eth0 | sed -n 's/^ *Sent \([0-9]*\) bytes.*/\1/p' | head -1)
 "$N" clear --dev eth0 --netns "gcb-$name-n1"
+nb=$(sed -n 's/.*"bytes":\([0-9]*\).*/\1/p' <<<"$sj")
+# 2 s at 1 Gbit/s is about 250 MB on the wire; tc (read a moment later) agrees within 1%
+if [ -n "$nb" ] && [ -n "$tcs" ] && awk -v b="$nb" -v t="$tcs" 'BEGIN { exit !(b > 2e8 && b < 3e8 && t >= b && t < b * 1.01 + 100000) }'; then
+	pass counters; else fail counters "libnl bytes '$nb', tc Sent '$tcs' ($sj)"; fi
 if [ -n "$gp" ] && awk -v g="$gp" 'BEGIN { e = 0.956e9; exit !(g >= 0.8 * e && g <= 1.0e9) }'; then
 	pass goodput_1gbit; echo "# goodput at 1gbit: $gp bit/s (expected about 956000000)"
 else fail goodput_1gbit "measured '$res' (want 0.8..1.0 of 956 Mbit/s)"; fi
