@@ -3,7 +3,7 @@
 # C string ($(BUILD)/gen/db_schema.inc), so the binary needs no installed file.
 LIB_SRCS += db/db.c db/ingest.c db/status.c
 UNIT_TESTS += $(BUILD)/tests/test_db $(BUILD)/tests/test_spec $(BUILD)/tests/test_sweep \
-	$(BUILD)/tests/test_inventory
+	$(BUILD)/tests/test_inventory $(BUILD)/tests/test_db_queries
 # FUZZ_TARGETS += fuzz_records
 BENCHES += bench-db
 
