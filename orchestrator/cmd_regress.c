@@ -88,6 +88,15 @@ static int parse_args(int argc, char **argv, struct ropts *r)
 			return -1;
 		}
 	}
+	if (r->notify_type && gc_notify_type_parse(r->notify_type, &(gc_notify_type){ 0 }, NULL)) {
+		gc_error("invalid --notify-type '%s': webhook or slack", r->notify_type);
+		return -1;
+	}
+	if (r->notify_env && !gc_is_safe_token(r->notify_env)) {
+		gc_error("invalid --notify-env '%s': the name of an environment variable",
+			 r->notify_env);
+		return -1;
+	}
 	if (!r->o.baseline) {
 		gc_error("missing --baseline; see 'gcbench regress --help'");
 		return -1;

@@ -337,7 +337,7 @@ static gc_rc send_one(const gc_notify_target *t, const char *body, const gc_noti
 		      uint64_t deadline_ns, const char *desc)
 {
 	const char *url = getenv(t->url_env);
-	char host[256], why[128] = "no time left before the deadline";
+	char host[256], why[128] = "";
 	int i, retry = 1;
 	gc_rc rc = GC_E_TIMEOUT;
 
@@ -363,8 +363,12 @@ static gc_rc send_one(const gc_notify_target *t, const char *body, const gc_noti
 		}
 		gc_debug("notify %s: try %d failed: %s", desc, i + 1, why);
 	}
-	gc_warn("cannot notify %s: %s (gave up after %d %s; the sweep goes on)", desc, why,
-		i, i == 1 ? "try" : "tries");
+	if (i == 0)
+		gc_warn("cannot notify %s: no time left before the notification deadline "
+			"(the sweep goes on)", desc);
+	else
+		gc_warn("cannot notify %s: %s (gave up after %d %s; the sweep goes on)", desc,
+			why, i, i == 1 ? "try" : "tries");
 	return rc;
 }
 

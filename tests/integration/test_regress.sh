@@ -5,11 +5,12 @@
 . "$(dirname "$0")/../lib.sh"
 GC=$BIN/gcbench
 MK=$BUILD/tests/test_regress
-names="exit1_on_regression exit0_without json_valid markdown previous usage_exit2 history"
+names="exit1_on_regression exit0_without json_valid markdown previous usage_exit2 history notify_on_regression"
 need_cmd python3 $names || exit 0
 [ -x "$GC" ] && [ -x "$MK" ] || { for n in $names; do skip "$n" "$GC or $MK not built"; done; exit 0; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gc-regress.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+sink_pid=""
+trap '[ -n "$sink_pid" ] && kill "$sink_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 db=$tmp/r.db
 "$MK" --make-db "$db" || { for n in $names; do fail "$n" "cannot build the synthetic database"; done; exit 0; }
 
@@ -45,3 +46,15 @@ out=$("$GC" history --db "$db" --model resnet50 --method powersgd --bandwidth 10
 if [ $rc -eq 0 ] && [ "$(echo "$out" | grep -c ' 10gbit ')" -eq 2 ] && echo "$out" | grep -q ' 1\.2[0-9][0-9]$' &&
    echo "$out" | grep -q '2\.19\.1'; then pass history
 else fail history "rc=$rc out=$out"; fi
+
+# a regression posts a 'regression' event to the hook (python3 sink on 127.0.0.1)
+mkdir -p "$tmp/sink"
+python3 "$(dirname "$0")/../tools/http_sink.py" ok "$tmp/sink" 30 & sink_pid=$!
+for _ in $(seq 100); do [ -s "$tmp/sink/port" ] && break; sleep 0.1; done
+export GCT_REG_HOOK="http://127.0.0.1:$(cat "$tmp/sink/port" 2>/dev/null)/h"
+"$GC" regress --db "$db" --baseline nccl=2.18 --candidate nccl=2.19 --notify-env GCT_REG_HOOK >/dev/null 2>"$tmp/err"; rc=$?
+"$GC" regress --db "$db" --baseline nccl=2.19 --candidate nccl=2.18 --notify-env GCT_REG_HOOK >/dev/null 2>&1
+ev=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["event"], "regress --db" in d["details"], "1 of 6" in d["summary"])' "$tmp/sink/body.1" 2>&1)
+nb=$(ls "$tmp/sink" | grep -c '^body\.')
+if [ $rc -eq 1 ] && [ "$ev" = "regression True True" ] && [ "$nb" -eq 1 ]; then pass notify_on_regression
+else fail notify_on_regression "rc=$rc event=$ev bodies=$nb err=$(cat "$tmp/err")"; fi
