@@ -11,33 +11,83 @@
 
 #include "strutil.h"
 
-static gc_rc insert_recs(gc_db *db, sqlite3_stmt *st, int64_t run_id, const gc_rec_file *f,
-			 gc_err *e)
-{
-	for (size_t i = 0; i < f->n; i++) {
-		const struct gc_iter_rec *r = &f->recs[i];
-		const double t[] = { r->t_forward, r->t_backward, r->t_encode, r->t_decode,
-				     r->t_comm, r->t_exposed, r->t_optimizer, r->t_iter,
-				     r->t_iter_gpu, r->loss };
+#define ITER_COLS 17
+#define ITER_BATCH 16     /* rows per INSERT statement: fewer steps, same bindings */
 
-		sqlite3_bind_int64(st, 1, run_id);
-		sqlite3_bind_int64(st, 2, r->rank);
-		sqlite3_bind_int64(st, 3, r->iter);
-		sqlite3_bind_int64(st, 4, r->warmup);
-		sqlite3_bind_int64(st, 5, r->flags);
-		for (int k = 0; k < 10; k++)
-			sqlite3_bind_double(st, 6 + k, t[k]);
-		sqlite3_bind_int64(st, 16, (sqlite3_int64)r->bytes_sent);
-		sqlite3_bind_int64(st, 17, (sqlite3_int64)r->bytes_recv);
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			gc_rc rc = gc_fail(e, GC_E_DB, "record %zu (rank %u, iteration %u): %s",
-					   i, r->rank, r->iter, sqlite3_errmsg(db->h));
-			sqlite3_reset(st);
-			return rc;
-		}
-		sqlite3_reset(st);
+/* bind record r as tuple k (0-based) of an INSERT INTO iterations statement */
+static void bind_rec(sqlite3_stmt *st, int k, int64_t run_id, const struct gc_iter_rec *r)
+{
+	const double t[] = { r->t_forward, r->t_backward, r->t_encode, r->t_decode, r->t_comm,
+			     r->t_exposed, r->t_optimizer, r->t_iter, r->t_iter_gpu, r->loss };
+	int b = k * ITER_COLS;
+
+	sqlite3_bind_int64(st, b + 1, run_id);
+	sqlite3_bind_int64(st, b + 2, r->rank);
+	sqlite3_bind_int64(st, b + 3, r->iter);
+	sqlite3_bind_int64(st, b + 4, r->warmup);
+	sqlite3_bind_int64(st, b + 5, r->flags);
+	for (int i = 0; i < 10; i++)
+		sqlite3_bind_double(st, b + 6 + i, t[i]);
+	sqlite3_bind_int64(st, b + 16, (sqlite3_int64)r->bytes_sent);
+	sqlite3_bind_int64(st, b + 17, (sqlite3_int64)r->bytes_recv);
+}
+
+/* "INSERT INTO iterations (...) VALUES (?,...),(?,...)" with rows tuples */
+static char *insert_sql(int rows)
+{
+	const char *head = "INSERT INTO iterations (run_id, rank, iter, warmup, flags, "
+			   "t_forward, t_backward, t_encode, t_decode, t_comm, t_exposed, "
+			   "t_optimizer, t_iter, t_iter_gpu, loss, bytes_sent, bytes_recv) VALUES ";
+	const char *tuple = "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	size_t n = strlen(head) + (size_t)rows * (strlen(tuple) + 1) + 1;
+	char *sql = malloc(n);
+
+	if (!sql)
+		return NULL;
+	strcpy(sql, head);
+	for (int i = 0; i < rows; i++) {
+		if (i)
+			strcat(sql, ",");
+		strcat(sql, tuple);
 	}
-	return GC_OK;
+	return sql;
+}
+
+static gc_rc step_batch(gc_db *db, sqlite3_stmt *st, const struct gc_iter_rec *r, size_t i,
+			gc_err *e)
+{
+	gc_rc rc = GC_OK;
+
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = gc_fail(e, GC_E_DB, "records from %zu (rank %u, iteration %u): %s", i,
+			     r->rank, r->iter, sqlite3_errmsg(db->h));
+	sqlite3_reset(st);
+	return rc;
+}
+
+static gc_rc insert_recs(gc_db *db, int64_t run_id, const gc_rec_file *f, gc_err *e)
+{
+	sqlite3_stmt *one = NULL, *many = NULL;
+	char *s1 = insert_sql(1), *sn = insert_sql(ITER_BATCH);
+	gc_rc rc = s1 && sn ? GC_OK : gc_fail(e, GC_E_NOMEM, "out of memory");
+	size_t i = 0;
+
+	if (!rc)
+		rc = gc_db_prep(db, GC_ST_ITER_INSERT, s1, &one, e);
+	if (!rc)
+		rc = gc_db_prep(db, GC_ST_ITER_INSERT_MANY, sn, &many, e);
+	free(s1);
+	free(sn);
+	for (; !rc && i + ITER_BATCH <= f->n; i += ITER_BATCH) {
+		for (int k = 0; k < ITER_BATCH; k++)
+			bind_rec(many, k, run_id, &f->recs[i + (size_t)k]);
+		rc = step_batch(db, many, &f->recs[i], i, e);
+	}
+	for (; !rc && i < f->n; i++) {
+		bind_rec(one, 0, run_id, &f->recs[i]);
+		rc = step_batch(db, one, &f->recs[i], i, e);
+	}
+	return rc;
 }
 
 static gc_rc check_file(const gc_rec_file *f, gc_err *e)
@@ -53,17 +103,10 @@ static gc_rc check_file(const gc_rec_file *f, gc_err *e)
 
 static gc_rc ingest_one(gc_db *db, int64_t run_id, const gc_rec_file *f, gc_err *e)
 {
-	sqlite3_stmt *st = NULL;
 	gc_rc rc = check_file(f, e);
 
 	if (!rc)
-		rc = gc_db_prep(db, GC_ST_ITER_INSERT,
-			"INSERT INTO iterations (run_id, rank, iter, warmup, flags, t_forward, "
-			"t_backward, t_encode, t_decode, t_comm, t_exposed, t_optimizer, t_iter, "
-			"t_iter_gpu, loss, bytes_sent, bytes_recv) VALUES "
-			"(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st, e);
-	if (!rc)
-		rc = insert_recs(db, st, run_id, f, e);
+		rc = insert_recs(db, run_id, f, e);
 	return rc;
 }
 
@@ -95,15 +138,16 @@ static gc_rc txn_end(gc_db *db, gc_rc rc, gc_err *e)
 	return gc_db_exec(db, "COMMIT", e);
 }
 
+static gc_rc bulk_begin(gc_db *db, int64_t run_id, gc_err *e);
+static gc_rc bulk_end(gc_db *db, gc_rc rc, gc_err *e);
+
 gc_rc gc_db_ingest(gc_db *db, int64_t run_id, const gc_rec_file *f, gc_err *e)
 {
-	gc_rc rc = run_exists(db, run_id, e);
+	gc_rc rc = bulk_begin(db, run_id, e);
 
-	if (!rc)
-		rc = gc_db_exec(db, "BEGIN IMMEDIATE", e);
 	if (rc)
 		return rc;
-	return txn_end(db, ingest_one(db, run_id, f, e), e);
+	return bulk_end(db, ingest_one(db, run_id, f, e), e);
 }
 
 static gc_rc ingest_path(gc_db *db, int64_t run_id, const char *path, size_t *rows,
@@ -126,19 +170,39 @@ static gc_rc ingest_path(gc_db *db, int64_t run_id, const char *path, size_t *ro
 	return rc;
 }
 
+/* Bulk transaction: the run's existence is checked once, inside the transaction, and
+ * the per-row foreign-key lookup is switched off for its duration (it cannot change
+ * inside a transaction, so it is set around it and always restored). */
+static gc_rc bulk_begin(gc_db *db, int64_t run_id, gc_err *e)
+{
+	gc_rc rc = gc_db_exec(db, "PRAGMA foreign_keys = OFF; BEGIN IMMEDIATE", e);
+
+	if (!rc && (rc = run_exists(db, run_id, e)))
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	if (rc)
+		sqlite3_exec(db->h, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+	return rc;
+}
+
+static gc_rc bulk_end(gc_db *db, gc_rc rc, gc_err *e)
+{
+	rc = txn_end(db, rc, e);
+	if (sqlite3_exec(db->h, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK && !rc)
+		rc = gc_db_fail(db, e, "turning foreign keys back on");
+	return rc;
+}
+
 gc_rc gc_db_ingest_files(gc_db *db, int64_t run_id, const char *const *paths, size_t n,
 			 size_t *rows, gc_err *e)
 {
 	size_t total = 0;
-	gc_rc rc = run_exists(db, run_id, e);
+	gc_rc rc = bulk_begin(db, run_id, e);
 
-	if (!rc)
-		rc = gc_db_exec(db, "BEGIN IMMEDIATE", e);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = ingest_path(db, run_id, paths[i], &total, e);
-	rc = txn_end(db, rc, e);
+	rc = bulk_end(db, rc, e);
 	if (rows)
 		*rows = rc ? 0 : total;
 	return rc;
