@@ -4,7 +4,7 @@
 LIB_SRCS += db/db.c db/ingest.c db/status.c
 UNIT_TESTS += $(BUILD)/tests/test_db $(BUILD)/tests/test_spec $(BUILD)/tests/test_sweep \
 	$(BUILD)/tests/test_inventory $(BUILD)/tests/test_db_queries
-# FUZZ_TARGETS += fuzz_records
+FUZZ_TARGETS += fuzz_records fuzz_spec fuzz_inventory
 BENCHES += bench-db
 
 $(BUILD)/gen/db_schema.inc: db/schema.sql
