@@ -2,6 +2,7 @@
  * (scaled=0) or the average of per-tensor scaled signs (scaled=1, optional error
  * feedback). Packing reads 8 sign bits at once (movemask); the vote counts 8 elements
  * per 64-bit add (one byte lane per element, spilled every 255 workers). */
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __AVX__
@@ -15,8 +16,11 @@ struct sg {
 	uint8_t *send, *recv;   /* hdr + bytes; world * (hdr + bytes) */
 	float *e;               /* residual (ef) */
 	float *scales;          /* nt */
+	double *partial;        /* nth * nt: per-thread sums for the scales */
+	int nth;                /* threads */
 };
 
+#define PAR_MIN 65536           /* below this many elements, one thread */
 #define CHUNK 512               /* bytes of bits (4096 elements) per vote block */
 
 /* Byte k of X(b) is bit k of b. */
@@ -46,9 +50,11 @@ static gc_rc sg_init(gc_bucket *b, gc_err *e)
 	s->send = gc_cpu_zalloc(s->hdr + s->bytes);
 	s->recv = gc_cpu_alloc((s->hdr + s->bytes) * (size_t)b->world);
 	s->scales = gc_cpu_alloc(b->nt * sizeof(float));
+	s->nth = gc_cpu_threads();
+	s->partial = gc_cpu_alloc((size_t)s->nth * b->nt * sizeof(double));
 	if (b->p.ef)
 		s->e = gc_cpu_zalloc(b->numel * sizeof(float));
-	if (!s->send || !s->recv || !s->scales || (b->p.ef && !s->e))
+	if (!s->send || !s->recv || !s->scales || !s->partial || (b->p.ef && !s->e))
 		return gc_fail(e, GC_E_NOMEM, "out of memory for signsgd buffers (%zu elements, "
 			       "%d workers)", b->numel, b->world);
 	return GC_OK;
@@ -63,6 +69,7 @@ static void sg_release(gc_bucket *b)
 	free(s->send);
 	free(s->recv);
 	free(s->scales);
+	free(s->partial);
 	free(s->e);
 	free(s);
 	b->st = NULL;
@@ -98,37 +105,95 @@ static void pack_signs(const float *c, size_t n, uint8_t *bits)
 	}
 }
 
-/* scales[t] = mean |c| over tensor t, summed in double, rounded to float; with e,
- * c = e after e[i] += g[i] (error feedback fused into the pass), else c = g. */
-static void tensor_scales(const gc_bucket *b, float *e, const float *g, float *scales)
+/* The part [lo, hi) of the bucket that thread th of tn handles, split on byte
+ * boundaries (multiples of 8 elements) so that threads never share a byte of bits. */
+static void thread_range(size_t n, int th, int tn, size_t *lo, size_t *hi)
 {
-	for (size_t t = 0; t < b->nt; t++) {
-		size_t i, a = b->off[t], z = b->off[t + 1];
-		double sum = 0;
-		if (e) {
-#pragma omp parallel for simd reduction(+:sum) schedule(static) if (z - a >= 65536)
-			for (i = a; i < z; i++) {
-				e[i] += g[i];
-				sum += (double)__builtin_fabsf(e[i]);
-			}
-		} else {
-#pragma omp parallel for simd reduction(+:sum) schedule(static) if (z - a >= 65536)
-			for (i = a; i < z; i++)
-				sum += (double)__builtin_fabsf(g[i]);
+	*lo = th ? (n * (size_t)th / (size_t)tn) & ~(size_t)7 : 0;
+	*hi = th + 1 < tn ? (n * (size_t)(th + 1) / (size_t)tn) & ~(size_t)7 : n;
+}
+
+/* The first tensor that holds element i (binary search on the offsets). */
+static size_t tensor_at(const gc_bucket *b, size_t i)
+{
+	size_t lo = 0, hi = b->nt - 1;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi + 1) / 2;
+		if (b->off[mid] <= i)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* sum |c| over [a, z); with e, c = e after e[i] += g[i] (error feedback fused in). */
+static double abs_sum(float *e, const float *g, size_t a, size_t z)
+{
+	double sum = 0;
+	size_t i;
+
+	if (e) {
+#pragma omp simd reduction(+:sum)
+		for (i = a; i < z; i++) {
+			e[i] += g[i];
+			sum += (double)__builtin_fabsf(e[i]);
 		}
-		scales[t] = (float)(sum / (double)(z - a));
+	} else {
+#pragma omp simd reduction(+:sum)
+		for (i = a; i < z; i++)
+			sum += (double)__builtin_fabsf(g[i]);
+	}
+	return sum;
+}
+
+/* scales[t] = mean |c| over tensor t (summed in double per thread range, the ranges
+ * added in thread order, rounded to float). One parallel region for the bucket. */
+static void tensor_scales(const gc_bucket *b, struct sg *s, float *e, const float *g)
+{
+	int nth = b->numel >= PAR_MIN ? s->nth : 1;
+
+#pragma omp parallel num_threads(nth)
+	{
+		int th = omp_get_thread_num(), tn = omp_get_num_threads();
+		double *part = s->partial + (size_t)th * b->nt;
+		size_t lo, hi, t;
+
+		thread_range(b->numel, th, tn, &lo, &hi);
+		memset(part, 0, b->nt * sizeof(double));
+		for (t = tensor_at(b, lo); lo < hi && t < b->nt && b->off[t] < hi; t++)
+			part[t] = abs_sum(e, g, b->off[t] > lo ? b->off[t] : lo,
+					  b->off[t + 1] < hi ? b->off[t + 1] : hi);
+#pragma omp barrier
+#pragma omp for schedule(static)
+		for (t = 0; t < b->nt; t++) {
+			double sum = 0;
+			for (int u = 0; u < tn; u++)
+				sum += s->partial[(size_t)u * b->nt + t];
+			s->scales[t] = (float)(sum / (double)(b->off[t + 1] - b->off[t]));
+		}
 	}
 }
 
 /* e = c - s_t * sign(c) per tensor, in place (e holds c). */
-static void ef_update(const gc_bucket *b, float *e, const float *scales)
+static void ef_update(const gc_bucket *b, struct sg *s)
 {
-	for (size_t t = 0; t < b->nt; t++) {
-		size_t i, a = b->off[t], z = b->off[t + 1];
-		float s = scales[t];
-#pragma omp parallel for simd schedule(static) if (z - a >= 65536)
-		for (i = a; i < z; i++)
-			e[i] -= __builtin_copysignf(s, e[i]);
+	int nth = b->numel >= PAR_MIN ? s->nth : 1;
+
+#pragma omp parallel num_threads(nth)
+	{
+		size_t lo, hi, t, i;
+
+		thread_range(b->numel, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
+		for (t = tensor_at(b, lo); lo < hi && t < b->nt && b->off[t] < hi; t++) {
+			size_t a = b->off[t] > lo ? b->off[t] : lo;
+			size_t z = b->off[t + 1] < hi ? b->off[t + 1] : hi;
+			float sc = s->scales[t];
+#pragma omp simd
+			for (i = a; i < z; i++)
+				s->e[i] -= __builtin_copysignf(sc, s->e[i]);
+		}
 	}
 }
 
@@ -138,13 +203,13 @@ static gc_rc sg_encode(gc_bucket *b, const float *grad)
 	const float *c = grad;
 
 	if (b->p.scaled) {              /* ef needs scaled: the ef add is fused in here */
-		tensor_scales(b, s->e, grad, s->scales);
+		tensor_scales(b, s, s->e, grad);
 		memcpy(s->send, s->scales, s->hdr);
 		c = s->e ? s->e : grad;
 	}
 	pack_signs(c, b->numel, s->send + s->hdr);
 	if (s->e)
-		ef_update(b, s->e, s->scales);
+		ef_update(b, s);
 	b->round[0] = (gc_round){ GC_COLL_ALLGATHER, GC_DT_U8, s->send, s->hdr + s->bytes,
 				  s->recv };
 	b->nround = 1;
@@ -254,19 +319,16 @@ static void scaled_range(const gc_bucket *b, const struct sg *s, size_t t, size_
 
 static void scaled_decode(const gc_bucket *b, const struct sg *s, float *avg)
 {
-	for (size_t t = 0; t < b->nt; t++) {
-		size_t a = b->off[t], z = b->off[t + 1], n = z - a;
-		long j, parts = n >= 65536 ? gc_cpu_threads() : 1;
-#pragma omp parallel for schedule(static) if (parts > 1)
-		for (j = 0; j < parts; j++) {   /* parts split on byte boundaries */
-			size_t lo = j ? ((a + n * (size_t)j / (size_t)parts) & ~(size_t)7) : a;
-			size_t hi = j + 1 < parts ? ((a + n * (size_t)(j + 1) / (size_t)parts) &
-						     ~(size_t)7) : z;
-			if (lo < a)
-				lo = a;
-			if (hi > lo)
-				scaled_range(b, s, t, lo, hi, avg);
-		}
+	int nth = b->numel >= PAR_MIN ? s->nth : 1;
+
+#pragma omp parallel num_threads(nth)
+	{
+		size_t lo, hi, t;
+
+		thread_range(b->numel, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
+		for (t = tensor_at(b, lo); lo < hi && t < b->nt && b->off[t] < hi; t++)
+			scaled_range(b, s, t, b->off[t] > lo ? b->off[t] : lo,
+				     b->off[t + 1] < hi ? b->off[t + 1] : hi, avg);
 	}
 }
 

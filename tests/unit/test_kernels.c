@@ -385,6 +385,50 @@ static void test_signsgd_scaled_average(void)
 	}
 }
 
+/* Large enough for the threaded paths, tensor boundaries inside bytes: scaled average
+ * of 3 workers against a direct computation, and EF conservation at world 1. */
+static void test_signsgd_scaled_large(void)
+{
+	enum { N = 200003, P = 3 };
+	static float in[P][N], avg[P][N], res[N];
+	gc_tensor_desc t[3] = { { 1001, 1, 1 }, { 70001, 1, 1 }, { 129001, 1, 1 } };
+	size_t off[4] = { 0, 1001, 71002, 200003 };
+	const float *g[P] = { in[0], in[1], in[2] };
+	float *a[P] = { avg[0], avg[1], avg[2] }, *r[1] = { res };
+	double sc[P][3];
+	gc_params p;
+	uint64_t s = 99;
+	int w, k;
+	size_t i;
+
+	for (w = 0; w < P; w++) {
+		gc_rng_normal(&s, in[w], N);
+		for (k = 0; k < 3; k++) {
+			double sum = 0;
+			for (i = off[k]; i < off[k + 1]; i++)
+				sum += fabs(in[w][i]);
+			sc[w][k] = (float)(sum / (double)(off[k + 1] - off[k]));
+		}
+	}
+	gc_params_default(&p, GC_M_SIGNSGD);
+	p.scaled = 1;
+	CHECK_EQ_INT(step(&p, t, 3, P, g, a, NULL), GC_OK);
+	for (k = 0; k < 3; k++)
+		for (i = off[k]; i < off[k + 1]; i++) {
+			float want = 0.0f;
+			for (w = 0; w < P; w++)
+				want += signbit(in[w][i]) ? -(float)sc[w][k] : (float)sc[w][k];
+			CHECKF(avg[2][i] == want / P, "element %zu: %g vs %g", i, avg[2][i], want / P);
+		}
+	p.ef = 1;
+	CHECK_EQ_INT(step(&p, t, 3, 1, g, a, r), GC_OK);
+	for (k = 0; k < 3; k++)
+		for (i = off[k]; i < off[k + 1]; i++) {
+			CHECK(fabsf(avg[0][i]) == (float)sc[0][k]);
+			CHECK_NEAR(avg[0][i] + res[i], in[0][i], 1e-6);
+		}
+}
+
 int main(void)
 {
 	GCT_SUITE("kernels");
@@ -401,5 +445,6 @@ int main(void)
 	GCT_RUN(test_signsgd_vote_random);
 	GCT_RUN(test_signsgd_scaled_ef);
 	GCT_RUN(test_signsgd_scaled_average);
+	GCT_RUN(test_signsgd_scaled_large);
 	return gct_finish();
 }
