@@ -52,6 +52,24 @@ static int parse_frac(const char *opt, const char *v, double lo, double hi, doub
 	return 0;
 }
 
+static int check_args(const struct ropts *r)
+{
+	if (r->notify_type && gc_notify_type_parse(r->notify_type, &(gc_notify_type){ 0 }, NULL)) {
+		gc_error("invalid --notify-type '%s': webhook or slack", r->notify_type);
+		return -1;
+	}
+	if (r->notify_env && !gc_is_safe_token(r->notify_env)) {
+		gc_error("invalid --notify-env '%s': the name of an environment variable",
+			 r->notify_env);
+		return -1;
+	}
+	if (!r->o.baseline) {
+		gc_error("missing --baseline; see 'gcbench regress --help'");
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct ropts *r)
 {
 	int i;
@@ -88,20 +106,7 @@ static int parse_args(int argc, char **argv, struct ropts *r)
 			return -1;
 		}
 	}
-	if (r->notify_type && gc_notify_type_parse(r->notify_type, &(gc_notify_type){ 0 }, NULL)) {
-		gc_error("invalid --notify-type '%s': webhook or slack", r->notify_type);
-		return -1;
-	}
-	if (r->notify_env && !gc_is_safe_token(r->notify_env)) {
-		gc_error("invalid --notify-env '%s': the name of an environment variable",
-			 r->notify_env);
-		return -1;
-	}
-	if (!r->o.baseline) {
-		gc_error("missing --baseline; see 'gcbench regress --help'");
-		return -1;
-	}
-	return 0;
+	return check_args(r);
 }
 
 static void notify_regression(const struct ropts *r, const gc_regress_report *rep)
