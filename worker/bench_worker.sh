@@ -30,7 +30,7 @@ for m in syncsgd "syncsgd --mpi-coll blocking" fp16 signsgd "topk --param ratio=
 	rm -f "$tmp"/b-r*.gcr
 	if ! "${MPI[@]}" "$W" --method $m --workload replay:resnet50 --compute-scale 1e6 \
 		--iters "$ITERS" --warmup 1 --out "$tmp/b-r%r.gcr" >"$tmp/out" 2>&1; then
-		printf "%-34s failed: %s\n" "$m" "$(tail -n 2 "$tmp/out" | tr '\n' ' ')"; continue; fi
+		printf "%-34s failed: %s\n" "$m" "$( (grep 'gcbench-worker: error' "$tmp/out" || tail -n 2 "$tmp/out") | head -n 1)"; continue; fi
 	"$W" --dump "$tmp/b-r0.gcr" | awk -v m="$m" -v ar="$ar" 'NR > 3 && $3 == 0 {
 		n++; it[n] = $11; cm[n] = $8; ed[n] = $6 + $7; ex[n] = $9 }
 		function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
