@@ -184,6 +184,25 @@ static void test_version_num(void)
 	CHECK_EQ_INT(gc_version_num("12345.1"), 999001000);
 }
 
+static void test_envinfo_probe(void)
+{
+	struct gc_envinfo i;
+	char json[4096];
+
+	gc_envinfo_probe(&i, "v1.2.3");
+	CHECK(i.host[0] && i.kernel[0]);
+	CHECK_STR(i.sqlite, sqlite3_libversion());
+	CHECK_STR(i.gcbench, "v1.2.3");
+	CHECK(gc_envinfo_json(&i, json, sizeof(json)) == GC_OK);
+	CHECK_CONTAINS(json, "\"sqlite_num\":");
+	CHECK(json[0] == '{' && json[strlen(json) - 1] == '}');
+	/* quotes and control characters are escaped; a small buffer is refused */
+	strcpy(i.tag, "a\"b\n");
+	CHECK(gc_envinfo_json(&i, json, sizeof(json)) == GC_OK);
+	CHECK_CONTAINS(json, "\"tag\":\"a\\\"b\\u000a\"");
+	CHECK(gc_envinfo_json(&i, json, 40) == GC_E_INVAL);
+}
+
 static struct gc_db_run run_of(int64_t sweep, const char *key, const char *method)
 {
 	struct gc_db_run r = {
@@ -390,6 +409,7 @@ int main(void)
 	GCT_RUN(test_not_sqlite);
 	GCT_RUN(test_env_get);
 	GCT_RUN(test_version_num);
+	GCT_RUN(test_envinfo_probe);
 	GCT_RUN(test_ingest_and_summary);
 	GCT_RUN(test_ingest_refuses_incomplete);
 	GCT_RUN(test_run_end_and_tail);
