@@ -1,0 +1,260 @@
+#include "nodes.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "strutil.h"
+
+void gc_node_target(const gc_node *n, gc_ssh_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->name = n->name;
+	/* with an ssh_config the alias resolves the address, user and key */
+	t->address = *n->ssh_config ? n->name : n->address;
+	t->user = *n->user ? n->user : NULL;
+	t->port = *n->ssh_config ? 0 : n->port;
+	t->identity = *n->identity ? n->identity : NULL;
+	t->ssh_config = *n->ssh_config ? n->ssh_config : NULL;
+	t->control_dir = *n->control_dir ? n->control_dir : NULL;
+	t->connect_timeout = 10;
+}
+
+static void last_line(const char *s, char *out, size_t n)
+{
+	size_t len = strlen(s);
+	const char *p;
+
+	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
+		len--;
+	p = s + len;
+	while (p > s && p[-1] != '\n')
+		p--;
+	snprintf(out, n, "%.*s", (int)(s + len - p), p);
+}
+
+gc_rc gc_node_exec(const gc_node *n, char *const argv[], double timeout_s, gc_proc_result *res,
+		   gc_err *e)
+{
+	gc_ssh_target t;
+	char how[128], tail[400];
+	gc_rc rc;
+
+	gc_node_target(n, &t);
+	rc = gc_ssh_run(&t, argv, NULL, timeout_s, res, e);
+	if (rc == GC_E_INVAL)
+		return rc;
+	if (!rc && res->status == 0)
+		return GC_OK;
+	gc_proc_describe(res, timeout_s, how, sizeof(how));
+	last_line(res->err_tail, tail, sizeof(tail));
+	if (!rc && res->status == 255)
+		return gc_fail(e, GC_E_COMM, "cannot reach node '%s' (%s) over ssh: %s", n->name,
+			       n->address, *tail ? tail : "ssh failed");
+	return gc_fail(e, rc ? rc : GC_E_CHILD, "'%s' on node '%s' %s%s%s", argv[0], n->name, how,
+		       *tail ? ": " : "", tail);
+}
+
+static void bin(const gc_node *n, const char *prog, char *out, size_t len)
+{
+	snprintf(out, len, "%s/%s", n->bin_dir, prog);
+}
+
+gc_rc gc_node_check(gc_node *n, gc_err *e)
+{
+	static const char script[] =
+		"for p in \"$@\"; do test -x \"$p\" || { echo \"missing $p\" >&2; exit 3; }; done; "
+		"\"$1\" --help >/dev/null 2>&1 || { echo \"$1 does not run (missing libraries? run make deps there)\" >&2; exit 4; }; "
+		"echo uid=$(id -u); grep CapEff /proc/self/status; "
+		"echo cc=$(cat /proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null)";
+	char w[1100], nm[1100], g[1100], pr[1100];
+	char *argv[] = { "sh", "-c", (char *)script, "sh", nm, w, g, pr, NULL };
+	gc_proc_result res;
+	unsigned long long cap = 0;
+	const char *p;
+	gc_rc rc;
+
+	bin(n, "gcbench-netem", nm, sizeof(nm));
+	bin(n, "gcbench-worker", w, sizeof(w));
+	bin(n, "gcbench", g, sizeof(g));
+	bin(n, "gcbench-probe", pr, sizeof(pr));
+	rc = gc_node_exec(n, argv, 30, &res, e);
+	if (!rc) {
+		p = strstr(res.out, "CapEff:");
+		if (p)
+			cap = strtoull(p + 7, NULL, 16);
+		if (!strstr(res.out, "uid=0\n") && !(cap & (1ull << 12)))
+			rc = gc_fail(e, GC_E_PERM,
+				     "user on node '%s' cannot shape '%s': operation not permitted (need root or CAP_NET_ADMIN)",
+				     n->name, n->iface);
+		p = strstr(res.out, "cc=");
+		if (p)
+			sscanf(p + 3, "%31s", n->tcp_cc);
+	}
+	gc_proc_result_release(&res);
+	return rc;
+}
+
+static gc_rc netem(const gc_node *n, char *const args[], gc_err *e)
+{
+	char prog[1100];
+	char *argv[16] = { prog };
+	gc_proc_result res;
+	size_t i;
+	gc_rc rc;
+
+	bin(n, "gcbench-netem", prog, sizeof(prog));
+	for (i = 0; args[i] && i < 14; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	rc = gc_node_exec(n, argv, 30, &res, e);
+	gc_proc_result_release(&res);
+	return rc;
+}
+
+gc_rc gc_node_shape(const gc_node *n, uint64_t rate_bps, gc_err *e)
+{
+	char rate[64];
+	char *args[] = { "set", "--dev", (char *)n->iface, "--rate", rate, NULL };
+
+	if (!rate_bps)
+		return gc_node_unshape(n, e);
+	snprintf(rate, sizeof(rate), "%llubit", (unsigned long long)rate_bps);
+	return netem(n, args, e);
+}
+
+gc_rc gc_node_unshape(const gc_node *n, gc_err *e)
+{
+	char *args[] = { "clear", "--dev", (char *)n->iface, NULL };
+	return netem(n, args, e);
+}
+
+gc_rc gc_node_restore_all(const gc_node *n, gc_err *e)
+{
+	char *args[] = { "restore-all", NULL };
+	return netem(n, args, e);
+}
+
+void gc_envinfo_parse_lines(const char *text, struct gc_envinfo *out)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} f[] = {
+#define F(x) { #x, offsetof(struct gc_envinfo, x) }
+		F(host), F(gpu_model), F(driver), F(cuda), F(nccl), F(mpi), F(kernel), F(libnl),
+		F(sqlite), F(gcbench), F(tcp_cc),
+#undef F
+	};
+	const char *line = text;
+
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line), i;
+		for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+			size_t kl = strlen(f[i].key);
+			const char *v = line + kl;
+			if (len <= kl || strncmp(line, f[i].key, kl) || *v != ':')
+				continue;
+			v++;
+			while (*v == ' ' && v < line + len)
+				v++;
+			snprintf((char *)out + f[i].off, GC_ENV_FIELD, "%.*s", (int)(line + len - v), v);
+		}
+		if (!strncmp(line, "gpu_count:", 10))
+			out->gpu_count = atoi(line + 10);
+		line = end ? end + 1 : NULL;
+	}
+}
+
+gc_rc gc_node_env(const gc_node *n, const char *tag, struct gc_envinfo *out, gc_err *e)
+{
+	char prog[1100];
+	char *argv[] = { prog, "env", NULL };
+	gc_proc_result res;
+	gc_rc rc;
+
+	memset(out, 0, sizeof(*out));
+	bin(n, "gcbench", prog, sizeof(prog));
+	rc = gc_node_exec(n, argv, 30, &res, e);
+	if (!rc)
+		gc_envinfo_parse_lines(res.out, out);
+	if (tag)
+		gc_strlcpy(out->tag, tag, sizeof(out->tag));
+	gc_proc_result_release(&res);
+	return rc;
+}
+
+/* One probe connection: a server on b (in a child process, over ssh) and the client
+ * on a; returns the client's key=value line in out. */
+static gc_rc probe_round(const gc_node *a, const gc_node *b, char *const client_tail[],
+			 double timeout_s, char *out, size_t outlen, gc_err *e)
+{
+	char sprog[1100], cprog[1100];
+	char *server[] = { sprog, "server", "--bind", (char *)b->address, "--port", "5301", "--once", NULL };
+	char *client[12] = { cprog, "client", "--connect", (char *)b->address, "--port", "5301" };
+	gc_proc_result r;
+	int i, st, tries;
+	pid_t pid;
+	gc_rc rc = GC_OK;
+
+	bin(b, "gcbench-probe", sprog, sizeof(sprog));
+	bin(a, "gcbench-probe", cprog, sizeof(cprog));
+	for (i = 0; client_tail[i] && i < 5; i++)
+		client[6 + i] = client_tail[i];
+	client[6 + i] = NULL;
+	pid = fork();
+	if (pid < 0)
+		return gc_fail(e, GC_E_IO, "cannot fork the probe server");
+	if (pid == 0) {
+		gc_err ce;
+		gc_rc crc = gc_node_exec(b, server, timeout_s + 10, &r, &ce);
+		_exit(crc ? 1 : 0);
+	}
+	for (tries = 0; tries < 20; tries++) {
+		usleep(150000);
+		rc = gc_node_exec(a, client, timeout_s + 10, &r, e);
+		if (!rc)
+			snprintf(out, outlen, "%s", r.out);
+		gc_proc_result_release(&r);
+		if (!rc || !strstr(e->msg, "refused"))
+			break;
+	}
+	if (rc)
+		kill(pid, SIGTERM);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return rc;
+}
+
+gc_rc gc_node_probe(const gc_node *a, const gc_node *b, double seconds, double *goodput_bps,
+		    double *rtt_s, gc_err *e)
+{
+	char secs[32], line[512] = "";
+	char *g[] = { "--time", secs, NULL };
+	char *r[] = { "--rtt", "20", NULL };
+	const char *p;
+	gc_rc rc;
+
+	*goodput_bps = -1;
+	*rtt_s = -1;
+	snprintf(secs, sizeof(secs), "%.3f", seconds);
+	rc = probe_round(a, b, g, seconds, line, sizeof(line), e);
+	if (rc)
+		return rc;
+	p = strstr(line, "goodput_bps=");
+	if (p)
+		*goodput_bps = strtod(p + 12, NULL);
+	rc = probe_round(a, b, r, 5, line, sizeof(line), e);
+	if (rc)
+		return rc;
+	p = strstr(line, "rtt_s=");
+	if (p)
+		*rtt_s = strtod(p + 6, NULL);
+	return GC_OK;
+}

@@ -1,0 +1,71 @@
+/* orchestrator/run.h: `gcbench run`, a sweep over real or emulated nodes.
+ *
+ * For each point of the spec not yet done for the same spec hash: shape every node's
+ * data interface, calibrate (goodput and RTT between nodes, stored beside the cap),
+ * launch the workers with mpirun over ssh, fetch and ingest their record files (all
+ * ranks in one transaction), and unshape — always, after success, failure, timeout
+ * or Ctrl-C. A failed point is recorded with the reason and the stderr tail and the
+ * sweep goes on; SIGINT/SIGTERM stop cleanly (links restored, the point in flight
+ * marked interrupted); rerunning the same spec resumes. A sweep lock keeps two
+ * sweeps off the same nodes; links a killed sweep left capped are restored first.
+ */
+#ifndef GC_RUN_H
+#define GC_RUN_H
+
+#include <stdint.h>
+
+#include "orchestrator/nodes.h"
+#include "orchestrator/sweep.h"
+#include "result.h"
+
+struct gc_run_opts {
+	const char *spec_path;
+	const char *inventory_path;   /* NULL: experiments/inventory-local.yaml semantics (local: 4) */
+	const char *db_path;          /* default gcbench.db */
+	const char *tag;              /* free-form environment tag, or NULL */
+	const char *bin_dir;          /* binaries on the nodes; default: this program's directory */
+	double calibrate_s;           /* probe seconds per node pair (0: no calibration) */
+	int calibrate_all;            /* every ring pair instead of n1 -> n2 */
+	int dry_run;                  /* print the points and the first mpirun line, run nothing */
+	double deadline_s;            /* per-collective deadline passed to the workers */
+};
+
+/* One point as `gcbench run` executes it: the expanded point plus what the worker
+ * command line needs. */
+struct gc_exec_point {
+	const struct gc_spec *spec;
+	const struct gc_point *pt;
+	char label[512];              /* for people: "resnet50 powersgd(rank=4) @ 1gbit x4" */
+	char workload[96];            /* worker syntax: "replay:resnet50" or "train:mlp" */
+};
+
+/* Fill x for point p of spec. */
+void gc_exec_point_init(struct gc_exec_point *x, const struct gc_spec *spec,
+			const struct gc_point *p);
+
+/* Everything a sweep needs while it runs. */
+struct gc_sweep_ctx {
+	const struct gc_run_opts *o;
+	struct gc_db *db;
+	gc_node *nodes;
+	size_t n_nodes;
+	int64_t sweep_id;
+	int64_t *env_ids;             /* per node */
+	char oob_cidr[32];            /* OpenMPI control channel (local cluster), or "" */
+	char local_work[1024];        /* where fetched record files go */
+	char remote_work[1024];       /* where workers write them on the nodes */
+};
+
+/* Run one point: returns GC_OK when it ran (ok or failed: the status is in the
+ * database), GC_E_INTERRUPTED when a signal stopped it, another code when the
+ * database itself failed. *ok tells whether the run succeeded. */
+gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *ok, gc_err *e);
+
+/* The whole sweep; returns the process exit status (0 all points ok, 1 some failed or
+ * an error, 130 interrupted). */
+int gc_sweep_run(const struct gc_run_opts *o);
+
+/* Set by the SIGINT/SIGTERM handler. */
+int gc_run_interrupted(void);
+
+#endif
