@@ -40,12 +40,13 @@ hdr() { "$W" --dump "$1" | sed -n 's/^header //p'; }
 field() { grep -o "\"$2\":\"\\?[^\",}]*" <<<"$1" | head -1 | sed 's/.*:"\?//'; }
 
 # expected bytes sent per rank per iteration, from the bucket sizes in the header
-expect_bytes() { # METHOD P BUCKET_NUMEL_CSV
-	awk -v m="$1" -v p="$2" -v list="$3" 'BEGIN { n = split(list, b, ","); s = 0
+expect_bytes() { # METHOD P BUCKET_NUMEL_CSV NTENSORS
+	awk -v m="$1" -v p="$2" -v list="$3" -v nt="$4" 'BEGIN { n = split(list, b, ","); s = 0
+	if (m == "signsgd_scaled") s = (p - 1) * 4 * nt    # one float scale per tensor
 	for (i = 1; i <= n; i++) { x = b[i]
 		if (m == "syncsgd") s += int(2 * (p - 1) * 4 * x / p)
 		else if (m == "fp16") s += int(2 * (p - 1) * 2 * x / p)
-		else if (m == "signsgd") s += (p - 1) * int((x + 7) / 8)
+		else if (m == "signsgd" || m == "signsgd_scaled") s += (p - 1) * int((x + 7) / 8)
 		else if (m == "topk") { k = int(0.01 * x); if (k < 0.01 * x) k++; if (k < 1) k = 1; s += (p - 1) * 8 * k }
 		else s = -1 }
 	print s }'
@@ -65,7 +66,9 @@ methods_case() { # P
 		done
 		[ "$(tr ' ' '\n' <<<"$sums" | sed '/^$/d' | sort -u | wc -l)" -eq 1 ] || bad="$bad [$m: ranks disagree:$sums]"
 		local mm=${m%% *} want got
-		want=$(expect_bytes "$mm" "$p" "$(grep -o '"bucket_numel":"[^"]*"' <<<"$h" | cut -d'"' -f4)")
+		case $m in *scaled=1*) mm=signsgd_scaled ;; esac
+		want=$(expect_bytes "$mm" "$p" "$(grep -o '"bucket_numel":"[^"]*"' <<<"$h" | cut -d'"' -f4)" \
+			"$(field "$h" tensors)")
 		got=$("$W" --dump "$tmp/m-r0.gcr" | awk 'NR > 3 { print $14 }' | sort -u | tr '\n' ' ')
 		if [ "$want" != -1 ] && [ "$got" != "$want " ]; then bad="$bad [$m: bytes_sent $got, expected $want]"; fi
 	done
