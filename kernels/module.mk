@@ -25,3 +25,4 @@ bench-kernels: $(BUILD)/bin/gcbench-bench-kernels
 
 # Every module adds its own bench-X to `bench` (prerequisites merge across rules).
 bench: bench-kernels
+FUZZ_TARGETS += fuzz_params
