@@ -385,6 +385,9 @@ static gc_rc write_sshd_config(const struct cl *c, int i, char *cfg, size_t n, g
 		 "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
 		 "PrintMotd no\nPrintLastLog no\nX11Forwarding no\nMaxStartups 100:30:200\n"
 		 "MaxSessions 64\nAcceptEnv LANG LC_* OMPI_* GCBENCH_*\n"
+		 /* bash sources ~/.bashrc for ssh commands only at SHLVL < 2: a slow
+		  * .bashrc (pyenv init: 1.3 s here) would otherwise tax every command */
+		 "SetEnv SHLVL=1\n"
 		 "Subsystem sftp internal-sftp\n", i, c->name, addr, c->dir, c->dir);
 	return write_file(cfg, text, e);
 }
