@@ -1,6 +1,7 @@
 /* kernels/powersgd.c: PowerSGD (CPU): rank-r power iteration per matrix, two float32
  * all-reduces (P with the uncompressed tensors, then Q), products through OpenBLAS. */
 #include <cblas.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,11 @@ static gc_rc ps_init(gc_bucket *b, gc_err *e)
 	s->qo = calloc(b->nt, sizeof(size_t));
 	if (!s->r || !s->po || !s->qo)
 		return gc_fail(e, GC_E_NOMEM, "out of memory for powersgd state");
+	for (size_t t = 0; t < b->nt; t++)
+		if (b->t[t].rows > INT_MAX || b->t[t].cols > INT_MAX)
+			return gc_fail(e, GC_E_INVAL, "powersgd: tensor %zu (%zu x %zu) has a "
+				       "dimension above %d, which BLAS cannot index; reshape it",
+				       t, b->t[t].rows, b->t[t].cols, INT_MAX);
 	plan(b, s);
 	s->m = b->p.ef ? gc_cpu_zalloc(b->numel * sizeof(float))
 		       : gc_cpu_alloc(b->numel * sizeof(float));
