@@ -429,6 +429,39 @@ static void test_signsgd_scaled_large(void)
 		}
 }
 
+/* More than 255 workers: the vote's byte lanes spill; ties exact at 150 of 300. */
+static void test_signsgd_vote_many_workers(void)
+{
+	enum { P = 300, N = 19 };
+	static float in[P][N], avg[N];
+	static gc_bucket *b[P];
+	const float *g[P];
+	float *a[P];
+	gc_tensor_desc t = { N, 1, 1 };
+	gc_params p;
+	gc_err e;
+	int w, i, ok = 1;
+
+	gc_params_default(&p, GC_M_SIGNSGD);
+	for (w = 0; w < P; w++) {
+		for (i = 0; i < N; i++)         /* element i: positive at the first 140 + i workers */
+			in[w][i] = w < 140 + i ? 1.0f : -1.0f;
+		g[w] = in[w];
+		a[w] = w == P - 1 ? avg : malloc(N * sizeof(float));
+		ok &= a[w] && !gc_bucket_new(&b[w], &p, GC_BACKEND_CPU, NULL, &t, 1, P, w, &e);
+	}
+	ok = ok && !gc_simulate_step(b, P, g, a, NULL, NULL, &e);
+	for (w = 0; w < P; w++) {
+		gc_bucket_free(b[w]);
+		if (w != P - 1)
+			free(a[w]);
+	}
+	CHECK(ok);
+	for (i = 0; i < N; i++)
+		CHECKF(avg[i] == (140 + i > 150 ? 1.0f : 140 + i < 150 ? -1.0f : 0.0f),
+		       "element %d: %g", i, avg[i]);
+}
+
 int main(void)
 {
 	GCT_SUITE("kernels");
@@ -443,6 +476,7 @@ int main(void)
 	GCT_RUN(test_payload_bytes);
 	GCT_RUN(test_signsgd_vote);
 	GCT_RUN(test_signsgd_vote_random);
+	GCT_RUN(test_signsgd_vote_many_workers);
 	GCT_RUN(test_signsgd_scaled_ef);
 	GCT_RUN(test_signsgd_scaled_average);
 	GCT_RUN(test_signsgd_scaled_large);
