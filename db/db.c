@@ -397,8 +397,8 @@ gc_rc gc_db_run_begin(gc_db *db, const struct gc_db_run *r, int64_t *run_id, gc_
 	return rc;
 }
 
-gc_rc gc_db_run_end(gc_db *db, int64_t run_id, enum gc_run_status s, const char *error,
-		    const char *stderr_tail, gc_err *e)
+static gc_rc set_status(gc_db *db, int64_t run_id, enum gc_run_status s, const char *error,
+			const char *stderr_tail, gc_err *e)
 {
 	const size_t tail_max = 8192;
 	sqlite3_stmt *st = NULL;
@@ -424,6 +424,23 @@ gc_rc gc_db_run_end(gc_db *db, int64_t run_id, enum gc_run_status s, const char 
 		rc = gc_fail(e, GC_E_NOTFOUND, "run %lld is not in '%s'", (long long)run_id,
 			     db->path);
 	return rc;
+}
+
+gc_rc gc_db_run_end(gc_db *db, int64_t run_id, enum gc_run_status s, const char *error,
+		    const char *stderr_tail, gc_err *e)
+{
+	gc_rc rc = gc_db_exec(db, "BEGIN IMMEDIATE", e);
+
+	if (rc)
+		return rc;
+	rc = set_status(db, run_id, s, error, stderr_tail, e);
+	if (!rc && s == GC_RUN_OK)
+		rc = gc_db_run_stats_refresh(db, run_id, e);
+	if (rc) {
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+		return rc;
+	}
+	return gc_db_exec(db, "COMMIT", e);
 }
 
 gc_rc gc_db_run_add_host(gc_db *db, int64_t run_id, const char *node, int64_t env_id,

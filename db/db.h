@@ -101,9 +101,16 @@ struct gc_db_run {
 gc_rc gc_db_run_begin(gc_db *db, const struct gc_db_run *run, int64_t *run_id, gc_err *e);
 
 /* Set the final status, finished = now, the error text and the stderr tail (NULL =
- * leave as is). The stderr tail is cut to its last 8 KiB. */
+ * leave as is). The stderr tail is cut to its last 8 KiB. With GC_RUN_OK it also
+ * computes the run's statistics (gc_db_run_stats_refresh) in the same transaction:
+ * ingest the records first, then end the run ok. */
 gc_rc gc_db_run_end(gc_db *db, int64_t run_id, enum gc_run_status st, const char *error,
 		    const char *stderr_tail, gc_err *e);
+
+/* (Re)compute the median and p95 of every breakdown field of a run over its ranks and
+ * post-warmup iterations into run_stats, which the views read. Needed only if records
+ * are ingested after the run ended ok. */
+gc_rc gc_db_run_stats_refresh(gc_db *db, int64_t run_id, gc_err *e);
 
 gc_rc gc_db_run_add_host(gc_db *db, int64_t run_id, const char *node, int64_t env_id,
 			 gc_err *e);

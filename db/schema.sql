@@ -208,3 +208,67 @@ CREATE VIEW speedup AS
 
 CREATE VIEW compression_wins AS
 	SELECT * FROM speedup WHERE method <> baseline AND speedup > 1.0;
+
+-- @migration 2
+-- Per-run statistics, computed once when a run ends ok (gc_db_run_end) instead of on
+-- every query, so that the views stay fast with millions of iteration rows. Existing
+-- ok runs are filled in from the migration-1 view run_field_stats (kept for ad-hoc use).
+CREATE TABLE run_stats (
+	run_id  INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	field   TEXT NOT NULL,
+	n       INTEGER NOT NULL,
+	median  REAL,
+	p95     REAL,
+	PRIMARY KEY (run_id, field)
+) STRICT, WITHOUT ROWID;
+
+INSERT INTO run_stats (run_id, field, n, median, p95)
+	SELECT run_id, field, n, median, p95 FROM run_field_stats;
+
+DROP VIEW compression_wins;
+DROP VIEW speedup;
+DROP VIEW point_summary;
+DROP VIEW run_summary;
+
+CREATE VIEW run_summary AS
+	SELECT r.id AS run_id, r.sweep_id, r.point_key, r.workload, r.model, r.method,
+	       r.params, r.world_size, r.nodes, r.batch, r.bw_cap_bps, r.latency_s,
+	       r.backend, r.compute_scale, r.repeat_idx, r.env_id, s.baseline,
+	       MAX(CASE WHEN f.field = 'iter' THEN f.n END) AS samples,
+	       MAX(CASE WHEN f.field = 'iter' THEN f.median END) AS t_iter_median,
+	       MAX(CASE WHEN f.field = 'iter' THEN f.p95 END) AS t_iter_p95,
+	       MAX(CASE WHEN f.field = 'forward' THEN f.median END) AS t_forward_median,
+	       MAX(CASE WHEN f.field = 'backward' THEN f.median END) AS t_backward_median,
+	       MAX(CASE WHEN f.field = 'encode' THEN f.median END) AS t_encode_median,
+	       MAX(CASE WHEN f.field = 'decode' THEN f.median END) AS t_decode_median,
+	       MAX(CASE WHEN f.field = 'comm' THEN f.median END) AS t_comm_median,
+	       MAX(CASE WHEN f.field = 'exposed' THEN f.median END) AS t_exposed_median,
+	       MAX(CASE WHEN f.field = 'optimizer' THEN f.median END) AS t_optimizer_median,
+	       MAX(CASE WHEN f.field = 'bytes_sent' THEN f.median END) AS bytes_sent_median
+	FROM runs r JOIN sweeps s ON s.id = r.sweep_id
+	JOIN run_stats f ON f.run_id = r.id
+	WHERE r.status = 'ok'
+	GROUP BY r.id;
+
+CREATE VIEW point_summary AS
+	SELECT workload, model, method, params, bw_cap_bps, latency_s, world_size, batch,
+	       backend, compute_scale, env_id, baseline,
+	       COUNT(*) AS repeats, AVG(t_iter_median) AS t_iter, AVG(t_iter_p95) AS t_iter_p95
+	FROM run_summary
+	GROUP BY workload, model, method, params, bw_cap_bps, latency_s, world_size, batch,
+		 backend, compute_scale, env_id, baseline;
+
+CREATE VIEW speedup AS
+	SELECT m.workload, m.model, m.method, m.params, m.bw_cap_bps, m.latency_s,
+	       m.world_size, m.batch, m.backend, m.compute_scale, m.env_id, m.baseline,
+	       m.repeats, m.t_iter, b.t_iter AS t_iter_baseline,
+	       b.t_iter / m.t_iter AS speedup
+	FROM point_summary m JOIN point_summary b
+	  ON b.method = m.baseline AND b.baseline = m.baseline
+	 AND b.workload = m.workload AND b.model = m.model
+	 AND b.bw_cap_bps = m.bw_cap_bps AND b.latency_s = m.latency_s
+	 AND b.world_size = m.world_size AND b.batch = m.batch AND b.backend = m.backend
+	 AND b.compute_scale = m.compute_scale AND b.env_id IS m.env_id;
+
+CREATE VIEW compression_wins AS
+	SELECT * FROM speedup WHERE method <> baseline AND speedup > 1.0;

@@ -1,10 +1,39 @@
-/* db/status.c: the queries behind `gcbench status`. */
+/* db/status.c: per-run statistics and the queries behind `gcbench status`. */
 #include "db.h"
 #include "db_internal.h"
 
 #include <string.h>
 
 #include "strutil.h"
+
+gc_rc gc_db_run_stats_refresh(gc_db *db, int64_t run_id, gc_err *e)
+{
+	/* the median/p95 definitions of docs/database.md, for one run (the PK prefix
+	 * run_id makes the scan of its iterations an index range) */
+	const char *sql =
+		"INSERT OR REPLACE INTO run_stats (run_id, field, n, median, p95) "
+		"WITH s AS (SELECT * FROM iterations WHERE run_id = ?1 AND warmup = 0), "
+		"vals AS (SELECT 'iter' AS field, t_iter AS v FROM s "
+		"UNION ALL SELECT 'forward', t_forward FROM s "
+		"UNION ALL SELECT 'backward', t_backward FROM s "
+		"UNION ALL SELECT 'encode', t_encode FROM s "
+		"UNION ALL SELECT 'decode', t_decode FROM s "
+		"UNION ALL SELECT 'comm', t_comm FROM s "
+		"UNION ALL SELECT 'exposed', t_exposed FROM s "
+		"UNION ALL SELECT 'optimizer', t_optimizer FROM s "
+		"UNION ALL SELECT 'bytes_sent', bytes_sent FROM s), "
+		"ranked AS (SELECT field, v, ROW_NUMBER() OVER (PARTITION BY field ORDER BY v) "
+		"AS rn, COUNT(*) OVER (PARTITION BY field) AS n FROM vals) "
+		"SELECT ?1, field, n, AVG(CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN v END), "
+		"MAX(CASE WHEN rn = (95 * n + 99) / 100 THEN v END) FROM ranked GROUP BY field";
+	sqlite3_stmt *st = NULL;
+	gc_rc rc = gc_db_prep(db, GC_ST_RUN_STATS, sql, &st, e);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, run_id);
+	return gc_db_step_done(db, st, "computing the run's statistics", e);
+}
 
 static void col_text(sqlite3_stmt *st, int i, char *dst, size_t n)
 {
@@ -65,8 +94,9 @@ gc_rc gc_db_latest_runs(gc_db *db, int limit,
 {
 	const char *sql =
 		"SELECT r.id, r.sweep_id, r.point_key, r.status, r.error, r.started, "
-		"coalesce(r.finished, 0), (SELECT t_iter_median FROM run_summary m "
-		"WHERE m.run_id = r.id) FROM runs r ORDER BY r.started DESC, r.id DESC LIMIT ?";
+		"coalesce(r.finished, 0), (SELECT median FROM run_stats m WHERE m.run_id = "
+		"r.id AND m.field = 'iter' AND r.status = 'ok') FROM runs r "
+		"ORDER BY r.started DESC, r.id DESC LIMIT ?";
 	struct gc_db_run_stat x;
 	sqlite3_stmt *st = NULL;
 	int r;

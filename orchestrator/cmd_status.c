@@ -16,7 +16,7 @@ static void usage(FILE *f)
 		"Show the sweeps recorded in a results database, newest first, with how many\n"
 		"points ended ok, failed, timed out, were interrupted or are still running, and\n"
 		"the latest runs with their median iteration time or their error. The database\n"
-		"is opened read-only. A sweep shown 'running' whose process is gone is marked\n"
+		"is only read (but migrated to this gcbench's schema if it is older). A sweep shown 'running' whose process is gone is marked\n"
 		"'interrupted' by the next 'gcbench run' of the same spec, which then resumes it.\n\n"
 		"options:\n"
 		"  --db PATH    the database (default: gcbench.db)\n"
@@ -89,7 +89,8 @@ static int show(const char *path, int nsweeps, int nruns)
 			 "pass --db PATH", path);
 		return 1;
 	}
-	if (gc_db_open(path, GC_DB_READONLY, &db, &e)) {
+	/* read-write when we may (an older schema is then migrated), else read-only */
+	if (gc_db_open(path, access(path, W_OK) ? GC_DB_READONLY : 0, &db, &e)) {
 		gc_error("%s", e.msg);
 		return 1;
 	}

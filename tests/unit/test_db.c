@@ -69,6 +69,7 @@ static void test_migrate_empty(void)
 	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM sqlite_master WHERE name IN ('environments',"
 			   "'sweeps','runs','links','iterations','predictions','run_hosts')"), 7);
 	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'view'"), 6);
+	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'run_stats'"), 1);
 	CHECK_EQ_INT(q_int(db, "PRAGMA foreign_keys"), 1);
 	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
 	/* STRICT: a text in an INTEGER column is refused */
@@ -97,6 +98,36 @@ static void test_migrate_each_older(void)
 		CHECK_EQ_INT(gc_db_user_version(db), latest);
 		gc_db_close(db);
 	}
+}
+
+/* a version-1 database with an ok run gets its statistics back-filled by migration 2 */
+static void test_migrate_keeps_summary(void)
+{
+	gc_db *db;
+	gc_err e;
+
+	if (gc_db_schema_version() < 2)
+		SKIP("no migration 2 in this schema");
+	unlink(tmp_path("v1.db"));
+	CHECK(gc_db_open(tmp_path("v1.db"), GC_DB_NO_MIGRATE, &db, &e) == GC_OK);
+	CHECK(gc_db_migrate(db, 1, &e) == GC_OK);
+	CHECK(gc_db_exec(db,
+		"INSERT INTO sweeps (id, name, spec_text, spec_hash, baseline, started) "
+		"VALUES (1, 's', '', 'h', 'syncsgd', 0);"
+		"INSERT INTO runs (id, sweep_id, point_key, workload, model, method, world_size, "
+		"nodes, batch, bw_cap_bps, backend, iterations, warmup, status, started) VALUES "
+		"(1, 1, 'k', 'replay', 'resnet50', 'syncsgd', 2, 2, 8, 0, 'mpi', 2, 1, 'ok', 0);"
+		"INSERT INTO iterations VALUES (1,0,0,1,0,0,0,0,0,0,0,0,9,0,0,0,0),"
+		"(1,0,1,0,0,0,0,0,0,0,0,0,3,0,0,0,0),(1,1,0,1,0,0,0,0,0,0,0,0,9,0,0,0,0),"
+		"(1,1,1,0,0,0,0,0,0,0,0,0,5,0,0,0,0)", &e) == GC_OK);
+	CHECK_NEAR(q_dbl(db, "SELECT t_iter_median FROM run_summary"), 4.0, 1e-12);
+	gc_db_close(db);
+	CHECK(gc_db_open(tmp_path("v1.db"), 0, &db, &e) == GC_OK);
+	CHECK_EQ_INT(gc_db_user_version(db), gc_db_schema_version());
+	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM run_stats"), 9);
+	CHECK_NEAR(q_dbl(db, "SELECT t_iter_median FROM run_summary"), 4.0, 1e-12);
+	CHECK_NEAR(q_dbl(db, "SELECT t_iter_p95 FROM run_summary"), 5.0, 1e-12);
+	gc_db_close(db);
 }
 
 static void test_refuse_newer(void)
@@ -404,6 +435,7 @@ int main(void)
 	snprintf(dir, sizeof(dir), "%s", tmpl);
 	GCT_RUN(test_migrate_empty);
 	GCT_RUN(test_migrate_each_older);
+	GCT_RUN(test_migrate_keeps_summary);
 	GCT_RUN(test_refuse_newer);
 	GCT_RUN(test_readonly_old_refused);
 	GCT_RUN(test_not_sqlite);
