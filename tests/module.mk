@@ -35,3 +35,4 @@ fuzz:
 	  mkdir -p $(FUZZ_BUILD)/corpus-$$t; \
 	  $(FUZZ_BUILD)/$$t -max_total_time=$(FUZZ_SECONDS) $(FUZZ_BUILD)/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
 	done
+-include tests/pytorch.mk

@@ -1,0 +1,13 @@
+# tests/pytorch.mk: the PyTorch side by side (docs/pytorch.md). Included from the end of
+# tests/module.mk. Everything here SKIPs (tests) or says "skipped" (bench) without torch.
+#   tools/export_model.py     a PyTorch model -> gcbench parameter list (+ backward profile)
+#   tools/ddp_bench.py        one rank of PyTorch DDP with a comm hook on the model's shapes
+#   tools/bench_vs_pytorch.sh make bench-vs-pytorch: both stacks, same cluster, same caps
+INTEG_TESTS += tests/integration/test_export_model.sh tests/integration/test_pytorch_ddp.sh
+
+BENCHES += bench-vs-pytorch
+bench: bench-vs-pytorch
+# BENCH_VS_PYTORCH_ARGS: e.g. "--iters 3 --warmup 2 --caps '1 0' --force" (see --help)
+bench-vs-pytorch: $(BUILD)/bin/gcbench $(BUILD)/bin/gcbench-netem \
+		$(if $(filter 1,$(HAVE_MPI)),$(BUILD)/bin/gcbench-worker)
+	@BUILD=$(BUILD) tools/bench_vs_pytorch.sh $(BENCH_VS_PYTORCH_ARGS)
