@@ -56,9 +56,11 @@ methods_case() { # P
 	local p=$1 bad="" m
 	for m in syncsgd fp16 signsgd "signsgd --param scaled=1 --param ef=1" topk mstopk "powersgd --param rank=2"; do
 		rm -f "$tmp"/m-r*.gcr
-		if ! timeout 120 "${MPI[@]}" -np "$p" "$W" --method $m --workload replay:tiny --iters 3 --warmup 1 \
-			--deadline 30 --out "$tmp/m-r%r.gcr" >"$tmp/out" 2>&1; then
-			bad="$bad [$m: exit $?: $(tail -n 3 "$tmp/out" | tr '\n' ' ')]"; continue; fi
+		timeout 120 "${MPI[@]}" -np "$p" "$W" --method $m --workload replay:tiny --iters 3 --warmup 1 \
+			--deadline 30 --out "$tmp/m-r%r.gcr" >"$tmp/out" 2>&1
+		rc=$?
+		if [ "$rc" -ne 0 ]; then
+			bad="$bad [$m: exit $rc: $( (grep 'gcbench-worker: error' "$tmp/out" || tail -n 3 "$tmp/out") | head -n 3 | tr '\n' ' ')]"; continue; fi
 		local sums="" r h
 		for ((r = 0; r < p; r++)); do
 			h=$(hdr "$tmp/m-r$r.gcr")
@@ -98,7 +100,9 @@ if ov_run ov && ov_run nov --no-overlap; then
 	ex_no=$("$W" --dump "$tmp/nov-r0.gcr" | awk 'NR > 3 && $3 == 0 { print $9 }' | median)
 	# overlapped: within 15% + 40 ms of the 0.6 s compute; not overlapped: compute plus
 	# the exposed exchange (within 60 ms), and the overlapped run hides most of it
-	if awk -v a="$it_ov" -v b="$it_no" -v x="$ex_ov" -v y="$ex_no" 'BEGIN {
+	if awk -v y="$ex_no" 'BEGIN { exit !(y > 0.3) }'; then
+		skip overlap "machine too busy: the exchange alone takes ${ex_no}s, more than half the 0.6 s of compute, so overlap cannot be judged (load $(cut -d' ' -f1 /proc/loadavg))"
+	elif awk -v a="$it_ov" -v b="$it_no" -v x="$ex_ov" -v y="$ex_no" 'BEGIN {
 		exit !(a < 0.6 * 1.15 + 0.04 && y > 0.005 && x < 0.5 * y && b > 0.6 + 0.5 * y &&
 		       b < 0.6 + y + 0.06) }'; then
 		pass overlap
