@@ -290,22 +290,34 @@ static int owner_alive(const char *host, int64_t pid)
 	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
 }
 
+static gc_rc exec_id(gc_db *db, const char *sql, int64_t id, int *changes, gc_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	gc_rc rc = GC_OK;
+
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
+		return gc_db_fail(db, e, "marking an interrupted sweep");
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = gc_db_fail(db, e, "marking an interrupted sweep");
+	else if (changes)
+		*changes += sqlite3_changes(db->h);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 static gc_rc interrupt_sweep(gc_db *db, int64_t id, int *n, gc_err *e)
 {
-	char sql[256];
-	gc_rc rc;
+	gc_rc rc = exec_id(db, "UPDATE runs SET status = 'interrupted', finished = "
+			   "coalesce(finished, CAST(strftime('%s', 'now') AS REAL)), error = "
+			   "CASE WHEN error = '' THEN 'the sweep stopped before this run finished' "
+			   "ELSE error END WHERE sweep_id = ?1 AND status = 'running'", id, n, e);
 
-	snprintf(sql, sizeof(sql), "UPDATE runs SET status = 'interrupted', finished = "
-		 "coalesce(finished, CAST(strftime('%%s', 'now') AS REAL)), error = CASE WHEN error = '' THEN "
-		 "'the sweep stopped before this run finished' ELSE error END WHERE "
-		 "sweep_id = %lld AND status = 'running'", (long long)id);
-	rc = gc_db_exec(db, sql, e);
-	if (rc)
-		return rc;
-	*n += sqlite3_changes(db->h);
-	snprintf(sql, sizeof(sql), "UPDATE sweeps SET status = 'interrupted', finished = "
-		 "coalesce(finished, CAST(strftime('%%s', 'now') AS REAL)) WHERE id = %lld", (long long)id);
-	return gc_db_exec(db, sql, e);
+	if (!rc)
+		rc = exec_id(db, "UPDATE sweeps SET status = 'interrupted', finished = "
+			     "coalesce(finished, CAST(strftime('%s', 'now') AS REAL)) WHERE id = ?1",
+			     id, NULL, e);
+	return rc;
 }
 
 gc_rc gc_db_mark_interrupted(gc_db *db, const char *spec_hash, int force, int *n, gc_err *e)
