@@ -4,3 +4,4 @@ LIB_SRCS += $(wildcard model/*.c)
 UNIT_TESTS += $(BUILD)/tests/test_arch $(BUILD)/tests/test_model
 FUZZ_TARGETS += fuzz_arch_csv
 INTEG_TESTS += tests/integration/test_whatif_cli.sh
+UNIT_TESTS += $(BUILD)/tests/test_model_db

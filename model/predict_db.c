@@ -1,0 +1,467 @@
+/* model/predict_db.c: fit the performance model to a results database and predict its
+ * ok runs (predict_db.h). */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/predict_db.h"
+#include "strutil.h"
+
+#define TCP_OF_WIRE (1448.0 / 1514.0)
+#define ARCH_CACHE 16
+
+/* Per-row quantities the fit needs, computed once. */
+struct rowx {
+	double latency_s, compute_scale;
+	double m_forward, m_backward, m_optimizer;
+	double t_bwd_emul;          /* emulated backward of the arch, s */
+	double numel, dec_elems;
+	double link_bps;            /* mean goodput of its link rows, 0 if none */
+	gc_model_method mm;
+	int arch;                   /* index into the cache, -1 if skipped */
+};
+
+struct ctx {
+	gc_db *db;
+	gc_pdb *out;
+	struct rowx *x;
+	gc_arch arch[ARCH_CACHE];
+	size_t narch;
+};
+
+static double col_d(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? 0 : sqlite3_column_double(st, i);
+}
+
+static const char *col_s(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+	return s ? (const char *)s : "";
+}
+
+gc_rc gc_pdb_method(const char *method, const char *params, gc_model_method *out,
+		    gc_err *e)
+{
+	char buf[256], *kv, *save = NULL;
+	gc_params p;
+	gc_rc rc;
+
+	memset(out, 0, sizeof(*out));
+	if (gc_method_parse(method, &p.method))
+		return gc_fail(e, GC_E_INVAL, "unknown method '%s'", method);
+	gc_params_default(&p, p.method);
+	if (gc_strlcpy(buf, params ? params : "", sizeof(buf)) >= sizeof(buf))
+		return gc_fail(e, GC_E_INVAL, "params '%.40s...' too long", params);
+	for (kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+		if (!eq)
+			return gc_fail(e, GC_E_INVAL, "params of '%s': '%s' is not key=value",
+				       method, kv);
+		*eq = '\0';
+		if ((rc = gc_params_set(&p, kv, eq + 1, e)))
+			return rc;
+	}
+	out->m = p.method;
+	out->ratio = p.ratio;
+	out->rank = p.rank;
+	out->min_compression = p.min_compression;
+	out->scaled = p.scaled;
+	snprintf(out->label, sizeof(out->label), "%s%s%s%s", method, *params ? "(" : "",
+		 params, *params ? ")" : "");
+	return GC_OK;
+}
+
+/* Index of the built arch `name` in the cache, building it; -1 if unknown. */
+static int arch_get(struct ctx *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->narch; i++)
+		if (!strcmp(c->arch[i].name, name))
+			return (int)i;
+	if (c->narch == ARCH_CACHE || gc_arch_build(name, &c->arch[c->narch], NULL))
+		return -1;
+	gc_strlcpy(c->arch[c->narch].name, name, sizeof(c->arch[0].name));
+	return (int)c->narch++;
+}
+
+static const char sql_rows[] =
+	"SELECT s.run_id, COALESCE(s.env_id, 0), s.model, s.method, s.params, s.world_size, "
+	"s.batch, s.bw_cap_bps, s.latency_s, s.compute_scale, s.t_iter_median, "
+	"s.t_forward_median, s.t_backward_median, s.t_encode_median, s.t_decode_median, "
+	"s.t_exposed_median, s.t_optimizer_median, "
+	"(SELECT AVG(goodput_bps) FROM links l WHERE l.run_id = s.run_id) "
+	"FROM run_summary s ORDER BY s.run_id";
+
+static void row_read(sqlite3_stmt *st, gc_pdb_row *r, struct rowx *x)
+{
+	memset(r, 0, sizeof(*r));
+	memset(x, 0, sizeof(*x));
+	r->run_id = sqlite3_column_int64(st, 0);
+	r->env_id = sqlite3_column_int64(st, 1);
+	gc_strlcpy(r->model, col_s(st, 2), sizeof(r->model));
+	gc_strlcpy(r->method, col_s(st, 3), sizeof(r->method));
+	gc_strlcpy(r->params, col_s(st, 4), sizeof(r->params));
+	r->world_size = sqlite3_column_int(st, 5);
+	r->batch = sqlite3_column_int(st, 6);
+	r->bw_cap_bps = (uint64_t)sqlite3_column_int64(st, 7);
+	x->latency_s = col_d(st, 8);
+	x->compute_scale = col_d(st, 9);
+	r->measured = col_d(st, 10);
+	x->m_forward = col_d(st, 11);
+	x->m_backward = col_d(st, 12);
+	r->m_encode = col_d(st, 13);
+	r->m_decode = col_d(st, 14);
+	r->m_exposed = col_d(st, 15);
+	x->m_optimizer = col_d(st, 16);
+	x->link_bps = col_d(st, 17);
+	r->m_compute = x->m_forward + x->m_backward;
+	x->arch = -1;
+}
+
+/* Arch, method, emulated backward, numel and decode work of one row. */
+static void row_prepare(struct ctx *c, gc_pdb_row *r, struct rowx *x)
+{
+	gc_model_params mp;
+	gc_buckets bk;
+	gc_arch *a;
+	gc_err e;
+	size_t i;
+
+	if (gc_pdb_method(r->method, r->params, &x->mm, &e)) {
+		gc_strlcpy(r->skipped, e.msg, sizeof(r->skipped));
+		return;
+	}
+	if ((x->arch = arch_get(c, r->model)) < 0) {
+		snprintf(r->skipped, sizeof(r->skipped), "unknown architecture '%.64s'", r->model);
+		return;
+	}
+	a = &c->arch[x->arch];
+	gc_arch_set_timing(a, r->batch, GC_V100_FLOPS, x->compute_scale);
+	x->t_bwd_emul = gc_arch_backward_total(a);
+	x->numel = (double)a->numel;
+	gc_model_params_default(&mp);
+	if (gc_buckets_make(a, mp.first_bucket_bytes, mp.bucket_bytes, &bk, NULL)) {
+		snprintf(r->skipped, sizeof(r->skipped), "cannot bucket '%.64s'", r->model);
+		x->arch = -1;
+		return;
+	}
+	for (i = 0; i < bk.n; i++)
+		x->dec_elems += gc_model_decode_elems(&x->mm, bk.b[i].numel, r->world_size);
+	gc_buckets_release(&bk);
+}
+
+static gc_rc load_rows(struct ctx *c, gc_err *e)
+{
+	sqlite3 *h = gc_db_handle(c->db);
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	gc_pdb *p = c->out;
+	gc_rc rc = GC_OK;
+
+	if (sqlite3_prepare_v2(h, sql_rows, -1, &st, NULL))
+		return gc_fail(e, GC_E_DB, "reading the runs failed: %s (is this a gcbench "
+			       "database?)", sqlite3_errmsg(h));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (p->nrows == cap) {
+			size_t n = cap ? 2 * cap : 64;
+			void *r2 = realloc(p->rows, n * sizeof(*p->rows));
+			void *x2 = r2 ? realloc(c->x, n * sizeof(*c->x)) : NULL;
+			if (r2)
+				p->rows = r2;
+			if (!x2) {
+				rc = gc_fail(e, GC_E_NOMEM, "out of memory reading runs");
+				break;
+			}
+			c->x = x2, cap = n;
+		}
+		row_read(st, &p->rows[p->nrows], &c->x[p->nrows]);
+		row_prepare(c, &p->rows[p->nrows], &c->x[p->nrows]);
+		p->nrows++;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Median of v[0..n) (sorts v); 0 when n == 0. */
+static double median(double *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_d);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Links of the environment: median RTT -> alpha, mean goodput/cap. */
+static gc_rc fit_links(struct ctx *c, gc_pdb_fit *f, gc_err *e)
+{
+	sqlite3 *h = gc_db_handle(c->db);
+	sqlite3_stmt *st = NULL;
+	double rtt[4096], ratio = 0;
+	size_t n = 0, nr = 0;
+
+	if (sqlite3_prepare_v2(h, "SELECT l.rtt_s, l.goodput_bps, l.cap_bps FROM links l "
+			       "JOIN runs r ON r.id = l.run_id WHERE r.status = 'ok' AND "
+			       "COALESCE(r.env_id, 0) = ?", -1, &st, NULL))
+		return gc_fail(e, GC_E_DB, "reading links failed: %s", sqlite3_errmsg(h));
+	sqlite3_bind_int64(st, 1, f->env_id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		f->n_links++;
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL && n < 4096 && col_d(st, 0) > 0)
+			rtt[n++] = col_d(st, 0);
+		if (sqlite3_column_type(st, 1) != SQLITE_NULL && col_d(st, 2) > 0)
+			ratio += col_d(st, 1) / col_d(st, 2), nr++;
+	}
+	sqlite3_finalize(st);
+	f->mp.alpha = n ? median(rtt, n) / 2 : -1;     /* -1: per run latency + default */
+	f->goodput_ratio = nr ? ratio / (double)nr : 0;
+	return GC_OK;
+}
+
+/* lambda: measured backward over the emulated one, sync-SGD runs with p > 1, first
+ * those where compute dominates. */
+static void fit_lambda(struct ctx *c, gc_pdb_fit *f, double *xs, double *ys)
+{
+	const gc_pdb *p = c->out;
+	size_t i, n;
+	int pass;
+
+	f->mp.lambda = 1;
+	for (pass = 0; pass < 2; pass++) {
+		for (i = n = 0; i < p->nrows; i++) {
+			const gc_pdb_row *r = &p->rows[i];
+			const struct rowx *x = &c->x[i];
+			if (r->env_id != f->env_id || x->arch < 0 || x->mm.m != GC_M_SYNCSGD ||
+			    r->world_size < 2 || !(x->m_backward > 0) || !(x->t_bwd_emul > 0))
+				continue;
+			if (pass == 0 && !(r->m_exposed < 0.25 * r->measured))
+				continue;
+			xs[n] = x->t_bwd_emul, ys[n++] = x->m_backward;
+		}
+		if (n && !gc_model_fit_lambda(xs, ys, n, &f->mp.lambda, NULL)) {
+			f->n_lambda = n;
+			f->lambda_compute_bound = pass == 0;
+			return;
+		}
+	}
+}
+
+/* Forward/backward ratio and optimizer seconds per parameter: medians over the runs. */
+static void fit_fwd_opt(struct ctx *c, gc_pdb_fit *f, double *v, double *w)
+{
+	const gc_pdb *p = c->out;
+	size_t i, n = 0, k = 0;
+
+	for (i = 0; i < p->nrows; i++) {
+		const struct rowx *x = &c->x[i];
+		if (p->rows[i].env_id != f->env_id || x->arch < 0 || !(x->t_bwd_emul > 0))
+			continue;
+		f->n_runs++;
+		v[n++] = x->m_forward / x->t_bwd_emul;
+		if (x->numel > 0)
+			w[k++] = x->m_optimizer / x->numel;
+	}
+	f->mp.fwd_over_bwd = n ? median(v, n) : 0.5;
+	f->opt_per_elem = median(w, k);
+}
+
+/* Encode and decode rates of every method from runs with p > 1. */
+static void fit_codecs(struct ctx *c, gc_pdb_fit *f, double *xs, double *ys)
+{
+	const gc_pdb *p = c->out;
+	size_t i, n;
+	int m, dec;
+
+	for (m = 0; m < GC_M__COUNT; m++)
+		for (dec = 0; dec < 2; dec++) {
+			double *rate = dec ? &f->mp.dec_rate[m] : &f->mp.enc_rate[m];
+			for (i = n = 0; i < p->nrows; i++) {
+				const gc_pdb_row *r = &p->rows[i];
+				const struct rowx *x = &c->x[i];
+				double s = dec ? r->m_decode : r->m_encode;
+				if (r->env_id != f->env_id || x->arch < 0 || (int)x->mm.m != m ||
+				    r->world_size < 2 || !(s > 0))
+					continue;
+				xs[n] = dec ? x->dec_elems : x->numel, ys[n++] = s;
+			}
+			*rate = 0;
+			if (n && gc_model_fit_rate(xs, ys, n, rate, NULL))
+				*rate = 0;
+			*(dec ? &f->n_dec[m] : &f->n_enc[m]) = *rate > 0 ? n : 0;
+		}
+}
+
+static gc_rc fit_env(struct ctx *c, gc_pdb_fit *f, gc_err *e)
+{
+	size_t n = c->out->nrows + 1;
+	double *a = malloc(n * sizeof(double)), *b = malloc(n * sizeof(double));
+	gc_rc rc = GC_OK;
+
+	if (!a || !b) {
+		rc = gc_fail(e, GC_E_NOMEM, "out of memory fitting the model");
+		goto out;
+	}
+	gc_model_params_default(&f->mp);
+	if ((rc = fit_links(c, f, e)))
+		goto out;
+	fit_lambda(c, f, a, b);
+	fit_fwd_opt(c, f, a, b);
+	fit_codecs(c, f, a, b);
+out:
+	free(a);
+	free(b);
+	return rc;
+}
+
+static gc_rc fit_all(struct ctx *c, gc_err *e)
+{
+	gc_pdb *p = c->out;
+	size_t i;
+	gc_rc rc;
+
+	for (i = 0; i < p->nrows; i++) {
+		if (gc_pdb_fit_of(p, p->rows[i].env_id))
+			continue;
+		if (p->nfits == GC_PDB_MAX_ENVS)
+			return gc_fail(e, GC_E_INVAL, "more than %d environments; fit a copy of the "
+				       "database with fewer", GC_PDB_MAX_ENVS);
+		p->fits[p->nfits].env_id = p->rows[i].env_id;
+		if ((rc = fit_env(c, &p->fits[p->nfits], e)))
+			return rc;
+		p->nfits++;
+	}
+	return GC_OK;
+}
+
+const gc_pdb_fit *gc_pdb_fit_of(const gc_pdb *p, int64_t env_id)
+{
+	size_t i;
+
+	for (i = 0; i < p->nfits; i++)
+		if (p->fits[i].env_id == env_id)
+			return &p->fits[i];
+	return NULL;
+}
+
+/* The bandwidth (bits/s) a run's prediction uses. */
+static double run_bw(const gc_pdb_row *r, const struct rowx *x)
+{
+	if (x->link_bps > 0)
+		return x->link_bps;
+	return r->bw_cap_bps ? (double)r->bw_cap_bps * TCP_OF_WIRE : GC_PDB_UNCAPPED_BPS;
+}
+
+static void predict_row(struct ctx *c, gc_pdb_row *r, const struct rowx *x)
+{
+	const gc_pdb_fit *f = gc_pdb_fit_of(c->out, r->env_id);
+	gc_model_params mp = f->mp;
+	gc_arch *a = &c->arch[x->arch];
+	gc_err e;
+
+	r->bw_bps = run_bw(r, x);
+	mp.bw = r->bw_bps / 8;
+	if (mp.alpha < 0)
+		mp.alpha = x->latency_s + 25e-6;
+	mp.t_opt = f->opt_per_elem * x->numel;
+	gc_arch_set_timing(a, r->batch, GC_V100_FLOPS, x->compute_scale);
+	if (gc_model_predict(a, &x->mm, &mp, r->world_size, &r->pred, &e)) {
+		gc_strlcpy(r->skipped, e.msg, sizeof(r->skipped));
+		return;
+	}
+	r->rel_err = r->measured > 0 ? (r->pred.total - r->measured) / r->measured : 0;
+}
+
+static gc_rc store_all(struct ctx *c, gc_err *e)
+{
+	gc_pdb *p = c->out;
+	size_t i;
+	gc_rc rc;
+
+	if ((rc = gc_db_exec(c->db, "BEGIN IMMEDIATE", e)))
+		return rc;
+	for (i = 0; i < p->nrows; i++) {
+		const gc_pdb_row *r = &p->rows[i];
+		struct gc_db_prediction d = { GC_PDB_VERSION, r->pred.total, r->pred.compute,
+					      r->pred.encode, r->pred.decode, r->pred.comm,
+					      r->pred.exposed };
+		if (r->skipped[0])
+			continue;
+		if ((rc = gc_db_prediction_put(c->db, r->run_id, &d, e))) {
+			gc_db_exec(c->db, "ROLLBACK", NULL);
+			return rc;
+		}
+		p->stored++;
+	}
+	return gc_db_exec(c->db, "COMMIT", e);
+}
+
+/* Median and worst |error| per method, in the order methods first appear. */
+static void summarize(gc_pdb *p)
+{
+	double v[4096];
+	size_t i, j, n;
+
+	for (i = 0; i < p->nrows; i++) {
+		gc_pdb_method_err *m = NULL;
+		if (p->rows[i].skipped[0])
+			continue;
+		for (j = 0; j < p->nmethods && !m; j++)
+			if (!strcmp(p->methods[j].method, p->rows[i].method))
+				m = &p->methods[j];
+		if (!m && p->nmethods < sizeof(p->methods) / sizeof(p->methods[0])) {
+			m = &p->methods[p->nmethods++];
+			gc_strlcpy(m->method, p->rows[i].method, sizeof(m->method));
+		}
+	}
+	for (j = 0; j < p->nmethods; j++) {
+		gc_pdb_method_err *m = &p->methods[j];
+		for (i = n = 0; i < p->nrows && n < 4096; i++)
+			if (!p->rows[i].skipped[0] && !strcmp(p->rows[i].method, m->method))
+				v[n++] = fabs(p->rows[i].rel_err);
+		m->n = n;
+		m->median_abs = median(v, n);
+		m->worst_abs = n ? v[n - 1] : 0;
+	}
+}
+
+gc_rc gc_pdb_run(gc_db *db, int store, gc_pdb *out, gc_err *e)
+{
+	struct ctx c;
+	size_t i;
+	gc_rc rc;
+
+	memset(out, 0, sizeof(*out));
+	memset(&c, 0, sizeof(c));
+	c.db = db, c.out = out;
+	if ((rc = load_rows(&c, e)) || (rc = fit_all(&c, e)))
+		goto out;
+	for (i = 0; i < out->nrows; i++)
+		if (!out->rows[i].skipped[0])
+			predict_row(&c, &out->rows[i], &c.x[i]);
+	summarize(out);
+	if (store)
+		rc = store_all(&c, e);
+out:
+	for (i = 0; i < c.narch; i++)
+		gc_arch_release(&c.arch[i]);
+	free(c.x);
+	return rc;
+}
+
+void gc_pdb_release(gc_pdb *p)
+{
+	if (!p)
+		return;
+	free(p->rows);
+	p->rows = NULL;
+	p->nrows = 0;
+}

@@ -1,0 +1,93 @@
+/* model/predict_db.h: the performance model fitted to a results database and used to
+ * predict every ok run in it (`gcbench model`, docs/model.md "Fitting to a database").
+ *
+ * Per environment (runs.env_id; NULL counts as one environment of its own) the fit takes:
+ *   bandwidth  per run: the mean goodput of its `links` rows, else cap x 1448/1514 (TCP
+ *              payload per Ethernet frame at MTU 1500); an unlimited cap without a link
+ *              row uses GC_PDB_UNCAPPED_BPS;
+ *   alpha      the median RTT / 2 of the environment's link rows, else runs.latency_s +
+ *              25 us; the per-run latency_s is added when the RTT was not measured;
+ *   lambda     slope through 0 of the measured t_backward median over the emulated
+ *              backward (gc_arch_set_timing with the run's batch and compute scale, V100
+ *              FLOP/s) of the sync-SGD runs with p > 1 where compute dominates (exposed
+ *              communication < 25% of the iteration); if none, of all sync-SGD runs
+ *              with p > 1; else 1;
+ *   fwd/bwd    median of t_forward / emulated backward;
+ *   optimizer  median seconds per parameter of t_optimizer (times the model's numel);
+ *   codecs     per method: encode elements/s from (numel, t_encode median), decode
+ *              from (gc_model_decode_elems summed over the buckets, t_decode median),
+ *              over the runs with p > 1; a method with no positive sample costs 0.
+ * Buckets are the worker's defaults (1 MiB first, 25 MiB), as gc_buckets_make lays them.
+ */
+#ifndef GC_PREDICT_DB_H
+#define GC_PREDICT_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/db.h"
+#include "model/model.h"
+
+#define GC_PDB_VERSION "gcbench-model-1"
+#define GC_PDB_UNCAPPED_BPS 10e9
+#define GC_PDB_MAX_ENVS 64
+
+/* The fitted parameters of one environment. */
+typedef struct gc_pdb_fit {
+	int64_t env_id;                 /* 0: runs without an environment */
+	gc_model_params mp;             /* bw is set per run; alpha, lambda, rates, fwd */
+	double opt_per_elem;            /* optimizer seconds per parameter */
+	double goodput_ratio;           /* mean goodput / cap over link rows (0: none) */
+	size_t n_runs, n_links, n_lambda;
+	size_t n_enc[GC_M__COUNT], n_dec[GC_M__COUNT];
+	int lambda_compute_bound;       /* 1 if lambda came from compute-bound runs */
+} gc_pdb_fit;
+
+/* One ok run, measured and predicted. */
+typedef struct gc_pdb_row {
+	int64_t run_id, env_id;
+	char model[64], method[32], params[256];
+	int world_size, batch;
+	uint64_t bw_cap_bps;
+	double bw_bps;                  /* what the prediction used, bits/s */
+	double measured;                /* t_iter median, s */
+	double m_compute, m_encode, m_decode, m_exposed;  /* measured medians */
+	gc_model_result pred;
+	double rel_err;                 /* (predicted - measured) / measured */
+	char skipped[128];              /* non-empty: not predicted, and why */
+} gc_pdb_row;
+
+/* Median and worst |relative error| of one method. */
+typedef struct gc_pdb_method_err {
+	char method[32];
+	size_t n;
+	double median_abs, worst_abs;
+} gc_pdb_method_err;
+
+typedef struct gc_pdb {
+	gc_pdb_fit fits[GC_PDB_MAX_ENVS];
+	size_t nfits;
+	gc_pdb_row *rows;
+	size_t nrows;
+	gc_pdb_method_err methods[GC_M__COUNT + 1];
+	size_t nmethods;
+	size_t stored;                  /* predictions written */
+} gc_pdb;
+
+/* Read every ok run of db (run_summary, runs, links), fit per environment, predict
+ * every run and, when store is 1, write the predictions (gc_db_prediction_put, version
+ * GC_PDB_VERSION, one transaction). Runs the model cannot handle (an unknown
+ * architecture or method, bad params) are kept in rows with `skipped` set and get no
+ * prediction. Caller releases *out (also on failure). */
+gc_rc gc_pdb_run(gc_db *db, int store, gc_pdb *out, gc_err *e);
+void gc_pdb_release(gc_pdb *p);                            /* accepts NULL */
+
+/* The fit of env_id, or NULL. */
+const gc_pdb_fit *gc_pdb_fit_of(const gc_pdb *p, int64_t env_id);
+
+/* A gc_model_method from a database method name and its canonical params text
+ * ("k=v,..."), parsed with gc_params_set; label becomes "method(params)". */
+gc_rc gc_pdb_method(const char *method, const char *params, gc_model_method *out,
+		    gc_err *e);
+
+#endif

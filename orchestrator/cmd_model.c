@@ -1,0 +1,234 @@
+/* gcbench model: fit the performance model to a results database, predict every ok
+ * run, store the predictions and print predicted vs measured (model/predict_db.h). */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "log.h"
+#include "model/predict_db.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gcbench model [--db FILE] [--fit-only] [--no-store] [--json]\n\n"
+		"Fit the performance model of Agarwal et al. (MLSys 2022) to the measurements in a\n"
+		"results database, per environment: per-hop latency and achieved bandwidth from the\n"
+		"links' calibration (goodput, RTT; without one, the cap x 1448/1514), lambda from the\n"
+		"sync-SGD runs where compute dominates, encode/decode rates from the per-iteration\n"
+		"encode/decode medians. Then predict the median iteration time of every ok run,\n"
+		"store it in the predictions table (model version " GC_PDB_VERSION ") and print\n"
+		"predicted vs measured per run and the median and worst |error| per method.\n"
+		"`gcbench report` plots these predictions against the measurements.\n\n"
+		"options:\n"
+		"  --db FILE     results database (default gcbench.db)\n"
+		"  --fit-only    print the fitted parameters only; store nothing\n"
+		"  --no-store    predict and print, but do not write the predictions\n"
+		"  --json        one JSON document instead of tables\n\n"
+		"example:\n"
+		"  gcbench run experiments/quickstart.yaml --db q.db && gcbench model --db q.db\n");
+}
+
+struct opts {
+	const char *db;
+	int fit_only, no_store, json;
+};
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "db", 1, 0, 'd' }, { "fit-only", 0, 0, 'f' }, { "no-store", 0, 0, 'n' },
+		{ "json", 0, 0, 'j' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->db = "gcbench.db";
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd': o->db = optarg; break;
+		case 'f': o->fit_only = 1; break;
+		case 'n': o->no_store = 1; break;
+		case 'j': o->json = 1; break;
+		case 'h': return 1;
+		default:
+			gc_error("unknown or incomplete option '%s'; see 'gcbench model --help'",
+				 argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		gc_error("unexpected argument '%s'; see 'gcbench model --help'", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+/* A JSON string (quotes, backslashes and control characters escaped). */
+static void jstr(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+static void print_fit_text(const gc_pdb_fit *f)
+{
+	int m;
+
+	printf("environment %lld: %zu ok runs, %zu link rows\n", (long long)f->env_id,
+	       f->n_runs, f->n_links);
+	printf("  alpha      %.1f us per hop %s\n", f->mp.alpha >= 0 ? f->mp.alpha * 1e6 : 25.0,
+	       f->mp.alpha >= 0 ? "(median RTT / 2)" : "(no RTT: 25 us + run latency)");
+	if (f->goodput_ratio > 0)
+		printf("  bandwidth  goodput %.3f x cap (link rows; per run its own)\n",
+		       f->goodput_ratio);
+	else
+		printf("  bandwidth  cap x 1448/1514 (no link rows)\n");
+	printf("  lambda     %.3f (%zu sync-SGD runs%s)\n", f->mp.lambda, f->n_lambda,
+	       f->n_lambda ? (f->lambda_compute_bound ? ", compute-bound" :
+			      ", none compute-bound: all of them") : ": none, default 1");
+	printf("  fwd/bwd    %.3f; optimizer %.3g ns per parameter\n", f->mp.fwd_over_bwd,
+	       f->opt_per_elem * 1e9);
+	for (m = 1; m < GC_M__COUNT; m++)
+		if (f->n_enc[m] || f->n_dec[m])
+			printf("  %-9s  encode %.3g elem/s (%zu runs), decode %.3g elem/s (%zu runs)\n",
+			       gc_method_name((gc_method)m), f->mp.enc_rate[m], f->n_enc[m],
+			       f->mp.dec_rate[m], f->n_dec[m]);
+}
+
+static void print_rows_text(const gc_pdb *p)
+{
+	size_t i;
+
+	printf("\n%6s  %-10s %-9s %-28s %3s %7s %12s %12s %8s\n", "run", "model", "method",
+	       "params", "p", "Gbit/s", "measured_ms", "predicted_ms", "error");
+	for (i = 0; i < p->nrows; i++) {
+		const gc_pdb_row *r = &p->rows[i];
+		printf("%6lld  %-10.10s %-9.9s %-28.28s %3d %7.2f %12.1f ", (long long)r->run_id,
+		       r->model, r->method, r->params, r->world_size, r->bw_cap_bps / 1e9,
+		       r->measured * 1e3);
+		if (r->skipped[0])
+			printf("%12s  (%s)\n", "-", r->skipped);
+		else
+			printf("%12.1f %+7.1f%%\n", r->pred.total * 1e3, r->rel_err * 100);
+	}
+	printf("\n%-10s %5s %13s %12s\n", "method", "runs", "median_|err|", "worst_|err|");
+	for (i = 0; i < p->nmethods; i++)
+		printf("%-10s %5zu %12.1f%% %11.1f%%\n", p->methods[i].method, p->methods[i].n,
+		       p->methods[i].median_abs * 100, p->methods[i].worst_abs * 100);
+}
+
+static void print_fit_json(const gc_pdb_fit *f)
+{
+	int m;
+
+	printf("{\"env_id\":%lld,\"runs\":%zu,\"links\":%zu,\"alpha_s\":%.6g,"
+	       "\"goodput_ratio\":%.6g,\"lambda\":%.6g,\"lambda_runs\":%zu,"
+	       "\"fwd_over_bwd\":%.6g,\"optimizer_s_per_param\":%.6g,\"codecs\":{",
+	       (long long)f->env_id, f->n_runs, f->n_links, f->mp.alpha, f->goodput_ratio,
+	       f->mp.lambda, f->n_lambda, f->mp.fwd_over_bwd, f->opt_per_elem);
+	for (m = 1; m < GC_M__COUNT; m++)
+		printf("%s\"%s\":{\"encode_rate\":%.6g,\"decode_rate\":%.6g}", m > 1 ? "," : "",
+		       gc_method_name((gc_method)m), f->mp.enc_rate[m], f->mp.dec_rate[m]);
+	printf("}}");
+}
+
+static void print_row_json(const gc_pdb_row *r)
+{
+	printf("{\"run_id\":%lld,\"env_id\":%lld,\"model\":", (long long)r->run_id,
+	       (long long)r->env_id);
+	jstr(r->model);
+	printf(",\"method\":");
+	jstr(r->method);
+	printf(",\"params\":");
+	jstr(r->params);
+	printf(",\"world_size\":%d,\"batch\":%d,\"bw_cap_bps\":%llu,\"bw_used_bps\":%.6g,"
+	       "\"measured_s\":%.6g", r->world_size, r->batch,
+	       (unsigned long long)r->bw_cap_bps, r->bw_bps, r->measured);
+	if (r->skipped[0]) {
+		printf(",\"skipped\":");
+		jstr(r->skipped);
+	} else {
+		printf(",\"predicted_s\":%.6g,\"rel_err\":%.6g,\"compute_s\":%.6g,"
+		       "\"encode_s\":%.6g,\"decode_s\":%.6g,\"exposed_s\":%.6g", r->pred.total,
+		       r->rel_err, r->pred.compute, r->pred.encode, r->pred.decode,
+		       r->pred.exposed);
+	}
+	printf("}");
+}
+
+static void print_json(const gc_pdb *p, const struct opts *o)
+{
+	size_t i;
+
+	printf("{\"model_version\":\"%s\",\"stored\":%zu,\"fits\":[", GC_PDB_VERSION, p->stored);
+	for (i = 0; i < p->nfits; i++) {
+		printf(i ? "," : "");
+		print_fit_json(&p->fits[i]);
+	}
+	printf("]");
+	if (!o->fit_only) {
+		printf(",\"runs\":[");
+		for (i = 0; i < p->nrows; i++) {
+			printf(i ? "," : "");
+			print_row_json(&p->rows[i]);
+		}
+		printf("],\"methods\":[");
+		for (i = 0; i < p->nmethods; i++) {
+			printf("%s{\"method\":", i ? "," : "");
+			jstr(p->methods[i].method);
+			printf(",\"runs\":%zu,\"median_abs_err\":%.6g,\"worst_abs_err\":%.6g}",
+			       p->methods[i].n, p->methods[i].median_abs, p->methods[i].worst_abs);
+		}
+		printf("]");
+	}
+	printf("}\n");
+}
+
+int cmd_model(int argc, char **argv)
+{
+	struct opts o;
+	gc_pdb p;
+	gc_db *db = NULL;
+	gc_err e = { "" };
+	size_t i;
+	int r = parse_args(argc, argv, &o), store;
+
+	if (r)
+		return r > 0 ? (usage(stdout), 0) : (usage(stderr), 2);
+	memset(&p, 0, sizeof(p));
+	store = !o.fit_only && !o.no_store;
+	if (gc_db_open(o.db, store ? 0 : GC_DB_READONLY, &db, &e) || gc_pdb_run(db, store, &p, &e)) {
+		gc_error("cannot fit the model to '%s': %s", o.db, e.msg);
+		gc_pdb_release(&p);
+		gc_db_close(db);
+		return 1;
+	}
+	if (o.json) {
+		print_json(&p, &o);
+	} else {
+		printf("gcbench model %s: '%s', %zu ok runs, %zu predictions %s\n\n", GC_PDB_VERSION,
+		       o.db, p.nrows, store ? p.stored : 0, store ? "stored" : "(not stored)");
+		for (i = 0; i < p.nfits; i++)
+			print_fit_text(&p.fits[i]);
+		if (!p.nrows)
+			printf("no ok runs: run a sweep first (gcbench run SPEC --db %s)\n", o.db);
+		else if (!o.fit_only)
+			print_rows_text(&p);
+	}
+	gc_pdb_release(&p);
+	gc_db_close(db);
+	return 0;
+}

@@ -1,0 +1,394 @@
+/* tests/unit/test_model_db.c: `gcbench model`'s library (model/predict_db.h) on
+ * synthetic databases whose iteration times the model itself generated from known
+ * parameters, plus +-2% noise: the fit must recover the parameters and the predictions.
+ *
+ * `test_model_db --make-db PATH` writes the synthetic database and exits (used by the
+ * report page test). */
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "db/db.h"
+#include "harness.h"
+#include "model/predict_db.h"
+
+static uint64_t rng = 88172645463325252ull;
+
+static double unif(void)   /* xorshift64, uniform in [0, 1) */
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static double noisy(double v)
+{
+	return v * (0.98 + 0.04 * unif());
+}
+
+#define GBIT 1000000000ull
+
+/* The truth of one environment. */
+struct truth {
+	const char *host;
+	double alpha, goodput_ratio, lambda, opt_per_elem;
+	double enc[GC_M__COUNT], dec[GC_M__COUNT];
+};
+
+static const struct truth envs[2] = {
+	{ "lab1", 60e-6, 0.94, 1.08, 2e-9,
+	  { 0, 4e9, 1.5e9, 1e8, 3e8, 2e8 }, { 0, 4e9, 3e9, 2e9, 2e9, 1e9 } },
+	{ "lab2", 30e-6, 0.97, 1.00, 1e-9,
+	  { 0, 8e9, 3e9, 2e8, 6e8, 4e8 }, { 0, 8e9, 6e9, 4e9, 4e9, 2e9 } },
+};
+
+static const char *const methods[][2] = {
+	{ "syncsgd", "" }, { "signsgd", "ef=0,scaled=0" }, { "mstopk", "ef=1,ratio=0.01,rounds=20" },
+	{ "powersgd", "ef=1,rank=4,warm_start=1,min_compression=2,seed=42" },
+	{ "topk", "ef=1,ratio=0.001" },
+};
+
+static gc_rc add_env(gc_db *db, const struct truth *t, int64_t *id)
+{
+	struct gc_envinfo env;
+
+	memset(&env, 0, sizeof env);
+	strcpy(env.host, t->host);
+	return gc_db_env_get(db, &env, id, NULL);
+}
+
+/* The model's answer for the run, with the truth's parameters. */
+static gc_rc truth_predict(const struct truth *t, const char *method, const char *params,
+			   int p, double bw_bps, gc_model_result *r, double *numel)
+{
+	gc_model_method mm;
+	gc_model_params mp;
+	gc_arch a;
+	gc_rc rc;
+
+	if ((rc = gc_arch_build("resnet50", &a, NULL)))
+		return rc;
+	gc_arch_set_timing(&a, 32, GC_V100_FLOPS, 1);
+	gc_model_params_default(&mp);
+	mp.alpha = t->alpha, mp.bw = bw_bps / 8, mp.lambda = t->lambda;
+	mp.t_opt = t->opt_per_elem * (double)a.numel;
+	memcpy(mp.enc_rate, t->enc, sizeof(mp.enc_rate));
+	memcpy(mp.dec_rate, t->dec, sizeof(mp.dec_rate));
+	*numel = (double)a.numel;
+	rc = gc_pdb_method(method, params, &mm, NULL);
+	if (!rc)
+		rc = gc_model_predict(&a, &mm, &mp, p, r, NULL);
+	gc_arch_release(&a);
+	return rc;
+}
+
+static gc_rc insert_iters(gc_db *db, int64_t id, int p, const gc_model_result *r,
+			  double lambda)
+{
+	double bwd = r->compute / (0.5 + (p > 1 ? lambda : 1)), lam = p > 1 ? lambda : 1;
+	sqlite3_stmt *st = NULL;
+	int rank, it;
+	gc_rc rc = GC_OK;
+
+	if (sqlite3_prepare_v2(gc_db_handle(db), "INSERT INTO iterations VALUES (?1, ?2, ?3, "
+			       "?4, 0, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 0, 0, 0, 0)", -1, &st, NULL))
+		return GC_E_DB;
+	for (rank = 0; rank < p && !rc; rank++)
+		for (it = 0; it < 12; it++) {
+			double warm = it < 2 ? 5 : 1;
+			sqlite3_bind_int64(st, 1, id);
+			sqlite3_bind_int(st, 2, rank);
+			sqlite3_bind_int(st, 3, it);
+			sqlite3_bind_int(st, 4, it < 2);
+			sqlite3_bind_double(st, 5, noisy(0.5 * bwd));
+			sqlite3_bind_double(st, 6, noisy(lam * bwd));
+			sqlite3_bind_double(st, 7, noisy(r->encode));
+			sqlite3_bind_double(st, 8, noisy(r->decode));
+			sqlite3_bind_double(st, 9, noisy(r->comm));
+			sqlite3_bind_double(st, 10, noisy(r->exposed));
+			sqlite3_bind_double(st, 11, noisy(r->optimizer));
+			sqlite3_bind_double(st, 12, warm * noisy(r->total));
+			if (sqlite3_step(st) != SQLITE_DONE)
+				rc = GC_E_DB;
+			sqlite3_reset(st);
+		}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* One run of resnet50 batch 32 on p workers; links measured unless cap is 2 Gbit/s
+ * (then the model must use cap x 1448/1514). */
+static gc_rc add_run(gc_db *db, int64_t sweep, int64_t env, const struct truth *t, int mi,
+		     int p, uint64_t cap, enum gc_run_status status)
+{
+	struct gc_db_run run = { sweep, "key", "replay", "resnet50", methods[mi][0],
+				 methods[mi][1], p, p, 32, cap, 0, "mpi", 1, 10, 2, 0, env, NULL };
+	int linked = cap != 2 * GBIT;
+	double bw = linked ? (double)cap * t->goodput_ratio : (double)cap * 1448 / 1514, numel;
+	gc_model_result r;
+	int64_t id;
+	gc_rc rc;
+
+	if ((rc = truth_predict(t, methods[mi][0], methods[mi][1], p, bw, &r, &numel)) ||
+	    (rc = gc_db_run_begin(db, &run, &id, NULL)))
+		return rc;
+	if (linked && ((rc = gc_db_link_add(db, id, "n1", "n2", cap, bw, 2 * t->alpha, NULL)) ||
+		       (rc = gc_db_link_add(db, id, "n2", "n3", cap, bw, 2 * t->alpha, NULL))))
+		return rc;
+	if ((rc = insert_iters(db, id, p, &r, t->lambda)))
+		return rc;
+	return gc_db_run_end(db, id, status, status == GC_RUN_OK ? NULL : "boom", NULL, NULL);
+}
+
+static const uint64_t caps[] = { 1 * GBIT, 2 * GBIT, 5 * GBIT, 10 * GBIT, 25 * GBIT };
+#define NCAPS (sizeof(caps) / sizeof(caps[0]))
+#define NMETHODS (sizeof(methods) / sizeof(methods[0]))
+
+/* Environment 0: every method at every cap on 4 workers, sync also on 8; environment
+ * 1: every method at 1 and 10 Gbit/s on 4 workers; a failed run in each. */
+static gc_rc make_db(const char *path, int *n_ok)
+{
+	gc_db *db = NULL;
+	int64_t s, env[2];
+	size_t m, c;
+	gc_rc rc;
+
+	unlink(path);
+	*n_ok = 0;
+	if ((rc = gc_db_open(path, 0, &db, NULL)))
+		return rc;
+	if ((rc = add_env(db, &envs[0], &env[0])) || (rc = add_env(db, &envs[1], &env[1])) ||
+	    (rc = gc_db_sweep_begin(db, "synthetic", "spec", "hash", "syncsgd", &s, NULL)))
+		goto out;
+	for (m = 0; m < NMETHODS && !rc; m++)
+		for (c = 0; c < NCAPS && !rc; c++) {
+			rc = add_run(db, s, env[0], &envs[0], (int)m, 4, caps[c], GC_RUN_OK);
+			if (!rc && m == 0)
+				rc = add_run(db, s, env[0], &envs[0], 0, 8, caps[c], GC_RUN_OK), ++*n_ok;
+			if (!rc && (c == 0 || c == 3))
+				rc = add_run(db, s, env[1], &envs[1], (int)m, 4, caps[c], GC_RUN_OK), ++*n_ok;
+			++*n_ok;
+		}
+	if (!rc)
+		rc = add_run(db, s, env[0], &envs[0], 3, 4, GBIT, GC_RUN_FAILED);
+	if (!rc)
+		rc = add_run(db, s, env[1], &envs[1], 1, 4, GBIT, GC_RUN_TIMEOUT);
+out:
+	gc_db_close(db);
+	return rc;
+}
+
+static char dbpath[256];
+static int n_ok;
+static gc_pdb res;
+static int have_res;
+
+/* Fit and predict once (storing); the tests read the result. */
+static int ensure(void)
+{
+	gc_db *db = NULL;
+	gc_err e = { "" };
+	gc_rc rc;
+
+	if (have_res)
+		return have_res;
+	rc = make_db(dbpath, &n_ok);
+	if (!rc && !(rc = gc_db_open(dbpath, 0, &db, &e)))
+		rc = gc_pdb_run(db, 1, &res, &e);
+	gc_db_close(db);
+	if (rc)
+		printf("# setup failed: %s (%s)\n", gc_strerror(rc), e.msg);
+	return have_res = rc ? -1 : 1;
+}
+
+static void test_fit_recovers_parameters(void)
+{
+	size_t i;
+	int m;
+
+	CHECK(ensure() > 0);
+	CHECK_EQ_INT(res.nfits, 2);
+	for (i = 0; i < 2; i++) {
+		const struct truth *t = &envs[i];
+		const gc_pdb_fit *f = &res.fits[i];
+		CHECK_NEAR(f->mp.alpha, t->alpha, 0.01 * t->alpha);
+		CHECK_NEAR(f->goodput_ratio, t->goodput_ratio, 0.001);
+		CHECK_NEAR(f->mp.lambda, t->lambda, 0.02);
+		CHECK_NEAR(f->mp.fwd_over_bwd, 0.5, 0.02);
+		CHECK_NEAR(f->opt_per_elem, t->opt_per_elem, 0.03 * t->opt_per_elem);
+		for (m = GC_M_SIGNSGD; m < GC_M__COUNT; m++) {
+			CHECKF(fabs(f->mp.enc_rate[m] / t->enc[m] - 1) < 0.03, "env %zu %s encode "
+			       "%g vs %g", i, gc_method_name((gc_method)m), f->mp.enc_rate[m], t->enc[m]);
+			CHECKF(fabs(f->mp.dec_rate[m] / t->dec[m] - 1) < 0.03, "env %zu %s decode "
+			       "%g vs %g", i, gc_method_name((gc_method)m), f->mp.dec_rate[m], t->dec[m]);
+		}
+		CHECK_EQ_INT(f->n_enc[GC_M_FP16], 0);    /* no fp16 runs: no rate, not 0-filled */
+	}
+	CHECK(res.fits[0].lambda_compute_bound);
+}
+
+static void test_predictions_within_few_percent(void)
+{
+	size_t i;
+
+	CHECK(ensure() > 0);
+	CHECK_EQ_INT(res.nrows, n_ok);
+	for (i = 0; i < res.nrows; i++) {
+		const gc_pdb_row *r = &res.rows[i];
+		CHECKF(!r->skipped[0], "run %lld skipped: %s", (long long)r->run_id, r->skipped);
+		CHECKF(fabs(r->rel_err) < 0.03, "run %lld %s %s p=%d cap %.0f: predicted %.4f s, "
+		       "measured %.4f s", (long long)r->run_id, r->method, r->params,
+		       r->world_size, r->bw_cap_bps / 1e9, r->pred.total, r->measured);
+	}
+	CHECK_EQ_INT(res.nmethods, NMETHODS);
+	for (i = 0; i < res.nmethods; i++) {
+		CHECK(res.methods[i].n > 0);
+		CHECK(res.methods[i].median_abs <= res.methods[i].worst_abs);
+		CHECK(res.methods[i].worst_abs < 0.03);
+	}
+}
+
+/* The 2 Gbit/s runs have no link rows: cap x 1448/1514 is used, links otherwise. */
+static void test_bandwidth_source(void)
+{
+	size_t i, n2 = 0;
+
+	CHECK(ensure() > 0);
+	for (i = 0; i < res.nrows; i++) {
+		const gc_pdb_row *r = &res.rows[i];
+		double ratio = r->bw_bps / (double)r->bw_cap_bps;
+		if (r->bw_cap_bps == 2 * GBIT) {
+			CHECK_NEAR(ratio, 1448.0 / 1514.0, 1e-9);
+			n2++;
+		} else {
+			CHECK_NEAR(ratio, envs[r->env_id == res.fits[0].env_id ? 0 : 1].goodput_ratio,
+				   1e-9);
+		}
+	}
+	CHECK(n2 > 0);
+}
+
+static int count(sqlite3 *h, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int n = -1;
+
+	if (!sqlite3_prepare_v2(h, sql, -1, &st, NULL) && sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+static void test_one_prediction_per_ok_run(void)
+{
+	gc_db *db = NULL;
+	sqlite3 *h;
+
+	CHECK(ensure() > 0);
+	CHECK_EQ_INT(res.stored, n_ok);
+	CHECK(!gc_db_open(dbpath, GC_DB_READONLY, &db, NULL));
+	h = gc_db_handle(db);
+	CHECK_EQ_INT(count(h, "SELECT count(*) FROM predictions"), n_ok);
+	CHECK_EQ_INT(count(h, "SELECT count(*) FROM predictions p JOIN runs r ON r.id = "
+			   "p.run_id WHERE r.status <> 'ok'"), 0);
+	CHECK_EQ_INT(count(h, "SELECT count(*) FROM runs r WHERE r.status = 'ok' AND NOT "
+			   "EXISTS (SELECT 1 FROM predictions p WHERE p.run_id = r.id AND "
+			   "p.model_version = '" GC_PDB_VERSION "')"), 0);
+	CHECK_EQ_INT(count(h, "SELECT count(*) FROM runs WHERE status <> 'ok'"), 2);
+	gc_db_close(db);
+}
+
+/* Running it again replaces the predictions, never duplicates them. */
+static void test_rerun_replaces(void)
+{
+	gc_db *db = NULL;
+	gc_pdb again;
+	gc_rc rc;
+
+	CHECK(ensure() > 0);
+	CHECK(!gc_db_open(dbpath, 0, &db, NULL));
+	rc = gc_pdb_run(db, 1, &again, NULL);
+	CHECK_EQ_INT(rc, GC_OK);
+	CHECK_EQ_INT(count(gc_db_handle(db), "SELECT count(*) FROM predictions"), n_ok);
+	CHECK_NEAR(again.rows[0].pred.total, res.rows[0].pred.total, 1e-12);
+	gc_pdb_release(&again);
+	gc_db_close(db);
+}
+
+static void test_method_params(void)
+{
+	gc_model_method m;
+	gc_err e;
+
+	CHECK_EQ_INT(gc_pdb_method("powersgd", "ef=1,rank=8,warm_start=1,min_compression=3,"
+				   "seed=42", &m, &e), GC_OK);
+	CHECK_EQ_INT(m.m, GC_M_POWERSGD);
+	CHECK_EQ_INT(m.rank, 8);
+	CHECK_NEAR(m.min_compression, 3, 0);
+	CHECK_STR(m.label, "powersgd(ef=1,rank=8,warm_start=1,min_compression=3,seed=42)");
+	CHECK_EQ_INT(gc_pdb_method("mstopk", "ratio=0.05", &m, &e), GC_OK);
+	CHECK_NEAR(m.ratio, 0.05, 0);
+	CHECK_EQ_INT(gc_pdb_method("signsgd", "ef=1,scaled=1", &m, &e), GC_OK);
+	CHECK_EQ_INT(m.scaled, 1);
+	CHECK(gc_pdb_method("syncsgd", "", &m, &e) == GC_OK && !strcmp(m.label, "syncsgd"));
+	CHECK(gc_pdb_method("nosuch", "", &m, &e) != GC_OK);
+	CHECK_CONTAINS(e.msg, "nosuch");
+	CHECK(gc_pdb_method("topk", "ratio=7", &m, &e) != GC_OK);
+	CHECK(gc_pdb_method("topk", "ratio", &m, &e) != GC_OK);
+	CHECK_CONTAINS(e.msg, "key=value");
+}
+
+/* An ok run of an unknown architecture is listed as skipped and gets no prediction. */
+static void test_unknown_arch_skipped(void)
+{
+	struct gc_db_run run = { 0, "k", "train:mlp", "mlp-x", "syncsgd", "", 2, 2, 8, GBIT,
+				 0, "mpi", 1, 10, 2, 0, 0, NULL };
+	char path[256];
+	gc_db *db = NULL;
+	gc_pdb p;
+	int64_t id;
+
+	snprintf(path, sizeof path, "/tmp/gct-model-db-u-%d.db", (int)getpid());
+	unlink(path);
+	CHECK(!gc_db_open(path, 0, &db, NULL));
+	CHECK(!gc_db_sweep_begin(db, "u", "spec", "h", "syncsgd", &run.sweep_id, NULL));
+	CHECK(!gc_db_run_begin(db, &run, &id, NULL));
+	CHECK(!gc_db_exec(db, "INSERT INTO iterations VALUES (1, 0, 0, 0, 0, 0.01, 0.02, 0, 0, "
+			  "0.01, 0, 0.001, 0.05, 0, 0, 0, 0)", NULL));
+	CHECK(!gc_db_run_end(db, id, GC_RUN_OK, NULL, NULL, NULL));
+	CHECK_EQ_INT(gc_pdb_run(db, 1, &p, NULL), GC_OK);
+	CHECK_EQ_INT(p.nrows, 1);
+	CHECK_CONTAINS(p.rows[0].skipped, "mlp-x");
+	CHECK_EQ_INT(p.stored, 0);
+	CHECK_EQ_INT(count(gc_db_handle(db), "SELECT count(*) FROM predictions"), 0);
+	gc_pdb_release(&p);
+	gc_db_close(db);
+	unlink(path);
+}
+
+int main(int argc, char **argv)
+{
+	char side[300];
+	int n;
+
+	if (argc == 3 && !strcmp(argv[1], "--make-db"))
+		return make_db(argv[2], &n) ? 1 : 0;
+	GCT_SUITE("model_db");
+	snprintf(dbpath, sizeof dbpath, "/tmp/gct-model-db-%d.db", (int)getpid());
+	GCT_RUN(test_fit_recovers_parameters);
+	GCT_RUN(test_predictions_within_few_percent);
+	GCT_RUN(test_bandwidth_source);
+	GCT_RUN(test_one_prediction_per_ok_run);
+	GCT_RUN(test_rerun_replaces);
+	GCT_RUN(test_method_params);
+	GCT_RUN(test_unknown_arch_skipped);
+	gc_pdb_release(&res);
+	unlink(dbpath);
+	snprintf(side, sizeof side, "%s-wal", dbpath);
+	unlink(side);
+	snprintf(side, sizeof side, "%s-shm", dbpath);
+	unlink(side);
+	return gct_finish();
+}
