@@ -150,6 +150,18 @@ check-deps:
 deps:
 	tools/deps.sh --install
 
+# The main job: a 4-node local emulated cluster, the quickstart sweep, the speedup
+# table, and gcbench.db left to query. Needs root (namespaces, tc).
+DEMO_DB ?= gcbench.db
+demo:
+	@if [ "$$(id -u)" -ne 0 ]; then echo "make demo needs root (network namespaces and tc): run 'sudo make demo'" >&2; exit 1; fi
+	@tools/deps.sh --ensure
+	@$(MAKE) --no-print-directory all
+	@start=$$(date +%s); \
+	$(BUILD)/bin/gcbench run experiments/quickstart.yaml --inventory experiments/inventory-local.yaml --db $(DEMO_DB); rc=$$?; \
+	echo "demo: took $$(( $$(date +%s) - start )) s; results in $(DEMO_DB) (try: sqlite3 $(DEMO_DB) 'SELECT model, method, bw_cap_bps/1e9 AS gbit, round(speedup, 2) FROM speedup')"; \
+	echo "demo: the local cluster stays up for more sweeps; remove it with: $(BUILD)/bin/gcbench cluster down"; exit $$rc
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
@@ -157,6 +169,6 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all check-deps deps test bench clean install fuzz $(BENCHES)
+.PHONY: all check-deps deps test bench clean install fuzz demo $(BENCHES)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

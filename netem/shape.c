@@ -484,7 +484,7 @@ gc_rc gc_shape_restore_all(int all, int *n_restored, gc_err *e)
 {
 	const char *dir = gc_shape_state_dir();
 	struct gc_netem_state st;
-	char path[PATH_MAX];
+	char path[PATH_MAX], self[32];
 	struct dirent *d;
 	gc_rc rc, first = GC_OK;
 	DIR *dp = opendir(dir);
@@ -495,8 +495,13 @@ gc_rc gc_shape_restore_all(int all, int *n_restored, gc_err *e)
 	if (!dp)
 		return errno == ENOENT ? GC_OK : gc_fail(e, GC_E_IO, "cannot read state directory "
 			"'%s': %s", dir, strerror(errno));
+	gc_state_self_ns(self, sizeof(self));
 	while ((d = readdir(dp))) {
 		if (!is_state_file(d->d_name))
+			continue;
+		/* a link of another namespace's own: restored from inside that namespace */
+		if (d->d_name[0] == '@' && (strncmp(d->d_name, self, strlen(self)) ||
+					    d->d_name[strlen(self)] != '_'))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
 		rc = gc_state_read(path, &st, first ? NULL : e);

@@ -19,10 +19,24 @@ const char *gc_shape_state_dir(void)
 	return d && *d ? d : "/run/gcbench/netem";
 }
 
+/* Namespaces share the file system (the local cluster's nodes all see one /run), so
+ * a link of the caller's own namespace is keyed by that namespace's inode: "@INODE". */
+void gc_state_self_ns(char *buf, size_t n)
+{
+	struct stat sb;
+	if (stat("/proc/self/ns/net", &sb))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "@%llu", (unsigned long long)sb.st_ino);
+}
+
 gc_rc gc_state_path(const char *dev, const char *netns, char *buf, size_t n, gc_err *e)
 {
-	int len = snprintf(buf, n, "%s/%s_%s.state", gc_shape_state_dir(),
-			   netns ? netns : "-", dev);
+	char self[32];
+	int len;
+
+	gc_state_self_ns(self, sizeof(self));
+	len = snprintf(buf, n, "%s/%s_%s.state", gc_shape_state_dir(), netns ? netns : self, dev);
 	if (len < 0 || (size_t)len >= n)
 		return gc_fail(e, GC_E_INVAL, "state file path too long for '%s'", dev);
 	return GC_OK;

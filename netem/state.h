@@ -25,6 +25,10 @@ struct gc_netem_state {
 };
 
 /* The path of the state file for (dev, netns) into buf (size n). */
+/* "@<inode of /proc/self/ns/net>": the key of the caller's own namespace in state
+ * file names (namespaces share /run). */
+void gc_state_self_ns(char *buf, size_t n);
+
 gc_rc gc_state_path(const char *dev, const char *netns, char *buf, size_t n, gc_err *e);
 
 /* Write st atomically (creating the directory, mode 0700). */

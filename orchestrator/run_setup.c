@@ -55,22 +55,26 @@ static gc_rc load_inventory(const char *path, struct gc_inventory *inv, gc_err *
 	return rc;
 }
 
-/* `local: N`: bring the emulated cluster up (or reuse it) and read its inventory. */
+/* `local: N` (and optionally `name: NAME`, default "gcb"): bring the emulated cluster
+ * up (or reuse it) and read the inventory it writes. */
 static gc_rc local_cluster(int n, struct gc_inventory *inv, gc_err *e)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 32];
+	char dir[PATH_MAX], path[PATH_MAX + 32], name[64];
 	int was_up = 0;
 	gc_rc rc;
 
+	gc_strlcpy(name, *inv->name ? inv->name : LOCAL_CLUSTER, sizeof(name));
+	if (!gc_cluster_valid_name(name))
+		return gc_fail(e, GC_E_INVAL, "local cluster name '%s' must be 1-12 of [a-z0-9-]", name);
 	if (getuid() != 0)
 		return gc_fail(e, GC_E_PERM,
 			       "the local emulated cluster needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN): run 'sudo gcbench run ...', or give an inventory of real hosts with --inventory");
-	rc = gc_cluster_up(LOCAL_CLUSTER, n, &was_up, e);
-	rc = rc ? rc : gc_cluster_dir(LOCAL_CLUSTER, dir, sizeof(dir), e);
+	rc = gc_cluster_up(name, n, &was_up, e);
+	rc = rc ? rc : gc_cluster_dir(name, dir, sizeof(dir), e);
 	if (rc)
 		return rc;
 	gc_info("%s local cluster '%s' of %d nodes (%s)", was_up ? "using the" : "brought up the",
-		LOCAL_CLUSTER, n, dir);
+		name, n, dir);
 	snprintf(path, sizeof(path), "%s/inventory.yaml", dir);
 	gc_inventory_release(inv);
 	return load_inventory(path, inv, e);
@@ -103,6 +107,19 @@ static void local_oob(const struct gc_host *h, char *cidr, size_t n)
 		snprintf(cidr, n, "%u.%u.%u.0/24", a, b, c);
 }
 
+static gc_rc dry_nodes(int n, struct gc_sweep_ctx *c, gc_err *e)
+{
+	int i;
+
+	c->nodes = calloc((size_t)n, sizeof(gc_node));
+	if (!c->nodes)
+		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	for (i = 0; i < n; i++)
+		snprintf(c->nodes[i].name, sizeof(c->nodes[i].name), "n%d", i + 1);
+	c->n_nodes = (size_t)n;
+	return GC_OK;
+}
+
 gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, char *lockpath,
 			 size_t lockpath_len, gc_err *e)
 {
@@ -113,6 +130,8 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 
 	if (o->inventory_path)
 		rc = load_inventory(o->inventory_path, &inv, e);
+	if (!rc && inv.local && o->dry_run)
+		return dry_nodes(inv.local, c, e);   /* a dry run changes nothing */
 	if (!rc && inv.local)
 		rc = local_cluster(inv.local, &inv, e);
 	if (!rc && !inv.n_hosts)

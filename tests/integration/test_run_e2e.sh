@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# End to end: a short sweep on its own 3-node local cluster (tiny workload, two
+# bandwidths, two methods) lands the expected rows, with caps measured and restored,
+# and a rerun resumes instead of repeating.
+. "$(dirname "$0")/../lib.sh"
+cases="sweep_ok iteration_rows links_measured caps_restored resume security_spec"
+need_root $cases || exit 0
+need_cmd mpirun $cases || exit 0
+need_cmd sqlite3 $cases || exit 0
+
+name=e2e$(( $$ % 100000 ))
+work=$(mktemp -d /tmp/gcbench-e2e.XXXXXX)
+export GCBENCH_HOME=$work/home
+state_dir=/run/gcbench/netem   # gcbench-netem runs on the nodes with its default
+cleanup() { "$BIN/gcbench" cluster down --name "$name" >/dev/null 2>&1; rm -rf "$work"; }
+trap cleanup EXIT
+
+if ! out=$("$BIN/gcbench" cluster up 3 --name "$name" 2>&1); then
+	for c in $cases; do fail "$c" "cluster up failed: $out"; done
+	exit 0
+fi
+inv=$GCBENCH_HOME/clusters/$name/inventory.yaml
+cat >"$work/spec.yaml" <<YAML
+name: e2e
+workload: replay
+models: [tiny]
+methods: [syncsgd, signsgd]
+baseline: syncsgd
+bandwidth: [1gbit, 2gbit]
+world_size: 3
+batch: 8
+iterations: 4
+warmup: 1
+timeout: 120
+YAML
+db=$work/e2e.db
+q() { sqlite3 "$db" "$1"; }
+
+if "$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" >"$work/out" 2>&1; then
+	n=$(q "SELECT count(*) FROM runs WHERE status='ok'")
+	[ "$n" = 4 ] && pass sweep_ok || fail sweep_ok "$n ok runs, expected 4: $(tail -5 "$work/out")"
+else
+	fail sweep_ok "gcbench run failed: $(tail -8 "$work/out" | tr '\n' ' ')"
+fi
+
+# 4 runs x 3 ranks x (4 + 1) iterations
+n=$(q "SELECT count(*) FROM iterations")
+[ "$n" = 60 ] && pass iteration_rows || fail iteration_rows "$n rows, expected 60"
+
+# calibration: one link row per run, goodput within 70-100% of the cap's 95.6%
+bad=$(q "SELECT count(*) FROM links WHERE goodput_bps IS NULL OR goodput_bps < 0.7 * 0.956 * cap_bps OR goodput_bps > 1.02 * cap_bps")
+n=$(q "SELECT count(*) FROM links")
+if [ "$n" = 4 ] && [ "$bad" = 0 ]; then pass links_measured
+else fail links_measured "$n link rows, $bad outside 70-102% of the cap: $(q 'SELECT cap_bps, goodput_bps FROM links' | tr '\n' ' ')"; fi
+
+left=""
+for i in 1 2 3; do
+	if tc -n "gcb-$name-n$i" qdisc show dev eth0 | grep -Eq 'tbf|htb'; then left="$left n$i"; fi
+done
+states=$(ls "$state_dir" 2>/dev/null | grep "gcb-$name-")
+[ -z "$left" ] && [ -z "$states" ] && pass caps_restored ||
+	fail caps_restored "still capped:$left; state files: $states"
+
+if "$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" >"$work/out2" 2>&1 &&
+   grep -q "4 of 4 points already done" "$work/out2" && [ "$(q 'SELECT count(*) FROM runs')" = 4 ]; then
+	pass resume
+else
+	fail resume "rerun did not skip the done points: $(tail -5 "$work/out2" | tr '\n' ' ')"
+fi
+
+# a spec whose values try to reach a shell is refused before anything runs
+sed 's/^models: \[tiny\]/models: ["tiny; touch \/tmp\/gcbench-pwned"]/' "$work/spec.yaml" >"$work/bad.yaml"
+rm -f /tmp/gcbench-pwned
+if ! "$BIN/gcbench" run "$work/bad.yaml" --inventory "$inv" --db "$db" >"$work/out3" 2>&1 &&
+   [ ! -e /tmp/gcbench-pwned ] && [ "$(q 'SELECT count(*) FROM runs')" = 4 ]; then
+	pass security_spec
+else
+	fail security_spec "unsafe model name was not refused: $(tail -3 "$work/out3" | tr '\n' ' ')"
+fi
