@@ -44,9 +44,11 @@ void gc_ef_add(float *e, const float *g, size_t n)
 }
 
 /* One thread's share over [a, b): with e, first e[i] += g[i] (error feedback) and use
- * e[i]; histogram, sum |c| and max key. */
-static void hist_part(float *e, const float *g, size_t a, size_t b, uint32_t *h, double *sum,
-		      uint32_t *maxkey)
+ * e[i]; histogram, and (if stats) sum |c| and max key. Inlined with constant flags so
+ * the loop carries only the work asked for. */
+static inline __attribute__((always_inline)) void
+hist_body(float *e, const float *g, size_t a, size_t b, uint32_t *h, int stats,
+	  double *sum, uint32_t *maxkey)
 {
 	const float *c = e ? e : g;
 	double s0 = 0, s1 = 0;
@@ -61,10 +63,12 @@ static void hist_part(float *e, const float *g, size_t a, size_t b, uint32_t *h,
 		uint32_t k0 = gc_key(c[i]), k1 = gc_key(c[i + 1]);
 		h[k0 >> GC_SEL_SHIFT]++;
 		h[k1 >> GC_SEL_SHIFT]++;
-		s0 += fabsf(c[i]);
-		s1 += fabsf(c[i + 1]);
-		m = k0 > m ? k0 : m;
-		m = k1 > m ? k1 : m;
+		if (stats) {
+			s0 += fabsf(c[i]);
+			s1 += fabsf(c[i + 1]);
+			m = k0 > m ? k0 : m;
+			m = k1 > m ? k1 : m;
+		}
 	}
 	if (i < b) {
 		if (e)
@@ -76,6 +80,19 @@ static void hist_part(float *e, const float *g, size_t a, size_t b, uint32_t *h,
 	}
 	*sum = s0 + s1;
 	*maxkey = m;
+}
+
+static void hist_part(float *e, const float *g, size_t a, size_t b, uint32_t *h, int stats,
+		      double *sum, uint32_t *maxkey)
+{
+	if (stats && e)
+		hist_body(e, g, a, b, h, 1, sum, maxkey);
+	else if (stats)
+		hist_body(NULL, g, a, b, h, 1, sum, maxkey);
+	else if (e)
+		hist_body(e, g, a, b, h, 0, sum, maxkey);
+	else
+		hist_body(NULL, g, a, b, h, 0, sum, maxkey);
 }
 
 void gc_sel_hist(float *e, const float *g, size_t n, uint32_t *hist, uint32_t *scratch,
@@ -92,7 +109,7 @@ void gc_sel_hist(float *e, const float *g, size_t n, uint32_t *hist, uint32_t *s
 		size_t a = n * (size_t)t / (size_t)tn, b = n * (size_t)(t + 1) / (size_t)tn;
 
 		memset(h, 0, GC_SEL_BINS * sizeof(*h));
-		hist_part(e, g, a, b, h, &s, &m);
+		hist_part(e, g, a, b, h, sum || maxkey, &s, &m);
 #pragma omp barrier
 #pragma omp for schedule(static)
 		for (size_t j = 0; j < GC_SEL_BINS; j++)
