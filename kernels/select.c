@@ -146,14 +146,22 @@ static inline int block_any_ge(const float *c, size_t i, uint32_t lo)
 	return any != 0;
 }
 
+/* 1 if any key in c[i, i + BLOCK) lies in coarse bin `bin` (vectorizable). */
+static inline int block_any_in(const float *c, size_t i, uint32_t bin)
+{
+	uint32_t any = 0;
+	for (size_t j = 0; j < BLOCK; j++)
+		any |= (gc_key(c[i + j]) >> GC_SEL_SHIFT) == bin;
+	return any != 0;
+}
+
 void gc_sel_fine(const float *c, size_t n, uint32_t bin, uint32_t *fine)
 {
-	uint32_t lo = bin << GC_SEL_SHIFT;
 	size_t i = 0, j;
 
 	memset(fine, 0, GC_SEL_FINE * sizeof(*fine));
 	for (; i + BLOCK <= n; i += BLOCK) {
-		if (!block_any_ge(c, i, lo))
+		if (!block_any_in(c, i, bin))
 			continue;
 		for (j = i; j < i + BLOCK; j++)
 			if ((gc_key(c[j]) >> GC_SEL_SHIFT) == bin)

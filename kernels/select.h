@@ -65,6 +65,7 @@ struct gc_sparse {
 	uint8_t *recv;          /* world payloads */
 	uint32_t *hist, *scratch, *fine;
 	uint32_t *ai, *fi;      /* k each: the selection before merging */
+	uint8_t *seen;          /* numel bits: decode divided this element already */
 };
 
 gc_rc gc_sparse_init(gc_bucket *b, gc_err *e);

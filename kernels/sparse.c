@@ -24,10 +24,11 @@ gc_rc gc_sparse_init(gc_bucket *b, gc_err *e)
 	s->fine = gc_cpu_alloc(GC_SEL_FINE * sizeof(uint32_t));
 	s->ai = gc_cpu_alloc(s->k * sizeof(uint32_t));
 	s->fi = gc_cpu_alloc(s->k * sizeof(uint32_t));
+	s->seen = gc_cpu_alloc((b->numel + 7) / 8);
 	if (b->p.ef)
 		s->e = gc_cpu_zalloc(b->numel * sizeof(float));
 	if (!s->send || !s->recv || !s->hist || !s->scratch || !s->fine || !s->ai || !s->fi ||
-	    (b->p.ef && !s->e))
+	    !s->seen || (b->p.ef && !s->e))
 		return gc_fail(e, GC_E_NOMEM, "out of memory for %s state (k = %zu of %zu "
 			       "elements, %d workers)", gc_method_name(b->p.method), s->k,
 			       b->numel, b->world);
@@ -48,6 +49,7 @@ void gc_sparse_release(gc_bucket *b)
 	free(s->fine);
 	free(s->ai);
 	free(s->fi);
+	free(s->seen);
 	free(s);
 	b->st = NULL;
 }
@@ -84,11 +86,12 @@ void gc_sparse_commit(gc_bucket *b, const float *c, size_t na, size_t nf)
 gc_rc gc_sparse_decode(gc_bucket *b, float *avg)
 {
 	struct gc_sparse *s = ST(b);
-	size_t n = b->numel, j, i;
+	size_t n = b->numel, j;
 	float p = (float)b->world;
 	int w;
 
 	memset(avg, 0, n * sizeof(float));
+	memset(s->seen, 0, (n + 7) / 8);
 	for (w = 0; w < b->world; w++) {
 		const uint8_t *pl = s->recv + (size_t)w * 8 * s->k;
 		const uint32_t *idx = (const uint32_t *)(const void *)pl;
@@ -99,9 +102,18 @@ gc_rc gc_sparse_decode(gc_bucket *b, float *avg)
 			avg[idx[j]] += val[j];
 		}
 	}
-#pragma omp parallel for simd schedule(static) if (n >= 65536)
-	for (i = 0; i < n; i++)
-		avg[i] /= p;
+	/* divide by p: each touched element once (the others stay +0.0 = 0 / p) */
+	for (w = 0; w < b->world; w++) {
+		const uint32_t *idx = (const uint32_t *)(const void *)(s->recv + (size_t)w * 8 * s->k);
+		for (j = 0; j < s->k; j++) {
+			uint32_t i = idx[j];
+			uint8_t bit = (uint8_t)(1u << (i & 7));
+			if (!(s->seen[i / 8] & bit)) {
+				s->seen[i / 8] |= bit;
+				avg[i] /= p;
+			}
+		}
+	}
 	return GC_OK;
 }
 
