@@ -157,8 +157,9 @@ gc_rc gc_bucket_residual(const gc_bucket *b, float *host_out);
  * run the collectives in memory (all-reduce summed in worker order 0..p-1, half sums
  * as defined above), decode into avg[w]. All buckets must have the same layout and
  * method, bucket w made as worker w of world p. grads and avg are host memory for
- * either back end (CUDA buckets are staged through device copies). The tool `gcbench compress` and the unit tests use it. Per-phase times in
- * nanoseconds (summed over workers) go to enc_ns/dec_ns if non-NULL. */
+ * either back end (CUDA buckets are staged through device copies). The tool
+ * `gcbench compress` and the unit tests use it. Per-phase times in nanoseconds (summed
+ * over workers) go to enc_ns/dec_ns if non-NULL. */
 gc_rc gc_simulate_step(gc_bucket **workers, int p, const float *const *grads, float **avg,
 		       uint64_t *enc_ns, uint64_t *dec_ns, gc_err *e);
 
