@@ -26,6 +26,8 @@
 #   --inventory FILE               run on the hosts of a gcbench inventory (real cluster)
 #                                  instead of a local 4-node cluster; see docs/pytorch.md
 #   --remote-dir DIR               inventory: the gcbench checkout on every host ($PWD)
+#   PYTHON=...                     the python with torch (default: the first of python3,
+#                                  /usr/bin/python3 that imports it; python3 on hosts)
 #   --keep DIR                     keep logs and record files in DIR
 # Exit: 0 reported; 1 refused (busy machine) or setup failed; 0 with "skipped" when
 # not root or torch is missing. A benchmark: it never fails on the figures.
@@ -70,9 +72,15 @@ say() { echo "bench-vs-pytorch: $*"; }
 if [ -z "$inventory" ] && [ "$(id -u)" -ne 0 ]; then
 	say "skipped: needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN) for the local cluster and its caps"; exit 0
 fi
-if ! python3 -c 'import torch, torch.distributed' 2>/dev/null; then
-	say "skipped: python3 cannot import torch (apt-get install python3-torch, or tools/deps.sh --extra --install)"; exit 0
+# the first python that imports torch (a pyenv or venv python3 may shadow Debian's)
+PY=""
+for p in ${PYTHON:-} python3 /usr/bin/python3; do
+	if "$p" -c 'import torch, torch.distributed' 2>/dev/null; then PY=$(command -v "$p"); break; fi
+done
+if [ -z "$PY" ]; then
+	say "skipped: no python3 can import torch (apt-get install python3-torch, or tools/deps.sh --extra --install; or set PYTHON)"; exit 0
 fi
+[ -n "$inventory" ] && PY=${PYTHON:-python3}   # on an inventory: the hosts' python
 for b in gcbench gcbench-netem gcbench-worker; do
 	[ -x "$BIN/$b" ] || { say "$BIN/$b is not built (run make; gcbench-worker needs libopenmpi-dev)" >&2; exit 1; }
 done
@@ -104,6 +112,11 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# RBIN: the binaries as the nodes see them (here: shared file system; inventory: the
+# checkout under --remote-dir, or an absolute BUILD)
+case $BUILD in /*) RBIN=$BUILD/bin ;; *) RBIN=$remote_dir/$BUILD/bin ;; esac
+[ -z "$inventory" ] && RBIN=$BIN
 
 # ---- nodes: addr[i], iface[i], run_on i CMD..., shape i GBIT, unshape i ------------------
 declare -a addr iface netns sshhost
@@ -141,14 +154,14 @@ shape() {
 	rate=$(awk -v g="$g" 'BEGIN { printf "%dmbit", g * 1000 }')
 	if [ -z "$inventory" ]; then
 		"$BIN/gcbench-netem" set --dev "${iface[$i]}" --netns "${netns[$i]}" --rate "$rate" --owner $$ >/dev/null
-	else run_on "$i" "$remote_dir/$BUILD/bin/gcbench-netem" set --dev "${iface[$i]}" --rate "$rate" >/dev/null
+	else run_on "$i" "$RBIN/gcbench-netem" set --dev "${iface[$i]}" --rate "$rate" >/dev/null
 	fi
 }
 unshape() {
 	local i=$1
 	[ -n "${iface[$i]:-}" ] || return 0
 	if [ -z "$inventory" ]; then "$BIN/gcbench-netem" clear --dev "${iface[$i]}" --netns "${netns[$i]}" >/dev/null
-	else run_on "$i" "$remote_dir/$BUILD/bin/gcbench-netem" clear --dev "${iface[$i]}" >/dev/null
+	else run_on "$i" "$RBIN/gcbench-netem" clear --dev "${iface[$i]}" >/dev/null
 	fi
 }
 
@@ -188,7 +201,7 @@ model_csv() {   # model_csv M: a parameter-list file for model M
 	case $m in csv:*) echo "${m#csv:}"; return ;; esac
 	f=$SHARED/data/models/$m.csv
 	if [ -r "$f" ]; then echo "$f"; return; fi
-	python3 "$ROOT/tools/ddp_bench.py" --model "$m" --write-csv "$tmp/$m.csv" 2>/dev/null && echo "$tmp/$m.csv"
+	"$PY" "$ROOT/tools/ddp_bench.py" --model "$m" --write-csv "$tmp/$m.csv" 2>/dev/null && echo "$tmp/$m.csv"
 }
 
 # ---- one cell of each stack: prints the median iteration seconds, or nothing ----------
@@ -198,7 +211,7 @@ run_pytorch() { # run_pytorch CSV HOOK LOGPREFIX
 	port=$((port + 1))
 	for i in $(seq 1 "$world"); do
 		run_on "$i" env OMP_NUM_THREADS=1 GLOO_SOCKET_IFNAME="${iface[$i]}" timeout --kill-after=10 900 \
-			python3 "$remote_dir/tools/ddp_bench.py" --rank $((i - 1)) --world "$world" \
+			"$PY" "$remote_dir/tools/ddp_bench.py" --rank $((i - 1)) --world "$world" \
 			--master "${addr[1]}" --port "$port" --model "csv:$csv" --hook "$hook" \
 			--iters "$iters" --warmup "$warmup" --iface "${iface[$i]}" --deadline 800 \
 			>"$log.r$((i - 1)).out" 2>"$log.r$((i - 1)).err" &
@@ -208,7 +221,7 @@ run_pytorch() { # run_pytorch CSV HOOK LOGPREFIX
 	if [ "$rc" != 0 ]; then
 		say "PyTorch $hook failed: $(cat "$log".r*.err | grep -v Warning | tail -n 2 | tr '\n' ' ')" >&2; return
 	fi
-	sed -n 's/^ddp_bench //p' "$log.r0.out" | python3 -c 'import json,sys; print("%.6f" % json.load(sys.stdin)["median_s"])'
+	sed -n 's/^ddp_bench //p' "$log.r0.out" | "$PY" -c 'import json,sys; print("%.6f" % json.load(sys.stdin)["median_s"])'
 }
 run_gcbench() { # run_gcbench CSV METHOD LOGPREFIX
 	local csv=$1 m=$2 log=$3 hosts="" i
@@ -222,7 +235,7 @@ run_gcbench() { # run_gcbench CSV METHOD LOGPREFIX
 	[ -n "$oob" ] && mpi+=(--mca oob_tcp_if_include "$oob")
 	local out=$rdir/$(basename "$log").g-r%r.gcr
 	# shellcheck disable=SC2086
-	if ! timeout --kill-after=10 900 "${mpi[@]}" "$remote_dir/$BUILD/bin/gcbench-worker" $m \
+	if ! timeout --kill-after=10 900 "${mpi[@]}" "$RBIN/gcbench-worker" $m \
 		--workload "replay:csv:$csv" --iters "$iters" --warmup "$warmup" --batch 32 \
 		--iface "${iface[1]}" --deadline 600 --out "$out" >"$log.out" 2>&1; then
 		say "gcbench $m failed: $( (grep 'error' "$log.out" || tail -n 2 "$log.out") | head -n 2 | tr '\n' ' ')" >&2; return
@@ -263,7 +276,7 @@ done
 # ---- the table --------------------------------------------------------------------------
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 echo
-echo "median iteration time, seconds (rank 0, $iters timed after $warmup warmup; $world nodes; torch $(python3 -c 'import torch; print(torch.__version__)'))"
+echo "median iteration time, seconds (rank 0, $iters timed after $warmup warmup; $world nodes; torch $("$PY" -c 'import torch; print(torch.__version__)' 2>/dev/null))"
 echo "load average before $load0, after $load1"
 awk -F'\t' '
 function cap(c) { return c + 0 == 0 ? "none" : c }

@@ -113,6 +113,8 @@ def parse_args(argv):
     p.add_argument("--hook", choices=["allreduce", "fp16", "powersgd"], default="allreduce")
     p.add_argument("--powersgd-rank", type=int, default=4, help="matrix_approximation_rank (default 4)")
     p.add_argument("--start-powersgd-iter", type=int, default=2, help="start_powerSGD_iter (default 2, >= 2)")
+    p.add_argument("--no-serialize-buckets", dest="serialize_buckets", action="store_false",
+                   help="powersgd: let buckets overlap (races on gloo: see the code); serialized by default")
     p.add_argument("--iters", type=int, default=10, help="timed iterations (default 10)")
     p.add_argument("--warmup", type=int, default=3, help="untimed iterations first (default 3)")
     p.add_argument("--bucket-mb", type=float, default=25, help="DDP bucket_cap_mb (default 25)")
@@ -164,7 +166,22 @@ def register_hook(torch, ddp, a):
         state = psgd.PowerSGDState(process_group=None, matrix_approximation_rank=a.powersgd_rank,
                                    start_powerSGD_iter=a.start_powersgd_iter, use_error_feedback=True,
                                    warm_start=True, random_seed=0)
-        ddp.register_comm_hook(state, psgd.powerSGD_hook)
+        if not a.serialize_buckets:
+            ddp.register_comm_hook(state, psgd.powerSGD_hook)
+            return
+        # gloo matches collectives by the order they are issued; powerSGD_hook issues a
+        # bucket's Q all-reduce from a future callback, which can race with the next
+        # bucket's P all-reduce and differ between ranks (gloo::EnforceNotMet
+        # "op.preamble.length <= op.nbytes"). Start a bucket only after the previous
+        # bucket's exchange finished: deterministic order, no overlap between buckets.
+        prev = [None]
+
+        def serial_powersgd(st, bucket):
+            if prev[0] is not None:
+                prev[0].wait()
+            prev[0] = psgd.powerSGD_hook(st, bucket)
+            return prev[0]
+        ddp.register_comm_hook(state, serial_powersgd)
 
 
 def run(torch, a, rows):
@@ -232,6 +249,7 @@ def main(argv):
         print("ddp_bench " + json.dumps({
             "hook": a.hook, "world": a.world, "model": a.model, "tensors": len(rows), "numel": numel,
             "bucket_cap_mb": a.bucket_mb, "powersgd_rank": a.powersgd_rank if a.hook == "powersgd" else None,
+            "serialized_buckets": a.hook == "powersgd" and a.serialize_buckets,
             "iters": a.iters, "warmup": a.warmup, "threads": a.threads, "torch": torch.__version__,
             "median_s": statistics.median(times), "min_s": min(times), "max_s": max(times),
             "iter_s": [round(t, 6) for t in times], "replicas_equal": same}), flush=True)
