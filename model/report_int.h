@@ -1,0 +1,33 @@
+/* model/report_int.h: shared by model/report.c (page, tables, files) and
+ * model/report_data.c (the sections: queries and charts). Not a public API. */
+#ifndef GC_REPORT_INT_H
+#define GC_REPORT_INT_H
+
+#include "model/report.h"
+#include "model/svg.h"
+
+struct gc_rep {
+	gc_db *db;
+	const char *db_label, *dir;
+	gc_sbuf html, md;
+	gc_report_stats *st;
+	gc_rc rc;               /* the first failure to write a file */
+	gc_err *e;
+};
+
+void gc_rep_h2(struct gc_rep *r, const char *title);
+void gc_rep_p(struct gc_rep *r, const char *text);          /* one escaped paragraph */
+/* Write svg to fig-NN-slug.svg, inline it in the page and link it from the markdown. */
+void gc_rep_figure(struct gc_rep *r, const char *slug, const gc_sbuf *svg,
+		   const char *title);
+void gc_rep_table(struct gc_rep *r, const char *const *head, size_t ncol);
+void gc_rep_row(struct gc_rep *r, const char *const *cells, size_t ncol);
+void gc_rep_table_end(struct gc_rep *r);
+
+/* The sections, in page order. */
+void gc_rep_speedup(struct gc_rep *r);
+void gc_rep_breakdown(struct gc_rep *r);
+void gc_rep_predictions(struct gc_rep *r);
+void gc_rep_winlose(struct gc_rep *r);
+
+#endif
