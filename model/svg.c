@@ -174,7 +174,10 @@ static void svg_empty(gc_sbuf *b, const char *hint)
 /* A tick value as short text: 0.5, 2, 10, 1e+06. */
 static void fmt_tick(char *buf, size_t n, double v)
 {
-	snprintf(buf, n, "%.3g", v);
+	if (fabs(v) >= 1000 && fabs(v) < 1e9 && v == floor(v))
+		snprintf(buf, n, "%.0f", v);
+	else
+		snprintf(buf, n, "%.3g", v);
 }
 
 static void axis_labels(gc_sbuf *b, const char *xlabel, const char *ylabel)
@@ -287,7 +290,7 @@ static void xy_series(gc_sbuf *b, const gc_svg_xy *c, size_t i, const gc_svg_axi
 		gc_sbuf_esc(b, s->name);
 		gc_sbuf_printf(b, ": %.4g, %.4g</title></circle>\n", s->x[j], s->y[j]);
 	}
-	legend_item(b, i, col, 0, s->name);
+	legend_item(b, i, col, c->scatter, s->name);
 }
 
 /* The y = x diagonal or the dashed horizontal reference line. */
