@@ -280,6 +280,7 @@ echo "median iteration time, seconds (rank 0, $iters timed after $warmup warmup;
 echo "load average before $load0, after $load1"
 awk -F'\t' '
 function cap(c) { return c + 0 == 0 ? "none" : c }
+function f(v) { return (v == "" || v == "-") ? "-" : sprintf("%.3f", v) }
 function r(a, b) { return (a == "-" || b == "-" || b + 0 == 0) ? "-" : sprintf("%.2f", a / b) }
 { k = $1 SUBSEP $2; if (!(k in seen)) { seen[k] = 1; order[++n] = k }
   pt[k, $3] = $4; gc[k, $3] = $5 }
@@ -288,21 +289,25 @@ END {
   printf "%-10s %-6s | %8s %8s %9s | %8s %8s %9s | %5s %5s %5s\n", "model", "gbit", "allred", "fp16", "psgd-r4", "syncsgd", "fp16", "psgd-r4", "ar", "fp16", "psgd"
   for (i = 1; i <= n; i++) { k = order[i]; split(k, p, SUBSEP)
     printf "%-10s %-6s | %8s %8s %9s | %8s %8s %9s | %5s %5s %5s\n", p[1], cap(p[2]),
-      pt[k, "allreduce"], pt[k, "fp16"], pt[k, "powersgd"], gc[k, "allreduce"], gc[k, "fp16"], gc[k, "powersgd"],
+      f(pt[k, "allreduce"]), f(pt[k, "fp16"]), f(pt[k, "powersgd"]), f(gc[k, "allreduce"]), f(gc[k, "fp16"]), f(gc[k, "powersgd"]),
       r(gc[k, "allreduce"], pt[k, "allreduce"]), r(gc[k, "fp16"], pt[k, "fp16"]), r(gc[k, "powersgd"], pt[k, "powersgd"]) }
-  # where PowerSGD stops beating the all-reduce of its own stack: the lowest cap where it is not faster
+  # where PowerSGD stops beating the all-reduce of its own stack: the lowest cap from which
+  # on it is never faster (caps in increasing order, uncapped last), and where it won
   print ""
   for (i = 1; i <= n; i++) { k = order[i]; split(k, p, SUBSEP); if (!(p[1] in mdl)) { mdl[p[1]] = 1; mo[++nm] = p[1] } }
-  for (j = 1; j <= nm; j++) for (s = 1; s <= 2; s++) { m = mo[j]
-    stack = s == 1 ? "PyTorch" : "gcbench"; best = ""; lastwin = ""
+  for (j = 1; j <= nm; j++) for (s = 1; s <= 2; s++) { m = mo[j]; c = 0
+    stack = s == 1 ? "PyTorch" : "gcbench"
     for (i = 1; i <= n; i++) { k = order[i]; split(k, p, SUBSEP); if (p[1] != m) continue
       a = s == 1 ? pt[k, "allreduce"] : gc[k, "allreduce"]; q = s == 1 ? pt[k, "powersgd"] : gc[k, "powersgd"]
       if (a == "-" || q == "-") continue
-      bw = p[2] + 0 == 0 ? 1e9 : p[2] + 0
-      if (q + 0 >= a + 0) { if (best == "" || bw < best) best = bw } else if (bw > lastwin + 0) lastwin = bw }
-    printf "%-10s %-8s PowerSGD r4 stops beating its all-reduce at: %s\n", m, stack,
-      best == "" ? "never in the caps measured" : (best == 1e9 ? "uncapped" : best " Gbit/s") \
-      (lastwin == "" ? " (never faster)" : " (still faster at " (lastwin == 1e9 ? "uncapped" : lastwin " Gbit/s") ")")
+      c++; bw[c] = p[2] + 0 == 0 ? 1e12 : p[2] + 0; win[c] = q + 0 < a + 0 }
+    for (x = 1; x <= c; x++) for (y = x + 1; y <= c; y++) if (bw[y] < bw[x]) {
+      t = bw[x]; bw[x] = bw[y]; bw[y] = t; t = win[x]; win[x] = win[y]; win[y] = t }
+    stop = ""; wins = ""
+    for (x = c; x >= 1 && !win[x]; x--) stop = bw[x]
+    for (x = 1; x <= c; x++) if (win[x]) wins = wins " " (bw[x] == 1e12 ? "uncapped" : bw[x])
+    printf "%-10s %-8s PowerSGD r4 stops beating its all-reduce from: %-20s faster at:%s\n", m, stack,
+      c == 0 ? "-" : stop == "" ? "never (faster uncapped)" : stop == 1e12 ? "uncapped" : stop " Gbit/s", wins == "" ? " none" : wins
   }
 }' "$res"
 if busy && [ "$force" != 1 ]; then
