@@ -3,7 +3,8 @@
 #   tools/export_model.py     a PyTorch model -> gcbench parameter list (+ backward profile)
 #   tools/ddp_bench.py        one rank of PyTorch DDP with a comm hook on the model's shapes
 #   tools/bench_vs_pytorch.sh make bench-vs-pytorch: both stacks, same cluster, same caps
-INTEG_TESTS += tests/integration/test_export_model.sh tests/integration/test_pytorch_ddp.sh
+INTEG_TESTS += tests/integration/test_export_model.sh tests/integration/test_pytorch_ddp.sh \
+	tests/integration/test_pytorch_bench.sh
 
 BENCHES += bench-vs-pytorch
 bench: bench-vs-pytorch
