@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,9 +30,15 @@ void gc_proc_clear_interrupt(void)
 	proc_stop = 0;
 }
 
-static void child_exec(char *const argv[], const char *const *env_extra, int in, int out, int err)
+static void child_exec(char *const argv[], const char *const *env_extra, pid_t parent, int in,
+		       int out, int err)
 {
 	setpgid(0, 0);
+	/* if we are killed (even with SIGKILL) the child goes too: mpirun then takes its
+	 * remote daemons and ranks down, and nothing keeps running behind a dead sweep */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
@@ -140,6 +147,8 @@ static gc_rc start_child(char *const argv[], const char *const *env_extra, const
 {
 	int fi[2] = { -1, -1 };
 
+	pid_t parent = getpid();
+
 	if (pipe2(fo, O_CLOEXEC) || pipe2(fe, O_CLOEXEC) || pipe2(fi, O_CLOEXEC))
 		return gc_fail(e, GC_E_IO, "cannot create pipes: %s", strerror(errno));
 	*pid = fork();
@@ -149,7 +158,7 @@ static gc_rc start_child(char *const argv[], const char *const *env_extra, const
 		return gc_fail(e, GC_E_IO, "cannot fork: %s", strerror(errno));
 	}
 	if (*pid == 0)
-		child_exec(argv, env_extra, fi[0], fo[1], fe[1]);
+		child_exec(argv, env_extra, parent, fi[0], fo[1], fe[1]);
 	setpgid(*pid, *pid);
 	close(fi[0]);
 	close(fo[1]);

@@ -565,8 +565,11 @@ static gc_rc write_client_files(const struct cl *c, gc_err *e)
 	snprintf(sc + ls, cap - ls, "Host *\n  User root\n  Port 22\n  IdentityFile %s/id_ed25519\n"
 		 "  IdentitiesOnly yes\n  UserKnownHostsFile %s/known_hosts\n"
 		 "  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n  CheckHostIP no\n"
-		 "  BatchMode yes\n  ConnectTimeout 10\n  ControlMaster auto\n"
-		 "  ControlPath %s/cm-%%C\n  ControlPersist 60\n", c->dir, c->dir, c->dir);
+		 "  BatchMode yes\n  ConnectTimeout 10\n  ServerAliveInterval 5\n  ServerAliveCountMax 3\n"
+		 "  ControlMaster auto\n"
+		 /* sockets in a short fixed directory: a unix socket path is limited to 107
+		  * bytes, which a cluster dir under a long GCBENCH_HOME would exceed */
+		 "  ControlPath " GC_CLUSTER_CM_DIR "/%%C\n  ControlPersist 60\n", c->dir, c->dir);
 	path_of(c, "known_hosts", path, sizeof(path));
 	if ((rc = write_file(path, kh, e)))
 		goto out;
@@ -598,6 +601,8 @@ static gc_rc mkdirs(const char *dir, gc_err *e)
 	if (mkdir(tmp, 0700) && errno != EEXIST)
 		return gc_fail(e, GC_E_IO, "cannot create '%s': %s", tmp, strerror(errno));
 	mkdir("/run/sshd", 0755);   /* sshd's privilege separation directory */
+	mkdir("/run/gcbench", 0755);
+	mkdir(GC_CLUSTER_CM_DIR, 0700);
 	return GC_OK;
 }
 

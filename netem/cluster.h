@@ -12,7 +12,8 @@
  *   directory $GCBENCH_HOME/clusters/NAME (GCBENCH_HOME default /var/lib/gcbench):
  *             cluster.conf, host_key(.pub), id_ed25519(.pub), authorized_keys,
  *             known_hosts, ssh_config, inventory.yaml, n<i>.sshd_config, n<i>.pid,
- *             n<i>.log, ControlMaster sockets. The user's ~/.ssh is never touched.
+ *             n<i>.log. ControlMaster sockets live in GC_CLUSTER_CM_DIR (a socket path
+ *             must stay under 108 bytes). The user's ~/.ssh is never touched.
  * All of it needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN): GC_E_PERM otherwise.
  */
 #ifndef GC_NETEM_CLUSTER_H
@@ -24,6 +25,8 @@
 #include "result.h"
 
 #define GC_CLUSTER_MAX_NODES 64
+/* ssh ControlMaster sockets of every cluster (%C hashes host, port and user) */
+#define GC_CLUSTER_CM_DIR "/run/gcbench/ssh"
 
 struct gc_node_status {
 	char name[8];          /* n1 */

@@ -15,4 +15,4 @@ $(BUILD)/obj/orchestrator/%.o: CPPFLAGS += -Iorchestrator -Ikernels -Inetem -Idb
 $(BUILD)/bin/gcbench: $(ORCH_OBJS) $(LIB)
 	$(link_rule)
 -include orchestrator/ops.mk
-INTEG_TESTS += tests/integration/test_run_e2e.sh
+INTEG_TESTS += tests/integration/test_run_e2e.sh tests/integration/test_run_faults.sh

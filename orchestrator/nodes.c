@@ -38,24 +38,33 @@ static void last_line(const char *s, char *out, size_t n)
 	snprintf(out, n, "%.*s", (int)(s + len - p), p);
 }
 
-gc_rc gc_node_exec(const gc_node *n, char *const argv[], double timeout_s, gc_proc_result *res,
+gc_rc gc_node_exec(gc_node *n, char *const argv[], double timeout_s, gc_proc_result *res,
 		   gc_err *e)
 {
 	gc_ssh_target t;
 	char how[128], tail[400];
 	gc_rc rc;
 
+	if (n->down) {
+		memset(res, 0, sizeof(*res));
+		return gc_fail(e, GC_E_COMM, "node '%s' (%s) is unreachable (an earlier command failed); skipped '%s'",
+			       n->name, n->address, argv[0]);
+	}
 	gc_node_target(n, &t);
 	rc = gc_ssh_run(&t, argv, NULL, timeout_s, res, e);
-	if (rc == GC_E_INVAL)
+	if (rc == GC_E_INVAL || rc == GC_E_INTERRUPTED)
 		return rc;
 	if (!rc && res->status == 0)
 		return GC_OK;
 	gc_proc_describe(res, timeout_s, how, sizeof(how));
 	last_line(res->err_tail, tail, sizeof(tail));
-	if (!rc && res->status == 255)
+	if (rc == GC_E_TIMEOUT)
+		n->down = 1;
+	if (!rc && res->status == 255) {
+		n->down = 1;
 		return gc_fail(e, GC_E_COMM, "cannot reach node '%s' (%s) over ssh: %s", n->name,
 			       n->address, *tail ? tail : "ssh failed");
+	}
 	return gc_fail(e, rc ? rc : GC_E_CHILD, "'%s' on node '%s' %s%s%s", argv[0], n->name, how,
 		       *tail ? ": " : "", tail);
 }
@@ -100,7 +109,7 @@ gc_rc gc_node_check(gc_node *n, gc_err *e)
 	return rc;
 }
 
-static gc_rc netem(const gc_node *n, char *const args[], gc_err *e)
+static gc_rc netem(gc_node *n, char *const args[], gc_err *e)
 {
 	char prog[1100];
 	char *argv[16] = { prog };
@@ -112,12 +121,12 @@ static gc_rc netem(const gc_node *n, char *const args[], gc_err *e)
 	for (i = 0; args[i] && i < 14; i++)
 		argv[i + 1] = args[i];
 	argv[i + 1] = NULL;
-	rc = gc_node_exec(n, argv, 30, &res, e);
+	rc = gc_node_exec(n, argv, 15, &res, e);
 	gc_proc_result_release(&res);
 	return rc;
 }
 
-gc_rc gc_node_shape(const gc_node *n, uint64_t rate_bps, gc_err *e)
+gc_rc gc_node_shape(gc_node *n, uint64_t rate_bps, gc_err *e)
 {
 	char rate[64];
 	char *args[] = { "set", "--dev", (char *)n->iface, "--rate", rate, NULL };
@@ -128,13 +137,13 @@ gc_rc gc_node_shape(const gc_node *n, uint64_t rate_bps, gc_err *e)
 	return netem(n, args, e);
 }
 
-gc_rc gc_node_unshape(const gc_node *n, gc_err *e)
+gc_rc gc_node_unshape(gc_node *n, gc_err *e)
 {
 	char *args[] = { "clear", "--dev", (char *)n->iface, NULL };
 	return netem(n, args, e);
 }
 
-gc_rc gc_node_restore_all(const gc_node *n, gc_err *e)
+gc_rc gc_node_restore_all(gc_node *n, gc_err *e)
 {
 	char *args[] = { "restore-all", NULL };
 	return netem(n, args, e);
@@ -172,7 +181,7 @@ void gc_envinfo_parse_lines(const char *text, struct gc_envinfo *out)
 	}
 }
 
-gc_rc gc_node_env(const gc_node *n, const char *tag, struct gc_envinfo *out, gc_err *e)
+gc_rc gc_node_env(gc_node *n, const char *tag, struct gc_envinfo *out, gc_err *e)
 {
 	char prog[1100];
 	char *argv[] = { prog, "env", NULL };
@@ -192,7 +201,7 @@ gc_rc gc_node_env(const gc_node *n, const char *tag, struct gc_envinfo *out, gc_
 
 /* One probe connection: a server on b (in a child process, over ssh) and the client
  * on a; returns the client's key=value line in out. */
-static gc_rc probe_round(const gc_node *a, const gc_node *b, char *const client_tail[],
+static gc_rc probe_round(gc_node *a, gc_node *b, char *const client_tail[],
 			 double timeout_s, char *out, size_t outlen, gc_err *e)
 {
 	char sprog[1100], cprog[1100];
@@ -232,7 +241,7 @@ static gc_rc probe_round(const gc_node *a, const gc_node *b, char *const client_
 	return rc;
 }
 
-gc_rc gc_node_probe(const gc_node *a, const gc_node *b, double seconds, double *goodput_bps,
+gc_rc gc_node_probe(gc_node *a, gc_node *b, double seconds, double *goodput_bps,
 		    double *rtt_s, gc_err *e)
 {
 	char secs[32], line[512] = "";

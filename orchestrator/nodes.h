@@ -28,6 +28,8 @@ typedef struct gc_node {
 	char bin_dir[1024];       /* where gcbench, gcbench-worker, gcbench-netem, gcbench-probe are */
 	char control_dir[1024];   /* ControlMaster sockets ("" = no multiplexing) */
 	char tcp_cc[32];          /* filled by gc_node_check */
+	int down;                 /* set when a command found the node unreachable or hung:
+	                           * later commands fail at once (cleared per point) */
 } gc_node;
 
 /* The ssh target for a node (pointers into n). */
@@ -35,8 +37,9 @@ void gc_node_target(const gc_node *n, gc_ssh_target *t);
 
 /* Run argv on the node; on any failure e says which node, what command, how it ended
  * and the tail of its stderr. res is released by the caller; the remote status must be
- * 0 for GC_OK. */
-gc_rc gc_node_exec(const gc_node *n, char *const argv[], double timeout_s,
+ * 0 for GC_OK. When the node is unreachable or the command hangs, n->down is set and
+ * every later call fails at once with GC_E_COMM until it is cleared. */
+gc_rc gc_node_exec(gc_node *n, char *const argv[], double timeout_s,
 		   gc_proc_result *res, gc_err *e);
 
 /* Provisioning check: ssh works, the binaries are in bin_dir and run, and the remote
@@ -44,17 +47,17 @@ gc_rc gc_node_exec(const gc_node *n, char *const argv[], double timeout_s,
 gc_rc gc_node_check(gc_node *n, gc_err *e);
 
 /* Cap egress of n->iface at rate_bps (bits/s, layer 2); 0 removes any cap. */
-gc_rc gc_node_shape(const gc_node *n, uint64_t rate_bps, gc_err *e);
+gc_rc gc_node_shape(gc_node *n, uint64_t rate_bps, gc_err *e);
 /* Restore the interface (idempotent). */
-gc_rc gc_node_unshape(const gc_node *n, gc_err *e);
+gc_rc gc_node_unshape(gc_node *n, gc_err *e);
 /* Restore every link a crashed gcbench left capped on the node. */
-gc_rc gc_node_restore_all(const gc_node *n, gc_err *e);
+gc_rc gc_node_restore_all(gc_node *n, gc_err *e);
 
 /* This node's environment (`gcbench env` there). */
-gc_rc gc_node_env(const gc_node *n, const char *tag, struct gc_envinfo *out, gc_err *e);
+gc_rc gc_node_env(gc_node *n, const char *tag, struct gc_envinfo *out, gc_err *e);
 
 /* Measure goodput (bits/s) from a to b with gcbench-probe for `seconds`, and the RTT. */
-gc_rc gc_node_probe(const gc_node *a, const gc_node *b, double seconds, double *goodput_bps,
+gc_rc gc_node_probe(gc_node *a, gc_node *b, double seconds, double *goodput_bps,
 		    double *rtt_s, gc_err *e);
 
 /* Parse "field: value" lines as printed by `gcbench env` into *out. */

@@ -97,7 +97,7 @@ static void calibrate(struct gc_sweep_ctx *c, int64_t run_id, size_t used, uint6
 	if (c->o->calibrate_s <= 0 || used < 2)
 		return;
 	for (i = 0; i < pairs; i++) {
-		const gc_node *a = &c->nodes[i], *b = &c->nodes[(i + 1) % used];
+		gc_node *a = &c->nodes[i], *b = &c->nodes[(i + 1) % used];
 		double bps = -1, rtt = -1;
 		gc_err e;
 		if (gc_node_probe(a, b, c->o->calibrate_s, &bps, &rtt, &e))
@@ -112,7 +112,7 @@ static gc_rc run_on_nodes(struct gc_sweep_ctx *c, size_t used, char *const argv[
 	size_t i;
 	for (i = 0; i < used; i++) {
 		gc_proc_result r;
-		gc_rc rc = gc_node_exec(&c->nodes[i], argv, 30, &r, e);
+		gc_rc rc = gc_node_exec(&c->nodes[i], argv, 15, &r, e);
 		gc_proc_result_release(&r);
 		if (rc)
 			return rc;
@@ -129,7 +129,7 @@ static int has_name(char **names, size_t n, const char *s)
 	return 0;
 }
 
-static gc_rc fetch_one(const gc_node *nd, const char *rdir, const char *name, const char *ldir,
+static gc_rc fetch_one(gc_node *nd, const char *rdir, const char *name, const char *ldir,
 		       char **path_out, gc_err *e)
 {
 	char rpath[1400], lpath[1400];
@@ -208,6 +208,26 @@ static void remove_dirs(struct gc_sweep_ctx *c, int64_t run_id, size_t used, cha
 	rmdir(ldir);
 }
 
+/* The most telling line of mpirun's stderr: a worker's own "gcbench-worker: error"
+ * line, else mpirun's "noticed that process rank ..." line, else the last line. */
+static void mpirun_cause(const char *tail, char *out, size_t n)
+{
+	const char *keys[] = { "gcbench-worker: error", "noticed that process", "ORTE was unable",
+			       "error" };
+	const char *p = NULL, *end;
+	size_t i;
+
+	*out = 0;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]) && !p; i++)
+		p = strstr(tail, keys[i]);
+	if (!p)
+		return;
+	while (p > tail && p[-1] != '\n')
+		p--;
+	end = strchr(p, '\n');
+	snprintf(out, n, "%.*s", (int)(end ? end - p : (long)strlen(p)), p);
+}
+
 static gc_rc launch(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int64_t run_id,
 		    gc_proc_result *res, char *why, size_t whylen, gc_err *e)
 {
@@ -281,8 +301,11 @@ static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 	if (rc)
 		return rc;
 	rc = launch(c, p, run_id, res, why, sizeof(why), e);
-	if (rc == GC_E_CHILD)
-		return gc_fail(e, rc, "workers %s", why);
+	if (rc == GC_E_CHILD) {
+		char cause[512];
+		mpirun_cause(res->err_tail, cause, sizeof(cause));
+		return gc_fail(e, rc, "workers %s%s%s", why, *cause ? ": " : "", cause);
+	}
 	if (rc)
 		return rc;
 	rc = collect(c, run_id, used, p->pt->world_size, paths, np, e);
@@ -299,14 +322,18 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
 	enum gc_run_status st;
 	int64_t run_id;
 	gc_err step = { "" }, e2;
+	size_t i;
 	gc_rc rc;
 
 	*ok = 0;
 	memset(&res, 0, sizeof(res));
+	for (i = 0; i < c->n_nodes; i++)
+		c->nodes[i].down = 0;   /* every point tries every node again */
 	rc = begin_run(c, p, used, &run_id, e);
 	if (rc)
 		return rc;
 	rc = point_steps(c, p, run_id, used, &res, paths, &np, &step);
+	gc_proc_clear_interrupt();   /* cleanup commands must run even after Ctrl-C */
 	unshape_all(c);
 	remove_dirs(c, run_id, used, paths, np);
 	st = status_of(rc);
