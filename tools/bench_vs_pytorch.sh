@@ -320,7 +320,7 @@ END {
     for (x = c; x >= 1 && !win[x]; x--) stop = bw[x]
     for (x = 1; x <= c; x++) if (win[x]) wins = wins " " (bw[x] == 1e12 ? "uncapped" : bw[x])
     printf "%-10s %-8s PowerSGD r4 stops beating its all-reduce from: %-20s faster at:%s\n", m, stack,
-      c == 0 ? "-" : stop == "" ? "never (faster uncapped)" : stop == 1e12 ? "uncapped" : stop " Gbit/s", wins == "" ? " none" : wins
+      c == 0 ? "-" : stop == "" ? "not up to the top cap" : stop == 1e12 ? "uncapped" : stop " Gbit/s", wins == "" ? " none" : wins
   }
 }' "$res"
 if awk -v o="$omax" -v m="$max_load" 'BEGIN { exit !(o > m) }'; then
