@@ -569,7 +569,9 @@ static gc_rc write_client_files(const struct cl *c, gc_err *e)
 		 "  ControlMaster auto\n"
 		 /* sockets in a short fixed directory: a unix socket path is limited to 107
 		  * bytes, which a cluster dir under a long GCBENCH_HOME would exceed */
-		 "  ControlPath " GC_CLUSTER_CM_DIR "/%%C\n  ControlPersist 60\n", c->dir, c->dir);
+		 /* named per bring-up, so a rebuilt cluster never meets a stale master */
+		 "  ControlPath " GC_CLUSTER_CM_DIR "/%s-%ld-%%C\n  ControlPersist 60\n", c->dir, c->dir,
+		 c->name, (long)getpid());
 	path_of(c, "known_hosts", path, sizeof(path));
 	if ((rc = write_file(path, kh, e)))
 		goto out;
