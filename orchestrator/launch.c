@@ -97,6 +97,7 @@ static void add_network(struct argv_buf *a, const gc_launch *l)
 	mca(a, "coll_tuned_use_dynamic_rules", "1");
 	mca(a, "coll_tuned_allreduce_algorithm", "4");
 	mca(a, "coll_tuned_allgather_algorithm", "4");
+	mca(a, "coll_libnbc_iallreduce_algorithm", "1");   /* ring for the workers' non-blocking all-reduce */
 	if (l->oversubscribe)
 		mca(a, "mpi_yield_when_idle", "1");
 	if (l->ssh_config) {
