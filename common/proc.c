@@ -214,6 +214,16 @@ gc_rc gc_proc_run(char *const argv[], const char *const *env_extra, const char *
 	return GC_OK;
 }
 
+void gc_argv_free(char **argv)
+{
+	size_t i;
+	if (!argv)
+		return;
+	for (i = 0; argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
 void gc_proc_result_release(gc_proc_result *res)
 {
 	if (!res)

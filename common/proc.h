@@ -34,6 +34,9 @@ typedef struct gc_proc_result {
 gc_rc gc_proc_run(char *const argv[], const char *const *env_extra, const char *stdin_data,
 		  double timeout_s, int echo_stderr, gc_proc_result *res, gc_err *e);
 
+/* Free a NULL-terminated argv whose strings and array were malloc'ed; accepts NULL. */
+void gc_argv_free(char **argv);
+
 /* Free res->out; accepts NULL. */
 void gc_proc_result_release(gc_proc_result *res);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proc.h"
 #include "strutil.h"
 
 #define LAUNCH_MAX_ARGS 160
@@ -172,21 +173,11 @@ gc_rc gc_launch_argv(const gc_launch *l, char ***out, gc_err *e)
 	add_network(&a, l);
 	add_worker(&a, l);
 	if (a.rc) {
-		gc_launch_argv_free(a.v);
+		gc_argv_free(a.v);
 		return gc_fail(e, a.rc, "mpirun command line too long");
 	}
 	*out = a.v;
 	return GC_OK;
-}
-
-void gc_launch_argv_free(char **argv)
-{
-	size_t i;
-	if (!argv)
-		return;
-	for (i = 0; argv[i]; i++)
-		free(argv[i]);
-	free(argv);
 }
 
 char *gc_launch_settings_json(const gc_launch *l)

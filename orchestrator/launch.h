@@ -41,10 +41,9 @@ typedef struct gc_launch {
 	int oversubscribe;             /* ranks may exceed cores (emulated cluster) */
 } gc_launch;
 
-/* The argv (NULL-terminated, owned: free with gc_launch_argv_free). GC_E_INVAL names
+/* The argv (NULL-terminated, owned: free with gc_argv_free). GC_E_INVAL names
  * the unsafe or missing value. */
 gc_rc gc_launch_argv(const gc_launch *l, char ***out, gc_err *e);
-void gc_launch_argv_free(char **argv);
 
 /* The network settings the launch applies, as a JSON object (owned string), for the
  * runs table. */

@@ -241,7 +241,7 @@ static gc_rc launch(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int64
 	if (rc)
 		return rc;
 	rc = gc_proc_run(argv, NULL, NULL, p->spec->timeout_s, 0, res, e);
-	gc_launch_argv_free(argv);
+	gc_argv_free(argv);
 	if (!rc && res->status != 0)
 		rc = GC_E_CHILD;
 	gc_proc_describe(res, p->spec->timeout_s, why, whylen);

@@ -136,18 +136,8 @@ gc_rc gc_ssh_argv(const gc_ssh_target *t, char *const remote_argv[], char ***out
 	*out = v;
 	return GC_OK;
 fail:
-	gc_ssh_argv_free(v);
+	gc_argv_free(v);
 	return rc;
-}
-
-void gc_ssh_argv_free(char **argv)
-{
-	size_t i;
-	if (!argv)
-		return;
-	for (i = 0; argv[i]; i++)
-		free(argv[i]);
-	free(argv);
 }
 
 gc_rc gc_ssh_run(const gc_ssh_target *t, char *const remote_argv[], const char *stdin_data,
@@ -161,7 +151,7 @@ gc_rc gc_ssh_run(const gc_ssh_target *t, char *const remote_argv[], const char *
 		return rc;
 	}
 	rc = gc_proc_run(argv, NULL, stdin_data, timeout_s, 0, res, e);
-	gc_ssh_argv_free(argv);
+	gc_argv_free(argv);
 	return rc;
 }
 
@@ -186,5 +176,5 @@ void gc_ssh_close(const gc_ssh_target *t)
 	argv[n] = strdup("exit");
 	gc_proc_run(argv, NULL, NULL, 5, 0, &res, &e);
 	gc_proc_result_release(&res);
-	gc_ssh_argv_free(argv);
+	gc_argv_free(argv);
 }

@@ -27,9 +27,8 @@ typedef struct gc_ssh_target {
 } gc_ssh_target;
 
 /* Build the argv of `ssh ... -- <quoted remote command>` into *out (NULL-terminated;
- * free with gc_ssh_argv_free). Fails with GC_E_INVAL naming the unsafe value. */
+ * free with gc_argv_free of common/proc.h). Fails with GC_E_INVAL naming the unsafe value. */
 gc_rc gc_ssh_argv(const gc_ssh_target *t, char *const remote_argv[], char ***out, gc_err *e);
-void gc_ssh_argv_free(char **argv);
 
 /* Run remote_argv on t with a deadline (see gc_proc_run). GC_OK means ssh ran: the
  * remote status is res->status; ssh's own failure to connect is status 255. */

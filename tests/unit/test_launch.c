@@ -6,6 +6,7 @@
 #include "orchestrator/launch.h"
 #include "orchestrator/lock.h"
 #include "orchestrator/progress.h"
+#include "proc.h"
 
 static char *joined(char **v)
 {
@@ -44,7 +45,7 @@ static void test_argv(void)
 	CHECK_CONTAINS(joined(v), "NCCL_SOCKET_IFNAME=eth0|");
 	CHECK_CONTAINS(joined(v), "--method|powersgd|--param|rank=4|--workload|replay:resnet50|");
 	CHECK_CONTAINS(joined(v), "--out|/tmp/run1/records-r%r.gcr|");
-	gc_launch_argv_free(v);
+	gc_argv_free(v);
 }
 
 static void test_too_few_hosts(void)
@@ -58,7 +59,7 @@ static void test_too_few_hosts(void)
 	l.slots_per_host = 2;
 	CHECK(gc_launch_argv(&l, &v, &e) == GC_OK);
 	CHECK_CONTAINS(joined(v), "--host|n1:2,n2:2|");
-	gc_launch_argv_free(v);
+	gc_argv_free(v);
 }
 
 static void test_rejects_injection(void)

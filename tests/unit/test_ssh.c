@@ -27,7 +27,7 @@ static void test_options(void)
 	CHECK_CONTAINS(joined(v), "StrictHostKeyChecking=yes");
 	CHECK_CONTAINS(joined(v), "ControlPath=/c/cm-%C");
 	CHECK_CONTAINS(joined(v), "-l|root|-p|2222|10.213.0.11|--|'hostname'|");
-	gc_ssh_argv_free(v);
+	gc_argv_free(v);
 }
 
 static void test_remote_quoting(void)
@@ -38,7 +38,7 @@ static void test_remote_quoting(void)
 	gc_err e;
 	CHECK(gc_ssh_argv(&t, rem, &v, &e) == GC_OK);
 	CHECK_CONTAINS(joined(v), "|--|'echo' 'a b' '$(touch /tmp/x)' 'it'\\''s'|");
-	gc_ssh_argv_free(v);
+	gc_argv_free(v);
 }
 
 static void test_rejects_injection(void)
