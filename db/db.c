@@ -165,8 +165,10 @@ static gc_rc configure(gc_db *db, unsigned flags, gc_err *e)
 
 gc_rc gc_db_open(const char *path, unsigned flags, gc_db **out, gc_err *e)
 {
-	int oflags = (flags & GC_DB_READONLY) ? SQLITE_OPEN_READONLY
-					      : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	/* NOMUTEX: a gc_db is used by one thread at a time (db.h), so SQLite's per-call
+	 * connection mutex is pure cost (about a third of ingest CPU time) */
+	int oflags = SQLITE_OPEN_NOMUTEX | ((flags & GC_DB_READONLY) ? SQLITE_OPEN_READONLY
+					      : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
 	gc_db *db;
 	gc_rc rc;
 

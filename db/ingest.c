@@ -3,10 +3,12 @@
 #include "db_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "strutil.h"
@@ -65,48 +67,153 @@ static gc_rc step_batch(gc_db *db, sqlite3_stmt *st, const struct gc_iter_rec *r
 	return rc;
 }
 
-static gc_rc insert_recs(gc_db *db, int64_t run_id, const gc_rec_file *f, gc_err *e)
+/* The two INSERT statements (ITER_BATCH tuples and one), prepared once per gc_db. */
+static gc_rc insert_stmts(gc_db *db, sqlite3_stmt **one, sqlite3_stmt **many, gc_err *e)
 {
-	sqlite3_stmt *one = NULL, *many = NULL;
 	char *s1 = insert_sql(1), *sn = insert_sql(ITER_BATCH);
 	gc_rc rc = s1 && sn ? GC_OK : gc_fail(e, GC_E_NOMEM, "out of memory");
+
+	if (!rc)
+		rc = gc_db_prep(db, GC_ST_ITER_INSERT, s1, one, e);
+	if (!rc)
+		rc = gc_db_prep(db, GC_ST_ITER_INSERT_MANY, sn, many, e);
+	free(s1);
+	free(sn);
+	return rc;
+}
+
+static gc_rc check_recs(const struct gc_iter_rec *r, size_t n, size_t first, gc_err *e)
+{
+	for (size_t i = 0; i < n; i++)
+		if (r[i].bytes_sent > INT64_MAX || r[i].bytes_recv > INT64_MAX)
+			return gc_fail(e, GC_E_FORMAT, "record %zu: byte count out of range",
+				       first + i);
+	return GC_OK;
+}
+
+/* Insert n records; `first` is the index of r[0] in its file (for messages). */
+static gc_rc insert_recs(gc_db *db, int64_t run_id, const struct gc_iter_rec *r, size_t n,
+			 size_t first, gc_err *e)
+{
+	sqlite3_stmt *one = NULL, *many = NULL;
+	gc_rc rc = check_recs(r, n, first, e);
 	size_t i = 0;
 
 	if (!rc)
-		rc = gc_db_prep(db, GC_ST_ITER_INSERT, s1, &one, e);
-	if (!rc)
-		rc = gc_db_prep(db, GC_ST_ITER_INSERT_MANY, sn, &many, e);
-	free(s1);
-	free(sn);
-	for (; !rc && i + ITER_BATCH <= f->n; i += ITER_BATCH) {
+		rc = insert_stmts(db, &one, &many, e);
+	for (; !rc && i + ITER_BATCH <= n; i += ITER_BATCH) {
 		for (int k = 0; k < ITER_BATCH; k++)
-			bind_rec(many, k, run_id, &f->recs[i + (size_t)k]);
-		rc = step_batch(db, many, &f->recs[i], i, e);
+			bind_rec(many, k, run_id, &r[i + (size_t)k]);
+		rc = step_batch(db, many, &r[i], first + i, e);
 	}
-	for (; !rc && i < f->n; i++) {
-		bind_rec(one, 0, run_id, &f->recs[i]);
-		rc = step_batch(db, one, &f->recs[i], i, e);
+	for (; !rc && i < n; i++) {
+		bind_rec(one, 0, run_id, &r[i]);
+		rc = step_batch(db, one, &r[i], first + i, e);
 	}
 	return rc;
 }
 
-static gc_rc check_file(const gc_rec_file *f, gc_err *e)
+static gc_rc incomplete(gc_err *e)
 {
-	if (!f->complete)
-		return gc_fail(e, GC_E_FORMAT, "the record file is incomplete (no trailer: the "
-			       "rank did not finish); it is not ingested, mark the run failed");
-	for (size_t i = 0; i < f->n; i++)
-		if (f->recs[i].bytes_sent > INT64_MAX || f->recs[i].bytes_recv > INT64_MAX)
-			return gc_fail(e, GC_E_FORMAT, "record %zu: byte count out of range", i);
-	return GC_OK;
+	return gc_fail(e, GC_E_FORMAT, "the record file is incomplete (no trailer: the rank "
+		       "did not finish); it is not ingested, mark the run failed");
 }
 
 static gc_rc ingest_one(gc_db *db, int64_t run_id, const gc_rec_file *f, gc_err *e)
 {
-	gc_rc rc = check_file(f, e);
+	if (!f->complete)
+		return incomplete(e);
+	return insert_recs(db, run_id, f->recs, f->n, 0, e);
+}
 
-	if (!rc)
-		rc = insert_recs(db, run_id, f, e);
+/* --- streaming a record file ------------------------------------------------------
+ * A record file is read in chunks into one reused buffer (no copy of the whole file,
+ * no page faults per file), after its frame is checked as gc_rec_parse does (magic,
+ * header length, trailer present and matching the record count; see
+ * worker/records.h). The header JSON is not stored, so it is not read. */
+
+#define ITER_CHUNK 512    /* records per read: 64 KiB, a multiple of ITER_BATCH */
+
+struct rec_stream {
+	int fd;
+	off_t off;        /* of the next record */
+	size_t n, done;   /* records in the file, records read */
+};
+
+static gc_rc pread_all(int fd, void *buf, size_t len, off_t off, gc_err *e)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t r = pread(fd, (char *)buf + got, len - got, off + (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return gc_fail(e, GC_E_IO, "read failed: %s",
+				       r ? strerror(errno) : "the file shrank while being read");
+		got += (size_t)r;
+	}
+	return GC_OK;
+}
+
+/* Check the frame of a file of `size` bytes; s->off and s->n get the records. */
+static gc_rc rec_frame(struct rec_stream *s, off_t size, gc_err *e)
+{
+	unsigned char head[12];
+	uint64_t tr[2], body;
+	uint32_t hl;
+	gc_rc rc;
+
+	if (size < 12 || (rc = pread_all(s->fd, head, 12, 0, e)) || memcmp(head, GC_REC_MAGIC, 8))
+		return gc_fail(e, GC_E_FORMAT, "not a gcbench record file (bad magic)");
+	memcpy(&hl, head + 8, 4);
+	if (hl > GC_REC_MAX_HEADER || hl > (uint64_t)size - 12)
+		return gc_fail(e, GC_E_FORMAT, "header length %u exceeds the file", hl);
+	body = (uint64_t)size - 12 - hl;
+	if (body < 16)
+		return incomplete(e);
+	if ((rc = pread_all(s->fd, tr, 16, size - 16, e)))
+		return rc;
+	if (tr[0] != GC_REC_TRAILER)
+		return incomplete(e);
+	if ((body - 16) % sizeof(struct gc_iter_rec) ||
+	    tr[1] != (body - 16) / sizeof(struct gc_iter_rec))
+		return gc_fail(e, GC_E_FORMAT, "trailer count does not match the records");
+	s->off = 12 + (off_t)hl;
+	s->n = (size_t)tr[1];
+	s->done = 0;
+	return GC_OK;
+}
+
+static gc_rc rec_open(struct rec_stream *s, const char *path, gc_err *e)
+{
+	struct stat st;
+	gc_rc rc;
+
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0)
+		return gc_fail(e, errno == ENOENT ? GC_E_NOTFOUND : GC_E_IO, "cannot open it: %s",
+			       strerror(errno));
+	if (fstat(s->fd, &st))
+		rc = gc_fail(e, GC_E_IO, "cannot stat it: %s", strerror(errno));
+	else
+		rc = rec_frame(s, st.st_size, e);
+	if (rc) {
+		close(s->fd);
+		s->fd = -1;
+	}
+	return rc;
+}
+
+/* Read the next up to ITER_CHUNK records into buf; *n gets how many (0 at the end). */
+static gc_rc rec_next(struct rec_stream *s, struct gc_iter_rec *buf, size_t *n, gc_err *e)
+{
+	size_t k = s->n - s->done < ITER_CHUNK ? s->n - s->done : ITER_CHUNK;
+	gc_rc rc = k ? pread_all(s->fd, buf, k * sizeof(*buf), s->off, e) : GC_OK;
+
+	*n = rc ? 0 : k;
+	s->off += (off_t)(k * sizeof(*buf));
+	s->done += k;
 	return rc;
 }
 
@@ -150,18 +257,23 @@ gc_rc gc_db_ingest(gc_db *db, int64_t run_id, const gc_rec_file *f, gc_err *e)
 	return bulk_end(db, ingest_one(db, run_id, f, e), e);
 }
 
-static gc_rc ingest_path(gc_db *db, int64_t run_id, const char *path, size_t *rows,
-			 gc_err *e)
+static gc_rc ingest_path(gc_db *db, int64_t run_id, const char *path,
+			 struct gc_iter_rec *buf, size_t *rows, gc_err *e)
 {
-	gc_rec_file f;
-	gc_rc rc = gc_rec_read(path, &f, e);
+	struct rec_stream s = { .fd = -1 };
+	size_t n = 0;
+	gc_rc rc = rec_open(&s, path, e);
 
-	if (rc)
-		return rc;
-	rc = ingest_one(db, run_id, &f, e);
+	while (!rc) {
+		size_t first = s.done;
+		if ((rc = rec_next(&s, buf, &n, e)) || !n)
+			break;
+		rc = insert_recs(db, run_id, buf, n, first, e);
+	}
+	if (s.fd >= 0)
+		close(s.fd);
 	if (!rc)
-		*rows += f.n;
-	gc_rec_file_release(&f);
+		*rows += s.n;
 	if (rc && e) {
 		char inner[GC_ERRLEN];
 		gc_strlcpy(inner, e->msg, sizeof(inner));
@@ -195,14 +307,16 @@ static gc_rc bulk_end(gc_db *db, gc_rc rc, gc_err *e)
 gc_rc gc_db_ingest_files(gc_db *db, int64_t run_id, const char *const *paths, size_t n,
 			 size_t *rows, gc_err *e)
 {
+	struct gc_iter_rec *buf = malloc(ITER_CHUNK * sizeof(*buf));
 	size_t total = 0;
-	gc_rc rc = bulk_begin(db, run_id, e);
+	gc_rc rc = buf ? bulk_begin(db, run_id, e) : gc_fail(e, GC_E_NOMEM, "out of memory");
 
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < n && !rc; i++)
-		rc = ingest_path(db, run_id, paths[i], &total, e);
-	rc = bulk_end(db, rc, e);
+	if (!rc) {
+		for (size_t i = 0; i < n && !rc; i++)
+			rc = ingest_path(db, run_id, paths[i], buf, &total, e);
+		rc = bulk_end(db, rc, e);
+	}
+	free(buf);
 	if (rows)
 		*rows = rc ? 0 : total;
 	return rc;

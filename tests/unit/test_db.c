@@ -330,6 +330,99 @@ static void test_ingest_refuses_incomplete(void)
 	gc_db_close(db);
 }
 
+/* write raw bytes to path */
+static int put_file(const char *path, const void *b, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	int ok = f && fwrite(b, 1, n, f) == n;
+
+	if (f && fclose(f))
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
+/* frame of a record file: magic, header length, header (odd length: records start
+ * unaligned), n records with iter i, trailer */
+static unsigned char *rec_image(size_t n, size_t *len)
+{
+	const char *hdr = "{\"a\":1}";
+	uint32_t hl = (uint32_t)strlen(hdr);
+	uint64_t tr[2] = { UINT64_MAX, n };
+	unsigned char *b;
+	struct gc_iter_rec r;
+
+	*len = 12 + hl + n * sizeof(r) + 16;
+	if (!(b = calloc(1, *len)))
+		return NULL;
+	memcpy(b, "GCBREC1\n", 8);
+	memcpy(b + 8, &hl, 4);
+	memcpy(b + 12, hdr, hl);
+	for (size_t i = 0; i < n; i++) {
+		memset(&r, 0, sizeof(r));
+		r.rank = 3;
+		r.iter = (uint32_t)i;
+		r.t_iter = (double)i;
+		r.bytes_recv = i;
+		memcpy(b + 12 + hl + i * sizeof(r), &r, sizeof(r));
+	}
+	memcpy(b + *len - 16, tr, 16);
+	return b;
+}
+
+/* Files are streamed in chunks: a count that crosses chunk and batch boundaries, an
+ * unaligned record start, and every malformed frame refused with its cause. */
+static void test_ingest_stream_frames(void)
+{
+	const size_t n = 1237;       /* 2 chunks of 512 + 213: batches and a remainder */
+	gc_db *db = fresh("stream.db");
+	struct gc_db_run r;
+	int64_t sw, run;
+	char p[512];
+	const char *paths[1] = { p };
+	size_t len, rows = 0;
+	unsigned char *img = rec_image(n, &len);
+	uint64_t bad = 7;
+	gc_err e;
+
+	CHECK(db && img);
+	CHECK(gc_db_sweep_begin(db, "t", "spec", "h1", "syncsgd", &sw, &e) == GC_OK);
+	r = run_of(sw, "k1", "syncsgd");
+	CHECK(gc_db_run_begin(db, &r, &run, &e) == GC_OK);
+	snprintf(p, sizeof(p), "%s", tmp_path("s.rec"));
+	CHECK(put_file(p, img, len) == 0);
+	CHECKF(gc_db_ingest_files(db, run, paths, 1, &rows, &e) == GC_OK, "%s", e.msg);
+	CHECK_EQ_INT(rows, n);
+	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM iterations WHERE rank = 3"), n);
+	CHECK_EQ_INT(q_int(db, "SELECT sum(iter) FROM iterations"), n * (n - 1) / 2);
+	CHECK_EQ_INT(q_int(db, "SELECT sum(t_iter = iter AND bytes_recv = iter) FROM iterations"), n);
+	/* the same rows again: primary key conflict, named with its record */
+	CHECK(gc_db_ingest_files(db, run, paths, 1, &rows, &e) == GC_E_DB);
+	CHECK_CONTAINS(e.msg, "rank 3, iteration 0");
+	/* trailer count off by one */
+	memcpy(img + len - 8, &bad, 8);
+	CHECK(put_file(p, img, len) == 0);
+	CHECK(gc_db_ingest_files(db, run, paths, 1, &rows, &e) == GC_E_FORMAT);
+	CHECK_CONTAINS(e.msg, "trailer count does not match");
+	/* header length beyond the file */
+	memset(img + 8, 0xff, 3);
+	CHECK(put_file(p, img, len) == 0);
+	CHECK(gc_db_ingest_files(db, run, paths, 1, &rows, &e) == GC_E_FORMAT);
+	CHECK_CONTAINS(e.msg, "header length");
+	/* bad magic, too short, missing */
+	CHECK(put_file(p, "GCBREC2\nxxxxxxxx", 16) == 0);
+	CHECK(gc_db_ingest_files(db, run, paths, 1, &rows, &e) == GC_E_FORMAT);
+	CHECK_CONTAINS(e.msg, "bad magic");
+	CHECK(put_file(p, "GC", 2) == 0);
+	CHECK(gc_db_ingest_files(db, run, paths, 1, &rows, &e) == GC_E_FORMAT);
+	unlink(p);
+	CHECK(gc_db_ingest_files(db, run, paths, 1, &rows, &e) == GC_E_NOTFOUND);
+	CHECK_CONTAINS(e.msg, "s.rec");
+	CHECK_EQ_INT(rows, 0);
+	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM iterations"), n);
+	free(img);
+	gc_db_close(db);
+}
+
 static void test_run_end_and_tail(void)
 {
 	gc_db *db = fresh("end.db");
@@ -444,6 +537,7 @@ int main(void)
 	GCT_RUN(test_envinfo_probe);
 	GCT_RUN(test_ingest_and_summary);
 	GCT_RUN(test_ingest_refuses_incomplete);
+	GCT_RUN(test_ingest_stream_frames);
 	GCT_RUN(test_run_end_and_tail);
 	GCT_RUN(test_done_keys_and_interrupted);
 	GCT_RUN(test_links_predictions);
