@@ -92,3 +92,46 @@ gc_rc gc_model_fit_rate(const double *elements, const double *seconds, size_t n,
 		*rate = 1 / inv;
 	return rc;
 }
+
+/* y ~ c x through 0 (any signs) and its squared residual; c = 0 if x is all 0. */
+static double slope_any(const double *x, const double *y, size_t n, double *res)
+{
+	double sxy = 0, sxx = 0, c;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sxy += x[i] * y[i], sxx += x[i] * x[i];
+	c = sxx > 0 ? sxy / sxx : 0;
+	for (*res = 0, i = 0; i < n; i++)
+		*res += (y[i] - c * x[i]) * (y[i] - c * x[i]);
+	return c;
+}
+
+gc_rc gc_model_fit_comm(const double *steps, const double *wire, const double *extra,
+			size_t n, double *alpha, double *host_bw, gc_err *e)
+{
+	double a = 0, inv = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!(steps[i] >= 0) || !(wire[i] >= 0) || !isfinite(extra[i]))
+			return gc_fail(e, GC_E_INVAL, "fitting collectives: sample %zu is not "
+				       "usable (%g steps, %g bytes, %g s)", i, steps[i], wire[i],
+				       extra[i]);
+	if (lsq2(steps, wire, extra, n, &a, &inv) || a < 0 || inv < 0) {
+		double ra, rw, sa = slope_any(steps, extra, n, &ra),
+			       sw = slope_any(wire, extra, n, &rw);
+		a = inv = 0;
+		if (sa > 0 && (!(sw > 0) || ra <= rw))
+			a = sa;
+		else if (sw > 0)
+			inv = sw;
+	}
+	if (!(a > 0) && !(inv > 0))
+		return gc_fail(e, GC_E_INVAL, "fitting collectives: the %zu samples leave no "
+			       "positive latency or host cost (collectives are no slower than "
+			       "the link)", n);
+	*alpha = a;
+	*host_bw = inv > 0 ? 1 / inv : 0;
+	return GC_OK;
+}

@@ -26,18 +26,32 @@ static void topo(const gc_model_params *mp, int p, int *g, int *nodes)
 	*nodes = (p + *g - 1) / *g;
 }
 
+/* Latency steps and per-node link bytes of one inter-node ring collective over N
+ * nodes of g workers: all-reduce of b bytes 2 (N-1) and 2 b (N-1)/N (the node's link
+ * carries all g shards at once); all-gather of b bytes per worker N-1 and (N-1) g b. */
+static void ring_terms(int gather, int g, int N, double b, double *steps, double *wire)
+{
+	*steps = gather ? N - 1 : 2.0 * (N - 1);
+	*wire = gather ? (double)(N - 1) * g * b : 2.0 * b * (N - 1) / N;
+}
+
+static double ring_time(const gc_model_params *mp, double steps, double wire)
+{
+	return steps * mp->alpha + wire / mp->bw + (mp->host_bw > 0 ? wire / mp->host_bw : 0);
+}
+
 /* Ring all-reduce: 2 a (p-1) + 2 B (p-1) / (p BW). Hierarchical: reduce-scatter and
- * all-gather inside the node, and a ring among the nodes on the node's link carrying
- * all g shards at once (so the node link sees 2 B (N-1)/N). */
+ * all-gather inside the node, then the ring among the nodes. */
 double gc_model_allreduce(const gc_model_params *mp, int p, double bytes)
 {
-	double ng, t;
+	double ng, t, st, w;
 	int g, N;
 
 	if (p <= 1)
 		return 0;
 	topo(mp, p, &g, &N);
-	t = 2.0 * mp->alpha * (N - 1) + 2.0 * bytes * (N - 1) / (N * mp->bw);
+	ring_terms(0, g, N, bytes, &st, &w);
+	t = ring_time(mp, st, w);
 	if (g > 1) {
 		ng = g;
 		t += 2.0 * mp->alpha_intra * (g - 1) + 2.0 * bytes * (ng - 1) / (ng * mp->bw_intra);
@@ -50,17 +64,48 @@ double gc_model_allreduce(const gc_model_params *mp, int p, double bytes)
  * (N-1) g m inside the node. */
 double gc_model_allgather(const gc_model_params *mp, int p, double m)
 {
-	double t;
+	double t, st, w;
 	int g, N;
 
 	if (p <= 1)
 		return 0;
 	topo(mp, p, &g, &N);
-	t = mp->alpha * (N - 1) + (double)(N - 1) * g * m / mp->bw;
+	ring_terms(1, g, N, m, &st, &w);
+	t = ring_time(mp, st, w);
 	if (g > 1)
 		t += 2.0 * mp->alpha_intra * (g - 1) +
 		     (double)(g - 1) * m * (1.0 + (double)(N - 1)) / mp->bw_intra;
 	return t;
+}
+
+gc_rc gc_model_comm_terms(const gc_arch *a, const gc_model_method *m,
+			  const gc_model_params *mp, int p, double *steps, double *wire,
+			  gc_err *e)
+{
+	gc_buckets bk;
+	size_t i;
+	int g, N;
+	gc_rc rc;
+
+	*steps = *wire = 0;
+	if (p <= 1)
+		return GC_OK;
+	if ((rc = gc_buckets_make(a, mp->first_bucket_bytes, mp->bucket_bytes, &bk, e)))
+		return rc;
+	topo(mp, p, &g, &N);
+	for (i = 0; N > 1 && i < bk.n; i++) {
+		size_t r0, r1;
+		int gather = gc_model_payload(a, &bk.b[i], m, &r0, &r1);
+		double st, w;
+		ring_terms(gather, g, N, (double)r0, &st, &w);
+		*steps += st, *wire += w;
+		if (r1) {
+			ring_terms(0, g, N, (double)r1, &st, &w);
+			*steps += st, *wire += w;
+		}
+	}
+	gc_buckets_release(&bk);
+	return GC_OK;
 }
 
 static double per_rate(double elems, double rate)
@@ -113,6 +158,35 @@ static void walk(const gc_arch *a, const gc_buckets *bk, const gc_model_method *
 	}
 }
 
+/* gcbench-worker's schedule: backward is never delayed; one channel runs each bucket's
+ * encode, exchange(s) and decode in order once the bucket is ready. */
+static void walk_pipeline(const gc_arch *a, const gc_buckets *bk, const gc_model_method *m,
+			  const gc_model_params *mp, int p, struct ev *ev, gc_model_result *r)
+{
+	double lam = p > 1 ? mp->lambda : 1.0;
+	size_t i, j;
+
+	for (i = 0; i < bk->n; i++) {
+		const gc_bucket_span *s = &bk->b[i];
+		size_t r0, r1;
+		int gather;
+		double enc, dec, x;
+
+		for (j = 0; j < s->count; j++)
+			ev->dev += lam * a->t[a->n - 1 - (s->first + j)].t_bwd;
+		if (p <= 1)
+			continue;
+		gather = gc_model_payload(a, s, m, &r0, &r1);
+		enc = m->m == GC_M_SYNCSGD ? 0 : per_rate((double)s->numel, mp->enc_rate[m->m]);
+		dec = per_rate(gc_model_decode_elems(m, s->numel, p), mp->dec_rate[m->m]);
+		x = exchange(mp, p, gather, r0, r1, 0);
+		ev->comm = fmax(ev->dev, ev->comm) + enc + x + dec;
+		ev->done[i] = ev->comm;
+		r->encode += enc, r->decode += dec, r->comm += x;
+		r->bytes_sent += r0 + r1;
+	}
+}
+
 gc_rc gc_model_predict(const gc_arch *a, const gc_model_method *m, const gc_model_params *mp,
 		       int p, gc_model_result *out, gc_err *e)
 {
@@ -123,18 +197,25 @@ gc_rc gc_model_predict(const gc_arch *a, const gc_model_method *m, const gc_mode
 	gc_rc rc;
 
 	memset(out, 0, sizeof(*out));
-	if (p < 1 || !(mp->bw > 0) || mp->alpha < 0 || mp->lambda <= 0 || mp->gpus_per_node < 1)
+	if (p < 1 || !(mp->bw > 0) || mp->alpha < 0 || mp->lambda <= 0 || mp->gpus_per_node < 1 ||
+	    !(mp->host_bw >= 0))
 		return gc_fail(e, GC_E_INVAL, "model: need p >= 1 (got %d), bandwidth > 0, "
-			       "latency >= 0, lambda > 0 and gpus per node >= 1", p);
+			       "host bandwidth >= 0, latency >= 0, lambda > 0 and gpus per node "
+			       ">= 1", p);
 	if ((rc = gc_buckets_make(a, mp->first_bucket_bytes, mp->bucket_bytes, &bk, e)))
 		return rc;
 	if (!(ev.done = calloc(bk.n, sizeof(double)))) {
 		gc_buckets_release(&bk);
 		return gc_fail(e, GC_E_NOMEM, "model: out of memory");
 	}
-	walk(a, &bk, m, mp, p, &ev, out);
-	end = ev.dev;
-	for (i = 0; p > 1 && i < bk.n; i++) {      /* decodes: after backward, in order */
+	if (mp->codec_on_comm) {
+		walk_pipeline(a, &bk, m, mp, p, &ev, out);
+		end = fmax(ev.dev, ev.comm);
+	} else {
+		walk(a, &bk, m, mp, p, &ev, out);
+		end = ev.dev;
+	}
+	for (i = 0; !mp->codec_on_comm && p > 1 && i < bk.n; i++) { /* decodes: after backward */
 		double d = per_rate(gc_model_decode_elems(m, bk.b[i].numel, p), mp->dec_rate[m->m]);
 		end = fmax(end, ev.done[i]) + d;
 		out->decode += d;

@@ -14,6 +14,11 @@
  *   device after backward, in bucket order, each once its exchange is done. Iteration =
  *   forward + max(device end, last decode end) + optimizer. The last bucket cannot
  *   overlap. p = 1: no exchange, no encode/decode.
+ * With codec_on_comm (gcbench-worker's schedule, worker/wk_train.c): one communication
+ *   thread takes the buckets in order and runs each one's encode, exchange(s) and decode
+ *   back to back, starting once the bucket is ready and the previous one is done;
+ *   backward is not delayed by encodes. Iteration = forward + max(backward end, last
+ *   decode end) + optimizer.
  */
 #ifndef GC_MODEL_H
 #define GC_MODEL_H
@@ -75,6 +80,10 @@ double gc_model_decode_elems(const gc_model_method *m, size_t n, int p);
 typedef struct gc_model_params {
 	double alpha;                    /* per-hop latency between nodes, s */
 	double bw;                       /* node link bandwidth, bytes/s */
+	double host_bw;                  /* endpoint cost of collectives (copies, reduction,
+	                                  * TCP stack), bytes/s of link traffic; 0 = free.
+	                                  * Each byte on the link costs 1/bw + 1/host_bw */
+	int codec_on_comm;               /* 1: gcbench-worker's schedule (see above) */
 	double lambda;                   /* compute slowdown under communication, >= 1 */
 	double enc_rate[GC_M__COUNT];    /* elements/s; 0 = free */
 	double dec_rate[GC_M__COUNT];    /* elements/s of decode work (see gc_model_predict) */
@@ -85,8 +94,9 @@ typedef struct gc_model_params {
 	size_t first_bucket_bytes, bucket_bytes;
 } gc_model_params;
 
-/* Defaults: alpha 25 us, bw 10 Gbit/s, lambda 1, free encode/decode, fwd 0.5x backward,
- * t_opt 0, flat ring (g 1; intra 5 us, 100 GB/s), DDP buckets. */
+/* Defaults: alpha 25 us, bw 10 Gbit/s, no host cost, the study's schedule, lambda 1,
+ * free encode/decode, fwd 0.5x backward, t_opt 0, flat ring (g 1; intra 5 us,
+ * 100 GB/s), DDP buckets. */
 void gc_model_params_default(gc_model_params *p);
 
 typedef struct gc_model_result {
@@ -105,6 +115,14 @@ typedef struct gc_model_result {
  * 0 for p <= 1. bytes: the all-reduced buffer / one worker's all-gather payload. */
 double gc_model_allreduce(const gc_model_params *mp, int p, double bytes);
 double gc_model_allgather(const gc_model_params *mp, int p, double bytes);
+
+/* What one iteration's collectives of method m on p workers cost on the inter-node
+ * ring: *steps latency terms (sum of 2 (N-1) per all-reduce, N-1 per all-gather) and
+ * *wire bytes one node sends on its link. Their time is steps alpha + wire (1/bw +
+ * 1/host_bw); gc_pdb fits alpha and host_bw from measured t_comm this way. */
+gc_rc gc_model_comm_terms(const gc_arch *a, const gc_model_method *m,
+			  const gc_model_params *mp, int p, double *steps, double *wire,
+			  gc_err *e);
 
 /* Predict one iteration of arch (timed: t_bwd set) on p workers with method m.
  * Decode work in elements: signsgd n*p (unpack every worker's bits), topk/mstopk
@@ -128,6 +146,14 @@ gc_rc gc_model_fit_link(const gc_calib_sample *s, size_t n, double *alpha, doubl
 /* lambda from compute-bound runs: measured[i] ~ lambda * compute[i] (through 0). */
 gc_rc gc_model_fit_lambda(const double *compute, const double *measured, size_t n,
 			  double *lambda, gc_err *e);
+
+/* Effective per-hop latency and host cost of collectives from measurements:
+ * extra[i] ~ alpha steps[i] + wire[i] / host_bw, extra being a run's measured time in
+ * collectives minus its link time (wire / bw). Least squares over both terms; when one
+ * comes out negative (or the samples cannot separate them) it is dropped (alpha 0, or
+ * host_bw 0 = free) and the other fitted alone. Fails when nothing positive fits. */
+gc_rc gc_model_fit_comm(const double *steps, const double *wire, const double *extra,
+			size_t n, double *alpha, double *host_bw, gc_err *e);
 
 /* A rate (elements/s) from (elements, seconds) pairs: seconds ~ elements / rate. */
 gc_rc gc_model_fit_rate(const double *elements, const double *seconds, size_t n,

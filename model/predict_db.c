@@ -18,6 +18,7 @@ struct rowx {
 	double m_forward, m_backward, m_optimizer;
 	double t_bwd_emul;          /* emulated backward of the arch, s */
 	double numel, dec_elems;
+	double steps, wire;         /* gc_model_comm_terms of one iteration */
 	double link_bps;            /* mean goodput of its link rows, 0 if none */
 	gc_model_method mm;
 	int arch;                   /* index into the cache, -1 if skipped */
@@ -29,6 +30,8 @@ struct ctx {
 	struct rowx *x;
 	gc_arch arch[ARCH_CACHE];
 	size_t narch;
+	size_t exclude;             /* row left out of the fit (cross-validation), or -1 */
+	double *v1, *v2, *v3;       /* scratch of nrows + 1 */
 };
 
 static double col_d(sqlite3_stmt *st, int i)
@@ -93,7 +96,7 @@ static const char sql_rows[] =
 	"s.batch, s.bw_cap_bps, s.latency_s, s.compute_scale, s.t_iter_median, "
 	"s.t_forward_median, s.t_backward_median, s.t_encode_median, s.t_decode_median, "
 	"s.t_exposed_median, s.t_optimizer_median, "
-	"(SELECT AVG(goodput_bps) FROM links l WHERE l.run_id = s.run_id) "
+	"(SELECT AVG(goodput_bps) FROM links l WHERE l.run_id = s.run_id), s.t_comm_median "
 	"FROM run_summary s ORDER BY s.run_id";
 
 static void row_read(sqlite3_stmt *st, gc_pdb_row *r, struct rowx *x)
@@ -118,6 +121,7 @@ static void row_read(sqlite3_stmt *st, gc_pdb_row *r, struct rowx *x)
 	r->m_exposed = col_d(st, 15);
 	x->m_optimizer = col_d(st, 16);
 	x->link_bps = col_d(st, 17);
+	r->m_comm = col_d(st, 18);
 	r->m_compute = x->m_forward + x->m_backward;
 	x->arch = -1;
 }
@@ -152,6 +156,10 @@ static void row_prepare(struct ctx *c, gc_pdb_row *r, struct rowx *x)
 	for (i = 0; i < bk.n; i++)
 		x->dec_elems += gc_model_decode_elems(&x->mm, bk.b[i].numel, r->world_size);
 	gc_buckets_release(&bk);
+	if (gc_model_comm_terms(a, &x->mm, &mp, r->world_size, &x->steps, &x->wire, NULL)) {
+		snprintf(r->skipped, sizeof(r->skipped), "cannot bucket '%.64s'", r->model);
+		x->arch = -1;
+	}
 }
 
 static gc_rc load_rows(struct ctx *c, gc_err *e)
@@ -222,32 +230,39 @@ static gc_rc fit_links(struct ctx *c, gc_pdb_fit *f, gc_err *e)
 			ratio += col_d(st, 1) / col_d(st, 2), nr++;
 	}
 	sqlite3_finalize(st);
-	f->mp.alpha = n ? median(rtt, n) / 2 : -1;     /* -1: per run latency + default */
+	f->alpha_link = n ? median(rtt, n) / 2 : -1;   /* -1: per run latency + default */
 	f->goodput_ratio = nr ? ratio / (double)nr : 0;
 	return GC_OK;
 }
 
+/* Row i takes part in the fit of f: its environment, predictable, not left out. */
+static int in_fit(const struct ctx *c, size_t i, const gc_pdb_fit *f)
+{
+	return c->out->rows[i].env_id == f->env_id && c->x[i].arch >= 0 && i != c->exclude;
+}
+
 /* lambda: measured backward over the emulated one, sync-SGD runs with p > 1, first
  * those where compute dominates. */
-static void fit_lambda(struct ctx *c, gc_pdb_fit *f, double *xs, double *ys)
+static void fit_lambda(struct ctx *c, gc_pdb_fit *f)
 {
 	const gc_pdb *p = c->out;
 	size_t i, n;
 	int pass;
 
 	f->mp.lambda = 1;
+	f->n_lambda = 0;
 	for (pass = 0; pass < 2; pass++) {
 		for (i = n = 0; i < p->nrows; i++) {
 			const gc_pdb_row *r = &p->rows[i];
 			const struct rowx *x = &c->x[i];
-			if (r->env_id != f->env_id || x->arch < 0 || x->mm.m != GC_M_SYNCSGD ||
-			    r->world_size < 2 || !(x->m_backward > 0) || !(x->t_bwd_emul > 0))
+			if (!in_fit(c, i, f) || x->mm.m != GC_M_SYNCSGD || r->world_size < 2 ||
+			    !(x->m_backward > 0) || !(x->t_bwd_emul > 0))
 				continue;
 			if (pass == 0 && !(r->m_exposed < 0.25 * r->measured))
 				continue;
-			xs[n] = x->t_bwd_emul, ys[n++] = x->m_backward;
+			c->v1[n] = x->t_bwd_emul, c->v2[n++] = x->m_backward;
 		}
-		if (n && !gc_model_fit_lambda(xs, ys, n, &f->mp.lambda, NULL)) {
+		if (n && !gc_model_fit_lambda(c->v1, c->v2, n, &f->mp.lambda, NULL)) {
 			f->n_lambda = n;
 			f->lambda_compute_bound = pass == 0;
 			return;
@@ -256,26 +271,27 @@ static void fit_lambda(struct ctx *c, gc_pdb_fit *f, double *xs, double *ys)
 }
 
 /* Forward/backward ratio and optimizer seconds per parameter: medians over the runs. */
-static void fit_fwd_opt(struct ctx *c, gc_pdb_fit *f, double *v, double *w)
+static void fit_fwd_opt(struct ctx *c, gc_pdb_fit *f)
 {
 	const gc_pdb *p = c->out;
 	size_t i, n = 0, k = 0;
 
+	f->n_runs = 0;
 	for (i = 0; i < p->nrows; i++) {
 		const struct rowx *x = &c->x[i];
-		if (p->rows[i].env_id != f->env_id || x->arch < 0 || !(x->t_bwd_emul > 0))
+		if (!in_fit(c, i, f) || !(x->t_bwd_emul > 0))
 			continue;
 		f->n_runs++;
-		v[n++] = x->m_forward / x->t_bwd_emul;
+		c->v1[n++] = x->m_forward / x->t_bwd_emul;
 		if (x->numel > 0)
-			w[k++] = x->m_optimizer / x->numel;
+			c->v2[k++] = x->m_optimizer / x->numel;
 	}
-	f->mp.fwd_over_bwd = n ? median(v, n) : 0.5;
-	f->opt_per_elem = median(w, k);
+	f->mp.fwd_over_bwd = n ? median(c->v1, n) : 0.5;
+	f->opt_per_elem = median(c->v2, k);
 }
 
 /* Encode and decode rates of every method from runs with p > 1. */
-static void fit_codecs(struct ctx *c, gc_pdb_fit *f, double *xs, double *ys)
+static void fit_codecs(struct ctx *c, gc_pdb_fit *f)
 {
 	const gc_pdb *p = c->out;
 	size_t i, n;
@@ -287,39 +303,60 @@ static void fit_codecs(struct ctx *c, gc_pdb_fit *f, double *xs, double *ys)
 			for (i = n = 0; i < p->nrows; i++) {
 				const gc_pdb_row *r = &p->rows[i];
 				const struct rowx *x = &c->x[i];
-				double s = dec ? r->m_decode : r->m_encode;
-				if (r->env_id != f->env_id || x->arch < 0 || (int)x->mm.m != m ||
-				    r->world_size < 2 || !(s > 0))
+				double sec = dec ? r->m_decode : r->m_encode;
+				if (!in_fit(c, i, f) || (int)x->mm.m != m || r->world_size < 2 ||
+				    !(sec > 0))
 					continue;
-				xs[n] = dec ? x->dec_elems : x->numel, ys[n++] = s;
+				c->v1[n] = dec ? x->dec_elems : x->numel, c->v2[n++] = sec;
 			}
 			*rate = 0;
-			if (n && gc_model_fit_rate(xs, ys, n, rate, NULL))
+			if (n && gc_model_fit_rate(c->v1, c->v2, n, rate, NULL))
 				*rate = 0;
 			*(dec ? &f->n_dec[m] : &f->n_enc[m]) = *rate > 0 ? n : 0;
 		}
 }
 
-static gc_rc fit_env(struct ctx *c, gc_pdb_fit *f, gc_err *e)
+/* The bandwidth (bits/s) a run's prediction uses. */
+static double run_bw(const gc_pdb_row *r, const struct rowx *x)
 {
-	size_t n = c->out->nrows + 1;
-	double *a = malloc(n * sizeof(double)), *b = malloc(n * sizeof(double));
-	gc_rc rc = GC_OK;
+	if (x->link_bps > 0)
+		return x->link_bps;
+	return r->bw_cap_bps ? (double)r->bw_cap_bps * TCP_OF_WIRE : GC_PDB_UNCAPPED_BPS;
+}
 
-	if (!a || !b) {
-		rc = gc_fail(e, GC_E_NOMEM, "out of memory fitting the model");
-		goto out;
+/* The wire latency per hop of a run: the environment's RTT / 2, else its own. */
+static double run_alpha(const gc_pdb_fit *f, const struct rowx *x)
+{
+	return f->alpha_link >= 0 ? f->alpha_link : x->latency_s + 25e-6;
+}
+
+/* Software latency per hop and host cost: what the measured time in collectives
+ * (t_comm median) adds to the link's latency and bandwidth, runs with p > 1. */
+static void fit_comm(struct ctx *c, gc_pdb_fit *f)
+{
+	const gc_pdb *p = c->out;
+	size_t i, n = 0;
+
+	f->alpha_sw = 0, f->mp.host_bw = 0, f->n_comm = 0;
+	for (i = 0; i < p->nrows; i++) {
+		const gc_pdb_row *r = &p->rows[i];
+		const struct rowx *x = &c->x[i];
+		if (!in_fit(c, i, f) || r->world_size < 2 || !(r->m_comm > 0) || !(x->steps > 0))
+			continue;
+		c->v1[n] = x->steps, c->v2[n] = x->wire;
+		c->v3[n++] = r->m_comm - x->steps * run_alpha(f, x) - x->wire * 8 / run_bw(r, x);
 	}
-	gc_model_params_default(&f->mp);
-	if ((rc = fit_links(c, f, e)))
-		goto out;
-	fit_lambda(c, f, a, b);
-	fit_fwd_opt(c, f, a, b);
-	fit_codecs(c, f, a, b);
-out:
-	free(a);
-	free(b);
-	return rc;
+	if (n && !gc_model_fit_comm(c->v1, c->v2, c->v3, n, &f->alpha_sw, &f->mp.host_bw, NULL))
+		f->n_comm = n;
+}
+
+/* Everything but the links, from the rows in_fit. */
+static void fit_rest(struct ctx *c, gc_pdb_fit *f)
+{
+	fit_lambda(c, f);
+	fit_fwd_opt(c, f);
+	fit_codecs(c, f);
+	fit_comm(c, f);
 }
 
 static gc_rc fit_all(struct ctx *c, gc_err *e)
@@ -329,14 +366,18 @@ static gc_rc fit_all(struct ctx *c, gc_err *e)
 	gc_rc rc;
 
 	for (i = 0; i < p->nrows; i++) {
+		gc_pdb_fit *f = &p->fits[p->nfits];
 		if (gc_pdb_fit_of(p, p->rows[i].env_id))
 			continue;
 		if (p->nfits == GC_PDB_MAX_ENVS)
 			return gc_fail(e, GC_E_INVAL, "more than %d environments; fit a copy of the "
 				       "database with fewer", GC_PDB_MAX_ENVS);
-		p->fits[p->nfits].env_id = p->rows[i].env_id;
-		if ((rc = fit_env(c, &p->fits[p->nfits], e)))
+		f->env_id = p->rows[i].env_id;
+		gc_model_params_default(&f->mp);
+		f->mp.codec_on_comm = 1;
+		if ((rc = fit_links(c, f, e)))
 			return rc;
+		fit_rest(c, f);
 		p->nfits++;
 	}
 	return GC_OK;
@@ -352,32 +393,48 @@ const gc_pdb_fit *gc_pdb_fit_of(const gc_pdb *p, int64_t env_id)
 	return NULL;
 }
 
-/* The bandwidth (bits/s) a run's prediction uses. */
-static double run_bw(const gc_pdb_row *r, const struct rowx *x)
+/* Predict row r with fit f into *out; 0 or -1 with r->skipped set. */
+static int predict_with(struct ctx *c, const gc_pdb_fit *f, gc_pdb_row *r,
+			const struct rowx *x, gc_model_result *out)
 {
-	if (x->link_bps > 0)
-		return x->link_bps;
-	return r->bw_cap_bps ? (double)r->bw_cap_bps * TCP_OF_WIRE : GC_PDB_UNCAPPED_BPS;
-}
-
-static void predict_row(struct ctx *c, gc_pdb_row *r, const struct rowx *x)
-{
-	const gc_pdb_fit *f = gc_pdb_fit_of(c->out, r->env_id);
 	gc_model_params mp = f->mp;
 	gc_arch *a = &c->arch[x->arch];
 	gc_err e;
 
 	r->bw_bps = run_bw(r, x);
 	mp.bw = r->bw_bps / 8;
-	if (mp.alpha < 0)
-		mp.alpha = x->latency_s + 25e-6;
+	mp.alpha = run_alpha(f, x) + f->alpha_sw;
 	mp.t_opt = f->opt_per_elem * x->numel;
 	gc_arch_set_timing(a, r->batch, GC_V100_FLOPS, x->compute_scale);
-	if (gc_model_predict(a, &x->mm, &mp, r->world_size, &r->pred, &e)) {
+	if (gc_model_predict(a, &x->mm, &mp, r->world_size, out, &e)) {
 		gc_strlcpy(r->skipped, e.msg, sizeof(r->skipped));
-		return;
+		return -1;
 	}
-	r->rel_err = r->measured > 0 ? (r->pred.total - r->measured) / r->measured : 0;
+	return 0;
+}
+
+static double rel(double pred, double measured)
+{
+	return measured > 0 ? (pred - measured) / measured : 0;
+}
+
+/* In-sample with its environment's fit, then leave-one-out: refit without the row. */
+static void predict_row(struct ctx *c, size_t i)
+{
+	gc_pdb_row *r = &c->out->rows[i];
+	const gc_pdb_fit *f = gc_pdb_fit_of(c->out, r->env_id);
+	gc_pdb_fit cv = *f;
+	gc_model_result res;
+
+	if (predict_with(c, f, r, &c->x[i], &r->pred))
+		return;
+	r->rel_err = rel(r->pred.total, r->measured);
+	c->exclude = i;
+	fit_rest(c, &cv);
+	c->exclude = (size_t)-1;
+	r->cv_pred = predict_with(c, &cv, r, &c->x[i], &res) ? 0 : res.total;
+	r->skipped[0] = '\0';
+	r->cv_err = r->cv_pred > 0 ? rel(r->cv_pred, r->measured) : NAN;
 }
 
 static gc_rc store_all(struct ctx *c, gc_err *e)
@@ -424,12 +481,19 @@ static void summarize(gc_pdb *p)
 	}
 	for (j = 0; j < p->nmethods; j++) {
 		gc_pdb_method_err *m = &p->methods[j];
+		size_t k = 0;
 		for (i = n = 0; i < p->nrows && n < 4096; i++)
 			if (!p->rows[i].skipped[0] && !strcmp(p->rows[i].method, m->method))
 				v[n++] = fabs(p->rows[i].rel_err);
 		m->n = n;
 		m->median_abs = median(v, n);
 		m->worst_abs = n ? v[n - 1] : 0;
+		for (i = 0; i < p->nrows && k < 4096; i++)
+			if (!p->rows[i].skipped[0] && !strcmp(p->rows[i].method, m->method) &&
+			    isfinite(p->rows[i].cv_err))
+				v[k++] = fabs(p->rows[i].cv_err);
+		m->n_cv = k;
+		m->median_abs_cv = k ? median(v, k) : NAN;
 	}
 }
 
@@ -441,12 +505,21 @@ gc_rc gc_pdb_run(gc_db *db, int store, gc_pdb *out, gc_err *e)
 
 	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
-	c.db = db, c.out = out;
-	if ((rc = load_rows(&c, e)) || (rc = fit_all(&c, e)))
+	c.db = db, c.out = out, c.exclude = (size_t)-1;
+	if ((rc = load_rows(&c, e)))
+		goto out;
+	c.v1 = malloc((out->nrows + 1) * sizeof(double));
+	c.v2 = malloc((out->nrows + 1) * sizeof(double));
+	c.v3 = malloc((out->nrows + 1) * sizeof(double));
+	if (!c.v1 || !c.v2 || !c.v3) {
+		rc = gc_fail(e, GC_E_NOMEM, "out of memory fitting the model");
+		goto out;
+	}
+	if ((rc = fit_all(&c, e)))
 		goto out;
 	for (i = 0; i < out->nrows; i++)
 		if (!out->rows[i].skipped[0])
-			predict_row(&c, &out->rows[i], &c.x[i]);
+			predict_row(&c, i);
 	summarize(out);
 	if (store)
 		rc = store_all(&c, e);
@@ -454,6 +527,9 @@ out:
 	for (i = 0; i < c.narch; i++)
 		gc_arch_release(&c.arch[i]);
 	free(c.x);
+	free(c.v1);
+	free(c.v2);
+	free(c.v3);
 	return rc;
 }
 

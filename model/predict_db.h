@@ -5,8 +5,12 @@
  *   bandwidth  per run: the mean goodput of its `links` rows, else cap x 1448/1514 (TCP
  *              payload per Ethernet frame at MTU 1500); an unlimited cap without a link
  *              row uses GC_PDB_UNCAPPED_BPS;
- *   alpha      the median RTT / 2 of the environment's link rows, else runs.latency_s +
- *              25 us; the per-run latency_s is added when the RTT was not measured;
+ *   alpha      wire latency per hop: the median RTT / 2 of the environment's link rows,
+ *              else the run's latency_s + 25 us; plus a software latency per hop fitted
+ *              below;
+ *   host cost  per byte on the link, and the software latency per hop: least squares
+ *              (gc_model_fit_comm) of what each run's measured t_comm median adds to
+ *              its link time (gc_model_comm_terms with the alpha and bandwidth above);
  *   lambda     slope through 0 of the measured t_backward median over the emulated
  *              backward (gc_arch_set_timing with the run's batch and compute scale, V100
  *              FLOP/s) of the sync-SGD runs with p > 1 where compute dominates (exposed
@@ -17,7 +21,12 @@
  *   codecs     per method: encode elements/s from (numel, t_encode median), decode
  *              from (gc_model_decode_elems summed over the buckets, t_decode median),
  *              over the runs with p > 1; a method with no positive sample costs 0.
- * Buckets are the worker's defaults (1 MiB first, 25 MiB), as gc_buckets_make lays them.
+ * Buckets are the worker's defaults (1 MiB first, 25 MiB), as gc_buckets_make lays them,
+ * and the schedule is gcbench-worker's (codec_on_comm: encode, exchange and decode of
+ * each bucket on one communication thread).
+ * Each run is also predicted leave-one-out: everything but the links refitted without
+ * it (cv_pred, cv_err), the honest figure of how well the model predicts a run it has
+ * not seen.
  */
 #ifndef GC_PREDICT_DB_H
 #define GC_PREDICT_DB_H
@@ -28,17 +37,19 @@
 #include "db/db.h"
 #include "model/model.h"
 
-#define GC_PDB_VERSION "gcbench-model-1"
+#define GC_PDB_VERSION "gcbench-model-2"
 #define GC_PDB_UNCAPPED_BPS 10e9
 #define GC_PDB_MAX_ENVS 64
 
 /* The fitted parameters of one environment. */
 typedef struct gc_pdb_fit {
 	int64_t env_id;                 /* 0: runs without an environment */
-	gc_model_params mp;             /* bw is set per run; alpha, lambda, rates, fwd */
+	gc_model_params mp;             /* bw, alpha set per run; host_bw, lambda, rates, fwd */
+	double alpha_link;              /* median RTT / 2 of the links; -1: not measured */
+	double alpha_sw;                /* fitted software latency per hop, s */
 	double opt_per_elem;            /* optimizer seconds per parameter */
 	double goodput_ratio;           /* mean goodput / cap over link rows (0: none) */
-	size_t n_runs, n_links, n_lambda;
+	size_t n_runs, n_links, n_lambda, n_comm;
 	size_t n_enc[GC_M__COUNT], n_dec[GC_M__COUNT];
 	int lambda_compute_bound;       /* 1 if lambda came from compute-bound runs */
 } gc_pdb_fit;
@@ -51,17 +62,19 @@ typedef struct gc_pdb_row {
 	uint64_t bw_cap_bps;
 	double bw_bps;                  /* what the prediction used, bits/s */
 	double measured;                /* t_iter median, s */
-	double m_compute, m_encode, m_decode, m_exposed;  /* measured medians */
+	double m_compute, m_encode, m_decode, m_exposed, m_comm;  /* measured medians */
 	gc_model_result pred;
 	double rel_err;                 /* (predicted - measured) / measured */
+	double cv_pred, cv_err;         /* leave-one-out prediction and error (NaN: none) */
 	char skipped[128];              /* non-empty: not predicted, and why */
 } gc_pdb_row;
 
 /* Median and worst |relative error| of one method. */
 typedef struct gc_pdb_method_err {
 	char method[32];
-	size_t n;
+	size_t n, n_cv;
 	double median_abs, worst_abs;
+	double median_abs_cv;           /* leave-one-out; NaN when no run has one */
 } gc_pdb_method_err;
 
 typedef struct gc_pdb {

@@ -527,8 +527,7 @@ static void winlose_model(struct gc_rep *r)
 	gc_strlcpy(w.model, m0->model, sizeof w.model);
 	w.batch = (int)m0->v[0];
 	w.mp = f->mp;
-	if (w.mp.alpha < 0)
-		w.mp.alpha = 25e-6;
+	w.mp.alpha = (f->alpha_link >= 0 ? f->alpha_link : 25e-6) + f->alpha_sw;
 	w.mp.t_opt = f->opt_per_elem * (double)a.numel;
 	for (i = 0; i < ms.n; i++)
 		if (!strcmp(ms.r[i].model, m0->model))

@@ -89,8 +89,15 @@ static void print_fit_text(const gc_pdb_fit *f)
 
 	printf("environment %lld: %zu ok runs, %zu link rows\n", (long long)f->env_id,
 	       f->n_runs, f->n_links);
-	printf("  alpha      %.1f us per hop %s\n", f->mp.alpha >= 0 ? f->mp.alpha * 1e6 : 25.0,
-	       f->mp.alpha >= 0 ? "(median RTT / 2)" : "(no RTT: 25 us + run latency)");
+	printf("  alpha      %.1f us per hop on the wire %s\n",
+	       f->alpha_link >= 0 ? f->alpha_link * 1e6 : 25.0,
+	       f->alpha_link >= 0 ? "(median RTT / 2)" : "(no RTT: 25 us + run latency)");
+	if (f->n_comm)
+		printf("  software   %.1f us per hop; host cost %s%.3g GB/s of link traffic "
+		       "(fitted to t_comm of %zu runs)\n", f->alpha_sw * 1e6,
+		       f->mp.host_bw > 0 ? "" : "none ", f->mp.host_bw / 1e9, f->n_comm);
+	else
+		printf("  software   none fitted (no run with p > 1 and time in collectives)\n");
 	if (f->goodput_ratio > 0)
 		printf("  bandwidth  goodput %.3f x cap (link rows; per run its own)\n",
 		       f->goodput_ratio);
@@ -112,8 +119,8 @@ static void print_rows_text(const gc_pdb *p)
 {
 	size_t i;
 
-	printf("\n%6s  %-10s %-9s %-28s %3s %7s %12s %12s %8s\n", "run", "model", "method",
-	       "params", "p", "Gbit/s", "measured_ms", "predicted_ms", "error");
+	printf("\n%6s  %-10s %-9s %-28s %3s %7s %12s %12s %8s %8s\n", "run", "model", "method",
+	       "params", "p", "Gbit/s", "measured_ms", "predicted_ms", "error", "cv_err");
 	for (i = 0; i < p->nrows; i++) {
 		const gc_pdb_row *r = &p->rows[i];
 		printf("%6lld  %-10.10s %-9.9s %-28.28s %3d %7.2f %12.1f ", (long long)r->run_id,
@@ -122,23 +129,30 @@ static void print_rows_text(const gc_pdb *p)
 		if (r->skipped[0])
 			printf("%12s  (%s)\n", "-", r->skipped);
 		else
-			printf("%12.1f %+7.1f%%\n", r->pred.total * 1e3, r->rel_err * 100);
+			printf("%12.1f %+7.1f%% %+7.1f%%\n", r->pred.total * 1e3, r->rel_err * 100,
+			       r->cv_err * 100);
 	}
-	printf("\n%-10s %5s %13s %12s\n", "method", "runs", "median_|err|", "worst_|err|");
+	printf("\n%-10s %5s %13s %12s %16s\n", "method", "runs", "median_|err|", "worst_|err|",
+	       "median_|cv_err|");
 	for (i = 0; i < p->nmethods; i++)
-		printf("%-10s %5zu %12.1f%% %11.1f%%\n", p->methods[i].method, p->methods[i].n,
-		       p->methods[i].median_abs * 100, p->methods[i].worst_abs * 100);
+		printf("%-10s %5zu %12.1f%% %11.1f%% %15.1f%%\n", p->methods[i].method,
+		       p->methods[i].n, p->methods[i].median_abs * 100,
+		       p->methods[i].worst_abs * 100, p->methods[i].median_abs_cv * 100);
+	printf("\nerror: the fit uses every run; cv_err: leave-one-out, the run predicted by a "
+	       "fit without it\n");
 }
 
 static void print_fit_json(const gc_pdb_fit *f)
 {
 	int m;
 
-	printf("{\"env_id\":%lld,\"runs\":%zu,\"links\":%zu,\"alpha_s\":%.6g,"
+	printf("{\"env_id\":%lld,\"runs\":%zu,\"links\":%zu,\"alpha_link_s\":%.6g,"
+	       "\"alpha_sw_s\":%.6g,\"host_bw_Bps\":%.6g,\"comm_runs\":%zu,"
 	       "\"goodput_ratio\":%.6g,\"lambda\":%.6g,\"lambda_runs\":%zu,"
 	       "\"fwd_over_bwd\":%.6g,\"optimizer_s_per_param\":%.6g,\"codecs\":{",
-	       (long long)f->env_id, f->n_runs, f->n_links, f->mp.alpha, f->goodput_ratio,
-	       f->mp.lambda, f->n_lambda, f->mp.fwd_over_bwd, f->opt_per_elem);
+	       (long long)f->env_id, f->n_runs, f->n_links, f->alpha_link, f->alpha_sw,
+	       f->mp.host_bw, f->n_comm, f->goodput_ratio, f->mp.lambda, f->n_lambda,
+	       f->mp.fwd_over_bwd, f->opt_per_elem);
 	for (m = 1; m < GC_M__COUNT; m++)
 		printf("%s\"%s\":{\"encode_rate\":%.6g,\"decode_rate\":%.6g}", m > 1 ? "," : "",
 		       gc_method_name((gc_method)m), f->mp.enc_rate[m], f->mp.dec_rate[m]);
@@ -165,6 +179,9 @@ static void print_row_json(const gc_pdb_row *r)
 		       "\"encode_s\":%.6g,\"decode_s\":%.6g,\"exposed_s\":%.6g", r->pred.total,
 		       r->rel_err, r->pred.compute, r->pred.encode, r->pred.decode,
 		       r->pred.exposed);
+		if (isfinite(r->cv_err))
+			printf(",\"cv_predicted_s\":%.6g,\"cv_rel_err\":%.6g", r->cv_pred,
+			       r->cv_err);
 	}
 	printf("}");
 }
@@ -189,8 +206,11 @@ static void print_json(const gc_pdb *p, const struct opts *o)
 		for (i = 0; i < p->nmethods; i++) {
 			printf("%s{\"method\":", i ? "," : "");
 			jstr(p->methods[i].method);
-			printf(",\"runs\":%zu,\"median_abs_err\":%.6g,\"worst_abs_err\":%.6g}",
+			printf(",\"runs\":%zu,\"median_abs_err\":%.6g,\"worst_abs_err\":%.6g",
 			       p->methods[i].n, p->methods[i].median_abs, p->methods[i].worst_abs);
+			if (p->methods[i].n_cv)
+				printf(",\"median_abs_cv_err\":%.6g", p->methods[i].median_abs_cv);
+			printf("}");
 		}
 		printf("]");
 	}

@@ -3,7 +3,7 @@
 # bandwidths, two methods) lands the expected rows, with caps measured and restored,
 # and a rerun resumes instead of repeating.
 . "$(dirname "$0")/../lib.sh"
-cases="sweep_ok iteration_rows links_measured caps_restored resume security_spec"
+cases="sweep_ok iteration_rows links_measured caps_restored resume security_spec model_predicts"
 need_root $cases || exit 0
 need_cmd mpirun $cases || exit 0
 need_cmd sqlite3 $cases || exit 0
@@ -66,6 +66,15 @@ if "$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" >"$work/ou
 	pass resume
 else
 	fail resume "rerun did not skip the done points: $(tail -5 "$work/out2" | tr '\n' ' ')"
+fi
+
+# the performance model predicts every ok run of this sweep, and stores it
+if "$BIN/gcbench" model --db "$db" >"$work/model" 2>&1 &&
+   [ "$(q "SELECT count(*) FROM predictions p JOIN runs r ON r.id = p.run_id WHERE r.status = 'ok' AND p.t_iter > 0")" = 4 ] &&
+   grep -q "^syncsgd  *2 " "$work/model" && grep -q "^signsgd  *2 " "$work/model"; then
+	pass model_predicts
+else
+	fail model_predicts "$(q 'SELECT count(*) FROM predictions') predictions for 4 ok runs: $(tail -8 "$work/model" | tr '\n' ' ')"
 fi
 
 # a spec whose values try to reach a shell is refused before anything runs

@@ -347,6 +347,97 @@ static void test_fit_lambda_and_rates(void)
 	CHECK_CONTAINS(e.msg, "sample 3");
 }
 
+/* gcbench-worker's schedule: encode, exchange and decode of each bucket back to back on
+ * one channel; the study's: encodes on the device, decodes after backward. */
+static void test_pipeline_schedule(void)
+{
+	gc_model_method m = method("signsgd");
+	gc_model_params mp;
+	gc_model_result r, d;
+	gc_arch a;
+	gc_err e;
+
+	CHECK(!flat_arch(&a, 2, 400000, 0.1));     /* 1.6 MB each: two buckets */
+	params(&mp, 0.05, 1e9);
+	mp.enc_rate[GC_M_SIGNSGD] = 2e6;           /* 0.2 s per bucket */
+	mp.dec_rate[GC_M_SIGNSGD] = 1.6e7;         /* n p = 1.6e6: 0.1 s per bucket */
+	CHECK(!gc_model_predict(&a, &m, &mp, 4, &d, &e));
+	mp.codec_on_comm = 1;
+	CHECK(!gc_model_predict(&a, &m, &mp, 4, &r, &e));
+	gc_arch_release(&a);
+	/* exchange: all-gather of 50 kB, 3 hops of 50 ms + 150 kB / 1 GB/s */
+	CHECK_NEAR(r.comm, 2 * (0.15 + 1.5e-4), 1e-12);
+	CHECK_NEAR(r.encode, 0.4, 1e-12);
+	CHECK_NEAR(r.decode, 0.2, 1e-12);
+	/* bucket 0 ready at 0.1, done 0.1 + 0.2 + 0.15015 + 0.1; bucket 1 then; + fwd 0.1 */
+	CHECK_NEAR(r.total, 0.1 + 0.1 + 2 * 0.45015, 1e-12);
+	/* device: encodes 0.3 and 0.6, exchange 1 ends 0.75015, decodes to 0.85015 */
+	CHECK_NEAR(d.total, 0.1 + 0.85015, 1e-12);
+}
+
+static void test_host_cost_and_terms(void)
+{
+	static const char csv[] = "index,name,shape,numel\n0,w,1000x1000,1000000\n";
+	gc_model_method ss = method("syncsgd"), sg = method("signsgd"),
+			ps = method("powersgd:rank=4");
+	gc_model_params mp;
+	double st, w;
+	gc_arch a;
+	gc_err e;
+
+	params(&mp, 0, 1e9);
+	mp.host_bw = 5e8;
+	/* 1.5 MB on the link: 1.5 ms of wire and 3 ms of host */
+	CHECK_NEAR(gc_model_allreduce(&mp, 4, 1e6), 1.5e-3 + 3e-3, 1e-12);
+	CHECK_NEAR(gc_model_allgather(&mp, 4, 1e6), 3e-3 + 6e-3, 1e-12);
+	CHECK(!flat_arch(&a, 1, 1000000, 0.1));
+	CHECK(!gc_model_comm_terms(&a, &ss, &mp, 4, &st, &w, &e));
+	CHECK_NEAR(st, 6, 0);
+	CHECK_NEAR(w, 2 * 4e6 * 3 / 4, 1e-6);
+	CHECK(!gc_model_comm_terms(&a, &sg, &mp, 4, &st, &w, &e));
+	CHECK_NEAR(st, 3, 0);
+	CHECK_NEAR(w, 3 * 125000.0, 1e-6);
+	CHECK(!gc_model_comm_terms(&a, &ps, &mp, 1, &st, &w, &e));
+	CHECK_NEAR(st + w, 0, 0);                   /* p = 1: nothing */
+	gc_arch_release(&a);
+	CHECK(!gc_arch_parse_csv(csv, strlen(csv), "w", &a, &e));
+	CHECK(!gc_model_comm_terms(&a, &ps, &mp, 4, &st, &w, &e));
+	gc_arch_release(&a);
+	CHECK_NEAR(st, 12, 0);                      /* P then Q: two all-reduces */
+	CHECK_NEAR(w, 2 * 4.0 * 8000 * 3 / 4, 1e-6);
+}
+
+static void test_fit_comm(void)
+{
+	double st[50], w[50], y[50], a, h;
+	unsigned seed = 5;
+	gc_err e;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		st[i] = 6.0 * (1 + i % 7);
+		w[i] = 1e5 * pow(3, i % 9);
+		y[i] = (2e-3 * st[i] + w[i] / 4e8) * (1 + noise(&seed, 0.03));
+	}
+	CHECKF(!gc_model_fit_comm(st, w, y, 50, &a, &h, &e), "%s", e.msg);
+	CHECK_NEAR(a / 2e-3, 1, 0.05);
+	CHECK_NEAR(h / 4e8, 1, 0.05);
+	for (i = 0; i < 50; i++)                    /* no latency: dropped, host alone */
+		y[i] = w[i] / 4e8 * (1 + noise(&seed, 0.03)) - 1e-4 * st[i];
+	CHECKF(!gc_model_fit_comm(st, w, y, 50, &a, &h, &e), "%s", e.msg);
+	CHECK_NEAR(a, 0, 0);
+	CHECK_NEAR(h / 4e8, 1, 0.05);
+	CHECK(!gc_model_fit_comm(st + 8, w + 8, y + 8, 1, &a, &h, &e)); /* one sample: one term */
+	CHECK((a > 0) != (h > 0));
+	for (i = 0; i < 50; i++)                    /* faster than the link: nothing fits */
+		y[i] = -1e-3;
+	CHECK_EQ_INT(gc_model_fit_comm(st, w, y, 50, &a, &h, &e), GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "no slower than the link");
+	y[2] = NAN;
+	CHECK_EQ_INT(gc_model_fit_comm(st, w, y, 50, &a, &h, &e), GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "sample 2");
+}
+
 int main(void)
 {
 	GCT_SUITE("model");
@@ -363,5 +454,8 @@ int main(void)
 	GCT_RUN(test_method_parse_errors);
 	GCT_RUN(test_fit_link);
 	GCT_RUN(test_fit_lambda_and_rates);
+	GCT_RUN(test_pipeline_schedule);
+	GCT_RUN(test_host_cost_and_terms);
+	GCT_RUN(test_fit_comm);
 	return gct_finish();
 }

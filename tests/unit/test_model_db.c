@@ -33,14 +33,14 @@ static double noisy(double v)
 /* The truth of one environment. */
 struct truth {
 	const char *host;
-	double alpha, goodput_ratio, lambda, opt_per_elem;
+	double alpha, alpha_sw, host_bw, goodput_ratio, lambda, opt_per_elem;
 	double enc[GC_M__COUNT], dec[GC_M__COUNT];
 };
 
 static const struct truth envs[2] = {
-	{ "lab1", 60e-6, 0.94, 1.08, 2e-9,
+	{ "lab1", 60e-6, 500e-6, 5e9, 0.94, 1.08, 2e-9,
 	  { 0, 4e9, 1.5e9, 1e8, 3e8, 2e8 }, { 0, 4e9, 3e9, 2e9, 2e9, 1e9 } },
-	{ "lab2", 30e-6, 0.97, 1.00, 1e-9,
+	{ "lab2", 30e-6, 200e-6, 3e9, 0.97, 1.00, 1e-9,
 	  { 0, 8e9, 3e9, 2e8, 6e8, 4e8 }, { 0, 8e9, 6e9, 4e9, 4e9, 2e9 } },
 };
 
@@ -72,7 +72,8 @@ static gc_rc truth_predict(const struct truth *t, const char *method, const char
 		return rc;
 	gc_arch_set_timing(&a, 32, GC_V100_FLOPS, 1);
 	gc_model_params_default(&mp);
-	mp.alpha = t->alpha, mp.bw = bw_bps / 8, mp.lambda = t->lambda;
+	mp.alpha = t->alpha + t->alpha_sw, mp.bw = bw_bps / 8, mp.lambda = t->lambda;
+	mp.host_bw = t->host_bw, mp.codec_on_comm = 1;
 	mp.t_opt = t->opt_per_elem * (double)a.numel;
 	memcpy(mp.enc_rate, t->enc, sizeof(mp.enc_rate));
 	memcpy(mp.dec_rate, t->dec, sizeof(mp.dec_rate));
@@ -213,7 +214,11 @@ static void test_fit_recovers_parameters(void)
 	for (i = 0; i < 2; i++) {
 		const struct truth *t = &envs[i];
 		const gc_pdb_fit *f = &res.fits[i];
-		CHECK_NEAR(f->mp.alpha, t->alpha, 0.01 * t->alpha);
+		CHECK_NEAR(f->alpha_link, t->alpha, 0.01 * t->alpha);
+		CHECKF(fabs(f->alpha_sw / t->alpha_sw - 1) < 0.1, "env %zu software latency %g "
+		       "vs %g", i, f->alpha_sw, t->alpha_sw);
+		CHECKF(fabs(f->mp.host_bw / t->host_bw - 1) < 0.1, "env %zu host cost %g vs %g", i,
+		       f->mp.host_bw, t->host_bw);
 		CHECK_NEAR(f->goodput_ratio, t->goodput_ratio, 0.001);
 		CHECK_NEAR(f->mp.lambda, t->lambda, 0.02);
 		CHECK_NEAR(f->mp.fwd_over_bwd, 0.5, 0.02);
@@ -241,12 +246,16 @@ static void test_predictions_within_few_percent(void)
 		CHECKF(fabs(r->rel_err) < 0.03, "run %lld %s %s p=%d cap %.0f: predicted %.4f s, "
 		       "measured %.4f s", (long long)r->run_id, r->method, r->params,
 		       r->world_size, r->bw_cap_bps / 1e9, r->pred.total, r->measured);
+		CHECKF(fabs(r->cv_err) < 0.04, "run %lld: leave-one-out %.4f s, measured %.4f s",
+		       (long long)r->run_id, r->cv_pred, r->measured);
 	}
 	CHECK_EQ_INT(res.nmethods, NMETHODS);
 	for (i = 0; i < res.nmethods; i++) {
 		CHECK(res.methods[i].n > 0);
 		CHECK(res.methods[i].median_abs <= res.methods[i].worst_abs);
 		CHECK(res.methods[i].worst_abs < 0.03);
+		CHECK(res.methods[i].n_cv == res.methods[i].n);
+		CHECK(res.methods[i].median_abs_cv < 0.03);
 	}
 }
 
