@@ -187,6 +187,10 @@ gc_rc gc_db_open(const char *path, unsigned flags, gc_db **out, gc_err *e)
 	rc = configure(db, flags, e);
 	if (!rc)
 		rc = check_version(db, flags, e);
+	if (rc && sqlite3_errcode(db->h) == SQLITE_NOTADB)
+		rc = gc_fail(e, GC_E_DB, "'%s' is not a SQLite database (%s): give the path of "
+			     "a gcbench results database, or move the file away and let 'gcbench "
+			     "run' create a new one", path, sqlite3_errmsg(db->h));
 	if (rc) {
 		gc_db_close(db);
 		return rc;

@@ -43,7 +43,7 @@ static int print_sweep(const struct gc_db_sweep_stat *s, void *arg)
 {
 	char started[32];
 
-	(void)arg;
+	++*(int *)arg;
 	fmt_time(s->started, started, sizeof(started));
 	printf("%5lld  %-20.20s %-16s %-11s %4d %6d %7d %11d %7d\n", (long long)s->id, s->name,
 	       started, s->status, s->n_ok, s->n_failed, s->n_timeout, s->n_interrupted,
@@ -55,7 +55,7 @@ static int print_run(const struct gc_db_run_stat *r, void *arg)
 {
 	char started[32];
 
-	(void)arg;
+	++*(int *)arg;
 	fmt_time(r->started, started, sizeof(started));
 	if (r->t_iter_median >= 0)
 		printf("%6lld %5lld  %-16s %-11s %9.4f s  %s\n", (long long)r->id,
@@ -84,6 +84,7 @@ static int show(const char *path, int nsweeps, int nruns)
 {
 	gc_db *db;
 	gc_err e;
+	int shown = 0;
 
 	if (access(path, F_OK)) {
 		gc_error("no results database at '%s': run a sweep first ('gcbench run'), or "
@@ -98,13 +99,18 @@ static int show(const char *path, int nsweeps, int nruns)
 	printf("sweeps in %s (newest first)\n", path);
 	printf("%5s  %-20s %-16s %-11s %4s %6s %7s %11s %7s\n", "id", "name", "started",
 	       "status", "ok", "failed", "timeout", "interrupted", "running");
-	if (gc_db_sweep_stats(db, nsweeps, print_sweep, NULL, &e))
+	if (gc_db_sweep_stats(db, nsweeps, print_sweep, &shown, &e))
 		goto fail;
-	if (nruns > 0) {
+	if (!shown)
+		printf("  (no sweeps yet: start one with 'gcbench run SPEC.yaml --db %s')\n", path);
+	if (nruns > 0 && shown) {
+		shown = 0;
 		printf("\nlatest runs\n%6s %5s  %-16s %-11s %11s  %s\n", "run", "sweep", "started",
 		       "status", "t_iter(med)", "point");
-		if (gc_db_latest_runs(db, nruns, print_run, NULL, &e))
+		if (gc_db_latest_runs(db, nruns, print_run, &shown, &e))
 			goto fail;
+		if (!shown)
+			printf("  (no runs yet)\n");
 	}
 	gc_db_close(db);
 	return 0;

@@ -5,6 +5,9 @@
 
 FUZZ_REPLAYS = $(FUZZ_TARGETS:%=$(BUILD)/tests/%)
 
+# gcbench status and env (no root, no cluster; sqlite3 and python3 where present)
+INTEG_TESTS += tests/integration/test_status_env.sh
+
 $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D) $(BUILD)/obj/tests/unit
 	$(if $(Q),@echo "  TEST    $@")

@@ -170,6 +170,9 @@ static void test_not_sqlite(void)
 	fclose(f);
 	CHECK(gc_db_open(tmp_path("junk.db"), 0, &db, &e) == GC_E_DB);
 	CHECK_CONTAINS(e.msg, "junk.db");
+	CHECK_CONTAINS(e.msg, "is not a SQLite database");
+	CHECK(gc_db_open(tmp_path("junk.db"), GC_DB_READONLY, &db, &e) == GC_E_DB);
+	CHECK_CONTAINS(e.msg, "is not a SQLite database");
 }
 
 static void env_fill(struct gc_envinfo *i, const char *host, const char *nccl)
