@@ -5,8 +5,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "db/db.h"
 #include "log.h"
 #include "orchestrator/lock.h"
@@ -91,42 +89,6 @@ static gc_rc collect_envs(struct gc_sweep_ctx *c, gc_err *e)
 			return rc;
 	}
 	return GC_OK;
-}
-
-static int print_summary_row(void *arg, int n, char **v, char **col)
-{
-	(void)col;
-	(void)n;
-	(*(int *)arg)++;
-	printf("%-10s %-22s %-18s %10s %6s %9s %9s %8s\n", v[0], v[1], v[2] ? v[2] : "", v[3], v[4],
-	       v[5] ? v[5] : "-", v[6] ? v[6] : "-", v[7] ? v[7] : "-");
-	return 0;
-}
-
-/* The speedup of every method over the baseline at each point of this sweep. */
-static void print_summary(struct gc_sweep_ctx *c)
-{
-	char sql[1024];
-	char *err = NULL;
-	int rows = 0;
-
-	snprintf(sql, sizeof(sql),
-		 "SELECT model, method, params, CASE WHEN bw_cap_bps = 0 THEN 'unlimited' ELSE "
-		 "printf('%%.3gGbit', bw_cap_bps / 1e9) END, world_size, printf('%%.1f', t_iter * 1e3), "
-		 "printf('%%.1f', t_iter_baseline * 1e3), printf('%%.2fx', speedup) FROM speedup "
-		 "WHERE (model, method, params, bw_cap_bps, world_size, batch) IN (SELECT model, method, "
-		 "params, bw_cap_bps, world_size, batch FROM runs WHERE sweep_id = %lld) "
-		 "ORDER BY model, bw_cap_bps, method, params",
-		 (long long)c->sweep_id);
-	printf("\n%-10s %-22s %-18s %10s %6s %9s %9s %8s\n", "model", "method", "params", "bandwidth",
-	       "world", "iter_ms", "base_ms", "speedup");
-	if (sqlite3_exec(gc_db_handle(c->db), sql, print_summary_row, &rows, &err) != SQLITE_OK) {
-		gc_warn("cannot print the summary: %s", err ? err : "?");
-		sqlite3_free(err);
-	}
-	if (!rows)
-		printf("(no point finished with its baseline)\n");
-	printf("\nspeedup = baseline median iteration time / method's (> 1: the method is faster)\n");
 }
 
 /* Run the points not done yet; returns how many failed. */
@@ -251,7 +213,7 @@ int gc_sweep_run(const struct gc_run_opts *o)
 		failed = run_points(&c, s.pts, s.sw.n, &s.done, &fatal, &e);
 		gc_db_sweep_end(c.db, c.sweep_id,
 				gc_run_interrupted() ? "interrupted" : fatal || failed ? "failed" : "done", NULL);
-		print_summary(&c);
+		gc_run_summary_print(c.db, c.sweep_id, stdout);
 		notify_end(&s, failed, gc_run_interrupted(), o->db_path);
 		rc = fatal == GC_E_INTERRUPTED ? GC_OK : fatal;
 	}

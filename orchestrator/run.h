@@ -13,6 +13,7 @@
 #define GC_RUN_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "orchestrator/nodes.h"
 #include "orchestrator/sweep.h"
@@ -64,6 +65,16 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
 /* The whole sweep; returns the process exit status (0 all points ok, 1 some failed or
  * an error, 130 interrupted). */
 int gc_sweep_run(const struct gc_run_opts *o);
+
+/* The end-of-sweep table: every method's speedup over the baseline at each point of
+ * sweep_id, columns sized to their content and the whole kept within GC_SUMMARY_WIDTH
+ * columns (params wrap at commas). Returns the number of rows, -1 on error (warned). */
+#define GC_SUMMARY_WIDTH 100
+int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f);
+
+/* The params of a run as the summary shows them: only the key=value items that differ
+ * from the method's defaults ("defaults" if none, "-" for a method without params). */
+void gc_params_brief(const char *method, const char *params, char *out, size_t n);
 
 /* Set by the SIGINT/SIGTERM handler. */
 int gc_run_interrupted(void);

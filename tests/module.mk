@@ -5,6 +5,9 @@
 
 FUZZ_REPLAYS = $(FUZZ_TARGETS:%=$(BUILD)/tests/%)
 
+# the end-of-sweep table of gcbench run (orchestrator/run_summary.c) on a small database
+UNIT_TESTS += $(BUILD)/tests/test_run_summary
+
 # gcbench status and env (no root, no cluster; sqlite3 and python3 where present)
 INTEG_TESTS += tests/integration/test_status_env.sh
 

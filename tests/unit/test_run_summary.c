@@ -1,0 +1,194 @@
+/* tests/unit/test_run_summary.c: the end-of-sweep table of `gcbench run`
+ * (gc_run_summary_print) on a small database: params shown as their difference from
+ * the method's defaults, columns sized to their content and aligned, long params
+ * wrapped at commas within GC_SUMMARY_WIDTH columns. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "db/db.h"
+#include "orchestrator/run.h"
+
+static char dbpath[64];
+
+static void test_params_brief(void)
+{
+	char b[64], tiny[8];
+
+	gc_params_brief("powersgd", "ef=1,rank=4,warm_start=1,min_compression=2,seed=42", b,
+			sizeof(b));
+	CHECK_STR(b, "defaults");
+	gc_params_brief("powersgd", "ef=1,rank=8,warm_start=0,min_compression=2,seed=42", b,
+			sizeof(b));
+	CHECK_STR(b, "rank=8,warm_start=0");
+	gc_params_brief("topk", "ef=1,ratio=0.001", b, sizeof(b));
+	CHECK_STR(b, "ratio=0.001");
+	gc_params_brief("syncsgd", "", b, sizeof(b));
+	CHECK_STR(b, "-");
+	gc_params_brief("nosuch", "a=1,b=2", b, sizeof(b));
+	CHECK_STR(b, "a=1,b=2");
+	/* a short buffer keeps whole items only */
+	gc_params_brief("powersgd", "ef=0,rank=8,warm_start=0", tiny, sizeof(tiny));
+	CHECK_STR(tiny, "ef=0");
+}
+
+/* one ok run whose post-warmup iterations all take t seconds */
+static int add_run(gc_db *db, int64_t sweep, const char *model, const char *method,
+		   const char *params, uint64_t bw, double t)
+{
+	struct gc_db_run r = {
+		.sweep_id = sweep, .point_key = params, .workload = "replay", .model = model,
+		.method = method, .params = params, .world_size = 4, .nodes = 4, .batch = 32,
+		.bw_cap_bps = bw, .backend = "mpi", .compute_scale = 1, .iterations = 3,
+		.warmup = 1,
+	};
+	struct gc_iter_rec recs[4];
+	gc_rec_file f = { .recs = recs, .n = 4, .complete = 1 };
+	int64_t id;
+	gc_err e;
+
+	memset(recs, 0, sizeof(recs));
+	for (int i = 0; i < 4; i++) {
+		recs[i].iter = (uint32_t)i;
+		recs[i].warmup = i == 0;
+		recs[i].t_iter = t;
+	}
+	if (gc_db_run_begin(db, &r, &id, &e) || gc_db_ingest(db, id, &f, &e) ||
+	    gc_db_run_end(db, id, GC_RUN_OK, NULL, NULL, &e)) {
+		printf("# add_run: %s\n", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* the table of a sweep as text (caller frees) */
+static char *table_of(gc_db *db, int64_t sweep, int *rows)
+{
+	FILE *f = tmpfile();
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	*rows = gc_run_summary_print(db, sweep, f);
+	n = ftell(f);
+	buf = n >= 0 ? calloc(1, (size_t)n + 1) : NULL;
+	rewind(f);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+static void test_table_aligned(void)
+{
+	const char *pdef = "ef=1,rank=4,warm_start=1,min_compression=2,seed=42";
+	const char *plong = "ef=0,rank=16,warm_start=0,min_compression=3.5,seed=12345";
+	gc_db *db = NULL;
+	int64_t sw;
+	int rows = -1, nlines = 0, pcol, width, cont = 0;
+	char *txt = NULL, *save = NULL, *line;
+	gc_err e;
+
+	unlink(dbpath);
+	CHECK(gc_db_open(dbpath, 0, &db, &e) == GC_OK);
+	CHECK(gc_db_sweep_begin(db, "t", "spec", "h", "syncsgd", &sw, &e) == GC_OK);
+	CHECK(add_run(db, sw, "resnet50", "syncsgd", "", 1000000000ull, 0.2) == 0);
+	CHECK(add_run(db, sw, "resnet50", "powersgd", pdef, 1000000000ull, 0.1) == 0);
+	CHECK(add_run(db, sw, "resnet50", "powersgd", plong, 1000000000ull, 0.4) == 0);
+	CHECK(add_run(db, sw, "a-much-longer-model-name", "syncsgd", "", 0, 0.2) == 0);
+	CHECK(add_run(db, sw, "a-much-longer-model-name", "topk", "ef=1,ratio=0.001", 0, 0.25) == 0);
+	txt = table_of(db, sw, &rows);
+	gc_db_close(db);
+	CHECK(txt);
+	CHECKF(rows == 5, "%d rows:\n%s", rows, txt);
+	/* header: the first non-empty line; params starts where its title does */
+	line = strtok_r(txt, "\n", &save);
+	CHECKF(line && !strncmp(line, "model", 5), "%s", txt);
+	pcol = (int)(strstr(line, "params") - line);
+	width = (int)strlen(line);
+	CHECKF(width <= GC_SUMMARY_WIDTH, "header of %d columns", width);
+	for (; line; line = strtok_r(NULL, "\n", &save)) {
+		int len = (int)strlen(line);
+		if (!strncmp(line, "params:", 7) || !strncmp(line, "speedup =", 9))
+			break;
+		nlines++;
+		CHECKF(len <= GC_SUMMARY_WIDTH, "line of %d columns: '%s'", len, line);
+		if (line[0] == ' ') {   /* a wrapped params line */
+			cont++;
+			CHECKF((int)strspn(line, " ") == pcol, "continuation not under params: '%s'",
+			       line);
+			continue;
+		}
+		/* every row ends where the header does (right-aligned speedup), and its
+		 * params start under the title, after a blank */
+		CHECKF(len == width, "row of %d columns, header %d: '%s'\n%s", len, width, line,
+		       txt);
+		CHECKF(line[pcol - 1] == ' ' && line[pcol] != ' ', "params not at %d: '%s'", pcol,
+		       line);
+	}
+	free(txt);
+	CHECKF(nlines == 6 + cont, "%d lines, %d continued", nlines, cont);
+	CHECK(cont >= 1);   /* plong does not fit beside a 24-character model name */
+}
+
+static void test_table_content(void)
+{
+	gc_db *db = NULL;
+	int64_t sw;
+	int rows = -1;
+	char *txt;
+	gc_err e;
+
+	CHECK(gc_db_open(dbpath, 0, &db, &e) == GC_OK);
+	sw = 1;
+	txt = table_of(db, sw, &rows);
+	gc_db_close(db);
+	CHECK(txt);
+	CHECKF(strstr(txt, "defaults") && strstr(txt, "ratio=0.001") &&
+	       strstr(txt, "rank=16,") && !strstr(txt, "seed=42") &&
+	       strstr(txt, "unlimited") && strstr(txt, "2.00x") && strstr(txt, "0.50x") &&
+	       strstr(txt, "0.80x"), "%s", txt);
+	free(txt);
+}
+
+static void test_table_empty(void)
+{
+	gc_db *db = NULL;
+	int64_t sw;
+	int rows = -1;
+	char *txt;
+	gc_err e;
+
+	CHECK(gc_db_open(dbpath, 0, &db, &e) == GC_OK);
+	CHECK(gc_db_sweep_begin(db, "empty", "spec", "h2", "syncsgd", &sw, &e) == GC_OK);
+	txt = table_of(db, sw, &rows);
+	gc_db_close(db);
+	CHECK(txt);
+	CHECK(rows == 0);
+	CHECKF(strstr(txt, "(no point finished with its baseline)"), "%s", txt);
+	free(txt);
+}
+
+int main(void)
+{
+	GCT_SUITE("run_summary");
+	snprintf(dbpath, sizeof(dbpath), "/tmp/gcbench-test-summary.%ld.db", (long)getpid());
+	GCT_RUN(test_params_brief);
+	GCT_RUN(test_table_aligned);
+	GCT_RUN(test_table_content);
+	GCT_RUN(test_table_empty);
+	unlink(dbpath);
+	{
+		char p[80];
+		snprintf(p, sizeof(p), "%s-wal", dbpath);
+		unlink(p);
+		snprintf(p, sizeof(p), "%s-shm", dbpath);
+		unlink(p);
+	}
+	return gct_finish();
+}
