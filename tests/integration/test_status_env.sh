@@ -2,7 +2,8 @@
 # tests/integration/test_status_env.sh: `gcbench env [--json] [--tag]` (the documented
 # fields, versions found on this host, readable text) and `gcbench status [--db]` on a
 # new database, on one with sweeps and runs, on a missing file and on a file that is not
-# a database (each error: its exit status and its message).
+# a database (each error: its exit status and its message). And `gcbench run` on the
+# local cluster without root: the documented message, nothing created.
 . "$(dirname "$0")/../lib.sh"
 G=$BIN/gcbench
 
@@ -133,4 +134,23 @@ expect_err status_not_a_db 1 "'$work/text.db' is not a SQLite database" "$G" sta
 expect_err status_bad_count 2 "invalid --runs '-3': give a count from 0 to 100000" \
 	"$G" status --db "$db" --runs -3
 expect_err status_bad_option 2 "unknown option '--bd' for status" "$G" status --bd "$db"
+
+# --- gcbench run without root (experiments/inventory-local.yaml, docs/spec.md) --------
+if [ "$(id -u)" -ne 0 ]; then
+	skip run_nonroot_message "needs root to drop to user nobody"
+elif ! command -v setpriv >/dev/null 2>&1; then
+	skip run_nonroot_message "'setpriv' is not installed"
+elif ! Gabs=$(realpath "$G") || ! setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$Gabs"; then
+	skip run_nonroot_message "user nobody cannot reach $G"
+else
+	mkdir -p "$work/nr" && chmod 777 "$work/nr" && chmod 755 "$work"
+	cp experiments/quickstart.yaml experiments/inventory-local.yaml "$work/nr/" &&
+		chmod 644 "$work/nr/"*.yaml
+	out=$(cd "$work/nr" && setpriv --reuid=nobody --regid=nogroup --clear-groups "$Gabs" run \
+		quickstart.yaml --inventory inventory-local.yaml --db nr.db 2>&1); rc=$?
+	want="the local emulated cluster needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN): run 'sudo gcbench run ...', or give an inventory of real hosts with --inventory"
+	if [ $rc -eq 1 ] && grep -qF "$want" <<<"$out" && ! ls "$work/nr" | grep -q '^nr\.db'
+	then pass run_nonroot_message
+	else fail run_nonroot_message "rc $rc, files: $(ls "$work/nr" | tr '\n' ' '), output: $out"; fi
+fi
 exit 0
