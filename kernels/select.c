@@ -197,3 +197,254 @@ void gc_sel_scan(const float *c, size_t n, uint32_t lo, uint32_t hi, size_t k,
 	*na = a;
 	*nf = f;
 }
+
+/* ---- candidate lists ---------------------------------------------------------- */
+
+gc_rc gc_cand_init(struct gc_cand *cd, size_t n, size_t k)
+{
+	size_t nb = (n + GC_SEL_SBLOCK - 1) / GC_SEL_SBLOCK, len;
+	int parts = gc_cpu_threads();
+
+	parts = parts > GC_SEL_MAXPARTS ? GC_SEL_MAXPARTS : parts;
+	cd->parts = n >= PAR_MIN ? parts : 1;
+	cd->samp = gc_cpu_alloc(GC_SEL_SAMPLE * sizeof(uint32_t));
+	cd->bsum = gc_cpu_alloc((nb ? nb : 1) * sizeof(double));
+	if (!cd->samp || !cd->bsum)
+		return GC_E_NOMEM;
+	/* listed: about k + 4 sqrt(k S / n) n / S from the sample; room for 1.5 times that */
+	if (n <= GC_SEL_SAMPLE)
+		cd->cap = n;
+	else if (k <= n / 8)
+		cd->cap = k + k / 2 + 4 * (size_t)sqrt((double)k * (double)n / GC_SEL_SAMPLE) +
+			  4096;
+	else
+		cd->cap = 0;
+	len = (n + (size_t)cd->parts - 1) / (size_t)cd->parts + GC_SEL_SBLOCK;
+	cd->cap = cd->cap < len ? cd->cap : len;
+	cd->cap += cd->cap ? 16 : 0;    /* spare slots for branch-free listing */
+	for (int p = 0; cd->cap && p < cd->parts; p++) {
+		cd->idx[p] = gc_cpu_alloc(cd->cap * sizeof(uint32_t));
+		cd->bits[p] = gc_cpu_alloc(cd->cap * sizeof(uint32_t));
+		if (!cd->idx[p] || !cd->bits[p])
+			return GC_E_NOMEM;
+	}
+	return GC_OK;
+}
+
+void gc_cand_release(struct gc_cand *cd)
+{
+	for (int p = 0; p < GC_SEL_MAXPARTS; p++) {
+		free(cd->idx[p]);
+		free(cd->bits[p]);
+	}
+	free(cd->samp);
+	free(cd->bsum);
+}
+
+/* The k-th largest of the keys (bits & 0x7fffffff) of np arrays, 1 <= k <= total: a
+ * coarse then a fine histogram. */
+static uint32_t kth_key(const uint32_t *const *a, const size_t *na, int np, size_t k,
+			uint32_t *hist, uint32_t *fine)
+{
+	size_t above;
+	uint32_t bin, x;
+	int p;
+
+	memset(hist, 0, GC_SEL_BINS * sizeof(*hist));
+	memset(fine, 0, GC_SEL_FINE * sizeof(*fine));
+	for (p = 0; p < np; p++)
+		for (size_t i = 0; i < na[p]; i++)
+			hist[(a[p][i] & 0x7fffffffu) >> GC_SEL_SHIFT]++;
+	bin = gc_sel_bin(hist, k, &above);
+	for (p = 0; p < np; p++)
+		for (size_t i = 0; i < na[p]; i++) {
+			uint32_t key = a[p][i] & 0x7fffffffu;
+			if (key >> GC_SEL_SHIFT == bin)
+				fine[key & (GC_SEL_FINE - 1)]++;
+		}
+	x = GC_SEL_FINE - 1;
+	for (;;) {              /* the largest x with above + #(low bits >= x) >= k */
+		above += fine[x];
+		if (above >= k || x == 0)
+			break;
+		x--;
+	}
+	return (bin << GC_SEL_SHIFT) | x;
+}
+
+uint32_t gc_cand_kth(const struct gc_cand *cd, size_t k, uint32_t *hist, uint32_t *fine)
+{
+	return kth_key((const uint32_t *const *)cd->bits, cd->n, cd->parts, k, hist, fine);
+}
+
+/* tlo from a strided sample of c (computed as e + g before the pass): the sample's
+ * r-th largest key with r well above the sample's share of k. UINT32_MAX (nothing
+ * listed) when the lists are off or would hold most of the bucket. */
+static uint32_t sample_tlo(struct gc_cand *cd, const float *e, const float *g, size_t n,
+			   size_t k, uint32_t *hist, uint32_t *fine)
+{
+	size_t S = n < GC_SEL_SAMPLE ? n : GC_SEL_SAMPLE, r, j;
+	const uint32_t *one[1] = { cd->samp };
+	double m;
+
+	if (!cd->cap || !n)
+		return UINT32_MAX;
+	for (j = 0; j < S; j++) {
+		size_t i = S == n ? j : (size_t)((uint64_t)j * n / S);
+		cd->samp[j] = gc_key(e ? e[i] + g[i] : g[i]);
+	}
+	if (S == n) {
+		r = k;
+	} else {
+		m = (double)S * (double)k / (double)n;
+		r = (size_t)ceil(m + 4.0 * sqrt(m) + 8.0);
+		if (r >= S / 2)
+			return UINT32_MAX;
+	}
+	return kth_key(one, &S, 1, r, hist, fine);
+}
+
+typedef float v8f __attribute__((vector_size(32)));
+typedef double v8d __attribute__((vector_size(64)));
+typedef uint32_t v8u __attribute__((vector_size(32)));
+typedef int32_t v8i __attribute__((vector_size(32)));
+
+/* Eight elements at c[i]: c = e + g stored back (e) or c = g; lane-wise sum |c| in
+ * *acc, max key in *mx; returns the keys >= tlo as a lane mask (-1 / 0). */
+static inline __attribute__((always_inline)) v8i
+pass8(float *e, const float *g, size_t i, v8u tlo, v8d *acc, v8u *mx, v8u *bits)
+{
+	v8f c;
+	v8u u, key;
+	v8i gt;
+
+	memcpy(&c, g + i, sizeof(c));
+	if (e) {
+		v8f x;
+		memcpy(&x, e + i, sizeof(x));
+		c += x;
+		memcpy(e + i, &c, sizeof(c));
+	}
+	memcpy(&u, &c, sizeof(u));
+	key = u & 0x7fffffffu;
+	*acc += __builtin_convertvector((v8f)key, v8d);
+	gt = key > *mx;
+	*mx = (*mx & ~(v8u)gt) | (key & (v8u)gt);
+	*bits = u;
+	return key >= tlo;
+}
+
+/* One list's share [a, b) of the pass (a a multiple of GC_SEL_SBLOCK); 1 on overflow.
+ * Per block: 16 lane sums (element i in lane i % 16), then the lanes in order. Listing
+ * is branch-free (always write, advance if taken), so a list keeps 16 spare slots. */
+static inline __attribute__((always_inline)) int
+pass_part(struct gc_cand *cd, int p, float *e, const float *g, size_t a, size_t b,
+	  uint32_t *maxkey)
+{
+	uint32_t tlo = cd->tlo, *li = cd->idx[p], *lb = cd->bits[p], mk = 0;
+	size_t cap = cd->cap - 16, cnt = 0;
+	int over = 0;
+	v8u tv = (v8u){ 0 } + tlo, mx0 = { 0 }, mx1 = { 0 };
+
+	for (size_t blk = a; blk < b; blk += GC_SEL_SBLOCK) {
+		size_t end = blk + GC_SEL_SBLOCK < b ? blk + GC_SEL_SBLOCK : b, i, j;
+		v8d acc0 = { 0 }, acc1 = { 0 };
+		double s = 0;
+
+		for (i = blk; i + 16 <= end; i += 16) {
+			v8u u0, u1;
+			v8i m = pass8(e, g, i, tv, &acc0, &mx0, &u0) |
+				pass8(e, g, i + 8, tv, &acc1, &mx1, &u1);
+			uint64_t w[4];
+			memcpy(w, &m, sizeof(w));
+			if (!(w[0] | w[1] | w[2] | w[3]))
+				continue;
+			if (cnt > cap) {
+				over = 1;
+				continue;
+			}
+			for (j = 0; j < 8; j++) {
+				li[cnt] = (uint32_t)(i + j);
+				lb[cnt] = u0[j];
+				cnt += (u0[j] & 0x7fffffffu) >= tlo;
+			}
+			for (j = 0; j < 8; j++) {
+				li[cnt] = (uint32_t)(i + 8 + j);
+				lb[cnt] = u1[j];
+				cnt += (u1[j] & 0x7fffffffu) >= tlo;
+			}
+		}
+		for (j = 0; j < 8; j++)
+			s += acc0[j];
+		for (j = 0; j < 8; j++)
+			s += acc1[j];
+		for (; i < end; i++) {          /* the bucket's last < 16 elements */
+			float c = e ? (e[i] += g[i]) : g[i];
+			uint32_t u;
+			memcpy(&u, &c, sizeof(u));
+			s += (double)fabsf(c);
+			mk = (u & 0x7fffffffu) > mk ? (u & 0x7fffffffu) : mk;
+			if ((u & 0x7fffffffu) < tlo)
+				continue;
+			if (cnt > cap) {
+				over = 1;
+				continue;
+			}
+			li[cnt] = (uint32_t)i;
+			lb[cnt++] = u;
+		}
+		cd->bsum[blk / GC_SEL_SBLOCK] = s;
+	}
+	for (int j = 0; j < 8; j++) {
+		mk = mx0[j] > mk ? mx0[j] : mk;
+		mk = mx1[j] > mk ? mx1[j] : mk;
+	}
+	cd->n[p] = cnt;
+	*maxkey = mk;
+	return over;
+}
+
+int gc_sel_pass(struct gc_cand *cd, float *e, const float *g, size_t n, size_t k,
+		uint32_t *hist, uint32_t *fine, double *sum, uint32_t *maxkey)
+{
+	size_t nb = (n + GC_SEL_SBLOCK - 1) / GC_SEL_SBLOCK, tot = 0;
+	uint32_t m = 0;
+	int over = 0, parts = cd->parts;
+	double s = 0;
+
+	cd->tlo = sample_tlo(cd, e, g, n, k, hist, fine);
+#pragma omp parallel for schedule(static) num_threads(parts) reduction(max:m) \
+	reduction(|:over) if (parts > 1)
+	for (int p = 0; p < parts; p++) {
+		size_t a = nb * (size_t)p / (size_t)parts * GC_SEL_SBLOCK;
+		size_t b = nb * (size_t)(p + 1) / (size_t)parts * GC_SEL_SBLOCK;
+		uint32_t mp;
+		b = b < n ? b : n;
+		if (e)
+			over |= pass_part(cd, p, e, g, a, b, &mp);
+		else
+			over |= pass_part(cd, p, NULL, g, a, b, &mp);
+		m = mp > m ? mp : m;
+	}
+	for (size_t j = 0; j < nb; j++)
+		s += cd->bsum[j];
+	for (int p = 0; p < parts; p++)
+		tot += cd->n[p];
+	*sum = s;
+	*maxkey = m;
+	return cd->tlo != UINT32_MAX && !over && tot >= k;
+}
+
+size_t gc_cand_count(const struct gc_cand *cd, uint32_t x)
+{
+	size_t tot = 0;
+
+	for (int p = 0; p < cd->parts; p++) {
+		const uint32_t *v = cd->bits[p];
+		size_t c = 0;
+		for (size_t i = 0; i < cd->n[p]; i++)
+			c += (v[i] & 0x7fffffffu) >= x;
+		tot += c;
+	}
+	return tot;
+}

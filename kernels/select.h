@@ -57,6 +57,44 @@ void gc_sel_fine(const float *c, size_t n, uint32_t bin, uint32_t *fine);
 void gc_sel_scan(const float *c, size_t n, uint32_t lo, uint32_t hi, size_t k,
 		 uint32_t *ai, size_t *na, uint32_t *fi, size_t *nf);
 
+/* Candidates of one selection: every element with key >= tlo, kept in index order as
+ * (index, value bits) in `parts` lists (one per contiguous range of the bucket), so
+ * that the rest of the selection looks at about 1.5 k elements instead of all n.
+ * tlo comes from a strided sample of GC_SEL_SAMPLE elements, chosen so that at least
+ * k elements reach it with a wide margin; when that fails (too few reach it, or more
+ * than a list holds) the caller falls back to the histograms over the whole bucket. */
+#define GC_SEL_SAMPLE 16384
+#define GC_SEL_MAXPARTS 8
+#define GC_SEL_SBLOCK 4096      /* sum |c| is summed per block of this many, in order */
+
+struct gc_cand {
+	uint32_t *idx[GC_SEL_MAXPARTS];
+	uint32_t *bits[GC_SEL_MAXPARTS];        /* float bits of c */
+	size_t n[GC_SEL_MAXPARTS];
+	size_t cap;             /* per list; 0: candidates disabled (k too large) */
+	int parts;
+	uint32_t tlo;           /* this step's lower bound on the keys listed */
+	uint32_t *samp;         /* GC_SEL_SAMPLE keys */
+	double *bsum;           /* ceil(n / GC_SEL_SBLOCK) block sums */
+};
+
+gc_rc gc_cand_init(struct gc_cand *cd, size_t n, size_t k);
+void gc_cand_release(struct gc_cand *cd);
+
+/* The first pass of a selection: with e, e[i] += g[i] and c = e, else c = g; sum |c|
+ * (double, by blocks of GC_SEL_SBLOCK in index order, so independent of the thread
+ * count) and the largest key; and the candidate lists. Returns 1 if the lists hold
+ * every key >= cd->tlo and at least k of them, 0 if the caller must fall back.
+ * hist and fine are GC_SEL_BINS and GC_SEL_FINE counters of scratch. */
+int gc_sel_pass(struct gc_cand *cd, float *e, const float *g, size_t n, size_t k,
+		uint32_t *hist, uint32_t *fine, double *sum, uint32_t *maxkey);
+
+/* #(listed keys >= x). */
+size_t gc_cand_count(const struct gc_cand *cd, uint32_t x);
+
+/* The k-th largest listed key (1 <= k <= listed). */
+uint32_t gc_cand_kth(const struct gc_cand *cd, size_t k, uint32_t *hist, uint32_t *fine);
+
 /* The sparse payload of topk and mstopk (b->st points to one). */
 struct gc_sparse {
 	size_t k;
@@ -66,6 +104,7 @@ struct gc_sparse {
 	uint32_t *hist, *scratch, *fine;
 	uint32_t *ai, *fi;      /* k each: the selection before merging */
 	uint8_t *seen;          /* numel bits: decode divided this element already */
+	struct gc_cand cand;
 };
 
 gc_rc gc_sparse_init(gc_bucket *b, gc_err *e);
@@ -73,6 +112,9 @@ void gc_sparse_release(gc_bucket *b);
 /* Merge na "above" indices with the first k - na "fill" indices into the payload,
  * zero the sent entries of e (ef), and set the all-gather round. */
 void gc_sparse_commit(gc_bucket *b, const float *c, size_t na, size_t nf);
+/* The same from the candidate lists (every key >= lo is listed): all listed keys >= hi
+ * (the first k by index if more), then lo <= key < hi in index order up to k. */
+void gc_sparse_commit_cand(gc_bucket *b, uint32_t lo, uint32_t hi);
 gc_rc gc_sparse_decode(gc_bucket *b, float *avg);
 gc_rc gc_sparse_residual(const gc_bucket *b, float *out);
 size_t gc_sparse_payload(const gc_bucket *b);

@@ -27,7 +27,7 @@ gc_rc gc_sparse_init(gc_bucket *b, gc_err *e)
 	s->seen = gc_cpu_alloc((b->numel + 7) / 8);
 	if (b->p.ef)
 		s->e = gc_cpu_zalloc(b->numel * sizeof(float));
-	if (!s->send || !s->recv || !s->hist || !s->scratch || !s->fine || !s->ai || !s->fi ||
+	if (gc_cand_init(&s->cand, b->numel, s->k) || !s->send || !s->recv || !s->hist || !s->scratch || !s->fine || !s->ai || !s->fi ||
 	    !s->seen || (b->p.ef && !s->e))
 		return gc_fail(e, GC_E_NOMEM, "out of memory for %s state (k = %zu of %zu "
 			       "elements, %d workers)", gc_method_name(b->p.method), s->k,
@@ -50,8 +50,21 @@ void gc_sparse_release(gc_bucket *b)
 	free(s->ai);
 	free(s->fi);
 	free(s->seen);
+	gc_cand_release(&s->cand);
 	free(s);
 	b->st = NULL;
+}
+
+/* e = 0 at the n sent indices (error feedback). */
+static void zero_sent(struct gc_sparse *s, const uint32_t *idx, size_t n)
+{
+	float *e = s->e;
+
+	if (!e)
+		return;
+#pragma omp parallel for schedule(static) if (n >= 65536)
+	for (size_t o = 0; o < n; o++)
+		e[idx[o]] = 0;
 }
 
 void gc_sparse_commit(gc_bucket *b, const float *c, size_t na, size_t nf)
@@ -76,9 +89,36 @@ void gc_sparse_commit(gc_bucket *b, const float *c, size_t na, size_t nf)
 		idx[o] = 0;
 		val[o] = 0;
 	}
-	if (s->e)
-		for (o = 0; o < na + nf; o++)
-			s->e[idx[o]] = 0;
+	zero_sent(s, idx, na + nf);
+	b->round[0] = (gc_round){ GC_COLL_ALLGATHER, GC_DT_U8, s->send, 8 * s->k, s->recv };
+	b->nround = 1;
+}
+
+void gc_sparse_commit_cand(gc_bucket *b, uint32_t lo, uint32_t hi)
+{
+	struct gc_sparse *s = ST(b);
+	const struct gc_cand *cd = &s->cand;
+	uint32_t *idx = (uint32_t *)(void *)s->send;
+	float *val = (float *)(void *)(s->send + 4 * s->k);
+	size_t k = s->k, na = gc_cand_count(cd, hi), nf, o = 0, a = 0, f = 0;
+
+	na = na < k ? na : k;
+	nf = k - na;
+	for (int p = 0; p < cd->parts && o < k; p++) {
+		const uint32_t *li = cd->idx[p], *lb = cd->bits[p];
+		for (size_t i = 0; i < cd->n[p] && o < k; i++) {
+			uint32_t key = lb[i] & 0x7fffffffu;
+			if (key >= hi ? a++ < na : key >= lo && f++ < nf) {
+				idx[o] = li[i];
+				memcpy(&val[o++], &lb[i], sizeof(float));
+			}
+		}
+	}
+	zero_sent(s, idx, o);
+	for (; o < k; o++) {            /* only if the selection came up short (NaN) */
+		idx[o] = 0;
+		val[o] = 0;
+	}
 	b->round[0] = (gc_round){ GC_COLL_ALLGATHER, GC_DT_U8, s->send, 8 * s->k, s->recv };
 	b->nround = 1;
 }
