@@ -141,6 +141,10 @@ static void add_worker(struct argv_buf *a, const gc_launch *l)
 		add(a, "--deadline");
 		addf(a, "%.17g", l->deadline_s);
 	}
+	if (l->threads > 0) {
+		add(a, "--threads");
+		addf(a, "%d", l->threads);
+	}
 	add(a, "--iface");
 	add(a, l->iface);
 	add(a, "--out");

@@ -36,6 +36,7 @@ typedef struct gc_launch {
 	int iters, warmup, batch;
 	double compute_scale;
 	double deadline_s;             /* per-collective deadline for the worker */
+	int threads;                   /* worker --threads; 0: the worker decides */
 	const char *out_pattern;       /* record file pattern on the nodes (%r = rank) */
 	int allow_root;                /* add --allow-run-as-root */
 	int oversubscribe;             /* ranks may exceed cores (emulated cluster) */

@@ -53,6 +53,8 @@ struct gc_sweep_ctx {
 	int64_t sweep_id;
 	int64_t *env_ids;             /* per node */
 	char oob_cidr[32];            /* OpenMPI control channel (local cluster), or "" */
+	int shared_cores;             /* nodes are namespaces of this machine: they share its
+	                               * cores, so each rank gets cores / world threads */
 	char local_work[1024];        /* where fetched record files go */
 	char remote_work[1024];       /* where workers write them on the nodes */
 };

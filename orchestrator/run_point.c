@@ -58,6 +58,10 @@ static gc_rc fill_launch(const struct gc_sweep_ctx *c, const struct gc_exec_poin
 	l->deadline_s = c->o->deadline_s;
 	l->allow_root = getuid() == 0;
 	l->oversubscribe = 1;
+	if (c->shared_cores) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		l->threads = cores > l->world ? (int)(cores / l->world) : 1;
+	}
 	strcpy(params_buf, p->pt->method->params_text);
 	for (tok = strtok_r(params_buf, ",", &save); tok && l->nparams < GC_LAUNCH_MAX_PARAMS;
 	     tok = strtok_r(NULL, ",", &save))

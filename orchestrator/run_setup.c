@@ -146,8 +146,10 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 			&c->nodes[i]);
 	if (!rc) {
 		c->n_nodes = inv.n_hosts;
-		if (*inv.hosts[0].netns)
+		if (*inv.hosts[0].netns) {
 			local_oob(&inv.hosts[0], c->oob_cidr, sizeof(c->oob_cidr));
+			c->shared_cores = 1;
+		}
 		snprintf(lockpath, lockpath_len, "%.1000s/locks/%.60s.lock", gc_home(),
 			 *inv.name ? inv.name : "default");
 		snprintf(c->local_work, sizeof(c->local_work), "%.1000s/fetch", gc_home());

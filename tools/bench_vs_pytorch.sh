@@ -6,7 +6,7 @@
 #   PyTorch: DDP, gloo, bucket_cap_mb 25, one thread per rank: default all-reduce,
 #            fp16_compress_hook, powerSGD_hook (rank 4, error feedback, warm start,
 #            compressing from iteration 2) - tools/ddp_bench.py, one process per node.
-#   gcbench: gcbench-worker --method syncsgd | fp16 | powersgd --param rank=4 under
+#   gcbench: gcbench-worker --method syncsgd | fp16 | powersgd --param rank=4 --threads 1 under
 #            mpirun (TCP BTL on the data interface, ring algorithms, yield when idle).
 # Both on a module with exactly the model's parameter tensors and negligible compute
 # (ddp_bench: forward x * sum <p,p>/2; gcbench: a csv: parameter list has no FLOPs, so
@@ -247,7 +247,7 @@ run_gcbench() { # run_gcbench CSV METHOD LOGPREFIX
 	# shellcheck disable=SC2086
 	if ! timeout --kill-after=10 900 "${mpi[@]}" "$RBIN/gcbench-worker" $m \
 		--workload "replay:csv:$csv" --iters "$iters" --warmup "$warmup" --batch 32 \
-		--iface "${iface[1]}" --deadline 600 --out "$out" >"$log.out" 2>&1; then
+		--iface "${iface[1]}" --deadline 600 --threads 1 --out "$out" >"$log.out" 2>&1; then
 		say "gcbench $m failed: $( (grep 'error' "$log.out" || tail -n 2 "$log.out") | head -n 2 | tr '\n' ' ')" >&2; return
 	fi
 	fetch 1 "${out/\%r/0}" "$log.r0.gcr" || return

@@ -42,6 +42,7 @@ typedef struct gc_wk_cfg {
 	int overlap;                   /* 0 with --no-overlap */
 	int blocking;                  /* --mpi-coll blocking: MPI_Allreduce + watchdog */
 	double deadline;               /* seconds per collective */
+	int threads;                   /* --threads: CPU threads per rank; 0 = auto */
 	double lr;                     /* SGD learning rate (0: the method's default) */
 	char out[256];                 /* record path pattern, %r = rank */
 	int heartbeat;                 /* stderr line every K iterations, 0 = off */

@@ -36,6 +36,10 @@ void gc_wk_usage(FILE *f)
 "  --mpi-coll nb|blocking   MPI_Iallreduce polled against the deadline (nb, default) or\n"
 "                           MPI_Allreduce (coll/tuned algorithms) under a watchdog\n"
 "  --deadline SEC           per collective; on expiry: error and MPI_Abort; 60\n"
+"  --threads N              CPU threads per rank for encode/decode (OpenMP, OpenBLAS);\n"
+"                           0 = the cores this rank may use / ranks on this host\n"
+"                           (OMPI_COMM_WORLD_LOCAL_SIZE); ranks that share cores but\n"
+"                           not a host (network namespaces) need it set: 0\n"
 "  --lr X                   SGD learning rate; 0.1 (signsgd without scaled: 0.002)\n"
 "  --out PATTERN            record file, %r = rank; records-r%r.gcr\n"
 "  --heartbeat K            progress line on stderr every K iterations; 0 (off)\n"
@@ -158,6 +162,8 @@ static gc_rc value_opt2(gc_wk_cfg *c, const char *o, const char *v, gc_err *e)
 		return parse_pos(o, v, &c->lr, e);
 	if (!strcmp(o, "--out"))
 		return copy_opt(c->out, sizeof(c->out), o, v, e);
+	if (!strcmp(o, "--threads"))
+		return parse_int(o, v, 0, 4096, &c->threads, e);
 	if (!strcmp(o, "--heartbeat"))
 		return parse_int(o, v, 0, 1000000000, &c->heartbeat, e);
 	if (!strcmp(o, "--iface")) {

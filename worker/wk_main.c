@@ -2,7 +2,10 @@
  * bootstrap MPI (MPI_THREAD_SERIALIZED), run, then write the record file. */
 #include "wk_run.h"
 
+#include <cblas.h>
 #include <mpi.h>
+#include <omp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +100,7 @@ static void header_run(gc_wk_json *j, const gc_wk_cfg *c, const gc_wk_comm *m,
 	gc_wk_json_int(j, "warmup", c->warmup);
 	gc_wk_json_num(j, "lr", c->lr);
 	gc_wk_json_num(j, "deadline", c->deadline);
+	gc_wk_json_int(j, "threads", c->threads);
 }
 
 static char *build_header(const gc_wk_cfg *c, const gc_wk_comm *m, const gc_wk_result *r)
@@ -253,7 +257,27 @@ static int finish(const gc_wk_cfg *c, gc_wk_comm *m, gc_wk_result *r)
 	return 0;
 }
 
-static int run_mpi(const gc_wk_cfg *c, size_t numel)
+/* Threads per rank for the CPU kernels: --threads, else the cores this process may run
+ * on divided by the ranks on this host. More threads than cores makes OpenMP and
+ * OpenBLAS spin against each other (4 ranks x 2 threads on 2 cores: encode 5x slower). */
+static int set_threads(const gc_wk_cfg *c)
+{
+	const char *ls = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+	int n = c->threads, local = ls ? atoi(ls) : 1;
+	cpu_set_t set;
+
+	if (n <= 0) {
+		int cores = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
+		n = cores / (local > 0 ? local : 1);
+	}
+	if (n < 1)
+		n = 1;
+	omp_set_num_threads(n);
+	openblas_set_num_threads(n);
+	return n;
+}
+
+static int run_mpi(gc_wk_cfg *c, size_t numel)
 {
 	gc_wk_comm m;
 	gc_wk_result r;
@@ -267,6 +291,7 @@ static int run_mpi(const gc_wk_cfg *c, size_t numel)
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	check_iface(c, rank);
+	c->threads = set_threads(c);
 	if (c->mode == GC_WK_BENCH_ALLREDUCE) {
 		rc = bench_allreduce(c, c->bench_count ? (size_t)c->bench_count : numel, rank);
 		MPI_Finalize();

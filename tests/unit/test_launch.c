@@ -45,6 +45,11 @@ static void test_argv(void)
 	CHECK_CONTAINS(joined(v), "NCCL_SOCKET_IFNAME=eth0|");
 	CHECK_CONTAINS(joined(v), "--method|powersgd|--param|rank=4|--workload|replay:resnet50|");
 	CHECK_CONTAINS(joined(v), "--out|/tmp/run1/records-r%r.gcr|");
+	CHECK(!strstr(joined(v), "--threads"));      /* 0: the worker decides */
+	gc_argv_free(v);
+	l.threads = 1;                                /* ranks sharing cores: one each */
+	CHECK(gc_launch_argv(&l, &v, &e) == GC_OK);
+	CHECK_CONTAINS(joined(v), "--threads|1|--iface|eth0|");
 	gc_argv_free(v);
 }
 
