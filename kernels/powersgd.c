@@ -1,7 +1,10 @@
 /* kernels/powersgd.c: PowerSGD (CPU): rank-r power iteration per matrix, two float32
  * all-reduces (P with the uncompressed tensors, then Q), products through OpenBLAS. */
-#include <cblas.h>
 #include <limits.h>
+#include <stdint.h>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +20,18 @@ struct psgd {
 	float *m;               /* numel: c = g + e during a step, then e' (ef) */
 	float *send0;           /* np + nu, reduced in place */
 	float *q;               /* nq, reduced in place; kept across steps (warm start) */
+	float *qt;              /* nq: each tensor's Q transposed (r x cols), for the fused
+	                         * row loops (contiguous in the columns) */
+	size_t *unit;           /* nunit (tensor, first column) pairs for Q = M^T P */
+	size_t nunit;
 	int q_ready;
 };
+
+#define QCHUNK 512
+#define STREAM_MIN (1u << 18)   /* decode streams outputs of this many floats and more */              /* columns per unit of work of Q = M^T P */
+
+typedef float v16f __attribute__((vector_size(64)));
+#define VL 16
 
 /* Decide per tensor and lay out P, the uncompressed values and Q. */
 static void plan(gc_bucket *b, struct psgd *s)
@@ -70,7 +83,16 @@ static gc_rc ps_init(gc_bucket *b, gc_err *e)
 		       : gc_cpu_alloc(b->numel * sizeof(float));
 	s->send0 = gc_cpu_alloc((s->np + s->nu) * sizeof(float));
 	s->q = gc_cpu_alloc(s->nq * sizeof(float));
-	if (!s->m || !s->send0 || !s->q)
+	s->qt = gc_cpu_alloc(s->nq * sizeof(float));
+	for (size_t t = 0; t < b->nt; t++)
+		s->nunit += s->r[t] ? (b->t[t].cols + QCHUNK - 1) / QCHUNK : 0;
+	s->unit = calloc(2 * s->nunit + 1, sizeof(size_t));
+	for (size_t t = 0, u = 0; s->unit && t < b->nt; t++)
+		for (size_t j = 0; s->r[t] && j < b->t[t].cols; j += QCHUNK, u++) {
+			s->unit[2 * u] = t;
+			s->unit[2 * u + 1] = j;
+		}
+	if (!s->m || !s->send0 || !s->q || !s->qt || !s->unit)
 		return gc_fail(e, GC_E_NOMEM, "out of memory for powersgd buffers (%zu elements)",
 			       b->numel);
 	return GC_OK;
@@ -88,6 +110,8 @@ static void ps_release(gc_bucket *b)
 	free(s->m);
 	free(s->send0);
 	free(s->q);
+	free(s->qt);
+	free(s->unit);
 	free(s);
 	b->st = NULL;
 }
@@ -104,28 +128,107 @@ static void draw_q(const gc_bucket *b, struct psgd *s)
 	s->q_ready = 1;
 }
 
+/* qt = each compressed tensor's Q (cols x r, row-major) transposed to r x cols. */
+static void transpose_q(const gc_bucket *b, struct psgd *s)
+{
+	for (size_t t = 0; t < b->nt; t++) {
+		size_t cols = b->t[t].cols, r = (size_t)s->r[t];
+		const float *q = s->q + s->qo[t];
+		float *qt = s->qt + s->qo[t];
+		for (size_t j = 0; j < cols; j++)
+			for (size_t c = 0; c < r; c++)
+				qt[c * cols + j] = q[j * r + c];
+	}
+}
+
+static inline float hsum(v16f a)
+{
+	float x = 0;
+	for (int l = 0; l < VL; l++)
+		x += a[l];
+	return x;
+}
+
+/* out[c] = m . qt[c * n ...] for c < nr (nr 1..4, constant after inlining): float dot
+ * products over 16 lanes, then the lanes in order, then the tail. */
+static inline __attribute__((always_inline)) void
+dots4(const float *m, const float *qt, size_t n, int nr, float *out)
+{
+	v16f a[4] = { { 0 } };
+	float t[4] = { 0 };
+	size_t j;
+	int c;
+
+	for (j = 0; j + VL <= n; j += VL) {
+		v16f x;
+		memcpy(&x, m + j, sizeof(x));
+		for (c = 0; c < nr; c++) {
+			v16f q;
+			memcpy(&q, qt + (size_t)c * n + j, sizeof(q));
+			a[c] += x * q;
+		}
+	}
+	for (; j < n; j++)
+		for (c = 0; c < nr; c++)
+			t[c] += m[j] * qt[(size_t)c * n + j];
+	for (c = 0; c < nr; c++)
+		out[c] = hsum(a[c]) + t[c];
+}
+
+/* P row = M row Q, for r ranks in groups of four. */
+static void row_p(const float *m, const float *qt, size_t cols, int r, float *p)
+{
+	for (int c = 0; c < r; c += 4) {
+		const float *q = qt + (size_t)c * cols;
+		switch (r - c) {
+		case 1: dots4(m, q, cols, 1, p + c); break;
+		case 2: dots4(m, q, cols, 2, p + c); break;
+		case 3: dots4(m, q, cols, 3, p + c); break;
+		default: dots4(m, q, cols, 4, p + c); break;
+		}
+	}
+}
+
+/* One row of a compressed tensor in encode: m = m + g (ef) or m = g, then P = M Q. */
+static void encode_row(float *m, const float *g, const float *qt, size_t cols, int r,
+		       int ef, float *p)
+{
+	size_t j;
+
+	if (ef)
+		for (j = 0; j < cols; j++)
+			m[j] += g[j];
+	else
+		memcpy(m, g, cols * sizeof(float));
+	row_p(m, qt, cols, r, p);
+}
+
 static gc_rc ps_encode(gc_bucket *b, const float *grad)
 {
 	struct psgd *s = b->st;
+	int ef = b->p.ef;
 
-	if (b->p.ef)
-		gc_ef_add(s->m, grad, b->numel);
-	else
-		memcpy(s->m, grad, b->numel * sizeof(float));
 	if (!s->q_ready || !b->p.warm_start)
 		draw_q(b, s);
+	transpose_q(b, s);
+	/* the rows of all compressed tensors, split among the threads tensor by tensor */
+#pragma omp parallel if (b->numel >= 65536)
 	for (size_t t = 0; t < b->nt; t++) {
-		const gc_tensor_desc *d = &b->t[t];
-		const float *m = s->m + b->off[t];
+		size_t cols = b->t[t].cols;
 		int r = s->r[t];
-		if (!r) {
-			memcpy(s->send0 + s->po[t], m, d->rows * d->cols * sizeof(float));
+		if (!r)
 			continue;
+#pragma omp for schedule(static) nowait
+		for (size_t i = 0; i < b->t[t].rows; i++) {
+			size_t o = b->off[t] + i * cols;
+			encode_row(s->m + o, grad + o, s->qt + s->qo[t], cols, r, ef,
+				   s->send0 + s->po[t] + i * (size_t)r);
 		}
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)d->rows, r,
-			    (int)d->cols, 1.0f, m, (int)d->cols, s->q + s->qo[t], r, 0.0f,
-			    s->send0 + s->po[t], r);
 	}
+	for (size_t t = 0; t < b->nt; t++)      /* uncompressed: sent as they are (e = 0) */
+		if (!s->r[t])
+			memcpy(s->send0 + s->po[t], grad + b->off[t],
+			       b->t[t].rows * b->t[t].cols * sizeof(float));
 	b->round[0] = (gc_round){ GC_COLL_ALLREDUCE, GC_DT_F32, s->send0, s->np + s->nu,
 				  s->send0 };
 	b->round[1] = (gc_round){ GC_COLL_ALLREDUCE, GC_DT_F32, s->q, s->nq, s->q };
@@ -165,6 +268,66 @@ static void orthonormalize(float *P, size_t rows, int r)
 	}
 }
 
+/* acc[c][0, n) += sum over rows i0 <= i < i0 + NR of P[i][c0 + c] m[i][0, n), c < NC
+ * (constants after inlining, so that the accumulators stay in registers); the rows are
+ * added one after the other, in order. */
+static inline __attribute__((always_inline)) void
+q_block(float *acc, size_t n, const float *m, size_t cols, const float *P, int r, int c0,
+	int NC, int NR)
+{
+	size_t j;
+	int c, i;
+
+	for (j = 0; j + VL <= n; j += VL) {
+		v16f a[4];
+		for (c = 0; c < NC; c++)
+			memcpy(&a[c], acc + (size_t)c * n + j, sizeof(v16f));
+		for (i = 0; i < NR; i++) {
+			v16f x;
+			memcpy(&x, m + (size_t)i * cols + j, sizeof(x));
+			for (c = 0; c < NC; c++)
+				a[c] += P[(size_t)i * (size_t)r + (size_t)(c0 + c)] * x;
+		}
+		for (c = 0; c < NC; c++)
+			memcpy(acc + (size_t)c * n + j, &a[c], sizeof(v16f));
+	}
+	for (; j < n; j++)
+		for (i = 0; i < NR; i++)
+			for (c = 0; c < NC; c++)
+				acc[(size_t)c * n + j] += P[(size_t)i * (size_t)r + (size_t)(c0 + c)] *
+							  m[(size_t)i * cols + j];
+}
+
+/* Q[j0, j0 + QCHUNK) of one tensor = M^T P over those columns: float accumulators, rows
+ * added in order; one unit needs no other, so threads share nothing. */
+static void q_unit(const gc_bucket *b, struct psgd *s, size_t t, size_t j0)
+{
+	float acc[32 * QCHUNK];
+	size_t cols = b->t[t].cols, rows = b->t[t].rows, n = cols - j0, i, j;
+	const float *P = s->send0 + s->po[t];
+	float *q = s->q + s->qo[t];
+	int r = s->r[t], c;
+
+	n = n < QCHUNK ? n : QCHUNK;
+	memset(acc, 0, (size_t)r * n * sizeof(float));
+	for (i = 0; i < rows; i += 4) {
+		const float *m = s->m + b->off[t] + i * cols + j0, *Pi = P + i * (size_t)r;
+		int nr = rows - i < 4 ? (int)(rows - i) : 4;
+		for (c = 0; c < r; c += 4) {
+			float *a = acc + (size_t)c * n;
+			if (nr == 4 && r - c >= 4)
+				q_block(a, n, m, cols, Pi, r, c, 4, 4);
+			else if (r - c >= 4)
+				q_block(a, n, m, cols, Pi, r, c, 4, nr);
+			else
+				q_block(a, n, m, cols, Pi, r, c, r - c, nr);
+		}
+	}
+	for (j = 0; j < n; j++)
+		for (c = 0; c < r; c++)
+			q[(j0 + j) * (size_t)r + (size_t)c] = acc[(size_t)c * n + j];
+}
+
 static gc_rc ps_round_done(gc_bucket *b)
 {
 	struct psgd *s = b->st;
@@ -174,52 +337,109 @@ static gc_rc ps_round_done(gc_bucket *b)
 	if (b->cur == 1) {
 		for (i = 0; i < s->nq; i++)
 			s->q[i] /= p;
+		transpose_q(b, s);
 		return GC_OK;
 	}
 	for (i = 0; i < s->np; i++)
 		s->send0[i] /= p;
-	for (size_t t = 0; t < b->nt; t++) {
-		const gc_tensor_desc *d = &b->t[t];
-		float *P = s->send0 + s->po[t];
-		int r = s->r[t];
-		if (!r)
-			continue;
-		orthonormalize(P, d->rows, r);
-		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)d->cols, r,
-			    (int)d->rows, 1.0f, s->m + b->off[t], (int)d->cols, P, r, 0.0f,
-			    s->q + s->qo[t], r);
-	}
+	for (size_t t = 0; t < b->nt; t++)
+		if (s->r[t])
+			orthonormalize(s->send0 + s->po[t], b->t[t].rows, s->r[t]);
+#pragma omp parallel for schedule(static) if (b->numel >= 65536)
+	for (size_t u = 0; u < s->nunit; u++)
+		q_unit(b, s, s->unit[2 * u], s->unit[2 * u + 1]);
 	return GC_OK;
 }
 
-/* One tensor's decode: M' = P Q^T (e' = c - M'), or the uncompressed sum / p (e' = 0). */
-static void decode_tensor(gc_bucket *b, struct psgd *s, size_t t, float *out)
+/* out[j] = v[0..16): with AVX-512 and a large output (stream: 1), a store that bypasses
+ * the cache, so the output's lines are not read first (out + j 64-byte aligned). */
+static inline __attribute__((always_inline)) void store16(float *out, v16f v, int stream)
 {
-	const gc_tensor_desc *d = &b->t[t];
-	size_t i, n = d->rows * d->cols;
-	float *m = s->m + b->off[t];
-	int r = s->r[t];
-
-	if (!r) {
-		const float *sum = s->send0 + s->po[t];
-		float p = (float)b->world;
-		for (i = 0; i < n; i++)
-			out[i] = sum[i] / p;
-		if (b->p.ef)
-			memset(m, 0, n * sizeof(float));
+#if defined(__AVX512F__)
+	if (stream) {
+		_mm512_stream_ps(out, (__m512)v);
 		return;
 	}
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)d->rows, (int)d->cols, r,
-		    1.0f, s->send0 + s->po[t], r, s->q + s->qo[t], r, 0.0f, out, (int)d->cols);
-	if (b->p.ef)
-		for (i = 0; i < n; i++)
-			m[i] -= out[i];
+#endif
+	(void)stream;
+	memcpy(out, &v, sizeof(v));
 }
 
+/* One row of a compressed tensor in decode: out = P row Q^T, and e' = c - out (ef). */
+static void decode_row(const float *p, const float *qt, size_t cols, int r, float *out,
+		       float *m, int ef, int stream)
+{
+	size_t j = 0;
+	int c;
+
+	if (stream)             /* the first elements up to a 64-byte boundary of out */
+		for (; j < cols && ((uintptr_t)(out + j) & 63); j++) {
+			float v = 0;
+			for (c = 0; c < r; c++)
+				v += p[c] * qt[(size_t)c * cols + j];
+			out[j] = v;
+			if (ef)
+				m[j] -= v;
+		}
+	for (; j + VL <= cols; j += VL) {
+		v16f v = { 0 };
+		for (c = 0; c < r; c++) {
+			v16f q;
+			memcpy(&q, qt + (size_t)c * cols + j, sizeof(q));
+			v += p[c] * q;
+		}
+		store16(out + j, v, stream);
+		if (ef) {
+			v16f x;
+			memcpy(&x, m + j, sizeof(x));
+			x -= v;
+			memcpy(m + j, &x, sizeof(x));
+		}
+	}
+	for (; j < cols; j++) {
+		float v = 0;
+		for (c = 0; c < r; c++)
+			v += p[c] * qt[(size_t)c * cols + j];
+		out[j] = v;
+		if (ef)
+			m[j] -= v;
+	}
+}
+
+/* M' = P Q^T (e' = c - M'); uncompressed tensors: sum / p (their e stays 0). */
 static gc_rc ps_decode(gc_bucket *b, float *avg)
 {
-	for (size_t t = 0; t < b->nt; t++)
-		decode_tensor(b, b->st, t, avg + b->off[t]);
+	struct psgd *s = b->st;
+	float pw = (float)b->world;
+	int ef = b->p.ef;
+
+#pragma omp parallel if (b->numel >= 65536)
+	{
+		for (size_t t = 0; t < b->nt; t++) {
+			size_t cols = b->t[t].cols;
+			int r = s->r[t], stream = b->t[t].rows * cols >= STREAM_MIN;
+			if (!r)
+				continue;
+#pragma omp for schedule(static) nowait
+			for (size_t i = 0; i < b->t[t].rows; i++) {
+				size_t o = b->off[t] + i * cols;
+				decode_row(s->send0 + s->po[t] + i * (size_t)r,
+					   s->qt + s->qo[t], cols, r, avg + o, s->m + o, ef,
+					   stream);
+			}
+		}
+#if defined(__AVX512F__)
+		_mm_sfence();   /* this thread's streamed stores, before avg is read */
+#endif
+	}
+	for (size_t t = 0; t < b->nt; t++) {
+		const float *sum = s->send0 + s->po[t];
+		float *out = avg + b->off[t];
+		if (s->r[t])
+			continue;
+		for (size_t i = 0, n = b->t[t].rows * b->t[t].cols; i < n; i++)
+			out[i] = sum[i] / pw;
+	}
 	return GC_OK;
 }
 
