@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "log.h"
 #include "netem/netns.h"
 #include "netem/proc.h"
@@ -589,19 +590,10 @@ out:
 
 static gc_rc mkdirs(const char *dir, gc_err *e)
 {
-	char tmp[PATH_MAX], *p;
+	gc_rc rc = gc_mkdir_p(dir, 0700, e);
 
-	gc_strlcpy(tmp, dir, sizeof(tmp));
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return gc_fail(e, GC_E_IO, "cannot create '%s': %s", tmp, strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(tmp, 0700) && errno != EEXIST)
-		return gc_fail(e, GC_E_IO, "cannot create '%s': %s", tmp, strerror(errno));
+	if (rc)
+		return rc;
 	mkdir("/run/sshd", 0755);   /* sshd's privilege separation directory */
 	mkdir("/run/gcbench", 0755);
 	mkdir(GC_CLUSTER_CM_DIR, 0700);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "netem/shape.h"
 #include "strutil.h"
 
@@ -44,25 +45,15 @@ gc_rc gc_state_path(const char *dev, const char *netns, char *buf, size_t n, gc_
 
 static gc_rc mkdir_p(const char *dir, gc_err *e)
 {
-	char tmp[PATH_MAX], *p;
+	gc_rc rc = gc_mkdir_p(dir, 0700, e);
 
-	if (gc_strlcpy(tmp, dir, sizeof(tmp)) >= sizeof(tmp))
-		return gc_fail(e, GC_E_INVAL, "state directory path too long");
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			goto fail;
-		*p = '/';
+	if ((rc == GC_E_PERM || rc == GC_E_IO) && e) {
+		char why[sizeof(e->msg)];
+		gc_strlcpy(why, e->msg, sizeof(why));
+		gc_fail(e, rc, "state directory: %s (run as root, or set "
+			"GCBENCH_NETEM_STATE_DIR)", why);
 	}
-	if (mkdir(tmp, 0700) && errno != EEXIST)
-		goto fail;
-	return GC_OK;
-fail:
-	return gc_fail(e, errno == EACCES || errno == EPERM ? GC_E_PERM : GC_E_IO,
-		       "cannot create state directory '%s': %s (run as root, or set "
-		       "GCBENCH_NETEM_STATE_DIR)", tmp, strerror(errno));
+	return rc;
 }
 
 gc_rc gc_state_write(const struct gc_netem_state *st, gc_err *e)

@@ -1,5 +1,7 @@
 #include "lock.h"
 
+#include "fsutil.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,25 +10,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-gc_rc gc_mkdir_p(const char *path, gc_err *e)
-{
-	char buf[4096];
-	size_t i, n = strlen(path);
-
-	if (n >= sizeof(buf))
-		return gc_fail(e, GC_E_INVAL, "path too long: '%s'", path);
-	memcpy(buf, path, n + 1);
-	for (i = 1; i <= n; i++) {
-		if (buf[i] != '/' && buf[i] != 0)
-			continue;
-		buf[i] = 0;
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return gc_fail(e, GC_E_IO, "cannot create directory '%s': %s", buf, strerror(errno));
-		buf[i] = path[i];
-	}
-	return GC_OK;
-}
 
 gc_rc gc_lock_acquire(const char *path, int *fd, gc_err *e)
 {
@@ -40,7 +23,7 @@ gc_rc gc_lock_acquire(const char *path, int *fd, gc_err *e)
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
 		*slash = 0;
-		if (gc_mkdir_p(dir, e))
+		if (gc_mkdir_p(dir, 0755, e))
 			return GC_E_IO;
 	}
 	f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);

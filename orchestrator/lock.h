@@ -15,7 +15,5 @@
 gc_rc gc_lock_acquire(const char *path, int *fd, gc_err *e);
 void gc_lock_release(int fd);   /* accepts -1 */
 
-/* mkdir -p with mode 0755; GC_E_IO names the component that failed. */
-gc_rc gc_mkdir_p(const char *path, gc_err *e);
 
 #endif

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "fsutil.h"
 #include "log.h"
 #include "orchestrator/launch.h"
 #include "orchestrator/lock.h"
@@ -171,7 +172,7 @@ static gc_rc collect(struct gc_sweep_ctx *c, int64_t run_id, size_t used, int wo
 	snprintf(rdir, sizeof(rdir), "%s/run-%lld", c->remote_work, (long long)run_id);
 	snprintf(ldir, sizeof(ldir), "%s/run-%lld", c->local_work, (long long)run_id);
 	*n = 0;
-	rc = gc_mkdir_p(ldir, e);
+	rc = gc_mkdir_p(ldir, 0755, e);
 	for (i = 0; !rc && i < used; i++) {
 		gc_proc_result r;
 		char *line, *save = NULL;

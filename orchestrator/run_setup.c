@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "log.h"
 #include "netem/cluster.h"
 #include "orchestrator/inventory.h"
@@ -138,7 +139,7 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 		rc = gc_fail(e, GC_E_INVAL, "the inventory lists no hosts");
 	self_dir(self, sizeof(self));
 	snprintf(ctl, sizeof(ctl), "%s/ssh", gc_home());
-	rc = rc ? rc : gc_mkdir_p(ctl, e);
+	rc = rc ? rc : gc_mkdir_p(ctl, 0755, e);
 	if (!rc && !(c->nodes = calloc(inv.n_hosts, sizeof(gc_node))))
 		rc = gc_fail(e, GC_E_NOMEM, "out of memory");
 	for (i = 0; !rc && i < inv.n_hosts; i++)

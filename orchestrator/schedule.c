@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "strutil.h"
 
 /* ---- cron fields -------------------------------------------------------------- */
@@ -384,25 +385,6 @@ gc_rc gc_sched_cron_text(const gc_sched_job *j, char **text, gc_err *e)
 
 /* ---- files ---------------------------------------------------------------------- */
 
-static gc_rc mkdirs(const char *path, gc_err *e)
-{
-	char p[4096];
-	size_t i;
-
-	gc_strlcpy(p, path, sizeof p);
-	for (i = 1; p[i]; i++) {
-		if (p[i] != '/')
-			continue;
-		p[i] = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST)
-			return gc_fail(e, GC_E_IO, "cannot create directory '%s': %s", p,
-				       strerror(errno));
-		p[i] = '/';
-	}
-	if (mkdir(p, 0755) && errno != EEXIST)
-		return gc_fail(e, GC_E_IO, "cannot create directory '%s': %s", p, strerror(errno));
-	return GC_OK;
-}
 
 /* Write text to dir/file through dir/.file.tmp and rename. */
 static gc_rc write_file(const char *dir, const char *file, const char *text, gc_err *e)
@@ -412,7 +394,7 @@ static gc_rc write_file(const char *dir, const char *file, const char *text, gc_
 	int fd;
 	gc_rc rc;
 
-	if ((rc = mkdirs(dir, e)))
+	if ((rc = gc_mkdir_p(dir, 0755, e)))
 		return rc;
 	snprintf(dst, sizeof dst, "%s/%s", dir, file);
 	snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, file);
@@ -469,7 +451,7 @@ static gc_rc install_files(const gc_sched_job *j, const char *root, gc_sched_bac
 		if ((rc = gc_sched_cron_text(j, &a, e)))
 			return rc;
 		snprintf(dir, sizeof dir, "%s/var/log/gcbench", root);
-		rc = mkdirs(dir, e);
+		rc = gc_mkdir_p(dir, 0755, e);
 		snprintf(dir, sizeof dir, "%s/etc/cron.d", root);
 		snprintf(name, sizeof name, "gcbench-%s", j->name);
 		if (!rc)

@@ -1,0 +1,15 @@
+/* common/fsutil.h: file-system helpers every component shares. */
+#ifndef GC_FSUTIL_H
+#define GC_FSUTIL_H
+
+#include <sys/types.h>
+
+#include "result.h"
+
+/* mkdir -p: missing parents get mode 0755, path itself `mode` (an existing directory
+ * is left as it is). GC_E_PERM when permission was refused, GC_E_IO otherwise, the
+ * message naming the component that failed; GC_E_INVAL for a path of 4096 bytes or
+ * more. */
+gc_rc gc_mkdir_p(const char *path, mode_t mode, gc_err *e);
+
+#endif
