@@ -1,8 +1,9 @@
 /* db/db.h: the gcbench results database (SQLite), schema in db/schema.sql.
  *
- * One gc_db per thread. Opening creates the file if needed, turns on WAL and foreign
- * keys, and applies the migrations the file lacks (PRAGMA user_version). Every
- * statement is prepared with bound parameters. Record ingest runs in one transaction
+ * One gc_db per thread: connections are opened without SQLite's per-call mutex.
+ * Opening creates the file if needed, turns on WAL and foreign keys, and applies the
+ * migrations the file lacks (PRAGMA user_version). Every statement is prepared with
+ * bound parameters. Record ingest runs in one transaction
  * per call, so a run's iterations are either all there or not at all.
  *
  * A sweep run by `gcbench run` goes:
