@@ -116,13 +116,14 @@ static gc_db *build(void)
 	return db;
 }
 
-/* the SQL of the n-th ```sql block after the heading "### N." in docs/database.md */
-static char *query_n(int n)
+/* the SQL of the first ```sql block after the heading "### N." in text (docs/database.md
+ * or README.md) */
+static char *query_in(const char *text, int n)
 {
 	char head[16], *h, *s, *end;
 
 	snprintf(head, sizeof(head), "\n### %d.", n);
-	if (!doc || !(h = strstr(doc, head)) || !(s = strstr(h, "```sql\n")))
+	if (!text || !(h = strstr(text, head)) || !(s = strstr(h, "```sql\n")))
 		return NULL;
 	s += 7;
 	if (!(end = strstr(s, "```")))
@@ -161,7 +162,7 @@ static void check_query(int n, const char *expect)
 
 	if (!doc)
 		SKIP("docs/database.md not found (run from the repository root)");
-	sql = query_n(n);
+	sql = query_in(doc, n);
 	CHECKF(sql, "docs/database.md has no query %d", n);
 	db = build();
 	CHECK(db);
@@ -213,6 +214,25 @@ static void test_q5_failed(void)
 		       "MPI_ABORT was invoked\n");
 }
 
+/* README.md shows queries 1-4 as docs/database.md has them, word for word */
+static void test_readme_same_queries(void)
+{
+	char *readme = NULL;
+	size_t len;
+	gc_err e;
+
+	if (!doc || gc_read_file("README.md", &readme, &len, &e))
+		SKIP("README.md or docs/database.md not found (run from the repository root)");
+	for (int n = 1; n <= 4; n++) {
+		char *a = query_in(doc, n), *b = query_in(readme, n);
+		CHECKF(a && b && !strcmp(a, b), "query %d: README.md %s docs/database.md", n,
+		       b ? "differs from" : "lacks it; see");
+		free(a);
+		free(b);
+	}
+	free(readme);
+}
+
 int main(void)
 {
 	size_t len;
@@ -232,6 +252,7 @@ int main(void)
 	GCT_RUN(test_q3_wins);
 	GCT_RUN(test_q4_by_nccl);
 	GCT_RUN(test_q5_failed);
+	GCT_RUN(test_readme_same_queries);
 	free(doc);
 	return gct_finish();
 }
