@@ -1,5 +1,13 @@
 /* kernels/powersgd.c: PowerSGD (CPU): rank-r power iteration per matrix, two float32
- * all-reduces (P with the uncompressed tensors, then Q), products through OpenBLAS. */
+ * all-reduces (P with the uncompressed tensors, then Q).
+ *
+ * Memory traffic dominates at small ranks, so the products are fused row loops over the
+ * bucket rather than BLAS calls (which would each make a pass of their own): encode
+ * forms c = g + e and P = M Q in one pass (Q transposed, so each rank's dot product is
+ * contiguous); Q = M^T P reads M once, in units of QCHUNK columns that keep their
+ * accumulators in registers and need no other unit (threads share nothing, and each
+ * element of Q is summed over the rows in order, whatever the thread count); decode
+ * writes P Q^T and the new residual c - P Q^T in the same pass. */
 #include <limits.h>
 #include <stdint.h>
 #if defined(__AVX512F__)
