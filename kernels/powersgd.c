@@ -84,7 +84,7 @@ static gc_rc ps_init(gc_bucket *b, gc_err *e)
 	for (size_t t = 0; t < b->nt; t++)
 		if (b->t[t].rows > INT_MAX || b->t[t].cols > INT_MAX)
 			return gc_fail(e, GC_E_INVAL, "powersgd: tensor %zu (%zu x %zu) has a "
-				       "dimension above %d, which BLAS cannot index; reshape it",
+				       "dimension above %d, more than it indexes; reshape it",
 				       t, b->t[t].rows, b->t[t].cols, INT_MAX);
 	plan(b, s);
 	s->m = b->p.ef ? gc_cpu_zalloc(b->numel * sizeof(float))
