@@ -149,11 +149,11 @@ static void transpose_q(const gc_bucket *b, struct psgd *s)
 	}
 }
 
-static inline float hsum(v16f a)
+static inline float hsum(const v16f *a)
 {
 	float x = 0;
 	for (int l = 0; l < VL; l++)
-		x += a[l];
+		x += (*a)[l];
 	return x;
 }
 
@@ -180,7 +180,7 @@ dots4(const float *m, const float *qt, size_t n, int nr, float *out)
 		for (c = 0; c < nr; c++)
 			t[c] += m[j] * qt[(size_t)c * n + j];
 	for (c = 0; c < nr; c++)
-		out[c] = hsum(a[c]) + t[c];
+		out[c] = hsum(&a[c]) + t[c];
 }
 
 /* P row = M row Q, for r ranks in groups of four. */
@@ -361,16 +361,17 @@ static gc_rc ps_round_done(gc_bucket *b)
 
 /* out[j] = v[0..16): with AVX-512 and a large output (stream: 1), a store that bypasses
  * the cache, so the output's lines are not read first (out + j 64-byte aligned). */
-static inline __attribute__((always_inline)) void store16(float *out, v16f v, int stream)
+static inline __attribute__((always_inline)) void store16(float *out, const v16f *v,
+							 int stream)
 {
 #if defined(__AVX512F__)
 	if (stream) {
-		_mm512_stream_ps(out, (__m512)v);
+		_mm512_stream_ps(out, (__m512)*v);
 		return;
 	}
 #endif
 	(void)stream;
-	memcpy(out, &v, sizeof(v));
+	memcpy(out, v, sizeof(*v));
 }
 
 /* One row of a compressed tensor in decode: out = P row Q^T, and e' = c - out (ef). */
@@ -396,7 +397,7 @@ static void decode_row(const float *p, const float *qt, size_t cols, int r, floa
 			memcpy(&q, qt + (size_t)c * cols + j, sizeof(q));
 			v += p[c] * q;
 		}
-		store16(out + j, v, stream);
+		store16(out + j, &v, stream);
 		if (ef) {
 			v16f x;
 			memcpy(&x, m + j, sizeof(x));

@@ -310,9 +310,11 @@ typedef uint32_t v8u __attribute__((vector_size(32)));
 typedef int32_t v8i __attribute__((vector_size(32)));
 
 /* Eight elements at c[i]: c = e + g stored back (e) or c = g; lane-wise sum |c| in
- * *acc, max key in *mx; returns the keys >= tlo as a lane mask (-1 / 0). */
-static inline __attribute__((always_inline)) v8i
-pass8(float *e, const float *g, size_t i, v8u tlo, v8d *acc, v8u *mx, v8u *bits)
+ * *acc, max key in *mx; ORs the keys >= tlo into *hit as a lane mask (-1 / 0). Vectors
+ * go by pointer (no vector arguments: their ABI depends on the target's features). */
+static inline __attribute__((always_inline)) void
+pass8(float *e, const float *g, size_t i, const v8u *tlo, v8d *acc, v8u *mx, v8u *bits,
+      v8i *hit)
 {
 	v8f c;
 	v8u u, key;
@@ -331,7 +333,7 @@ pass8(float *e, const float *g, size_t i, v8u tlo, v8d *acc, v8u *mx, v8u *bits)
 	gt = key > *mx;
 	*mx = (*mx & ~(v8u)gt) | (key & (v8u)gt);
 	*bits = u;
-	return key >= tlo;
+	*hit |= key >= *tlo;
 }
 
 /* One list's share [a, b) of the pass (a a multiple of GC_SEL_SBLOCK); 1 on overflow.
@@ -353,9 +355,10 @@ pass_part(struct gc_cand *cd, int p, float *e, const float *g, size_t a, size_t 
 
 		for (i = blk; i + 16 <= end; i += 16) {
 			v8u u0, u1;
-			v8i m = pass8(e, g, i, tv, &acc0, &mx0, &u0) |
-				pass8(e, g, i + 8, tv, &acc1, &mx1, &u1);
+			v8i m = { 0 };
 			uint64_t w[4];
+			pass8(e, g, i, &tv, &acc0, &mx0, &u0, &m);
+			pass8(e, g, i + 8, &tv, &acc1, &mx1, &u1, &m);
 			memcpy(w, &m, sizeof(w));
 			if (!(w[0] | w[1] | w[2] | w[3]))
 				continue;
