@@ -200,9 +200,26 @@ void gc_sel_scan(const float *c, size_t n, uint32_t lo, uint32_t hi, size_t k,
 
 /* ---- candidate lists ---------------------------------------------------------- */
 
+/* The sample's rank (1-based, from the largest) whose key becomes tlo: k's share of
+ * the sample plus four standard deviations and 8, so that at least k elements reach it
+ * but for a chance of about 1e-5; 0 (no lists: their memory) when k > n / 8. */
+static size_t sample_rank(size_t n, size_t k)
+{
+	double m;
+	size_t r;
+
+	if (n <= GC_SEL_SAMPLE)
+		return k;
+	if (k > n / 8)
+		return 0;
+	m = (double)GC_SEL_SAMPLE * (double)k / (double)n;
+	r = (size_t)ceil(m + 4.0 * sqrt(m) + 8.0);
+	return r >= GC_SEL_SAMPLE / 2 ? 0 : r;
+}
+
 gc_rc gc_cand_init(struct gc_cand *cd, size_t n, size_t k)
 {
-	size_t nb = (n + GC_SEL_SBLOCK - 1) / GC_SEL_SBLOCK, len;
+	size_t nb = (n + GC_SEL_SBLOCK - 1) / GC_SEL_SBLOCK, len, r;
 	int parts = gc_cpu_threads();
 
 	parts = parts > GC_SEL_MAXPARTS ? GC_SEL_MAXPARTS : parts;
@@ -211,12 +228,14 @@ gc_rc gc_cand_init(struct gc_cand *cd, size_t n, size_t k)
 	cd->bsum = gc_cpu_alloc((nb ? nb : 1) * sizeof(double));
 	if (!cd->samp || !cd->bsum)
 		return GC_E_NOMEM;
-	/* listed: about k + 4 sqrt(k S / n) n / S from the sample; room for 1.5 times that */
+	/* listed: about r n / S elements, with a standard deviation of sqrt(r) n / S (the
+	 * bucket's share above the sample's r-th largest); room for six of those more */
+	r = sample_rank(n, k);
 	if (n <= GC_SEL_SAMPLE)
 		cd->cap = n;
-	else if (k <= n / 8)
-		cd->cap = k + k / 2 + 4 * (size_t)sqrt((double)k * (double)n / GC_SEL_SAMPLE) +
-			  4096;
+	else if (r)
+		cd->cap = (size_t)(((double)r + 6.0 * sqrt((double)r)) * (double)n /
+				   GC_SEL_SAMPLE) + 4096;
 	else
 		cd->cap = 0;
 	len = (n + (size_t)cd->parts - 1) / (size_t)cd->parts + GC_SEL_SBLOCK;
@@ -283,23 +302,14 @@ uint32_t gc_cand_kth(const struct gc_cand *cd, size_t k, uint32_t *hist, uint32_
 static uint32_t sample_tlo(struct gc_cand *cd, const float *e, const float *g, size_t n,
 			   size_t k, uint32_t *hist, uint32_t *fine)
 {
-	size_t S = n < GC_SEL_SAMPLE ? n : GC_SEL_SAMPLE, r, j;
+	size_t S = n < GC_SEL_SAMPLE ? n : GC_SEL_SAMPLE, r = sample_rank(n, k), j;
 	const uint32_t *one[1] = { cd->samp };
-	double m;
 
-	if (!cd->cap || !n)
+	if (!cd->cap || !n || !r)
 		return UINT32_MAX;
 	for (j = 0; j < S; j++) {
 		size_t i = S == n ? j : (size_t)((uint64_t)j * n / S);
 		cd->samp[j] = gc_key(e ? e[i] + g[i] : g[i]);
-	}
-	if (S == n) {
-		r = k;
-	} else {
-		m = (double)S * (double)k / (double)n;
-		r = (size_t)ceil(m + 4.0 * sqrt(m) + 8.0);
-		if (r >= S / 2)
-			return UINT32_MAX;
 	}
 	return kth_key(one, &S, 1, r, hist, fine);
 }
