@@ -8,8 +8,8 @@ LIB_SRCS += kernels/cuda/bisect.c
 UNIT_TESTS += $(BUILD)/tests/test_kernels_cuda
 
 # `make CUDA=1 cuda-check`: the GPU tests and the kernel benchmark on a GPU machine,
-# linked from common/ and kernels/ only (no sqlite, libnl, curl or yaml needed there;
-# OpenBLAS still is, for the CPU PowerSGD reference).
+# linked from common/ and kernels/ only (the CPU kernels call no BLAS; the worker's
+# optimizer step does).
 CUDA_CHECK_DIR := $(BUILD)/cuda-check
 CUDA_CHECK_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,common/result.c common/log.c common/strutil.c \
 	common/npy.c $(KERNEL_SRCS) kernels/cuda/bisect.c) $(CU_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
