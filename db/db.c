@@ -513,3 +513,21 @@ gc_rc gc_db_prediction_put(gc_db *db, int64_t run_id, const struct gc_db_predict
 	sqlite3_bind_double(st, 9, gc_wall_s());
 	return gc_db_step_done(db, st, "recording a prediction", e);
 }
+
+gc_rc gc_db_model_fit_put(gc_db *db, int64_t env_id, const char *model_version, size_t runs,
+			  const char *params_json, gc_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	gc_rc rc = gc_db_prep(db, GC_ST_MODEL_FIT,
+		"INSERT OR REPLACE INTO model_fits (env_id, model_version, runs, params, created) "
+		"VALUES (?,?,?,?,?)", &st, e);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, env_id);
+	sqlite3_bind_text(st, 2, model_version, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)runs);
+	sqlite3_bind_text(st, 4, params_json, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 5, gc_wall_s());
+	return gc_db_step_done(db, st, "recording the model's fit", e);
+}

@@ -129,6 +129,11 @@ struct gc_db_prediction {
 gc_rc gc_db_prediction_put(gc_db *db, int64_t run_id, const struct gc_db_prediction *p,
 			   gc_err *e);
 
+/* The model's fitted parameters of one environment (0: none) as a JSON object, fitted
+ * from `runs` runs; replaces the row of the same environment and version. */
+gc_rc gc_db_model_fit_put(gc_db *db, int64_t env_id, const char *model_version, size_t runs,
+			  const char *params_json, gc_err *e);
+
 /* --- iterations ---------------------------------------------------------------- */
 
 /* Insert the records of f into iterations for run_id, in one transaction. Refuses

@@ -272,3 +272,16 @@ CREATE VIEW speedup AS
 
 CREATE VIEW compression_wins AS
 	SELECT * FROM speedup WHERE method <> baseline AND speedup > 1.0;
+
+-- @migration 3
+-- the performance model's fitted parameters, per environment and model version, as
+-- JSON (model/predict_db.h: gc_pdb_fit_json); env_id 0 stands for runs without an
+-- environment. `gcbench model` replaces the row of its version.
+CREATE TABLE model_fits (
+	env_id        INTEGER NOT NULL,
+	model_version TEXT NOT NULL,
+	runs          INTEGER NOT NULL,
+	params        TEXT NOT NULL CHECK (json_valid(params)),
+	created       REAL NOT NULL,
+	PRIMARY KEY (env_id, model_version)
+) STRICT, WITHOUT ROWID;

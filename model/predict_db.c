@@ -383,6 +383,40 @@ static gc_rc fit_all(struct ctx *c, gc_err *e)
 	return GC_OK;
 }
 
+void gc_pdb_fit_params(const gc_pdb_fit *f, double numel, gc_model_params *mp)
+{
+	*mp = f->mp;
+	mp->alpha = (f->alpha_link >= 0 ? f->alpha_link : 25e-6) + f->alpha_sw;
+	mp->t_opt = f->opt_per_elem * numel;
+}
+
+gc_rc gc_pdb_fit_load(const char *path, int64_t env_id, gc_pdb_fit *out, gc_err *e)
+{
+	const gc_pdb_fit *f = NULL;
+	gc_db *db = NULL;
+	gc_pdb p;
+	size_t i;
+	gc_rc rc = gc_db_open(path, GC_DB_READONLY, &db, e);
+
+	memset(&p, 0, sizeof(p));
+	if (!rc)
+		rc = gc_pdb_run(db, 0, &p, e);
+	for (i = 0; !rc && i < p.nfits; i++)
+		if (env_id < 0 ? !f || p.fits[i].n_runs > f->n_runs : p.fits[i].env_id == env_id)
+			f = &p.fits[i];
+	if (!rc && !f)
+		rc = env_id < 0 ? gc_fail(e, GC_E_INVAL, "'%s' has no ok runs to fit the model "
+					  "to; run a sweep first", path)
+				: gc_fail(e, GC_E_INVAL, "'%s' has no ok runs of environment %lld "
+					  "(gcbench model --db %s lists them)", path,
+					  (long long)env_id, path);
+	if (!rc)
+		*out = *f;
+	gc_pdb_release(&p);
+	gc_db_close(db);
+	return rc;
+}
+
 const gc_pdb_fit *gc_pdb_fit_of(const gc_pdb *p, int64_t env_id)
 {
 	size_t i;
@@ -397,14 +431,14 @@ const gc_pdb_fit *gc_pdb_fit_of(const gc_pdb *p, int64_t env_id)
 static int predict_with(struct ctx *c, const gc_pdb_fit *f, gc_pdb_row *r,
 			const struct rowx *x, gc_model_result *out)
 {
-	gc_model_params mp = f->mp;
+	gc_model_params mp;
 	gc_arch *a = &c->arch[x->arch];
 	gc_err e;
 
+	gc_pdb_fit_params(f, x->numel, &mp);
 	r->bw_bps = run_bw(r, x);
 	mp.bw = r->bw_bps / 8;
 	mp.alpha = run_alpha(f, x) + f->alpha_sw;
-	mp.t_opt = f->opt_per_elem * x->numel;
 	gc_arch_set_timing(a, r->batch, GC_V100_FLOPS, x->compute_scale);
 	if (gc_model_predict(a, &x->mm, &mp, r->world_size, out, &e)) {
 		gc_strlcpy(r->skipped, e.msg, sizeof(r->skipped));
@@ -437,6 +471,27 @@ static void predict_row(struct ctx *c, size_t i)
 	r->cv_err = r->cv_pred > 0 ? rel(r->cv_pred, r->measured) : NAN;
 }
 
+size_t gc_pdb_fit_json(const gc_pdb_fit *f, char *buf, size_t n)
+{
+	size_t o;
+	int m;
+
+	o = (size_t)snprintf(buf, n, "{\"env_id\":%lld,\"runs\":%zu,\"links\":%zu,"
+		"\"alpha_link_s\":%.6g,\"alpha_sw_s\":%.6g,\"host_bw_Bps\":%.6g,"
+		"\"comm_runs\":%zu,\"goodput_ratio\":%.6g,\"lambda\":%.6g,"
+		"\"lambda_runs\":%zu,\"fwd_over_bwd\":%.6g,\"optimizer_s_per_param\":%.6g,"
+		"\"codecs\":{", (long long)f->env_id, f->n_runs, f->n_links, f->alpha_link,
+		f->alpha_sw, f->mp.host_bw, f->n_comm, f->goodput_ratio, f->mp.lambda,
+		f->n_lambda, f->mp.fwd_over_bwd, f->opt_per_elem);
+	for (m = 1; m < GC_M__COUNT; m++)
+		o += (size_t)snprintf(buf + (o < n ? o : n), o < n ? n - o : 0,
+			"%s\"%s\":{\"encode_rate\":%.6g,\"decode_rate\":%.6g}",
+			m > 1 ? "," : "", gc_method_name((gc_method)m), f->mp.enc_rate[m],
+			f->mp.dec_rate[m]);
+	o += (size_t)snprintf(buf + (o < n ? o : n), o < n ? n - o : 0, "}}");
+	return o;
+}
+
 static gc_rc store_all(struct ctx *c, gc_err *e)
 {
 	gc_pdb *p = c->out;
@@ -457,6 +512,15 @@ static gc_rc store_all(struct ctx *c, gc_err *e)
 			return rc;
 		}
 		p->stored++;
+	}
+	for (i = 0; i < p->nfits; i++) {
+		char js[2048];
+		gc_pdb_fit_json(&p->fits[i], js, sizeof(js));
+		if ((rc = gc_db_model_fit_put(c->db, p->fits[i].env_id, GC_PDB_VERSION,
+					      p->fits[i].n_runs, js, e))) {
+			gc_db_exec(c->db, "ROLLBACK", NULL);
+			return rc;
+		}
 	}
 	return gc_db_exec(c->db, "COMMIT", e);
 }

@@ -89,11 +89,25 @@ typedef struct gc_pdb {
 
 /* Read every ok run of db (run_summary, runs, links), fit per environment, predict
  * every run and, when store is 1, write the predictions (gc_db_prediction_put, version
- * GC_PDB_VERSION, one transaction). Runs the model cannot handle (an unknown
+ * GC_PDB_VERSION) and each environment's fit (gc_db_model_fit_put), one transaction. Runs the model cannot handle (an unknown
  * architecture or method, bad params) are kept in rows with `skipped` set and get no
  * prediction. Caller releases *out (also on failure). */
 gc_rc gc_pdb_run(gc_db *db, int store, gc_pdb *out, gc_err *e);
 void gc_pdb_release(gc_pdb *p);                            /* accepts NULL */
+
+/* The fitted parameters of f as one JSON object into buf (size n): the text
+ * `gcbench model --json` prints and model_fits stores. Returns the length it needed
+ * (>= n: truncated). */
+size_t gc_pdb_fit_json(const gc_pdb_fit *f, char *buf, size_t n);
+
+/* The model's parameters from fit f for an architecture of numel parameters: the
+ * fitted ones, alpha = wire latency (25 us when not measured) + software latency,
+ * t_opt = optimizer cost per parameter x numel; bw stays to be set. */
+void gc_pdb_fit_params(const gc_pdb_fit *f, double numel, gc_model_params *mp);
+
+/* Fit the database at path (read-only) and copy out the fit of env_id, or with
+ * env_id < 0 the environment with the most ok runs (out->env_id tells which). */
+gc_rc gc_pdb_fit_load(const char *path, int64_t env_id, gc_pdb_fit *out, gc_err *e);
 
 /* The fit of env_id, or NULL. */
 const gc_pdb_fit *gc_pdb_fit_of(const gc_pdb *p, int64_t env_id);

@@ -526,9 +526,7 @@ static void winlose_model(struct gc_rep *r)
 	memset(&w, 0, sizeof w);
 	gc_strlcpy(w.model, m0->model, sizeof w.model);
 	w.batch = (int)m0->v[0];
-	w.mp = f->mp;
-	w.mp.alpha = (f->alpha_link >= 0 ? f->alpha_link : 25e-6) + f->alpha_sw;
-	w.mp.t_opt = f->opt_per_elem * (double)a.numel;
+	gc_pdb_fit_params(f, (double)a.numel, &w.mp);
 	for (i = 0; i < ms.n; i++)
 		if (!strcmp(ms.r[i].model, m0->model))
 			winlose_model_one(r, &w, &a, &ms.r[i], f->env_id);

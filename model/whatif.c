@@ -133,6 +133,7 @@ gc_rc gc_whatif_preset(gc_whatif *w, const char *name, gc_err *e)
 
 	gc_model_params_default(mp);
 	w->paper = 0;
+	gc_strlcpy(w->source, name, sizeof(w->source));
 	if (!strcmp(name, "ideal"))
 		return GC_OK;
 	if (strcmp(name, "paper"))

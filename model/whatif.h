@@ -21,6 +21,7 @@ typedef struct gc_whatif {
 	gc_model_method methods[GC_WHATIF_MAX_METHODS];
 	size_t nmethods;
 	int paper;                               /* --preset paper */
+	char source[160];                        /* "paper", "ideal" or "DB, environment N" */
 	gc_model_params mp;                      /* bw is set per point */
 } gc_whatif;
 

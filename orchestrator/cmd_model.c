@@ -18,8 +18,10 @@ static void usage(FILE *f)
 		"links' calibration (goodput, RTT; without one, the cap x 1448/1514), lambda from the\n"
 		"sync-SGD runs where compute dominates, encode/decode rates from the per-iteration\n"
 		"encode/decode medians. Then predict the median iteration time of every ok run,\n"
-		"store it in the predictions table (model version " GC_PDB_VERSION ") and print\n"
-		"predicted vs measured per run and the median and worst |error| per method.\n"
+		"store it in the predictions table (model version " GC_PDB_VERSION "; the fitted\n"
+		"parameters in model_fits) and print predicted vs measured per run, the median\n"
+		"and worst |error| per method, and the same leave-one-out (each run predicted by\n"
+		"a fit without it).\n"
 		"`gcbench report` plots these predictions against the measurements.\n\n"
 		"options:\n"
 		"  --db FILE     results database (default gcbench.db)\n"
@@ -144,19 +146,10 @@ static void print_rows_text(const gc_pdb *p)
 
 static void print_fit_json(const gc_pdb_fit *f)
 {
-	int m;
+	char js[2048];
 
-	printf("{\"env_id\":%lld,\"runs\":%zu,\"links\":%zu,\"alpha_link_s\":%.6g,"
-	       "\"alpha_sw_s\":%.6g,\"host_bw_Bps\":%.6g,\"comm_runs\":%zu,"
-	       "\"goodput_ratio\":%.6g,\"lambda\":%.6g,\"lambda_runs\":%zu,"
-	       "\"fwd_over_bwd\":%.6g,\"optimizer_s_per_param\":%.6g,\"codecs\":{",
-	       (long long)f->env_id, f->n_runs, f->n_links, f->alpha_link, f->alpha_sw,
-	       f->mp.host_bw, f->n_comm, f->goodput_ratio, f->mp.lambda, f->n_lambda,
-	       f->mp.fwd_over_bwd, f->opt_per_elem);
-	for (m = 1; m < GC_M__COUNT; m++)
-		printf("%s\"%s\":{\"encode_rate\":%.6g,\"decode_rate\":%.6g}", m > 1 ? "," : "",
-		       gc_method_name((gc_method)m), f->mp.enc_rate[m], f->mp.dec_rate[m]);
-	printf("}}");
+	gc_pdb_fit_json(f, js, sizeof(js));
+	fputs(js, stdout);
 }
 
 static void print_row_json(const gc_pdb_row *r)

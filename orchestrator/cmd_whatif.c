@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "log.h"
+#include "model/predict_db.h"
 #include "model/whatif.h"
 #include "strutil.h"
 
@@ -15,7 +16,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gcbench whatif [--model M] [--workers LIST] [--bandwidth RANGE|LIST]\n"
 		"                      [--compute-speedup LIST] [--method LIST] [--preset paper|ideal]\n"
-		"                      [--batch N] [--gpus-per-node G] [--json]\n\n"
+		"                      [--db FILE [--env ID]] [--batch N] [--gpus-per-node G] [--json]\n\n"
 		"Predict, with the performance model of Agarwal et al. (MLSys 2022), the speedup of\n"
 		"each compression method over synchronous SGD (bucketed ring all-reduce overlapped\n"
 		"with backward) per worker count, link bandwidth and compute speed; the crossover\n"
@@ -31,18 +32,29 @@ static void usage(FILE *f)
 		"  --method LIST        default signsgd,topk:ratio=0.01,mstopk:ratio=0.01,powersgd:rank=4\n"
 		"  --preset P           paper (default): V100 fp32, NCCL ring, the study's lambda and\n"
 		"                       encode/decode costs; ideal: free encode/decode, lambda 1\n"
+		"  --db FILE            instead of a preset, the model fitted to a results database\n"
+		"                       (as `gcbench model` fits it: latency, host cost, lambda,\n"
+		"                       encode/decode rates of the methods measured there, the\n"
+		"                       worker's schedule): what your cluster would do at other\n"
+		"                       bandwidths and scales. A method never measured there costs\n"
+		"                       nothing to encode or decode.\n"
+		"  --env ID             the environment of the database to use (default: the one\n"
+		"                       with the most ok runs)\n"
 		"  --batch N            per-worker batch (default 64; sequences of 128 tokens for\n"
 		"                       bert-base/gpt2-small)\n"
 		"  --gpus-per-node G    hierarchical: G GPUs share a node's link (default 1)\n"
 		"  --json               one JSON document instead of tables\n\n"
 		"example:\n"
 		"  gcbench whatif --model resnet50 --workers 8,32,96 --bandwidth 1:30:1 \\\n"
-		"      --compute-speedup 1,4 --method powersgd:rank=4,signsgd\n");
+		"      --compute-speedup 1,4 --method powersgd:rank=4,signsgd\n"
+		"  gcbench whatif --db gcbench.db --workers 4,16,64 --bandwidth 1,10,25\n");
 }
 
 struct opts {
 	gc_whatif w;
 	int json;
+	const char *db;          /* --db: parameters fitted to this database */
+	gc_pdb_fit fit;
 };
 
 static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
@@ -51,11 +63,12 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 		{ "model", 1, 0, 'm' }, { "workers", 1, 0, 'w' }, { "bandwidth", 1, 0, 'b' },
 		{ "compute-speedup", 1, 0, 'c' }, { "method", 1, 0, 'M' }, { "preset", 1, 0, 'p' },
 		{ "batch", 1, 0, 'B' }, { "gpus-per-node", 1, 0, 'g' }, { "json", 0, 0, 'j' },
+		{ "db", 1, 0, 'D' }, { "env", 1, 0, 'E' },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	const char *workers = "8,16,32,64,96", *bw = "1:30", *cs = "1", *preset = "paper",
 		   *methods = "signsgd,topk:ratio=0.01,mstopk:ratio=0.01,powersgd:rank=4";
-	int64_t v, g = 1;
+	int64_t v, g = 1, env = -1;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -71,6 +84,12 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 		case 'c': cs = optarg; break;
 		case 'M': methods = optarg; break;
 		case 'p': preset = optarg; break;
+		case 'D': o->db = optarg; break;
+		case 'E':
+			if (gc_parse_i64(optarg, &env) || env < 0)
+				return gc_fail(e, GC_E_INVAL, "--env '%s' is not an environment id "
+					       "(a whole number >= 0)", optarg), -1;
+			break;
 		case 'j': o->json = 1; break;
 		case 'h': return 1;
 		case 'B':
@@ -91,11 +110,19 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 	}
 	if (optind < argc)
 		return gc_fail(e, GC_E_INVAL, "unexpected argument '%s'", argv[optind]), -1;
-	if (gc_whatif_preset(&o->w, preset, e) || gc_whatif_parse_workers(workers, &o->w, e) ||
+	if (env >= 0 && !o->db)
+		return gc_fail(e, GC_E_INVAL, "--env needs --db"), -1;
+	if (o->db && gc_pdb_fit_load(o->db, env, &o->fit, e))
+		return -1;
+	if (gc_whatif_preset(&o->w, o->db ? "ideal" : preset, e) ||
+	    gc_whatif_parse_workers(workers, &o->w, e) ||
 	    gc_whatif_parse_bw(bw, &o->w, e) || gc_whatif_parse_speedup(cs, &o->w, e) ||
 	    gc_whatif_parse_methods(methods, &o->w, e))
 		return -1;
 	o->w.mp.gpus_per_node = (int)g;
+	if (o->db)
+		snprintf(o->w.source, sizeof(o->w.source), "%.120s, environment %lld", o->db,
+			 (long long)o->fit.env_id);
 	return 0;
 }
 
@@ -118,9 +145,9 @@ static void header(const struct opts *o)
 	const gc_whatif *w = &o->w;
 	size_t k;
 
-	printf("gcbench whatif: %s, batch %d, preset %s (V100 fp32 %.1f TFLOP/s effective, "
+	printf("gcbench whatif: %s, batch %d, parameters: %s (V100 fp32 %.1f TFLOP/s effective, "
 	       "alpha %.0f us, lambda %.2f), %s\n", w->model, w->batch,
-	       w->paper ? "paper" : "ideal", GC_V100_FLOPS / 1e12, w->mp.alpha * 1e6,
+	       w->source, GC_V100_FLOPS / 1e12, w->mp.alpha * 1e6,
 	       w->mp.lambda, w->mp.gpus_per_node > 1 ? "hierarchical" : "flat ring");
 	printf("predicted speedup over sync SGD (> 1: compression is faster)\n\n");
 	printf("%-8s %7s %8s %11s", "compute", "workers", "Gbit/s", "syncsgd_ms");
@@ -182,7 +209,7 @@ static int sweep(const struct opts *o, gc_arch *a, struct tally *t, gc_err *e)
 
 	if (o->json)
 		printf("{\"model\": \"%s\", \"batch\": %d, \"preset\": \"%s\", \"points\": [",
-		       w->model, w->batch, w->paper ? "paper" : "ideal");
+		       w->model, w->batch, w->source);
 	else
 		header(o);
 	for (i = 0; i < w->nspeed; i++)
@@ -275,6 +302,11 @@ int cmd_whatif(int argc, char **argv)
 	if (gc_arch_build(o.w.model, &a, &e)) {
 		gc_error("whatif: %s", e.msg);
 		return 2;
+	}
+	if (o.db) {                     /* the fit, with this model's optimizer cost */
+		int g = o.w.mp.gpus_per_node;
+		gc_pdb_fit_params(&o.fit, (double)a.numel, &o.w.mp);
+		o.w.mp.gpus_per_node = g;
 	}
 	memset(&t, 0, sizeof(t));
 	r = sweep(&o, &a, &t, &e) || crossovers(&o, &a, &e);

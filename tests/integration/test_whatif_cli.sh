@@ -50,3 +50,21 @@ expect_err bad_speedup "--compute-speedup" --compute-speedup 0
 expect_err unknown_option "unknown or incomplete option '--bogus'" --bogus
 expect_err unknown_preset "unknown preset 'fast'" --preset fast
 if "$G" whatif --help | grep -q 'example:'; then pass help; else fail help "no usage"; fi
+
+# --db: the model fitted to a results database (the synthetic one of test_model_db,
+# whose environment 1 has the most runs) instead of a preset
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-whatif.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+if [ -x "$BUILD/tests/test_model_db" ] && "$BUILD/tests/test_model_db" --make-db "$tmp/w.db" >/dev/null 2>&1; then
+	out=$("$G" whatif --db "$tmp/w.db" --workers 4,16 --bandwidth 1,10 --method powersgd:rank=4,signsgd 2>&1); rc=$?
+	if [ $rc -eq 0 ] && grep -q "parameters: $tmp/w.db, environment 1 " <<<"$out" &&
+	   grep -q '^summary: [0-9]* of 8 configurations gain' <<<"$out"; then pass from_db
+	else fail from_db "rc $rc: $(head -n 2 <<<"$out" | tr '\n' ' ') $(tail -n 2 <<<"$out" | tr '\n' ' ')"; fi
+	out=$("$G" whatif --db "$tmp/w.db" --env 2 --workers 4 --bandwidth 1 --method signsgd 2>&1)
+	grep -q "environment 2 " <<<"$out" && pass from_db_env || fail from_db_env "$(head -n 2 <<<"$out" | tr '\n' ' ')"
+	expect_err db_unknown_env "no ok runs of environment 99" --db "$tmp/w.db" --env 99
+else
+	for n in from_db from_db_env db_unknown_env; do skip "$n" "$BUILD/tests/test_model_db is not built"; done
+fi
+expect_err env_without_db "--env needs --db" --env 1
+expect_err db_missing "$tmp/none.db" --db "$tmp/none.db"

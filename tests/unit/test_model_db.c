@@ -306,6 +306,13 @@ static void test_one_prediction_per_ok_run(void)
 			   "EXISTS (SELECT 1 FROM predictions p WHERE p.run_id = r.id AND "
 			   "p.model_version = '" GC_PDB_VERSION "')"), 0);
 	CHECK_EQ_INT(count(h, "SELECT count(*) FROM runs WHERE status <> 'ok'"), 2);
+	/* the fitted parameters of both environments, stored with the model's version */
+	CHECK_EQ_INT(count(h, "SELECT count(*) FROM model_fits WHERE model_version = '"
+			   GC_PDB_VERSION "'"), 2);
+	CHECK_EQ_INT(count(h, "SELECT count(*) FROM model_fits f JOIN environments e ON "
+			   "e.id = f.env_id WHERE e.host = 'lab2' AND abs(json_extract(f.params, "
+			   "'$.host_bw_Bps') / 3e9 - 1) < 0.1 AND json_extract(f.params, "
+			   "'$.codecs.powersgd.encode_rate') > 0"), 1);
 	gc_db_close(db);
 }
 
