@@ -374,6 +374,20 @@ static inline __attribute__((always_inline)) void store16(float *out, const v16f
 	memcpy(out, v, sizeof(*v));
 }
 
+/* Element j of decode_row, for the unaligned head and the tail. */
+static inline void decode_elem(const float *p, const float *qt, size_t cols, int r, float *out,
+			       float *m, int ef, size_t j)
+{
+	float v = 0;
+	int c;
+
+	for (c = 0; c < r; c++)
+		v += p[c] * qt[(size_t)c * cols + j];
+	out[j] = v;
+	if (ef)
+		m[j] -= v;
+}
+
 /* One row of a compressed tensor in decode: out = P row Q^T, and e' = c - out (ef). */
 static void decode_row(const float *p, const float *qt, size_t cols, int r, float *out,
 		       float *m, int ef, int stream)
@@ -382,14 +396,8 @@ static void decode_row(const float *p, const float *qt, size_t cols, int r, floa
 	int c;
 
 	if (stream)             /* the first elements up to a 64-byte boundary of out */
-		for (; j < cols && ((uintptr_t)(out + j) & 63); j++) {
-			float v = 0;
-			for (c = 0; c < r; c++)
-				v += p[c] * qt[(size_t)c * cols + j];
-			out[j] = v;
-			if (ef)
-				m[j] -= v;
-		}
+		for (; j < cols && ((uintptr_t)(out + j) & 63); j++)
+			decode_elem(p, qt, cols, r, out, m, ef, j);
 	for (; j + VL <= cols; j += VL) {
 		v16f v = { 0 };
 		for (c = 0; c < r; c++) {
@@ -405,14 +413,8 @@ static void decode_row(const float *p, const float *qt, size_t cols, int r, floa
 			memcpy(m + j, &x, sizeof(x));
 		}
 	}
-	for (; j < cols; j++) {
-		float v = 0;
-		for (c = 0; c < r; c++)
-			v += p[c] * qt[(size_t)c * cols + j];
-		out[j] = v;
-		if (ef)
-			m[j] -= v;
-	}
+	for (; j < cols; j++)
+		decode_elem(p, qt, cols, r, out, m, ef, j);
 }
 
 /* M' = P Q^T (e' = c - M'); uncompressed tensors: sum / p (their e stays 0). */

@@ -129,39 +129,13 @@ static double exchange(const gc_model_params *mp, int p, int gather, size_t r0, 
 	return t;
 }
 
-/* Walk the buckets: backward, encode on the device, exchange on the channel. */
+/* Walk the buckets: backward, then per bucket its encode and exchange. The study's
+ * schedule: the encode on the device (delaying backward), the exchange on the channel,
+ * the decodes left to gc_model_predict. codec_on_comm (gcbench-worker's schedule):
+ * backward is never delayed; the channel runs encode, exchange(s) and decode in order
+ * once the bucket is ready. */
 static void walk(const gc_arch *a, const gc_buckets *bk, const gc_model_method *m,
 		 const gc_model_params *mp, int p, struct ev *ev, gc_model_result *r)
-{
-	double lam = p > 1 ? mp->lambda : 1.0;
-	size_t i, j;
-
-	for (i = 0; i < bk->n; i++) {
-		const gc_bucket_span *s = &bk->b[i];
-		size_t r0, r1;
-		int gather;
-		double enc, x;
-
-		for (j = 0; j < s->count; j++)
-			ev->dev += lam * a->t[a->n - 1 - (s->first + j)].t_bwd;
-		if (p <= 1)
-			continue;
-		gather = gc_model_payload(a, s, m, &r0, &r1);
-		enc = m->m == GC_M_SYNCSGD ? 0 : per_rate((double)s->numel, mp->enc_rate[m->m]);
-		ev->dev += r1 ? enc / 2 : enc;    /* PowerSGD: the other half between rounds */
-		x = exchange(mp, p, gather, r0, r1, r1 ? enc / 2 : 0);
-		ev->comm = fmax(ev->dev, ev->comm) + x;
-		ev->done[i] = ev->comm;
-		r->encode += enc;
-		r->comm += x - (r1 ? enc / 2 : 0);
-		r->bytes_sent += r0 + r1;
-	}
-}
-
-/* gcbench-worker's schedule: backward is never delayed; one channel runs each bucket's
- * encode, exchange(s) and decode in order once the bucket is ready. */
-static void walk_pipeline(const gc_arch *a, const gc_buckets *bk, const gc_model_method *m,
-			  const gc_model_params *mp, int p, struct ev *ev, gc_model_result *r)
 {
 	double lam = p > 1 ? mp->lambda : 1.0;
 	size_t i, j;
@@ -178,11 +152,19 @@ static void walk_pipeline(const gc_arch *a, const gc_buckets *bk, const gc_model
 			continue;
 		gather = gc_model_payload(a, s, m, &r0, &r1);
 		enc = m->m == GC_M_SYNCSGD ? 0 : per_rate((double)s->numel, mp->enc_rate[m->m]);
-		dec = per_rate(gc_model_decode_elems(m, s->numel, p), mp->dec_rate[m->m]);
-		x = exchange(mp, p, gather, r0, r1, 0);
-		ev->comm = fmax(ev->dev, ev->comm) + enc + x + dec;
+		if (mp->codec_on_comm) {
+			dec = per_rate(gc_model_decode_elems(m, s->numel, p), mp->dec_rate[m->m]);
+			x = exchange(mp, p, gather, r0, r1, 0);
+			ev->comm = fmax(ev->dev, ev->comm) + enc + x + dec;
+			r->decode += dec, r->comm += x;
+		} else {
+			ev->dev += r1 ? enc / 2 : enc;    /* PowerSGD: the other half between rounds */
+			x = exchange(mp, p, gather, r0, r1, r1 ? enc / 2 : 0);
+			ev->comm = fmax(ev->dev, ev->comm) + x;
+			r->comm += x - (r1 ? enc / 2 : 0);
+		}
 		ev->done[i] = ev->comm;
-		r->encode += enc, r->decode += dec, r->comm += x;
+		r->encode += enc;
 		r->bytes_sent += r0 + r1;
 	}
 }
@@ -208,13 +190,8 @@ gc_rc gc_model_predict(const gc_arch *a, const gc_model_method *m, const gc_mode
 		gc_buckets_release(&bk);
 		return gc_fail(e, GC_E_NOMEM, "model: out of memory");
 	}
-	if (mp->codec_on_comm) {
-		walk_pipeline(a, &bk, m, mp, p, &ev, out);
-		end = fmax(ev.dev, ev.comm);
-	} else {
-		walk(a, &bk, m, mp, p, &ev, out);
-		end = ev.dev;
-	}
+	walk(a, &bk, m, mp, p, &ev, out);
+	end = mp->codec_on_comm ? fmax(ev.dev, ev.comm) : ev.dev;
 	for (i = 0; !mp->codec_on_comm && p > 1 && i < bk.n; i++) { /* decodes: after backward */
 		double d = per_rate(gc_model_decode_elems(m, bk.b[i].numel, p), mp->dec_rate[m->m]);
 		end = fmax(end, ev.done[i]) + d;
