@@ -100,7 +100,7 @@ static void header_run(gc_wk_json *j, const gc_wk_cfg *c, const gc_wk_comm *m,
 	gc_wk_json_int(j, "warmup", c->warmup);
 	gc_wk_json_num(j, "lr", c->lr);
 	gc_wk_json_num(j, "deadline", c->deadline);
-	gc_wk_json_int(j, "threads", c->threads);
+	gc_wk_json_int(j, "threads", r->threads ? r->threads : c->threads);
 }
 
 static char *build_header(const gc_wk_cfg *c, const gc_wk_comm *m, const gc_wk_result *r)

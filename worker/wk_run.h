@@ -60,6 +60,7 @@ typedef struct gc_wk_result {
 	uint64_t sum_grad, sum_param;  /* FNV-1a of the final averaged gradient, parameters */
 	double final_loss;             /* mean loss of the last (up to) 10 iterations */
 	double t_backward_model;       /* emulated backward seconds per iteration */
+	int threads;                   /* OpenMP threads the kernels ran with */
 } gc_wk_result;
 
 /* Build the workload, run warmup + iters iterations with the communication thread,

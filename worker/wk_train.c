@@ -9,6 +9,7 @@
 #include "wk_run.h"
 
 #include <cblas.h>
+#include <omp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@ typedef struct wk_state {
 	float *grad, *avg, *param;
 	gc_mlp mlp;
 	int have_mlp;
+	int comm_threads;              /* OpenMP threads of the communication thread */
 	pthread_t thr;
 	int have_thr;
 	pthread_mutex_t mu;
@@ -99,10 +101,17 @@ static gc_rc exchange_bucket(wk_state *s, size_t i, gc_err *e)
 	return GC_OK;
 }
 
+/* The kernels run here, and OpenMP's thread count is per thread: a thread started
+ * with pthread_create gets the process default (OMP_NUM_THREADS, else every core), not
+ * what main set. 4 ranks of 2 spinning OpenMP threads on 2 cores made PowerSGD 10x
+ * slower than 2 ranks; so the resolved --threads is set again, and reported. */
 static void *comm_thread(void *arg)
 {
 	wk_state *s = arg;
 	gc_err e = { "" };
+	if (s->cfg->threads > 0)
+		omp_set_num_threads(s->cfg->threads);
+	s->comm_threads = omp_get_max_threads();
 	for (;;) {
 		size_t i;
 		pthread_mutex_lock(&s->mu);
@@ -463,5 +472,6 @@ gc_rc gc_wk_train(const gc_wk_cfg *cfg, gc_wk_comm *comm, gc_wk_result *res, gc_
 		rc = checksums(&s, res, e);
 	summarize(&s, res);
 	teardown(&s);
+	res->threads = s.comm_threads;
 	return rc;
 }
