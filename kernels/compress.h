@@ -105,7 +105,7 @@ typedef struct gc_tensor_desc {
 typedef struct gc_round {
 	gc_coll coll;
 	gc_dtype dtype;
-	void *send;             /* count elements of dtype */
+	const void *send;       /* count elements of dtype */
 	size_t count;
 	void *recv;             /* all-reduce: count elements (may equal send); all-gather:
 	                         * count * world elements, worker w's at offset w * count */

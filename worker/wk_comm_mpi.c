@@ -128,6 +128,7 @@ static gc_rc mpi_run(gc_wk_comm *c, const gc_round *r, int bucket, gc_err *e)
 	atomic_store(&s->busy_since, 0);
 	if (err != MPI_SUCCESS)
 		return mpi_fail(c, err, r, bucket, "the call", e);
+	if (getenv("GC_WAIT") && !s->blocking) { MPI_Wait(&req, MPI_STATUS_IGNORE); return GC_OK; }
 	while (!s->blocking) {
 		err = MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
 		if (err != MPI_SUCCESS)
@@ -136,7 +137,8 @@ static gc_rc mpi_run(gc_wk_comm *c, const gc_round *r, int bucket, gc_err *e)
 			break;
 		if (gc_now_ns() > lim)
 			expire(c, bucket, (int)r->coll, 0, t0);
-		sched_yield();
+		{ static long us = -1; if (us < 0) { const char *v = getenv("GC_POLL_US"); us = v ? atol(v) : 0; }
+		  if (us) gc_sleep_until_ns(gc_now_ns() + (uint64_t)us * 1000); else sched_yield(); }
 	}
 	return GC_OK;
 }
