@@ -166,6 +166,8 @@ gc_rc gc_simulate_step(gc_bucket **workers, int p, const float *const *grads, fl
 /* Half-precision helpers used by the fp16 method and the collectives' half sum. */
 uint16_t gc_f32_to_f16(float f);
 float gc_f16_to_f32(uint16_t h);
+/* acc[i] = half(float(acc[i]) + float(x[i])), i < n: the half sum of every all-reduce. */
+void gc_f16_sum(uint16_t *acc, const uint16_t *x, size_t n);
 size_t gc_dtype_size(gc_dtype t);
 
 #endif

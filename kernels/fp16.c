@@ -1,6 +1,7 @@
 /* kernels/fp16.c: half-precision all-reduce (CPU): payload half(c / p), summed in
  * half, decode float(sum). The bulk conversions use F16C when the compiler targets it
- * (same bits as gc_f32_to_f16: round to nearest even, NaN quieted with its payload). */
+ * (same bits as gc_f32_to_f16: round to nearest even, NaN quieted with its payload).
+ * The state holds the payload, then the sum: not in place, as in syncsgd.c. */
 #include <stdlib.h>
 #include <string.h>
 #ifdef __F16C__
@@ -11,7 +12,7 @@
 
 static gc_rc fp16_init(gc_bucket *b, gc_err *e)
 {
-	b->st = gc_cpu_alloc(b->numel * sizeof(uint16_t));
+	b->st = gc_cpu_alloc(2 * b->numel * sizeof(uint16_t));
 	if (!b->st)
 		return gc_fail(e, GC_E_NOMEM, "out of memory for a %zu-element buffer", b->numel);
 	return GC_OK;
@@ -47,6 +48,23 @@ static void from_half(float *out, const uint16_t *h, size_t n)
 		out[i] = gc_f16_to_f32(h[i]);
 }
 
+void gc_f16_sum(uint16_t *acc, const uint16_t *x, size_t n)
+{
+	size_t i = 0;
+
+#ifdef __F16C__
+	for (; i + 8 <= n; i += 8) {
+		__m256 a = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(acc + i)));
+		__m256 b = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(x + i)));
+		_mm_storeu_si128((__m128i *)(void *)(acc + i),
+				 _mm256_cvtps_ph(_mm256_add_ps(a, b),
+						 _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+	}
+#endif
+	for (; i < n; i++)
+		acc[i] = gc_f32_to_f16(gc_f16_to_f32(acc[i]) + gc_f16_to_f32(x[i]));
+}
+
 /* Split n elements among the threads in parts that are multiples of 8. */
 static long split8(size_t n, size_t *chunk)
 {
@@ -67,15 +85,15 @@ static gc_rc fp16_encode(gc_bucket *b, const float *grad)
 		size_t a = (size_t)j * chunk, m = a + chunk > n ? n - a : chunk;
 		to_half(h + a, grad + a, m, (float)b->world);
 	}
-	b->round[0] = (gc_round){ GC_COLL_ALLREDUCE, GC_DT_F16, h, n, h };
+	b->round[0] = (gc_round){ GC_COLL_ALLREDUCE, GC_DT_F16, h, n, h + n };
 	b->nround = 1;
 	return GC_OK;
 }
 
 static gc_rc fp16_decode(gc_bucket *b, float *avg)
 {
-	const uint16_t *h = b->st;
 	size_t n = b->numel, chunk;
+	const uint16_t *h = (const uint16_t *)b->st + n;
 	long j, nchunk = split8(n, &chunk);
 
 #pragma omp parallel for schedule(static) if (n >= 65536)

@@ -68,11 +68,8 @@ static gc_rc reduce(const gc_round *r, void *const *in, int p, void *out)
 	if (r->dtype == GC_DT_F16) {
 		uint16_t *o = out;
 		memcpy(o, in[0], n * sizeof(uint16_t));
-		for (w = 1; w < p; w++) {
-			const uint16_t *x = in[w];
-			for (i = 0; i < n; i++)
-				o[i] = gc_f32_to_f16(gc_f16_to_f32(o[i]) + gc_f16_to_f32(x[i]));
-		}
+		for (w = 1; w < p; w++)
+			gc_f16_sum(o, in[w], n);
 		return GC_OK;
 	}
 	return GC_E_UNSUPPORTED;

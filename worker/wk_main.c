@@ -171,12 +171,11 @@ static int bench_allreduce(const gc_wk_cfg *c, size_t n, int rank)
 		for (int i = -warm; i < reps; i++) {
 			MPI_Request q;
 			double t0, dt;
-			if (!getenv("GC_NOBAR")) MPI_Barrier(MPI_COMM_WORLD);
+			MPI_Barrier(MPI_COMM_WORLD);
 			t0 = MPI_Wtime();
 			if (k == 0)
 				MPI_Allreduce(buf, out, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
 			else {
-				if (getenv("GC_INPLACE")) MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &q); else
 				MPI_Iallreduce(buf, out, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &q);
 				MPI_Wait(&q, MPI_STATUS_IGNORE);
 			}
