@@ -33,7 +33,7 @@ out=$("$W" --help)
 if grep -q "mpirun" <<<"$out" && grep -q "btl_tcp_if_include" <<<"$out" && grep -q "pml ob1" <<<"$out"; then
 	pass help; else fail help "--help lacks the mpirun example"; fi
 
-need_cmd mpirun methods_2 methods_4 overlap mlp_loss killed_rank || exit 0
+need_cmd mpirun methods_2 methods_4 threads overlap mlp_loss killed_rank || exit 0
 MPI=(mpirun --oversubscribe --mca btl self,tcp --mca mpi_yield_when_idle 1)
 
 hdr() { "$W" --dump "$1" | sed -n 's/^header //p'; }
@@ -78,6 +78,19 @@ methods_case() { # P
 }
 methods_case 2
 methods_case 4
+
+# ---- threads: the kernels run on the communication thread, which must use --threads
+# (OpenMP's thread count is per thread); the header reports what that thread ran with
+bad=""
+for n in 1 3; do
+	rm -f "$tmp"/t-r*.gcr
+	if timeout 120 "${MPI[@]}" -np 2 "$W" --method powersgd --workload replay:tiny --iters 1 --warmup 1 \
+		--threads "$n" --out "$tmp/t-r%r.gcr" >"$tmp/out" 2>&1; then
+		got=$(field "$(hdr "$tmp/t-r0.gcr")" threads)
+		[ "$got" = "$n" ] || bad="$bad [--threads $n: header threads '$got']"
+	else bad="$bad [--threads $n: run failed]"; fi
+done
+if [ -z "$bad" ]; then pass threads; else fail threads "$bad"; fi
 
 # ---- overlap: 0.6 s of compute per iteration, 3 x 4 MB buckets that can hide behind it
 cat >"$tmp/ov.csv" <<'EOF'
