@@ -261,11 +261,12 @@ run_gcbench() { # run_gcbench CSV METHOD LOGPREFIX
 gc_method() { case $1 in allreduce) echo "--method syncsgd" ;; fp16) echo "--method fp16" ;;
 	powersgd) echo "--method powersgd --param rank=4" ;; esac; }
 res=$tmp/results.tsv
-: >"$res"
+: >"$res"; : >"$tmp/numel.tsv"
 for m in $models; do
 	src=$(model_csv "$m")
 	[ -n "$src" ] && [ -r "$src" ] || { say "no parameter list for '$m' (no $SHARED/data/models/$m.csv; torchvision?)" >&2; continue; }
 	say "$m: $(grep -vc '^#\|^index' "$src") tensors from $src"
+	awk -F, -v m="$m" '!/^#/ && $1 != "index" { s += $4 } END { printf "%s\t%d\n", m, s }' "$src" >>"$tmp/numel.tsv"
 	cp "$src" "$tmp/model-${m##*/}" && csv=$(push "$tmp/model-${m##*/}") || { say "cannot copy '$src' to the nodes" >&2; continue; }
 	for c in $caps; do
 		for i in $(seq 1 "$world"); do unshape "$i"; done
@@ -295,15 +296,23 @@ awk -F'\t' '
 function cap(c) { return c + 0 == 0 ? "none" : c }
 function f(v) { return (v == "" || v == "-") ? "-" : sprintf("%.3f", v) }
 function r(a, b) { return (a == "-" || b == "-" || b + 0 == 0) ? "-" : sprintf("%.2f", a / b) }
+# ring: the all-reduce bound at the cap, 2 (p-1)/p x 4 bytes x numel through each node'"'"'s
+# egress at TCP'"'"'s goodput (1448 payload bytes per 1514-byte frame that tc counts)
+function ring(m, c) { return (c + 0 == 0 || !(m in nu)) ? "-" : 2 * (world - 1) / world * 32 * nu[m] / (c * 1e9 * 1448 / 1514) }
+FNR == NR { nu[$1] = $2; next }
 { k = $1 SUBSEP $2; if (!(k in seen)) { seen[k] = 1; order[++n] = k }
   pt[k, $3] = $4; gc[k, $3] = $5 }
 END {
-  printf "%-10s %-6s | %-27s | %-27s | %-17s\n", "", "", "PyTorch DDP (gloo)", "gcbench-worker (MPI)", "gcbench / PyTorch"
-  printf "%-10s %-6s | %8s %8s %9s | %8s %8s %9s | %5s %5s %5s\n", "model", "gbit", "allred", "fp16", "psgd-r4", "syncsgd", "fp16", "psgd-r4", "ar", "fp16", "psgd"
-  for (i = 1; i <= n; i++) { k = order[i]; split(k, p, SUBSEP)
-    printf "%-10s %-6s | %8s %8s %9s | %8s %8s %9s | %5s %5s %5s\n", p[1], cap(p[2]),
+  printf "%-10s %-6s | %-27s | %-27s | %-17s | %-18s\n", "", "", "PyTorch DDP (gloo)", "gcbench-worker (MPI)", "gcbench / PyTorch", "all-reduce / ring"
+  printf "%-10s %-6s | %8s %8s %9s | %8s %8s %9s | %5s %5s %5s | %6s %5s %5s\n", "model", "gbit", "allred", "fp16", "psgd-r4", "syncsgd", "fp16", "psgd-r4", "ar", "fp16", "psgd", "ring", "pt", "gc"
+  for (i = 1; i <= n; i++) { k = order[i]; split(k, p, SUBSEP); b = ring(p[1], p[2])
+    printf "%-10s %-6s | %8s %8s %9s | %8s %8s %9s | %5s %5s %5s | %6s %5s %5s\n", p[1], cap(p[2]),
       f(pt[k, "allreduce"]), f(pt[k, "fp16"]), f(pt[k, "powersgd"]), f(gc[k, "allreduce"]), f(gc[k, "fp16"]), f(gc[k, "powersgd"]),
-      r(gc[k, "allreduce"], pt[k, "allreduce"]), r(gc[k, "fp16"], pt[k, "fp16"]), r(gc[k, "powersgd"], pt[k, "powersgd"]) }
+      r(gc[k, "allreduce"], pt[k, "allreduce"]), r(gc[k, "fp16"], pt[k, "fp16"]), r(gc[k, "powersgd"], pt[k, "powersgd"]),
+      f(b), r(pt[k, "allreduce"], b), r(gc[k, "allreduce"], b) }
+  print ""
+  print "ring: seconds the all-reduce'"'"'s bytes need at the cap (2 (p-1)/p x 4 B x numel per node at TCP goodput,"
+  print "1448/1514 of the cap); no all-reduce of float32 can take less; pt, gc: each stack'"'"'s all-reduce / ring"
   # where PowerSGD stops beating the all-reduce of its own stack: the lowest cap from which
   # on it is never faster (caps in increasing order, uncapped last), and where it won
   print ""
@@ -322,7 +331,7 @@ END {
     printf "%-10s %-8s PowerSGD r4 stops beating its all-reduce from: %-20s faster at:%s\n", m, stack,
       c == 0 ? "-" : stop == "" ? "not up to the top cap" : stop == 1e12 ? "uncapped" : stop " Gbit/s", wins == "" ? " none" : wins
   }
-}' "$res"
+}' world="$world" "$tmp/numel.tsv" "$res"
 if awk -v o="$omax" -v m="$max_load" 'BEGIN { exit !(o > m) }'; then
 	if [ "$force" != 1 ]; then
 		say "WARNING: other work kept $omax CPUs busy during the run (> $max_load): the figures above are not a report; rerun on a quiet machine, or pass --force" >&2

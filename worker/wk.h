@@ -21,6 +21,7 @@
 #include "result.h"
 
 #define GC_WK_MAX_PARAMS 16
+#define GC_WK_MAX_RINGS 8              /* --mpi-rings at most */
 
 typedef enum gc_wk_backend { GC_WK_MPI, GC_WK_NCCL } gc_wk_backend;
 typedef enum gc_wk_kind { GC_WK_REPLAY, GC_WK_TRAIN_MLP } gc_wk_kind;
@@ -41,6 +42,7 @@ typedef struct gc_wk_cfg {
 	double bucket_first_mb, bucket_mb;
 	int overlap;                   /* 0 with --no-overlap */
 	int blocking;                  /* --mpi-coll blocking: MPI_Allreduce + watchdog */
+	int rings;                     /* --mpi-rings: concurrent slices of a large nb all-reduce */
 	double deadline;               /* seconds per collective */
 	int threads;                   /* --threads: CPU threads per rank; 0 = auto */
 	double lr;                     /* SGD learning rate (0: the method's default) */

@@ -35,6 +35,9 @@ void gc_wk_usage(FILE *f)
 "  --no-overlap             exchange after backward, bucket after bucket\n"
 "  --mpi-coll nb|blocking   MPI_Iallreduce polled against the deadline (nb, default) or\n"
 "                           MPI_Allreduce (coll/tuned algorithms) under a watchdog\n"
+"  --mpi-rings K            nb: an all-reduce of 4 MiB or more runs as K concurrent\n"
+"                           MPI_Iallreduce on slices of it (one fills the link while\n"
+"                           another reduces); 1-8; 2\n"
 "  --deadline SEC           per collective; on expiry: error and MPI_Abort; 60\n"
 "  --threads N              CPU threads per rank for encode/decode (OpenMP, OpenBLAS);\n"
 "                           0 = the cores this rank may use / ranks on this host\n"
@@ -135,6 +138,7 @@ static void cfg_defaults(gc_wk_cfg *c)
 	c->bucket_mb = 25;
 	c->overlap = 1;
 	c->deadline = 60;
+	c->rings = 2;
 	gc_strlcpy(c->out, "records-r%r.gcr", sizeof(c->out));
 }
 
@@ -164,6 +168,8 @@ static gc_rc value_opt2(gc_wk_cfg *c, const char *o, const char *v, gc_err *e)
 		return copy_opt(c->out, sizeof(c->out), o, v, e);
 	if (!strcmp(o, "--threads"))
 		return parse_int(o, v, 0, 4096, &c->threads, e);
+	if (!strcmp(o, "--mpi-rings"))
+		return parse_int(o, v, 1, GC_WK_MAX_RINGS, &c->rings, e);
 	if (!strcmp(o, "--heartbeat"))
 		return parse_int(o, v, 0, 1000000000, &c->heartbeat, e);
 	if (!strcmp(o, "--iface")) {

@@ -1,7 +1,10 @@
 /* worker/wk_comm_mpi.c: collectives over MPI with a deadline.
  *
  * nb (default): MPI_Iallreduce / MPI_Iallgather (OpenMPI's coll/libnbc), polled with
- * MPI_Test and sched_yield() until done or the deadline. blocking: MPI_Allreduce /
+ * MPI_Testall and sched_yield() until done or the deadline. An all-reduce of RING_MIN
+ * bytes or more goes out as --mpi-rings concurrent MPI_Iallreduce on consecutive slices:
+ * libnbc's ring reduces a step's chunk only once that step's send and receive are both
+ * done, and the link idles meanwhile; another ring's transfer fills those gaps. blocking: MPI_Allreduce /
  * MPI_Allgather (coll/tuned, where the ring algorithms are selectable) while a watchdog
  * thread checks the deadline. F16 sums use a user-defined, commutative MPI_Op that adds
  * in float and rounds to half, as kernels/compress.h defines. */
@@ -19,9 +22,11 @@
 #include "log.h"
 #include "timing.h"
 
+#define RING_MIN (4u << 20)
+
 struct mpi_st {
 	MPI_Op half_sum;
-	int blocking;
+	int blocking, rings;
 	pthread_t dog;
 	int have_dog;
 	atomic_int dog_quit;
@@ -78,22 +83,37 @@ static void dt_op(gc_dtype t, struct mpi_st *s, MPI_Datatype *dt, MPI_Op *op)
 		*dt = MPI_BYTE;
 }
 
-static int start(gc_wk_comm *c, const gc_round *r, MPI_Request *req)
+/* Start round r (blocking: run it); *nreq requests to wait for (nb). */
+static int start(gc_wk_comm *c, const gc_round *r, MPI_Request *req, int *nreq)
 {
 	struct mpi_st *s = c->st;
 	MPI_Datatype dt;
 	MPI_Op op;
-	int n = (int)r->count;
+	size_t esz = gc_dtype_size(r->dtype), n = r->count;
+	int k = 1, err = MPI_SUCCESS;
+
 	dt_op(r->dtype, s, &dt, &op);
-	if (r->coll == GC_COLL_ALLREDUCE) {
-		const void *snd = r->send == r->recv ? MPI_IN_PLACE : r->send;
+	*nreq = 0;
+	if (r->coll != GC_COLL_ALLREDUCE) {
 		if (s->blocking)
-			return MPI_Allreduce(snd, r->recv, n, dt, op, MPI_COMM_WORLD);
-		return MPI_Iallreduce(snd, r->recv, n, dt, op, MPI_COMM_WORLD, req);
+			return MPI_Allgather(r->send, (int)n, dt, r->recv, (int)n, dt, MPI_COMM_WORLD);
+		*nreq = 1;
+		return MPI_Iallgather(r->send, (int)n, dt, r->recv, (int)n, dt, MPI_COMM_WORLD, req);
 	}
 	if (s->blocking)
-		return MPI_Allgather(r->send, n, dt, r->recv, n, dt, MPI_COMM_WORLD);
-	return MPI_Iallgather(r->send, n, dt, r->recv, n, dt, MPI_COMM_WORLD, req);
+		return MPI_Allreduce(r->send == r->recv ? MPI_IN_PLACE : r->send, r->recv, (int)n,
+				     dt, op, MPI_COMM_WORLD);
+	if (n * esz >= RING_MIN)
+		k = s->rings;
+	for (int i = 0; i < k && err == MPI_SUCCESS; i++) {
+		size_t a = n * (size_t)i / (size_t)k, b = n * (size_t)(i + 1) / (size_t)k;
+		const void *snd = r->send == r->recv ? MPI_IN_PLACE : (const char *)r->send + a * esz;
+		err = MPI_Iallreduce(snd, (char *)r->recv + a * esz, (int)(b - a), dt, op,
+				     MPI_COMM_WORLD, &req[i]);
+		if (err == MPI_SUCCESS)
+			*nreq = i + 1;
+	}
+	return err;
 }
 
 static gc_rc mpi_fail(gc_wk_comm *c, int err, const gc_round *r, int bucket, const char *where,
@@ -110,9 +130,9 @@ static gc_rc mpi_fail(gc_wk_comm *c, int err, const gc_round *r, int bucket, con
 static gc_rc mpi_run(gc_wk_comm *c, const gc_round *r, int bucket, gc_err *e)
 {
 	struct mpi_st *s = c->st;
-	MPI_Request req = MPI_REQUEST_NULL;
+	MPI_Request req[GC_WK_MAX_RINGS];
 	uint64_t t0 = gc_now_ns(), lim = t0 + (uint64_t)(c->deadline * 1e9);
-	int err, flag = 0;
+	int err, flag = 0, nreq = 0;
 
 	if (r->count > (size_t)2147483647)
 		return gc_fail(e, GC_E_INVAL, "a round of %zu elements exceeds MPI's int count", r->count);
@@ -121,14 +141,14 @@ static gc_rc mpi_run(gc_wk_comm *c, const gc_round *r, int bucket, gc_err *e)
 		atomic_store(&s->busy_coll, (int)r->coll);
 		atomic_store(&s->busy_since, t0);
 	}
-	err = start(c, r, &req);
+	err = start(c, r, req, &nreq);
 	atomic_store(&s->busy_since, 0);
 	if (err != MPI_SUCCESS)
 		return mpi_fail(c, err, r, bucket, "the call", e);
-	while (!s->blocking) {
-		err = MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+	while (nreq) {
+		err = MPI_Testall(nreq, req, &flag, MPI_STATUSES_IGNORE);
 		if (err != MPI_SUCCESS)
-			return mpi_fail(c, err, r, bucket, "MPI_Test", e);
+			return mpi_fail(c, err, r, bucket, "MPI_Testall", e);
 		if (flag)
 			break;
 		if (gc_now_ns() > lim)
@@ -170,7 +190,7 @@ static const char *algo_name(const char *v, const char *const *names, int n)
 
 /* Which algorithm the run asked for, from the OMPI_MCA_* environment that mpirun --mca
  * (or the user) set; "default" means OpenMPI's own decision rules. */
-static void describe_algos(gc_wk_comm *c, int blocking)
+static void describe_algos(gc_wk_comm *c, int blocking, int rings)
 {
 	static const char *const tuned_ar[] = { "default", "basic_linear", "nonoverlapping",
 		"recursive_doubling", "ring", "segmented_ring", "rabenseifner" };
@@ -183,8 +203,13 @@ static void describe_algos(gc_wk_comm *c, int blocking)
 	int on = dyn && strcmp(dyn, "0") && strcmp(dyn, "false");
 
 	if (!blocking) {
-		snprintf(c->algo_allreduce, sizeof(c->algo_allreduce), "libnbc:%s",
-			 algo_name(getenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm"), nbc_ar, 5));
+		const char *ar = algo_name(getenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm"),
+					   nbc_ar, 5);
+		if (rings > 1)
+			snprintf(c->algo_allreduce, sizeof(c->algo_allreduce),
+				 "libnbc:%s, %d rings from %u MiB", ar, rings, RING_MIN >> 20);
+		else
+			snprintf(c->algo_allreduce, sizeof(c->algo_allreduce), "libnbc:%s", ar);
 		snprintf(c->algo_allgather, sizeof(c->algo_allgather), "libnbc:%s",
 			 algo_name(getenv("OMPI_MCA_coll_libnbc_iallgather_algorithm"), nbc_ag, 3));
 		return;
@@ -215,7 +240,8 @@ gc_rc gc_wk_comm_mpi_init(gc_wk_comm *c, const gc_wk_cfg *cfg, gc_err *e)
 	MPI_Get_library_version(c->lib_version, &len);
 	c->lib_version[strcspn(c->lib_version, "\r\n")] = 0;
 	s->blocking = cfg->blocking;
-	describe_algos(c, s->blocking);
+	s->rings = cfg->rings > 0 ? cfg->rings : 1;
+	describe_algos(c, s->blocking, s->rings);
 	c->run = mpi_run;
 	c->abort = mpi_abort;
 	c->release = mpi_release;

@@ -32,9 +32,12 @@ index,name,shape,numel
 1,a.bias,512,512
 2,b.weight,64x3x3x3,1728
 EOF
-# table_ok LOG: the row of the cap has 6 numbers and 3 ratios
+# table_ok LOG: the row of the cap has 6 numbers, 3 ratios, the ring bound (133312 floats,
+# 4 nodes, 2 Gbit/s at 1448/1514 goodput: 0.003 s) and the 2 ratios to it
 table_ok() {
-	awk -v m="csv:$tmp/small.csv" '$1 == m && $2 == "2" { n = 0; for (i = 3; i <= NF; i++) if ($i ~ /^[0-9.]+$/) n++; ok = (n == 9) } END { exit !ok }' "$1"
+	awk -v m="csv:$tmp/small.csv" '$1 == m && $2 == "2" { n = 0; for (i = 3; i <= NF; i++) if ($i ~ /^[0-9.]+$/) n++
+		ring = sprintf("%.3f", 1.5 * 32 * 133312 / (2e9 * 1448 / 1514)); ok = (n == 12 && $(NF - 2) == ring) }
+		END { exit !ok }' "$1"
 }
 args=(--models "csv:$tmp/small.csv" --caps 2 --iters 2 --warmup 2 --force)
 
