@@ -2,7 +2,6 @@
  * into a buffer of its own, decode sum / p. Not in place: OpenMPI's libnbc ring with
  * MPI_IN_PLACE took 1.43 s where 1.31 s sufficed for ResNet-50 at 1 Gbit/s. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "select.h"
 

@@ -4,10 +4,10 @@
  * MPI_Testall and sched_yield() until done or the deadline. An all-reduce of RING_MIN
  * bytes or more goes out as --mpi-rings concurrent MPI_Iallreduce on consecutive slices:
  * libnbc's ring reduces a step's chunk only once that step's send and receive are both
- * done, and the link idles meanwhile; another ring's transfer fills those gaps. blocking: MPI_Allreduce /
- * MPI_Allgather (coll/tuned, where the ring algorithms are selectable) while a watchdog
- * thread checks the deadline. F16 sums use a user-defined, commutative MPI_Op that adds
- * in float and rounds to half, as kernels/compress.h defines. */
+ * done, and the link idles meanwhile; another ring's transfer fills those gaps.
+ * blocking: MPI_Allreduce / MPI_Allgather (coll/tuned, where the ring algorithms are
+ * selectable) while a watchdog thread checks the deadline. F16 sums use a user-defined,
+ * commutative MPI_Op that adds in float and rounds to half (gc_f16_sum). */
 #include "wk_run.h"
 
 #include <mpi.h>
