@@ -285,3 +285,9 @@ CREATE TABLE model_fits (
 	created       REAL NOT NULL,
 	PRIMARY KEY (env_id, model_version)
 ) STRICT, WITHOUT ROWID;
+
+-- @migration 4
+-- the environments a sweep ran on ("tag=T;n1=ENV_ID,n2=ENV_ID,..."): `gcbench run`
+-- continues an unfinished sweep only on the same environments (docs/spec.md, Resume).
+-- Sweeps from before this migration have '' and are never continued.
+ALTER TABLE sweeps ADD COLUMN env_key TEXT NOT NULL DEFAULT '';

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End to end: a short sweep on its own 3-node local cluster (tiny workload, two
 # bandwidths, two methods) lands the expected rows, with caps measured and restored,
-# and a rerun resumes instead of repeating.
+# and a rerun continues a sweep with a failed point, never a finished one.
 . "$(dirname "$0")/../lib.sh"
 cases="sweep_ok iteration_rows links_measured caps_restored resume security_spec model_predicts"
 need_root $cases || exit 0
@@ -61,11 +61,19 @@ states=$(ls "$state_dir" 2>/dev/null | grep "gcb-$name-")
 [ -z "$left" ] && [ -z "$states" ] && pass caps_restored ||
 	fail caps_restored "still capped:$left; state files: $states"
 
+# resume: a sweep with a failed point is continued (only that point runs, in the same
+# sweep); a finished sweep is not: the next run measures every point again
+q "UPDATE runs SET status = 'failed' WHERE id = (SELECT max(id) FROM runs); UPDATE sweeps SET status = 'failed'"
+dry=$("$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --dry-run 2>&1)
 if "$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" >"$work/out2" 2>&1 &&
-   grep -q "4 of 4 points already done" "$work/out2" && [ "$(q 'SELECT count(*) FROM runs')" = 4 ]; then
-	pass resume
+   grep -q "continuing sweep 1 (failed, 3 points ok)" "$work/out2" && grep -q "3 of 4 points already done" "$work/out2" &&
+   [[ "$dry" == *"resume: continuing sweep 1"* ]] && [[ "$dry" == *"(done: skipped)"* ]] &&
+   [ "$(q 'SELECT count(*) FROM runs')" = 5 ] && [ "$(q 'SELECT group_concat(status) FROM sweeps')" = done ]; then
+	dry=$("$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --dry-run 2>&1)
+	[[ "$dry" == *"resume: new sweep: sweep 1 of this spec on these environments finished"* ]] && pass resume ||
+		fail resume "a dry run after the sweep finished says: $(head -1 <<<"$dry")"
 else
-	fail resume "rerun did not skip the done points: $(tail -5 "$work/out2" | tr '\n' ' ')"
+	fail resume "the rerun did not continue the failed sweep: dry run: $(head -1 <<<"$dry"); $(tail -5 "$work/out2" | tr '\n' ' '); sweeps $(q 'SELECT group_concat(status) FROM sweeps'), $(q 'SELECT count(*) FROM runs') runs"
 fi
 
 # the performance model predicts every ok run of this sweep, and stores it
@@ -81,7 +89,7 @@ fi
 sed 's/^models: \[tiny\]/models: ["tiny; touch \/tmp\/gcbench-pwned"]/' "$work/spec.yaml" >"$work/bad.yaml"
 rm -f /tmp/gcbench-pwned
 if ! "$BIN/gcbench" run "$work/bad.yaml" --inventory "$inv" --db "$db" >"$work/out3" 2>&1 &&
-   [ ! -e /tmp/gcbench-pwned ] && [ "$(q 'SELECT count(*) FROM runs')" = 4 ]; then
+   [ ! -e /tmp/gcbench-pwned ] && [ "$(q 'SELECT count(*) FROM runs')" = 5 ]; then
 	pass security_spec
 else
 	fail security_spec "unsafe model name was not refused: $(tail -3 "$work/out3" | tr '\n' ' ')"
