@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include "netem/rate.h"
+#include "orchestrator/bootstrap.h"
+#include "orchestrator/run.h"
+#include "orchestrator/table.h"
 #include "strutil.h"
 
 /* ---- output ----------------------------------------------------------------------- */
@@ -18,6 +21,8 @@ static void bw_text(int64_t bps, char *buf, size_t n)
 }
 
 enum numfmt { NF_MS, NF_PCT, NF_P, NF_X };
+
+#define GC_REGRESS_WIDTH 100
 
 static void fmt_num(char *buf, size_t n, enum numfmt k, double v)
 {
@@ -33,78 +38,74 @@ static void fmt_num(char *buf, size_t n, enum numfmt k, double v)
 		snprintf(buf, n, "%.2f", v);
 }
 
-/* The cells of one row, as text, shared by the table and markdown printers. */
-struct cells {
-	char bw[32], base[32], cand[32], change[16], p[16], sp[40];
-};
+#define NCOL 10
 
-static void row_cells(const gc_regress_point *pt, struct cells *c)
+/* One row of the table: model, method, params (only what differs from the defaults),
+ * bandwidth, ranks x batch, the metric on each side, change, interval, verdict. */
+static int add_point(gc_table *t, const gc_regress_point *pt, int speedup)
 {
-	char a[16], b[16];
+	char bw[32], pb[32], base[32], cand[32], change[16], ci[48], lo[16], hi[16], params[192];
+	const char *row[NCOL];
 
-	bw_text(pt->bw_cap_bps, c->bw, sizeof c->bw);
-	fmt_num(c->base, sizeof c->base, NF_MS, pt->med_base);
-	fmt_num(c->cand, sizeof c->cand, NF_MS, pt->med_cand);
-	fmt_num(c->change, sizeof c->change, NF_PCT, pt->change);
-	fmt_num(c->p, sizeof c->p, NF_P, pt->p);
-	fmt_num(a, sizeof a, NF_X, pt->speedup_base);
-	fmt_num(b, sizeof b, NF_X, pt->speedup_cand);
-	snprintf(c->sp, sizeof c->sp, "%s -> %s", a, b);
-}
-
-static void print_row(FILE *f, int md, const char *const c[12])
-{
-	if (md)
-		fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11]);
+	bw_text(pt->bw_cap_bps, bw, sizeof bw);
+	snprintf(pb, sizeof pb, "%dx%d", pt->world_size, pt->batch);
+	gc_params_brief(pt->method, pt->params, params, sizeof params);
+	fmt_num(base, sizeof base, speedup ? NF_X : NF_MS, speedup ? pt->speedup_base : pt->med_base);
+	fmt_num(cand, sizeof cand, speedup ? NF_X : NF_MS, speedup ? pt->speedup_cand : pt->med_cand);
+	fmt_num(change, sizeof change, NF_PCT, pt->change);
+	fmt_num(lo, sizeof lo, NF_PCT, pt->ci_lo);
+	fmt_num(hi, sizeof hi, NF_PCT, pt->ci_hi);
+	if (isnan(pt->ci_lo))
+		snprintf(ci, sizeof ci, "-");
 	else
-		fprintf(f, "%-10s %-9s %-14s %-10s %3s %5s %9s %9s %8s %8s %-13s %s\n",
-			c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11]);
-}
-
-static void print_point(FILE *f, int md, const gc_regress_point *pt)
-{
-	struct cells c;
-	char ws[16], bs[16];
-	const char *cols[12];
-
-	row_cells(pt, &c);
-	snprintf(ws, sizeof ws, "%d", pt->world_size);
-	snprintf(bs, sizeof bs, "%d", pt->batch);
-	cols[0] = pt->model;
-	cols[1] = pt->method;
-	cols[2] = pt->params[0] ? pt->params : "-";
-	cols[3] = c.bw;
-	cols[4] = ws;
-	cols[5] = bs;
-	cols[6] = c.base;
-	cols[7] = c.cand;
-	cols[8] = c.change;
-	cols[9] = c.p;
-	cols[10] = c.sp;
-	cols[11] = gc_regress_verdict_name(pt->verdict);
-	print_row(f, md, cols);
+		snprintf(ci, sizeof ci, "%s..%s%s", lo, hi, pt->by_runs ? "*" : "");
+	row[0] = pt->model;
+	row[1] = pt->method;
+	row[2] = params;
+	row[3] = bw;
+	row[4] = pb;
+	row[5] = base;
+	row[6] = cand;
+	row[7] = change;
+	row[8] = ci;
+	row[9] = gc_regress_verdict_name(pt->verdict);
+	return gc_table_add(t, row);
 }
 
 static void print_text(FILE *f, const gc_regress_report *r, int md)
 {
-	static const char *const head[12] = { "model", "method", "params", "bandwidth", "p",
-		"batch", "base ms", "cand ms", "change", "p-value", "speedup", "verdict" };
+	static const char *const head_t[NCOL] = { "model", "method", "params", "bandwidth", "pxb",
+		"base_ms", "cand_ms", "change", "interval", "verdict" };
+	static const char *const head_s[NCOL] = { "model", "method", "params", "bandwidth", "pxb",
+		"base_x", "cand_x", "change", "interval", "verdict" };
+	int speedup = r->metric == GC_METRIC_SPEEDUP;
+	const char *what = speedup ? "speedup over the baseline method" : "median iteration time";
+	gc_table t;
 	size_t i;
 
 	if (md)
-		fprintf(f, "**baseline** %s, **candidate** %s (min effect %.0f%%, alpha %g)\n\n",
-			r->base_desc, r->cand_desc, r->min_effect * 100, r->alpha);
+		fprintf(f, "**baseline** %s, **candidate** %s; metric: %s (min effect %.0f%%, "
+			"alpha %g)\n\n", r->base_desc, r->cand_desc, what, r->min_effect * 100, r->alpha);
 	else
-		fprintf(f, "baseline:  %s\ncandidate: %s\n(min effect %.0f%% on medians, "
-			"alpha %g)\n\n", r->base_desc, r->cand_desc, r->min_effect * 100, r->alpha);
-	print_row(f, md, head);
-	if (md)
-		fprintf(f, "|---|---|---|---|--:|--:|--:|--:|--:|--:|---|---|\n");
+		fprintf(f, "baseline:  %s\ncandidate: %s\nmetric:    %s (min effect %.0f%%, "
+			"alpha %g)\n\n", r->base_desc, r->cand_desc, what, r->min_effect * 100, r->alpha);
+	gc_table_init(&t, NCOL, speedup ? head_s : head_t, "lllrrrrrrl", 2);
 	for (i = 0; i < r->n; i++)
-		print_point(f, md, &r->v[i]);
+		add_point(&t, &r->v[i], speedup);
+	if (md)
+		gc_table_markdown(&t, f);
+	else
+		gc_table_print(&t, f, GC_REGRESS_WIDTH);
+	gc_table_release(&t);
 	fprintf(f, "\n%zu points: %zu regressions, %zu improvements, %zu on one side only\n",
 		r->n, r->n_regressions, r->n_improvements, r->n_one_side);
+	fprintf(f, "interval: %.0f%% bootstrap interval of the change. Unit of independence: the "
+		"run%s where every\nsample has %d or more runs (marked *: %zu points), else the "
+		"iteration%s.\n", (1 - r->alpha) * 100, "", GC_BOOT_MIN_RUNS, r->n_by_runs,
+		speedup ? "" : " (verdict by Mann-Whitney U)");
+	if (speedup)
+		fprintf(f, "speedup = the baseline method's median iteration time / the method's, on "
+			"the same side;\na fall of the speedup is the regression.\n");
 }
 
 static void json_str(FILE *f, const char *s)
@@ -151,6 +152,10 @@ static void json_point(FILE *f, const gc_regress_point *pt)
 	json_num(f, "median_base_s", pt->med_base);
 	json_num(f, "median_cand_s", pt->med_cand);
 	json_num(f, "change", pt->change);
+	json_num(f, "ci_lo", pt->ci_lo);
+	json_num(f, "ci_hi", pt->ci_hi);
+	fprintf(f, ",\"runs_base\":%d,\"runs_cand\":%d,\"unit\":\"%s\"", pt->runs_base,
+		pt->runs_cand, pt->by_runs ? "runs" : "iterations");
 	json_num(f, "z", pt->z);
 	json_num(f, "p", pt->p);
 	json_num(f, "speedup_base", pt->speedup_base);
@@ -168,6 +173,7 @@ static void print_json(FILE *f, const gc_regress_report *r)
 	json_str(f, r->base_desc);
 	fputs(",\"candidate\":", f);
 	json_str(f, r->cand_desc);
+	fprintf(f, ",\"metric\":\"%s\"", r->metric == GC_METRIC_SPEEDUP ? "speedup" : "time");
 	json_num(f, "min_effect", r->min_effect);
 	json_num(f, "alpha", r->alpha);
 	fprintf(f, ",\"regressions\":%zu,\"improvements\":%zu,\"one_side\":%zu,\"points\":[",
