@@ -54,7 +54,8 @@ static void usage(FILE *f)
 		"  --seq-len S          tokens per sequence for bert-base (1..512) and gpt2-small\n"
 		"                       (1..1024); default 128\n"
 		"  --collective C       all-reduce among nodes: ring, tree (double binary tree) or\n"
-		"                       auto (default: the faster, as NCCL's tuner picks)\n"
+		"                       auto (the faster, as NCCL's tuner picks; default, with --db\n"
+		"                       ring as the fit assumed)\n"
 		"  --gpus-per-node G    two-level: G GPUs share a node's link (default 1)\n"
 		"  --intra-bw B         GB/s of the links inside a node (default 100)\n"
 		"  --intra-latency L    us per hop inside a node (default 5)\n"
@@ -159,8 +160,13 @@ static int finish_args(struct opts *o, const char *const *a, int64_t env, gc_err
 		"signsgd,topk:ratio=0.01,mstopk:ratio=0.01,powersgd:rank=4", &o->w, e)) ||
 	    (a[6] && opt_algo(a[6], &o->algo, e)))
 		return -1;
+	if (o->sens && !o->w.paper)
+		return gc_fail(e, GC_E_INVAL, "--sensitivity varies the constants of the paper "
+			       "preset; use it with --preset paper (not --db or ideal)"), -1;
 	if (o->db && db_methods(o, a[4], e))
 		return -1;
+	if (o->db && !a[6])              /* gcbench-worker's MPI rings, as the fit assumed */
+		o->algo = GC_ALGO_RING;
 	o->grid = a[7] != NULL;
 	if (o->db)
 		snprintf(o->w.source, sizeof(o->w.source), "%.120s, environment %lld", o->db,

@@ -24,8 +24,8 @@ if [ $rc -eq 0 ] && grep -q '^summary: [0-9]* of 24 configurations gain' <<<"$ou
 else fail sweep_text "rc $rc: $(tail -n 3 <<<"$out" | tr '\n' ' ')"; fi
 
 # at 1 Gbit/s PowerSGD must beat sync SGD on ResNet-50; at 30 Gbit/s and 1x it must not
-row1=$(grep -E '^1x +8 +1 ' <<<"$out" | awk '{print $NF}')
-row30=$(grep -E '^1x +8 +30 ' <<<"$out" | awk '{print $NF}')
+row1=$(grep -E '^1x +1x +8 +1 ' <<<"$out" | awk '{print $NF}')
+row30=$(grep -E '^1x +1x +8 +30 ' <<<"$out" | awk '{print $NF}')
 if awk -v a="$row1" -v b="$row30" 'BEGIN { exit !(a > 1 && b < 1) }'; then pass powersgd_direction
 else fail powersgd_direction "speedup at 1 Gbit/s '$row1', at 30 Gbit/s '$row30'"; fi
 
@@ -49,6 +49,57 @@ expect_err bad_ratio "ratio 5 is outside" --method topk:ratio=5
 expect_err bad_speedup "--compute-speedup" --compute-speedup 0
 expect_err unknown_option "unknown or incomplete option '--bogus'" --bogus
 expect_err unknown_preset "unknown preset 'fast'" --preset fast
+expect_err unknown_grid "unknown grid 'study'" --grid study
+expect_err sens_without_grid "--sensitivity needs --grid paper" --sensitivity
+expect_err sens_not_paper "use it with --preset paper" --grid paper --sensitivity --preset ideal
+expect_err bad_codec "--codec-speedup: 'abc' is not a number > 0" --codec-speedup abc
+expect_err zero_codec "--codec-speedup: '0' is not a number > 0" --codec-speedup 1,0
+expect_err bad_seq "--seq-len 'x'" --model bert-base --seq-len x
+expect_err zero_seq "--seq-len '0'" --model bert-base --seq-len 0
+expect_err seq_too_long "--seq-len 600 is outside 1..512" --model bert-base --seq-len 600
+expect_err seq_resnet "applies to bert-base and gpt2-small, not 'resnet50'" --seq-len 256
+expect_err bad_collective "--collective 'star': use ring, tree or auto" --collective star
+expect_err bad_intra_bw "--intra-bw (GB/s) 'fast' is not a number" --intra-bw fast
+expect_err neg_intra_lat "--intra-latency (us) '-1' is not a number" --intra-latency -1
+expect_err free_codec_no_db "--assume-free-codec needs --db" --assume-free-codec
+expect_err bad_rounds "rounds 0 is not an integer in 1..64" --method mstopk:rounds=0
+
+# new options change what they should: a faster codec helps PowerSGD rank 16, faster
+# compute alone does not; a longer BERT sequence raises sync SGD's compute
+sp() { "$G" whatif --workers 8 --bandwidth 25 --method powersgd:rank=16 "$@" 2>&1 | grep -E '^[0-9.]+x ' | awk '{print $NF}'; }
+c1=$(sp); c4=$(sp --codec-speedup 4); s4=$(sp --compute-speedup 4 --codec-speedup 1)
+if awk -v a="$c1" -v b="$c4" -v c="$s4" 'BEGIN { exit !(b > a && c < a) }'; then pass codec_speedup
+else fail codec_speedup "rank 16 at 25 Gbit/s: ${c1} (1x), ${c4} (codec 4x), ${s4} (compute 4x)"; fi
+t128=$("$G" whatif --model bert-base --workers 8 --bandwidth 100 --method signsgd | awk '/^1x/ {print $5}')
+t512=$("$G" whatif --model bert-base --seq-len 512 --workers 8 --bandwidth 100 --method signsgd | awk '/^1x/ {print $5}')
+if awk -v a="$t128" -v b="$t512" 'BEGIN { exit !(b > 4 * a) }'; then pass seq_len
+else fail seq_len "sync SGD at 128 tokens ${t128} ms, at 512 ${t512} ms"; fi
+# NCCL's pick: at 4096 GPUs the tree keeps sync SGD near its compute, the ring does not
+r=$("$G" whatif --workers 4096 --bandwidth 100 --method powersgd --collective ring | awk '/^1x/ {print $5}')
+t=$("$G" whatif --workers 4096 --bandwidth 100 --method powersgd | awk '/^1x/ {print $5}')
+if awk -v a="$r" -v b="$t" 'BEGIN { exit !(a > 1000 && b < 200) }'; then pass collective_auto
+else fail collective_auto "sync SGD at 4096 GPUs: ring ${r} ms, auto ${t} ms"; fi
+if "$G" whatif --constants | grep -q '^launch .*assumption'; then pass constants
+else fail constants "no launch row marked as an assumption"; fi
+
+# the figures docs/model.md quotes: each block between '<!-- pin: ARGS -->' and
+# '<!-- /pin -->' holds lines (indented 4) that `gcbench ARGS` must print verbatim
+doc=$(dirname "$0")/../../docs/model.md
+if [ -f "$doc" ]; then
+	npin=0
+	while IFS= read -r args; do
+		npin=$((npin + 1))
+		got=$("$G" $args 2>&1)
+		miss=$(awk -v a="<!-- pin: $args -->" '$0 == a {on = 1; next} /^<!-- \/pin -->/ {on = 0}
+			on && /^    / {print substr($0, 5)}' "$doc" | while IFS= read -r l; do
+				grep -qxF -- "$l" <<<"$got" || echo "$l"; done)
+		if [ -z "$miss" ]; then pass "docs_pin_$npin"
+		else fail "docs_pin_$npin" "'gcbench $args' no longer prints: $(head -n 2 <<<"$miss" | tr '\n' '|')"; fi
+	done < <(sed -n 's/^<!-- pin: \(.*\) -->$/\1/p' "$doc")
+	[ "$npin" -gt 0 ] && pass docs_pins_found || fail docs_pins_found "no pin blocks in $doc"
+else
+	skip docs_pins "$doc not found"
+fi
 if "$G" whatif --help | grep -q 'example:'; then pass help; else fail help "no usage"; fi
 
 # --db: the model fitted to a results database (the synthetic one of test_model_db,
@@ -63,8 +114,16 @@ if [ -x "$BUILD/tests/test_model_db" ] && "$BUILD/tests/test_model_db" --make-db
 	out=$("$G" whatif --db "$tmp/w.db" --env 2 --workers 4 --bandwidth 1 --method signsgd 2>&1)
 	grep -q "environment 2 " <<<"$out" && pass from_db_env || fail from_db_env "$(head -n 2 <<<"$out" | tr '\n' ' ')"
 	expect_err db_unknown_env "no ok runs of environment 99" --db "$tmp/w.db" --env 99
+	expect_err db_unmeasured "method 'fp16' was never measured in $tmp/w.db" --db "$tmp/w.db" --method fp16
+	expect_err db_and_preset "--preset and --db exclude each other" --db "$tmp/w.db" --preset paper
+	out=$("$G" whatif --db "$tmp/w.db" --workers 4 --bandwidth 1 --method fp16,signsgd --assume-free-codec 2>&1); rc=$?
+	if [ $rc -eq 0 ] && grep -q "never measured .*free" <<<"$out"; then pass db_assume_free
+	else fail db_assume_free "rc $rc: $(head -n 2 <<<"$out" | tr '\n' ' ')"; fi
+	out=$("$G" whatif --db "$tmp/w.db" --workers 4 --bandwidth 1 2>&1)
+	if grep -q 'syncsgd_ms *signsgd *topk *mstopk *powersgd$' <<<"$out"; then pass db_default_methods
+	else fail db_default_methods "$(sed -n 4p <<<"$out")"; fi
 else
-	for n in from_db from_db_env db_unknown_env; do skip "$n" "$BUILD/tests/test_model_db is not built"; done
+	for n in from_db from_db_env db_unknown_env db_unmeasured db_and_preset db_assume_free db_default_methods; do skip "$n" "$BUILD/tests/test_model_db is not built"; done
 fi
 expect_err env_without_db "--env needs --db" --env 1
 expect_err db_missing "$tmp/none.db" --db "$tmp/none.db"
