@@ -193,6 +193,28 @@ gc_rc gc_whatif_set_const(gc_whatif *w, const char *name, double v, gc_err *e)
 	return GC_OK;
 }
 
+/* The `gcbench` preset: gcbench's own kernels. enc_x / dec_x of `make bench-kernels`
+ * (docs/kernels.md, ResNet-50 rows, 2-core CPU, 4 workers: time / time of one memcpy of
+ * the gradient), carried to the paper preset's device by assuming the same ratios to
+ * a copy there: a copy moves 8 bytes per element at mem_bw (720 GB/s), so encode runs
+ * at 720e9 / (8 enc_x) elements/s and decode at decode work (gc_model_decode_elems at
+ * 4 workers, per element) x 720e9 / (8 dec_x). No GPU row was measured yet; PowerSGD's
+ * rate is rank 4's for every rank; fp16 was not benchmarked (the paper preset's cost). */
+static const double gcb_enc_x[GC_M__COUNT] = { 0, 0, 0.26, 1.39, 1.36, 1.78 };
+static const double gcb_dec_x[GC_M__COUNT] = { 0, 0, 1.03, 0.54, 0.53, 1.06 };
+static const double gcb_dec_work[GC_M__COUNT] = { 0, 0, 4, 1.04, 1.04, 1 };
+
+static void gcbench_rates(gc_model_params *mp)
+{
+	double copy = 720e9 / 8;               /* elements/s of one memcpy */
+	int m;
+
+	for (m = GC_M_SIGNSGD; m < GC_M__COUNT; m++) {
+		mp->enc_rate[m] = copy / gcb_enc_x[m];
+		mp->dec_rate[m] = gcb_dec_work[m] * copy / gcb_dec_x[m];
+	}
+}
+
 gc_rc gc_whatif_preset(gc_whatif *w, const char *name, gc_err *e)
 {
 	gc_model_params *mp = &w->mp;
@@ -205,12 +227,19 @@ gc_rc gc_whatif_preset(gc_whatif *w, const char *name, gc_err *e)
 	gc_strlcpy(w->source, name, sizeof(w->source));
 	if (!strcmp(name, "ideal"))
 		return GC_OK;
-	if (strcmp(name, "paper"))
-		return gc_fail(e, GC_E_INVAL, "unknown preset '%s'; use paper or ideal", name);
-	w->paper = 1;
+	if (strcmp(name, "paper") && strcmp(name, "gcbench"))
+		return gc_fail(e, GC_E_INVAL, "unknown preset '%s'; use paper, gcbench or ideal",
+			       name);
+	w->paper = !strcmp(name, "paper");
 	mp->codec_ops = 1;
 	for (i = 0; i < NPAPER; i++)
 		gc_whatif_set_const(w, paper_consts[i].name, paper_consts[i].value, NULL);
+	if (!w->paper) {        /* gcbench: rates; fp16 its passes (codec.h) at mem_bw */
+		gcbench_rates(mp);
+		mp->codec_ops = 0;
+		mp->enc_rate[GC_M_FP16] = mp->dev.mem_Bps / (2.5 * 4);
+		mp->dec_rate[GC_M_FP16] = mp->dev.mem_Bps / (1.5 * 4);
+	}
 	return GC_OK;
 }
 
