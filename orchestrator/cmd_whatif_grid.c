@@ -26,13 +26,13 @@ void gc_whatif_print_constants(void)
 
 static void tally_line(const char *name, const gc_grid_tally *t)
 {
-	printf("  %-20s %5zu of %-5zu %5zu of %-5zu %5zu of %-5zu\n", name, t->wins_dc, t->n_dc,
+	printf("  %-20s %5zu of %-5zu %5zu of %-5zu %5zu of %zu\n", name, t->wins_dc, t->n_dc,
 	       t->wins - t->wins_dc, t->n - t->n_dc, t->wins, t->n);
 }
 
 static void tally_head(const char *by)
 {
-	printf("\nwins by %s:\n  %-20s %-14s %-14s %-14s\n", by, "", ">= 10 Gbit/s", "< 10 Gbit/s",
+	printf("\nwins by %s:\n  %-20s %-14s %-14s %s\n", by, "", ">= 10 Gbit/s", "< 10 Gbit/s",
 	       "all");
 }
 
