@@ -85,6 +85,14 @@ gc_rc gc_whatif_crossover(const gc_whatif *w, gc_arch *a, const gc_model_method 
 /* Codec speedups "1,2,4" (each > 0) into w->codec. */
 gc_rc gc_whatif_parse_codec(const char *s, gc_whatif *w, gc_err *e);
 
+/* Charts of speedup over sync SGD against w's bandwidths, one line per method, one
+ * SVG file per (compute speed, codec speed, workers) in the existing directory dir:
+ * DIR/whatif-MODEL-bBATCH-Pw-Sx-codecCx.svg (MODEL with other characters than
+ * letters, digits and '-' as '_'). *nfiles: how many were written. GC_E_IO names the
+ * file that could not be written. */
+gc_rc gc_whatif_svg(const gc_whatif *w, gc_arch *a, const char *dir, size_t *nfiles,
+		    gc_err *e);
+
 /* ---- the study's grid (gcbench whatif --grid paper) ------------------------------
  * resnet50, resnet101, bert-base x batch 16, 32, 64 x signsgd, mstopk ratio 0.001,
  * 0.01, 0.1, powersgd rank 4, 8, 16 x 8, 16, 32, 64, 96 workers x 1, 2, 5, 10, 15, 20,

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "commands.h"
 #include "log.h"
@@ -70,7 +71,10 @@ static void usage(FILE *f)
 		"  --sensitivity        with --grid paper: the counts again with each assumed\n"
 		"                       constant at either end of its range\n"
 		"  --constants          print the paper preset's constants and their sources\n"
-		"  --json               one JSON document instead of tables (sweeps only)\n\n"
+		"  --json               one JSON document instead of tables (sweeps only)\n"
+		"  --svg DIR            also write one chart per compute speed, codec speed and\n"
+		"                       worker count into the existing directory DIR: speedup\n"
+		"                       against bandwidth, a line per method\n\n"
 		"example:\n"
 		"  gcbench whatif --model resnet50 --workers 8,32,96 --bandwidth 1:30:1 \\\n"
 		"      --compute-speedup 1,4 --method powersgd:rank=4,signsgd\n"
@@ -141,12 +145,20 @@ static int db_methods(struct opts *o, const char *given, gc_err *e)
 /* Checks across options, then the parameters: preset or fit. */
 static int finish_args(struct opts *o, const char *const *a, int64_t env, gc_err *e)
 {
+	struct stat st;
+
 	/* a: workers, bw, cs, preset, methods, codec, algo, grid */
 	if (env >= 0 && !o->db)
 		return gc_fail(e, GC_E_INVAL, "--env needs --db"), -1;
 	if (o->free_codec && !o->db)
 		return gc_fail(e, GC_E_INVAL, "--assume-free-codec needs --db (the presets "
 			       "price every method)"), -1;
+	if (o->svg && a[7])
+		return gc_fail(e, GC_E_INVAL, "--svg draws sweeps; it does not apply to --grid"), -1;
+	if (o->svg && o->json)
+		return gc_fail(e, GC_E_INVAL, "--svg and --json exclude each other"), -1;
+	if (o->svg && (stat(o->svg, &st) || !S_ISDIR(st.st_mode)))
+		return gc_fail(e, GC_E_INVAL, "--svg: '%s' is not an existing directory", o->svg), -1;
 	if (o->sens && !a[7])
 		return gc_fail(e, GC_E_INVAL, "--sensitivity needs --grid paper"), -1;
 	if (a[7] && gc_whatif_grid_check(a[7], e))
@@ -187,6 +199,7 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 		{ "seq-len", 1, 0, 'S' }, { "collective", 1, 0, 'A' }, { "intra-bw", 1, 0, 'I' },
 		{ "intra-latency", 1, 0, 'L' }, { "grid", 1, 0, 'G' }, { "sensitivity", 0, 0, 's' },
 		{ "assume-free-codec", 0, 0, 'F' }, { "constants", 0, 0, 'K' },
+		{ "svg", 1, 0, 'V' },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	const char *a[8] = { "8,16,32,64,96", "1:30", "1", NULL, NULL, NULL, NULL, NULL };
@@ -215,6 +228,7 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 		case 's': o->sens = 1; break;
 		case 'F': o->free_codec = 1; break;
 		case 'K': o->constants = 1; break;
+		case 'V': o->svg = optarg; break;
 		case 'E':
 			if (gc_parse_i64(optarg, &env) || env < 0)
 				return gc_fail(e, GC_E_INVAL, "--env '%s' is not an environment id "
@@ -495,7 +509,12 @@ int cmd_whatif(int argc, char **argv)
 	r = sweep(&o, &a, &t, &e) || crossovers(&o, &a, &e);
 	if (!r)
 		summary(&o, &t);
-	else
+	if (!r && o.svg) {
+		size_t nf;
+		if (!(r = gc_whatif_svg(&o.w, &a, o.svg, &nf, &e) != GC_OK))
+			printf("charts: %zu SVG files in %s\n", nf, o.svg);
+	}
+	if (r)
 		gc_error("whatif: %s", e.msg);
 	gc_arch_release(&a);
 	return r ? 1 : 0;

@@ -15,6 +15,7 @@ struct opts {
 	double intra_bw;         /* GB/s */
 	double intra_lat;        /* us */
 	const char *db;          /* --db: parameters fitted to this database */
+	const char *svg;         /* --svg: chart directory */
 	gc_pdb_fit fit;
 };
 

@@ -3,6 +3,8 @@
 # and every class of input error (exit status 2 and a message that names the problem).
 . "$(dirname "$0")/../lib.sh"
 G=$BIN/gcbench
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-whatif.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
 
 if [ ! -x "$G" ]; then
 	skip whatif "$G is not built (make)"
@@ -102,10 +104,19 @@ else
 fi
 if "$G" whatif --help | grep -q 'example:'; then pass help; else fail help "no usage"; fi
 
+# --svg: one chart per compute speed and worker count
+mkdir -p "$tmp/svg"
+out=$("$G" whatif --workers 8,96 --bandwidth 1:30:5 --compute-speedup 1,4 --method signsgd,powersgd:rank=4 --svg "$tmp/svg" 2>&1); rc=$?
+n=$(ls "$tmp/svg"/whatif-resnet50-b64-*w-*x-codec*x.svg 2>/dev/null | wc -l)
+if [ $rc -eq 0 ] && [ "$n" -eq 4 ] && grep -q 'charts: 4 SVG files' <<<"$out" &&
+   grep -q '<title>Predicted speedup over sync SGD: resnet50, batch 64, 96 workers, compute 4x' "$tmp/svg/whatif-resnet50-b64-96w-4x-codec4x.svg"
+then pass svg_charts; else fail svg_charts "rc $rc, $n files: $(tail -n 1 <<<"$out")"; fi
+expect_err svg_no_dir "--svg: '$tmp/nodir' is not an existing directory" --workers 8 --bandwidth 1 --method signsgd --svg "$tmp/nodir"
+expect_err svg_grid "--svg draws sweeps" --grid paper --svg "$tmp/svg"
+expect_err svg_json "--svg and --json exclude each other" --json --svg "$tmp/svg"
+
 # --db: the model fitted to a results database (the synthetic one of test_model_db,
 # whose environment 1 has the most runs) instead of a preset
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-whatif.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
 if [ -x "$BUILD/tests/test_model_db" ] && "$BUILD/tests/test_model_db" --make-db "$tmp/w.db" >/dev/null 2>&1; then
 	out=$("$G" whatif --db "$tmp/w.db" --workers 4,16 --bandwidth 1,10 --method powersgd:rank=4,signsgd 2>&1); rc=$?
 	if [ $rc -eq 0 ] && grep -q "parameters: $tmp/w.db, environment 1 " <<<"$out" &&
