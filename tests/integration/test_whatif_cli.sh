@@ -130,11 +130,31 @@ if [ -x "$BUILD/tests/test_model_db" ] && "$BUILD/tests/test_model_db" --make-db
 	out=$("$G" whatif --db "$tmp/w.db" --workers 4 --bandwidth 1 --method fp16,signsgd --assume-free-codec 2>&1); rc=$?
 	if [ $rc -eq 0 ] && grep -q "never measured .*free" <<<"$out"; then pass db_assume_free
 	else fail db_assume_free "rc $rc: $(head -n 2 <<<"$out" | tr '\n' ' ')"; fi
+	# gcbench model --predict: the fit of one database on the runs of another (here a
+	# second database from the same known parameters: errors of the noise only)
+	if "$BUILD/tests/test_model_db" --make-db "$tmp/w2.db" >/dev/null 2>&1; then
+		out=$("$G" model --db "$tmp/w.db" --env 1 --predict "$tmp/w2.db" 2>&1); rc=$?
+		med=$(awk '$1 == "syncsgd" && $3 ~ /%$/ {sub("%", "", $3); print $3}' <<<"$out")
+		if [ $rc -eq 0 ] && grep -q "out of sample, the fit of '$tmp/w.db' (environment 1)" <<<"$out" &&
+		   awk -v m="$med" 'BEGIN { exit !(m != "" && m < 5) }'; then pass model_predict
+		else fail model_predict "rc $rc, syncsgd median '$med': $(head -n 1 <<<"$out")"; fi
+	else
+		fail model_predict "cannot make a second database"
+	fi
+	out=$("$G" model --db "$tmp/w.db" --predict "$tmp/none.db" 2>&1); rc=$?
+	[ $rc -eq 1 ] && grep -q "cannot predict the runs of '$tmp/none.db'" <<<"$out" && pass model_predict_missing ||
+		fail model_predict_missing "rc $rc: $out"
+	out=$("$G" model --db "$tmp/w.db" --env 1 2>&1); rc=$?
+	[ $rc -eq 2 ] && grep -q -- "--env needs --predict" <<<"$out" && pass model_env_needs_predict ||
+		fail model_env_needs_predict "rc $rc: $(head -n 1 <<<"$out")"
+	out=$("$G" model --db "$tmp/w.db" --env x --predict "$tmp/w.db" 2>&1); rc=$?
+	[ $rc -eq 2 ] && grep -q -- "--env 'x' is not an environment id" <<<"$out" && pass model_bad_env ||
+		fail model_bad_env "rc $rc: $(head -n 1 <<<"$out")"
 	out=$("$G" whatif --db "$tmp/w.db" --workers 4 --bandwidth 1 2>&1)
 	if grep -q 'syncsgd_ms *signsgd *topk *mstopk *powersgd$' <<<"$out"; then pass db_default_methods
 	else fail db_default_methods "$(sed -n 4p <<<"$out")"; fi
 else
-	for n in from_db from_db_env db_unknown_env db_unmeasured db_and_preset db_assume_free db_default_methods; do skip "$n" "$BUILD/tests/test_model_db is not built"; done
+	for n in from_db from_db_env db_unknown_env db_unmeasured db_and_preset db_assume_free model_predict model_predict_missing model_env_needs_predict model_bad_env db_default_methods; do skip "$n" "$BUILD/tests/test_model_db is not built"; done
 fi
 expect_err env_without_db "--env needs --db" --env 1
 expect_err db_missing "$tmp/none.db" --db "$tmp/none.db"
