@@ -73,6 +73,7 @@ gc_rc gc_pdb_method(const char *method, const char *params, gc_model_method *out
 	out->rank = p.rank;
 	out->min_compression = p.min_compression;
 	out->scaled = p.scaled;
+	out->rounds = p.rounds;
 	snprintf(out->label, sizeof(out->label), "%s%s%s%s", method, *params ? "(" : "",
 		 params, *params ? ")" : "");
 	return GC_OK;

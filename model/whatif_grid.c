@@ -113,6 +113,23 @@ int gc_whatif_conclusion(const gc_whatif_grid *g, int i)
 	return x >= GC_GRID_CROSS_LO && x <= GC_GRID_CROSS_HI;
 }
 
+/* The crossover conclusion B reads: PowerSGD rank 4, ResNet-50, batch 64, 8 workers. */
+static gc_rc r50_cross(gc_whatif *w, double *x, gc_err *e)
+{
+	double s = w->nspeed ? w->speedup[0] : 1, c = w->ncodec ? w->codec[0] : s;
+	gc_model_method m;
+	gc_arch a;
+	gc_rc rc;
+
+	w->batch = 64;
+	if ((rc = gc_model_method_parse("powersgd:rank=4", &m, e)) ||
+	    (rc = gc_arch_build("resnet50", &a, e)))
+		return rc;
+	rc = gc_whatif_crossover(w, &a, &m, 8, s, c, x, e);
+	gc_arch_release(&a);
+	return rc;
+}
+
 gc_rc gc_whatif_sensitivity(const gc_whatif *w, int seq_len, gc_whatif_sens *out,
 			    size_t max, size_t *n, gc_err *e)
 {
@@ -143,20 +160,8 @@ gc_rc gc_whatif_sensitivity(const gc_whatif *w, int seq_len, gc_whatif_sens *out
 			r->n_dc = g.all.n_dc;
 			r->wins[side] = g.all.wins;
 			r->n = g.all.n;
-			/* the one crossover the second conclusion needs */
-			{
-				gc_model_method m;
-				gc_arch a;
-				double s = w->nspeed ? w->speedup[0] : 1, c = w->ncodec ? w->codec[0] : s;
-				wv.batch = 64;
-				if ((rc = gc_model_method_parse("powersgd:rank=4", &m, e)) ||
-				    (rc = gc_arch_build("resnet50", &a, e)))
-					return rc;
-				rc = gc_whatif_crossover(&wv, &a, &m, 8, s, c, &r->cross[side], e);
-				gc_arch_release(&a);
-				if (rc)
-					return rc;
-			}
+			if ((rc = r50_cross(&wv, &r->cross[side], e)))
+				return rc;
 			g.cross[0][2][0] = r->cross[side];
 			r->holds[0][side] = gc_whatif_conclusion(&g, 0);
 			r->holds[1][side] = gc_whatif_conclusion(&g, 1);

@@ -178,8 +178,17 @@ static int finish_args(struct opts *o, const char *const *a, int64_t env, gc_err
 	if (o->sens && !o->w.paper)
 		return gc_fail(e, GC_E_INVAL, "--sensitivity varies the constants of the paper "
 			       "preset; use it with --preset paper (not --db or ideal)"), -1;
-	if (o->db && db_methods(o, a[4], e))
+	if (o->db && a[7]) {             /* the grid's methods must be measured too */
+		size_t k;
+		o->w.nmethods = 0;
+		for (k = 0; k < GC_GRID_METHODS; k++)
+			if (gc_model_method_parse(gc_grid_method(k), &o->w.methods[o->w.nmethods++], e))
+				return -1;
+		if (db_methods(o, "grid", e))
+			return -1;
+	} else if (o->db && db_methods(o, a[4], e)) {
 		return -1;
+	}
 	if (o->db && !a[6])              /* gcbench-worker's MPI rings, as the fit assumed */
 		o->algo = GC_ALGO_RING;
 	o->grid = a[7] != NULL;
