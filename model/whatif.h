@@ -56,7 +56,8 @@ gc_rc gc_whatif_set_const(gc_whatif *w, const char *name, double v, gc_err *e);
 /* Fill w->mp for a preset: "paper" (the study's setting: V100 fp32, NCCL's ring/tree
  * choice, PyTorch-eager codec costs from operation counts, gc_whatif_constants),
  * "gcbench" (the same, but the codecs at the speed of gcbench's kernels relative to a
- * copy, from make bench-kernels: whatif.c says how) or "ideal" (free encode/decode, lambda 1: an upper bound on what compression can gain). */
+ * copy, from make bench-kernels: whatif.c says how) or "ideal" (free encode/decode,
+ * lambda 1: an upper bound on what compression can gain). */
 gc_rc gc_whatif_preset(gc_whatif *w, const char *name, gc_err *e);
 
 /* Rescale the FLOPs of bert-base or gpt2-small from the catalogue's GC_ARCH_SEQ_LEN

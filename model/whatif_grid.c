@@ -153,7 +153,8 @@ gc_rc gc_whatif_sensitivity(const gc_whatif *w, int seq_len, gc_whatif_sens *out
 		for (side = 0; side < 2; side++) {
 			gc_whatif wv = *w;
 			gc_whatif_grid g;
-			if ((rc = gc_whatif_set_const(&wv, cs[i].name, side ? cs[i].hi : cs[i].lo, e)) ||
+			double v = side ? cs[i].hi : cs[i].lo;
+			if ((rc = gc_whatif_set_const(&wv, cs[i].name, v, e)) ||
 			    (rc = gc_whatif_grid_run(&wv, seq_len, 0, &g, e)))
 				return rc;
 			r->wins_dc[side] = g.all.wins_dc;
