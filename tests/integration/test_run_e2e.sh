@@ -3,7 +3,7 @@
 # bandwidths, two methods) lands the expected rows, with caps measured and restored,
 # and a rerun continues a sweep with a failed point, never a finished one.
 . "$(dirname "$0")/../lib.sh"
-cases="sweep_ok iteration_rows links_measured caps_restored resume security_spec model_predicts"
+cases="sweep_ok iteration_rows links_measured caps_restored env_captured resume security_spec model_predicts"
 need_root $cases || exit 0
 need_cmd mpirun $cases || exit 0
 need_cmd sqlite3 $cases || exit 0
@@ -42,6 +42,37 @@ if "$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" >"$work/ou
 else
 	fail sweep_ok "gcbench run failed: $(tail -8 "$work/out" | tr '\n' ' ')"
 fi
+
+# every node's environment row equals what `gcbench env --json` prints on that node
+# (its own hostname, kernel, MPI, gcbench), field by field
+env_cmp='
+import json, sqlite3, sys
+db, node = sys.argv[1], sys.argv[2]
+want = json.loads(sys.stdin.read())
+con = sqlite3.connect(db)
+con.row_factory = sqlite3.Row
+rows = con.execute("SELECT DISTINCT e.* FROM environments e JOIN run_hosts h ON h.env_id = e.id "
+                   "WHERE h.node = ?", (node,)).fetchall()
+assert len(rows) == 1, "%d environment rows for %s" % (len(rows), node)
+row = dict(rows[0])
+for k, v in want.items():
+    assert row.get(k) == v, "%s: %s stored %r, the node says %r" % (node, k, row.get(k), v)
+for k in ("host", "kernel", "mpi", "gcbench"):
+    assert row[k], "%s: %s is empty" % (node, k)
+'
+bad=""
+command -v python3 >/dev/null 2>&1 || bad="skip"
+empty=$(q "SELECT count(*) FROM environments WHERE host = '' OR kernel = '' OR mpi = '' OR gcbench = ''")
+[ "$empty" = 0 ] && [ "$(q 'SELECT count(*) FROM environments')" -ge 1 ] || bad="$bad rows with empty fields: $empty;"
+for i in 1 2 3; do
+	[ "$bad" = skip ] && break
+	out=""
+	j=$(ssh -F "$GCBENCH_HOME/clusters/$name/ssh_config" "n$i" "$(realpath "$BIN")/gcbench env --json" 2>&1) &&
+		out=$(python3 -c "$env_cmp" "$db" "n$i" <<<"$j" 2>&1) || bad="$bad $(tail -n 1 <<<"${out:-$j}");"
+done
+if [ "$bad" = skip ]; then skip env_captured "'python3' is not installed"
+elif [ -z "$bad" ]; then pass env_captured
+else fail env_captured "$bad $(q 'SELECT host, kernel, mpi, gcbench FROM environments' | tr '\n' ' ')"; fi
 
 # 4 runs x 3 ranks x (4 + 1) iterations
 n=$(q "SELECT count(*) FROM iterations")
