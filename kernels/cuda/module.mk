@@ -8,11 +8,13 @@ LIB_SRCS += kernels/cuda/bisect.c
 UNIT_TESTS += $(BUILD)/tests/test_kernels_cuda
 
 # `make CUDA=1 cuda-check`: the GPU tests and the kernel benchmark on a GPU machine,
-# linked from common/ and kernels/ only (the CPU kernels call no BLAS; the worker's
-# optimizer step does).
+# linked from common/, kernels/ and the architecture tables (worker/arch*.c: tensor
+# shapes in code) only, so no sqlite, libnl, yaml, curl or BLAS is needed (the CPU
+# kernels call no BLAS; the worker's optimizer step does). tools/gpu-check.sh uses it.
 CUDA_CHECK_DIR := $(BUILD)/cuda-check
 CUDA_CHECK_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,common/result.c common/log.c common/strutil.c \
-	common/npy.c $(KERNEL_SRCS) kernels/cuda/bisect.c) $(CU_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
+	common/npy.c $(KERNEL_SRCS) kernels/cuda/bisect.c worker/arch.c worker/arch_csv.c) \
+	$(CU_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
 
 $(CUDA_CHECK_DIR)/test_kernels_cuda: tests/unit/test_kernels_cuda.c $(CUDA_CHECK_OBJS)
 	@mkdir -p $(@D)
@@ -23,9 +25,11 @@ $(CUDA_CHECK_DIR)/test_kernels_cuda: tests/unit/test_kernels_cuda.c $(CUDA_CHECK
 $(CUDA_CHECK_DIR)/gcbench-bench-kernels: $(BUILD)/obj/kernels/bench_kernels.o $(CUDA_CHECK_OBJS)
 	$(link_rule)
 
-cuda-check: $(CUDA_CHECK_DIR)/test_kernels_cuda $(CUDA_CHECK_DIR)/gcbench-bench-kernels
+cuda-check-build: $(CUDA_CHECK_DIR)/test_kernels_cuda $(CUDA_CHECK_DIR)/gcbench-bench-kernels
 	@test "$(USE_CUDA)" = 1 || { echo "cuda-check: needs CUDA=1 (nvcc)" >&2; exit 1; }
+
+cuda-check: cuda-check-build
 	$(CUDA_CHECK_DIR)/test_kernels_cuda
 	$(CUDA_CHECK_DIR)/gcbench-bench-kernels $(BENCH_KERNELS_ARGS)
 
-.PHONY: cuda-check
+.PHONY: cuda-check cuda-check-build
