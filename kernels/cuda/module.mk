@@ -17,7 +17,7 @@ CUDA_CHECK_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,common/result.c common/log.c c
 	$(CU_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
 
 $(CUDA_CHECK_DIR)/test_kernels_cuda: tests/unit/test_kernels_cuda.c $(CUDA_CHECK_OBJS)
-	@mkdir -p $(@D)
+	@mkdir -p $(@D) $(BUILD)/obj/tests/unit
 	$(if $(Q),@echo "  TEST    $@")
 	$(Q)$(CC) $(CPPFLAGS) -MF $(BUILD)/obj/tests/unit/test_kernels_cuda.check.d $(CFLAGS) -Itests \
 		-o $@ $< $(CUDA_CHECK_OBJS) $(LDFLAGS) $(LDLIBS)
@@ -33,3 +33,25 @@ cuda-check: cuda-check-build
 	$(CUDA_CHECK_DIR)/gcbench-bench-kernels $(BENCH_KERNELS_ARGS)
 
 .PHONY: cuda-check cuda-check-build
+
+# `make CUDA=1 HAVE_MPI=1 cuda-check-worker`: gcbench-worker from the same subset plus the
+# worker's MPI-free parts, for tools/gpu-check.sh on a GPU machine without sqlite, libnl,
+# yaml or curl. Needs MPI (MPI_CFLAGS, MPI_LIBS) and NCCL (nccl.h and libnccl.so on the
+# compiler's paths: CPATH, LIBRARY_PATH); CBLAS_SHIM=1 builds against
+# tools/gpu-check/cblas.h where OpenBLAS is missing.
+CUDA_CHECK_WK_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,worker/wk_main.c worker/wk_train.c \
+	worker/wk_comm_mpi.c worker/wk_comm_nccl.c worker/records.c worker/wk_args.c \
+	worker/wk_layout.c worker/wk_json.c worker/wk_mlp.c $(if $(filter 1,$(CBLAS_SHIM)),tools/gpu-check/cblas_shim.c))
+ifeq ($(CBLAS_SHIM),1)
+$(patsubst %.c,$(BUILD)/obj/%.o,worker/wk_main.c worker/wk_train.c worker/wk_mlp.c): CPPFLAGS += -Itools/gpu-check
+endif
+
+$(CUDA_CHECK_DIR)/gcbench-worker: $(CUDA_CHECK_WK_OBJS) $(CUDA_CHECK_OBJS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(MPI_LIBS) -lnccl
+
+cuda-check-worker: $(CUDA_CHECK_DIR)/gcbench-worker
+	@test "$(USE_CUDA)" = 1 || { echo "cuda-check-worker: needs CUDA=1 (nvcc)" >&2; exit 1; }
+
+.PHONY: cuda-check-worker
