@@ -9,8 +9,10 @@
 # the averaged gradient's checksum of --backend nccl equals --backend mpi's for the
 # methods whose sums are order-free at that world size.
 # GCBENCH_EXPECT_GPU=1 (tools/gpu-check.sh) turns "no GPU" from SKIP into FAIL.
+# GCBENCH_WORKER: the worker to test (default $BIN/gcbench-worker; gpu-check.sh passes
+# the one of make cuda-check-worker).
 source "$(dirname "$0")/../lib.sh"
-W=$BIN/gcbench-worker
+W=${GCBENCH_WORKER:-$BIN/gcbench-worker}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-wnccl.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 gpu_cases="nccl_syncsgd nccl_methods nccl_comm_thread_device nccl_vs_mpi"
