@@ -90,11 +90,14 @@ export PATH=$CUDA_HOME/bin:$PATH
 	nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,power.limit --format=csv 2>&1
 	nvidia-smi -L 2>&1
 } >"$out/env.txt" 2>&1
-ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+ngpu=0 smi="nvidia-smi is not installed"
+if command -v nvidia-smi >/dev/null 2>&1; then
+	ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') smi=$(nvidia-smi -L 2>&1 | head -n 1)
+fi
 if [ "$ngpu" -lt 1 ] && [ "$dry" = 1 ]; then
 	row gpu INFO 0 "dry run: no GPU found here"
 elif [ "$ngpu" -lt 1 ]; then
-	row gpu FAIL 0 "no GPU found (nvidia-smi -L: $(nvidia-smi -L 2>&1 | head -n 1)); every device check below fails"
+	row gpu FAIL 0 "no GPU found ($smi); every device check below fails"
 else
 	row gpu PASS 0 "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
 fi
@@ -168,11 +171,13 @@ fi
 # ---- 2. the kernel benchmark -------------------------------------------------
 if [ "$built" = 1 ]; then
 	t0=$(date +%s)
-	if run_to "$out/bench.txt" "$(cap 150)" "$cc/gcbench-bench-kernels" --cuda-only --spin \
-		--reps "$reps" --model resnet50 --model resnet101 --model bert-base; then
-		row bench-kernels PASS $(( $(date +%s) - t0 )) "bench.txt: $(grep -c '^[a-z].* cuda ' "$out/bench.txt") CUDA rows"
+	run_to "$out/bench.txt" "$(cap 150)" "$cc/gcbench-bench-kernels" --cuda-only --spin \
+		--reps "$reps" --model resnet50 --model resnet101 --model bert-base
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		row bench-kernels PASS $(( $(date +%s) - t0 )) "bench.txt: $(grep -c '^[a-z0-9-]* *cuda ' "$out/bench.txt") CUDA rows"
 	else
-		row bench-kernels FAIL $(( $(date +%s) - t0 )) "rc $?: $(grep -m1 -i 'error' "$out/bench.txt")"
+		row bench-kernels FAIL $(( $(date +%s) - t0 )) "rc $rc: $(grep -m1 -i 'error' "$out/bench.txt")"
 	fi
 fi
 
@@ -196,7 +201,8 @@ if [ -n "$wk" ]; then
 
 	t0=$(date +%s)
 	rec=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check-rec.XXXXXX")
-	mpi=(mpirun --oversubscribe --mca btl self,tcp -x NCCL_IB_DISABLE=1 -x NCCL_SOCKET_IFNAME=lo -x LD_LIBRARY_PATH)
+	mpi=(mpirun --oversubscribe --mca btl self,tcp -x NCCL_IB_DISABLE=1 -x NCCL_SOCKET_IFNAME=lo)
+	[ -n "${LD_LIBRARY_PATH:-}" ] && mpi+=(-x LD_LIBRARY_PATH)
 	rargs=(--backend nccl --workload replay:resnet50 --iters 6 --warmup 1 --deadline 60)
 	echo "# ResNet-50 replay, world 1, GPU compute emulation (seconds; medians of the measured iterations)" >>"$W"
 	echo "# t_bwd_req: the model's emulated backward; noovl: t_backward with --no-overlap (compute alone);" >>"$W"
