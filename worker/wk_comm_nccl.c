@@ -186,14 +186,19 @@ static gc_rc nccl_axpy(gc_wk_comm *c, size_t n, float alpha, const float *x, flo
 static double nccl_iter_gpu(gc_wk_comm *c, int phase)
 {
 	struct nccl_st *s = c->st;
+	cudaError_t ce;
 	float ms = 0;
 	if (phase == 0) {
-		cudaEventRecord(s->it0, s->compute);
+		cuda_err(c, cudaEventRecord(s->it0, s->compute), "cudaEventRecord (iteration start)");
 		return 0;
 	}
-	cudaEventRecord(s->it1, s->compute);
-	cudaEventSynchronize(s->it1);
-	cudaEventElapsedTime(&ms, s->it0, s->it1);
+	ce = cudaEventRecord(s->it1, s->compute);
+	if (ce == cudaSuccess)
+		ce = cudaEventSynchronize(s->it1);
+	if (ce == cudaSuccess)
+		ce = cudaEventElapsedTime(&ms, s->it0, s->it1);
+	if (cuda_err(c, ce, "the CUDA-event iteration time (t_iter_gpu is 0)"))
+		return 0;
 	return ms * 1e-3;
 }
 

@@ -543,6 +543,7 @@ static void test_cuda_spin_second_wave(void)
 		CHECK(gc_cuda_spin_waves(0.030, waves[i], NULL) == GC_OK);
 		CHECK(gc_cuda_sync(NULL) == GC_OK);
 		ns = gc_now_ns() - t0;
+		printf("# spin of 30 ms in %.1f waves: %.2f ms\n", waves[i], ns / 1e6);
 		CHECKF(ns > 29000000ull && ns < 38000000ull, "spin of 30 ms in %.1f waves took %.2f ms",
 		       waves[i], ns / 1e6);
 	}
@@ -561,7 +562,9 @@ static void test_cuda_spin_many(void)
 		CHECK(gc_cuda_spin(0.00005, NULL) == GC_OK);
 	CHECK(gc_cuda_sync(NULL) == GC_OK);
 	ns = gc_now_ns() - t0;
-	CHECKF(ns > 100000000ull && ns < 130000000ull, "2000 spins of 50 us took %.2f ms", ns / 1e6);
+	printf("# 2000 spins of 50 us back to back: %.2f ms\n", ns / 1e6);
+	/* under 100 ms: some spin ended early (a stale deadline in a reused slot) */
+	CHECKF(ns > 100000000ull && ns < 150000000ull, "2000 spins of 50 us took %.2f ms", ns / 1e6);
 }
 
 static void test_cuda_syncsgd(void)
