@@ -2,7 +2,7 @@
 # tools/gpu-check.sh: the GPU half of gcbench in one go, on a bare GPU machine (issue 17).
 #
 #   tools/gpu-check.sh [--out DIR] [--build DIR] [--arch 90] [--jobs N] [--budget S]
-#                      [--reps N] [--no-sanitizer] [--no-worker] [--dry-run] [-h]
+#                      [--reps N] [--no-sanitizer] [--no-worker] [--stubs] [--dry-run] [-h]
 #
 # Builds only what the GPU checks need (make cuda-check-build, cuda-check-worker: no
 # sqlite, libnl, yaml or curl; OpenBLAS replaced by a shim where missing), then:
@@ -20,12 +20,14 @@
 # Every figure and log goes under $OUT (at most 8 files, flat): env.txt, build.log,
 # kernels.log, bench.txt, worker.txt, sanitizer.log, summary.txt, gpu-check.log.
 # A rerun in the same --build directory rebuilds only what changed (make -MMD).
+# --stubs builds as on a bare machine even here (no pkg-config, the MPI stub and the
+# CBLAS shim), to test that path.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$here/gpu-check-out}
 build=build-gpu arch=90 jobs=$(nproc 2>/dev/null || echo 4) budget=470 reps=5
-sanitizer=1 worker=1 dry=0
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+sanitizer=1 worker=1 dry=0 stubs=0
+usage() { sed -n '2,/^set -u/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
@@ -37,6 +39,7 @@ while [ $# -gt 0 ]; do
 	--no-sanitizer) sanitizer=0; shift ;;
 	--no-worker) worker=0; shift ;;
 	--dry-run) dry=1; shift ;;
+	--stubs) stubs=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -110,6 +113,8 @@ for d in "$CUDA_HOME" /usr $(python3 -c 'import nvidia.nccl, os; print(os.path.d
 	[ -f "$d/include/nccl.h" ] && { nccl_dir=$d; break; }
 done
 mkargs=(CUDA=1 "CUDA_ARCH=$arch" "BUILD=$build" -j"$jobs")
+pc() { [ "$stubs" = 0 ] && pkg-config "$@" 2>/dev/null; }
+[ "$stubs" = 1 ] && mkargs+=(PKG_CONFIG=false)
 if [ -n "$nccl_dir" ] && [ "$nccl_dir" != "$CUDA_HOME" ] && [ "$nccl_dir" != /usr ]; then
 	mkdir -p "$build/nccl-lib"
 	lib=$(ls "$nccl_dir"/lib/libnccl.so* 2>/dev/null | head -n 1)
@@ -121,15 +126,21 @@ if [ -n "$nccl_dir" ] && [ "$nccl_dir" != "$CUDA_HOME" ] && [ "$nccl_dir" != /us
 fi
 # MPI: pkg-config ompi-c (the Makefile's own), else the compiler wrapper's flags
 mpi_ok=0
-if pkg-config --exists ompi-c 2>/dev/null; then mpi_ok=1
-elif command -v mpicc >/dev/null 2>&1; then
+if pc --exists ompi-c; then mpi_ok=1
+elif [ "$stubs" = 0 ] && command -v mpicc >/dev/null 2>&1; then
 	mc=$(mpicc -showme:compile 2>/dev/null || mpicc -compile_info 2>/dev/null | cut -d' ' -f2-)
 	ml=$(mpicc -showme:link 2>/dev/null || mpicc -link_info 2>/dev/null | cut -d' ' -f2-)
 	[ -n "$ml" ] && { mpi_ok=1; mkargs+=(HAVE_MPI=1 "MPI_CFLAGS=$mc" "MPI_LIBS=$ml"); }
 fi
 command -v mpirun >/dev/null 2>&1 || mpi_ok=0
+[ "$stubs" = 1 ] && mpi_ok=0
+direct=0 mpi_what="MPI"
+if [ "$mpi_ok" = 0 ]; then     # no MPI: the one-process stub, world size 1, no mpirun
+	direct=1 mpi_what="no MPI here: the one-process stub tools/gpu-check/mpi (world 1)"
+	mkargs+=(HAVE_MPI=1 MPI_STUB=1 MPI_CFLAGS= MPI_LIBS=)
+fi
 blas=openblas
-if ! pkg-config --exists openblas 2>/dev/null; then blas="shim (tools/gpu-check/cblas.h)"; mkargs+=(CBLAS_SHIM=1); fi
+if ! pc --exists openblas; then blas="shim (tools/gpu-check/cblas.h)"; mkargs+=(CBLAS_SHIM=1); fi
 t0=$(date +%s)
 if run_to "$out/build.log" 300 make "${mkargs[@]}" cuda-check-build; then
 	row build PASS $(( $(date +%s) - t0 )) "make ${mkargs[*]} cuda-check-build (nccl: ${nccl_dir:-none}, blas: $blas)"
@@ -141,13 +152,11 @@ fi
 wk=""
 if [ "$worker" = 1 ] && [ "$built" = 1 ]; then
 	t0=$(date +%s)
-	if [ "$mpi_ok" = 0 ]; then
-		row build-worker FAIL 0 "no MPI on this machine (pkg-config ompi-c, mpicc, mpirun): gcbench-worker needs it"
-	elif [ -z "$nccl_dir" ]; then
+	if [ -z "$nccl_dir" ]; then
 		row build-worker FAIL 0 "no nccl.h found ($CUDA_HOME/include, /usr/include, the nvidia-nccl wheel)"
 	elif run_to "$out/build.log" 200 make "${mkargs[@]}" HAVE_MPI=1 cuda-check-worker; then
 		wk=$build/cuda-check/gcbench-worker
-		row build-worker PASS $(( $(date +%s) - t0 )) "make cuda-check-worker"
+		row build-worker PASS $(( $(date +%s) - t0 )) "make cuda-check-worker ($mpi_what)"
 	else
 		row build-worker FAIL $(( $(date +%s) - t0 )) "see build.log"
 	fi
@@ -193,7 +202,8 @@ replay_fig() {
 if [ -n "$wk" ]; then
 	t0=$(date +%s)
 	W=$out/worker.txt
-	run_to "$W" "$(cap 150)" env GCBENCH_WORKER="$wk" bash tests/integration/test_worker_nccl.sh
+	run_to "$W" "$(cap 150)" env GCBENCH_WORKER="$wk" GCBENCH_WORKER_DIRECT="$direct" \
+		bash tests/integration/test_worker_nccl.sh
 	read -r p f s u < <(counts "$W")
 	if [ "$dry" = 1 ]; then row test_worker_nccl SKIP 0 "dry run"
 	elif [ "$f" -eq 0 ] && [ "$u" -eq 0 ] && [ "$p" -gt 0 ]; then row test_worker_nccl PASS $(( $(date +%s) - t0 )) "$p passed"
@@ -203,6 +213,8 @@ if [ -n "$wk" ]; then
 	rec=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check-rec.XXXXXX")
 	mpi=(mpirun --oversubscribe --mca btl self,tcp -x NCCL_IB_DISABLE=1 -x NCCL_SOCKET_IFNAME=lo)
 	[ -n "${LD_LIBRARY_PATH:-}" ] && mpi+=(-x LD_LIBRARY_PATH)
+	one=("${mpi[@]}" -np 1)
+	[ "$direct" = 1 ] && one=(env NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo)
 	rargs=(--backend nccl --workload replay:resnet50 --iters 6 --warmup 1 --deadline 60)
 	echo "# ResNet-50 replay, world 1, GPU compute emulation (seconds; medians of the measured iterations)" >>"$W"
 	echo "# t_bwd_req: the model's emulated backward; noovl: t_backward with --no-overlap (compute alone);" >>"$W"
@@ -211,8 +223,8 @@ if [ -n "$wk" ]; then
 	bad=""
 	for m in syncsgd fp16 signsgd topk mstopk powersgd; do
 		[ "$(left)" -lt 40 ] && { bad="$bad [$m: out of time]"; continue; }
-		if run_to "$W" 90 "${mpi[@]}" -np 1 "$wk" "${rargs[@]}" --method "$m" --no-overlap --out "$rec/$m-n-r%r.gcr" &&
-		   run_to "$W" 90 "${mpi[@]}" -np 1 "$wk" "${rargs[@]}" --method "$m" --out "$rec/$m-o-r%r.gcr"; then
+		if run_to "$W" 90 "${one[@]}" "$wk" "${rargs[@]}" --method "$m" --no-overlap --out "$rec/$m-n-r%r.gcr" &&
+		   run_to "$W" 90 "${one[@]}" "$wk" "${rargs[@]}" --method "$m" --out "$rec/$m-o-r%r.gcr"; then
 			[ "$dry" = 1 ] || printf '%-10s %10s %10s %8s %10s %8s\n' "$m" $(replay_fig "$rec/$m-o-r0.gcr" "$rec/$m-n-r0.gcr") >>"$W"
 		else bad="$bad [$m]"; fi
 	done
@@ -221,7 +233,9 @@ if [ -n "$wk" ]; then
 
 	t0=$(date +%s)
 	echo "# two ranks on one GPU (NCCL usually refuses: one GPU per rank)" >>"$W"
-	if run_to "$W" 60 "${mpi[@]}" -np 2 "$wk" --backend nccl --workload replay:tiny --iters 2 --deadline 30 \
+	if [ "$direct" = 1 ]; then
+		row two-ranks-one-gpu INFO 0 "not tried: no MPI on this machine"
+	elif run_to "$W" 60 "${mpi[@]}" -np 2 "$wk" --backend nccl --workload replay:tiny --iters 2 --deadline 30 \
 		--method syncsgd --out "$rec/two-r%r.gcr"; then
 		row two-ranks-one-gpu INFO $(( $(date +%s) - t0 )) "NCCL ran 2 ranks on one GPU"
 	else

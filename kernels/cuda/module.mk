@@ -36,14 +36,21 @@ cuda-check: cuda-check-build
 
 # `make CUDA=1 HAVE_MPI=1 cuda-check-worker`: gcbench-worker from the same subset plus the
 # worker's MPI-free parts, for tools/gpu-check.sh on a GPU machine without sqlite, libnl,
-# yaml or curl. Needs MPI (MPI_CFLAGS, MPI_LIBS) and NCCL (nccl.h and libnccl.so on the
-# compiler's paths: CPATH, LIBRARY_PATH); CBLAS_SHIM=1 builds against
-# tools/gpu-check/cblas.h where OpenBLAS is missing.
+# yaml or curl. Needs NCCL (nccl.h and libnccl.so on the compiler's paths: CPATH,
+# LIBRARY_PATH) and MPI (MPI_CFLAGS, MPI_LIBS). Where they are missing: CBLAS_SHIM=1
+# builds against tools/gpu-check/cblas/ instead of OpenBLAS, MPI_STUB=1 against the
+# one-process MPI of tools/gpu-check/mpi/ (world size 1, run without mpirun).
+GC_CHECK_SHIMS := $(if $(filter 1,$(CBLAS_SHIM)),tools/gpu-check/cblas/cblas_shim.c) \
+	$(if $(filter 1,$(MPI_STUB)),tools/gpu-check/mpi/mpi_stub.c)
 CUDA_CHECK_WK_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,worker/wk_main.c worker/wk_train.c \
 	worker/wk_comm_mpi.c worker/wk_comm_nccl.c worker/records.c worker/wk_args.c \
-	worker/wk_layout.c worker/wk_json.c worker/wk_mlp.c $(if $(filter 1,$(CBLAS_SHIM)),tools/gpu-check/cblas_shim.c))
+	worker/wk_layout.c worker/wk_json.c worker/wk_mlp.c $(GC_CHECK_SHIMS))
 ifeq ($(CBLAS_SHIM),1)
-$(patsubst %.c,$(BUILD)/obj/%.o,worker/wk_main.c worker/wk_train.c worker/wk_mlp.c): CPPFLAGS += -Itools/gpu-check
+$(patsubst %.c,$(BUILD)/obj/%.o,worker/wk_main.c worker/wk_train.c worker/wk_mlp.c): CPPFLAGS += -Itools/gpu-check/cblas
+endif
+ifeq ($(MPI_STUB),1)
+$(patsubst %.c,$(BUILD)/obj/%.o,worker/wk_main.c worker/wk_train.c worker/wk_comm_mpi.c \
+	worker/wk_comm_nccl.c): CPPFLAGS += -Itools/gpu-check/mpi
 endif
 
 $(CUDA_CHECK_DIR)/gcbench-worker: $(CUDA_CHECK_WK_OBJS) $(CUDA_CHECK_OBJS)

@@ -10,7 +10,8 @@
 # methods whose sums are order-free at that world size.
 # GCBENCH_EXPECT_GPU=1 (tools/gpu-check.sh) turns "no GPU" from SKIP into FAIL.
 # GCBENCH_WORKER: the worker to test (default $BIN/gcbench-worker; gpu-check.sh passes
-# the one of make cuda-check-worker).
+# the one of make cuda-check-worker). GCBENCH_WORKER_DIRECT=1: no mpirun (a worker built
+# with tools/gpu-check/mpi, world size 1): one rank, started directly.
 source "$(dirname "$0")/../lib.sh"
 W=${GCBENCH_WORKER:-$BIN/gcbench-worker}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-wnccl.XXXXXX")
@@ -25,16 +26,27 @@ no_gpu() {
 	done
 }
 [ -x "$W" ] || { no_gpu nccl_no_gpu_local_rank $gpu_cases "$W is not built"; exit 0; }
-need_cmd mpirun nccl_no_gpu_local_rank $gpu_cases || exit 0
+direct=${GCBENCH_WORKER_DIRECT:-0}
+[ "$direct" = 1 ] || need_cmd mpirun nccl_no_gpu_local_rank $gpu_cases || exit 0
 if "$W" --backend nccl --workload replay:tiny --iters 1 2>&1 | grep -q "built without NCCL"; then
 	no_gpu nccl_no_gpu_local_rank $gpu_cases "gcbench-worker built without NCCL (CUDA=1 and nccl.h needed)"; exit 0
 fi
 ngpu=0
 command -v nvidia-smi >/dev/null 2>&1 && ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 MPIBASE=(mpirun --oversubscribe --mca btl self,tcp -x NCCL_IB_DISABLE=1 -x NCCL_SOCKET_IFNAME=lo)
+# launch N [VAR=VALUE]... CMD...: run N ranks by mpirun (the variables exported with -x),
+# or with GCBENCH_WORKER_DIRECT=1 one process under env; 180 s at most
+launch() {
+	local n=$1 e=() x=(); shift
+	while [ $# -gt 0 ] && [[ $1 == [A-Z_]*=* ]]; do e+=("$1"); x+=(-x "$1"); shift; done
+	if [ "$direct" = 1 ]; then timeout 180 env NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo "${e[@]}" "$@"
+	else timeout 180 "${MPIBASE[@]}" -np "$n" "${x[@]}" "$@"; fi
+}
 
 # ---- no GPU: local ranks from MPI, the reason printed ----
-if [ "$ngpu" -lt 1 ]; then
+if [ "$ngpu" -lt 1 ] && [ "$direct" = 1 ]; then
+	no_gpu nccl_no_gpu_local_rank $gpu_cases "no GPU on this machine (and no mpirun: the one-rank stub)"; exit 0
+elif [ "$ngpu" -lt 1 ]; then
 	cat >"$tmp/nolr.sh" <<-'EOF'
 	#!/bin/sh
 	unset OMPI_COMM_WORLD_LOCAL_RANK MPI_LOCALRANKID
@@ -55,9 +67,9 @@ fi
 skip nccl_no_gpu_local_rank "a GPU is present (this case is for hosts without one)"
 
 p=$ngpu; [ "$p" -gt 5 ] && p=5
-MPI=("${MPIBASE[@]}" -np "$p")
+[ "$direct" = 1 ] && p=1
 args=(--workload replay:tiny --iters 5 --warmup 1 --compute-scale 0.01 --deadline 60)
-run() { timeout 180 "${MPI[@]}" "$W" --backend nccl "${args[@]}" --out "$tmp/n-r%r.gcr" "$@" >"$tmp/out" 2>&1; }
+run() { launch "$p" "$W" --backend nccl "${args[@]}" --out "$tmp/n-r%r.gcr" "$@" >"$tmp/out" 2>&1; }
 header() { "$W" --dump "$1" | sed -n 's/^header //p'; }
 jfield() { sed -n "s/.*\"$1\":\"\\([^\"]*\\)\".*/\\1/p" <<<"$2"; }
 
@@ -100,7 +112,7 @@ int cudaSetDevice(int dev)
 EOF
 if ! cc -shared -fPIC -o "$tmp/shim.so" "$tmp/shim.c" -ldl 2>"$tmp/cc.err"; then
 	fail nccl_comm_thread_device "cannot build the cudaSetDevice shim: $(head -n 3 "$tmp/cc.err" | tr '\n' ' ')"
-elif timeout 180 "${MPI[@]}" -x LD_PRELOAD="$tmp/shim.so" -x GC_SHIM_LOG="$tmp/setdev.log" "$W" \
+elif launch "$p" LD_PRELOAD="$tmp/shim.so" GC_SHIM_LOG="$tmp/setdev.log" "$W" \
 	--backend nccl "${args[@]}" --method topk --out "$tmp/s-r%r.gcr" >"$tmp/out" 2>&1; then
 	# per process: the distinct threads that set a device, and whether all set the same one
 	v=$(awk '{ t[$1 " " $2] = 1; d[$1] = d[$1] == "" ? $3 : (d[$1] == $3 ? $3 : "mixed") }
@@ -120,7 +132,7 @@ cmp_methods="signsgd topk mstopk"
 bad=""
 for m in $cmp_methods; do
 	if ! run --method "$m"; then bad="$bad [$m nccl: $(tail -n 2 "$tmp/out" | tr '\n' ' ')]"; continue; fi
-	if ! timeout 180 "${MPI[@]}" "$W" --backend mpi "${args[@]}" --method "$m" --out "$tmp/m-r%r.gcr" >"$tmp/out" 2>&1; then
+	if ! launch "$p" "$W" --backend mpi "${args[@]}" --method "$m" --out "$tmp/m-r%r.gcr" >"$tmp/out" 2>&1; then
 		bad="$bad [$m mpi: $(tail -n 2 "$tmp/out" | tr '\n' ' ')]"; continue
 	fi
 	a=$(jfield checksum_grad "$(header "$tmp/n-r0.gcr")") b=$(jfield checksum_grad "$(header "$tmp/m-r0.gcr")")

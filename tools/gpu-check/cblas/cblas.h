@@ -1,4 +1,4 @@
-/* tools/gpu-check/cblas.h: the few CBLAS calls gcbench-worker makes, for a GPU machine
+/* tools/gpu-check/cblas/cblas.h: the few CBLAS calls gcbench-worker makes, for a GPU machine
  * without OpenBLAS (tools/gpu-check.sh builds the worker with CBLAS_SHIM=1). Plain
  * loops in cblas_shim.c: correct, not fast; the NCCL back end uses cuBLAS instead. */
 #ifndef GC_CBLAS_SHIM_H

@@ -1,4 +1,4 @@
-/* tools/gpu-check/cblas_shim.c: see cblas.h beside it. */
+/* tools/gpu-check/cblas/cblas_shim.c: see cblas.h beside it. */
 #include "cblas.h"
 
 #include <stddef.h>
