@@ -28,7 +28,7 @@ no_gpu() {
 [ -x "$W" ] || { no_gpu nccl_no_gpu_local_rank $gpu_cases "$W is not built"; exit 0; }
 direct=${GCBENCH_WORKER_DIRECT:-0}
 [ "$direct" = 1 ] || need_cmd mpirun nccl_no_gpu_local_rank $gpu_cases || exit 0
-if "$W" --backend nccl --workload replay:tiny --iters 1 2>&1 | grep -q "built without NCCL"; then
+if "$W" --backend nccl --workload replay:tiny --iters 1 --out "$tmp/probe-r%r.gcr" 2>&1 | grep -q "built without NCCL"; then
 	no_gpu nccl_no_gpu_local_rank $gpu_cases "gcbench-worker built without NCCL (CUDA=1 and nccl.h needed)"; exit 0
 fi
 ngpu=0
