@@ -7,7 +7,9 @@
  * ResNet-50 and BERT-base sized buckets (worker/arch.c), 1 to 5 workers, and once on a
  * non-blocking stream with buffers at odd float offsets. Without a device these SKIP,
  * unless GCBENCH_EXPECT_GPU=1 (tools/gpu-check.sh): then they FAIL with the CUDA error
- * and the driver version. GCBENCH_CUDA_MODELS=0 leaves out the model-sized buckets.
+ * and the driver version. GCBENCH_CUDA_MODELS=0 leaves out the model-sized buckets;
+ * GCBENCH_CUDA_QUICK=1 (under compute-sanitizer) also the 4.6M layout and the timing
+ * tests of the spin kernel.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -213,6 +215,12 @@ static void fill_grad(float *g, size_t n, int worker, int step)
 static int have_device(void)
 {
 	return gc_cuda_device_count() > 0;
+}
+
+static int env_is(const char *name, const char *v)
+{
+	const char *x = getenv(name);
+	return x && !strcmp(x, v);
 }
 
 /* Tensors of a real model's bucket (the whole model as one bucket), or NULL. */
@@ -463,7 +471,7 @@ static int compare_method(const gc_params *pm, double tol, int gather, char *msg
 	for (li = 0; li < NLAYOUTS; li++)
 		for (p = 1; p <= MAXW; p++) {
 			const struct layout *l = &layouts[li];
-			if (l->big && p != 2 && p != MAXW)
+			if (l->big && ((p != 2 && p != MAXW) || env_is("GCBENCH_CUDA_QUICK", "1")))
 				continue;
 			if (compare_layout(pm, l->name, l->t, l->nt, p, l->big ? 2 : STEPS, tol, gather, 0, msg, len))
 				return 1;
@@ -539,6 +547,8 @@ static void test_cuda_spin_second_wave(void)
 	static const double waves[] = { 1.5, 3.0 };
 	int i;
 	NEED_DEVICE();
+	if (env_is("GCBENCH_CUDA_QUICK", "1"))
+		SKIP("GCBENCH_CUDA_QUICK=1 (timing)");
 	CHECK(gc_cuda_spin_calibrate() == GC_OK);
 	for (i = 0; i < 2; i++) {
 		uint64_t t0 = gc_now_ns(), ns;
@@ -558,6 +568,8 @@ static void test_cuda_spin_many(void)
 	uint64_t t0, ns;
 	int i;
 	NEED_DEVICE();
+	if (env_is("GCBENCH_CUDA_QUICK", "1"))
+		SKIP("GCBENCH_CUDA_QUICK=1 (timing)");
 	CHECK(gc_cuda_spin_calibrate() == GC_OK);
 	t0 = gc_now_ns();
 	for (i = 0; i < 2000; i++)
@@ -688,6 +700,8 @@ static void test_cuda_stream_offsets(void)
 		}
 		for (li = 3; li < NLAYOUTS; li++) {    /* mixed, large, n4.6M */
 			const struct layout *l = &layouts[li];
+			if (l->big && env_is("GCBENCH_CUDA_QUICK", "1"))
+				continue;
 			CHECKF(!compare_layout(&pm, l->name, l->t, l->nt, 3, 2, cs[i].tol, cs[i].gather, 1,
 					       m, sizeof(m)), "%s", m);
 		}
@@ -707,11 +721,10 @@ static void test_cuda_model_buckets(void)
 		{ GC_M_SYNCSGD, 0, 0 }, { GC_M_FP16, 0, 0 }, { GC_M_SIGNSGD, 0, 1 },
 		{ GC_M_TOPK, 0, 1 }, { GC_M_MSTOPK, 0, 1 }, { GC_M_POWERSGD, 1e-3, 0 },
 	};
-	const char *env = getenv("GCBENCH_CUDA_MODELS");
 	size_t mi, i, nt = 0;
 	NEED_DEVICE();
-	if (env && !strcmp(env, "0"))
-		SKIP("GCBENCH_CUDA_MODELS=0");
+	if (env_is("GCBENCH_CUDA_MODELS", "0") || env_is("GCBENCH_CUDA_QUICK", "1"))
+		SKIP("GCBENCH_CUDA_MODELS=0 or GCBENCH_CUDA_QUICK=1");
 	for (mi = 0; mi < 2; mi++) {
 		gc_tensor_desc *t = model_tensors(models[mi], &nt);
 		CHECKF(t, "cannot build the tensors of %s", models[mi]);
