@@ -79,19 +79,31 @@ static gc_rc add_run(gc_db *db, int64_t sweep, int64_t env, const char *method,
  *   mstopk k=0.01 10gbit   0.120 / 0.1236 (3% < 5% effect) -> same
  *   topk 1gbit             baseline only;  sync 25gbit candidate only
  * and on the candidate a failed powersgd run at 0.5 s that must not count. */
+/* A fresh database at path with environments nccl 2.18.3 (*a) and 2.19.1 (*b) and one
+ * sweep of the spec for each (*s, *s2), as two nights of `gcbench run` give. */
+static gc_rc two_nights(const char *path, gc_db **db, int64_t *a, int64_t *b, int64_t *s,
+			int64_t *s2)
+{
+	gc_rc rc;
+
+	unlink(path);
+	if ((rc = gc_db_open(path, 0, db, NULL)))
+		return rc;
+	if (!(rc = add_env(*db, "2.18.3", a)) && !(rc = add_env(*db, "2.19.1", b)) &&
+	    !(rc = gc_db_sweep_begin(*db, "t", "spec", "hash", "sync", s, NULL)))
+		rc = gc_db_sweep_begin(*db, "t", "spec", "hash", "sync", s2, NULL);
+	if (rc)
+		gc_db_close(*db), *db = NULL;
+	return rc;
+}
+
 static gc_rc make_db(const char *path)
 {
 	gc_db *db = NULL;
 	int64_t s, s2, a, b;
 	gc_rc rc;
 
-	unlink(path);
-	if ((rc = gc_db_open(path, 0, &db, NULL)))
-		return rc;
-	/* one sweep of the spec per environment, as two nights of `gcbench run` give */
-	if (!(rc = add_env(db, "2.18.3", &a)) && !(rc = add_env(db, "2.19.1", &b)) &&
-	    !(rc = gc_db_sweep_begin(db, "t", "spec", "hash", "sync", &s, NULL)) &&
-	    !(rc = gc_db_sweep_begin(db, "t", "spec", "hash", "sync", &s2, NULL)))
+	if (!(rc = two_nights(path, &db, &a, &b, &s, &s2)))
 		rc = add_run(db, s, a, "sync", "", 10 * GBIT, 0.100, GC_RUN_OK) ||
 		     add_run(db, s, a, "powersgd", "rank=4", 10 * GBIT, 0.080, GC_RUN_OK) ||
 		     add_run(db, s, a, "signsgd", "", 10 * GBIT, 0.090, GC_RUN_OK) ||
@@ -104,7 +116,8 @@ static gc_rc make_db(const char *path)
 		     add_run(db, s, b, "signsgd", "", 10 * GBIT, 0.090, GC_RUN_OK) ||
 		     add_run(db, s, b, "mstopk", "k=0.01", 10 * GBIT, 0.1236, GC_RUN_OK) ||
 		     add_run(db, s, b, "sync", "", 25 * GBIT, 0.090, GC_RUN_OK) ? GC_E_DB : GC_OK;
-	gc_db_close(db);
+	if (db)
+		gc_db_close(db);
 	return rc;
 }
 
@@ -298,19 +311,15 @@ static gc_rc make_db_baseline_faster(const char *path)
 	int64_t s, s2, a, b;
 	gc_rc rc;
 
-	unlink(path);
-	if ((rc = gc_db_open(path, 0, &db, NULL)))
-		return rc;
-	if (!(rc = add_env(db, "2.18.3", &a)) && !(rc = add_env(db, "2.19.1", &b)) &&
-	    !(rc = gc_db_sweep_begin(db, "t", "spec", "hash", "sync", &s, NULL)) &&
-	    !(rc = gc_db_sweep_begin(db, "t", "spec", "hash", "sync", &s2, NULL)))
+	if (!(rc = two_nights(path, &db, &a, &b, &s, &s2)))
 		rc = add_run(db, s, a, "sync", "", 10 * GBIT, 0.100, GC_RUN_OK) ||
 		     add_run(db, s, a, "powersgd", "rank=4", 10 * GBIT, 0.080, GC_RUN_OK) ||
 		     add_run(db, s, a, "signsgd", "", 10 * GBIT, 0.090, GC_RUN_OK) ||
 		     add_run(db, s2, b, "sync", "", 10 * GBIT, 0.080, GC_RUN_OK) ||
 		     add_run(db, s2, b, "powersgd", "rank=4", 10 * GBIT, 0.080, GC_RUN_OK) ||
 		     add_run(db, s2, b, "signsgd", "", 10 * GBIT, 0.090, GC_RUN_OK) ? GC_E_DB : GC_OK;
-	gc_db_close(db);
+	if (db)
+		gc_db_close(db);
 	return rc;
 }
 
