@@ -77,7 +77,7 @@ endif
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all,)
 
 CPPFLAGS += -D_GNU_SOURCE -I. -Icommon -MMD -MP -DGC_HAVE_CUDA=$(USE_CUDA)
-CFLAGS   += -std=c11 $(OPT) $(WARN) $(SANFLAGS) -fopenmp $(DEP_CFLAGS)
+CFLAGS   += -std=c11 $(OPT) $(WARN) $(SANFLAGS) -fopenmp $(DEP_CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS  += $(SANFLAGS) -fopenmp
 LDLIBS   += $(DEP_LIBS)
 

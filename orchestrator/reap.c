@@ -47,11 +47,11 @@ static const char *mark_in_env(const char *a, size_t n, size_t *len)
 	return NULL;
 }
 
-const char *gc_reap_mark(const char *cmdline, size_t cmdline_len, const char *environ,
-			 size_t environ_len, size_t *len)
+const char *gc_reap_mark(const char *cmdline, size_t cmdline_len, const char *env,
+			 size_t env_len, size_t *len)
 {
 	const char *v = cmdline ? mark_in_argv(cmdline, cmdline_len, len) : NULL;
-	return v ? v : environ ? mark_in_env(environ, environ_len, len) : NULL;
+	return v ? v : env ? mark_in_env(env, env_len, len) : NULL;
 }
 
 static size_t slurp(const char *path, char *buf, size_t cap)

@@ -20,10 +20,10 @@
 #define GC_REAP_MCA "gcbench_run"              /* the MCA parameter that marks a job */
 #define GC_REAP_ENV "OMPI_MCA_" GC_REAP_MCA "=" /* how a rank carries it */
 
-/* Is this process (its NUL-separated cmdline and environ, as in /proc) marked? Returns
+/* Is this process (its NUL-separated cmdline and environment, as in /proc) marked? Returns
  * the run id text (pointer into the buffers, not NUL-terminated: *len) or NULL. */
-const char *gc_reap_mark(const char *cmdline, size_t cmdline_len, const char *environ,
-			 size_t environ_len, size_t *len);
+const char *gc_reap_mark(const char *cmdline, size_t cmdline_len, const char *env,
+			 size_t env_len, size_t *len);
 
 /* End every marked process (SIGTERM, SIGKILL after grace_s for those still there).
  * With dry_run, only list them. One line per process goes to log (may be NULL);

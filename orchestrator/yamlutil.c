@@ -28,6 +28,8 @@ void gc_diags_release(struct gc_diags *d)
 }
 
 static void vdiag(struct gc_diags *d, size_t line, size_t col, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+static void vdiag(struct gc_diags *d, size_t line, size_t col, const char *fmt, va_list ap)
 {
 	char body[768], *m;
 	int len;
