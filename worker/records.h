@@ -9,7 +9,8 @@
  *   records      zero or more struct gc_iter_rec, 128 bytes each, in iteration order
  *   trailer      u64 0xFFFFFFFFFFFFFFFF then u64 record count: present only if the
  *                run finished; a file without it is incomplete and never counted as ok
- * Times are seconds (double). A writer buffers records in memory during the run and
+ * Times are seconds (double). Version 1 gained the validation fields in what were
+ * reserved bytes (see struct gc_iter_rec), so old and new files parse alike. A writer buffers records in memory during the run and
  * writes the file once at the end (no I/O in the timed loop).
  */
 #ifndef GC_RECORDS_H
@@ -28,7 +29,7 @@ struct gc_iter_rec {
 	uint32_t rank;
 	uint32_t iter;          /* 0-based, counting warmup iterations */
 	uint32_t warmup;        /* 1 for warmup iterations */
-	uint32_t flags;         /* reserved, 0 */
+	uint32_t flags;         /* GC_REC_F_* bits; 0 in files of older workers */
 	double t_forward;       /* forward compute */
 	double t_backward;      /* backward compute (emulated or real), incl. waits for it */
 	double t_encode;        /* compressor encode, all buckets, incl. between rounds */
@@ -42,8 +43,15 @@ struct gc_iter_rec {
 	double loss;            /* training loss (real training), else 0 */
 	uint64_t bytes_sent;    /* payload bytes this rank sent in collectives */
 	uint64_t bytes_recv;    /* payload bytes this rank received */
-	uint64_t reserved[2];
+	/* Validation, when flags has GC_REC_F_EVAL (every --eval-every iterations of a
+	 * training workload; evaluated after t_iter ends, so outside the timed part).
+	 * These 16 bytes were reserved (0) before: older files read as "not evaluated". */
+	double val_loss;        /* mean cross-entropy on the validation samples */
+	float val_acc;          /* fraction of validation samples classified right */
+	float t_eval;           /* seconds the evaluation took (not in t_iter) */
 };
+
+#define GC_REC_F_EVAL 1u        /* val_loss, val_acc and t_eval hold an evaluation */
 
 _Static_assert(sizeof(struct gc_iter_rec) == 128, "gc_iter_rec must stay 128 bytes");
 
