@@ -44,3 +44,5 @@ BENCHES += bench-worker
 bench: bench-worker
 bench-worker: $(if $(filter 1,$(HAVE_MPI)),$(BUILD)/bin/gcbench-worker)
 	@BUILD=$(BUILD) worker/bench_worker.sh
+UNIT_TESTS += $(BUILD)/tests/test_wk_data
+FUZZ_TARGETS += fuzz_data

@@ -44,14 +44,18 @@ struct gc_iter_rec {
 	uint64_t bytes_sent;    /* payload bytes this rank sent in collectives */
 	uint64_t bytes_recv;    /* payload bytes this rank received */
 	/* Validation, when flags has GC_REC_F_EVAL (every --eval-every iterations of a
-	 * training workload; evaluated after t_iter ends, so outside the timed part).
-	 * These 16 bytes were reserved (0) before: older files read as "not evaluated". */
-	double val_loss;        /* mean cross-entropy on the validation samples */
-	float val_acc;          /* fraction of validation samples classified right */
+	 * training workload, after t_iter ends, so outside the timed part). Each rank
+	 * evaluates its slice of the validation samples (GC_REC_EVAL_N(flags) of them);
+	 * a run's accuracy is the mean over its ranks weighted by those counts. These 16
+	 * bytes were reserved (0) before: files of older workers read as "not evaluated". */
+	double val_loss;        /* mean cross-entropy on the rank's validation slice */
+	float val_acc;          /* fraction of the slice classified right */
 	float t_eval;           /* seconds the evaluation took (not in t_iter) */
 };
 
 #define GC_REC_F_EVAL 1u        /* val_loss, val_acc and t_eval hold an evaluation */
+#define GC_REC_EVAL_N(flags) ((flags) >> 8)   /* validation samples it covered */
+#define GC_REC_EVAL_MAX_N 0xFFFFFFu
 
 _Static_assert(sizeof(struct gc_iter_rec) == 128, "gc_iter_rec must stay 128 bytes");
 

@@ -180,8 +180,10 @@ gc_rc gc_cnn_new(gc_wk_net *m, const struct gc_data *d, int batch, gc_err *e);
 gc_rc gc_wk_net_bind(gc_wk_net *m, const gc_wk_layout *lay, float *param, float *grad,
 		     gc_err *e);
 
-/* Loss and accuracy on the validation samples of d, in forward passes of m->batch. */
-void gc_wk_net_eval(gc_wk_net *m, const struct gc_data *d, double *loss, double *acc);
+/* Mean loss and accuracy on validation samples [lo, hi) of d (indices into the
+ * validation set), in forward passes of m->batch; 0 and 0 when the range is empty. */
+void gc_wk_net_eval(gc_wk_net *m, const struct gc_data *d, size_t lo, size_t hi, double *loss,
+		    double *acc);
 
 void gc_wk_net_release(gc_wk_net *m);  /* accepts NULL and a zeroed net */
 

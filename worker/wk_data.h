@@ -10,7 +10,7 @@
  *                sample channel-major (CHW); the training samples first, then the
  *                validation samples (the split is fixed by the converter)
  *   labels       n_train + n_val bytes, each < classes
- * Nothing follows the labels. Limits: 1 <= n_train, n_val <= 2^24; channels x height x
+ * Nothing follows the labels. Limits: 1 <= n_train, n_val < 2^24; channels x height x
  * width <= 65536 with height and width even (the CNN pools 2x2); 2 <= classes <= 256.
  */
 #ifndef GC_WK_DATA_H
@@ -23,7 +23,7 @@
 
 #define GC_DATA_MAGIC "GCBDAT1\n"
 #define GC_DATA_HEADER 52              /* magic, name, 6 x u32, f32 */
-#define GC_DATA_MAX_SAMPLES (1u << 24)
+#define GC_DATA_MAX_SAMPLES 0xFFFFFFu       /* fits GC_REC_EVAL_N */
 #define GC_DATA_MAX_FEATURES 65536u
 
 /* A data set in memory: floats, CHW per sample; train samples [0, n_train), validation

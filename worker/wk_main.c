@@ -138,7 +138,7 @@ static int dump(const char *path)
 	printf("complete %d records %zu\n", f.complete, f.n);
 	printf("# rank iter warmup t_forward t_backward t_encode t_decode t_comm t_exposed "
 	       "t_optimizer t_iter t_iter_gpu loss bytes_sent bytes_recv [val_loss val_acc "
-	       "t_eval]\n");
+	       "t_eval val_n]\n");
 	for (size_t i = 0; i < f.n; i++) {
 		const struct gc_iter_rec *r = &f.recs[i];
 		printf("%u %u %u %.9f %.9f %.9f %.9f %.9f %.9f %.9f %.9f %.9f %.9g %llu %llu",
@@ -147,7 +147,8 @@ static int dump(const char *path)
 		       r->t_iter_gpu, r->loss, (unsigned long long)r->bytes_sent,
 		       (unsigned long long)r->bytes_recv);
 		if (r->flags & GC_REC_F_EVAL)
-			printf(" %.9g %.6f %.6f\n", r->val_loss, (double)r->val_acc, (double)r->t_eval);
+			printf(" %.9g %.6f %.6f %u\n", r->val_loss, (double)r->val_acc,
+			       (double)r->t_eval, GC_REC_EVAL_N(r->flags));
 		else
 			printf("\n");
 	}
@@ -261,8 +262,9 @@ static int finish(const gc_wk_cfg *c, gc_wk_comm *m, gc_wk_result *r)
 	if (m->rank == 0 && c->kind == GC_WK_TRAIN)
 		printf("final_loss %.4f\n", r->final_loss);
 	if (m->rank == 0 && r->n && (r->recs[r->n - 1].flags & GC_REC_F_EVAL))
-		printf("val_loss %.4f val_acc %.4f data %s\n", r->recs[r->n - 1].val_loss,
-		       (double)r->recs[r->n - 1].val_acc, r->data);
+		printf("val_loss %.4f val_acc %.4f (rank 0's %u validation samples of %s)\n",
+		       r->recs[r->n - 1].val_loss, (double)r->recs[r->n - 1].val_acc,
+		       GC_REC_EVAL_N(r->recs[r->n - 1].flags), r->data);
 	if (m->rank == 0)
 		printf("records %s\n", path);
 	return 0;

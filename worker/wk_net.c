@@ -84,18 +84,20 @@ void gc_wk_xent_grad(float *p, const int *y, int n, int classes)
 	}
 }
 
-void gc_wk_net_eval(gc_wk_net *m, const gc_data *d, double *loss, double *acc)
+void gc_wk_net_eval(gc_wk_net *m, const gc_data *d, size_t lo, size_t hi, double *loss,
+		    double *acc)
 {
 	double sum = 0;
 	size_t hits = 0;
-	for (size_t i = 0; i < d->n_val; i += (size_t)m->batch) {
+	hi = hi < d->n_val ? hi : d->n_val;
+	for (size_t i = lo; i < hi; i += (size_t)m->batch) {
 		size_t j = d->n_train + i;
-		int n = (int)(d->n_val - i < (size_t)m->batch ? d->n_val - i : (size_t)m->batch), c = 0;
+		int n = (int)(hi - i < (size_t)m->batch ? hi - i : (size_t)m->batch), c = 0;
 		sum += m->forward(m, d->x + j * d->features, d->y + j, n, &c) * n;
 		hits += (size_t)c;
 	}
-	*loss = d->n_val ? sum / (double)d->n_val : 0;
-	*acc = d->n_val ? (double)hits / (double)d->n_val : 0;
+	*loss = hi > lo ? sum / (double)(hi - lo) : 0;
+	*acc = hi > lo ? (double)hits / (double)(hi - lo) : 0;
 }
 
 void gc_wk_net_release(gc_wk_net *m)

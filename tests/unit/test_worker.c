@@ -248,12 +248,18 @@ static void test_net_shapes_eval(void)
 	CHECK_EQ_INT(gc_wk_net_bind(&m, &l, param, grad, &e), GC_OK);
 	memset(m.p[4], 0, m.t[4].numel * sizeof(float));   /* logits = fc bias only */
 	m.p[5][1] = 5.0f;                                   /* always predicts class 1 */
-	gc_wk_net_eval(&m, &d, &loss, &acc);                /* 4 samples in batches of 3 */
+	gc_wk_net_eval(&m, &d, 0, 4, &loss, &acc);          /* 4 samples in batches of 3 */
 	int want = 0;
 	for (int i = 4; i < 8; i++)
 		want += d.y[i] == 1;
 	CHECK_NEAR(acc, want / 4.0, 1e-12);
 	CHECK(loss > 0);
+	gc_wk_net_eval(&m, &d, 1, 2, &loss, &acc);          /* validation sample 1 only */
+	CHECK_NEAR(acc, d.y[5] == 1, 1e-12);
+	gc_wk_net_eval(&m, &d, 3, 9, &loss, &acc);          /* clipped to [3, 4) */
+	CHECK_NEAR(acc, d.y[7] == 1, 1e-12);
+	gc_wk_net_eval(&m, &d, 4, 4, &loss, &acc);
+	CHECK(loss == 0 && acc == 0);
 	free(param);
 	free(grad);
 	gc_wk_net_release(&m);
