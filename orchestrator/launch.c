@@ -145,6 +145,10 @@ static void add_worker(struct argv_buf *a, const gc_launch *l)
 		add(a, "--threads");
 		addf(a, "%d", l->threads);
 	}
+	if (l->eval_every > 0) {
+		add(a, "--eval-every");
+		addf(a, "%d", l->eval_every);
+	}
 	add(a, "--iface");
 	add(a, l->iface);
 	add(a, "--out");

@@ -179,6 +179,8 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	rc = rc ? rc : gc_db_done_keys(c->db, s->spec.hash, &s->done, e);
 	rc = rc ? rc : gc_db_sweep_begin(c->db, s->spec.name, s->spec.text, s->spec.hash,
 					 s->spec.baseline, &c->sweep_id, e);
+	rc = rc ? rc : gc_db_sweep_target(c->db, c->sweep_id, s->spec.target_metric,
+					  s->spec.target_value, e);
 	return rc;
 }
 
