@@ -13,13 +13,14 @@
 #include "orchestrator/run.h"
 #include "strutil.h"
 
-#define NCOL 8
+#define NCOL 10           /* at most: 8, and 2 more when the sweep has a target */
 #define PCOL 2            /* the params column */
 #define PARAMS_MIN 16     /* params never narrower than this, even if the table grows */
 
 static const char *const head[NCOL] = { "model", "method", "params", "bandwidth", "world",
-					"iter_ms", "base_ms", "speedup" };
-static const int left[NCOL] = { 1, 1, 1, 0, 0, 0, 0, 0 };
+					"iter_ms", "base_ms", "speedup", "to_target",
+					"tta_speedup" };
+static const int left[NCOL] = { 1, 1, 1, 0, 0, 0, 0, 0, 0, 0 };
 
 /* 1 if "k=v" (len bytes at tok) is one of the comma-separated items of list */
 static int has_item(const char *list, const char *tok, size_t len)
@@ -69,6 +70,7 @@ void gc_params_brief(const char *method, const char *params, char *out, size_t n
 struct table {
 	char *(*rows)[NCOL];
 	size_t n, cap;
+	int ncol;                      /* 8, or NCOL with the time-to-target columns */
 	int oom;
 };
 
@@ -78,7 +80,7 @@ static int add_row(void *arg, int ncol, char **v, char **col)
 	char brief[256];
 
 	(void)col;
-	if (ncol != NCOL)
+	if (ncol != t->ncol)
 		return 1;
 	if (t->n == t->cap) {
 		size_t nc = t->cap ? t->cap * 2 : 16;
@@ -89,7 +91,7 @@ static int add_row(void *arg, int ncol, char **v, char **col)
 		t->cap = nc;
 	}
 	gc_params_brief(v[1] ? v[1] : "", v[2], brief, sizeof(brief));
-	for (int i = 0; i < NCOL; i++) {
+	for (int i = 0; i < t->ncol; i++) {
 		const char *s = i == PCOL ? brief : v[i] ? v[i] : "-";
 		if (!(t->rows[t->n][i] = strdup(s))) {
 			while (i--)
@@ -104,7 +106,7 @@ static int add_row(void *arg, int ncol, char **v, char **col)
 static void table_release(struct table *t)
 {
 	for (size_t r = 0; r < t->n; r++)
-		for (int i = 0; i < NCOL; i++)
+		for (int i = 0; i < t->ncol; i++)
 			free(t->rows[r][i]);
 	free(t->rows);
 }
@@ -113,16 +115,16 @@ static void table_release(struct table *t)
  * least PARAMS_MIN and its longest item), and wraps at commas beyond that. */
 static void widths(const struct table *t, int w[NCOL])
 {
-	int others = NCOL - 1, longest = (int)strlen(head[PCOL]);
+	int others = t->ncol - 1, longest = (int)strlen(head[PCOL]);
 
-	for (int i = 0; i < NCOL; i++)
+	for (int i = 0; i < t->ncol; i++)
 		w[i] = (int)strlen(head[i]);
 	for (size_t r = 0; r < t->n; r++)
-		for (int i = 0; i < NCOL; i++) {
+		for (int i = 0; i < t->ncol; i++) {
 			int l = (int)strlen(t->rows[r][i]);
 			w[i] = l > w[i] ? l : w[i];
 		}
-	for (int i = 0; i < NCOL; i++)
+	for (int i = 0; i < t->ncol; i++)
 		others += i == PCOL ? 0 : w[i];
 	for (size_t r = 0; r < t->n; r++)
 		for (const char *p = t->rows[r][PCOL]; *p;) {
@@ -156,16 +158,16 @@ static int params_line(const char *s, int w, const char **next)
 	return cut;
 }
 
-static void print_line(FILE *f, const char *const *v, const int w[NCOL])
+static void print_line(FILE *f, const char *const *v, const int w[NCOL], int ncol)
 {
 	const char *rest = v[PCOL];
 	int pl = params_line(rest, w[PCOL], &rest);
 
-	for (int i = 0; i < NCOL; i++) {
+	for (int i = 0; i < ncol; i++) {
 		const char *sep = i ? " " : "";
 		if (i == PCOL)
 			fprintf(f, "%s%-*.*s", sep, w[i], pl, v[i]);
-		else if (i == NCOL - 1)
+		else if (i == ncol - 1)
 			fprintf(f, "%s%*s\n", sep, w[i], v[i]);
 		else
 			fprintf(f, left[i] ? "%s%-*s" : "%s%*s", sep, w[i], v[i]);
@@ -177,19 +179,50 @@ static void print_line(FILE *f, const char *const *v, const int w[NCOL])
 	}
 }
 
+/* The sweep's target as "accuracy 0.95" (or "loss 0.3"), "" without one. */
+static void sweep_target(struct gc_db *db, int64_t sweep_id, char *out, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+	out[0] = '\0';
+	if (sqlite3_prepare_v2(gc_db_handle(db), "SELECT target_metric, target_value FROM sweeps "
+			       "WHERE id = ? AND target_metric <> ''", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, sweep_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(out, n, "%s %g", (const char *)sqlite3_column_text(st, 0),
+			 sqlite3_column_double(st, 1));
+	sqlite3_finalize(st);
+}
+
+static void summary_sql(char *sql, size_t n, int64_t sweep_id, int target)
+{
+	snprintf(sql, n,
+		 "SELECT s.model, s.method, s.params, CASE WHEN s.bw_cap_bps = 0 THEN 'unlimited' ELSE "
+		 "printf('%%.3gGbit', s.bw_cap_bps / 1e9) END, s.world_size, printf('%%.1f', s.t_iter * 1e3), "
+		 "printf('%%.1f', s.t_iter_baseline * 1e3), printf('%%.2fx', s.speedup)%s FROM speedup s %s"
+		 "WHERE (s.model, s.method, s.params, s.bw_cap_bps, s.world_size, s.batch) IN (SELECT model, "
+		 "method, params, bw_cap_bps, world_size, batch FROM runs WHERE sweep_id = %lld) "
+		 "ORDER BY s.model, s.bw_cap_bps, s.method, s.params",
+		 target ? ", CASE WHEN t.missed > 0 THEN 'never' ELSE printf('%.0f it', "
+			  "t.iters_to_target) END, CASE WHEN t.tta_speedup IS NOT NULL THEN "
+			  "printf('%.2fx', t.tta_speedup) END" : "",
+		 target ? "LEFT JOIN time_to_target_speedup t ON t.workload = s.workload AND "
+			  "t.model = s.model AND t.method = s.method AND t.params = s.params AND "
+			  "t.bw_cap_bps = s.bw_cap_bps AND t.latency_s = s.latency_s AND "
+			  "t.world_size = s.world_size AND t.batch = s.batch AND t.backend = s.backend "
+			  "AND t.compute_scale = s.compute_scale AND t.env_id IS s.env_id " : "",
+		 (long long)sweep_id);
+}
+
 int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f)
 {
-	char sql[1024], *err = NULL;
+	char sql[2048], target[64], *err = NULL;
 	struct table t = { 0 };
 	int w[NCOL];
 
-	snprintf(sql, sizeof(sql),
-		 "SELECT model, method, params, CASE WHEN bw_cap_bps = 0 THEN 'unlimited' ELSE "
-		 "printf('%%.3gGbit', bw_cap_bps / 1e9) END, world_size, printf('%%.1f', t_iter * 1e3), "
-		 "printf('%%.1f', t_iter_baseline * 1e3), printf('%%.2fx', speedup) FROM speedup "
-		 "WHERE (model, method, params, bw_cap_bps, world_size, batch) IN (SELECT model, method, "
-		 "params, bw_cap_bps, world_size, batch FROM runs WHERE sweep_id = %lld) "
-		 "ORDER BY model, bw_cap_bps, method, params", (long long)sweep_id);
+	sweep_target(db, sweep_id, target, sizeof(target));
+	t.ncol = *target ? NCOL : 8;
+	summary_sql(sql, sizeof(sql), sweep_id, *target != '\0');
 	if (sqlite3_exec(gc_db_handle(db), sql, add_row, &t, &err) != SQLITE_OK) {
 		gc_warn("cannot print the summary: %s", t.oom ? "out of memory" : err ? err : "?");
 		sqlite3_free(err);
@@ -198,14 +231,18 @@ int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f)
 	}
 	widths(&t, w);
 	fprintf(f, "\n");
-	print_line(f, head, w);
+	print_line(f, head, w, t.ncol);
 	for (size_t r = 0; r < t.n; r++)
-		print_line(f, (const char *const *)t.rows[r], w);
+		print_line(f, (const char *const *)t.rows[r], w, t.ncol);
 	if (!t.n)
 		fprintf(f, "(no point finished with its baseline)\n");
 	fprintf(f, "\nparams: only those that differ from the method's defaults "
 		"(docs/kernels.md); runs.params has all\n"
 		"speedup = baseline median iteration time / method's (> 1: the method is faster)\n");
+	if (*target)
+		fprintf(f, "to_target = iterations until the validation %s was first reached "
+			"(never: within the run)\ntta_speedup = baseline's training seconds to the "
+			"target / method's (docs/accuracy.md)\n", target);
 	table_release(&t);
 	return (int)t.n;
 }
