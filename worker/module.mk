@@ -46,3 +46,4 @@ bench-worker: $(if $(filter 1,$(HAVE_MPI)),$(BUILD)/bin/gcbench-worker)
 	@BUILD=$(BUILD) worker/bench_worker.sh
 UNIT_TESTS += $(BUILD)/tests/test_wk_data
 FUZZ_TARGETS += fuzz_data
+INTEG_TESTS += tests/integration/test_accuracy.sh
