@@ -53,7 +53,7 @@ ordering() {
 			why="$why; '$m' failed: $(tail -n 3 "$tmp/$tag.out" | tr '\n' ' ')"; continue
 		fi
 		it=$(to_target "$tag")
-		got="$got ${m%% *}(${m#* }):$it"
+		got="$got [$m]:$it"
 		case $m in
 		*ratio=0.001*)
 			if [ "$it" != never ] && [ "$worst" -gt 0 ] && [ $((it * 2)) -lt $((worst * 3)) ]; then
