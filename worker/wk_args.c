@@ -264,6 +264,10 @@ static gc_rc check_cfg(gc_wk_cfg *c, gc_err *e)
 	if ((c->eval_every || strcmp(c->data, "auto")) && c->kind != GC_WK_TRAIN)
 		return gc_fail(e, GC_E_INVAL, "--eval-every and --data apply to training workloads "
 			       "(train:mlp, train:cnn) only, not '%s'", c->workload);
+	if (strcmp(c->data, "auto") && strcmp(c->data, "digits") && strcmp(c->data, "generated") &&
+	    access(c->data, R_OK))
+		return gc_fail(e, GC_E_NOTFOUND, "cannot read data set '%s': no such readable file "
+			       "(give auto, digits, generated or a GCBDAT1 file)", c->data);
 	if (c->profile[0] && access(c->profile, R_OK))
 		return gc_fail(e, GC_E_NOTFOUND, "cannot read profile '%s': no such readable file "
 			       "(give a CSV of name,t_bwd_seconds, or drop --profile)", c->profile);

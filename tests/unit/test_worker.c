@@ -56,6 +56,7 @@ static void test_args_errors(void)
 		{ "--workload replay:tiny --data digits", "apply to training workloads" },
 		{ "--workload train:cnn --eval-every -1", "invalid --eval-every '-1'" },
 		{ "--workload train:cnn --data", "needs a value" },
+		{ "--workload train:cnn --data /nonexistent/d.gcbd", "cannot read data set '/nonexistent/d.gcbd'" },
 		{ "--iters 3", "missing --workload" },
 		{ "--workload replay:tiny --profile /nonexistent/p.csv", "cannot read profile '/nonexistent/p.csv'" },
 		{ "--workload train:mlp --profile /etc/hostname", "applies to replay workloads only" },
