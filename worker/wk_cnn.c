@@ -20,41 +20,48 @@ typedef struct cnn {
 } cnn;
 
 /* An element (b, c, y, x) of an input is at in[b * sb + c * sc + (y * W + x) * sp]. */
-struct img { const float *p; int ch, h, w; size_t sb, sc, sp; };
+struct img { const float *p; size_t ch, h, w, sb, sc, sp; };
 
-/* col[(b, y, x)][c * 9 + ky * 3 + kx] = in(b, c, y + ky - 1, x + kx - 1), 0 outside. */
-static void im2col(const struct img *in, int n, float *col)
+/* The input element under tap k (0..8, row-major 3x3) of output (y, x), or 0 in the
+ * zero padding. */
+static float tap(const struct img *in, size_t b, size_t c, size_t y, size_t x, int k)
 {
-	const int H = in->h, W = in->w, K = in->ch * 9;
-	for (int b = 0; b < n; b++)
-		for (int y = 0; y < H; y++)
-			for (int x = 0; x < W; x++) {
-				float *r = col + ((size_t)b * (size_t)(H * W) + (size_t)(y * W + x)) * (size_t)K;
-				for (int c = 0; c < in->ch; c++)
-					for (int k = 0; k < 9; k++) {
-						int yy = y + k / 3 - 1, xx = x + k % 3 - 1;
-						r[c * 9 + k] = (yy < 0 || yy >= H || xx < 0 || xx >= W) ? 0 :
-							in->p[(size_t)b * in->sb + (size_t)c * in->sc +
-							      (size_t)(yy * W + xx) * in->sp];
-					}
+	long yy = (long)y + k / 3 - 1, xx = (long)x + k % 3 - 1;
+	if (yy < 0 || xx < 0 || (size_t)yy >= in->h || (size_t)xx >= in->w)
+		return 0;
+	return in->p[b * in->sb + c * in->sc + ((size_t)yy * in->w + (size_t)xx) * in->sp];
+}
+
+/* col[(b, y, x)][c * 9 + k] = the input under tap k of output (y, x) in channel c. */
+static void im2col(const struct img *in, size_t n, float *col)
+{
+	const size_t hw = in->h * in->w, K = in->ch * 9;
+	for (size_t b = 0; b < n; b++)
+		for (size_t y = 0; y < in->h; y++)
+			for (size_t x = 0; x < in->w; x++) {
+				float *r = col + (b * hw + y * in->w + x) * K;
+				for (size_t c = 0; c < in->ch; c++)
+					for (int k = 0; k < 9; k++)
+						r[c * 9 + (size_t)k] = tap(in, b, c, y, x, k);
 			}
 }
 
 /* The adjoint of im2col into a channels-last output of ch channels (accumulated). */
-static void col2im(const float *col, int n, int ch, int H, int W, float *out)
+static void col2im(const float *col, size_t n, size_t ch, size_t H, size_t W, float *out)
 {
-	memset(out, 0, sizeof(float) * (size_t)n * (size_t)(H * W) * (size_t)ch);
-	for (int b = 0; b < n; b++)
-		for (int y = 0; y < H; y++)
-			for (int x = 0; x < W; x++) {
-				const float *r = col + ((size_t)b * (size_t)(H * W) + (size_t)(y * W + x)) * (size_t)(ch * 9);
+	const size_t hw = H * W;
+	memset(out, 0, sizeof(float) * n * hw * ch);
+	for (size_t b = 0; b < n; b++)
+		for (size_t y = 0; y < H; y++)
+			for (size_t x = 0; x < W; x++) {
+				const float *r = col + (b * hw + y * W + x) * ch * 9;
 				for (int k = 0; k < 9; k++) {
-					int yy = y + k / 3 - 1, xx = x + k % 3 - 1;
-					if (yy < 0 || yy >= H || xx < 0 || xx >= W)
+					long yy = (long)y + k / 3 - 1, xx = (long)x + k % 3 - 1;
+					if (yy < 0 || xx < 0 || (size_t)yy >= H || (size_t)xx >= W)
 						continue;
-					float *o = out + ((size_t)b * (size_t)(H * W) + (size_t)(yy * W + xx)) * (size_t)ch;
-					for (int c = 0; c < ch; c++)
-						o[c] += r[c * 9 + k];
+					float *o = out + (b * hw + (size_t)yy * W + (size_t)xx) * ch;
+					for (size_t c = 0; c < ch; c++)
+						o[c] += r[c * 9 + (size_t)k];
 				}
 			}
 }
@@ -79,31 +86,32 @@ static void col_sums(const float *a, int rows, int cols, float *out)
 			out[k] += a[(size_t)i * (size_t)cols + k];
 }
 
-static void avgpool(const float *a, int n, int H, int W, int C, float *out)
+/* 2x2 average pooling of channels-last a (n x H x W x C) into n x H/2 x W/2 x C. */
+static void avgpool(const float *a, size_t n, size_t H, size_t W, size_t C, float *out)
 {
-	const int h2 = H / 2, w2 = W / 2;
-	for (int b = 0; b < n; b++)
-		for (int py = 0; py < h2; py++)
-			for (int px = 0; px < w2; px++) {
-				float *o = out + ((size_t)b * (size_t)(h2 * w2) + (size_t)(py * w2 + px)) * (size_t)C;
-				const float *r = a + ((size_t)b * (size_t)(H * W) + (size_t)(2 * py * W + 2 * px)) * (size_t)C;
-				for (int c = 0; c < C; c++)
-					o[c] = 0.25f * (r[c] + r[C + c] + r[(size_t)W * (size_t)C + (size_t)c] +
-							r[(size_t)(W + 1) * (size_t)C + (size_t)c]);
+	const size_t h2 = H / 2, w2 = W / 2;
+	for (size_t b = 0; b < n; b++)
+		for (size_t py = 0; py < h2; py++)
+			for (size_t px = 0; px < w2; px++) {
+				float *o = out + (b * h2 * w2 + py * w2 + px) * C;
+				const float *r = a + (b * H * W + 2 * py * W + 2 * px) * C;
+				for (size_t c = 0; c < C; c++)
+					o[c] = 0.25f * (r[c] + r[C + c] + r[W * C + c] + r[(W + 1) * C + c]);
 			}
 }
 
 /* da[pos][c] = dpool[cell of pos][c] / 4 where a > 0 (ReLU), else 0. */
-static void unpool_relu(const float *dp, const float *a, int n, int H, int W, int C, float *da)
+static void unpool_relu(const float *dp, const float *a, size_t n, size_t H, size_t W,
+			size_t C, float *da)
 {
-	const int w2 = W / 2;
-	for (int b = 0; b < n; b++)
-		for (int y = 0; y < H; y++)
-			for (int x = 0; x < W; x++) {
-				size_t pos = (size_t)b * (size_t)(H * W) + (size_t)(y * W + x);
-				const float *g = dp + ((size_t)b * (size_t)(H / 2 * w2) + (size_t)(y / 2 * w2 + x / 2)) * (size_t)C;
-				for (int c = 0; c < C; c++)
-					da[pos * (size_t)C + (size_t)c] = a[pos * (size_t)C + (size_t)c] > 0 ? 0.25f * g[c] : 0;
+	const size_t w2 = W / 2;
+	for (size_t b = 0; b < n; b++)
+		for (size_t y = 0; y < H; y++)
+			for (size_t x = 0; x < W; x++) {
+				size_t pos = (b * H * W + y * W + x) * C;
+				const float *g = dp + (b * (H / 2) * w2 + (y / 2) * w2 + x / 2) * C;
+				for (size_t c = 0; c < C; c++)
+					da[pos + c] = a[pos + c] > 0 ? 0.25f * g[c] : 0;
 			}
 }
 
@@ -111,17 +119,17 @@ static double cnn_forward(gc_wk_net *m, const float *x, const int *y, int n, int
 {
 	cnn *s = m->st;
 	const int H = m->height, W = m->width, M = n * H * W, P = (H / 2) * (W / 2) * GC_CNN_C2;
-	const size_t hw = (size_t)(H * W);
-	struct img in = { x, m->channels, H, W, (size_t)m->channels * hw, hw, 1 };
-	struct img a1 = { s->a1, GC_CNN_C1, H, W, hw * GC_CNN_C1, 1, GC_CNN_C1 };
+	const size_t hw = (size_t)(H * W), ch = (size_t)m->channels, C = (size_t)m->classes;
+	struct img in = { x, ch, (size_t)H, (size_t)W, ch * hw, hw, 1 };
+	struct img a1 = { s->a1, GC_CNN_C1, (size_t)H, (size_t)W, hw * GC_CNN_C1, 1, GC_CNN_C1 };
 	s->n = n, s->y = y;
-	im2col(&in, n, s->col1);
+	im2col(&in, (size_t)n, s->col1);
 	conv_fwd(s->col1, M, m->channels * 9, m->p[W1], m->p[B1], GC_CNN_C1, s->a1);
-	im2col(&a1, n, s->col2);
+	im2col(&a1, (size_t)n, s->col2);
 	conv_fwd(s->col2, M, GC_CNN_C1 * 9, m->p[W2], m->p[B2], GC_CNN_C2, s->a2);
-	avgpool(s->a2, n, H, W, GC_CNN_C2, s->pool);
+	avgpool(s->a2, (size_t)n, (size_t)H, (size_t)W, GC_CNN_C2, s->pool);
 	for (int i = 0; i < n; i++)
-		memcpy(s->z + (size_t)i * (size_t)m->classes, m->p[B3], sizeof(float) * (size_t)m->classes);
+		memcpy(s->z + (size_t)i * C, m->p[B3], sizeof(float) * C);
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, m->classes, P, 1.0f, s->pool, P,
 		    m->p[W3], P, 1.0f, s->z, m->classes);
 	return gc_wk_softmax_xent(s->z, y, n, m->classes, correct);
@@ -140,7 +148,7 @@ static void cnn_backward(gc_wk_net *m, void (*produced)(void *arg, size_t k), vo
 		produced(arg, 2);
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, P, C, 1.0f, s->z, C, m->p[W3], P,
 		    0.0f, s->dpool, P);
-	unpool_relu(s->dpool, s->a2, n, H, W, GC_CNN_C2, s->da2);
+	unpool_relu(s->dpool, s->a2, (size_t)n, (size_t)H, (size_t)W, GC_CNN_C2, s->da2);
 	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, GC_CNN_C2, K2, M, 1.0f, s->da2,
 		    GC_CNN_C2, s->col2, K2, 0.0f, m->g[W2], K2);
 	col_sums(s->da2, M, GC_CNN_C2, m->g[B2]);
@@ -148,7 +156,7 @@ static void cnn_backward(gc_wk_net *m, void (*produced)(void *arg, size_t k), vo
 		produced(arg, 4);
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, K2, GC_CNN_C2, 1.0f, s->da2,
 		    GC_CNN_C2, m->p[W2], K2, 0.0f, s->dcol2, K2);
-	col2im(s->dcol2, n, GC_CNN_C1, H, W, s->da1);
+	col2im(s->dcol2, (size_t)n, GC_CNN_C1, (size_t)H, (size_t)W, s->da1);
 	for (size_t i = 0; i < (size_t)M * GC_CNN_C1; i++)
 		s->da1[i] = s->a1[i] > 0 ? s->da1[i] : 0;
 	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, GC_CNN_C1, K1, M, 1.0f, s->da1,
