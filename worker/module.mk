@@ -47,3 +47,4 @@ bench-worker: $(if $(filter 1,$(HAVE_MPI)),$(BUILD)/bin/gcbench-worker)
 UNIT_TESTS += $(BUILD)/tests/test_wk_data
 FUZZ_TARGETS += fuzz_data
 INTEG_TESTS += tests/integration/test_accuracy.sh
+INTEG_TESTS += tests/integration/test_run_accuracy.sh
