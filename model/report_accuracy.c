@@ -1,8 +1,9 @@
 /* model/report_accuracy.c: the accuracy section of gcbench report: validation accuracy
- * against training seconds, one chart per model and bandwidth cap with a line per run,
- * the target marked; a table of iterations and seconds to the target with both
- * speedups; and which runs never reached it. Only when the database holds validation
- * records (training workloads with eval_every); otherwise the section is left out. */
+ * against training seconds, one chart per model and bandwidth cap with a line per
+ * method (repeats averaged per validated iteration) and the target marked; a table of
+ * iterations and seconds to the target with both speedups; and which points never
+ * reached it. Only when the database holds validation records (training workloads
+ * with eval_every); otherwise the section is left out. */
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -15,18 +16,19 @@
 #define MAX_LINES 16
 #define MAX_POINTS 512
 
-/* One validation point of a run, in run then iteration order. */
+/* One validation point of a method at a model and cap: repeats averaged per iteration
+ * (training is deterministic, so their accuracies agree; their seconds differ). */
 struct apoint {
-	int64_t run;
-	char model[64], label[96];
+	char model[64], label[96], key[300];
 	double gbps, t, acc, target;   /* target: NaN without an accuracy target */
 };
 
 static const char sql_curves[] =
-	"SELECT r.id, r.model, r.method, r.params, r.bw_cap_bps, e.t_train, e.val_acc, "
-	"CASE WHEN s.target_metric = 'accuracy' THEN s.target_value END "
+	"SELECT r.model, r.method, r.params, r.bw_cap_bps, AVG(e.t_train), AVG(e.val_acc), "
+	"MAX(CASE WHEN s.target_metric = 'accuracy' THEN s.target_value END), COUNT(*) "
 	"FROM run_evals e JOIN runs r ON r.id = e.run_id JOIN sweeps s ON s.id = r.sweep_id "
-	"WHERE r.status = 'ok' ORDER BY r.model, r.bw_cap_bps, r.method, r.params, r.id, e.iter";
+	"WHERE r.status = 'ok' GROUP BY r.model, r.bw_cap_bps, r.method, r.params, e.iter "
+	"ORDER BY r.model, r.bw_cap_bps, r.method, r.params, e.iter";
 
 static const char *col(sqlite3_stmt *st, int i)
 {
@@ -49,13 +51,13 @@ static size_t load_points(struct gc_rep *r, struct apoint **out)
 			*out = p;
 		}
 		struct apoint *a = &(*out)[n++];
-		a->run = sqlite3_column_int64(st, 0);
-		gc_strlcpy(a->model, col(st, 1), sizeof a->model);
-		gc_report_short_label(col(st, 2), col(st, 3), a->label, sizeof a->label);
-		a->gbps = sqlite3_column_double(st, 4) / 1e9;
-		a->t = sqlite3_column_double(st, 5);
-		a->acc = sqlite3_column_double(st, 6);
-		a->target = sqlite3_column_type(st, 7) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 7);
+		gc_strlcpy(a->model, col(st, 0), sizeof a->model);
+		gc_report_short_label(col(st, 1), col(st, 2), a->label, sizeof a->label);
+		snprintf(a->key, sizeof a->key, "%.31s %.260s", col(st, 1), col(st, 2));
+		a->gbps = sqlite3_column_double(st, 3) / 1e9;
+		a->t = sqlite3_column_double(st, 4);
+		a->acc = sqlite3_column_double(st, 5);
+		a->target = sqlite3_column_type(st, 6) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 6);
 	}
 	sqlite3_finalize(st);
 	return n;
@@ -71,7 +73,7 @@ static void cap_text(char *buf, size_t n, double gbps)
 		snprintf(buf, n, "%g Gbit/s", gbps);
 }
 
-/* The chart of points [i0, i1) (one model and cap): a line per run. */
+/* The chart of points [i0, i1) (one model and cap): a line per method variant. */
 static void curve_chart(struct gc_rep *r, const struct apoint *p, size_t i0, size_t i1)
 {
 	static double xs[MAX_LINES][MAX_POINTS], ys[MAX_LINES][MAX_POINTS];
@@ -83,14 +85,10 @@ static void curve_chart(struct gc_rep *r, const struct apoint *p, size_t i0, siz
 	double target = NAN;
 
 	for (size_t i = i0; i < i1; i++) {
-		if (i == i0 || p[i].run != p[i - 1].run) {
+		if (i == i0 || strcmp(p[i].key, p[i - 1].key)) {
 			if (ns == MAX_LINES)
 				break;
 			snprintf(names[ns], sizeof names[0], "%s", p[i].label);
-			for (size_t k = 0; k < ns; k++)   /* a repeat: tell it apart */
-				if (!strcmp(s[k].name, p[i].label))
-					snprintf(names[ns], sizeof names[0], "%.90s (run %lld)", p[i].label,
-						 (long long)p[i].run);
 			s[ns] = (gc_svg_series){ names[ns], xs[ns], ys[ns], 0 };
 			ns++;
 		}
