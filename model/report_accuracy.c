@@ -82,7 +82,7 @@ static void curve_chart(struct gc_rep *r, const struct apoint *p, size_t i0, siz
 	gc_svg_xy c = { 0 };
 	gc_sbuf svg = { 0 };
 	size_t ns = 0;
-	double target = NAN;
+	double target = NAN, lo = INFINITY, hi = 0;
 
 	for (size_t i = i0; i < i1; i++) {
 		if (i == i0 || strcmp(p[i].key, p[i - 1].key)) {
@@ -96,12 +96,14 @@ static void curve_chart(struct gc_rep *r, const struct apoint *p, size_t i0, siz
 		if (q->n < MAX_POINTS)
 			xs[ns - 1][q->n] = p[i].t, ys[ns - 1][q->n++] = p[i].acc;
 		target = isnan(target) ? p[i].target : target;
+		lo = p[i].t > 0 ? fmin(lo, p[i].t) : lo, hi = fmax(hi, p[i].t);
 	}
 	cap_text(cap, sizeof cap, p[i0].gbps);
 	snprintf(title, sizeof title, "Validation accuracy vs training time: %.64s at %s",
 		 p[i0].model, cap);
 	c.title = title, c.xlabel = "training seconds (iterations summed, evaluation excluded)";
 	c.ylabel = "validation accuracy";
+	c.xlog = hi >= 30 * lo;   /* methods 10x apart: a log axis keeps the fast ones apart */
 	c.empty_hint = "no validation records";
 	c.hline_on = !isnan(target), c.hline = target, c.hline_label = "target";
 	c.s = s, c.ns = ns;
