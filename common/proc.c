@@ -57,7 +57,26 @@ struct capture {
 	size_t len, cap;
 	char tail[GC_PROC_TAIL];
 	size_t tail_len;
+	const char *const *marks;   /* stall marks, or NULL */
+	int marked;                 /* one was seen */
 };
+
+/* Has a stall mark appeared in the stderr tail? (A mark split across reads is found
+ * once its second half arrives: the tail keeps the bytes before it.) */
+static int saw_mark(const struct capture *c)
+{
+	char buf[GC_PROC_TAIL + 1];
+	const char *const *m;
+
+	if (!c->marks)
+		return 0;
+	memcpy(buf, c->tail, c->tail_len);
+	buf[c->tail_len] = 0;
+	for (m = c->marks; *m; m++)
+		if (strstr(buf, *m))
+			return 1;
+	return 0;
+}
 
 static void keep_out(struct capture *c, const char *b, size_t n)
 {
@@ -105,9 +124,12 @@ static void kill_group(pid_t pid)
 	kill(-pid, SIGKILL);
 }
 
-/* Read both pipes until they close, the deadline passes or we are interrupted. */
-static int pump(int fo, int fe, struct capture *c, uint64_t deadline, int echo)
+/* Read both pipes until they close, the deadline passes or we are interrupted.
+ * Returns 0 (closed), 1 (deadline), 2 (interrupted) or 3 (stalled: grace_ns after a
+ * stall mark). */
+static int pump(int fo, int fe, struct capture *c, uint64_t deadline, uint64_t grace_ns, int echo)
 {
+	uint64_t stall_at = 0;
 	struct pollfd p[2] = { { fo, POLLIN, 0 }, { fe, POLLIN, 0 } };
 	char buf[65536];
 	int open_fds = 2;
@@ -118,6 +140,8 @@ static int pump(int fo, int fe, struct capture *c, uint64_t deadline, int echo)
 			return 2;
 		if (deadline && gc_now_ns() > deadline)
 			return 1;
+		if (stall_at && gc_now_ns() > stall_at)
+			return 3;
 		if (r <= 0)
 			continue;
 		for (i = 0; i < 2; i++) {
@@ -134,6 +158,10 @@ static int pump(int fo, int fe, struct capture *c, uint64_t deadline, int echo)
 				keep_out(c, buf, (size_t)n);
 			} else {
 				keep_tail(c, buf, (size_t)n);
+				if (!c->marked && saw_mark(c)) {
+					c->marked = 1;
+					stall_at = gc_now_ns() + grace_ns;
+				}
 				if (echo && write(2, buf, (size_t)n) < 0) {
 				}
 			}
@@ -175,8 +203,17 @@ static gc_rc start_child(char *const argv[], const char *const *env_extra, const
 gc_rc gc_proc_run(char *const argv[], const char *const *env_extra, const char *stdin_data,
 		  double timeout_s, int echo_stderr, gc_proc_result *res, gc_err *e)
 {
+	gc_proc_opts o = { timeout_s, echo_stderr, NULL, 0 };
+	return gc_proc_run_opts(argv, env_extra, stdin_data, &o, res, e);
+}
+
+gc_rc gc_proc_run_opts(char *const argv[], const char *const *env_extra, const char *stdin_data,
+		       const gc_proc_opts *o, gc_proc_result *res, gc_err *e)
+{
 	struct capture c = { 0 };
+	double timeout_s = o->timeout_s;
 	uint64_t deadline = timeout_s > 0 ? gc_now_ns() + (uint64_t)(timeout_s * 1e9) : 0;
+	uint64_t grace_ns = o->stall_grace_s > 0 ? (uint64_t)(o->stall_grace_s * 1e9) : 0;
 	int fo[2], fe[2], st = 0, why;
 	pid_t pid = -1;
 	gc_rc rc;
@@ -186,7 +223,8 @@ gc_rc gc_proc_run(char *const argv[], const char *const *env_extra, const char *
 	rc = start_child(argv, env_extra, stdin_data, fo, fe, &pid, e);
 	if (rc)
 		return rc;
-	why = pump(fo[0], fe[0], &c, deadline, echo_stderr);
+	c.marks = o->stall_marks;
+	why = pump(fo[0], fe[0], &c, deadline, grace_ns, o->echo_stderr);
 	if (why)
 		kill_group(pid);
 	close(fo[0]);
@@ -199,6 +237,7 @@ gc_rc gc_proc_run(char *const argv[], const char *const *env_extra, const char *
 		res->signal = WTERMSIG(st);
 	res->timed_out = why == 1;
 	res->interrupted = why == 2;
+	res->stalled = why == 3;
 	res->out = c.out ? c.out : calloc(1, 1);
 	if (res->out && c.out)
 		res->out[c.len] = 0;
@@ -211,6 +250,9 @@ gc_rc gc_proc_run(char *const argv[], const char *const *env_extra, const char *
 		return gc_fail(e, GC_E_TIMEOUT, "'%s' timed out after %.0f s", argv[0], timeout_s);
 	if (why == 2)
 		return gc_fail(e, GC_E_INTERRUPTED, "'%s' interrupted", argv[0]);
+	if (why == 3)
+		return gc_fail(e, GC_E_TIMEOUT, "'%s' was still running %.0f s after the job failed",
+			       argv[0], o->stall_grace_s);
 	return GC_OK;
 }
 
@@ -234,7 +276,9 @@ void gc_proc_result_release(gc_proc_result *res)
 
 void gc_proc_describe(const gc_proc_result *res, double timeout_s, char *buf, size_t n)
 {
-	if (res->timed_out)
+	if (res->stalled)
+		snprintf(buf, n, "hung after the job failed (killed)");
+	else if (res->timed_out)
 		snprintf(buf, n, "timed out after %.0f s", timeout_s);
 	else if (res->interrupted)
 		snprintf(buf, n, "interrupted");

@@ -22,6 +22,8 @@ typedef struct gc_proc_result {
 	int signal;          /* terminating signal, else 0 */
 	int timed_out;       /* the deadline passed and the group was killed */
 	int interrupted;     /* gc_proc_interrupt() stopped it */
+	int stalled;         /* a stall mark was seen on stderr and the child was still
+	                      * running stall_grace_s later: the group was killed */
 	char *out;           /* captured stdout, NUL-terminated (owned) */
 	size_t out_len;
 	char err_tail[GC_PROC_TAIL + 1];  /* last bytes of stderr, NUL-terminated */
@@ -33,6 +35,22 @@ typedef struct gc_proc_result {
  * non-zero, the child's stderr is also copied to ours as it arrives (progress lines). */
 gc_rc gc_proc_run(char *const argv[], const char *const *env_extra, const char *stdin_data,
 		  double timeout_s, int echo_stderr, gc_proc_result *res, gc_err *e);
+
+/* Options of gc_proc_run_opts. A stall mark is a string that, once seen on the
+ * child's stderr, means the job has failed and should end soon (a worker's error line,
+ * MPI_Abort's banner): the child then has stall_grace_s more seconds (or until the
+ * deadline, whichever is first) before its group is killed and res->stalled set. This
+ * bounds a job whose launcher waits forever on a host that stopped answering. */
+typedef struct gc_proc_opts {
+	double timeout_s;                 /* <= 0: no deadline */
+	int echo_stderr;
+	const char *const *stall_marks;   /* NULL-terminated, or NULL */
+	double stall_grace_s;
+} gc_proc_opts;
+
+/* gc_proc_run with options; a stalled child returns GC_E_TIMEOUT with res->stalled. */
+gc_rc gc_proc_run_opts(char *const argv[], const char *const *env_extra, const char *stdin_data,
+		       const gc_proc_opts *o, gc_proc_result *res, gc_err *e);
 
 /* Free a NULL-terminated argv whose strings and array were malloc'ed; accepts NULL. */
 void gc_argv_free(char **argv);

@@ -162,8 +162,24 @@ struct gc_strlist {
 void gc_strlist_release(struct gc_strlist *l);
 int gc_strlist_has(const struct gc_strlist *l, const char *s);   /* binary search */
 
-/* The point keys with at least one 'ok' run in a sweep of this spec hash. */
-gc_rc gc_db_done_keys(gc_db *db, const char *spec_hash, struct gc_strlist *out, gc_err *e);
+/* The point keys with at least one 'ok' run in this sweep. */
+gc_rc gc_db_done_keys(gc_db *db, int64_t sweep_id, struct gc_strlist *out, gc_err *e);
+
+/* A sweep of a spec, as resume needs it (db/resume.c). */
+struct gc_db_sweep_brief {
+	int64_t id;
+	char status[16];            /* running, done, failed, interrupted */
+	char env_key[512];          /* "tag=T;n1=ENV,n2=ENV"; '' before migration 4 */
+	double started;
+	int n_ok;                   /* distinct points with an ok run */
+};
+/* Every sweep of spec_hash, newest first (*out owned: free()). */
+gc_rc gc_db_spec_sweeps(gc_db *db, const char *spec_hash, struct gc_db_sweep_brief **out,
+			size_t *n, gc_err *e);
+/* Store the environments a sweep runs on. */
+gc_rc gc_db_sweep_set_env_key(gc_db *db, int64_t sweep_id, const char *env_key, gc_err *e);
+/* Continue a sweep: 'running' again, owned by this process, finished cleared. */
+gc_rc gc_db_sweep_reopen(gc_db *db, int64_t sweep_id, gc_err *e);
 
 /* Mark as 'interrupted' the sweeps left 'running' (and their runs left 'running')
  * whose owner process is gone: another host's sweep counts as gone only with
@@ -190,6 +206,9 @@ gc_rc gc_db_sweep_stats(gc_db *db, int limit,
 struct gc_db_run_stat {
 	int64_t id, sweep_id;
 	char point_key[512];
+	char model[64], method[64], params[256];
+	int64_t bw_cap_bps;
+	int world_size, batch;
 	char status[16];
 	char error[256];
 	double started, finished;

@@ -422,12 +422,11 @@ static gc_rc strlist_push(struct gc_strlist *l, const char *s, size_t *cap, gc_e
 	return GC_OK;
 }
 
-gc_rc gc_db_done_keys(gc_db *db, const char *spec_hash, struct gc_strlist *out, gc_err *e)
+gc_rc gc_db_done_keys(gc_db *db, int64_t sweep_id, struct gc_strlist *out, gc_err *e)
 {
 	/* ORDER BY ... COLLATE BINARY matches strcmp, which gc_strlist_has relies on */
-	const char *sql = "SELECT DISTINCT r.point_key FROM runs r JOIN sweeps s ON "
-			  "s.id = r.sweep_id WHERE s.spec_hash = ? AND r.status = 'ok' "
-			  "ORDER BY r.point_key COLLATE BINARY";
+	const char *sql = "SELECT DISTINCT point_key FROM runs WHERE sweep_id = ? AND "
+			  "status = 'ok' ORDER BY point_key COLLATE BINARY";
 	sqlite3_stmt *st = NULL;
 	size_t cap = 0;
 	gc_rc rc = GC_OK;
@@ -436,7 +435,7 @@ gc_rc gc_db_done_keys(gc_db *db, const char *spec_hash, struct gc_strlist *out, 
 	memset(out, 0, sizeof(*out));
 	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
 		return gc_db_fail(db, e, "querying done points");
-	sqlite3_bind_text(st, 1, spec_hash, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 1, sweep_id);
 	while (!rc && (r = sqlite3_step(st)) == SQLITE_ROW)
 		rc = strlist_push(out, (const char *)sqlite3_column_text(st, 0), &cap, e);
 	if (!rc && r != SQLITE_DONE)

@@ -287,6 +287,12 @@ CREATE TABLE model_fits (
 ) STRICT, WITHOUT ROWID;
 
 -- @migration 4
+-- the environments a sweep ran on ("tag=T;n1=ENV_ID,n2=ENV_ID,..."): `gcbench run`
+-- continues an unfinished sweep only on the same environments (docs/spec.md, Resume).
+-- Sweeps from before this migration have '' and are never continued.
+ALTER TABLE sweeps ADD COLUMN env_key TEXT NOT NULL DEFAULT '';
+
+-- @migration 5
 -- Accuracy: the validation records of training runs (struct gc_iter_rec with
 -- GC_REC_F_EVAL: each rank's slice of the validation samples), the sweep's target,
 -- and per run the iterations and training seconds until the target is first reached.

@@ -95,7 +95,8 @@ gc_rc gc_db_latest_runs(gc_db *db, int limit,
 	const char *sql =
 		"SELECT r.id, r.sweep_id, r.point_key, r.status, r.error, r.started, "
 		"coalesce(r.finished, 0), (SELECT median FROM run_stats m WHERE m.run_id = "
-		"r.id AND m.field = 'iter' AND r.status = 'ok') FROM runs r "
+		"r.id AND m.field = 'iter' AND r.status = 'ok'), r.model, r.method, r.params, "
+		"r.bw_cap_bps, r.world_size, r.batch FROM runs r "
 		"ORDER BY r.started DESC, r.id DESC LIMIT ?";
 	struct gc_db_run_stat x;
 	sqlite3_stmt *st = NULL;
@@ -115,6 +116,12 @@ gc_rc gc_db_latest_runs(gc_db *db, int limit,
 		x.finished = sqlite3_column_double(st, 6);
 		x.t_iter_median = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 :
 				  sqlite3_column_double(st, 7);
+		col_text(st, 8, x.model, sizeof(x.model));
+		col_text(st, 9, x.method, sizeof(x.method));
+		col_text(st, 10, x.params, sizeof(x.params));
+		x.bw_cap_bps = sqlite3_column_int64(st, 11);
+		x.world_size = sqlite3_column_int(st, 12);
+		x.batch = sqlite3_column_int(st, 13);
 		if (fn(&x, arg))
 			break;
 	}

@@ -1,7 +1,10 @@
-/* gcbench-bench-kernels: encode and decode time of every compressor at ResNet-50 and
- * BERT-base size, as ratios to a memcpy of the same buffer measured in the same run
- * (docs/kernels.md defines every figure). A benchmark, not a test: it never fails on
- * time. One worker of a world of 4: decode sees 4 payloads (copies of its own). */
+/* gcbench-bench-kernels: encode and decode time of every compressor at ResNet-50,
+ * ResNet-101 and BERT-base size, as ratios to a memcpy of the same buffer measured in
+ * the same run (docs/kernels.md defines every figure). A benchmark, not a test: it
+ * never fails on time. One worker of a world of 4: decode sees 4 payloads (copies of
+ * its own). Tensor shapes: the built-in architectures of worker/arch.c (no data files).
+ * With CUDA, --spin adds the emulated compute's accuracy and its contention with an
+ * encode on another stream (docs/cuda.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +14,7 @@
 #include "log.h"
 #include "strutil.h"
 #include "timing.h"
+#include "worker/arch.h"
 
 #ifndef GC_CUDA_KERNELS
 #define GC_CUDA_KERNELS 0
@@ -24,13 +28,13 @@
 
 #define WORLD 4
 #define MAXT 1024
+#define NMODELS 3
 
 struct model {
-	const char *name, *csv;
-	size_t numel;           /* the flat fallback */
+	const char *name;
+	size_t numel;
 	gc_tensor_desc t[MAXT];
 	size_t nt;
-	int from_csv;
 };
 
 struct mcase {
@@ -62,67 +66,31 @@ static double median_ms(uint64_t *ns, int n)
 	return (n % 2 ? (double)ns[n / 2] : 0.5 * (double)(ns[n / 2 - 1] + ns[n / 2])) / 1e6;
 }
 
-/* Parse "64x3x7x7" into a descriptor. */
-static int parse_shape(const char *s, gc_tensor_desc *d)
+/* The model's tensors from its built-in definition (worker/arch.c); 0 if usable. */
+static int model_layout(struct model *m)
 {
-	char *end;
-	size_t v;
-
-	d->ndim = 0;
-	d->rows = d->cols = 1;
-	for (;;) {
-		v = (size_t)strtoull(s, &end, 10);
-		if (end == s || v == 0)
-			return -1;
-		if (d->ndim++ == 0)
-			d->rows = v;
-		else
-			d->cols *= v;
-		if (*end != 'x')
-			return 0;
-		s = end + 1;
-	}
-}
-
-/* Load the tensor shapes from the model's CSV (index,name,shape,numel); 0 if usable. */
-static int load_csv(struct model *m, const char *dir)
-{
-	char path[1024], line[512];
-	size_t total = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/data/models/%s", dir, m->csv);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f) && m->nt < MAXT) {
-		char *c1 = strchr(line, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
-		char *c3 = c2 ? strchr(c2 + 1, ',') : NULL;
-		if (line[0] == '#' || !c3 || !strncmp(line, "index", 5))
-			continue;
-		*c3 = '\0';
-		if (parse_shape(c2 + 1, &m->t[m->nt]))
-			continue;
-		total += m->t[m->nt].rows * m->t[m->nt].cols;
-		m->nt++;
-	}
-	fclose(f);
-	if (total != m->numel) {
-		gc_warn("%s holds %zu parameters, expected %zu; using one flat tensor", path,
-			total, m->numel);
-		m->nt = 0;
+	gc_arch a;
+	gc_err e = { "" };
+	size_t i;
+	if (gc_arch_build(m->name, &a, &e)) {
+		gc_error("%s", e.msg);
 		return -1;
 	}
-	m->from_csv = 1;
+	if (a.n > MAXT) {
+		gc_error("%s has %zu tensors, more than %d", m->name, a.n, MAXT);
+		gc_arch_release(&a);
+		return -1;
+	}
+	for (i = 0; i < a.n; i++) {
+		const gc_arch_tensor *x = &a.t[i];
+		m->t[i].rows = x->shape[0];
+		m->t[i].cols = x->numel / (x->shape[0] ? x->shape[0] : 1);
+		m->t[i].ndim = x->ndim;
+	}
+	m->nt = a.n;
+	m->numel = a.numel;
+	gc_arch_release(&a);
 	return 0;
-}
-
-static void model_layout(struct model *m, const char *shared)
-{
-	if (load_csv(m, shared)) {
-		m->t[0] = (gc_tensor_desc){ m->numel, 1, 1 };
-		m->nt = 1;
-	}
 }
 
 /* Device (CUDA) or host copies and waits, so that one timing loop serves both. */
@@ -308,15 +276,15 @@ static int bench_cuda(const struct model *m, const float *g, int reps)
 }
 #endif
 
-static int run_model(struct model *m, const char *shared, int reps)
+static int run_model(struct model *m, int reps, int cpu)
 {
 	float *g, *avg;
 	uint64_t s = 1;
-	int fails;
+	int fails = 0;
 
-	model_layout(m, shared);
-	printf("# %s: %zu elements in %zu tensor%s (%s)\n", m->name, m->numel, m->nt,
-	       m->nt == 1 ? "" : "s", m->from_csv ? m->csv : "one flat bucket: no CSV found");
+	if (model_layout(m))
+		return 1;
+	printf("# %s: %zu elements in %zu tensors (worker/arch.c)\n", m->name, m->numel, m->nt);
 	g = malloc(m->numel * sizeof(float));
 	avg = malloc(m->numel * sizeof(float));
 	if (!g || !avg) {
@@ -327,7 +295,8 @@ static int run_model(struct model *m, const char *shared, int reps)
 	}
 	gc_rng_normal(&s, g, m->numel);
 	memset(avg, 0, m->numel * sizeof(float));
-	fails = bench_model(m, GC_BACKEND_CPU, g, avg, reps);
+	if (cpu)
+		fails = bench_model(m, GC_BACKEND_CPU, g, avg, reps);
 #if BENCH_CUDA
 	if (gc_cuda_available())
 		fails += bench_cuda(m, g, reps);
@@ -337,24 +306,182 @@ static int run_model(struct model *m, const char *shared, int reps)
 	return fails;
 }
 
+#if BENCH_CUDA
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Host times (ms) until streams a and b are done, polled together. */
+static int wait_two(void *a, void *b, uint64_t t0, double *ta, double *tb)
+{
+	int da = 0, db = 0;
+	while (!da || !db) {
+		int qa = da ? 1 : gc_cuda_stream_done(a), qb = db ? 1 : gc_cuda_stream_done(b);
+		uint64_t now = gc_now_ns();
+		if (qa < 0 || qb < 0)
+			return -1;
+		if (qa && !da)
+			da = 1, *ta = (double)(now - t0) / 1e6;
+		if (qb && !db)
+			db = 1, *tb = (double)(now - t0) / 1e6;
+	}
+	return 0;
+}
+
+/* The emulated backward as the worker queues it: slices of 0.25 ms back to back. */
+static gc_rc spin_sliced(double ms, void *stream)
+{
+	gc_rc rc = GC_OK;
+	for (double left = ms; !rc && left > 1e-9; left -= 0.25)
+		rc = gc_cuda_spin((left < 0.25 ? left : 0.25) / 1e3, stream);
+	return rc;
+}
+
+/* Requested vs measured seconds of gc_cuda_spin, alone, one launch and sliced. */
+static int spin_accuracy(int reps)
+{
+	static const double req[] = { 0.5, 2, 10, 50, 200 };
+	void *st = NULL;
+	if (gc_cuda_spin_calibrate() || gc_cuda_stream_new(&st))
+		return 1;
+	printf("# spin: %u blocks of 256 threads (one resident wave); host time to completion, median of %d\n",
+	       gc_cuda_spin_blocks(), reps);
+	printf("%-12s %10s %10s %8s %12s %8s\n", "spin", "req_ms", "one_ms", "one_x", "sliced_ms", "sliced_x");
+	for (size_t i = 0; i < sizeof(req) / sizeof(req[0]); i++) {
+		uint64_t one[64], sl[64];
+		for (int r = 0; r < reps; r++) {
+			uint64_t t0 = gc_now_ns();
+			gc_cuda_spin(req[i] / 1e3, st);
+			gc_cuda_sync(st);
+			one[r] = gc_now_ns() - t0;
+			t0 = gc_now_ns();
+			spin_sliced(req[i], st);
+			gc_cuda_sync(st);
+			sl[r] = gc_now_ns() - t0;
+		}
+		double a = median_ms(one, reps), b = median_ms(sl, reps);
+		printf("%-12s %10.3f %10.3f %8.3f %12.3f %8.3f\n", "spin", req[i], a, a / req[i], b, b / req[i]);
+	}
+	gc_cuda_stream_free(st);
+	return 0;
+}
+
+/* One method on ResNet-50 buckets of one stream while the emulated backward (2x the
+ * encode's own time, at least 5 ms, sliced) runs on another: both slowdowns. */
+static int contention_case(const struct model *m, const struct mcase *c, const float *dg, int reps)
+{
+	void *sa = NULL, *sb = NULL;
+	gc_bucket *b = NULL;
+	gc_params p;
+	gc_err e = { "" };
+	char buf[128], *tok, *save = NULL;
+	uint64_t alone[64];
+	double enc_alone, spin_ms, ta[64], tb[64];
+	gc_rc rc = GC_OK;
+	int r;
+
+	gc_params_default(&p, c->m);
+	gc_strlcpy(buf, c->params, sizeof(buf));
+	for (tok = strtok_r(buf, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		*eq = '\0';
+		rc = gc_params_set(&p, tok, eq + 1, &e);
+	}
+	if (!rc)
+		rc = gc_cuda_stream_new(&sa);
+	if (!rc)
+		rc = gc_cuda_stream_new(&sb);
+	if (!rc)
+		rc = gc_bucket_new(&b, &p, GC_BACKEND_CUDA, sb, m->t, m->nt, WORLD, 0, &e);
+	for (r = 0; !rc && r <= reps; r++) {   /* rep 0: warm-up */
+		uint64_t t0 = gc_now_ns();
+		rc = gc_encode(b, dg);
+		if (!rc)
+			rc = gc_cuda_sync(sb);
+		alone[r ? r - 1 : 0] = gc_now_ns() - t0;
+	}
+	enc_alone = rc ? 0 : median_ms(alone, reps);
+	spin_ms = 2 * enc_alone > 5 ? 2 * enc_alone : 5;
+	for (r = 0; !rc && r < reps; r++) {
+		double t_spin = 0, t_enc = 0;
+		uint64_t t0 = gc_now_ns();
+		rc = spin_sliced(spin_ms, sa);
+		if (!rc)
+			rc = gc_encode(b, dg);
+		if (!rc && wait_two(sa, sb, t0, &t_spin, &t_enc))
+			rc = GC_E_CUDA;
+		ta[r] = t_spin, tb[r] = t_enc;
+	}
+	if (!rc) {
+		qsort(ta, (size_t)reps, sizeof(double), cmp_dbl);
+		qsort(tb, (size_t)reps, sizeof(double), cmp_dbl);
+		printf("%-9s %-18s %9.3f %9.3f %8.3f %9.3f %9.3f %8.3f\n", m->name, c->label, spin_ms,
+		       ta[reps / 2], ta[reps / 2] / spin_ms, enc_alone, tb[reps / 2], tb[reps / 2] / enc_alone);
+	} else {
+		gc_error("contention %s on %s failed: %s%s%s", c->label, m->name, gc_strerror(rc),
+			 e.msg[0] ? ": " : "", e.msg);
+	}
+	gc_bucket_free(b);
+	gc_cuda_stream_free(sa);
+	gc_cuda_stream_free(sb);
+	return rc ? 1 : 0;
+}
+
+static int bench_spin(int reps)
+{
+	struct model *m = calloc(1, sizeof(*m));
+	void *dg = NULL;
+	float *g = NULL;
+	uint64_t s = 1;
+	int fails = 1;
+	size_t i;
+
+	if (!m || spin_accuracy(reps))
+		goto out;
+	m->name = "resnet50";
+	if (model_layout(m) || !(g = malloc(m->numel * sizeof(float))))
+		goto out;
+	gc_rng_normal(&s, g, m->numel);
+	if (gc_cuda_alloc(&dg, m->numel * sizeof(float)) ||
+	    gc_cuda_copy(dg, g, m->numel * sizeof(float), 0, NULL) || gc_cuda_sync(NULL))
+		goto out;
+	printf("# contention: the emulated backward (spin_ms, 0.25 ms slices) on one stream, an encode "
+	       "on another, started together;\n# *_x = time beside the other / time alone\n");
+	printf("%-9s %-18s %9s %9s %8s %9s %9s %8s\n", "model", "method", "spin_ms", "spin_with", "spin_x",
+	       "enc_ms", "enc_with", "enc_x");
+	fails = 0;
+	for (i = 0; i < NCASES; i++)
+		fails += contention_case(m, &cases[i], dg, reps);
+out:
+	gc_cuda_free(dg);
+	free(g);
+	free(m);
+	return fails;
+}
+#endif
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: gcbench-bench-kernels [--reps N] [--model resnet50|bert-base]...\n\n"
+	fprintf(f, "usage: gcbench-bench-kernels [--reps N] [--model resnet50|resnet101|bert-base]...\n"
+		   "                             [--cuda-only] [--spin]\n\n"
 		   "Times encode and decode of every compressor (one worker of a world of %d) at\n"
-		   "ResNet-50 and BERT-base size and prints them as ratios to a memcpy of the same\n"
-		   "buffer measured in the same run (see docs/kernels.md). Tensor shapes come from\n"
-		   "$GCBENCH_SHARED/data/models/*.csv (default ../shared), else one flat bucket.\n\n"
+		   "ResNet-50, ResNet-101 and BERT-base size and prints them as ratios to a memcpy of\n"
+		   "the same buffer measured in the same run (see docs/kernels.md). Tensor shapes are\n"
+		   "the built-in architectures (worker/arch.c). --cuda-only leaves out the CPU rows;\n"
+		   "--spin (CUDA) adds the emulated compute's accuracy and its contention with an\n"
+		   "encode on another stream (docs/cuda.md).\n\n"
 		   "example:\n  gcbench-bench-kernels --reps 3 --model resnet50\n", WORLD);
 }
 
 int main(int argc, char **argv)
 {
-	static struct model models[] = {
-		{ .name = "resnet50", .csv = "resnet50.csv", .numel = 25557032 },
-		{ .name = "bert-base", .csv = "bert-base.csv", .numel = 109482240 },
+	static struct model models[NMODELS] = {
+		{ .name = "resnet50" }, { .name = "resnet101" }, { .name = "bert-base" },
 	};
-	const char *shared = getenv("GCBENCH_SHARED"), *only[2] = { 0 };
-	int reps = 5, nonly = 0, fails = 0, i, j;
+	const char *only[NMODELS] = { 0 };
+	int reps = 5, nonly = 0, fails = 0, cpu = 1, spin = 0, i, j;
 	int64_t v;
 
 	gc_log_init("gcbench-bench-kernels", GC_LOG_INFO);
@@ -363,8 +490,12 @@ int main(int argc, char **argv)
 		    v >= 1 && v <= 63) {
 			reps = (int)v;
 			i++;
-		} else if (!strcmp(argv[i], "--model") && i + 1 < argc && nonly < 2) {
+		} else if (!strcmp(argv[i], "--model") && i + 1 < argc && nonly < NMODELS) {
 			only[nonly++] = argv[++i];
+		} else if (!strcmp(argv[i], "--cuda-only")) {
+			cpu = 0;
+		} else if (!strcmp(argv[i], "--spin")) {
+			spin = 1;
 		} else {
 			if (strcmp(argv[i], "-h") && strcmp(argv[i], "--help"))
 				gc_error("bad argument '%s' (--reps takes 1..63)", argv[i]);
@@ -378,12 +509,30 @@ int main(int argc, char **argv)
 	       "x = time / ref_ms (lower is better);\n# enc_GB/s: float32 input encoded per "
 	       "second; ratio = float32 bytes / payload\n");
 	header();
-	for (j = 0; j < 2; j++) {
+	for (i = 0; i < nonly; i++) {
+		for (j = 0; j < NMODELS && strcmp(only[i], models[j].name); j++)
+			;
+		if (j == NMODELS) {
+			gc_error("unknown model '%s' (resnet50, resnet101, bert-base)", only[i]);
+			return 2;
+		}
+	}
+	if (!cpu && !gc_cuda_available()) {
+		gc_error("--cuda-only but no CUDA device is usable");
+		return 1;
+	}
+	for (j = 0; j < NMODELS; j++) {
 		int want = !nonly;
 		for (i = 0; i < nonly; i++)
 			want |= !strcmp(only[i], models[j].name);
 		if (want)
-			fails += run_model(&models[j], shared ? shared : "../shared", reps);
+			fails += run_model(&models[j], reps, cpu);
 	}
+#if BENCH_CUDA
+	if (spin && gc_cuda_available())
+		fails += bench_spin(reps);
+#endif
+	if (spin && !BENCH_CUDA)
+		gc_warn("--spin needs a CUDA build and device");
 	return fails ? 1 : 0;
 }

@@ -71,6 +71,11 @@ static gc_rc set_key(gc_model_method *m, const char *key, const char *val, gc_er
 			return gc_fail(e, GC_E_INVAL, "method '%s': rank %s is not an integer "
 				       "in 1..32", m->label, val);
 		m->rank = (int)v;
+	} else if (!strcmp(key, "rounds") && m->m == GC_M_MSTOPK) {
+		if (v != floor(v) || v < 1 || v > 64)
+			return gc_fail(e, GC_E_INVAL, "method '%s': rounds %s is not an integer "
+				       "in 1..64", m->label, val);
+		m->rounds = (int)v;
 	} else if (!strcmp(key, "min_compression") && m->m == GC_M_POWERSGD) {
 		if (!(v >= 0))
 			return gc_fail(e, GC_E_INVAL, "method '%s': min_compression %s < 0",
@@ -81,7 +86,8 @@ static gc_rc set_key(gc_model_method *m, const char *key, const char *val, gc_er
 	} else {
 		return gc_fail(e, GC_E_INVAL, "method '%s': unknown parameter '%s=%s' for %s; "
 			       "it takes %s", m->label, key, val, method_names[m->m],
-			       m->m == GC_M_TOPK || m->m == GC_M_MSTOPK ? "ratio=(0,1]" :
+			       m->m == GC_M_TOPK ? "ratio=(0,1]" :
+			       m->m == GC_M_MSTOPK ? "ratio=(0,1], rounds=1..64" :
 			       m->m == GC_M_POWERSGD ? "rank=1..32, min_compression=X" :
 			       m->m == GC_M_SIGNSGD ? "scaled=0|1" : "no parameters");
 	}
@@ -94,7 +100,7 @@ gc_rc gc_model_method_parse(const char *spec, gc_model_method *out, gc_err *e)
 	int i;
 
 	memset(out, 0, sizeof(*out));
-	out->ratio = 0.01, out->rank = 4, out->min_compression = 2;
+	out->ratio = 0.01, out->rank = 4, out->rounds = 20, out->min_compression = 2;
 	if (!spec || !*spec || gc_strlcpy(buf, spec, sizeof(buf)) >= sizeof(buf))
 		return gc_fail(e, GC_E_INVAL, "method '%.64s' is empty or too long; use e.g. "
 			       "signsgd, topk:ratio=0.01, mstopk:ratio=0.01, powersgd:rank=4",
@@ -121,23 +127,29 @@ gc_rc gc_model_method_parse(const char *spec, gc_model_method *out, gc_err *e)
 	return GC_OK;
 }
 
+int gc_model_powersgd_matrix(const gc_arch_tensor *t, const gc_model_method *m,
+			     size_t *rows, size_t *cols, size_t *r)
+{
+	*rows = t->shape[0], *cols = t->numel / t->shape[0];
+	*r = (size_t)m->rank;
+	if (*r > *rows)
+		*r = *rows;
+	if (*r > *cols)
+		*r = *cols;
+	return t->ndim >= 2 && (double)*rows * (double)*cols >=
+			       m->min_compression * (double)(*rows + *cols) * (double)*r;
+}
+
 /* PowerSGD's rounds for one bucket: P + uncompressed (round0), Q (round1), in floats. */
 static void powersgd_floats(const gc_arch *a, const gc_bucket_span *s,
 			    const gc_model_method *m, size_t *r0, size_t *r1)
 {
-	size_t j;
+	size_t j, rows, cols, r;
 
 	*r0 = *r1 = 0;
 	for (j = 0; j < s->count; j++) {
 		const gc_arch_tensor *t = &a->t[a->n - 1 - (s->first + j)];
-		size_t rows = t->shape[0], cols = t->numel / t->shape[0];
-		size_t r = (size_t)m->rank;
-		if (r > rows)
-			r = rows;
-		if (r > cols)
-			r = cols;
-		if (t->ndim >= 2 &&
-		    (double)rows * (double)cols >= m->min_compression * (double)(rows + cols) * (double)r) {
+		if (gc_model_powersgd_matrix(t, m, &rows, &cols, &r)) {
 			*r0 += rows * r;
 			*r1 += cols * r;
 		} else {
@@ -146,7 +158,7 @@ static void powersgd_floats(const gc_arch *a, const gc_bucket_span *s,
 	}
 }
 
-static size_t topk_k(const gc_model_method *m, size_t n)
+size_t gc_model_topk_k(const gc_model_method *m, size_t n)
 {
 	double k = ceil(m->ratio * (double)n);
 	if (k < 1)
@@ -167,7 +179,7 @@ int gc_model_payload(const gc_arch *a, const gc_bucket_span *s, const gc_model_m
 		return 1;
 	case GC_M_TOPK:
 	case GC_M_MSTOPK:
-		*round0 = 8 * topk_k(m, s->numel);
+		*round0 = 8 * gc_model_topk_k(m, s->numel);
 		return 1;
 	case GC_M_POWERSGD:
 		powersgd_floats(a, s, m, round0, round1);
@@ -187,7 +199,7 @@ double gc_model_decode_elems(const gc_model_method *m, size_t n, int p)
 		return (double)n * p;
 	case GC_M_TOPK:
 	case GC_M_MSTOPK:
-		return (double)n + (double)topk_k(m, n) * p;
+		return (double)n + (double)gc_model_topk_k(m, n) * p;
 	case GC_M_POWERSGD:
 	case GC_M_FP16:
 		return (double)n;

@@ -40,18 +40,44 @@ static double ring_time(const gc_model_params *mp, double steps, double wire)
 	return steps * mp->alpha + wire / mp->bw + (mp->host_bw > 0 ? wire / mp->host_bw : 0);
 }
 
-/* Ring all-reduce: 2 a (p-1) + 2 B (p-1) / (p BW). Hierarchical: reduce-scatter and
- * all-gather inside the node, then the ring among the nodes. */
+/* Double binary tree all-reduce of b bytes among N nodes: reduce up and broadcast
+ * down each of two trees carrying half the data, pipelined: 2 ceil(log2 N) latency
+ * steps; every node is inner in one tree and a leaf in the other, so its link sends
+ * 2 b in all. */
+static double tree_time(const gc_model_params *mp, int N, double b)
+{
+	double depth = ceil(log2((double)N));
+
+	return ring_time(mp, 2.0 * depth, 2.0 * b);
+}
+
+/* Inter-node all-reduce of b bytes per node (g workers each) by mp->algo. */
+static double inter_allreduce(const gc_model_params *mp, int g, int N, double b)
+{
+	double st, w, ring, tree;
+
+	if (N <= 1)
+		return 0;
+	ring_terms(0, g, N, b, &st, &w);
+	ring = ring_time(mp, st, w);
+	if (mp->algo == GC_ALGO_RING)
+		return ring;
+	tree = tree_time(mp, N, b);
+	return mp->algo == GC_ALGO_TREE ? tree : fmin(ring, tree);
+}
+
+/* All-reduce: ring 2 a (p-1) + 2 B (p-1) / (p BW), or tree (inter_allreduce).
+ * Hierarchical: reduce-scatter and all-gather inside the node, then the inter-node
+ * all-reduce among the nodes. */
 double gc_model_allreduce(const gc_model_params *mp, int p, double bytes)
 {
-	double ng, t, st, w;
+	double ng, t;
 	int g, N;
 
 	if (p <= 1)
 		return 0;
 	topo(mp, p, &g, &N);
-	ring_terms(0, g, N, bytes, &st, &w);
-	t = ring_time(mp, st, w);
+	t = inter_allreduce(mp, g, N, bytes);
 	if (g > 1) {
 		ng = g;
 		t += 2.0 * mp->alpha_intra * (g - 1) + 2.0 * bytes * (ng - 1) / (ng * mp->bw_intra);
@@ -113,6 +139,21 @@ static double per_rate(double elems, double rate)
 	return rate > 0 && elems > 0 ? elems / rate : 0;
 }
 
+void gc_model_bucket_codec(const gc_arch *a, const gc_bucket_span *s,
+			   const gc_model_method *m, const gc_model_params *mp, int p,
+			   double *enc, double *dec)
+{
+	*enc = *dec = 0;
+	if (m->m == GC_M_SYNCSGD)
+		return;
+	if (mp->codec_ops) {
+		gc_codec_cost(&mp->dev, a, s, m, p, enc, dec);
+		return;
+	}
+	*enc = per_rate((double)s->numel, mp->enc_rate[m->m]);
+	*dec = per_rate(gc_model_decode_elems(m, s->numel, p), mp->dec_rate[m->m]);
+}
+
 /* State of the event model while walking the buckets. */
 struct ev {
 	double dev;        /* device clock: backward + encodes (from backward start) */
@@ -151,9 +192,8 @@ static void walk(const gc_arch *a, const gc_buckets *bk, const gc_model_method *
 		if (p <= 1)
 			continue;
 		gather = gc_model_payload(a, s, m, &r0, &r1);
-		enc = m->m == GC_M_SYNCSGD ? 0 : per_rate((double)s->numel, mp->enc_rate[m->m]);
+		gc_model_bucket_codec(a, s, m, mp, p, &enc, &dec);
 		if (mp->codec_on_comm) {
-			dec = per_rate(gc_model_decode_elems(m, s->numel, p), mp->dec_rate[m->m]);
 			x = exchange(mp, p, gather, r0, r1, 0);
 			ev->comm = fmax(ev->dev, ev->comm) + enc + x + dec;
 			r->decode += dec, r->comm += x;
@@ -193,7 +233,8 @@ gc_rc gc_model_predict(const gc_arch *a, const gc_model_method *m, const gc_mode
 	walk(a, &bk, m, mp, p, &ev, out);
 	end = mp->codec_on_comm ? fmax(ev.dev, ev.comm) : ev.dev;
 	for (i = 0; !mp->codec_on_comm && p > 1 && i < bk.n; i++) { /* decodes: after backward */
-		double d = per_rate(gc_model_decode_elems(m, bk.b[i].numel, p), mp->dec_rate[m->m]);
+		double enc, d;
+		gc_model_bucket_codec(a, &bk.b[i], m, mp, p, &enc, &d);
 		end = fmax(end, ev.done[i]) + d;
 		out->decode += d;
 	}

@@ -26,6 +26,7 @@
 #include <stddef.h>
 
 #include "kernels/compress.h"
+#include "model/codec.h"
 #include "result.h"
 #include "worker/arch.h"
 
@@ -57,13 +58,14 @@ typedef struct gc_model_method {
 	gc_method m;
 	double ratio;            /* topk, mstopk: (0, 1], default 0.01 */
 	int rank;                /* powersgd: 1..32, default 4 */
+	int rounds;              /* mstopk: bisection rounds 1..64, default 20 (kernels) */
 	double min_compression;  /* powersgd: default 2 */
 	int scaled;              /* signsgd: +4 bytes per tensor of scales */
 	char label[64];          /* the spec as given, e.g. "topk:ratio=0.01" */
 } gc_model_method;
 
 /* "syncsgd", "fp16", "signsgd[:scaled=1]", "topk:ratio=R", "mstopk:ratio=R",
- * "powersgd:rank=N[,min_compression=X]". Errors name the method/key/value and the
+ * "mstopk:ratio=R,rounds=N", "powersgd:rank=N[,min_compression=X]". Errors name the method/key/value and the
  * valid choices. */
 gc_rc gc_model_method_parse(const char *spec, gc_model_method *out, gc_err *e);
 
@@ -72,11 +74,27 @@ gc_rc gc_model_method_parse(const char *spec, gc_model_method *out, gc_err *e);
 int gc_model_payload(const gc_arch *a, const gc_bucket_span *s, const gc_model_method *m,
 		     size_t *round0, size_t *round1);
 
+/* k of topk/mstopk for a bucket of n elements: max(1, ceil(ratio n)), at most n. */
+size_t gc_model_topk_k(const gc_model_method *m, size_t n);
+
+/* PowerSGD's view of tensor t: rows = shape[0], cols = numel / rows, rank r =
+ * min(rank, rows, cols); returns 1 if it is compressed (ndim >= 2 and rows cols >=
+ * min_compression (rows + cols) r), 0 if it is sent as it is. */
+int gc_model_powersgd_matrix(const gc_arch_tensor *t, const gc_model_method *m,
+			     size_t *rows, size_t *cols, size_t *r);
+
 /* Decode work of a bucket of n elements on p workers, in elements (see
  * gc_model_predict). */
 double gc_model_decode_elems(const gc_model_method *m, size_t n, int p);
 
 /* ---- parameters and prediction ---------------------------------------------------- */
+/* All-reduce algorithm among nodes. Ring: 2 (N-1) latency steps, 2 B (N-1)/N bytes on
+ * each node's link. Tree (NCCL's double binary tree): 2 ceil(log2 N) steps, 2 B bytes.
+ * Auto: the faster of the two for that size and scale, as NCCL's tuner picks the
+ * algorithm with the lowest predicted time. All-gather is always a ring (NCCL has no
+ * tree all-gather). */
+typedef enum gc_coll_algo { GC_ALGO_RING = 0, GC_ALGO_TREE, GC_ALGO_AUTO } gc_coll_algo;
+
 typedef struct gc_model_params {
 	double alpha;                    /* per-hop latency between nodes, s */
 	double bw;                       /* node link bandwidth, bytes/s */
@@ -87,6 +105,9 @@ typedef struct gc_model_params {
 	double lambda;                   /* compute slowdown under communication, >= 1 */
 	double enc_rate[GC_M__COUNT];    /* elements/s; 0 = free */
 	double dec_rate[GC_M__COUNT];    /* elements/s of decode work (see gc_model_predict) */
+	int codec_ops;                   /* 1: encode/decode from dev (codec.h), not rates */
+	gc_codec_dev dev;
+	gc_coll_algo algo;               /* all-reduce among nodes: ring, tree or NCCL's pick */
 	double fwd_over_bwd;             /* forward time / backward time; default 0.5 */
 	double t_opt;                    /* optimizer step, s */
 	int gpus_per_node;               /* g >= 1: hierarchical when > 1 */
@@ -95,8 +116,8 @@ typedef struct gc_model_params {
 } gc_model_params;
 
 /* Defaults: alpha 25 us, bw 10 Gbit/s, no host cost, the study's schedule, lambda 1,
- * free encode/decode, fwd 0.5x backward, t_opt 0, flat ring (g 1; intra 5 us,
- * 100 GB/s), DDP buckets. */
+ * free encode/decode (rates, codec_ops 0), fwd 0.5x backward, t_opt 0, flat ring
+ * (g 1; intra 5 us, 100 GB/s; algo ring), DDP buckets. */
 void gc_model_params_default(gc_model_params *p);
 
 typedef struct gc_model_result {
@@ -111,13 +132,19 @@ typedef struct gc_model_result {
 	size_t nbuckets;
 } gc_model_result;
 
-/* Ring collectives (flat when g == 1 or p <= g, else intra-node + inter-node ring);
- * 0 for p <= 1. bytes: the all-reduced buffer / one worker's all-gather payload. */
+/* Collectives (flat when g == 1 or p <= g, else intra-node ring + inter-node ring or
+ * tree by mp->algo); 0 for p <= 1. bytes: the all-reduced buffer / one worker's all-gather payload. */
 double gc_model_allreduce(const gc_model_params *mp, int p, double bytes);
 double gc_model_allgather(const gc_model_params *mp, int p, double bytes);
 
+/* Encode and decode seconds of bucket s: from mp->dev when codec_ops, else n /
+ * enc_rate and gc_model_decode_elems / dec_rate (0 when the rate is 0); syncsgd 0. */
+void gc_model_bucket_codec(const gc_arch *a, const gc_bucket_span *s,
+			   const gc_model_method *m, const gc_model_params *mp, int p,
+			   double *enc, double *dec);
+
 /* What one iteration's collectives of method m on p workers cost on the inter-node
- * ring: *steps latency terms (sum of 2 (N-1) per all-reduce, N-1 per all-gather) and
+ * ring (whatever mp->algo says: the fit uses rings): *steps latency terms (sum of 2 (N-1) per all-reduce, N-1 per all-gather) and
  * *wire bytes one node sends on its link. Their time is steps alpha + wire (1/bw +
  * 1/host_bw); gc_pdb fits alpha and host_bw from measured t_comm this way. */
 gc_rc gc_model_comm_terms(const gc_arch *a, const gc_model_method *m,

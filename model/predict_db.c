@@ -31,6 +31,7 @@ struct ctx {
 	gc_arch arch[ARCH_CACHE];
 	size_t narch;
 	size_t exclude;             /* row left out of the fit (cross-validation), or -1 */
+	const gc_pdb_fit *ext;      /* gc_pdb_run_with: every row predicted with this fit */
 	double *v1, *v2, *v3;       /* scratch of nrows + 1 */
 };
 
@@ -72,6 +73,7 @@ gc_rc gc_pdb_method(const char *method, const char *params, gc_model_method *out
 	out->rank = p.rank;
 	out->min_compression = p.min_compression;
 	out->scaled = p.scaled;
+	out->rounds = p.rounds;
 	snprintf(out->label, sizeof(out->label), "%s%s%s%s", method, *params ? "(" : "",
 		 params, *params ? ")" : "");
 	return GC_OK;
@@ -456,13 +458,17 @@ static double rel(double pred, double measured)
 static void predict_row(struct ctx *c, size_t i)
 {
 	gc_pdb_row *r = &c->out->rows[i];
-	const gc_pdb_fit *f = gc_pdb_fit_of(c->out, r->env_id);
+	const gc_pdb_fit *f = c->ext ? c->ext : gc_pdb_fit_of(c->out, r->env_id);
 	gc_pdb_fit cv = *f;
 	gc_model_result res;
 
 	if (predict_with(c, f, r, &c->x[i], &r->pred))
 		return;
 	r->rel_err = rel(r->pred.total, r->measured);
+	if (c->ext) {                      /* out of sample: nothing to leave out */
+		r->cv_pred = NAN, r->cv_err = NAN;
+		return;
+	}
 	c->exclude = i;
 	fit_rest(c, &cv);
 	c->exclude = (size_t)-1;
@@ -561,7 +567,19 @@ static void summarize(gc_pdb *p)
 	}
 }
 
+static gc_rc run(gc_db *db, int store, const gc_pdb_fit *ext, gc_pdb *out, gc_err *e);
+
 gc_rc gc_pdb_run(gc_db *db, int store, gc_pdb *out, gc_err *e)
+{
+	return run(db, store, NULL, out, e);
+}
+
+gc_rc gc_pdb_run_with(gc_db *db, const gc_pdb_fit *fit, gc_pdb *out, gc_err *e)
+{
+	return run(db, 0, fit, out, e);
+}
+
+static gc_rc run(gc_db *db, int store, const gc_pdb_fit *ext, gc_pdb *out, gc_err *e)
 {
 	struct ctx c;
 	size_t i;
@@ -569,7 +587,7 @@ gc_rc gc_pdb_run(gc_db *db, int store, gc_pdb *out, gc_err *e)
 
 	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
-	c.db = db, c.out = out, c.exclude = (size_t)-1;
+	c.db = db, c.out = out, c.exclude = (size_t)-1, c.ext = ext;
 	if ((rc = load_rows(&c, e)))
 		goto out;
 	c.v1 = malloc((out->nrows + 1) * sizeof(double));

@@ -95,6 +95,12 @@ typedef struct gc_pdb {
 gc_rc gc_pdb_run(gc_db *db, int store, gc_pdb *out, gc_err *e);
 void gc_pdb_release(gc_pdb *p);                            /* accepts NULL */
 
+/* Out of sample: read every ok run of db (and fit it, for the per-run quantities), but
+ * predict every run with fit (e.g. gc_pdb_fit_load of another database): rel_err is
+ * the error of that fit on these runs, methods[] its median and worst per method;
+ * cv_* are NaN. Stores nothing. Caller releases *out (also on failure). */
+gc_rc gc_pdb_run_with(gc_db *db, const gc_pdb_fit *fit, gc_pdb *out, gc_err *e);
+
 /* The fitted parameters of f as one JSON object into buf (size n): the text
  * `gcbench model --json` prints and model_fits stores. Returns the length it needed
  * (>= n: truncated). */

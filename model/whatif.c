@@ -87,6 +87,11 @@ gc_rc gc_whatif_parse_speedup(const char *s, gc_whatif *w, gc_err *e)
 	return parse_list(s, w->speedup, GC_WHATIF_MAX_LIST, &w->nspeed, "--compute-speedup", e);
 }
 
+gc_rc gc_whatif_parse_codec(const char *s, gc_whatif *w, gc_err *e)
+{
+	return parse_list(s, w->codec, GC_WHATIF_MAX_LIST, &w->ncodec, "--codec-speedup", e);
+}
+
 gc_rc gc_whatif_parse_methods(const char *s, gc_whatif *w, gc_err *e)
 {
 	char buf[1024], spec[256] = "", *tok, *save = NULL;
@@ -121,46 +126,164 @@ gc_rc gc_whatif_parse_methods(const char *s, gc_whatif *w, gc_err *e)
 	return GC_OK;
 }
 
-/* Encode/decode rates (elements/s on one V100) of the "paper" preset: assumptions of
- * this project that put the study's per-iteration overheads in the right order for
- * ResNet-50 (tens of ms for top-k, a few ms for signSGD/PowerSGD); see docs/model.md. */
-static const double paper_enc[GC_M__COUNT] = { 0, 5e10, 5e9, 4e8, 1.7e9, 4e8 };
-static const double paper_dec[GC_M__COUNT] = { 0, 5e10, 1e10, 1e10, 1e10, 1e10 };
+/* The `paper` preset: every constant, what it is, and where it comes from. lo == hi:
+ * measured or read from an implementation (not varied by --sensitivity); lo < hi: an
+ * assumption of this project, with the range it could take. None is tuned to a
+ * finding of the study. docs/model.md prints the same table. */
+static const gc_whatif_const paper_consts[] = {
+	{ "device_flops", "TFLOP/s", 9.0, 9.0, 9.0, 1e12,
+	  "measured: 367 img/s ResNet-50 fp32 on one V100 (NVIDIA DeepLearningExamples) x "
+	  "24.5 GFLOPs per image" },
+	{ "fwd_over_bwd", "", 0.5, 0.5, 0.5, 1,
+	  "convention: backward = 2x forward FLOPs (as in the device_flops derivation)" },
+	{ "lambda", "", 1.05, 1.04, 1.10, 1,
+	  "measured by the study: 1.04 to 1.1 (compute slowed by concurrent NCCL)" },
+	{ "alpha", "us", 25, 10, 100, 1e-6,
+	  "assumption: per-hop latency of NCCL over TCP sockets in a data center" },
+	{ "launch", "us", 10, 5, 20, 1e-6,
+	  "assumption: one PyTorch eager op (dispatch + kernel launch) on the thread that "
+	  "runs the comm hook" },
+	{ "sync", "us", 20, 10, 50, 1e-6,
+	  "assumption: one host-device round trip (.item(), cuda.synchronize)" },
+	{ "mem_bw", "GB/s", 720, 540, 810, 1e9,
+	  "V100 HBM2 900 GB/s peak (NVIDIA V100 datasheet) x assumed 0.8 achieved "
+	  "(range 0.6-0.9)" },
+	{ "gemm_flops", "TFLOP/s", 3.9, 1.6, 7.9, 1e12,
+	  "V100 fp32 15.7 TFLOP/s peak (datasheet) x assumed 0.25 for rank-4..16 products "
+	  "(range 0.1-0.5)" },
+	{ "topk_passes", "", 16, 6, 16, 1,
+	  "assumption: radix-select passes of torch.topk over float32 (2-bit digits: 16; "
+	  "newer 6-bit multi-block select: 6)" },
+	{ "topk_mem_frac", "", 0.05, 0.0125, 1, 1,
+	  "assumption: share of mem_bw torch.topk reaches on one large slice (one SM of 80 "
+	  "to the whole device)" },
+};
+#define NPAPER (sizeof(paper_consts) / sizeof(paper_consts[0]))
+
+const gc_whatif_const *gc_whatif_constants(size_t *n)
+{
+	*n = NPAPER;
+	return paper_consts;
+}
+
+gc_rc gc_whatif_set_const(gc_whatif *w, const char *name, double v, gc_err *e)
+{
+	gc_model_params *mp = &w->mp;
+	size_t i;
+
+	for (i = 0; i < NPAPER && strcmp(paper_consts[i].name, name); i++)
+		;
+	if (i == NPAPER)
+		return gc_fail(e, GC_E_INVAL, "unknown constant '%s' of the paper preset", name);
+	if (!(v > 0))
+		return gc_fail(e, GC_E_INVAL, "constant '%s': %g is not > 0", name, v);
+	v *= paper_consts[i].scale;
+	switch (i) {
+	case 0: w->device_flops = v; break;
+	case 1: mp->fwd_over_bwd = v; break;
+	case 2: mp->lambda = v; break;
+	case 3: mp->alpha = v; break;
+	case 4: mp->dev.launch_s = v; break;
+	case 5: mp->dev.sync_s = v; break;
+	case 6: mp->dev.mem_Bps = v; break;
+	case 7: mp->dev.flops = v; break;
+	case 8: mp->dev.topk_passes = v; break;
+	default: mp->dev.topk_mem_frac = v; break;
+	}
+	return GC_OK;
+}
+
+/* The `gcbench` preset: gcbench's own kernels. enc_x / dec_x of `make bench-kernels`
+ * (docs/kernels.md, ResNet-50 rows, 2-core CPU, 4 workers: time / time of one memcpy of
+ * the gradient), carried to the paper preset's device by assuming the same ratios to
+ * a copy there: a copy moves 8 bytes per element at mem_bw (720 GB/s), so encode runs
+ * at 720e9 / (8 enc_x) elements/s and decode at decode work (gc_model_decode_elems at
+ * 4 workers, per element) x 720e9 / (8 dec_x). No GPU row was measured yet; PowerSGD's
+ * rate is rank 4's for every rank; fp16 was not benchmarked (the paper preset's cost). */
+static const double gcb_enc_x[GC_M__COUNT] = { 0, 0, 0.26, 1.39, 1.36, 1.78 };
+static const double gcb_dec_x[GC_M__COUNT] = { 0, 0, 1.03, 0.54, 0.53, 1.06 };
+static const double gcb_dec_work[GC_M__COUNT] = { 0, 0, 4, 1.04, 1.04, 1 };
+
+static void gcbench_rates(gc_model_params *mp)
+{
+	double copy = 720e9 / 8;               /* elements/s of one memcpy */
+	int m;
+
+	for (m = GC_M_SIGNSGD; m < GC_M__COUNT; m++) {
+		mp->enc_rate[m] = copy / gcb_enc_x[m];
+		mp->dec_rate[m] = gcb_dec_work[m] * copy / gcb_dec_x[m];
+	}
+}
 
 gc_rc gc_whatif_preset(gc_whatif *w, const char *name, gc_err *e)
 {
 	gc_model_params *mp = &w->mp;
+	size_t i;
 
 	gc_model_params_default(mp);
 	w->paper = 0;
+	w->device_flops = GC_V100_FLOPS;
+	mp->algo = GC_ALGO_AUTO;
 	gc_strlcpy(w->source, name, sizeof(w->source));
 	if (!strcmp(name, "ideal"))
 		return GC_OK;
-	if (strcmp(name, "paper"))
-		return gc_fail(e, GC_E_INVAL, "unknown preset '%s'; use paper or ideal", name);
-	w->paper = 1;
-	mp->alpha = 25e-6;
-	mp->lambda = 1.05;
-	memcpy(mp->enc_rate, paper_enc, sizeof(paper_enc));
-	memcpy(mp->dec_rate, paper_dec, sizeof(paper_dec));
+	if (strcmp(name, "paper") && strcmp(name, "gcbench"))
+		return gc_fail(e, GC_E_INVAL, "unknown preset '%s'; use paper, gcbench or ideal",
+			       name);
+	w->paper = !strcmp(name, "paper");
+	mp->codec_ops = 1;
+	for (i = 0; i < NPAPER; i++)
+		gc_whatif_set_const(w, paper_consts[i].name, paper_consts[i].value, NULL);
+	if (!w->paper) {        /* gcbench: rates; fp16 its passes (codec.h) at mem_bw */
+		gcbench_rates(mp);
+		mp->codec_ops = 0;
+		mp->enc_rate[GC_M_FP16] = mp->dev.mem_Bps / (2.5 * 4);
+		mp->dec_rate[GC_M_FP16] = mp->dev.mem_Bps / (1.5 * 4);
+	}
 	return GC_OK;
 }
 
-gc_rc gc_whatif_point(const gc_whatif *w, gc_arch *a, const gc_model_method *m, int p,
-		      double bw_gbps, double s, double *speedup, gc_model_result *rm,
-		      gc_model_result *rs, gc_err *e)
+gc_rc gc_whatif_scale_seq(gc_arch *a, int seq_len, gc_err *e)
+{
+	const double S0 = GC_ARCH_SEQ_LEN, S = seq_len;
+	int max = !strcmp(a->name, "bert-base") ? 512 : !strcmp(a->name, "gpt2-small") ? 1024 : 0;
+	size_t i;
+
+	if (!max)
+		return gc_fail(e, GC_E_INVAL, "--seq-len applies to bert-base and gpt2-small, "
+			       "not '%s'", a->name);
+	if (seq_len < 1 || seq_len > max)
+		return gc_fail(e, GC_E_INVAL, "--seq-len %d is outside 1..%d (the positions "
+			       "of %s)", seq_len, max, a->name);
+	a->flops_fwd = 0;
+	for (i = 0; i < a->n; i++) {
+		gc_arch_tensor *t = &a->t[i];
+		double lin = 2.0 * (double)t->numel * S0;   /* 2 in out per token */
+		if (t->flops_fwd >= 0.99 * lin)              /* per-token layer (+ attention) */
+			t->flops_fwd = lin * S / S0 + (t->flops_fwd - lin) * (S / S0) * (S / S0);
+		a->flops_fwd += t->flops_fwd;
+	}
+	return GC_OK;
+}
+
+gc_rc gc_whatif_eval(const gc_whatif *w, gc_arch *a, const gc_model_method *m, int p,
+		     double bw_gbps, double s, double c, double *speedup, gc_model_result *rm,
+		     gc_model_result *rs, gc_err *e)
 {
 	gc_model_method sync;
 	gc_model_params mp = w->mp;
 	gc_rc rc;
 	int i;
 
-	gc_arch_set_timing(a, w->batch, GC_V100_FLOPS, s);
+	if (!(c > 0))
+		c = s;
+	gc_arch_set_timing(a, w->batch, w->device_flops > 0 ? w->device_flops : GC_V100_FLOPS, s);
 	mp.bw = bw_gbps * 1e9 / 8;
-	for (i = 0; i < GC_M__COUNT; i++) {     /* the codecs run on the same, faster device */
-		mp.enc_rate[i] *= s;
-		mp.dec_rate[i] *= s;
+	for (i = 0; i < GC_M__COUNT; i++) {
+		mp.enc_rate[i] *= c;
+		mp.dec_rate[i] *= c;
 	}
+	gc_codec_dev_scale(&mp.dev, c);
 	if ((rc = gc_model_method_parse("syncsgd", &sync, e)) ||
 	    (rc = gc_model_predict(a, &sync, &mp, p, rs, e)) ||
 	    (rc = gc_model_predict(a, m, &mp, p, rm, e)))
@@ -169,25 +292,32 @@ gc_rc gc_whatif_point(const gc_whatif *w, gc_arch *a, const gc_model_method *m, 
 	return GC_OK;
 }
 
+gc_rc gc_whatif_point(const gc_whatif *w, gc_arch *a, const gc_model_method *m, int p,
+		      double bw_gbps, double s, double *speedup, gc_model_result *rm,
+		      gc_model_result *rs, gc_err *e)
+{
+	return gc_whatif_eval(w, a, m, p, bw_gbps, s, s, speedup, rm, rs, e);
+}
+
 static gc_rc gain(const gc_whatif *w, gc_arch *a, const gc_model_method *m, int p, double s,
-		  double gbps, double *g, gc_err *e)
+		  double c, double gbps, double *g, gc_err *e)
 {
 	gc_model_result rm, rs;
-	gc_rc rc = gc_whatif_point(w, a, m, p, gbps, s, g, &rm, &rs, e);
+	gc_rc rc = gc_whatif_eval(w, a, m, p, gbps, s, c, g, &rm, &rs, e);
 
 	*g -= 1;
 	return rc;
 }
 
 gc_rc gc_whatif_crossover(const gc_whatif *w, gc_arch *a, const gc_model_method *m, int p,
-			  double s, double *gbps, gc_err *e)
+			  double s, double c, double *gbps, gc_err *e)
 {
 	double lo = -1, hi = 4, g, step = 0.1, x;  /* log10 Gbit/s */
 	int i, k, last = -1;
 	gc_rc rc;
 
 	for (i = 0; i <= 50; i++) {
-		if ((rc = gain(w, a, m, p, s, pow(10, lo + step * i), &g, e)))
+		if ((rc = gain(w, a, m, p, s, c, pow(10, lo + step * i), &g, e)))
 			return rc;
 		if (g > 0)
 			last = i;
@@ -199,7 +329,7 @@ gc_rc gc_whatif_crossover(const gc_whatif *w, gc_arch *a, const gc_model_method 
 	lo = -1 + step * last, hi = lo + step;
 	for (k = 0; k < 40; k++) {
 		x = (lo + hi) / 2;
-		if ((rc = gain(w, a, m, p, s, pow(10, x), &g, e)))
+		if ((rc = gain(w, a, m, p, s, c, pow(10, x), &g, e)))
 			return rc;
 		if (g > 0)
 			lo = x;

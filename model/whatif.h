@@ -20,6 +20,9 @@ typedef struct gc_whatif {
 	size_t nspeed;
 	gc_model_method methods[GC_WHATIF_MAX_METHODS];
 	size_t nmethods;
+	double codec[GC_WHATIF_MAX_LIST];        /* codec speed multipliers; none: = compute */
+	size_t ncodec;
+	double device_flops;                     /* effective FLOP/s of one device at 1x */
 	int paper;                               /* --preset paper */
 	char source[160];                        /* "paper", "ideal" or "DB, environment N" */
 	gc_model_params mp;                      /* bw is set per point */
@@ -36,11 +39,40 @@ gc_rc gc_whatif_parse_speedup(const char *s, gc_whatif *w, gc_err *e);
  * a token with '=' but no ':' continues the previous method's parameters. */
 gc_rc gc_whatif_parse_methods(const char *s, gc_whatif *w, gc_err *e);
 
-/* Fill w->mp for a preset: "paper" (the study's V100/NCCL setting, docs/model.md) or
- * "ideal" (free encode/decode, lambda 1: an upper bound on what compression can gain). */
+/* One constant of the paper preset: value and range in unit (x scale = SI), source. */
+typedef struct gc_whatif_const {
+	const char *name, *unit;
+	double value, lo, hi;      /* lo == hi: measured or read from code, not varied */
+	double scale;
+	const char *source;
+} gc_whatif_const;
+
+/* The paper preset's constants, in a fixed order (*n of them). */
+const gc_whatif_const *gc_whatif_constants(size_t *n);
+
+/* Set constant name (in its unit) in w; GC_E_INVAL for an unknown name or v <= 0. */
+gc_rc gc_whatif_set_const(gc_whatif *w, const char *name, double v, gc_err *e);
+
+/* Fill w->mp for a preset: "paper" (the study's setting: V100 fp32, NCCL's ring/tree
+ * choice, PyTorch-eager codec costs from operation counts, gc_whatif_constants),
+ * "gcbench" (the same, but the codecs at the speed of gcbench's kernels relative to a
+ * copy, from make bench-kernels: whatif.c says how) or "ideal" (free encode/decode,
+ * lambda 1: an upper bound on what compression can gain). */
 gc_rc gc_whatif_preset(gc_whatif *w, const char *name, gc_err *e);
 
-/* Speedup of method m over syncsgd for one point (arch timed for speed s inside). */
+/* Rescale the FLOPs of bert-base or gpt2-small from the catalogue's GC_ARCH_SEQ_LEN
+ * tokens to seq_len: per-token layers x S/128, attention scores x (S/128)^2, per-sample
+ * layers (the pooler) unchanged. Call once after gc_arch_build. GC_E_INVAL for another
+ * architecture or seq_len outside 1..positions (512, 1024). */
+gc_rc gc_whatif_scale_seq(gc_arch *a, int seq_len, gc_err *e);
+
+/* Speedup of method m over syncsgd for one point: compute speed s (arch timed inside),
+ * codec speed c (<= 0: c = s; encode/decode rates x c, gc_codec_dev_scale by c). */
+gc_rc gc_whatif_eval(const gc_whatif *w, gc_arch *a, const gc_model_method *m, int p,
+		     double bw_gbps, double s, double c, double *speedup, gc_model_result *rm,
+		     gc_model_result *rs, gc_err *e);
+
+/* gc_whatif_eval with c = s. */
 gc_rc gc_whatif_point(const gc_whatif *w, gc_arch *a, const gc_model_method *m, int p,
 		      double bw_gbps, double s, double *speedup, gc_model_result *rm,
 		      gc_model_result *rs, gc_err *e);
@@ -49,6 +81,83 @@ gc_rc gc_whatif_point(const gc_whatif *w, gc_arch *a, const gc_model_method *m, 
  * found on a log grid then by bisection: *gbps = 0 if it never wins, INFINITY if it
  * wins at every bandwidth of the grid. */
 gc_rc gc_whatif_crossover(const gc_whatif *w, gc_arch *a, const gc_model_method *m, int p,
-			  double s, double *gbps, gc_err *e);
+			  double s, double c, double *gbps, gc_err *e);
+
+/* Codec speedups "1,2,4" (each > 0) into w->codec. */
+gc_rc gc_whatif_parse_codec(const char *s, gc_whatif *w, gc_err *e);
+
+/* Charts of speedup over sync SGD against w's bandwidths, one line per method, one
+ * SVG file per (compute speed, codec speed, workers) in the existing directory dir:
+ * DIR/whatif-MODEL-bBATCH-Pw-Sx-codecCx.svg (MODEL with other characters than
+ * letters, digits and '-' as '_'). *nfiles: how many were written. GC_E_IO names the
+ * file that could not be written. */
+gc_rc gc_whatif_svg(const gc_whatif *w, gc_arch *a, const char *dir, size_t *nfiles,
+		    gc_err *e);
+
+/* ---- the study's grid (gcbench whatif --grid paper) ------------------------------
+ * resnet50, resnet101, bert-base x batch 16, 32, 64 x signsgd, mstopk ratio 0.001,
+ * 0.01, 0.1, powersgd rank 4, 8, 16 x 8, 16, 32, 64, 96 workers x 1, 2, 5, 10, 15, 20,
+ * 25, 30 Gbit/s = 2520 predictions; the "data-center" band is >= 10 Gbit/s (1575). */
+#define GC_GRID_MODELS 3
+#define GC_GRID_BATCHES 3
+#define GC_GRID_METHODS 7
+#define GC_GRID_WORKERS 5
+#define GC_GRID_BWS 8
+#define GC_GRID_DC_GBPS 10.0
+/* The study's findings, as the conclusions --sensitivity checks: compression wins in
+ * at most GC_GRID_FEW of the data-center configurations (the study: 6 of 200+, 3%; the
+ * criterion allows 3x that), and PowerSGD rank 4 on ResNet-50, batch 64, 8 workers
+ * stops winning between GC_GRID_CROSS_LO and _HI Gbit/s (the study: about 9). */
+#define GC_GRID_FEW 0.10
+#define GC_GRID_CROSS_LO 5.0
+#define GC_GRID_CROSS_HI 15.0
+
+const char *gc_grid_model(size_t i);       /* NULL past the end */
+int gc_grid_batch(size_t i);
+const char *gc_grid_method(size_t i);
+int gc_grid_workers(size_t i);
+double gc_grid_gbps(size_t i);
+int gc_grid_cross_workers(size_t i);       /* 8, 96: the crossovers' worker counts */
+
+/* GC_OK for "paper", else GC_E_INVAL naming the grids there are. */
+gc_rc gc_whatif_grid_check(const char *name, gc_err *e);
+
+typedef struct gc_grid_tally {
+	size_t n, wins;            /* all bandwidths */
+	size_t n_dc, wins_dc;      /* >= GC_GRID_DC_GBPS */
+} gc_grid_tally;
+
+typedef struct gc_whatif_grid {
+	gc_grid_tally all, model[GC_GRID_MODELS], batch[GC_GRID_BATCHES],
+		method[GC_GRID_METHODS], workers[GC_GRID_WORKERS], bw[GC_GRID_BWS];
+	double best;                          /* largest speedup, and where */
+	size_t best_model, best_batch, best_method, best_workers, best_bw;
+	int crossovers;                       /* cross[] filled */
+	double cross[GC_GRID_MODELS][GC_GRID_BATCHES][2];   /* powersgd rank 4, 8 and 96
+	                                       * workers (gc_whatif_crossover's units) */
+} gc_whatif_grid;
+
+/* Predict the grid with w's parameters (its preset or fit, gpus per node, algorithm;
+ * compute speed w->speedup[0], codec speed w->codec[0], else 1 and = compute);
+ * seq_len > 0 rescales BERT (gc_whatif_scale_seq); crossovers 1 also fills cross. */
+gc_rc gc_whatif_grid_run(const gc_whatif *w, int seq_len, int crossovers, gc_whatif_grid *g,
+			 gc_err *e);
+
+/* 1 if conclusion i (0: few data-center wins, 1: crossover near 9 Gbit/s; see above)
+ * holds in g (conclusion 1 reads cross[0][2][0]). */
+int gc_whatif_conclusion(const gc_whatif_grid *g, int i);
+
+/* One assumed constant at both ends of its range. */
+typedef struct gc_whatif_sens {
+	const gc_whatif_const *c;
+	size_t wins_dc[2], n_dc, wins[2], n;  /* [0]: at lo, [1]: at hi */
+	double cross[2];                      /* ResNet-50, batch 64, 8 workers, rank 4 */
+	int holds[2][2];                      /* [conclusion][side] */
+} gc_whatif_sens;
+
+/* For each constant of the paper preset with lo < hi (w must be a paper preset), the
+ * grid at lo and at hi with every other constant as in w; at most max rows into out. */
+gc_rc gc_whatif_sensitivity(const gc_whatif *w, int seq_len, gc_whatif_sens *out,
+			    size_t max, size_t *n, gc_err *e);
 
 #endif

@@ -7,6 +7,8 @@
 #include "db/db.h"
 #include "log.h"
 #include "netem/rate.h"
+#include "orchestrator/run.h"
+#include "orchestrator/table.h"
 #include "regress.h"
 
 static void usage(FILE *f)
@@ -14,8 +16,10 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gcbench history --model M --method X [--bandwidth B] [--db PATH]\n\n"
 		"Show the speedup of method X over the sweep's baseline (sync SGD) for model M\n"
-		"at every point, in every environment (driver, CUDA, NCCL, tag), oldest first:\n"
-		"how a compression method's benefit moved as the stack changed.\n\n"
+		"at every point, one row per sweep (each night of a scheduled sweep is its own\n"
+		"row) with its environment (driver, CUDA, NCCL, tag), oldest first: how a\n"
+		"compression method's benefit moved from night to night and as the stack\n"
+		"changed. params shows only what differs from the method's defaults.\n\n"
 		"options:\n"
 		"  --model M        the model (as in the sweep spec)\n"
 		"  --method X       the method (signsgd, mstopk, powersgd, ...)\n"
@@ -25,27 +29,31 @@ static void usage(FILE *f)
 		"  gcbench history --db lab.db --model resnet50 --method powersgd --bandwidth 10gbit\n");
 }
 
-static int print_row(const gc_history_row *h, void *arg)
+#define NCOL 11
+static const char *const head[NCOL] = { "sweep", "started", "driver", "cuda", "nccl", "tag",
+	"params", "bandwidth", "pxb", "iter_ms", "speedup" };
+
+static int add_row(const gc_history_row *h, void *arg)
 {
-	int *n = arg;
-	char date[32] = "-", bw[32] = "unlimited";
-	time_t t = (time_t)h->first_seen;
+	gc_table *t = arg;
+	char sweep[24], date[32] = "-", bw[32] = "unlimited", pb[32], ms[32], sp[32], params[192];
+	const char *row[NCOL] = { sweep, date, h->driver, h->cuda, h->nccl, h->tag, params, bw,
+				  pb, ms, sp };
+	time_t tt = (time_t)h->started;
 	struct tm tm;
 
-	if ((*n)++ == 0)
-		printf("%-16s %-4s %-12s %-8s %-8s %-12s %-10s %-14s %3s %5s %9s %7s\n",
-		       "first seen", "env", "driver", "cuda", "nccl", "tag", "bandwidth",
-		       "params", "p", "batch", "iter ms", "speedup");
-	if (h->first_seen > 0 && gmtime_r(&t, &tm))
+	snprintf(sweep, sizeof sweep, "%lld", (long long)h->sweep_id);
+	if (h->started > 0 && gmtime_r(&tt, &tm))
 		strftime(date, sizeof date, "%Y-%m-%d %H:%M", &tm);
 	if (h->bw_cap_bps > 0)
 		gc_rate_format((uint64_t)h->bw_cap_bps, bw, sizeof bw);
-	printf("%-16s %-4lld %-12s %-8s %-8s %-12s %-10s %-14s %3d %5d %9.2f %7.3f\n", date,
-	       (long long)h->env_id, h->driver[0] ? h->driver : "-", h->cuda[0] ? h->cuda : "-",
-	       h->nccl[0] ? h->nccl : "-", h->tag[0] ? h->tag : "-", bw,
-	       h->params[0] ? h->params : "-", h->world_size, h->batch, h->t_iter * 1e3,
-	       h->speedup);
-	return 0;
+	gc_params_brief(h->method, h->params, params, sizeof params);
+	snprintf(pb, sizeof pb, "%dx%d", h->world_size, h->batch);
+	snprintf(ms, sizeof ms, "%.2f", h->t_iter * 1e3);
+	snprintf(sp, sizeof sp, "%.3f", h->speedup);
+	for (int i = 2; i < 6; i++)
+		row[i] = *row[i] ? row[i] : "-";
+	return gc_table_add(t, row) ? 1 : 0;
 }
 
 static int parse_args(int argc, char **argv, const char **model, const char **method,
@@ -83,6 +91,7 @@ int cmd_history(int argc, char **argv)
 	const char *model = NULL, *method = NULL, *path = "gcbench.db";
 	int64_t bw = -1;
 	gc_db *db = NULL;
+	gc_table t;
 	gc_err e;
 	int i, n = 0;
 	gc_rc rc;
@@ -94,10 +103,19 @@ int cmd_history(int argc, char **argv)
 		return 2;
 	if (gc_db_open(path, GC_DB_READONLY, &db, &e))
 		return gc_error("cannot open database '%s': %s", path, e.msg), 1;
-	rc = gc_history(gc_db_handle(db), model, method, bw, print_row, &n, &e);
+	gc_table_init(&t, NCOL, head, "lllllllrrrr", 6);
+	rc = gc_history(gc_db_handle(db), model, method, bw, add_row, &t, &e);
 	gc_db_close(db);
-	if (rc)
+	if (!rc && t.oom)
+		rc = gc_fail(&e, GC_E_NOMEM, "out of memory");
+	if (rc) {
+		gc_table_release(&t);
 		return gc_error("cannot read history: %s", e.msg), 1;
+	}
+	n = (int)t.n;
+	if (n)
+		gc_table_print(&t, stdout, GC_SUMMARY_WIDTH);
+	gc_table_release(&t);
 	if (!n)
 		printf("no ok runs of %s with %s (and its baseline) in %s\n", model, method, path);
 	return 0;

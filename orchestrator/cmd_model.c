@@ -8,11 +8,13 @@
 #include "commands.h"
 #include "log.h"
 #include "model/predict_db.h"
+#include "strutil.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gcbench model [--db FILE] [--fit-only] [--no-store] [--json]\n\n"
+		"usage: gcbench model [--db FILE] [--fit-only] [--no-store] [--json]\n"
+		"       gcbench model --db FILE [--env ID] --predict OTHER [--json]\n\n"
 		"Fit the performance model of Agarwal et al. (MLSys 2022) to the measurements in a\n"
 		"results database, per environment: per-hop latency and achieved bandwidth from the\n"
 		"links' calibration (goodput, RTT; without one, the cap x 1448/1514), lambda from the\n"
@@ -27,26 +29,34 @@ static void usage(FILE *f)
 		"  --db FILE     results database (default gcbench.db)\n"
 		"  --fit-only    print the fitted parameters only; store nothing\n"
 		"  --no-store    predict and print, but do not write the predictions\n"
-		"  --json        one JSON document instead of tables\n\n"
+		"  --json        one JSON document instead of tables\n"
+		"  --predict F   out of sample: fit --db (environment --env, default the one with\n"
+		"                the most ok runs) and predict every ok run of the database F with\n"
+		"                that fit: per run and per method the error on runs it never saw\n"
+		"                (e.g. other bandwidths); stores nothing\n"
+		"  --env ID      with --predict: the environment of --db to fit\n\n"
 		"example:\n"
 		"  gcbench run experiments/quickstart.yaml --db q.db && gcbench model --db q.db\n");
 }
 
 struct opts {
-	const char *db;
+	const char *db, *predict;
 	int fit_only, no_store, json;
+	int64_t env;
 };
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
 		{ "db", 1, 0, 'd' }, { "fit-only", 0, 0, 'f' }, { "no-store", 0, 0, 'n' },
-		{ "json", 0, 0, 'j' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "json", 0, 0, 'j' }, { "predict", 1, 0, 'p' }, { "env", 1, 0, 'E' },
+		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->db = "gcbench.db";
+	o->env = -1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -55,6 +65,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'f': o->fit_only = 1; break;
 		case 'n': o->no_store = 1; break;
 		case 'j': o->json = 1; break;
+		case 'p': o->predict = optarg; break;
+		case 'E':
+			if (gc_parse_i64(optarg, &o->env) || o->env < 0) {
+				gc_error("--env '%s' is not an environment id (a whole number >= 0)",
+					 optarg);
+				return -1;
+			}
+			break;
 		case 'h': return 1;
 		default:
 			gc_error("unknown or incomplete option '%s'; see 'gcbench model --help'",
@@ -64,6 +82,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (optind < argc) {
 		gc_error("unexpected argument '%s'; see 'gcbench model --help'", argv[optind]);
+		return -1;
+	}
+	if (o->env >= 0 && !o->predict) {
+		gc_error("--env needs --predict (without it every environment is fitted)");
+		return -1;
+	}
+	if (o->predict && (o->fit_only || o->no_store)) {
+		gc_error("--predict stores nothing and prints the runs; drop --fit-only/--no-store");
 		return -1;
 	}
 	return 0;
@@ -130,18 +156,65 @@ static void print_rows_text(const gc_pdb *p)
 		       r->measured * 1e3);
 		if (r->skipped[0])
 			printf("%12s  (%s)\n", "-", r->skipped);
+		else if (!isfinite(r->cv_err))
+			printf("%12.1f %+7.1f%% %8s\n", r->pred.total * 1e3, r->rel_err * 100, "-");
 		else
 			printf("%12.1f %+7.1f%% %+7.1f%%\n", r->pred.total * 1e3, r->rel_err * 100,
 			       r->cv_err * 100);
 	}
 	printf("\n%-10s %5s %13s %12s %16s\n", "method", "runs", "median_|err|", "worst_|err|",
 	       "median_|cv_err|");
-	for (i = 0; i < p->nmethods; i++)
-		printf("%-10s %5zu %12.1f%% %11.1f%% %15.1f%%\n", p->methods[i].method,
-		       p->methods[i].n, p->methods[i].median_abs * 100,
-		       p->methods[i].worst_abs * 100, p->methods[i].median_abs_cv * 100);
-	printf("\nerror: the fit uses every run; cv_err: leave-one-out, the run predicted by a "
-	       "fit without it\n");
+	for (i = 0; i < p->nmethods; i++) {
+		printf("%-10s %5zu %12.1f%% %11.1f%%", p->methods[i].method, p->methods[i].n,
+		       p->methods[i].median_abs * 100, p->methods[i].worst_abs * 100);
+		if (p->methods[i].n_cv)
+			printf(" %15.1f%%\n", p->methods[i].median_abs_cv * 100);
+		else
+			printf(" %16s\n", "-");
+	}
+	if (p->nmethods && p->methods[0].n_cv)
+		printf("\nerror: the fit uses every run; cv_err: leave-one-out, the run predicted "
+		       "by a fit without it\n");
+}
+
+static void print_json(const gc_pdb *p, const struct opts *o);
+
+/* --predict: the fit of o->db on the runs of o->predict. */
+static int predict_other(const struct opts *o)
+{
+	gc_pdb_fit f;
+	gc_pdb p;
+	gc_db *db = NULL;
+	gc_err e = { "" };
+	int rc = 1;
+
+	memset(&p, 0, sizeof(p));
+	if (gc_pdb_fit_load(o->db, o->env, &f, &e)) {
+		gc_error("cannot fit the model to '%s': %s", o->db, e.msg);
+		return 1;
+	}
+	if (gc_db_open(o->predict, GC_DB_READONLY, &db, &e) || gc_pdb_run_with(db, &f, &p, &e)) {
+		gc_error("cannot predict the runs of '%s': %s", o->predict, e.msg);
+		goto out;
+	}
+	if (o->json) {
+		p.fits[0] = f, p.nfits = 1;
+		print_json(&p, o);
+	} else {
+		printf("gcbench model %s: out of sample, the fit of '%s' (environment %lld) on the "
+		       "%zu ok runs of '%s'\n\n", GC_PDB_VERSION, o->db, (long long)f.env_id,
+		       p.nrows, o->predict);
+		print_fit_text(&f);
+		if (p.nrows)
+			print_rows_text(&p);
+		else
+			printf("no ok runs in '%s'\n", o->predict);
+	}
+	rc = 0;
+out:
+	gc_pdb_release(&p);
+	gc_db_close(db);
+	return rc;
 }
 
 static void print_fit_json(const gc_pdb_fit *f)
@@ -221,6 +294,8 @@ int cmd_model(int argc, char **argv)
 
 	if (r)
 		return r > 0 ? (usage(stdout), 0) : (usage(stderr), 2);
+	if (o.predict)
+		return predict_other(&o);
 	memset(&p, 0, sizeof(p));
 	store = !o.fit_only && !o.no_store;
 	if (gc_db_open(o.db, store ? 0 : GC_DB_READONLY, &db, &e) || gc_pdb_run(db, store, &p, &e)) {

@@ -15,18 +15,30 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gcbench regress --baseline SEL --candidate SEL [options]\n"
 		"       gcbench regress --baseline previous [options]\n\n"
-		"Compare the iteration times of every point (model, method, parameters,\n"
-		"bandwidth, world size, batch) measured in both sets of environments, with a\n"
-		"Mann-Whitney U test on the per-iteration samples and a minimum effect on the\n"
-		"medians, so noise is not called a regression. Points measured on one side\n"
-		"only are listed, not compared. The speedup over the sweep's baseline method\n"
-		"(sync SGD) is shown for both sides.\n\n"
+		"Compare every point (model, method, parameters, bandwidth, world size, batch)\n"
+		"measured on both sides, so that noise is not called a regression: a change is\n"
+		"flagged only when it is significant AND at least --min-effect. Points measured\n"
+		"on one side only are listed, not compared.\n\n"
+		"metrics (--metric):\n"
+		"  time      (default) each point's median iteration time: any slowdown, the\n"
+		"            baseline method's (sync SGD) included, fails the job. The safe gate\n"
+		"            for cron: a slower sync SGD raises every speedup, so a speedup\n"
+		"            metric alone would call it an improvement.\n"
+		"  speedup   each method's speedup over the sweep's baseline method at the same\n"
+		"            point on the same side: 'does compression still pay?'. A method whose\n"
+		"            speedup fell from 1.4x to 1.1x because sync SGD got faster is flagged.\n"
+		"Significance: a bootstrap interval of the change at confidence 1 - alpha. Where\n"
+		"every sample of a point has 3 or more runs (repeats, or several nights on one\n"
+		"side), runs are the unit of independence, not iterations (marked * in the\n"
+		"output); else the iterations are, and time's verdict uses Mann-Whitney U.\n\n"
 		"SEL: FIELD=VALUE[,FIELD=VALUE...] with FIELD one of driver, cuda, nccl, mpi,\n"
 		"     kernel, libnl, sqlite, gcbench, host, gpu_model, tcp_cc, tag, env (an id);\n"
-		"     versions match by prefix ('nccl=2.18' matches 2.18.3). 'previous' compares\n"
-		"     the newest environment with the one before it.\n\n"
+		"     versions match by prefix ('nccl=2.18' matches 2.18.3). 'sweep=ID' is one\n"
+		"     sweep. '--baseline previous' compares the last two sweeps of the newest\n"
+		"     sweep's spec (last night against the night before).\n\n"
 		"options:\n"
 		"  --db PATH           the results database (default gcbench.db)\n"
+		"  --metric M          time (default) or speedup\n"
 		"  --min-effect F      smallest change of the medians that counts (0.05 = 5%%)\n"
 		"  --alpha P           significance level of the test (default 0.01)\n"
 		"  --format F          table (default), markdown or json\n"
@@ -34,8 +46,11 @@ static void usage(FILE *f)
 		"  --notify-type T     webhook (default) or slack\n\n"
 		"exit status: 0 no significant regression, 1 regression found (or an error),\n"
 		"             2 usage error: for cron and CI.\n\n"
-		"example:\n"
-		"  gcbench regress --db lab.db --baseline nccl=2.18 --candidate nccl=2.19\n");
+		"examples:\n"
+		"  gcbench regress --db lab.db --baseline nccl=2.18 --candidate nccl=2.19\n"
+		"  gcbench regress --db lab.db --baseline tag=before --candidate tag=after \\\n"
+		"      --metric speedup\n"
+		"  gcbench regress --db lab.db --baseline previous    # in the nightly job\n");
 }
 
 struct ropts {
@@ -95,7 +110,12 @@ static int parse_args(int argc, char **argv, struct ropts *r)
 			r->notify_env = v;
 		else if (!strcmp(a, "--notify-type"))
 			r->notify_type = v;
-		else if (!strcmp(a, "--min-effect")) {
+		else if (!strcmp(a, "--metric")) {
+			if (gc_regress_metric_parse(v, &r->o.metric)) {
+				gc_error("invalid --metric '%s': time or speedup", v);
+				return -1;
+			}
+		} else if (!strcmp(a, "--min-effect")) {
 			if (parse_frac(a, v, 0, 10, &r->o.min_effect))
 				return -1;
 		} else if (!strcmp(a, "--alpha")) {
@@ -117,12 +137,14 @@ static void notify_regression(const struct ropts *r, const gc_regress_report *re
 
 	if (r->notify_type && gc_notify_type_parse(r->notify_type, &t.type, NULL))
 		return;
-	snprintf(summary, sizeof summary, "%zu of %zu points slower by >= %.0f%% (p < %g): "
-		 "%s vs %s", rep->n_regressions, rep->n, rep->min_effect * 100, rep->alpha,
-		 rep->cand_desc, rep->base_desc);
-	snprintf(details, sizeof details, "gcbench regress --db %s --baseline %s%s%s",
+	snprintf(summary, sizeof summary, "%zu of %zu points %s by >= %.0f%% (alpha %g): "
+		 "%s vs %s", rep->n_regressions, rep->n, rep->metric == GC_METRIC_SPEEDUP ?
+		 "lost speedup" : "slower", rep->min_effect * 100, rep->alpha, rep->cand_desc,
+		 rep->base_desc);
+	snprintf(details, sizeof details, "gcbench regress --db %s --baseline %s%s%s%s",
 		 r->db, r->o.baseline, r->o.candidate ? " --candidate " : "",
-		 r->o.candidate ? r->o.candidate : "");
+		 r->o.candidate ? r->o.candidate : "",
+		 r->o.metric == GC_METRIC_SPEEDUP ? " --metric speedup" : "");
 	ev.summary = summary;
 	ev.details = details;
 	gc_notify_send(&t, 1, &ev, NULL, NULL);   /* failures are logged, never fatal */

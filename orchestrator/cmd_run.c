@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "log.h"
+#include "orchestrator/resume.h"
 #include "orchestrator/run.h"
 #include "strutil.h"
 
@@ -26,9 +27,17 @@ static const char run_usage[] =
 "                    0 skips calibration)\n"
 "  --calibrate-all   probe every ring pair (n1->n2, n2->n3, ...), not only n1->n2\n"
 "  --deadline S      per-collective deadline of the workers (default 60)\n"
-"  --dry-run         list the points (and what is already done) and stop\n"
+"  --dry-run         list the points, say whether the sweep would be continued or\n"
+"                    new and why, and stop (reads the database, changes nothing)\n"
+"  --resume          continue the newest unfinished sweep of this spec even if the\n"
+"                    environments changed (fails if there is none)\n"
+"  --new             start a new sweep even if an unfinished one could be continued\n"
 "\n"
-"Rerunning the same spec resumes: points already 'ok' for the same spec are skipped.\n"
+"Resume: a rerun continues the newest sweep of the same spec that did not finish\n"
+"(interrupted, crashed, or with failed points) if it ran on the same environments\n"
+"(every node's versions and host, and --tag); it runs only the points not yet 'ok'\n"
+"there. Otherwise, e.g. the next night or after an upgrade, a new sweep measures\n"
+"every point. docs/spec.md, \"Resume\".\n"
 "Ctrl-C stops cleanly: the links are restored and the point in flight is marked\n"
 "interrupted. Exit status: 0 all points ok, 1 some failed, 130 interrupted.\n"
 "\n"
@@ -57,6 +66,12 @@ int cmd_run(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "--dry-run")) {
 			o.dry_run = 1;
+		} else if (!strcmp(a, "--resume") || !strcmp(a, "--new")) {
+			if (o.resume_mode != GC_RESUME_AUTO) {
+				gc_error("--resume and --new exclude each other; give one");
+				return 2;
+			}
+			o.resume_mode = a[2] == 'r' ? GC_RESUME_FORCE : GC_RESUME_NEW;
 		} else if (!strcmp(a, "--calibrate-all")) {
 			o.calibrate_all = 1;
 		} else if (!strcmp(a, "--calibrate")) {

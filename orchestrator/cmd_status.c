@@ -7,6 +7,9 @@
 #include "commands.h"
 #include "db/db.h"
 #include "log.h"
+#include "netem/rate.h"
+#include "orchestrator/run.h"
+#include "orchestrator/table.h"
 #include "strutil.h"
 
 static void usage(FILE *f)
@@ -18,7 +21,8 @@ static void usage(FILE *f)
 		"the latest runs with their median iteration time or their error. The database\n"
 		"is only read (an older schema is migrated first when the file is writable).\n"
 		"A sweep shown 'running' whose process is gone is marked 'interrupted' by the\n"
-		"next 'gcbench run' of the same spec, which then resumes it.\n\n"
+		"next 'gcbench run' of the same spec, which then continues it if the nodes'\n"
+		"environments are unchanged (docs/spec.md, \"Resume\").\n\n"
 		"options:\n"
 		"  --db PATH    the database (default: gcbench.db)\n"
 		"  --sweeps N   how many sweeps to list (default 10)\n"
@@ -51,21 +55,36 @@ static int print_sweep(const struct gc_db_sweep_stat *s, void *arg)
 	return 0;
 }
 
-static int print_run(const struct gc_db_run_stat *r, void *arg)
-{
-	char started[32];
+#define RCOL 10
+static const char *const run_head[RCOL] = { "run", "sweep", "started", "status", "model",
+	"method", "params", "bandwidth", "pxb", "iter_ms" };
 
-	++*(int *)arg;
+struct runs_out {
+	gc_table t;
+	char errors[8192];   /* "  run N: error" lines, printed after the table */
+	size_t elen;
+};
+
+static int add_run(const struct gc_db_run_stat *r, void *arg)
+{
+	struct runs_out *o = arg;
+	char id[24], sw[24], started[32], params[192], bw[32] = "unlimited", pb[32], ms[32] = "-";
+	const char *row[RCOL] = { id, sw, started, r->status, r->model, r->method, params, bw, pb, ms };
+
+	snprintf(id, sizeof(id), "%lld", (long long)r->id);
+	snprintf(sw, sizeof(sw), "%lld", (long long)r->sweep_id);
 	fmt_time(r->started, started, sizeof(started));
+	gc_params_brief(r->method, r->params, params, sizeof(params));
+	if (r->bw_cap_bps > 0)
+		gc_rate_format((uint64_t)r->bw_cap_bps, bw, sizeof(bw));
+	snprintf(pb, sizeof(pb), "%dx%d", r->world_size, r->batch);
 	if (r->t_iter_median >= 0)
-		printf("%6lld %5lld  %-16s %-11s %9.4f s  %s\n", (long long)r->id,
-		       (long long)r->sweep_id, started, r->status, r->t_iter_median, r->point_key);
-	else
-		printf("%6lld %5lld  %-16s %-11s %11s  %s%s%s\n", (long long)r->id,
-		       (long long)r->sweep_id, started, r->status, "-", r->point_key,
-		       r->error[0] ? "\n                                          error: " : "",
-		       r->error);
-	return 0;
+		snprintf(ms, sizeof(ms), "%.2f", r->t_iter_median * 1e3);
+	if (r->error[0] && o->elen < sizeof(o->errors))
+		o->elen += (size_t)snprintf(o->errors + o->elen, sizeof(o->errors) - o->elen,
+					    "  run %lld: %.*s\n", (long long)r->id,
+					    GC_SUMMARY_WIDTH - 16, r->error);
+	return gc_table_add(&o->t, row) ? 1 : 0;
 }
 
 static int parse_count(const char *opt, const char *v, int *out)
@@ -104,13 +123,20 @@ static int show(const char *path, int nsweeps, int nruns)
 	if (!shown)
 		printf("  (no sweeps yet: start one with 'gcbench run SPEC.yaml --db %s')\n", path);
 	if (nruns > 0 && shown) {
-		shown = 0;
-		printf("\nlatest runs\n%6s %5s  %-16s %-11s %11s  %s\n", "run", "sweep", "started",
-		       "status", "t_iter(med)", "point");
-		if (gc_db_latest_runs(db, nruns, print_run, &shown, &e))
+		struct runs_out o = { .elen = 0 };
+		gc_table_init(&o.t, RCOL, run_head, "rrllllllrr", 6);
+		printf("\nlatest runs (params: only what differs from the method's defaults)\n");
+		if (gc_db_latest_runs(db, nruns, add_run, &o, &e)) {
+			gc_table_release(&o.t);
 			goto fail;
-		if (!shown)
+		}
+		if (o.t.n)
+			gc_table_print(&o.t, stdout, GC_SUMMARY_WIDTH);
+		else
 			printf("  (no runs yet)\n");
+		if (o.elen)
+			printf("\nerrors\n%s", o.errors);
+		gc_table_release(&o.t);
 	}
 	gc_db_close(db);
 	return 0;

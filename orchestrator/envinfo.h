@@ -46,7 +46,21 @@ void gc_envinfo_probe(struct gc_envinfo *info, const char *gcbench_version);
  * GC_E_INVAL if it does not fit. Version integers are included as "<field>_num". */
 gc_rc gc_envinfo_json(const struct gc_envinfo *info, char *buf, size_t n);
 
-/* Write *info as aligned "field: value" lines to f (a FILE *). */
+/* Read back what gc_envinfo_json wrote (the output of `gcbench env --json` on a host):
+ * the one format in which environments travel between hosts; there is no parser of
+ * the text form. text holds len bytes (no NUL needed); surrounding whitespace is
+ * allowed. The "<field>_num" integers are not read (gc_version_num recomputes them);
+ * keys this build does not know are skipped when their value is a string or an
+ * integer (a newer gcbench on the host). Fills *out (zeroed first) and returns GC_OK,
+ * or GC_E_FORMAT with e saying where (byte offset) and what, quoting at most a short
+ * printable excerpt of the input: not one object, a string longer than a field
+ * (GC_ENV_FIELD - 1 bytes), a bad escape or a raw control character, a text field
+ * that is not a string, a key given twice, trailing bytes, or no "host". */
+gc_rc gc_envinfo_parse_json(const char *text, size_t len, struct gc_envinfo *out, gc_err *e);
+
+/* Write *info for people to f (a FILE *): one "field  value" line per field, the values
+ * aligned in one column; what was not found reads "(not found)". Not parsed back:
+ * programs read gcbench env --json. */
 void gc_envinfo_print(const struct gc_envinfo *info, void *f);
 
 #endif

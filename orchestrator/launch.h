@@ -41,6 +41,8 @@ typedef struct gc_launch {
 	const char *out_pattern;       /* record file pattern on the nodes (%r = rank) */
 	int allow_root;                /* add --allow-run-as-root */
 	int oversubscribe;             /* ranks may exceed cores (emulated cluster) */
+	long long run_id;              /* > 0: the job's mark, --mca gcbench_run ID
+	                                * (orchestrator/reap.h) */
 } gc_launch;
 
 /* The argv (NULL-terminated, owned: free with gc_argv_free). GC_E_INVAL names

@@ -149,51 +149,21 @@ gc_rc gc_node_restore_all(gc_node *n, gc_err *e)
 	return netem(n, args, e);
 }
 
-void gc_envinfo_parse_lines(const char *text, struct gc_envinfo *out)
-{
-	static const struct {
-		const char *key;
-		size_t off;
-	} f[] = {
-#define F(x) { #x, offsetof(struct gc_envinfo, x) }
-		F(host), F(gpu_model), F(driver), F(cuda), F(nccl), F(mpi), F(kernel), F(libnl),
-		F(sqlite), F(gcbench), F(tcp_cc),
-#undef F
-	};
-	const char *line = text;
-
-	while (line && *line) {
-		const char *end = strchr(line, '\n');
-		size_t len = end ? (size_t)(end - line) : strlen(line), i;
-		for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
-			size_t kl = strlen(f[i].key);
-			const char *v = line + kl;
-			if (len <= kl || strncmp(line, f[i].key, kl) || *v != ':')
-				continue;
-			v++;
-			while (*v == ' ' && v < line + len)
-				v++;
-			snprintf((char *)out + f[i].off, GC_ENV_FIELD, "%.*s", (int)(line + len - v), v);
-		}
-		if (!strncmp(line, "gpu_count:", 10))
-			out->gpu_count = atoi(line + 10);
-		line = end ? end + 1 : NULL;
-	}
-}
-
 gc_rc gc_node_env(gc_node *n, const char *tag, struct gc_envinfo *out, gc_err *e)
 {
 	char prog[1100];
-	char *argv[] = { prog, "env", NULL };
+	char *argv[] = { prog, "env", "--json", NULL };
 	gc_proc_result res;
+	gc_err pe;
 	gc_rc rc;
 
 	memset(out, 0, sizeof(*out));
 	bin(n, "gcbench", prog, sizeof(prog));
 	rc = gc_node_exec(n, argv, 30, &res, e);
-	if (!rc)
-		gc_envinfo_parse_lines(res.out, out);
-	if (tag)
+	if (!rc && (rc = gc_envinfo_parse_json(res.out ? res.out : "", res.out ? res.out_len : 0, out, &pe)))
+		gc_fail(e, rc, "cannot read the environment of node '%s' ('%s env --json' there): %s",
+			n->name, prog, pe.msg);
+	if (!rc && tag)
 		gc_strlcpy(out->tag, tag, sizeof(out->tag));
 	gc_proc_result_release(&res);
 	return rc;

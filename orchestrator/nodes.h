@@ -53,14 +53,13 @@ gc_rc gc_node_unshape(gc_node *n, gc_err *e);
 /* Restore every link a crashed gcbench left capped on the node. */
 gc_rc gc_node_restore_all(gc_node *n, gc_err *e);
 
-/* This node's environment (`gcbench env` there). */
+/* This node's environment: `gcbench env --json` run there, read with
+ * gc_envinfo_parse_json; tag (may be NULL) is stored with it. GC_E_FORMAT when the
+ * node's output is not an environment (e names the node). */
 gc_rc gc_node_env(gc_node *n, const char *tag, struct gc_envinfo *out, gc_err *e);
 
 /* Measure goodput (bits/s) from a to b with gcbench-probe for `seconds`, and the RTT. */
 gc_rc gc_node_probe(gc_node *a, gc_node *b, double seconds, double *goodput_bps,
 		    double *rtt_s, gc_err *e);
-
-/* Parse "field: value" lines as printed by `gcbench env` into *out. */
-void gc_envinfo_parse_lines(const char *text, struct gc_envinfo *out);
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "netem/rate.h"
+#include "orchestrator/bootstrap.h"
 #include "stats.h"
 #include "strutil.h"
 
@@ -16,6 +16,18 @@ void gc_regress_opts_default(gc_regress_opts *o)
 	o->candidate = NULL;
 	o->min_effect = 0.05;
 	o->alpha = 0.01;
+	o->metric = GC_METRIC_TIME;
+}
+
+int gc_regress_metric_parse(const char *s, int *metric)
+{
+	if (s && !strcmp(s, "time"))
+		*metric = GC_METRIC_TIME;
+	else if (s && !strcmp(s, "speedup"))
+		*metric = GC_METRIC_SPEEDUP;
+	else
+		return -1;
+	return 0;
 }
 
 const char *gc_regress_verdict_name(enum gc_regress_verdict v)
@@ -100,6 +112,7 @@ static gc_rc sel_parse(const char *text, struct selector *s, gc_err *e)
 struct envset {
 	int64_t id[64];
 	size_t n;
+	int by_sweep;      /* id[] are sweep ids (baseline 'previous', 'sweep=ID') */
 };
 
 static void envset_desc(const char *sel, const struct envset *es, char *out, size_t n)
@@ -107,12 +120,37 @@ static void envset_desc(const char *sel, const struct envset *es, char *out, siz
 	char tmp[32];
 	size_t i;
 
-	snprintf(out, n, "%s (env %s", sel, es->n ? "" : "none");
+	snprintf(out, n, "%s (%s %s", sel, es->by_sweep ? "sweep" : "env", es->n ? "" : "none");
 	for (i = 0; i < es->n; i++) {
 		snprintf(tmp, sizeof tmp, "%s%lld", i ? ", " : "", (long long)es->id[i]);
 		strncat(out, tmp, n - strlen(out) - 1);
 	}
 	strncat(out, ")", n - strlen(out) - 1);
+}
+
+/* "sweep=ID": one sweep, which must have ok runs. */
+static gc_rc sel_sweep(sqlite3 *db, const char *text, struct envset *es, gc_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	uint64_t id;
+	int found;
+
+	if (gc_parse_u64(text + 6, &id) || id == 0 || id > INT64_MAX)
+		return gc_fail(e, GC_E_INVAL, "invalid selector '%s': sweep=ID takes a sweep id "
+			       "(gcbench status lists them)", text);
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM runs WHERE sweep_id = ? AND status = 'ok'",
+			       -1, &st, NULL))
+		return db_fail(db, e, "select the sweep");
+	sqlite3_bind_int64(st, 1, (int64_t)id);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	if (!found)
+		return gc_fail(e, GC_E_NOTFOUND, "sweep %lld has no ok runs; see 'gcbench status'",
+			       (long long)id);
+	es->id[0] = (int64_t)id;
+	es->n = 1;
+	es->by_sweep = 1;
+	return GC_OK;
 }
 
 /* The environments of a selector that have ok runs. */
@@ -124,6 +162,9 @@ static gc_rc sel_envs(sqlite3 *db, const char *text, struct envset *es, gc_err *
 	int i, r;
 	gc_rc rc;
 
+	es->by_sweep = 0;
+	if (text && !strncmp(text, "sweep=", 6))
+		return sel_sweep(db, text, es, e);
 	if ((rc = sel_parse(text, &s, e)))
 		return rc;
 	snprintf(sql, sizeof sql, "SELECT id FROM environments WHERE %s AND EXISTS (SELECT 1 "
@@ -146,26 +187,35 @@ static gc_rc sel_envs(sqlite3 *db, const char *text, struct envset *es, gc_err *
 	return GC_OK;
 }
 
-/* "previous": the newest environment with ok runs, and the one before it. */
-static gc_rc previous_envs(sqlite3 *db, struct envset *base, struct envset *cand, gc_err *e)
+/* "previous": the newest sweep with ok runs, and the newest sweep of the same spec
+ * before it with ok runs (last night and the night before). */
+static gc_rc previous_sweeps(sqlite3 *db, struct envset *base, struct envset *cand, gc_err *e)
 {
+	static const char sql[] =
+		"WITH ok AS (SELECT s.id, s.spec_hash FROM sweeps s WHERE EXISTS (SELECT 1 FROM "
+		"runs r WHERE r.sweep_id = s.id AND r.status = 'ok')), last AS (SELECT * FROM ok "
+		"ORDER BY id DESC LIMIT 1) SELECT last.id, (SELECT max(ok.id) FROM ok WHERE "
+		"ok.spec_hash = last.spec_hash AND ok.id < last.id) FROM last";
 	sqlite3_stmt *st = NULL;
-	int64_t id[2];
-	int n = 0;
+	int r, have_prev = 0;
 
-	if (sqlite3_prepare_v2(db, "SELECT e.id FROM environments e WHERE EXISTS (SELECT 1 "
-			       "FROM runs r WHERE r.env_id = e.id AND r.status = 'ok') ORDER BY "
-			       "e.first_seen DESC, e.id DESC LIMIT 2", -1, &st, NULL))
-		return db_fail(db, e, "select environments");
-	while (n < 2 && sqlite3_step(st) == SQLITE_ROW)
-		id[n++] = sqlite3_column_int64(st, 0);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return db_fail(db, e, "select sweeps");
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		cand->id[0] = sqlite3_column_int64(st, 0);
+		have_prev = sqlite3_column_type(st, 1) != SQLITE_NULL;
+		base->id[0] = sqlite3_column_int64(st, 1);
+	}
 	sqlite3_finalize(st);
-	if (n < 2)
-		return gc_fail(e, GC_E_NOTFOUND, "'previous' needs two environments with ok "
-			       "runs; the database has %d", n);
-	cand->id[0] = id[0];
-	base->id[0] = id[1];
+	if (r != SQLITE_ROW && r != SQLITE_DONE)
+		return db_fail(db, e, "select sweeps");
+	if (r != SQLITE_ROW || !have_prev)
+		return gc_fail(e, GC_E_NOTFOUND, "'previous' needs two sweeps of the same spec with "
+			       "ok runs; %s", r == SQLITE_ROW ? "the newest sweep's spec has one" :
+			       "the database has none");
 	cand->n = base->n = 1;
+	cand->by_sweep = base->by_sweep = 1;
 	return GC_OK;
 }
 
@@ -175,6 +225,9 @@ struct spoint {
 	gc_regress_point key;   /* key fields only */
 	double *x;
 	size_t n, cap;
+	size_t *off;            /* run r's samples start at x[off[r]]; off[nruns] = n */
+	size_t nruns, offcap;
+	int64_t last_run;
 	double med;
 };
 
@@ -187,8 +240,10 @@ static void side_release(struct side *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->n; i++)
+	for (i = 0; i < s->n; i++) {
 		free(s->v[i].x);
+		free(s->v[i].off);
+	}
 	free(s->v);
 	memset(s, 0, sizeof *s);
 }
@@ -219,8 +274,25 @@ static void key_from_row(sqlite3_stmt *st, gc_regress_point *k)
 	gc_strlcpy(k->baseline, (const char *)sqlite3_column_text(st, 10), sizeof k->baseline);
 }
 
-/* Append sample v to the last point if the row's key matches it, else a new point. */
-static gc_rc side_add(struct side *s, const gc_regress_point *k, double v)
+/* Start a run at p->n (and keep off[nruns] = n, with room for one more). */
+static gc_rc run_mark(struct spoint *p, int64_t run)
+{
+	if (p->nruns && p->last_run == run)
+		return GC_OK;
+	if (p->nruns + 2 > p->offcap) {
+		void *nv = realloc(p->off, (p->offcap = p->offcap ? p->offcap * 2 : 8) * sizeof *p->off);
+		if (!nv)
+			return GC_E_NOMEM;
+		p->off = nv;
+	}
+	p->off[p->nruns++] = p->n;
+	p->last_run = run;
+	return GC_OK;
+}
+
+/* Append sample v of run `run` to the last point if the row's key matches it, else a
+ * new point. */
+static gc_rc side_add(struct side *s, const gc_regress_point *k, int64_t run, double v)
 {
 	struct spoint *p = s->n ? &s->v[s->n - 1] : NULL;
 	void *nv;
@@ -236,6 +308,8 @@ static gc_rc side_add(struct side *s, const gc_regress_point *k, double v)
 		memset(p, 0, sizeof *p);
 		p->key = *k;
 	}
+	if (run_mark(p, run))
+		return GC_E_NOMEM;
 	if (p->n == p->cap) {
 		nv = realloc(p->x, (p->cap = p->cap ? p->cap * 2 : 64) * sizeof *p->x);
 		if (!nv)
@@ -243,6 +317,7 @@ static gc_rc side_add(struct side *s, const gc_regress_point *k, double v)
 		p->x = nv;
 	}
 	p->x[p->n++] = v;
+	p->off[p->nruns] = p->n;
 	return GC_OK;
 }
 
@@ -261,14 +336,15 @@ static gc_rc side_load(sqlite3 *db, const struct envset *es, struct side *s, gc_
 	}
 	snprintf(sql, sizeof sql, "SELECT r.workload, r.model, r.method, r.params, r.bw_cap_bps, "
 		 "r.latency_s, r.world_size, r.batch, r.backend, r.compute_scale, s.baseline, "
-		 "i.t_iter FROM iterations i JOIN runs r ON r.id = i.run_id JOIN sweeps s ON "
-		 "s.id = r.sweep_id WHERE r.status = 'ok' AND i.warmup = 0 AND r.env_id IN (%s) "
-		 "ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11", ids);
+		 "i.t_iter, r.id FROM iterations i JOIN runs r ON r.id = i.run_id JOIN sweeps s "
+		 "ON s.id = r.sweep_id WHERE r.status = 'ok' AND i.warmup = 0 AND %s IN (%s) "
+		 "ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13", es->by_sweep ? "r.sweep_id" :
+		 "r.env_id", ids);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
 		return db_fail(db, e, "read iterations");
 	while (!rc && (r = sqlite3_step(st)) == SQLITE_ROW) {
 		key_from_row(st, &k);
-		rc = side_add(s, &k, sqlite3_column_double(st, 11));
+		rc = side_add(s, &k, sqlite3_column_int64(st, 12), sqlite3_column_double(st, 11));
 	}
 	sqlite3_finalize(st);
 	if (rc)
@@ -292,20 +368,6 @@ static const struct spoint *side_find(const struct side *s, const gc_regress_poi
 	return NULL;
 }
 
-/* Median of the baseline method at p's point on the same side / p's median. */
-static double side_speedup(const struct side *s, const struct spoint *p)
-{
-	size_t i;
-
-	if (!p)
-		return NAN;
-	for (i = 0; i < s->n; i++)
-		if (same_key(&s->v[i].key, &p->key, 0) &&
-		    !strcmp(s->v[i].key.method, p->key.baseline))
-			return s->v[i].med / p->med;
-	return NAN;
-}
-
 static gc_rc report_add(gc_regress_report *r, const gc_regress_point *pt)
 {
 	gc_regress_point *nv = realloc(r->v, (r->n + 1) * sizeof *r->v);
@@ -317,22 +379,90 @@ static gc_rc report_add(gc_regress_report *r, const gc_regress_point *pt)
 	return GC_OK;
 }
 
-static void judge(gc_regress_point *pt, const struct spoint *b, const struct spoint *c,
-		  const gc_regress_opts *o)
+static gc_boot_sample sample_of(const struct spoint *p)
 {
+	gc_boot_sample s = { p->x, p->off, p->nruns };
+	return s;
+}
+
+/* The bootstrap interval of the relative change, from v[0] (baseline side) and v[1]
+ * (candidate side) for time, and for speedup also the baseline method on each side,
+ * v[2] and v[3]: change = (v3 / v1) / (v2 / v0) - 1. */
+static void interval(gc_regress_point *pt, const struct spoint *const *v, int nv, double alpha)
+{
+	double *rep = malloc(GC_BOOT_REPLICATES * sizeof *rep), *scratch, m[4];
+	uint64_t rng = 0x9E3779B97F4A7C15ull;
+	size_t need = 0, k;
+	int i;
+
+	for (i = 0; i < nv; i++) {
+		gc_boot_sample s = sample_of(v[i]);
+		need = gc_boot_scratch(&s) > need ? gc_boot_scratch(&s) : need;
+	}
+	scratch = malloc((need ? need : 1) * sizeof *scratch);
+	if (rep && scratch) {
+		for (k = 0; k < GC_BOOT_REPLICATES; k++) {
+			for (i = 0; i < nv; i++) {
+				gc_boot_sample s = sample_of(v[i]);
+				m[i] = gc_boot_median(&s, pt->by_runs, &rng, scratch);
+			}
+			rep[k] = nv == 2 ? m[1] / m[0] - 1 : (m[3] / m[1]) / (m[2] / m[0]) - 1;
+		}
+		gc_boot_interval(rep, GC_BOOT_REPLICATES, alpha, &pt->ci_lo, &pt->ci_hi);
+	}
+	free(rep);
+	free(scratch);
+}
+
+static int all_runs(const struct spoint *const *v, int nv)
+{
+	for (int i = 0; i < nv; i++)
+		if (v[i]->nruns < GC_BOOT_MIN_RUNS)
+			return 0;
+	return 1;
+}
+
+static void verdict_from_interval(gc_regress_point *pt, double min_effect, int bad_sign)
+{
+	/* bad_sign: +1 when a rise is a regression (time), -1 when a fall is (speedup) */
+	if (pt->ci_lo > 0 && pt->change >= min_effect)
+		pt->verdict = bad_sign > 0 ? GC_REG_REGRESSION : GC_REG_IMPROVEMENT;
+	else if (pt->ci_hi < 0 && pt->change <= -min_effect)
+		pt->verdict = bad_sign > 0 ? GC_REG_IMPROVEMENT : GC_REG_REGRESSION;
+}
+
+/* b, c: the point on each side; bb, cb: the baseline method there (speedup only). */
+static void judge(gc_regress_point *pt, const struct spoint *b, const struct spoint *c,
+		  const struct spoint *bb, const struct spoint *cb, const gc_regress_opts *o)
+{
+	int speedup = o->metric == GC_METRIC_SPEEDUP;
+	const struct spoint *v[4] = { b, c, bb, cb };
+	int have_b = b && (!speedup || bb), have_c = c && (!speedup || cb);
 	gc_mwu m;
 
 	pt->n_base = b ? b->n : 0;
 	pt->n_cand = c ? c->n : 0;
+	pt->runs_base = b ? (int)b->nruns : 0;
+	pt->runs_cand = c ? (int)c->nruns : 0;
 	pt->med_base = b ? b->med : NAN;
 	pt->med_cand = c ? c->med : NAN;
-	pt->change = pt->z = pt->p = NAN;
-	if (!b || !c) {
-		pt->verdict = b ? GC_REG_BASELINE_ONLY : GC_REG_CANDIDATE_ONLY;
+	pt->change = pt->z = pt->p = pt->ci_lo = pt->ci_hi = NAN;
+	pt->by_runs = 0;
+	if (!have_b || !have_c) {
+		pt->verdict = have_b ? GC_REG_BASELINE_ONLY : GC_REG_CANDIDATE_ONLY;
 		return;
 	}
-	pt->change = c->med / b->med - 1;
 	pt->verdict = GC_REG_SAME;
+	pt->by_runs = all_runs(v, speedup ? 4 : 2);
+	if (speedup)
+		pt->change = (cb->med / c->med) / (bb->med / b->med) - 1;
+	else
+		pt->change = c->med / b->med - 1;
+	interval(pt, v, speedup ? 4 : 2, o->alpha);
+	if (speedup || pt->by_runs) {
+		verdict_from_interval(pt, o->min_effect, speedup ? -1 : 1);
+		return;
+	}
 	if (gc_mwu_test(c->x, c->n, b->x, b->n, 1, &m))
 		return;
 	pt->z = m.z;
@@ -343,10 +473,23 @@ static void judge(gc_regress_point *pt, const struct spoint *b, const struct spo
 		pt->verdict = GC_REG_IMPROVEMENT;
 }
 
+/* The baseline method's samples at p's point on side s, or NULL. */
+static const struct spoint *side_base(const struct side *s, const struct spoint *p)
+{
+	size_t i;
+
+	if (!p)
+		return NULL;
+	for (i = 0; i < s->n; i++)
+		if (same_key(&s->v[i].key, &p->key, 0) && !strcmp(s->v[i].key.method, p->key.baseline))
+			return &s->v[i];
+	return NULL;
+}
+
 static gc_rc compare_sides(const struct side *bs, const struct side *cs,
 			   const gc_regress_opts *o, gc_regress_report *r)
 {
-	const struct spoint *b, *c;
+	const struct spoint *b, *c, *bb, *cb;
 	gc_regress_point pt;
 	size_t i;
 	gc_rc rc = GC_OK;
@@ -357,12 +500,17 @@ static gc_rc compare_sides(const struct side *bs, const struct side *cs,
 		if (i >= bs->n && b)
 			continue;      /* already reported from the baseline side */
 		pt = (b ? b : c)->key;
-		judge(&pt, b, c, o);
-		pt.speedup_base = side_speedup(bs, b);
-		pt.speedup_cand = side_speedup(cs, c);
+		if (o->metric == GC_METRIC_SPEEDUP && !strcmp(pt.method, pt.baseline))
+			continue;      /* its speedup is 1 by definition */
+		bb = side_base(bs, b);
+		cb = side_base(cs, c);
+		judge(&pt, b, c, bb, cb, o);
+		pt.speedup_base = bb ? bb->med / b->med : NAN;
+		pt.speedup_cand = cb ? cb->med / c->med : NAN;
 		r->n_regressions += pt.verdict == GC_REG_REGRESSION;
 		r->n_improvements += pt.verdict == GC_REG_IMPROVEMENT;
 		r->n_one_side += pt.verdict >= GC_REG_BASELINE_ONLY;
+		r->n_by_runs += pt.by_runs;
 		rc = report_add(r, &pt);
 	}
 	return rc;
@@ -375,7 +523,7 @@ static gc_rc resolve(sqlite3 *db, const gc_regress_opts *o, struct envset *be,
 
 	if (o->baseline && !strcmp(o->baseline, "previous") &&
 	    (!o->candidate || !strcmp(o->candidate, "latest"))) {
-		if ((rc = previous_envs(db, be, ce, e)))
+		if ((rc = previous_sweeps(db, be, ce, e)))
 			return rc;
 		envset_desc("previous", be, r->base_desc, sizeof r->base_desc);
 		envset_desc("latest", ce, r->cand_desc, sizeof r->cand_desc);
@@ -401,6 +549,7 @@ gc_rc gc_regress_compare(sqlite3 *db, const gc_regress_opts *o, gc_regress_repor
 	memset(r, 0, sizeof *r);
 	r->min_effect = o->min_effect;
 	r->alpha = o->alpha;
+	r->metric = o->metric;
 	if ((rc = resolve(db, o, &be, &ce, r, e)))
 		return rc;
 	rc = side_load(db, &be, &bs, e);
@@ -422,241 +571,3 @@ void gc_regress_report_release(gc_regress_report *r)
 	r->n = 0;
 }
 
-/* ---- output ----------------------------------------------------------------------- */
-
-static void bw_text(int64_t bps, char *buf, size_t n)
-{
-	if (bps <= 0)
-		gc_strlcpy(buf, "unlimited", n);
-	else
-		gc_rate_format((uint64_t)bps, buf, n);
-}
-
-enum numfmt { NF_MS, NF_PCT, NF_P, NF_X };
-
-static void fmt_num(char *buf, size_t n, enum numfmt k, double v)
-{
-	if (isnan(v))
-		gc_strlcpy(buf, "-", n);
-	else if (k == NF_MS)
-		snprintf(buf, n, "%.2f", v * 1e3);
-	else if (k == NF_PCT)
-		snprintf(buf, n, "%+.1f%%", v * 100);
-	else if (k == NF_P)
-		snprintf(buf, n, "%.2g", v);
-	else
-		snprintf(buf, n, "%.2f", v);
-}
-
-/* The cells of one row, as text, shared by the table and markdown printers. */
-struct cells {
-	char bw[32], base[32], cand[32], change[16], p[16], sp[40];
-};
-
-static void row_cells(const gc_regress_point *pt, struct cells *c)
-{
-	char a[16], b[16];
-
-	bw_text(pt->bw_cap_bps, c->bw, sizeof c->bw);
-	fmt_num(c->base, sizeof c->base, NF_MS, pt->med_base);
-	fmt_num(c->cand, sizeof c->cand, NF_MS, pt->med_cand);
-	fmt_num(c->change, sizeof c->change, NF_PCT, pt->change);
-	fmt_num(c->p, sizeof c->p, NF_P, pt->p);
-	fmt_num(a, sizeof a, NF_X, pt->speedup_base);
-	fmt_num(b, sizeof b, NF_X, pt->speedup_cand);
-	snprintf(c->sp, sizeof c->sp, "%s -> %s", a, b);
-}
-
-static void print_row(FILE *f, int md, const char *const c[12])
-{
-	if (md)
-		fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11]);
-	else
-		fprintf(f, "%-10s %-9s %-14s %-10s %3s %5s %9s %9s %8s %8s %-13s %s\n",
-			c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11]);
-}
-
-static void print_point(FILE *f, int md, const gc_regress_point *pt)
-{
-	struct cells c;
-	char ws[16], bs[16];
-	const char *cols[12];
-
-	row_cells(pt, &c);
-	snprintf(ws, sizeof ws, "%d", pt->world_size);
-	snprintf(bs, sizeof bs, "%d", pt->batch);
-	cols[0] = pt->model;
-	cols[1] = pt->method;
-	cols[2] = pt->params[0] ? pt->params : "-";
-	cols[3] = c.bw;
-	cols[4] = ws;
-	cols[5] = bs;
-	cols[6] = c.base;
-	cols[7] = c.cand;
-	cols[8] = c.change;
-	cols[9] = c.p;
-	cols[10] = c.sp;
-	cols[11] = gc_regress_verdict_name(pt->verdict);
-	print_row(f, md, cols);
-}
-
-static void print_text(FILE *f, const gc_regress_report *r, int md)
-{
-	static const char *const head[12] = { "model", "method", "params", "bandwidth", "p",
-		"batch", "base ms", "cand ms", "change", "p-value", "speedup", "verdict" };
-	size_t i;
-
-	if (md)
-		fprintf(f, "**baseline** %s, **candidate** %s (min effect %.0f%%, alpha %g)\n\n",
-			r->base_desc, r->cand_desc, r->min_effect * 100, r->alpha);
-	else
-		fprintf(f, "baseline:  %s\ncandidate: %s\n(min effect %.0f%% on medians, "
-			"alpha %g)\n\n", r->base_desc, r->cand_desc, r->min_effect * 100, r->alpha);
-	print_row(f, md, head);
-	if (md)
-		fprintf(f, "|---|---|---|---|--:|--:|--:|--:|--:|--:|---|---|\n");
-	for (i = 0; i < r->n; i++)
-		print_point(f, md, &r->v[i]);
-	fprintf(f, "\n%zu points: %zu regressions, %zu improvements, %zu on one side only\n",
-		r->n, r->n_regressions, r->n_improvements, r->n_one_side);
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
-static void json_num(FILE *f, const char *key, double v)
-{
-	fprintf(f, ",\"%s\":", key);
-	if (isnan(v) || isinf(v))
-		fputs("null", f);
-	else
-		fprintf(f, "%.9g", v);
-}
-
-static void json_point(FILE *f, const gc_regress_point *pt)
-{
-	fputs("{\"model\":", f);
-	json_str(f, pt->model);
-	fputs(",\"method\":", f);
-	json_str(f, pt->method);
-	fputs(",\"params\":", f);
-	json_str(f, pt->params);
-	fputs(",\"workload\":", f);
-	json_str(f, pt->workload);
-	fputs(",\"backend\":", f);
-	json_str(f, pt->backend);
-	fprintf(f, ",\"bw_cap_bps\":%lld,\"world_size\":%d,\"batch\":%d,\"n_base\":%zu,"
-		"\"n_cand\":%zu", (long long)pt->bw_cap_bps, pt->world_size, pt->batch,
-		pt->n_base, pt->n_cand);
-	json_num(f, "latency_s", pt->latency_s);
-	json_num(f, "compute_scale", pt->compute_scale);
-	json_num(f, "median_base_s", pt->med_base);
-	json_num(f, "median_cand_s", pt->med_cand);
-	json_num(f, "change", pt->change);
-	json_num(f, "z", pt->z);
-	json_num(f, "p", pt->p);
-	json_num(f, "speedup_base", pt->speedup_base);
-	json_num(f, "speedup_cand", pt->speedup_cand);
-	fputs(",\"verdict\":", f);
-	json_str(f, gc_regress_verdict_name(pt->verdict));
-	fputs("}", f);
-}
-
-static void print_json(FILE *f, const gc_regress_report *r)
-{
-	size_t i;
-
-	fputs("{\"baseline\":", f);
-	json_str(f, r->base_desc);
-	fputs(",\"candidate\":", f);
-	json_str(f, r->cand_desc);
-	json_num(f, "min_effect", r->min_effect);
-	json_num(f, "alpha", r->alpha);
-	fprintf(f, ",\"regressions\":%zu,\"improvements\":%zu,\"one_side\":%zu,\"points\":[",
-		r->n_regressions, r->n_improvements, r->n_one_side);
-	for (i = 0; i < r->n; i++) {
-		if (i)
-			fputc(',', f);
-		json_point(f, &r->v[i]);
-	}
-	fputs("]}\n", f);
-}
-
-gc_rc gc_regress_print(FILE *f, const gc_regress_report *r, const char *format, gc_err *e)
-{
-	if (!format || !strcmp(format, "table"))
-		print_text(f, r, 0);
-	else if (!strcmp(format, "markdown"))
-		print_text(f, r, 1);
-	else if (!strcmp(format, "json"))
-		print_json(f, r);
-	else
-		return gc_fail(e, GC_E_INVAL, "unknown format '%s': table, markdown or json",
-			       format);
-	return GC_OK;
-}
-
-/* ---- history ---------------------------------------------------------------------- */
-
-static void history_row(sqlite3_stmt *st, gc_history_row *h)
-{
-	memset(h, 0, sizeof *h);
-	h->first_seen = sqlite3_column_double(st, 0);
-	h->env_id = sqlite3_column_int64(st, 1);
-	gc_strlcpy(h->driver, (const char *)sqlite3_column_text(st, 2), sizeof h->driver);
-	gc_strlcpy(h->cuda, (const char *)sqlite3_column_text(st, 3), sizeof h->cuda);
-	gc_strlcpy(h->nccl, (const char *)sqlite3_column_text(st, 4), sizeof h->nccl);
-	gc_strlcpy(h->tag, (const char *)sqlite3_column_text(st, 5), sizeof h->tag);
-	gc_strlcpy(h->params, (const char *)sqlite3_column_text(st, 6), sizeof h->params);
-	h->bw_cap_bps = sqlite3_column_int64(st, 7);
-	h->world_size = sqlite3_column_int(st, 8);
-	h->batch = sqlite3_column_int(st, 9);
-	h->repeats = sqlite3_column_int(st, 10);
-	h->t_iter = sqlite3_column_double(st, 11);
-	h->t_iter_baseline = sqlite3_column_double(st, 12);
-	h->speedup = sqlite3_column_double(st, 13);
-}
-
-gc_rc gc_history(sqlite3 *db, const char *model, const char *method, int64_t bw_cap_bps,
-		 int (*fn)(const gc_history_row *row, void *arg), void *arg, gc_err *e)
-{
-	static const char sql[] =
-		"SELECT coalesce(e.first_seen, 0), coalesce(e.id, 0), coalesce(e.driver, ''), "
-		"coalesce(e.cuda, ''), coalesce(e.nccl, ''), coalesce(e.tag, ''), sp.params, "
-		"sp.bw_cap_bps, sp.world_size, sp.batch, sp.repeats, sp.t_iter, "
-		"sp.t_iter_baseline, sp.speedup FROM speedup sp LEFT JOIN environments e ON "
-		"e.id = sp.env_id WHERE sp.model = ?1 AND sp.method = ?2 AND (?3 < 0 OR "
-		"sp.bw_cap_bps = ?3) ORDER BY sp.bw_cap_bps, sp.world_size, sp.batch, "
-		"sp.params, e.first_seen, e.id";
-	sqlite3_stmt *st = NULL;
-	gc_history_row h;
-	int r;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
-		return db_fail(db, e, "read the speedup view");
-	sqlite3_bind_text(st, 1, model, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, method, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 3, bw_cap_bps);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		history_row(st, &h);
-		if (fn(&h, arg))
-			break;
-	}
-	sqlite3_finalize(st);
-	if (r != SQLITE_ROW && r != SQLITE_DONE)
-		return db_fail(db, e, "read the speedup view");
-	return GC_OK;
-}

@@ -19,6 +19,20 @@
  * faster; SAME otherwise. A point on one side only is reported, never compared.
  * The speedup over the sweep's baseline method (sync SGD) at the same point, on each
  * side, is shown for context (median of the baseline method / median of the method).
+ *
+ * Metrics (gc_regress_opts.metric):
+ *   time (default)  the change of a point's median iteration time. It catches every
+ *                   slowdown, the baseline method's too, which no speedup shows (a
+ *                   slower sync SGD raises every speedup), so it is the gate for cron.
+ *   speedup         the change of each method's speedup over the sweep's baseline method
+ *                   at the same point on the same side: what users track ("does
+ *                   compression still pay?"). A faster baseline alone lowers it.
+ * Both get a bootstrap interval (orchestrator/bootstrap.h) of the relative change at
+ * confidence 1 - alpha. The unit of independence is the run when every sample involved
+ * has GC_BOOT_MIN_RUNS or more runs (repeats, or nights selected together), else the
+ * iteration. Verdict for time: with runs as the unit, the interval excludes 0; with
+ * iterations, Mann-Whitney p < alpha; for speedup, the interval excludes 0; in each case
+ * also |change| >= min_effect.
  */
 #ifndef GC_REGRESS_H
 #define GC_REGRESS_H
@@ -36,7 +50,12 @@ typedef struct gc_regress_opts {
 	const char *candidate;   /* selector; NULL only with baseline "previous" */
 	double min_effect;       /* relative change of the medians (default 0.05) */
 	double alpha;            /* significance level (default 0.01) */
+	int metric;              /* GC_METRIC_TIME (default) or GC_METRIC_SPEEDUP */
 } gc_regress_opts;
+
+enum { GC_METRIC_TIME, GC_METRIC_SPEEDUP };
+/* "time" or "speedup" into *metric; -1 for anything else. */
+int gc_regress_metric_parse(const char *s, int *metric);
 
 void gc_regress_opts_default(gc_regress_opts *o);
 
@@ -54,7 +73,12 @@ typedef struct gc_regress_point {
 	int world_size, batch;
 	size_t n_base, n_cand;           /* samples on each side (0: absent) */
 	double med_base, med_cand;       /* medians in seconds (NAN when absent) */
-	double change;                   /* med_cand / med_base - 1 (NAN when absent) */
+	double change;                   /* relative change of the metric (NAN when absent):
+	                                  * time: med_cand / med_base - 1; speedup:
+	                                  * speedup_cand / speedup_base - 1 */
+	double ci_lo, ci_hi;             /* bootstrap interval of change (NAN when absent) */
+	int runs_base, runs_cand;        /* runs behind the samples */
+	int by_runs;                     /* runs were the unit of independence */
 	double speedup_base, speedup_cand;   /* NAN when not known */
 	double z, p;                     /* Mann-Whitney, candidate vs baseline */
 	enum gc_regress_verdict verdict;
@@ -66,6 +90,8 @@ typedef struct gc_regress_report {
 	size_t n_regressions, n_improvements, n_one_side;
 	char base_desc[256], cand_desc[256];   /* selector and the env ids it matched */
 	double min_effect, alpha;
+	int metric;
+	size_t n_by_runs;                      /* points whose unit was the run */
 } gc_regress_report;
 
 /* Compare. GC_E_INVAL (message in e) for a bad selector; GC_E_NOTFOUND when a side
@@ -77,13 +103,15 @@ void gc_regress_report_release(gc_regress_report *r);
 /* Print r as "table", "markdown" or "json" (GC_E_INVAL for another format). */
 gc_rc gc_regress_print(FILE *f, const gc_regress_report *r, const char *format, gc_err *e);
 
-/* One row of `gcbench history`: the speedup of a method at one point in one
- * environment (db view speedup), oldest environment first. */
+/* One row of `gcbench history`: the speedup of a method at one point in one sweep
+ * (each night's sweep is its own row, so a slow drift shows), oldest sweep first. The
+ * speedup is the baseline method's mean of run medians in the same sweep and point
+ * divided by the method's. */
 typedef struct gc_history_row {
-	double first_seen;                  /* the environment's first run (Unix s) */
-	int64_t env_id;
+	double started;                     /* the sweep's start (Unix s) */
+	int64_t sweep_id, env_id;
 	char driver[64], cuda[64], nccl[64], tag[64];
-	char params[160];
+	char method[64], params[160];
 	int64_t bw_cap_bps;
 	int world_size, batch, repeats;
 	double t_iter, t_iter_baseline, speedup;

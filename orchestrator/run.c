@@ -7,9 +7,11 @@
 
 #include "db/db.h"
 #include "log.h"
+#include "orchestrator/launch.h"
 #include "orchestrator/lock.h"
 #include "orchestrator/notify.h"
 #include "orchestrator/progress.h"
+#include "orchestrator/resume.h"
 #include "orchestrator/run.h"
 #include "orchestrator/run_setup.h"
 #include "proc.h"
@@ -102,7 +104,7 @@ static size_t run_points(struct gc_sweep_ctx *c, struct gc_exec_point *pts, size
 		skipped += gc_strlist_has(done, pts[i].pt->key) ? 1 : 0;
 	gc_progress_init(&pr, n, skipped);
 	if (skipped)
-		gc_info("resuming: %zu of %zu points already done for this spec", skipped, n);
+		gc_info("resuming: %zu of %zu points already done in this sweep", skipped, n);
 	for (i = 0; i < n && !gc_run_interrupted(); i++) {
 		int ok = 0;
 		if (gc_strlist_has(done, pts[i].pt->key))
@@ -132,14 +134,6 @@ static gc_rc load_spec(const char *path, struct gc_spec *spec, struct gc_sweep *
 	return gc_sweep_expand(spec, sw, e);
 }
 
-static void dry_run(struct gc_sweep_ctx *c, struct gc_exec_point *pts, size_t n)
-{
-	size_t i;
-	printf("%zu points on %zu nodes (%s):\n", n, c->n_nodes, c->nodes[0].name);
-	for (i = 0; i < n; i++)
-		printf("  %s\n      key %s\n", pts[i].label, pts[i].pt->key);
-}
-
 struct sweep_state {
 	struct gc_spec spec;
 	struct gc_sweep sw;
@@ -148,9 +142,71 @@ struct sweep_state {
 	int lockfd;
 };
 
+/* Continue one of the spec's sweeps or begin a new one (orchestrator/resume.h). With
+ * env_key NULL (a dry run) nothing is written: *why and s->done tell what would be. */
+static gc_rc choose_sweep(struct gc_sweep_ctx *c, struct sweep_state *s, const char *env_key,
+			  char *why, size_t whylen, gc_err *e)
+{
+	struct gc_db_sweep_brief *sw = NULL;
+	size_t n = 0;
+	int k;
+	gc_rc rc = gc_db_spec_sweeps(c->db, s->spec.hash, &sw, &n, e);
+
+	if (rc)
+		return rc;
+	k = gc_resume_choose((enum gc_resume_mode)c->o->resume_mode, sw, n, env_key,
+			     c->o->tag, why, whylen);
+	if (k == -2)
+		rc = gc_fail(e, GC_E_INVAL, "%s", why);
+	else if (k >= 0)
+		rc = gc_db_done_keys(c->db, sw[k].id, &s->done, e);
+	if (!rc && env_key && k >= 0) {
+		c->sweep_id = sw[k].id;
+		rc = gc_db_sweep_reopen(c->db, c->sweep_id, e);
+	} else if (!rc && env_key) {
+		rc = gc_db_sweep_begin(c->db, s->spec.name, s->spec.text, s->spec.hash,
+				       s->spec.baseline, &c->sweep_id, e);
+		rc = rc ? rc : gc_db_sweep_set_env_key(c->db, c->sweep_id, env_key, e);
+	}
+	free(sw);
+	return rc;
+}
+
+static gc_rc sweep_env_key(struct gc_sweep_ctx *c, char *key, size_t n, gc_err *e)
+{
+	const char *names[GC_LAUNCH_MAX_HOSTS];
+	size_t i;
+
+	for (i = 0; i < c->n_nodes && i < GC_LAUNCH_MAX_HOSTS; i++)
+		names[i] = c->nodes[i].name;
+	if (gc_env_key(c->o->tag, names, c->env_ids, i, key, n))
+		return gc_fail(e, GC_E_INVAL, "too many nodes for the sweep's environment key");
+	return GC_OK;
+}
+
+/* The points, and whether the sweep would continue (the database is only read). */
+static void dry_run(struct gc_sweep_ctx *c, struct sweep_state *s)
+{
+	char why[640] = "new sweep: no results database yet";
+	size_t i;
+	gc_err e;
+
+	if (!access(c->o->db_path, F_OK)) {
+		if (gc_db_open(c->o->db_path, GC_DB_READONLY, &c->db, &e) ||
+		    choose_sweep(c, s, NULL, why, sizeof(why), &e))
+			snprintf(why, sizeof(why), "cannot tell: %s", e.msg);
+	}
+	printf("resume: %s\n", why);
+	printf("%zu points on %zu nodes (%s):\n", s->sw.n, c->n_nodes, c->nodes[0].name);
+	for (i = 0; i < s->sw.n; i++)
+		printf("  %s%s\n      key %s\n", s->pts[i].label,
+		       gc_strlist_has(&s->done, s->pts[i].pt->key) ? "  (done: skipped)" : "",
+		       s->pts[i].pt->key);
+}
+
 static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 {
-	char lockpath[1200];
+	char lockpath[1200], key[512], why[640];
 	int n = 0;
 	size_t i;
 	gc_rc rc;
@@ -176,11 +232,12 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	restore_nodes(c);
 	rc = check_nodes(c, e);
 	rc = rc ? rc : collect_envs(c, e);
-	rc = rc ? rc : gc_db_done_keys(c->db, s->spec.hash, &s->done, e);
-	rc = rc ? rc : gc_db_sweep_begin(c->db, s->spec.name, s->spec.text, s->spec.hash,
-					 s->spec.baseline, &c->sweep_id, e);
+	rc = rc ? rc : sweep_env_key(c, key, sizeof(key), e);
+	rc = rc ? rc : choose_sweep(c, s, key, why, sizeof(why), e);
 	rc = rc ? rc : gc_db_sweep_target(c->db, c->sweep_id, s->spec.target_metric,
 					  s->spec.target_value, e);
+	if (!rc)
+		gc_info("%s", why);
 	return rc;
 }
 
@@ -210,7 +267,7 @@ int gc_sweep_run(const struct gc_run_opts *o)
 	install_signals();
 	rc = prepare(&c, &s, &e);
 	if (!rc && o->dry_run)
-		dry_run(&c, s.pts, s.sw.n);
+		dry_run(&c, &s);
 	if (!rc && !o->dry_run) {
 		failed = run_points(&c, s.pts, s.sw.n, &s.done, &fatal, &e);
 		gc_db_sweep_end(c.db, c.sweep_id,

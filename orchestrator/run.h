@@ -29,6 +29,7 @@ struct gc_run_opts {
 	int calibrate_all;            /* every ring pair instead of n1 -> n2 */
 	int dry_run;                  /* print the points and the first mpirun line, run nothing */
 	double deadline_s;            /* per-collective deadline passed to the workers */
+	int resume_mode;              /* enum gc_resume_mode (orchestrator/resume.h) */
 };
 
 /* One point as `gcbench run` executes it: the expanded point plus what the worker
@@ -59,6 +60,15 @@ struct gc_sweep_ctx {
 	char remote_work[1024];       /* where workers write them on the nodes */
 };
 
+/* A dead node's bound (docs/spec.md, Faults): once a worker reports a failed collective
+ * (its --deadline) or mpirun reports an abort, mpirun gets GC_STALL_GRACE_S to end (it
+ * needs 1-2 s when every node answers); then it is killed, and each used node gets
+ * GC_SILENT_PROBE_S (the ssh connect timeout, 10 s, plus 2) to answer, or is named in
+ * the run's error and skipped by the cleanup. So a point whose node went down ends at
+ * most deadline + 10 + 12 s (plus cleanup of the nodes that answer) after it did. */
+#define GC_STALL_GRACE_S 10.0
+#define GC_SILENT_PROBE_S 12.0
+
 /* Run one point: returns GC_OK when it ran (ok or failed: the status is in the
  * database), GC_E_INTERRUPTED when a signal stopped it, another code when the
  * database itself failed. *ok tells whether the run succeeded. */
@@ -72,6 +82,7 @@ int gc_sweep_run(const struct gc_run_opts *o);
  * sweep_id, columns sized to their content and the whole kept within GC_SUMMARY_WIDTH
  * columns (params wrap at commas). Returns the number of rows, -1 on error (warned). */
 #define GC_SUMMARY_WIDTH 100
+
 int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f);
 
 /* The params of a run as the summary shows them: only the key=value items that differ

@@ -60,6 +60,7 @@ static gc_rc fill_launch(const struct gc_sweep_ctx *c, const struct gc_exec_poin
 	l->deadline_s = c->o->deadline_s;
 	l->allow_root = getuid() == 0;
 	l->oversubscribe = 1;
+	l->run_id = run_id;
 	if (c->shared_cores) {
 		long cores = sysconf(_SC_NPROCESSORS_ONLN);
 		l->threads = cores > l->world ? (int)(cores / l->world) : 1;
@@ -124,6 +125,44 @@ static gc_rc run_on_nodes(struct gc_sweep_ctx *c, size_t used, char *const argv[
 			return rc;
 	}
 	return GC_OK;
+}
+
+/* End what an earlier run left on the nodes (orchestrator/reap.h): a node whose link
+ * went down keeps its MPI daemon and ranks until gcbench reaches it again. */
+static void reap_nodes(struct gc_sweep_ctx *c, size_t used)
+{
+	char bin[1100];
+	char *argv[] = { bin, "reap", NULL };
+	size_t i;
+
+	for (i = 0; i < used; i++) {
+		gc_proc_result r;
+		gc_err e;
+		snprintf(bin, sizeof(bin), "%s/gcbench", c->nodes[i].bin_dir);
+		if (gc_node_exec(&c->nodes[i], argv, 15, &r, &e))
+			gc_warn("%s", e.msg);
+		else if (r.out && *r.out)
+			gc_info("%s: %.*s", c->nodes[i].name, (int)strcspn(r.out, "\n"), r.out);
+		gc_proc_result_release(&r);
+	}
+}
+
+/* After mpirun hung on a failed job: which used nodes do not answer (each gives up
+ * after the ssh connect timeout and is then skipped by the cleanup). */
+static void silent_nodes(struct gc_sweep_ctx *c, size_t used, char *out, size_t n)
+{
+	char *argv[] = { "true", NULL };
+	size_t i, len = 0;
+
+	*out = 0;
+	for (i = 0; i < used; i++) {
+		gc_proc_result r;
+		gc_err e;
+		if (gc_node_exec(&c->nodes[i], argv, GC_SILENT_PROBE_S, &r, &e) && len < n)
+			len += (size_t)snprintf(out + len, n - len, "%s'%s'", len ? ", " : "",
+						c->nodes[i].name);
+		gc_proc_result_release(&r);
+	}
 }
 
 static int has_name(char **names, size_t n, const char *s)
@@ -234,10 +273,17 @@ static void mpirun_cause(const char *tail, char *out, size_t n)
 	snprintf(out, n, "%.*s", (int)(end ? end - p : (long)strlen(p)), p);
 }
 
+/* Lines on mpirun's stderr that mean the job has failed. mpirun then ends within a
+ * second or two, unless a node stopped answering: it waits for that node's daemon,
+ * until the point's timeout. So once one is seen, mpirun has GC_STALL_GRACE_S more. */
+static const char *const job_failed_marks[] = { "gcbench-worker: error", "MPI_ABORT was invoked",
+						"noticed that process rank", NULL };
+
 static gc_rc launch(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int64_t run_id,
 		    gc_proc_result *res, char *why, size_t whylen, gc_err *e)
 {
 	char params[256], worker[1100], out[1200];
+	gc_proc_opts o = { p->spec->timeout_s, 0, job_failed_marks, GC_STALL_GRACE_S };
 	gc_launch l;
 	char **argv;
 	gc_rc rc;
@@ -246,7 +292,7 @@ static gc_rc launch(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int64
 	rc = rc ? rc : gc_launch_argv(&l, &argv, e);
 	if (rc)
 		return rc;
-	rc = gc_proc_run(argv, NULL, NULL, p->spec->timeout_s, 0, res, e);
+	rc = gc_proc_run_opts(argv, NULL, NULL, &o, res, e);
 	gc_argv_free(argv);
 	if (!rc && res->status != 0)
 		rc = GC_E_CHILD;
@@ -297,6 +343,7 @@ static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 	gc_rc rc;
 
 	snprintf(rdir, sizeof(rdir), "%s/run-%lld", c->remote_work, (long long)run_id);
+	reap_nodes(c, used);
 	rc = run_on_nodes(c, used, mk, e);
 	if (!rc && p->pt->bw_bps)
 		rc = shape_all(c, used, p->pt->bw_bps, e);
@@ -307,9 +354,16 @@ static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 	if (rc)
 		return rc;
 	rc = launch(c, p, run_id, res, why, sizeof(why), e);
-	if (rc == GC_E_CHILD) {
-		char cause[512];
+	if (rc == GC_E_CHILD || (rc && res->stalled)) {
+		char cause[512], silent[256] = "";
 		mpirun_cause(res->err_tail, cause, sizeof(cause));
+		if (res->stalled) {
+			silent_nodes(c, used, silent, sizeof(silent));
+			return gc_fail(e, GC_E_COMM,
+				       "workers: mpirun still ran %.0f s after the job failed and was killed%s%s%s%s",
+				       GC_STALL_GRACE_S, *silent ? "; not answering: node " : "", silent,
+				       *cause ? "; " : "", cause);
+		}
 		return gc_fail(e, rc, "workers %s%s%s", why, *cause ? ": " : "", cause);
 	}
 	if (rc)

@@ -11,16 +11,15 @@
 #include "kernels/compress.h"
 #include "log.h"
 #include "orchestrator/run.h"
+#include "orchestrator/table.h"
 #include "strutil.h"
 
 #define NCOL 10           /* at most: 8, and 2 more when the sweep has a target */
 #define PCOL 2            /* the params column */
-#define PARAMS_MIN 16     /* params never narrower than this, even if the table grows */
 
 static const char *const head[NCOL] = { "model", "method", "params", "bandwidth", "world",
 					"iter_ms", "base_ms", "speedup", "to_target",
 					"tta_speedup" };
-static const int left[NCOL] = { 1, 1, 1, 0, 0, 0, 0, 0, 0, 0 };
 
 /* 1 if "k=v" (len bytes at tok) is one of the comma-separated items of list */
 static int has_item(const char *list, const char *tok, size_t len)
@@ -67,116 +66,20 @@ void gc_params_brief(const char *method, const char *params, char *out, size_t n
 		gc_strlcpy(out, "defaults", n);
 }
 
-struct table {
-	char *(*rows)[NCOL];
-	size_t n, cap;
-	int ncol;                      /* 8, or NCOL with the time-to-target columns */
-	int oom;
-};
-
+/* sqlite3_exec callback: one row of the speedup view, params shortened */
 static int add_row(void *arg, int ncol, char **v, char **col)
 {
-	struct table *t = arg;
+	gc_table *t = arg;
 	char brief[256];
+	const char *row[NCOL];
 
 	(void)col;
 	if (ncol != t->ncol)
 		return 1;
-	if (t->n == t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 16;
-		char *(*r)[NCOL] = realloc(t->rows, nc * sizeof(*r));
-		if (!r)
-			return t->oom = 1;
-		t->rows = r;
-		t->cap = nc;
-	}
 	gc_params_brief(v[1] ? v[1] : "", v[2], brief, sizeof(brief));
-	for (int i = 0; i < t->ncol; i++) {
-		const char *s = i == PCOL ? brief : v[i] ? v[i] : "-";
-		if (!(t->rows[t->n][i] = strdup(s))) {
-			while (i--)
-				free(t->rows[t->n][i]);
-			return t->oom = 1;
-		}
-	}
-	t->n++;
-	return 0;
-}
-
-static void table_release(struct table *t)
-{
-	for (size_t r = 0; r < t->n; r++)
-		for (int i = 0; i < t->ncol; i++)
-			free(t->rows[r][i]);
-	free(t->rows);
-}
-
-/* Widths from the content; params gets what the others leave of GC_SUMMARY_WIDTH (at
- * least PARAMS_MIN and its longest item), and wraps at commas beyond that. */
-static void widths(const struct table *t, int w[NCOL])
-{
-	int others = t->ncol - 1, longest = (int)strlen(head[PCOL]);
-
 	for (int i = 0; i < t->ncol; i++)
-		w[i] = (int)strlen(head[i]);
-	for (size_t r = 0; r < t->n; r++)
-		for (int i = 0; i < t->ncol; i++) {
-			int l = (int)strlen(t->rows[r][i]);
-			w[i] = l > w[i] ? l : w[i];
-		}
-	for (int i = 0; i < t->ncol; i++)
-		others += i == PCOL ? 0 : w[i];
-	for (size_t r = 0; r < t->n; r++)
-		for (const char *p = t->rows[r][PCOL]; *p;) {
-			int l = (int)strcspn(p, ",");
-			longest = l > longest ? l : longest;
-			p += l + (p[l] == ',');
-		}
-	if (w[PCOL] > GC_SUMMARY_WIDTH - others) {
-		w[PCOL] = GC_SUMMARY_WIDTH - others;
-		w[PCOL] = w[PCOL] < PARAMS_MIN ? PARAMS_MIN : w[PCOL];
-		w[PCOL] = w[PCOL] < longest ? longest : w[PCOL];
-	}
-}
-
-/* The next line of params s for width w: its length (ending after a comma when
- * wrapped); *next gets where the following line starts. */
-static int params_line(const char *s, int w, const char **next)
-{
-	int len = (int)strlen(s), cut = 0;
-
-	if (len <= w) {
-		*next = s + len;
-		return len;
-	}
-	for (int i = 0; i < len && i < w; i++)
-		if (s[i] == ',')
-			cut = i + 1;
-	if (!cut)   /* one item longer than w: cannot happen (w >= longest item) */
-		cut = (int)strcspn(s, ",") + (s[strcspn(s, ",")] == ',');
-	*next = s + cut;
-	return cut;
-}
-
-static void print_line(FILE *f, const char *const *v, const int w[NCOL], int ncol)
-{
-	const char *rest = v[PCOL];
-	int pl = params_line(rest, w[PCOL], &rest);
-
-	for (int i = 0; i < ncol; i++) {
-		const char *sep = i ? " " : "";
-		if (i == PCOL)
-			fprintf(f, "%s%-*.*s", sep, w[i], pl, v[i]);
-		else if (i == ncol - 1)
-			fprintf(f, "%s%*s\n", sep, w[i], v[i]);
-		else
-			fprintf(f, left[i] ? "%s%-*s" : "%s%*s", sep, w[i], v[i]);
-	}
-	while (*rest) {   /* continuation lines: the params column only */
-		const char *line = rest;
-		pl = params_line(line, w[PCOL], &rest);
-		fprintf(f, "%*s%.*s\n", w[0] + w[1] + 2, "", pl, line);
-	}
+		row[i] = i == PCOL ? brief : v[i];
+	return gc_table_add(t, row) ? 1 : 0;
 }
 
 /* The sweep's target as "accuracy 0.95" (or "loss 0.3"), "" without one. */
@@ -194,6 +97,8 @@ static void sweep_target(struct gc_db *db, int64_t sweep_id, char *out, size_t n
 	sqlite3_finalize(st);
 }
 
+/* The speedup rows of the sweep; with a target, joined to time_to_target_speedup for
+ * the iterations to it ("never" when a repeat missed it) and the time-to-target speedup. */
 static void summary_sql(char *sql, size_t n, int64_t sweep_id, int target)
 {
 	snprintf(sql, n,
@@ -217,23 +122,20 @@ static void summary_sql(char *sql, size_t n, int64_t sweep_id, int target)
 int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f)
 {
 	char sql[2048], target[64], *err = NULL;
-	struct table t = { 0 };
-	int w[NCOL];
+	gc_table t;
+	int n;
 
 	sweep_target(db, sweep_id, target, sizeof(target));
-	t.ncol = *target ? NCOL : 8;
+	gc_table_init(&t, *target ? NCOL : 8, head, "lllrrrrrrr", PCOL);
 	summary_sql(sql, sizeof(sql), sweep_id, *target != '\0');
 	if (sqlite3_exec(gc_db_handle(db), sql, add_row, &t, &err) != SQLITE_OK) {
 		gc_warn("cannot print the summary: %s", t.oom ? "out of memory" : err ? err : "?");
 		sqlite3_free(err);
-		table_release(&t);
+		gc_table_release(&t);
 		return -1;
 	}
-	widths(&t, w);
 	fprintf(f, "\n");
-	print_line(f, head, w, t.ncol);
-	for (size_t r = 0; r < t.n; r++)
-		print_line(f, (const char *const *)t.rows[r], w, t.ncol);
+	gc_table_print(&t, f, GC_SUMMARY_WIDTH);
 	if (!t.n)
 		fprintf(f, "(no point finished with its baseline)\n");
 	fprintf(f, "\nparams: only those that differ from the method's defaults "
@@ -243,6 +145,7 @@ int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f)
 		fprintf(f, "to_target = iterations until the validation %s was first reached "
 			"(never: within the run)\ntta_speedup = baseline's training seconds to the "
 			"target / method's (docs/accuracy.md)\n", target);
-	table_release(&t);
-	return (int)t.n;
+	n = (int)t.n;
+	gc_table_release(&t);
+	return n;
 }

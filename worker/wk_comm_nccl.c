@@ -1,7 +1,11 @@
 /* worker/wk_comm_nccl.c: the NCCL back end (built with USE_CUDA=1 and nccl.h).
  *
- * One GPU per rank (device = local rank % device count). The NCCL unique id travels
- * by MPI_Bcast from rank 0. Two streams: compute (emulated backward: gc_cuda_spin
+ * One GPU per rank (device = local rank % device count; the local rank is the rank in
+ * MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), so it needs no launcher's variable). Every
+ * thread that queues work sets that device first: the main thread in init, the
+ * communication thread on its first call (it runs the compressor kernels and cuBLAS,
+ * and a new thread starts on device 0). The NCCL unique id travels by MPI_Bcast from
+ * rank 0; a watchdog thread gives ncclCommInitRank the --deadline. Two streams: compute (emulated backward: gc_cuda_spin
  * kernels that really occupy the SMs) and communication (compressor kernels and NCCL
  * collectives). A bucket's gradients are marked with an event on the compute stream;
  * the communication stream waits for it. Deadlines: the communication thread polls
@@ -18,10 +22,13 @@
 #pragma GCC diagnostic ignored "-Wstrict-prototypes"
 #include <nccl.h>
 #pragma GCC diagnostic pop
+#include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kernels/cuda/cuda_util.h"
@@ -31,6 +38,7 @@
 #define MAX_MARKS 4096
 
 struct nccl_st {
+	int dev;                       /* the CUDA device of this rank */
 	ncclComm_t comm;
 	cudaStream_t compute, cs;
 	cudaEvent_t mark[MAX_MARKS];
@@ -38,6 +46,35 @@ struct nccl_st {
 	cudaEvent_t it0, it1;
 	cublasHandle_t blas;
 };
+
+/* The device this thread last set (-1: none yet); threads start on device 0. */
+static _Thread_local int tl_dev = -1;
+
+/* Make s->dev current for the calling thread (cheap after the first call). */
+static gc_rc use_device(gc_wk_comm *c)
+{
+	struct nccl_st *s = c->st;
+	cudaError_t ce;
+	if (tl_dev == s->dev)
+		return GC_OK;
+	ce = cudaSetDevice(s->dev);
+	if (ce != cudaSuccess) {
+		gc_error("rank %d: cannot use GPU %d from this thread: %s", c->rank, s->dev,
+			 cudaGetErrorString(ce));
+		return GC_E_CUDA;
+	}
+	tl_dev = s->dev;
+	return GC_OK;
+}
+
+/* Log a failed CUDA call of the back end and give GC_E_CUDA (GC_OK if ce succeeded). */
+static gc_rc cuda_err(const gc_wk_comm *c, cudaError_t ce, const char *what)
+{
+	if (ce == cudaSuccess)
+		return GC_OK;
+	gc_error("rank %d: %s failed: %s", c->rank, what, cudaGetErrorString(ce));
+	return GC_E_CUDA;
+}
 
 static gc_rc poll_stream(gc_wk_comm *c, const char *what, int bucket)
 {
@@ -74,6 +111,9 @@ static gc_rc nccl_run(gc_wk_comm *c, const gc_round *r, int bucket, gc_err *e)
 	struct nccl_st *s = c->st;
 	ncclResult_t nr;
 	const char *what = r->coll == GC_COLL_ALLREDUCE ? "ncclAllReduce" : "ncclAllGather";
+	if (use_device(c))
+		return gc_fail(e, GC_E_CUDA, "rank %d: cannot select GPU %d for bucket %d", c->rank,
+			       s->dev, bucket);
 	if (r->coll == GC_COLL_ALLREDUCE)
 		nr = ncclAllReduce(r->send, r->recv, r->count, r->dtype == GC_DT_F16 ? ncclHalf : ncclFloat,
 				   ncclSum, s->comm, s->cs);
@@ -90,55 +130,75 @@ static gc_rc nccl_run(gc_wk_comm *c, const gc_round *r, int bucket, gc_err *e)
 static gc_rc nccl_compute(gc_wk_comm *c, double seconds)
 {
 	struct nccl_st *s = c->st;
-	return seconds > 0 ? gc_cuda_spin(seconds, s->compute) : GC_OK;
+	gc_rc rc = use_device(c);
+	if (!rc && seconds > 0 && (rc = gc_cuda_spin(seconds, s->compute)))
+		gc_error("rank %d: cannot queue %.6f s of emulated compute on GPU %d", c->rank, seconds, s->dev);
+	return rc;
 }
 
 static gc_rc nccl_mark(gc_wk_comm *c, int b)
 {
 	struct nccl_st *s = c->st;
-	if (b >= MAX_MARKS)
+	if (b >= MAX_MARKS) {
+		gc_error("rank %d: bucket %d: more than %d buckets", c->rank, b, MAX_MARKS);
 		return GC_E_INVAL;
-	return cudaEventRecord(s->mark[b], s->compute) ? GC_E_CUDA : GC_OK;
+	}
+	return cuda_err(c, cudaEventRecord(s->mark[b], s->compute), "cudaEventRecord (gradients done)");
 }
 
 static gc_rc nccl_wait_mark(gc_wk_comm *c, int b)
 {
 	struct nccl_st *s = c->st;
-	if (b >= MAX_MARKS)
+	gc_rc rc = use_device(c);      /* the communication thread's first call */
+	if (rc)
+		return rc;
+	if (b >= MAX_MARKS) {
+		gc_error("rank %d: bucket %d: more than %d buckets", c->rank, b, MAX_MARKS);
 		return GC_E_INVAL;
-	return cudaStreamWaitEvent(s->cs, s->mark[b], 0) ? GC_E_CUDA : GC_OK;
+	}
+	return cuda_err(c, cudaStreamWaitEvent(s->cs, s->mark[b], 0), "cudaStreamWaitEvent (gradients)");
 }
 
 static gc_rc nccl_sync_compute(gc_wk_comm *c)
 {
 	struct nccl_st *s = c->st;
-	return cudaStreamSynchronize(s->compute) ? GC_E_CUDA : GC_OK;
+	return cuda_err(c, cudaStreamSynchronize(s->compute), "the emulated compute (compute stream)");
 }
 
 static gc_rc nccl_flush(gc_wk_comm *c)
 {
-	return poll_stream(c, "a compressor kernel", -1);
+	gc_rc rc = use_device(c);
+	return rc ? rc : poll_stream(c, "a compressor kernel", -1);
 }
 
 static gc_rc nccl_axpy(gc_wk_comm *c, size_t n, float alpha, const float *x, float *y)
 {
 	struct nccl_st *s = c->st;
-	if (cublasSaxpy(s->blas, (int)n, &alpha, x, 1, y, 1) != CUBLAS_STATUS_SUCCESS)
+	cublasStatus_t bs = cublasSaxpy_64(s->blas, (int64_t)n, &alpha, x, 1, y, 1);
+	if (bs != CUBLAS_STATUS_SUCCESS) {
+		gc_error("rank %d: cublasSaxpy of %zu floats (the SGD step) failed: %s", c->rank, n,
+			 cublasGetStatusString(bs));
 		return GC_E_CUDA;
-	return cudaStreamSynchronize(s->compute) ? GC_E_CUDA : GC_OK;
+	}
+	return cuda_err(c, cudaStreamSynchronize(s->compute), "the SGD step (compute stream)");
 }
 
 static double nccl_iter_gpu(gc_wk_comm *c, int phase)
 {
 	struct nccl_st *s = c->st;
+	cudaError_t ce;
 	float ms = 0;
 	if (phase == 0) {
-		cudaEventRecord(s->it0, s->compute);
+		cuda_err(c, cudaEventRecord(s->it0, s->compute), "cudaEventRecord (iteration start)");
 		return 0;
 	}
-	cudaEventRecord(s->it1, s->compute);
-	cudaEventSynchronize(s->it1);
-	cudaEventElapsedTime(&ms, s->it0, s->it1);
+	ce = cudaEventRecord(s->it1, s->compute);
+	if (ce == cudaSuccess)
+		ce = cudaEventSynchronize(s->it1);
+	if (ce == cudaSuccess)
+		ce = cudaEventElapsedTime(&ms, s->it0, s->it1);
+	if (cuda_err(c, ce, "the CUDA-event iteration time (t_iter_gpu is 0)"))
+		return 0;
 	return ms * 1e-3;
 }
 
@@ -157,7 +217,9 @@ static void nccl_dfree(gc_wk_comm *c, void *p)
 static gc_rc nccl_dcopy(gc_wk_comm *c, void *dst, const void *src, size_t bytes, int kind)
 {
 	struct nccl_st *s = c->st;
-	gc_rc rc = gc_cuda_copy(dst, src, bytes, kind, s->compute);
+	gc_rc rc = use_device(c);
+	if (!rc)
+		rc = gc_cuda_copy(dst, src, bytes, kind, s->compute);
 	return rc ? rc : gc_cuda_sync(s->compute);
 }
 
@@ -191,38 +253,125 @@ static void nccl_release(gc_wk_comm *c)
 
 static gc_rc cuda_setup(gc_wk_comm *c, struct nccl_st *s, gc_err *e)
 {
-	int ndev = 0;
-	if (cudaGetDeviceCount(&ndev) || ndev < 1)
-		return gc_fail(e, GC_E_CUDA, "rank %d: no CUDA device visible: run --backend mpi, "
-			       "or check CUDA_VISIBLE_DEVICES and the driver", c->rank);
-	if (cudaSetDevice(c->local_rank % ndev))
-		return gc_fail(e, GC_E_CUDA, "rank %d: cannot use GPU %d", c->rank, c->local_rank % ndev);
-	if (cudaStreamCreateWithFlags(&s->compute, cudaStreamNonBlocking) ||
-	    cudaStreamCreateWithFlags(&s->cs, cudaStreamNonBlocking) ||
-	    cudaEventCreate(&s->it0) || cudaEventCreate(&s->it1))
-		return gc_fail(e, GC_E_CUDA, "rank %d: cannot create CUDA streams/events", c->rank);
+	char why[256];
+	cudaError_t ce;
+	cublasStatus_t bs;
+	int ndev = gc_cuda_probe(why, sizeof(why));
+	if (ndev < 1)
+		return gc_fail(e, GC_E_CUDA, "rank %d (local rank %d): no CUDA device visible (%s): run "
+			       "--backend mpi, or check CUDA_VISIBLE_DEVICES and the driver", c->rank,
+			       c->local_rank, why);
+	s->dev = c->local_rank % ndev;
+	if ((ce = cudaSetDevice(s->dev)) != cudaSuccess)
+		return gc_fail(e, GC_E_CUDA, "rank %d (local rank %d): cannot use GPU %d: %s", c->rank,
+			       c->local_rank, s->dev, cudaGetErrorString(ce));
+	tl_dev = s->dev;
+	if ((ce = cudaStreamCreateWithFlags(&s->compute, cudaStreamNonBlocking)) != cudaSuccess ||
+	    (ce = cudaStreamCreateWithFlags(&s->cs, cudaStreamNonBlocking)) != cudaSuccess ||
+	    (ce = cudaEventCreate(&s->it0)) != cudaSuccess || (ce = cudaEventCreate(&s->it1)) != cudaSuccess)
+		return gc_fail(e, GC_E_CUDA, "rank %d: cannot create CUDA streams/events on GPU %d: %s",
+			       c->rank, s->dev, cudaGetErrorString(ce));
 	for (; s->nmark < MAX_MARKS; s->nmark++)
-		if (cudaEventCreateWithFlags(&s->mark[s->nmark], cudaEventDisableTiming))
-			return gc_fail(e, GC_E_CUDA, "rank %d: cannot create CUDA events", c->rank);
-	if (cublasCreate(&s->blas) || cublasSetStream(s->blas, s->compute))
-		return gc_fail(e, GC_E_CUDA, "rank %d: cannot create a cuBLAS handle", c->rank);
+		if ((ce = cudaEventCreateWithFlags(&s->mark[s->nmark], cudaEventDisableTiming)) != cudaSuccess)
+			return gc_fail(e, GC_E_CUDA, "rank %d: cannot create CUDA event %d of %d: %s", c->rank,
+				       s->nmark, MAX_MARKS, cudaGetErrorString(ce));
+	if ((bs = cublasCreate(&s->blas)) != CUBLAS_STATUS_SUCCESS ||
+	    (bs = cublasSetStream(s->blas, s->compute)) != CUBLAS_STATUS_SUCCESS)
+		return gc_fail(e, GC_E_CUDA, "rank %d: cannot create a cuBLAS handle on GPU %d: %s", c->rank,
+			       s->dev, cublasGetStatusString(bs));
 	if (gc_cuda_spin_calibrate())
-		return gc_fail(e, GC_E_CUDA, "rank %d: cannot calibrate the compute-emulation kernel", c->rank);
+		return gc_fail(e, GC_E_CUDA, "rank %d: cannot set up the compute-emulation kernel on GPU %d "
+			       "(see the CUDA error above)", c->rank, s->dev);
 	return GC_OK;
+}
+
+/* The rank on this host: the rank in the communicator of the processes that share
+ * memory with this one (no launcher variable needed). -1 on an MPI error. */
+static int local_rank(void)
+{
+	MPI_Comm node;
+	int r = -1;
+	if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+		return -1;
+	MPI_Comm_rank(node, &r);
+	MPI_Comm_free(&node);
+	return r;
+}
+
+/* A deadline for ncclCommInitRank, which blocks and has none: a watchdog thread that,
+ * unless init finishes first, names the rank and the wait and aborts the job. */
+struct init_dog {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int done, rank, world;
+	double deadline;
+};
+
+static void *init_watchdog(void *arg)
+{
+	struct init_dog *d = arg;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)d->deadline;
+	ts.tv_nsec += (long)((d->deadline - (double)(time_t)d->deadline) * 1e9);
+	if (ts.tv_nsec >= 1000000000L)
+		ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+	pthread_mutex_lock(&d->mu);
+	while (!d->done)
+		if (pthread_cond_timedwait(&d->cv, &d->mu, &ts) == ETIMEDOUT && !d->done) {
+			gc_error("rank %d: ncclCommInitRank of %d ranks did not finish within the deadline "
+				 "(--deadline %g s): a rank is missing or NCCL cannot reach its peers (try "
+				 "NCCL_SOCKET_IFNAME, NCCL_DEBUG=INFO); aborting the job", d->rank, d->world,
+				 d->deadline);
+			MPI_Abort(MPI_COMM_WORLD, 3);
+			_exit(3);
+		}
+	pthread_mutex_unlock(&d->mu);
+	return NULL;
+}
+
+static ncclResult_t init_comm(gc_wk_comm *c, struct nccl_st *s, ncclUniqueId id)
+{
+	struct init_dog d = { .done = 0, .rank = c->rank, .world = c->world, .deadline = c->deadline };
+	pthread_t thr;
+	ncclResult_t nr;
+	int have = 0;
+	pthread_mutex_init(&d.mu, NULL);
+	pthread_cond_init(&d.cv, NULL);
+	have = c->deadline > 0 && !pthread_create(&thr, NULL, init_watchdog, &d);
+	nr = ncclCommInitRank(&s->comm, c->world, id, c->rank);
+	if (have) {
+		pthread_mutex_lock(&d.mu);
+		d.done = 1;
+		pthread_cond_signal(&d.cv);
+		pthread_mutex_unlock(&d.mu);
+		pthread_join(thr, NULL);
+	}
+	pthread_mutex_destroy(&d.mu);
+	pthread_cond_destroy(&d.cv);
+	return nr;
 }
 
 static gc_rc nccl_setup(gc_wk_comm *c, struct nccl_st *s, gc_err *e)
 {
 	ncclUniqueId id;
-	ncclResult_t nr;
+	ncclResult_t nr = ncclSuccess;
 	int v = 0;
-	if (c->rank == 0 && (nr = ncclGetUniqueId(&id)) != ncclSuccess)
-		return gc_fail(e, GC_E_NCCL, "ncclGetUniqueId failed: %s", ncclGetErrorString(nr));
-	MPI_Bcast(&id, (int)sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
-	nr = ncclCommInitRank(&s->comm, c->world, id, c->rank);
+	memset(&id, 0, sizeof(id));
+	if (c->rank == 0)
+		nr = ncclGetUniqueId(&id);
+	/* every rank must reach the broadcast, or the others would wait for rank 0 forever */
+	MPI_Bcast(&nr, (int)sizeof(nr), MPI_BYTE, 0, MPI_COMM_WORLD);
 	if (nr != ncclSuccess)
-		return gc_fail(e, GC_E_NCCL, "rank %d: ncclCommInitRank failed: %s (two ranks on one GPU? "
-			       "NCCL needs one GPU per rank)", c->rank, ncclGetErrorString(nr));
+		return gc_fail(e, GC_E_NCCL, "ncclGetUniqueId on rank 0 failed: %s", ncclGetErrorString(nr));
+	MPI_Bcast(&id, (int)sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
+	nr = init_comm(c, s, id);
+	if (nr != ncclSuccess) {
+		s->comm = NULL;
+		return gc_fail(e, GC_E_NCCL, "rank %d: ncclCommInitRank failed: %s (%s; two ranks on one "
+			       "GPU? NCCL needs one GPU per rank)", c->rank, ncclGetErrorString(nr),
+			       ncclGetLastError(NULL));
+	}
 	ncclGetVersion(&v);
 	snprintf(c->nccl_version, sizeof(c->nccl_version), "%d.%d.%d", v / 10000, (v % 10000) / 100, v % 100);
 	snprintf(c->algo_allreduce, sizeof(c->algo_allreduce), "nccl:%s",
@@ -235,7 +384,6 @@ static gc_rc nccl_setup(gc_wk_comm *c, struct nccl_st *s, gc_err *e)
 gc_rc gc_wk_comm_nccl_init(gc_wk_comm *c, const gc_wk_cfg *cfg, gc_err *e)
 {
 	struct nccl_st *s = calloc(1, sizeof(*s));
-	const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
 	int len = 0;
 	gc_rc rc;
 	if (!s)
@@ -249,7 +397,13 @@ gc_rc gc_wk_comm_nccl_init(gc_wk_comm *c, const gc_wk_cfg *cfg, gc_err *e)
 		.iter_gpu = nccl_iter_gpu };
 	MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &c->world);
-	c->local_rank = lr ? atoi(lr) : 0;
+	c->local_rank = local_rank();
+	if (c->local_rank < 0) {
+		free(s);
+		c->st = NULL;
+		return gc_fail(e, GC_E_STATE, "rank %d: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed: "
+			       "cannot tell this rank's GPU", c->rank);
+	}
 	MPI_Get_library_version(c->lib_version, &len);
 	c->lib_version[strcspn(c->lib_version, "\r\n")] = 0;
 	rc = cuda_setup(c, s, e);

@@ -66,6 +66,10 @@ static gc_rc exchange_rounds(wk_state *s, size_t i, uint64_t *enc, uint64_t *cm,
 		gc_wk_round_bytes(r.coll, r.dtype, r.count, s->comm->world, &snt, &rcv);
 		s->sent += snt, s->recv += rcv;
 		rc = gc_round_done(s->bk[i]);
+		/* a device back end queues round_done's work (PowerSGD: orthogonalization, Q
+		 * products): wait for it here, or the next round's t_comm would hold it */
+		if (!rc && s->comm->flush)
+			rc = s->comm->flush(s->comm);
 		if (rc)
 			return gc_fail(e, rc, "round_done of bucket %zu: %s", i, gc_strerror(rc));
 		*enc += gc_now_ns() - t1;

@@ -1,5 +1,6 @@
 /* kernels/cuda/cuda_util.cu: the plain C API of cuda_util.h and the shared pieces of
  * cu_common.cuh (chunk table, |x| statistics, elementwise helpers, the spin kernel). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,63 @@ extern "C" int gc_cuda_device_count(void)
 		return 0;
 	}
 	return n;
+}
+
+extern "C" int gc_cuda_probe(char *msg, size_t n)
+{
+	int drv = 0, rt = 0, count = 0;
+	cudaError_t ce = cudaGetDeviceCount(&count);
+	(void)cudaDriverGetVersion(&drv);          /* 0 when no driver is loaded */
+	(void)cudaRuntimeGetVersion(&rt);
+	if (ce != cudaSuccess || count < 1) {
+		snprintf(msg, n, "cudaGetDeviceCount: %s (%d devices; driver %d, runtime %d; "
+			 "a driver older than the runtime, or no NVIDIA driver, gives no device)",
+			 ce != cudaSuccess ? cudaGetErrorString(ce) : "no error", count, drv, rt);
+		(void)cudaGetLastError();
+		return 0;
+	}
+	{
+		cudaDeviceProp pr;
+		if (cudaGetDeviceProperties(&pr, 0) != cudaSuccess)
+			pr.name[0] = 0, pr.major = pr.minor = 0;
+		snprintf(msg, n, "%d device%s, device 0 '%s' (sm_%d%d); driver %d, runtime %d", count,
+			 count == 1 ? "" : "s", pr.name, pr.major, pr.minor, drv, rt);
+	}
+	return count;
+}
+
+extern "C" int gc_cuda_expected(void)
+{
+	const char *v = getenv("GCBENCH_EXPECT_GPU");
+	return v && !strcmp(v, "1");
+}
+
+extern "C" gc_rc gc_cuda_stream_new(void **s)
+{
+	gc_rc rc = GC_OK;
+	cudaStream_t st = NULL;
+	*s = NULL;
+	GC_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+	*s = st;
+out:
+	return rc;
+}
+
+extern "C" void gc_cuda_stream_free(void *s)
+{
+	if (s)
+		(void)cudaStreamDestroy((cudaStream_t)s);
+}
+
+extern "C" int gc_cuda_stream_done(void *stream)
+{
+	cudaError_t ce = cudaStreamQuery((cudaStream_t)stream);
+	if (ce == cudaSuccess)
+		return 1;
+	if (ce == cudaErrorNotReady)
+		return 0;
+	gc_error("cuda call 'cudaStreamQuery' failed: %s", cudaGetErrorString(ce));
+	return -1;
 }
 
 extern "C" gc_rc gc_cuda_alloc(void **p, size_t bytes)
@@ -115,6 +173,7 @@ gc_rc gc_cu_chunks_init(gc_cu_chunks *c, const gc_bucket *b, int per_tensor, gc_
 	gc_cu_chunk *ch = (gc_cu_chunk *)calloc(n ? n : 1, sizeof(*ch));
 	unsigned *first = (unsigned *)calloc(nseg + 1, sizeof(*first));
 	unsigned long long *off = (unsigned long long *)calloc(nseg + 1, sizeof(*off));
+	cudaStream_t st = gc_cu_stream(b);
 	memset(c, 0, sizeof(*c));
 	if (!ch || !first || !off) {
 		rc = gc_fail(e, GC_E_NOMEM, "cannot allocate the chunk table of %zu chunks: out of memory", n);
@@ -128,9 +187,13 @@ gc_rc gc_cu_chunks_init(gc_cu_chunks *c, const gc_bucket *b, int per_tensor, gc_
 	GC_CUDA_CHECK(cudaMalloc(&c->d_off, (nseg + 1) * sizeof(*off)));
 	GC_CUDA_CHECK(cudaMalloc(&c->d_psum, (n ? n : 1) * sizeof(double)));
 	GC_CUDA_CHECK(cudaMalloc(&c->d_pmax, (n ? n : 1) * sizeof(unsigned)));
-	GC_CUDA_CHECK(cudaMemcpy(c->d, ch, n * sizeof(*ch), cudaMemcpyHostToDevice));
-	GC_CUDA_CHECK(cudaMemcpy(c->d_first, first, (nseg + 1) * sizeof(*first), cudaMemcpyHostToDevice));
-	GC_CUDA_CHECK(cudaMemcpy(c->d_off, off, (nseg + 1) * sizeof(*off), cudaMemcpyHostToDevice));
+	/* On the bucket's stream, then waited for: a non-blocking stream does not order
+	 * itself after the legacy default stream, and the host tables are freed below. */
+	GC_CUDA_CHECK(cudaMemcpyAsync(c->d, ch, n * sizeof(*ch), cudaMemcpyHostToDevice, st));
+	GC_CUDA_CHECK(cudaMemcpyAsync(c->d_first, first, (nseg + 1) * sizeof(*first),
+				      cudaMemcpyHostToDevice, st));
+	GC_CUDA_CHECK(cudaMemcpyAsync(c->d_off, off, (nseg + 1) * sizeof(*off), cudaMemcpyHostToDevice, st));
+	GC_CUDA_CHECK(cudaStreamSynchronize(st));
 out:
 	if (rc == GC_E_CUDA)
 		gc_fail(e, rc, "cannot set up the chunk table on the GPU (see the CUDA error above)");

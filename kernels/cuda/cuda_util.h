@@ -21,6 +21,24 @@ enum gc_cuda_copy_kind { GC_CUDA_H2D = 0, GC_CUDA_D2H = 1, GC_CUDA_D2D = 2 };
 /* Number of usable CUDA devices; 0 without a driver or device. Prints nothing. */
 int gc_cuda_device_count(void);
 
+/* Like gc_cuda_device_count, and why: with no device, msg (n bytes) gets the CUDA error
+ * of cudaGetDeviceCount and the driver and runtime versions ("cudaGetDeviceCount:
+ * CUDA driver version is insufficient for CUDA runtime version (driver 12020, runtime
+ * 13000)"); with devices, the name of device 0 and the same versions. Prints nothing. */
+int gc_cuda_probe(char *msg, size_t n);
+
+/* 1 when the environment says a GPU must be there (GCBENCH_EXPECT_GPU=1, set by
+ * tools/gpu-check.sh): tests then fail instead of skipping without a device. */
+int gc_cuda_expected(void);
+
+/* A new non-blocking stream (no implicit synchronization with the legacy default
+ * stream) into *s; free with gc_cuda_stream_free (NULL-safe). */
+gc_rc gc_cuda_stream_new(void **s);
+void gc_cuda_stream_free(void *s);
+
+/* 1 if everything queued on stream is done, 0 if not yet, -1 on an error (logged). */
+int gc_cuda_stream_done(void *stream);
+
 /* Allocate bytes of device memory into *p (caller frees with gc_cuda_free). bytes == 0
  * gives *p = NULL and GC_OK. */
 gc_rc gc_cuda_alloc(void **p, size_t bytes);
@@ -33,19 +51,26 @@ gc_rc gc_cuda_copy(void *dst, const void *src, size_t bytes, int kind, void *str
 /* Wait until everything queued on stream is done; reports errors of earlier kernels. */
 gc_rc gc_cuda_sync(void *stream);
 
-/* Measure the SM clock (cycles of clock64() per second) by timing a spin kernel of a
- * known number of cycles with CUDA events; gc_cuda_spin uses the result. Without it
- * gc_cuda_spin calibrates on first use. Not thread-safe: call once before threads. */
+/* Set up the spin kernel on the current device (blocks of one resident wave, the
+ * device slots of the launch start times) and warm it up; gc_cuda_spin does it on
+ * first use. Not thread-safe: call once before threads, on the device the spins run on. */
 gc_rc gc_cuda_spin_calibrate(void);
 
-/* Queue a kernel on stream that keeps every SM of the current device busy (all
- * resident blocks spinning on clock64() with arithmetic) for about seconds; returns
- * after queuing, without waiting. seconds <= 0 queues nothing. Used to emulate
- * backward compute so that it contends with the compression kernels. */
+/* Queue a kernel on stream that keeps every SM of the current device busy (one wave of
+ * resident blocks doing dependent FMAs) for about seconds; returns after queuing,
+ * without waiting. All blocks end at one absolute deadline on the GPU's global timer
+ * (%globaltimer): the first block to start sets it, so blocks that could only start in
+ * a second wave (another kernel holds SMs) end with the rest instead of spinning a
+ * second full period. seconds <= 0 queues nothing. Used to emulate backward compute
+ * so that it contends with the compression kernels. */
 gc_rc gc_cuda_spin(double seconds, void *stream);
 
-/* The calibrated rate in cycles per second (0 before calibration). */
-double gc_cuda_spin_rate(void);
+/* gc_cuda_spin with waves x one resident wave of blocks (waves > 1: the blocks past the
+ * first wave start only as others end, as beside another kernel); for the tests. */
+gc_rc gc_cuda_spin_waves(double seconds, double waves, void *stream);
+
+/* Blocks per spin launch (one resident wave); 0 before setup. */
+unsigned gc_cuda_spin_blocks(void);
 
 #ifdef __cplusplus
 }

@@ -8,14 +8,16 @@ LIB_SRCS += kernels/cuda/bisect.c
 UNIT_TESTS += $(BUILD)/tests/test_kernels_cuda
 
 # `make CUDA=1 cuda-check`: the GPU tests and the kernel benchmark on a GPU machine,
-# linked from common/ and kernels/ only (the CPU kernels call no BLAS; the worker's
-# optimizer step does).
+# linked from common/, kernels/ and the architecture tables (worker/arch*.c: tensor
+# shapes in code) only, so no sqlite, libnl, yaml, curl or BLAS is needed (the CPU
+# kernels call no BLAS; the worker's optimizer step does). tools/gpu-check.sh uses it.
 CUDA_CHECK_DIR := $(BUILD)/cuda-check
 CUDA_CHECK_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,common/result.c common/log.c common/strutil.c \
-	common/npy.c $(KERNEL_SRCS) kernels/cuda/bisect.c) $(CU_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
+	common/npy.c $(KERNEL_SRCS) kernels/cuda/bisect.c worker/arch.c worker/arch_csv.c) \
+	$(CU_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
 
 $(CUDA_CHECK_DIR)/test_kernels_cuda: tests/unit/test_kernels_cuda.c $(CUDA_CHECK_OBJS)
-	@mkdir -p $(@D)
+	@mkdir -p $(@D) $(BUILD)/obj/tests/unit
 	$(if $(Q),@echo "  TEST    $@")
 	$(Q)$(CC) $(CPPFLAGS) -MF $(BUILD)/obj/tests/unit/test_kernels_cuda.check.d $(CFLAGS) -Itests \
 		-o $@ $< $(CUDA_CHECK_OBJS) $(LDFLAGS) $(LDLIBS)
@@ -23,9 +25,40 @@ $(CUDA_CHECK_DIR)/test_kernels_cuda: tests/unit/test_kernels_cuda.c $(CUDA_CHECK
 $(CUDA_CHECK_DIR)/gcbench-bench-kernels: $(BUILD)/obj/kernels/bench_kernels.o $(CUDA_CHECK_OBJS)
 	$(link_rule)
 
-cuda-check: $(CUDA_CHECK_DIR)/test_kernels_cuda $(CUDA_CHECK_DIR)/gcbench-bench-kernels
+cuda-check-build: $(CUDA_CHECK_DIR)/test_kernels_cuda $(CUDA_CHECK_DIR)/gcbench-bench-kernels
 	@test "$(USE_CUDA)" = 1 || { echo "cuda-check: needs CUDA=1 (nvcc)" >&2; exit 1; }
+
+cuda-check: cuda-check-build
 	$(CUDA_CHECK_DIR)/test_kernels_cuda
 	$(CUDA_CHECK_DIR)/gcbench-bench-kernels $(BENCH_KERNELS_ARGS)
 
-.PHONY: cuda-check
+.PHONY: cuda-check cuda-check-build
+
+# `make CUDA=1 HAVE_MPI=1 cuda-check-worker`: gcbench-worker from the same subset plus the
+# worker's MPI-free parts, for tools/gpu-check.sh on a GPU machine without sqlite, libnl,
+# yaml or curl. Needs NCCL (nccl.h and libnccl.so on the compiler's paths: CPATH,
+# LIBRARY_PATH) and MPI (MPI_CFLAGS, MPI_LIBS). Where they are missing: CBLAS_SHIM=1
+# builds against tools/gpu-check/cblas/ instead of OpenBLAS, MPI_STUB=1 against the
+# one-process MPI of tools/gpu-check/mpi/ (world size 1, run without mpirun).
+GC_CHECK_SHIMS := $(if $(filter 1,$(CBLAS_SHIM)),tools/gpu-check/cblas/cblas_shim.c) \
+	$(if $(filter 1,$(MPI_STUB)),tools/gpu-check/mpi/mpi_stub.c)
+CUDA_CHECK_WK_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,worker/wk_main.c worker/wk_train.c \
+	worker/wk_comm_mpi.c worker/wk_comm_nccl.c worker/records.c worker/wk_args.c \
+	worker/wk_layout.c worker/wk_json.c worker/wk_mlp.c $(GC_CHECK_SHIMS))
+ifeq ($(CBLAS_SHIM),1)
+$(patsubst %.c,$(BUILD)/obj/%.o,worker/wk_main.c worker/wk_train.c worker/wk_mlp.c): CPPFLAGS += -Itools/gpu-check/cblas
+endif
+ifeq ($(MPI_STUB),1)
+$(patsubst %.c,$(BUILD)/obj/%.o,worker/wk_main.c worker/wk_train.c worker/wk_comm_mpi.c \
+	worker/wk_comm_nccl.c): CPPFLAGS += -Itools/gpu-check/mpi
+endif
+
+$(CUDA_CHECK_DIR)/gcbench-worker: $(CUDA_CHECK_WK_OBJS) $(CUDA_CHECK_OBJS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(MPI_LIBS) -lnccl
+
+cuda-check-worker: $(CUDA_CHECK_DIR)/gcbench-worker
+	@test "$(USE_CUDA)" = 1 || { echo "cuda-check-worker: needs CUDA=1 (nvcc)" >&2; exit 1; }
+
+.PHONY: cuda-check-worker

@@ -111,15 +111,23 @@ static gc_rc ps_mats(gc_bucket *b, struct ps_st *s, gc_err *e)
 			hm[j++].r = s->r[t];
 		}
 	rc = gc_cu_malloc((void **)&s->mats, s->ncomp * sizeof(*hm), "the powersgd matrix table", e);
-	if (!rc && s->ncomp && cudaMemcpy(s->mats, hm, s->ncomp * sizeof(*hm), cudaMemcpyHostToDevice) != cudaSuccess)
-		rc = gc_fail(e, GC_E_CUDA, "cannot copy the powersgd matrix table to the GPU: %s",
-			     cudaGetErrorString(cudaGetLastError()));
+	if (!rc && s->ncomp) {         /* on the bucket's stream, waited for: hm is freed below */
+		cudaError_t ce = cudaMemcpyAsync(s->mats, hm, s->ncomp * sizeof(*hm), cudaMemcpyHostToDevice,
+						 gc_cu_stream(b));
+		if (ce == cudaSuccess)
+			ce = cudaStreamSynchronize(gc_cu_stream(b));
+		if (ce != cudaSuccess)
+			rc = gc_fail(e, GC_E_CUDA, "cannot copy the powersgd matrix table to the GPU: %s",
+				     cudaGetErrorString(ce));
+	}
 	free(hm);
 	return rc;
 }
 
 static gc_rc ps_alloc(gc_bucket *b, struct ps_st *s, gc_err *e)
 {
+	cudaError_t ce;
+	cublasStatus_t bs;
 	gc_rc rc = gc_cu_malloc((void **)&s->m, b->numel * sizeof(float), "the powersgd residual", e);
 	if (!rc)
 		rc = gc_cu_malloc((void **)&s->send0, (s->np + s->nu) * sizeof(float), "powersgd's P", e);
@@ -129,19 +137,24 @@ static gc_rc ps_alloc(gc_bucket *b, struct ps_st *s, gc_err *e)
 		rc = ps_mats(b, s, e);
 	if (rc)
 		return rc;
-	if (b->numel && cudaMemset(s->m, 0, b->numel * sizeof(float)) != cudaSuccess)
-		return gc_fail(e, GC_E_CUDA, "cannot clear the powersgd residual: %s",
-			       cudaGetErrorString(cudaGetLastError()));
-	if (s->nq && cudaMallocHost((void **)&s->qh, s->nq * sizeof(float)) != cudaSuccess)
-		return gc_fail(e, GC_E_CUDA, "cannot allocate pinned host memory for powersgd's Q: %s",
-			       cudaGetErrorString(cudaGetLastError()));
-	if (cudaEventCreateWithFlags(&s->qcopied, cudaEventDisableTiming) != cudaSuccess)
-		return gc_fail(e, GC_E_CUDA, "cannot create a CUDA event: %s",
-			       cudaGetErrorString(cudaGetLastError()));
-	if (cublasCreate(&s->h) != CUBLAS_STATUS_SUCCESS || cublasSetStream(s->h, gc_cu_stream(b)) !=
-	    CUBLAS_STATUS_SUCCESS || cublasSetMathMode(s->h, CUBLAS_DEFAULT_MATH) != CUBLAS_STATUS_SUCCESS)
-		return gc_fail(e, GC_E_CUDA, "cannot create a cuBLAS handle for powersgd "
-			       "(is libcublas installed and the GPU free?)");
+	ce = b->numel ? cudaMemsetAsync(s->m, 0, b->numel * sizeof(float), gc_cu_stream(b)) : cudaSuccess;
+	if (ce != cudaSuccess)
+		return gc_fail(e, GC_E_CUDA, "cannot clear the powersgd residual: %s", cudaGetErrorString(ce));
+	ce = s->nq ? cudaMallocHost((void **)&s->qh, s->nq * sizeof(float)) : cudaSuccess;
+	if (ce != cudaSuccess)
+		return gc_fail(e, GC_E_CUDA, "cannot allocate %zu bytes of pinned host memory for "
+			       "powersgd's Q: %s", s->nq * sizeof(float), cudaGetErrorString(ce));
+	ce = cudaEventCreateWithFlags(&s->qcopied, cudaEventDisableTiming);
+	if (ce != cudaSuccess)
+		return gc_fail(e, GC_E_CUDA, "cannot create a CUDA event: %s", cudaGetErrorString(ce));
+	bs = cublasCreate(&s->h);
+	if (bs == CUBLAS_STATUS_SUCCESS)
+		bs = cublasSetStream(s->h, gc_cu_stream(b));
+	if (bs == CUBLAS_STATUS_SUCCESS)
+		bs = cublasSetMathMode(s->h, CUBLAS_DEFAULT_MATH);
+	if (bs != CUBLAS_STATUS_SUCCESS)
+		return gc_fail(e, GC_E_CUDA, "cannot create a cuBLAS handle for powersgd: %s "
+			       "(is libcublas installed and the GPU free?)", cublasGetStatusString(bs));
 	return GC_OK;
 }
 
@@ -196,8 +209,8 @@ static gc_rc ps_encode(gc_bucket *b, const float *grad)
 	size_t t;
 	if (b->p.ef)
 		rc = gc_cu_add(s->m, grad, s->m, b->numel, st);
-	else if (b->numel && cudaMemcpyAsync(s->m, grad, b->numel * sizeof(float), cudaMemcpyDeviceToDevice, st))
-		rc = GC_E_CUDA;
+	else if (b->numel)
+		GC_CUDA_CHECK(cudaMemcpyAsync(s->m, grad, b->numel * sizeof(float), cudaMemcpyDeviceToDevice, st));
 	if (!rc && s->nq && (!s->q_ready || !b->p.warm_start))
 		rc = ps_draw_q(b, s);
 	if (rc)
@@ -211,9 +224,9 @@ static gc_rc ps_encode(gc_bucket *b, const float *grad)
 					d->rows * d->cols * sizeof(float), cudaMemcpyDeviceToDevice, st));
 			continue;
 		}
-		GC_CUBLAS_CHECK(cublasSgemm(s->h, CUBLAS_OP_N, CUBLAS_OP_N, r, (int)d->rows, (int)d->cols, &one,
-					    s->q + s->qo[t], r, s->m + b->off[t], (int)d->cols, &zero,
-					    s->send0 + s->po[t], r));
+		GC_CUBLAS_CHECK(cublasSgemm_64(s->h, CUBLAS_OP_N, CUBLAS_OP_N, r, (int64_t)d->rows,
+					       (int64_t)d->cols, &one, s->q + s->qo[t], r, s->m + b->off[t],
+					       (int64_t)d->cols, &zero, s->send0 + s->po[t], r));
 	}
 	b->round[0].coll = b->round[1].coll = GC_COLL_ALLREDUCE;
 	b->round[0].dtype = b->round[1].dtype = GC_DT_F32;
@@ -290,9 +303,9 @@ static gc_rc ps_round_done(gc_bucket *b)
 		int r = s->r[t];
 		if (!r)
 			continue;
-		GC_CUBLAS_CHECK(cublasSgemm(s->h, CUBLAS_OP_N, CUBLAS_OP_T, r, (int)d->cols, (int)d->rows, &one,
-					    s->send0 + s->po[t], r, s->m + b->off[t], (int)d->cols, &zero,
-					    s->q + s->qo[t], r));
+		GC_CUBLAS_CHECK(cublasSgemm_64(s->h, CUBLAS_OP_N, CUBLAS_OP_T, r, (int64_t)d->cols,
+					       (int64_t)d->rows, &one, s->send0 + s->po[t], r, s->m + b->off[t],
+					       (int64_t)d->cols, &zero, s->q + s->qo[t], r));
 	}
 out:
 	return rc;
@@ -322,8 +335,9 @@ static gc_rc ps_decode_tensor(gc_bucket *b, struct ps_st *s, size_t t, float *ou
 			GC_CUDA_CHECK(cudaMemsetAsync(m, 0, n * sizeof(float), st));
 		return rc;
 	}
-	GC_CUBLAS_CHECK(cublasSgemm(s->h, CUBLAS_OP_T, CUBLAS_OP_N, (int)d->cols, (int)d->rows, r, &one,
-				    s->q + s->qo[t], r, s->send0 + s->po[t], r, &zero, out, (int)d->cols));
+	GC_CUBLAS_CHECK(cublasSgemm_64(s->h, CUBLAS_OP_T, CUBLAS_OP_N, (int64_t)d->cols, (int64_t)d->rows, r,
+				       &one, s->q + s->qo[t], r, s->send0 + s->po[t], r, &zero, out,
+				       (int64_t)d->cols));
 	if (b->p.ef) {
 		k_ps_sub<<<gc_cu_grid(n, GC_CU_THREADS), GC_CU_THREADS, 0, st>>>(m, out, n);
 		GC_CUDA_LAUNCHED();

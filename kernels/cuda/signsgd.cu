@@ -149,9 +149,11 @@ static gc_rc signsgd_alloc(gc_bucket *b, struct signsgd_st *s, gc_err *e)
 	}
 	if (!rc && b->p.ef) {
 		rc = gc_cu_malloc((void **)&s->e, n * sizeof(float), "the signsgd residual", e);
-		if (!rc && n && cudaMemset(s->e, 0, n * sizeof(float)) != cudaSuccess)
+		cudaError_t ce = rc || !n ? cudaSuccess :
+			cudaMemsetAsync(s->e, 0, n * sizeof(float), gc_cu_stream(b));
+		if (ce != cudaSuccess)
 			rc = gc_fail(e, GC_E_CUDA, "cannot clear the signsgd residual on the GPU: %s",
-				     cudaGetErrorString(cudaGetLastError()));
+				     cudaGetErrorString(ce));
 	}
 	return rc;
 }

@@ -38,9 +38,12 @@ gc_rc gc_cu_sparse_init(gc_bucket *b, gc_err *e)
 		return rc;
 	s->cnt_b = s->cnt_a + nt + 1;
 	s->base_o = s->base_b + nt + 1;
-	if (s->e && b->numel && cudaMemset(s->e, 0, b->numel * sizeof(float)) != cudaSuccess)
-		return gc_fail(e, GC_E_CUDA, "cannot clear the residual on the GPU: %s",
-			       cudaGetErrorString(cudaGetLastError()));
+	if (s->e && b->numel) {        /* on the bucket's stream: ordered before the first encode */
+		cudaError_t ce = cudaMemsetAsync(s->e, 0, b->numel * sizeof(float), gc_cu_stream(b));
+		if (ce != cudaSuccess)
+			return gc_fail(e, GC_E_CUDA, "cannot clear the residual on the GPU: %s",
+				       cudaGetErrorString(ce));
+	}
 	return GC_OK;
 }
 

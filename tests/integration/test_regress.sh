@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 GC=$BIN/gcbench
 MK=$BUILD/tests/test_regress
-names="exit1_on_regression exit0_without json_valid markdown previous usage_exit2 history notify_on_regression"
+names="exit1_on_regression exit0_without json_valid markdown previous usage_exit2 history notify_on_regression speedup_metric width"
 need_cmd python3 $names || exit 0
 [ -x "$GC" ] && [ -x "$MK" ] || { for n in $names; do skip "$n" "$GC or $MK not built"; done; exit 0; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gc-regress.XXXXXX")
@@ -33,14 +33,30 @@ if echo "$out" | grep -q '^| model | method |' && echo "$out" | grep -q '^|---|'
 else fail markdown "$out"; fi
 
 out=$("$GC" regress --db "$db" --baseline previous 2>&1); rc=$?
-if [ $rc -eq 1 ] && echo "$out" | grep -q "candidate: latest (env 2)"; then pass previous
+if [ $rc -eq 1 ] && echo "$out" | grep -q "candidate: latest (sweep 2)" && echo "$out" | grep -q "baseline:  previous (sweep 1)"; then pass previous
 else fail previous "rc=$rc out=$out"; fi
 
 "$GC" regress --db "$db" --baseline 'color=red' --candidate nccl=2.19 >/dev/null 2>&1; r1=$?
 "$GC" regress --db "$db" --baseline nccl=2.18 --candidate nccl=2.19 --min-effect x >/dev/null 2>&1; r2=$?
 "$GC" regress --db "$db" --baseline nccl=2.18 >/dev/null 2>&1; r3=$?
 "$GC" regress --db "$db" --baseline nccl=2.18 --candidate nccl=2.19 --format xml >/dev/null 2>&1; r4=$?
-if [ "$r1$r2$r3$r4" = 2222 ]; then pass usage_exit2; else fail usage_exit2 "exit codes $r1 $r2 $r3 $r4, want 2 2 2 2"; fi
+"$GC" regress --db "$db" --baseline nccl=2.18 --candidate nccl=2.19 --metric fast >"$tmp/m.out" 2>&1; r5=$?
+"$GC" regress --db "$db" --baseline sweep=x --candidate nccl=2.19 >/dev/null 2>&1; r6=$?
+if [ "$r1$r2$r3$r4$r5$r6" = 222222 ] && grep -q "time or speedup" "$tmp/m.out"; then pass usage_exit2
+else fail usage_exit2 "exit codes $r1 $r2 $r3 $r4 $r5 $r6, want 2 2 2 2 2 2: $(cat "$tmp/m.out")"; fi
+
+# --metric speedup: powersgd's speedup fell 10% (1.25 -> 1.14): flagged; the baseline
+# method has no row of its own
+out=$("$GC" regress --db "$db" --baseline nccl=2.18 --candidate nccl=2.19 --metric speedup 2>&1); rc=$?
+if [ $rc -eq 1 ] && echo "$out" | grep -E '^resnet50 +powersgd .* 1\.25 +1\.1[0-9] .*REGRESSION$' >/dev/null &&
+   ! echo "$out" | grep -E '^resnet50 +sync ' >/dev/null && echo "$out" | grep -q "metric:    speedup"; then pass speedup_metric
+else fail speedup_metric "rc=$rc out=$out"; fi
+
+# every table within 100 columns
+long=$( { "$GC" regress --db "$db" --baseline nccl=2.18 --candidate nccl=2.19
+	  "$GC" regress --db "$db" --baseline nccl=2.18 --candidate nccl=2.19 --metric speedup
+	  "$GC" history --db "$db" --model resnet50 --method powersgd; } 2>&1 | awk 'length > 100')
+[ -z "$long" ] && pass width || fail width "lines over 100 columns: $long"
 
 out=$("$GC" history --db "$db" --model resnet50 --method powersgd --bandwidth 10gbit 2>&1); rc=$?
 if [ $rc -eq 0 ] && [ "$(echo "$out" | grep -c ' 10gbit ')" -eq 2 ] && echo "$out" | grep -q ' 1\.2[0-9][0-9]$' &&

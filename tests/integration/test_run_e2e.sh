@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # End to end: a short sweep on its own 3-node local cluster (tiny workload, two
 # bandwidths, two methods) lands the expected rows, with caps measured and restored,
-# and a rerun resumes instead of repeating.
+# and a rerun continues a sweep with a failed point, never a finished one.
 . "$(dirname "$0")/../lib.sh"
-cases="sweep_ok iteration_rows links_measured caps_restored resume security_spec model_predicts"
+cases="sweep_ok iteration_rows links_measured caps_restored env_captured resume security_spec model_predicts"
 need_root $cases || exit 0
 need_cmd mpirun $cases || exit 0
 need_cmd sqlite3 $cases || exit 0
@@ -43,6 +43,37 @@ else
 	fail sweep_ok "gcbench run failed: $(tail -8 "$work/out" | tr '\n' ' ')"
 fi
 
+# every node's environment row equals what `gcbench env --json` prints on that node
+# (its own hostname, kernel, MPI, gcbench), field by field
+env_cmp='
+import json, sqlite3, sys
+db, node = sys.argv[1], sys.argv[2]
+want = json.loads(sys.stdin.read())
+con = sqlite3.connect(db)
+con.row_factory = sqlite3.Row
+rows = con.execute("SELECT DISTINCT e.* FROM environments e JOIN run_hosts h ON h.env_id = e.id "
+                   "WHERE h.node = ?", (node,)).fetchall()
+assert len(rows) == 1, "%d environment rows for %s" % (len(rows), node)
+row = dict(rows[0])
+for k, v in want.items():
+    assert row.get(k) == v, "%s: %s stored %r, the node says %r" % (node, k, row.get(k), v)
+for k in ("host", "kernel", "mpi", "gcbench"):
+    assert row[k], "%s: %s is empty" % (node, k)
+'
+bad=""
+command -v python3 >/dev/null 2>&1 || bad="skip"
+empty=$(q "SELECT count(*) FROM environments WHERE host = '' OR kernel = '' OR mpi = '' OR gcbench = ''")
+[ "$empty" = 0 ] && [ "$(q 'SELECT count(*) FROM environments')" -ge 1 ] || bad="$bad rows with empty fields: $empty;"
+for i in 1 2 3; do
+	[ "$bad" = skip ] && break
+	out=""
+	j=$(ssh -F "$GCBENCH_HOME/clusters/$name/ssh_config" "n$i" "$(realpath "$BIN")/gcbench env --json" 2>&1) &&
+		out=$(python3 -c "$env_cmp" "$db" "n$i" <<<"$j" 2>&1) || bad="$bad $(tail -n 1 <<<"${out:-$j}");"
+done
+if [ "$bad" = skip ]; then skip env_captured "'python3' is not installed"
+elif [ -z "$bad" ]; then pass env_captured
+else fail env_captured "$bad $(q 'SELECT host, kernel, mpi, gcbench FROM environments' | tr '\n' ' ')"; fi
+
 # 4 runs x 3 ranks x (4 + 1) iterations
 n=$(q "SELECT count(*) FROM iterations")
 [ "$n" = 60 ] && pass iteration_rows || fail iteration_rows "$n rows, expected 60"
@@ -61,11 +92,19 @@ states=$(ls "$state_dir" 2>/dev/null | grep "gcb-$name-")
 [ -z "$left" ] && [ -z "$states" ] && pass caps_restored ||
 	fail caps_restored "still capped:$left; state files: $states"
 
+# resume: a sweep with a failed point is continued (only that point runs, in the same
+# sweep); a finished sweep is not: the next run measures every point again
+q "UPDATE runs SET status = 'failed' WHERE id = (SELECT max(id) FROM runs); UPDATE sweeps SET status = 'failed'"
+dry=$("$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --dry-run 2>&1)
 if "$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" >"$work/out2" 2>&1 &&
-   grep -q "4 of 4 points already done" "$work/out2" && [ "$(q 'SELECT count(*) FROM runs')" = 4 ]; then
-	pass resume
+   grep -q "continuing sweep 1 (failed, 3 points ok)" "$work/out2" && grep -q "3 of 4 points already done" "$work/out2" &&
+   [[ "$dry" == *"resume: continuing sweep 1"* ]] && [[ "$dry" == *"(done: skipped)"* ]] &&
+   [ "$(q 'SELECT count(*) FROM runs')" = 5 ] && [ "$(q 'SELECT group_concat(status) FROM sweeps')" = done ]; then
+	dry=$("$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --dry-run 2>&1)
+	[[ "$dry" == *"resume: new sweep: sweep 1 of this spec on these environments finished"* ]] && pass resume ||
+		fail resume "a dry run after the sweep finished says: $(head -1 <<<"$dry")"
 else
-	fail resume "rerun did not skip the done points: $(tail -5 "$work/out2" | tr '\n' ' ')"
+	fail resume "the rerun did not continue the failed sweep: dry run: $(head -1 <<<"$dry"); $(tail -5 "$work/out2" | tr '\n' ' '); sweeps $(q 'SELECT group_concat(status) FROM sweeps'), $(q 'SELECT count(*) FROM runs') runs"
 fi
 
 # the performance model predicts every ok run of this sweep, and stores it
@@ -81,7 +120,7 @@ fi
 sed 's/^models: \[tiny\]/models: ["tiny; touch \/tmp\/gcbench-pwned"]/' "$work/spec.yaml" >"$work/bad.yaml"
 rm -f /tmp/gcbench-pwned
 if ! "$BIN/gcbench" run "$work/bad.yaml" --inventory "$inv" --db "$db" >"$work/out3" 2>&1 &&
-   [ ! -e /tmp/gcbench-pwned ] && [ "$(q 'SELECT count(*) FROM runs')" = 4 ]; then
+   [ ! -e /tmp/gcbench-pwned ] && [ "$(q 'SELECT count(*) FROM runs')" = 5 ]; then
 	pass security_spec
 else
 	fail security_spec "unsafe model name was not refused: $(tail -3 "$work/out3" | tr '\n' ' ')"

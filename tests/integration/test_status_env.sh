@@ -109,15 +109,16 @@ INSERT INTO run_stats (run_id, field, n, median, p95)
 		fail status_with_runs "cannot fill $db with sqlite3"
 	out=$("$G" status --db "$db" 2>&1); rc=$?
 	sw2=$(grep -E '^ +2  quickstart ' <<<"$out")
-	r2=$(grep -E '^ +2 +2  ' <<<"$out")
-	r3=$(grep -E '^ +3 +2  ' <<<"$out")
+	r2=$(grep -E '^ +2 +2 +20' <<<"$out")
+	r3=$(grep -E '^ +3 +2 +20' <<<"$out")
 	# newest sweep first; counts ok 1, failed 1; the ok run's median, the failed one's error
 	if [ $rc -eq 0 ] && [ "$(grep -nE '^ +[12]  (quickstart|older) ' <<<"$out" | head -n 1 | cut -d: -f2 |
 	     awk '{print $1}')" = 2 ] &&
 	   [ "$(awk '{print $(NF-4), $(NF-3), $(NF-2), $(NF-1), $NF}' <<<"$sw2")" = "1 1 0 0 0" ] &&
 	   grep -q 'running' <<<"$sw2" &&
-	   grep -qE 'ok +0\.1234 s +k-ok$' <<<"$r2" && grep -qE 'failed +- +k-bad$' <<<"$r3" &&
-	   grep -qE '^ +error: rank 2 exited 1$' <<<"$out"; then pass status_with_runs
+	   grep -qE ' ok +resnet50 +topk +- +1gbit +4x32 +123\.40$' <<<"$r2" &&
+	   grep -qE ' failed +resnet50 +topk +- +1gbit +4x32 +-$' <<<"$r3" &&
+	   grep -qE '^  run 3: rank 2 exited 1$' <<<"$out" && ! awk 'length > 100' <<<"$out" | grep -q .; then pass status_with_runs
 	else fail status_with_runs "rc $rc: $(tr '\n' '|' <<<"$out")"; fi
 
 	out=$("$G" status --db "$db" --sweeps 1 --runs 0 2>&1); rc=$?

@@ -3,6 +3,8 @@
 # and every class of input error (exit status 2 and a message that names the problem).
 . "$(dirname "$0")/../lib.sh"
 G=$BIN/gcbench
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-whatif.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
 
 if [ ! -x "$G" ]; then
 	skip whatif "$G is not built (make)"
@@ -24,8 +26,8 @@ if [ $rc -eq 0 ] && grep -q '^summary: [0-9]* of 24 configurations gain' <<<"$ou
 else fail sweep_text "rc $rc: $(tail -n 3 <<<"$out" | tr '\n' ' ')"; fi
 
 # at 1 Gbit/s PowerSGD must beat sync SGD on ResNet-50; at 30 Gbit/s and 1x it must not
-row1=$(grep -E '^1x +8 +1 ' <<<"$out" | awk '{print $NF}')
-row30=$(grep -E '^1x +8 +30 ' <<<"$out" | awk '{print $NF}')
+row1=$(grep -E '^1x +1x +8 +1 ' <<<"$out" | awk '{print $NF}')
+row30=$(grep -E '^1x +1x +8 +30 ' <<<"$out" | awk '{print $NF}')
 if awk -v a="$row1" -v b="$row30" 'BEGIN { exit !(a > 1 && b < 1) }'; then pass powersgd_direction
 else fail powersgd_direction "speedup at 1 Gbit/s '$row1', at 30 Gbit/s '$row30'"; fi
 
@@ -49,12 +51,72 @@ expect_err bad_ratio "ratio 5 is outside" --method topk:ratio=5
 expect_err bad_speedup "--compute-speedup" --compute-speedup 0
 expect_err unknown_option "unknown or incomplete option '--bogus'" --bogus
 expect_err unknown_preset "unknown preset 'fast'" --preset fast
+expect_err unknown_grid "unknown grid 'study'" --grid study
+expect_err sens_without_grid "--sensitivity needs --grid paper" --sensitivity
+expect_err sens_not_paper "use it with --preset paper" --grid paper --sensitivity --preset ideal
+expect_err bad_codec "--codec-speedup: 'abc' is not a number > 0" --codec-speedup abc
+expect_err zero_codec "--codec-speedup: '0' is not a number > 0" --codec-speedup 1,0
+expect_err bad_seq "--seq-len 'x'" --model bert-base --seq-len x
+expect_err zero_seq "--seq-len '0'" --model bert-base --seq-len 0
+expect_err seq_too_long "--seq-len 600 is outside 1..512" --model bert-base --seq-len 600
+expect_err seq_resnet "applies to bert-base and gpt2-small, not 'resnet50'" --seq-len 256
+expect_err bad_collective "--collective 'star': use ring, tree or auto" --collective star
+expect_err bad_intra_bw "--intra-bw (GB/s) 'fast' is not a number" --intra-bw fast
+expect_err neg_intra_lat "--intra-latency (us) '-1' is not a number" --intra-latency -1
+expect_err free_codec_no_db "--assume-free-codec needs --db" --assume-free-codec
+expect_err bad_rounds "rounds 0 is not an integer in 1..64" --method mstopk:rounds=0
+
+# new options change what they should: a faster codec helps PowerSGD rank 16, faster
+# compute alone does not; a longer BERT sequence raises sync SGD's compute
+sp() { "$G" whatif --workers 8 --bandwidth 25 --method powersgd:rank=16 "$@" 2>&1 | grep -E '^[0-9.]+x ' | awk '{print $NF}'; }
+c1=$(sp); c4=$(sp --codec-speedup 4); s4=$(sp --compute-speedup 4 --codec-speedup 1)
+if awk -v a="$c1" -v b="$c4" -v c="$s4" 'BEGIN { exit !(b > a && c < a) }'; then pass codec_speedup
+else fail codec_speedup "rank 16 at 25 Gbit/s: ${c1} (1x), ${c4} (codec 4x), ${s4} (compute 4x)"; fi
+t128=$("$G" whatif --model bert-base --workers 8 --bandwidth 100 --method signsgd | awk '/^1x/ {print $5}')
+t512=$("$G" whatif --model bert-base --seq-len 512 --workers 8 --bandwidth 100 --method signsgd | awk '/^1x/ {print $5}')
+if awk -v a="$t128" -v b="$t512" 'BEGIN { exit !(b > 4 * a) }'; then pass seq_len
+else fail seq_len "sync SGD at 128 tokens ${t128} ms, at 512 ${t512} ms"; fi
+# NCCL's pick: at 4096 GPUs the tree keeps sync SGD near its compute, the ring does not
+r=$("$G" whatif --workers 4096 --bandwidth 100 --method powersgd --collective ring | awk '/^1x/ {print $5}')
+t=$("$G" whatif --workers 4096 --bandwidth 100 --method powersgd | awk '/^1x/ {print $5}')
+if awk -v a="$r" -v b="$t" 'BEGIN { exit !(a > 1000 && b < 200) }'; then pass collective_auto
+else fail collective_auto "sync SGD at 4096 GPUs: ring ${r} ms, auto ${t} ms"; fi
+if "$G" whatif --constants | grep -q '^launch .*assumption'; then pass constants
+else fail constants "no launch row marked as an assumption"; fi
+
+# the figures docs/model.md quotes: each block between '<!-- pin: ARGS -->' and
+# '<!-- /pin -->' holds lines (indented 4) that `gcbench ARGS` must print verbatim
+doc=$(dirname "$0")/../../docs/model.md
+if [ -f "$doc" ]; then
+	npin=0
+	while IFS= read -r args; do
+		npin=$((npin + 1))
+		got=$("$G" $args 2>&1)
+		miss=$(awk -v a="<!-- pin: $args -->" '$0 == a {on = 1; next} /^<!-- \/pin -->/ {on = 0}
+			on && /^    / {print substr($0, 5)}' "$doc" | while IFS= read -r l; do
+				grep -qxF -- "$l" <<<"$got" || echo "$l"; done)
+		if [ -z "$miss" ]; then pass "docs_pin_$npin"
+		else fail "docs_pin_$npin" "'gcbench $args' no longer prints: $(head -n 2 <<<"$miss" | tr '\n' '|')"; fi
+	done < <(sed -n 's/^<!-- pin: \(.*\) -->$/\1/p' "$doc")
+	[ "$npin" -gt 0 ] && pass docs_pins_found || fail docs_pins_found "no pin blocks in $doc"
+else
+	skip docs_pins "$doc not found"
+fi
 if "$G" whatif --help | grep -q 'example:'; then pass help; else fail help "no usage"; fi
+
+# --svg: one chart per compute speed and worker count
+mkdir -p "$tmp/svg"
+out=$("$G" whatif --workers 8,96 --bandwidth 1:30:5 --compute-speedup 1,4 --method signsgd,powersgd:rank=4 --svg "$tmp/svg" 2>&1); rc=$?
+n=$(ls "$tmp/svg"/whatif-resnet50-b64-*w-*x-codec*x.svg 2>/dev/null | wc -l)
+if [ $rc -eq 0 ] && [ "$n" -eq 4 ] && grep -q 'charts: 4 SVG files' <<<"$out" &&
+   grep -q '<title>Predicted speedup over sync SGD: resnet50, batch 64, 96 workers, compute 4x' "$tmp/svg/whatif-resnet50-b64-96w-4x-codec4x.svg"
+then pass svg_charts; else fail svg_charts "rc $rc, $n files: $(tail -n 1 <<<"$out")"; fi
+expect_err svg_no_dir "--svg: '$tmp/nodir' is not an existing directory" --workers 8 --bandwidth 1 --method signsgd --svg "$tmp/nodir"
+expect_err svg_grid "--svg draws sweeps" --grid paper --svg "$tmp/svg"
+expect_err svg_json "--svg and --json exclude each other" --json --svg "$tmp/svg"
 
 # --db: the model fitted to a results database (the synthetic one of test_model_db,
 # whose environment 1 has the most runs) instead of a preset
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-whatif.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
 if [ -x "$BUILD/tests/test_model_db" ] && "$BUILD/tests/test_model_db" --make-db "$tmp/w.db" >/dev/null 2>&1; then
 	out=$("$G" whatif --db "$tmp/w.db" --workers 4,16 --bandwidth 1,10 --method powersgd:rank=4,signsgd 2>&1); rc=$?
 	if [ $rc -eq 0 ] && grep -q "parameters: $tmp/w.db, environment 1 " <<<"$out" &&
@@ -63,8 +125,36 @@ if [ -x "$BUILD/tests/test_model_db" ] && "$BUILD/tests/test_model_db" --make-db
 	out=$("$G" whatif --db "$tmp/w.db" --env 2 --workers 4 --bandwidth 1 --method signsgd 2>&1)
 	grep -q "environment 2 " <<<"$out" && pass from_db_env || fail from_db_env "$(head -n 2 <<<"$out" | tr '\n' ' ')"
 	expect_err db_unknown_env "no ok runs of environment 99" --db "$tmp/w.db" --env 99
+	expect_err db_unmeasured "method 'fp16' was never measured in $tmp/w.db" --db "$tmp/w.db" --method fp16
+	expect_err db_and_preset "--preset and --db exclude each other" --db "$tmp/w.db" --preset paper
+	out=$("$G" whatif --db "$tmp/w.db" --workers 4 --bandwidth 1 --method fp16,signsgd --assume-free-codec 2>&1); rc=$?
+	if [ $rc -eq 0 ] && grep -q "never measured .*free" <<<"$out"; then pass db_assume_free
+	else fail db_assume_free "rc $rc: $(head -n 2 <<<"$out" | tr '\n' ' ')"; fi
+	# gcbench model --predict: the fit of one database on the runs of another (here a
+	# second database from the same known parameters: errors of the noise only)
+	if "$BUILD/tests/test_model_db" --make-db "$tmp/w2.db" >/dev/null 2>&1; then
+		out=$("$G" model --db "$tmp/w.db" --env 1 --predict "$tmp/w2.db" 2>&1); rc=$?
+		med=$(awk '$1 == "syncsgd" && $3 ~ /%$/ {sub("%", "", $3); print $3}' <<<"$out")
+		if [ $rc -eq 0 ] && grep -q "out of sample, the fit of '$tmp/w.db' (environment 1)" <<<"$out" &&
+		   awk -v m="$med" 'BEGIN { exit !(m != "" && m < 5) }'; then pass model_predict
+		else fail model_predict "rc $rc, syncsgd median '$med': $(head -n 1 <<<"$out")"; fi
+	else
+		fail model_predict "cannot make a second database"
+	fi
+	out=$("$G" model --db "$tmp/w.db" --predict "$tmp/none.db" 2>&1); rc=$?
+	[ $rc -eq 1 ] && grep -q "cannot predict the runs of '$tmp/none.db'" <<<"$out" && pass model_predict_missing ||
+		fail model_predict_missing "rc $rc: $out"
+	out=$("$G" model --db "$tmp/w.db" --env 1 2>&1); rc=$?
+	[ $rc -eq 2 ] && grep -q -- "--env needs --predict" <<<"$out" && pass model_env_needs_predict ||
+		fail model_env_needs_predict "rc $rc: $(head -n 1 <<<"$out")"
+	out=$("$G" model --db "$tmp/w.db" --env x --predict "$tmp/w.db" 2>&1); rc=$?
+	[ $rc -eq 2 ] && grep -q -- "--env 'x' is not an environment id" <<<"$out" && pass model_bad_env ||
+		fail model_bad_env "rc $rc: $(head -n 1 <<<"$out")"
+	out=$("$G" whatif --db "$tmp/w.db" --workers 4 --bandwidth 1 2>&1)
+	if grep -q 'syncsgd_ms *signsgd *topk *mstopk *powersgd$' <<<"$out"; then pass db_default_methods
+	else fail db_default_methods "$(sed -n 4p <<<"$out")"; fi
 else
-	for n in from_db from_db_env db_unknown_env; do skip "$n" "$BUILD/tests/test_model_db is not built"; done
+	for n in from_db from_db_env db_unknown_env db_unmeasured db_and_preset db_assume_free model_predict model_predict_missing model_env_needs_predict model_bad_env db_default_methods; do skip "$n" "$BUILD/tests/test_model_db is not built"; done
 fi
 expect_err env_without_db "--env needs --db" --env 1
 expect_err db_missing "$tmp/none.db" --db "$tmp/none.db"

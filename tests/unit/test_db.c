@@ -478,7 +478,7 @@ static void test_done_keys_and_interrupted(void)
 	r = run_of(sw2, "kc", "syncsgd");
 	CHECK(gc_db_run_begin(db, &r, &c, &e) == GC_OK);
 	CHECK(gc_db_run_end(db, c, GC_RUN_OK, NULL, NULL, &e) == GC_OK);
-	CHECK(gc_db_done_keys(db, "hA", &done, &e) == GC_OK);
+	CHECK(gc_db_done_keys(db, sw, &done, &e) == GC_OK);
 	CHECK_EQ_INT(done.n, 2);
 	CHECK_STR(done.v[0], "ka");
 	CHECK(gc_strlist_has(&done, "kb") && !gc_strlist_has(&done, "kc"));

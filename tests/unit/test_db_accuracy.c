@@ -1,4 +1,4 @@
-/* tests/unit/test_db_accuracy.c: validation records in the database (migration 4):
+/* tests/unit/test_db_accuracy.c: validation records in the database (migration 5):
  * ingest into evals, the views run_evals, run_time_to_target and
  * time_to_target_speedup against hand-computed answers, malformed validation records,
  * and records of older workers (no validation).

@@ -2,7 +2,14 @@
  *
  * Part 1 runs everywhere: mstopk's multi-level bisection planner (kernels/cuda/bisect.h)
  * against the sequential bisection of kernels/compress.h, with a CPU count.
- * Part 2 needs a GPU: every method on the CUDA back end against the CPU back end.
+ * Part 2 needs a GPU: every method on the CUDA back end against the CPU back end, on
+ * small layouts, a 4.6M-element one (every grid-stride loop runs more than once),
+ * ResNet-50 and BERT-base sized buckets (worker/arch.c), 1 to 5 workers, and once on a
+ * non-blocking stream with buffers at odd float offsets. Without a device these SKIP,
+ * unless GCBENCH_EXPECT_GPU=1 (tools/gpu-check.sh): then they FAIL with the CUDA error
+ * and the driver version. GCBENCH_CUDA_MODELS=0 leaves out the model-sized buckets;
+ * GCBENCH_CUDA_QUICK=1 (under compute-sanitizer) also the 4.6M layout and the timing
+ * tests of the spin kernel.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -158,34 +165,32 @@ static void test_bisect_tree(void)
 #include "kernels/internal.h"
 #include "kernels/cuda/cuda_util.h"
 #include "timing.h"
+#include "worker/arch.h"
 
-#define MAXW 4
+#define MAXW 5
 #define STEPS 3
+#define MAXLT 4
 
 struct layout {
 	const char *name;
 	size_t nt;
-	gc_tensor_desc t[4];
+	gc_tensor_desc t[MAXLT];
+	int big;                /* 1: workers 2 and 5 only, 2 steps */
 };
 
 /* Sizes not a multiple of 32, several tensors, matrices for powersgd, and one large
  * enough for several tiles, chunks and blocks. */
 static const struct layout layouts[] = {
-	{ "n1", 1, { { 1, 1, 1 } } },
-	{ "n37", 1, { { 37, 1, 1 } } },
-	{ "n1000", 1, { { 1000, 1, 1 } } },
-	{ "mixed", 4, { { 33, 1, 1 }, { 64, 5, 2 }, { 7, 1, 1 }, { 16, 40, 2 } } },
-	{ "large", 3, { { 300, 70, 2 }, { 4099, 1, 1 }, { 257, 129, 4 } } },
+	{ "n1", 1, { { 1, 1, 1 } }, 0 },
+	{ "n37", 1, { { 37, 1, 1 } }, 0 },
+	{ "n1000", 1, { { 1000, 1, 1 } }, 0 },
+	{ "mixed", 4, { { 33, 1, 1 }, { 64, 5, 2 }, { 7, 1, 1 }, { 16, 40, 2 } }, 0 },
+	{ "large", 3, { { 300, 70, 2 }, { 4099, 1, 1 }, { 257, 129, 4 } }, 0 },
+	/* 4,604,909 elements: more than one sweep of every grid-stride loop (8 x SMs
+	 * blocks x 256 threads x 4 floats is 1.08M on an H200), odd tail */
+	{ "n4.6M", 4, { { 2048, 2048, 2 }, { 1001, 1, 1 }, { 512, 800, 2 }, { 4, 1, 1 } }, 1 },
 };
 #define NLAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
-
-static size_t layout_numel(const struct layout *l)
-{
-	size_t i, n = 0;
-	for (i = 0; i < l->nt; i++)
-		n += l->t[i].rows * l->t[i].cols;
-	return n;
-}
 
 /* Gradients with ties in magnitude (+-x, repeated values), +0.0 and -0.0, values that
  * overflow fp16 after / p = 1, and a smooth random part. */
@@ -212,6 +217,33 @@ static int have_device(void)
 	return gc_cuda_device_count() > 0;
 }
 
+static int env_is(const char *name, const char *v)
+{
+	const char *x = getenv(name);
+	return x && !strcmp(x, v);
+}
+
+/* Tensors of a real model's bucket (the whole model as one bucket), or NULL. */
+static gc_tensor_desc *model_tensors(const char *name, size_t *nt)
+{
+	gc_arch a;
+	gc_err e = { "" };
+	gc_tensor_desc *t;
+	size_t i;
+	if (gc_arch_build(name, &a, &e))
+		return NULL;
+	t = calloc(a.n, sizeof(*t));
+	for (i = 0; t && i < a.n; i++) {
+		const gc_arch_tensor *x = &a.t[i];
+		t[i].rows = x->shape[0];
+		t[i].cols = x->numel / (x->shape[0] ? x->shape[0] : 1);
+		t[i].ndim = x->ndim;
+	}
+	*nt = a.n;
+	gc_arch_release(&a);
+	return t;
+}
+
 struct run {
 	gc_bucket *b[2][MAXW];          /* [0] CPU, [1] CUDA */
 	float *g[MAXW], *avg[2][MAXW], *res[2];
@@ -236,19 +268,23 @@ static void run_free(struct run *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* Both back ends for p workers; 0 on success, else a message in e. */
-static int run_new(struct run *r, const gc_params *pm, const struct layout *l, int p, gc_err *e)
+/* Both back ends for p workers over nt tensors t, the CUDA buckets on stream; 0 on
+ * success, else a message in e. */
+static int run_new(struct run *r, const gc_params *pm, const gc_tensor_desc *t, size_t nt, int p,
+		   void *stream, gc_err *e)
 {
 	int be, w;
+	size_t i;
 	memset(r, 0, sizeof(*r));
-	r->n = layout_numel(l);
+	for (i = 0; i < nt; i++)
+		r->n += t[i].rows * t[i].cols;
 	r->p = p;
 	for (be = 0; be < 2; be++) {
 		r->res[be] = malloc(r->n * sizeof(float));
 		for (w = 0; w < p; w++) {
 			r->avg[be][w] = malloc(r->n * sizeof(float));
-			if (gc_bucket_new(&r->b[be][w], pm, be ? GC_BACKEND_CUDA : GC_BACKEND_CPU, NULL,
-					  l->t, l->nt, p, w, e))
+			if (gc_bucket_new(&r->b[be][w], pm, be ? GC_BACKEND_CUDA : GC_BACKEND_CPU,
+					  be ? stream : NULL, t, nt, p, w, e))
 				return -1;
 		}
 	}
@@ -298,8 +334,68 @@ static double max_abs(const float *a, size_t n)
 	return m;
 }
 
+#define OFF_G 1                 /* float offsets of the gradient and the average */
+#define OFF_A 3
+
+/* Run round rd of every worker in host memory, as kernels/simulate.c does (the sum in
+ * worker order, or the payloads side by side), through buffers on b[w]->stream. */
+static int host_round(gc_bucket **b, int p, const gc_round *rd, gc_err *e)
+{
+	size_t bytes = rd[0].count * gc_dtype_size(rd[0].dtype), i;
+	size_t rbytes = rd[0].coll == GC_COLL_ALLGATHER ? bytes * (size_t)p : bytes;
+	unsigned char *res = malloc(rbytes + 1), *in = malloc(bytes + 1);
+	int w, bad = !res || !in;
+	for (w = 0; !bad && w < p; w++) {
+		unsigned char *dst = rd[0].coll == GC_COLL_ALLGATHER ? res + (size_t)w * bytes : w ? in : res;
+		bad = gc_cuda_copy(dst, rd[w].send, bytes, GC_CUDA_D2H, b[w]->stream) || gc_cuda_sync(b[w]->stream);
+		if (bad || rd[0].coll == GC_COLL_ALLGATHER || !w)
+			continue;
+		if (rd[0].dtype == GC_DT_F32)
+			for (i = 0; i < rd[0].count; i++)
+				((float *)res)[i] += ((const float *)in)[i];
+		else
+			gc_f16_sum((uint16_t *)res, (const uint16_t *)in, rd[0].count);
+	}
+	for (w = 0; !bad && w < p; w++)
+		bad = gc_cuda_copy(rd[w].recv, res, rbytes, GC_CUDA_H2D, b[w]->stream) || gc_cuda_sync(b[w]->stream);
+	free(res);
+	free(in);
+	return bad ? (gc_fail(e, GC_E_CUDA, "a host round of %zu bytes failed", bytes), 1) : 0;
+}
+
+/* gc_simulate_step for CUDA buckets with the gradient at dev + OFF_G and the average at
+ * dev + OFF_A floats (not 16-byte aligned: the scalar paths), on the buckets' stream. */
+static int step_at_offset(gc_bucket **b, int p, const float *const *g, float **avg, gc_err *e)
+{
+	size_t n = gc_bucket_numel(b[0]), bytes = n * sizeof(float);
+	float *dev[MAXW] = { 0 };
+	gc_round rd[MAXW];
+	int w, bad = 0;
+	for (w = 0; !bad && w < p; w++) {
+		bad = gc_cuda_alloc((void **)&dev[w], bytes + 4 * sizeof(float)) ||
+		      gc_cuda_copy(dev[w] + OFF_G, g[w], bytes, GC_CUDA_H2D, b[w]->stream) ||
+		      gc_encode(b[w], dev[w] + OFF_G);
+	}
+	while (!bad && gc_round_get(b[0], &rd[0])) {
+		for (w = 1; w < p; w++)
+			gc_round_get(b[w], &rd[w]);
+		bad = host_round(b, p, rd, e);
+		for (w = 0; !bad && w < p; w++)
+			bad = gc_round_done(b[w]) != GC_OK;
+	}
+	for (w = 0; !bad && w < p; w++)
+		bad = gc_decode(b[w], dev[w] + OFF_A) ||
+		      gc_cuda_copy(avg[w], dev[w] + OFF_A, bytes, GC_CUDA_D2H, b[w]->stream) ||
+		      gc_cuda_sync(b[w]->stream);
+	for (w = 0; w < p; w++)
+		gc_cuda_free(dev[w]);
+	if (bad && !e->msg[0])
+		gc_fail(e, GC_E_CUDA, "a step at odd offsets on a non-blocking stream failed");
+	return bad;
+}
+
 /* One step on both back ends and the comparisons; 0 if all agree, else a message. */
-static int step_compare(struct run *r, int step, double tol, int gather, char *msg, size_t len)
+static int step_compare(struct run *r, int step, double tol, int gather, int offset, char *msg, size_t len)
 {
 	gc_err e = { "" };
 	size_t nb0, nb1;
@@ -308,7 +404,8 @@ static int step_compare(struct run *r, int step, double tol, int gather, char *m
 	for (w = 0; w < r->p; w++)
 		fill_grad(r->g[w], r->n, w, step);
 	for (be = 0; be < 2; be++)
-		if (gc_simulate_step(r->b[be], r->p, (const float *const *)r->g, r->avg[be], NULL, NULL, &e))
+		if (be && offset ? step_at_offset(r->b[1], r->p, (const float *const *)r->g, r->avg[1], &e) != 0 :
+		    gc_simulate_step(r->b[be], r->p, (const float *const *)r->g, r->avg[be], NULL, NULL, &e) != GC_OK)
 			return snprintf(msg, len, "%s step %d: %s", be ? "cuda" : "cpu", step, e.msg), 1;
 	if (gather) {
 		unsigned char *h0 = gathered(r->b[0][0], 0, &nb0), *h1 = gathered(r->b[1][0], 1, &nb1);
@@ -338,33 +435,54 @@ static int step_compare(struct run *r, int step, double tol, int gather, char *m
 	return 0;
 }
 
-/* Every layout, 1 to 4 workers, STEPS steps (error feedback and warm start carry). */
+/* One layout, p workers, steps steps; offset 1: the CUDA side on a non-blocking
+ * stream with buffers at odd float offsets (step_at_offset). */
+static int compare_layout(const gc_params *pm, const char *name, const gc_tensor_desc *t, size_t nt,
+			  int p, int steps, double tol, int gather, int offset, char *msg, size_t len)
+{
+	struct run r;
+	gc_err e = { "" };
+	void *stream = NULL;
+	int bad, step;
+	memset(&r, 0, sizeof(r));
+	bad = offset && gc_cuda_stream_new(&stream);
+	if (bad)
+		snprintf(msg, len, "cannot create a CUDA stream");
+	if (!bad && (bad = run_new(&r, pm, t, nt, p, stream, &e)))
+		snprintf(msg, len, "%s p=%d: cannot create buckets: %s", name, p, e.msg);
+	for (step = 0; !bad && step < steps; step++)
+		if (step_compare(&r, step, tol, gather, offset, msg, len)) {
+			size_t m = strlen(msg);
+			snprintf(msg + m, len - m, " (layout %s, p=%d, %s%s)", name, p, gc_method_name(pm->method),
+				 offset ? ", non-blocking stream, odd offsets" : "");
+			bad = 1;
+		}
+	run_free(&r);
+	gc_cuda_stream_free(stream);
+	return bad;
+}
+
+/* Every layout, 1 to 5 workers (big ones: 2 and 5), STEPS steps (error feedback and
+ * warm start carry). */
 static int compare_method(const gc_params *pm, double tol, int gather, char *msg, size_t len)
 {
 	size_t li;
-	int p, step;
+	int p;
 	for (li = 0; li < NLAYOUTS; li++)
 		for (p = 1; p <= MAXW; p++) {
-			struct run r;
-			gc_err e = { "" };
-			int bad = run_new(&r, pm, &layouts[li], p, &e);
-			if (bad)
-				snprintf(msg, len, "%s p=%d: cannot create buckets: %s", layouts[li].name, p, e.msg);
-			for (step = 0; !bad && step < STEPS; step++)
-				if (step_compare(&r, step, tol, gather, msg, len)) {
-					size_t m = strlen(msg);
-					snprintf(msg + m, len - m, " (layout %s, p=%d, %s)", layouts[li].name, p,
-						 gc_method_name(pm->method));
-					bad = 1;
-				}
-			run_free(&r);
-			if (bad)
+			const struct layout *l = &layouts[li];
+			if (l->big && ((p != 2 && p != MAXW) || env_is("GCBENCH_CUDA_QUICK", "1")))
+				continue;
+			if (compare_layout(pm, l->name, l->t, l->nt, p, l->big ? 2 : STEPS, tol, gather, 0, msg, len))
 				return 1;
 		}
 	return 0;
 }
 
-#define NEED_DEVICE() do { if (!have_device()) SKIP("no CUDA device"); } while (0)
+/* No device: SKIP, or FAIL with the reason when GCBENCH_EXPECT_GPU=1. */
+#define NEED_DEVICE() do { char why_[384]; if (gc_cuda_probe(why_, sizeof(why_)) < 1) { \
+	CHECKF(!gc_cuda_expected(), "GCBENCH_EXPECT_GPU=1 but no CUDA device: %s", why_); \
+	SKIP("no CUDA device: %s", why_); } } while (0)
 #define COMPARE(pm, tol, gather) do { char m_[512] = ""; \
 	CHECKF(!compare_method(pm, tol, gather, m_, sizeof(m_)), "%s", m_); } while (0)
 
@@ -384,6 +502,20 @@ static void test_cuda_absent_fails_cleanly(void)
 	CHECK(gc_cuda_spin(0.001, NULL) != GC_OK);
 }
 
+/* Runs everywhere: the probe says why there is no device, or names the device. */
+static void test_cuda_probe_explains(void)
+{
+	char why[384] = "";
+	int n = gc_cuda_probe(why, sizeof(why));
+	CHECK_EQ_INT(n, gc_cuda_device_count());
+	CHECK_CONTAINS(why, "driver");
+	CHECK_CONTAINS(why, "runtime");
+	if (n < 1)
+		CHECK_CONTAINS(why, "cudaGetDeviceCount");
+	else
+		CHECK_CONTAINS(why, "sm_");
+}
+
 static void test_cuda_copy_and_spin(void)
 {
 	float h[100], back[100];
@@ -400,12 +532,53 @@ static void test_cuda_copy_and_spin(void)
 	gc_cuda_free(d);
 	CHECK(memcmp(h, back, sizeof(h)) == 0);
 	CHECK(gc_cuda_spin_calibrate() == GC_OK);
-	CHECK(gc_cuda_spin_rate() > 1e8);
+	CHECK(gc_cuda_spin_blocks() > 0);
 	t0 = gc_now_ns();
 	CHECK(gc_cuda_spin(0.050, NULL) == GC_OK);
 	CHECK(gc_cuda_sync(NULL) == GC_OK);
 	ns = gc_now_ns() - t0;
-	CHECKF(ns > 40000000ull && ns < 150000000ull, "spin of 50 ms took %.1f ms", ns / 1e6);
+	CHECKF(ns > 49000000ull && ns < 60000000ull, "spin of 50 ms took %.2f ms", ns / 1e6);
+}
+
+/* Blocks past the first resident wave (as beside another kernel) end at the same
+ * deadline: 1.5 and 3 waves of a 30 ms spin take about 30 ms, not 60 or 90. */
+static void test_cuda_spin_second_wave(void)
+{
+	static const double waves[] = { 1.5, 3.0 };
+	int i;
+	NEED_DEVICE();
+	if (env_is("GCBENCH_CUDA_QUICK", "1"))
+		SKIP("GCBENCH_CUDA_QUICK=1 (timing)");
+	CHECK(gc_cuda_spin_calibrate() == GC_OK);
+	for (i = 0; i < 2; i++) {
+		uint64_t t0 = gc_now_ns(), ns;
+		CHECK(gc_cuda_spin_waves(0.030, waves[i], NULL) == GC_OK);
+		CHECK(gc_cuda_sync(NULL) == GC_OK);
+		ns = gc_now_ns() - t0;
+		printf("# spin of 30 ms in %.1f waves: %.2f ms\n", waves[i], ns / 1e6);
+		CHECKF(ns > 29000000ull && ns < 38000000ull, "spin of 30 ms in %.1f waves took %.2f ms",
+		       waves[i], ns / 1e6);
+	}
+}
+
+/* Many short spins back to back on one stream (the emulated backward of ResNet-50 is
+ * 161 of them): the slots are reused and the total stays close to the sum. */
+static void test_cuda_spin_many(void)
+{
+	uint64_t t0, ns;
+	int i;
+	NEED_DEVICE();
+	if (env_is("GCBENCH_CUDA_QUICK", "1"))
+		SKIP("GCBENCH_CUDA_QUICK=1 (timing)");
+	CHECK(gc_cuda_spin_calibrate() == GC_OK);
+	t0 = gc_now_ns();
+	for (i = 0; i < 2000; i++)
+		CHECK(gc_cuda_spin(0.00005, NULL) == GC_OK);
+	CHECK(gc_cuda_sync(NULL) == GC_OK);
+	ns = gc_now_ns() - t0;
+	printf("# 2000 spins of 50 us back to back: %.2f ms\n", ns / 1e6);
+	/* under 100 ms: some spin ended early (a stale deadline in a reused slot) */
+	CHECKF(ns > 100000000ull && ns < 150000000ull, "2000 spins of 50 us took %.2f ms", ns / 1e6);
 }
 
 static void test_cuda_syncsgd(void)
@@ -496,10 +669,96 @@ static void test_cuda_powersgd(void)
 	COMPARE(&pm, 1e-3, 0);
 }
 
+/* Every method on a non-blocking stream (no implicit ordering with the legacy
+ * stream, so init's clears and copies must be on the bucket's stream) with gradient
+ * and average at odd float offsets, 3 workers, against the CPU. */
+static void test_cuda_stream_offsets(void)
+{
+	struct mc { gc_method m; const char *kv[3]; double tol; int gather; };
+	static const struct mc cs[] = {
+		{ GC_M_SYNCSGD, { 0 }, 0, 0 },
+		{ GC_M_FP16, { 0 }, 0, 0 },
+		{ GC_M_SIGNSGD, { "scaled=1", "ef=1" }, 0, 1 },
+		{ GC_M_SIGNSGD, { "scaled=0", "ef=0" }, 0, 1 },
+		{ GC_M_TOPK, { "ratio=0.01", "ef=1" }, 0, 1 },
+		{ GC_M_MSTOPK, { "ratio=0.01", "rounds=20", "ef=1" }, 0, 1 },
+		{ GC_M_POWERSGD, { "rank=2", "ef=1", "warm_start=1" }, 1e-3, 0 },
+	};
+	size_t i, j, li;
+	NEED_DEVICE();
+	for (i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+		gc_params pm;
+		gc_err e = { "" };
+		char m[512] = "";
+		gc_params_default(&pm, cs[i].m);
+		for (j = 0; j < 3 && cs[i].kv[j]; j++) {
+			char kv[64], *eq;
+			snprintf(kv, sizeof(kv), "%s", cs[i].kv[j]);
+			eq = strchr(kv, '=');
+			*eq = 0;
+			CHECKF(gc_params_set(&pm, kv, eq + 1, &e) == GC_OK, "%s: %s", cs[i].kv[j], e.msg);
+		}
+		for (li = 3; li < NLAYOUTS; li++) {    /* mixed, large, n4.6M */
+			const struct layout *l = &layouts[li];
+			if (l->big && env_is("GCBENCH_CUDA_QUICK", "1"))
+				continue;
+			CHECKF(!compare_layout(&pm, l->name, l->t, l->nt, 3, 2, cs[i].tol, cs[i].gather, 1,
+					       m, sizeof(m)), "%s", m);
+		}
+	}
+}
+
+/* ResNet-50 and BERT-base as one bucket each (worker/arch.c shapes), every method, 2
+ * steps; ResNet-50 with 4 workers (the benchmark's world), BERT-base with 2 (the CPU
+ * reference and the host-side generator dominate the time). GCBENCH_CUDA_MODELS=0
+ * leaves it out. */
+static void test_cuda_model_buckets(void)
+{
+	static const char *models[] = { "resnet50", "bert-base" };
+	static const int workers[] = { 4, 2 };
+	struct mc { gc_method m; double tol; int gather; };
+	static const struct mc cs[] = {
+		{ GC_M_SYNCSGD, 0, 0 }, { GC_M_FP16, 0, 0 }, { GC_M_SIGNSGD, 0, 1 },
+		{ GC_M_TOPK, 0, 1 }, { GC_M_MSTOPK, 0, 1 }, { GC_M_POWERSGD, 1e-3, 0 },
+	};
+	size_t mi, i, nt = 0;
+	NEED_DEVICE();
+	if (env_is("GCBENCH_CUDA_MODELS", "0") || env_is("GCBENCH_CUDA_QUICK", "1"))
+		SKIP("GCBENCH_CUDA_MODELS=0 or GCBENCH_CUDA_QUICK=1");
+	for (mi = 0; mi < 2; mi++) {
+		gc_tensor_desc *t = model_tensors(models[mi], &nt);
+		CHECKF(t, "cannot build the tensors of %s", models[mi]);
+		for (i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+			gc_params pm;
+			char m[512] = "";
+			uint64_t t0 = gc_now_ns();
+			int bad;
+			gc_params_default(&pm, cs[i].m);
+			if (cs[i].m == GC_M_SIGNSGD)
+				pm.scaled = 1, pm.ef = 1;
+			if (cs[i].m == GC_M_TOPK || cs[i].m == GC_M_MSTOPK)
+				pm.ratio = 0.01, pm.ef = 1;
+			if (cs[i].m == GC_M_POWERSGD)
+				pm.rank = 4, pm.ef = 1;
+			bad = compare_layout(&pm, models[mi], t, nt, workers[mi], 2, cs[i].tol, cs[i].gather, 0, m,
+					     sizeof(m));
+			printf("# %s %s: %.1f s\n", models[mi], gc_method_name(cs[i].m), (gc_now_ns() - t0) / 1e9);
+			if (bad)
+				free(t);
+			CHECKF(!bad, "%s", m);
+		}
+		free(t);
+	}
+}
+
 static void run_cuda_tests(void)
 {
+	GCT_RUN(test_cuda_probe_explains);
 	GCT_RUN(test_cuda_absent_fails_cleanly);
 	GCT_RUN(test_cuda_copy_and_spin);
+	GCT_RUN(test_cuda_spin_second_wave);
+	GCT_RUN(test_cuda_spin_many);
+	GCT_RUN(test_cuda_stream_offsets);
 	GCT_RUN(test_cuda_syncsgd);
 	GCT_RUN(test_cuda_fp16);
 	GCT_RUN(test_cuda_signsgd_vote);
@@ -507,10 +766,13 @@ static void run_cuda_tests(void)
 	GCT_RUN(test_cuda_topk);
 	GCT_RUN(test_cuda_mstopk);
 	GCT_RUN(test_cuda_powersgd);
+	GCT_RUN(test_cuda_model_buckets);
 }
 #else
 static void test_cuda_backend(void)
 {
+	const char *v = getenv("GCBENCH_EXPECT_GPU");
+	CHECKF(!(v && !strcmp(v, "1")), "GCBENCH_EXPECT_GPU=1 but this test was built without CUDA (CUDA=0)");
 	SKIP("no CUDA device: built without CUDA (CUDA=0)");
 }
 

@@ -46,7 +46,13 @@ static void test_argv(void)
 	CHECK_CONTAINS(joined(v), "--method|powersgd|--param|rank=4|--workload|replay:resnet50|");
 	CHECK_CONTAINS(joined(v), "--out|/tmp/run1/records-r%r.gcr|");
 	CHECK(!strstr(joined(v), "--threads"));      /* 0: the worker decides */
+	CHECK(!strstr(joined(v), "gcbench_run"));    /* no run id: no mark */
 	gc_argv_free(v);
+	l.run_id = 17;
+	CHECK(gc_launch_argv(&l, &v, &e) == GC_OK);
+	CHECK_CONTAINS(joined(v), "|--mca|gcbench_run|17|");
+	gc_argv_free(v);
+	l.run_id = 0;
 	l.threads = 1;                                /* ranks sharing cores: one each */
 	CHECK(gc_launch_argv(&l, &v, &e) == GC_OK);
 	CHECK_CONTAINS(joined(v), "--threads|1|--iface|eth0|");

@@ -259,6 +259,38 @@ static void test_predictions_within_few_percent(void)
 	}
 }
 
+/* gc_pdb_run_with: every run predicted with one environment's fit, no leave-one-out;
+ * that environment's runs stay within 3%, the other environment's do not. */
+static void test_out_of_sample_fit(void)
+{
+	gc_db *db = NULL;
+	gc_err e = { "" };
+	gc_pdb p;
+	size_t i, own = 0, other_off = 0;
+
+	CHECK(ensure() > 0);
+	CHECK(!gc_db_open(dbpath, GC_DB_READONLY, &db, &e));
+	CHECK(!gc_pdb_run_with(db, &res.fits[0], &p, &e));
+	CHECK_EQ_INT(p.nrows, n_ok);
+	CHECK_EQ_INT(p.stored, 0);
+	for (i = 0; i < p.nrows; i++) {
+		const gc_pdb_row *r = &p.rows[i];
+		CHECK(!isfinite(r->cv_err));
+		if (r->env_id == res.fits[0].env_id) {
+			own++;
+			CHECKF(fabs(r->rel_err) < 0.03, "run %lld: %+.3f", (long long)r->run_id,
+			       r->rel_err);
+		} else if (fabs(r->rel_err) > 0.03) {
+			other_off++;
+		}
+	}
+	CHECK(own > 0 && other_off > 0);
+	for (i = 0; i < p.nmethods; i++)
+		CHECK_EQ_INT(p.methods[i].n_cv, 0);
+	gc_pdb_release(&p);
+	gc_db_close(db);
+}
+
 /* The 2 Gbit/s runs have no link rows: cap x 1448/1514 is used, links otherwise. */
 static void test_bandwidth_source(void)
 {
@@ -396,6 +428,7 @@ int main(int argc, char **argv)
 	GCT_RUN(test_fit_recovers_parameters);
 	GCT_RUN(test_predictions_within_few_percent);
 	GCT_RUN(test_bandwidth_source);
+	GCT_RUN(test_out_of_sample_fit);
 	GCT_RUN(test_one_prediction_per_ok_run);
 	GCT_RUN(test_rerun_replaces);
 	GCT_RUN(test_method_params);

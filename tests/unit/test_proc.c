@@ -97,6 +97,48 @@ static void test_interrupt(void)
 	gc_proc_result_release(&r);
 }
 
+static const char *const stall_marks[] = { "job failed", NULL };
+
+/* A mark on stderr, then the child hangs: killed grace seconds later, not at the
+ * (far) deadline, with its group. */
+static void test_stall_mark_bounds_a_hang(void)
+{
+	char *argv[] = { "sh", "-c", "printf 'x: job fai' >&2; sleep 0.2; echo 'led' >&2; sleep 30",
+			 NULL };
+	gc_proc_opts o = { 60, 0, stall_marks, 0.5 };
+	gc_proc_result r;
+	gc_err e = { "" };
+	uint64_t t0 = gc_now_ns();
+	gc_rc rc = gc_proc_run_opts(argv, NULL, NULL, &o, &r, &e);
+	double dt = (double)(gc_now_ns() - t0) * 1e-9;
+	char how[128];
+	CHECK(rc == GC_E_TIMEOUT);
+	CHECK(r.stalled);
+	CHECK(!r.timed_out);
+	CHECKF(dt > 0.6 && dt < 5, "ended after %.2f s", dt);
+	CHECK_CONTAINS(e.msg, "after the job failed");
+	gc_proc_describe(&r, 60, how, sizeof(how));
+	CHECK_CONTAINS(how, "hung");
+	gc_proc_result_release(&r);
+}
+
+/* A mark, then a prompt exit: nothing is killed; no mark: the deadline applies. */
+static void test_stall_mark_exit_in_grace(void)
+{
+	char *argv[] = { "sh", "-c", "echo 'job failed' >&2; sleep 0.2; exit 3", NULL };
+	char *quiet[] = { "sh", "-c", "echo 'all good' >&2; sleep 1.5; exit 0", NULL };
+	gc_proc_opts o = { 60, 0, stall_marks, 5 };
+	gc_proc_opts q = { 60, 0, stall_marks, 0.2 };
+	gc_proc_result r;
+	gc_err e;
+	CHECK(gc_proc_run_opts(argv, NULL, NULL, &o, &r, &e) == GC_OK);
+	CHECK(r.status == 3 && !r.stalled);
+	gc_proc_result_release(&r);
+	CHECK(gc_proc_run_opts(quiet, NULL, NULL, &q, &r, &e) == GC_OK);
+	CHECK(r.status == 0 && !r.stalled);
+	gc_proc_result_release(&r);
+}
+
 int main(void)
 {
 	GCT_SUITE("proc");
@@ -106,5 +148,7 @@ int main(void)
 	GCT_RUN(test_missing_program);
 	GCT_RUN(test_no_shell_expansion);
 	GCT_RUN(test_interrupt);
+	GCT_RUN(test_stall_mark_bounds_a_hang);
+	GCT_RUN(test_stall_mark_exit_in_grace);
 	return gct_finish();
 }

@@ -35,6 +35,8 @@ static gc_rc add_env(gc_db *db, const char *nccl, int64_t *id)
 	return gc_db_env_get(db, &env, id, NULL);
 }
 
+static double iter_noise = 0.2;   /* iterations: t * (1 - noise/2 + noise * U) */
+
 /* One run: 2 ranks x 100 iterations of median about t (uniform +-10% noise), plus
  * 5 warmup iterations at 10 t that must never count. */
 static gc_rc add_run(gc_db *db, int64_t sweep, int64_t env, const char *method,
@@ -58,7 +60,8 @@ static gc_rc add_run(gc_db *db, int64_t sweep, int64_t env, const char *method,
 			sqlite3_bind_int(st, 2, rank);
 			sqlite3_bind_int(st, 3, it);
 			sqlite3_bind_int(st, 4, it < 5);
-			sqlite3_bind_double(st, 5, it < 5 ? 10 * t : t * (0.9 + 0.2 * unif()));
+			sqlite3_bind_double(st, 5, it < 5 ? 10 * t :
+					    t * (1 - iter_noise / 2 + iter_noise * unif()));
 			if (sqlite3_step(st) != SQLITE_DONE)
 				rc = GC_E_DB;
 			sqlite3_reset(st);
@@ -76,29 +79,45 @@ static gc_rc add_run(gc_db *db, int64_t sweep, int64_t env, const char *method,
  *   mstopk k=0.01 10gbit   0.120 / 0.1236 (3% < 5% effect) -> same
  *   topk 1gbit             baseline only;  sync 25gbit candidate only
  * and on the candidate a failed powersgd run at 0.5 s that must not count. */
-static gc_rc make_db(const char *path)
+/* A fresh database at path with environments nccl 2.18.3 (*a) and 2.19.1 (*b) and one
+ * sweep of the spec for each (*s, *s2), as two nights of `gcbench run` give. */
+static gc_rc two_nights(const char *path, gc_db **db, int64_t *a, int64_t *b, int64_t *s,
+			int64_t *s2)
 {
-	gc_db *db = NULL;
-	int64_t s, a, b;
 	gc_rc rc;
 
 	unlink(path);
-	if ((rc = gc_db_open(path, 0, &db, NULL)))
+	if ((rc = gc_db_open(path, 0, db, NULL)))
 		return rc;
-	if (!(rc = add_env(db, "2.18.3", &a)) && !(rc = add_env(db, "2.19.1", &b)) &&
-	    !(rc = gc_db_sweep_begin(db, "t", "spec", "hash", "sync", &s, NULL)))
+	if (!(rc = add_env(*db, "2.18.3", a)) && !(rc = add_env(*db, "2.19.1", b)) &&
+	    !(rc = gc_db_sweep_begin(*db, "t", "spec", "hash", "sync", s, NULL)))
+		rc = gc_db_sweep_begin(*db, "t", "spec", "hash", "sync", s2, NULL);
+	if (rc)
+		gc_db_close(*db), *db = NULL;
+	return rc;
+}
+
+static gc_rc make_db(const char *path)
+{
+	gc_db *db = NULL;
+	int64_t s, s2, a, b;
+	gc_rc rc;
+
+	if (!(rc = two_nights(path, &db, &a, &b, &s, &s2)))
 		rc = add_run(db, s, a, "sync", "", 10 * GBIT, 0.100, GC_RUN_OK) ||
 		     add_run(db, s, a, "powersgd", "rank=4", 10 * GBIT, 0.080, GC_RUN_OK) ||
 		     add_run(db, s, a, "signsgd", "", 10 * GBIT, 0.090, GC_RUN_OK) ||
 		     add_run(db, s, a, "mstopk", "k=0.01", 10 * GBIT, 0.120, GC_RUN_OK) ||
 		     add_run(db, s, a, "topk", "k=0.01", GBIT, 0.300, GC_RUN_OK) ||
+		     (s = s2, 0) ||
 		     add_run(db, s, b, "sync", "", 10 * GBIT, 0.100, GC_RUN_OK) ||
 		     add_run(db, s, b, "powersgd", "rank=4", 10 * GBIT, 0.088, GC_RUN_OK) ||
 		     add_run(db, s, b, "powersgd", "rank=4", 10 * GBIT, 0.5, GC_RUN_FAILED) ||
 		     add_run(db, s, b, "signsgd", "", 10 * GBIT, 0.090, GC_RUN_OK) ||
 		     add_run(db, s, b, "mstopk", "k=0.01", 10 * GBIT, 0.1236, GC_RUN_OK) ||
 		     add_run(db, s, b, "sync", "", 25 * GBIT, 0.090, GC_RUN_OK) ? GC_E_DB : GC_OK;
-	gc_db_close(db);
+	if (db)
+		gc_db_close(db);
 	return rc;
 }
 
@@ -205,9 +224,19 @@ static void test_previous(void)
 	gc_regress_report r;
 	gc_err e;
 
+	/* the last two sweeps of the newest sweep's spec */
 	CHECKF(compare("previous", NULL, &r, &e) == GC_OK, "%s", e.msg);
 	CHECK_EQ_INT(r.n_regressions, 1);
-	CHECK_CONTAINS(r.cand_desc, "env 2");
+	CHECK_CONTAINS(r.cand_desc, "sweep 2");
+	CHECK_CONTAINS(r.base_desc, "sweep 1");
+	gc_regress_report_release(&r);
+	CHECKF(compare("sweep=1", "sweep=2", &r, &e) == GC_OK, "%s", e.msg);
+	CHECK_EQ_INT(r.n_regressions, 1);
+	gc_regress_report_release(&r);
+	CHECK_EQ_INT(compare("sweep=x", "sweep=2", &r, &e), GC_E_INVAL);
+	CHECK_EQ_INT(compare("sweep=0", "sweep=2", &r, &e), GC_E_INVAL);
+	CHECK_EQ_INT(compare("sweep=9", "sweep=2", &r, &e), GC_E_NOTFOUND);
+	CHECK_CONTAINS(e.msg, "sweep 9 has no ok runs");
 	gc_regress_report_release(&r);
 }
 
@@ -246,7 +275,8 @@ static void test_formats(void)
 	CHECK_CONTAINS(buf, "\"method\":\"powersgd\",\"params\":\"rank=4\"");
 	CHECK_CONTAINS(buf, "\"verdict\":\"REGRESSION\"}");
 	CHECK_CONTAINS(buf, "\"n_cand\":0");
-	CHECK_CONTAINS(buf, "| resnet50 | powersgd | rank=4 | 10gbit | 2 | 32 |");
+	CHECK_CONTAINS(buf, "| resnet50 | powersgd | defaults | 10gbit | 2x32 | 79.");
+	CHECK_CONTAINS(buf, "\"unit\":\"iterations\"");
 	free(buf);
 	gc_regress_report_release(&r);
 }
@@ -270,7 +300,121 @@ static void test_history(void)
 	CHECK_EQ_INT(gc_history(gc_db_handle(db), "resnet50", "powersgd", -1, count_rows, &n,
 				&e), GC_OK);
 	gc_db_close(db);
-	CHECK_EQ_INT(n, 2);   /* one row per environment, speedups 1.25 and 1.14 */
+	CHECK_EQ_INT(n, 2);   /* one row per sweep, speedups 1.25 and 1.14 */
+}
+
+/* Only the baseline method got faster (sync 0.100 -> 0.080 s), the methods did not:
+ * their speedups fell (powersgd 1.25 -> 1.0, signsgd 1.11 -> 0.89). */
+static gc_rc make_db_baseline_faster(const char *path)
+{
+	gc_db *db = NULL;
+	int64_t s, s2, a, b;
+	gc_rc rc;
+
+	if (!(rc = two_nights(path, &db, &a, &b, &s, &s2)))
+		rc = add_run(db, s, a, "sync", "", 10 * GBIT, 0.100, GC_RUN_OK) ||
+		     add_run(db, s, a, "powersgd", "rank=4", 10 * GBIT, 0.080, GC_RUN_OK) ||
+		     add_run(db, s, a, "signsgd", "", 10 * GBIT, 0.090, GC_RUN_OK) ||
+		     add_run(db, s2, b, "sync", "", 10 * GBIT, 0.080, GC_RUN_OK) ||
+		     add_run(db, s2, b, "powersgd", "rank=4", 10 * GBIT, 0.080, GC_RUN_OK) ||
+		     add_run(db, s2, b, "signsgd", "", 10 * GBIT, 0.090, GC_RUN_OK) ? GC_E_DB : GC_OK;
+	if (db)
+		gc_db_close(db);
+	return rc;
+}
+
+static gc_rc compare_metric(const char *path, int metric, gc_regress_report *r, gc_err *e)
+{
+	gc_regress_opts o;
+	gc_db *db = NULL;
+	gc_rc rc;
+
+	gc_regress_opts_default(&o);
+	o.baseline = "nccl=2.18";
+	o.candidate = "nccl=2.19";
+	o.metric = metric;
+	memset(r, 0, sizeof *r);
+	if ((rc = gc_db_open(path, GC_DB_READONLY, &db, e)))
+		return rc;
+	rc = gc_regress_compare(gc_db_handle(db), &o, r, e);
+	gc_db_close(db);
+	return rc;
+}
+
+static void test_speedup_metric(void)
+{
+	char path[300];
+	gc_regress_report r;
+	const gc_regress_point *p;
+	gc_err e;
+	int m;
+
+	snprintf(path, sizeof path, "%s.fast", dbpath);
+	CHECK(make_db_baseline_faster(path) == GC_OK);
+	CHECKF(compare_metric(path, GC_METRIC_TIME, &r, &e) == GC_OK, "%s", e.msg);
+	CHECK_EQ_INT(r.n_regressions, 0);             /* nothing got slower */
+	CHECK_EQ_INT(find(&r, "sync", 10 * GBIT)->verdict, GC_REG_IMPROVEMENT);
+	gc_regress_report_release(&r);
+	CHECKF(compare_metric(path, GC_METRIC_SPEEDUP, &r, &e) == GC_OK, "%s", e.msg);
+	CHECK_EQ_INT(r.n, 2);                          /* the baseline method has no row */
+	CHECK_EQ_INT(r.n_regressions, 2);
+	p = find(&r, "powersgd", 10 * GBIT);
+	CHECK(p && p->verdict == GC_REG_REGRESSION);
+	CHECK_NEAR(p->change, 0.8 - 1, 0.03);
+	CHECK(p->ci_lo < p->change && p->change < p->ci_hi && p->ci_hi < 0);
+	CHECK(!p->by_runs);
+	p = find(&r, "signsgd", 10 * GBIT);
+	CHECK(p && p->verdict == GC_REG_REGRESSION);
+	gc_regress_report_release(&r);
+	/* on the first database the speedup of powersgd fell 10%: flagged too; signsgd's
+	 * and mstopk's stayed within noise */
+	CHECKF(compare_metric(dbpath, GC_METRIC_SPEEDUP, &r, &e) == GC_OK, "%s", e.msg);
+	CHECK_EQ_INT(find(&r, "powersgd", 10 * GBIT)->verdict, GC_REG_REGRESSION);
+	CHECK_EQ_INT(find(&r, "signsgd", 10 * GBIT)->verdict, GC_REG_SAME);
+	gc_regress_report_release(&r);
+	CHECK(gc_regress_metric_parse("speedup", &m) == 0 && m == GC_METRIC_SPEEDUP);
+	CHECK(gc_regress_metric_parse("time", &m) == 0 && m == GC_METRIC_TIME);
+	CHECK(gc_regress_metric_parse("Speedup", &m) == -1);
+	CHECK(gc_regress_metric_parse("", &m) == -1);
+	unlink(path);
+}
+
+/* Three runs per side whose levels differ by +-15% from run to run (a noisy machine),
+ * with 2% noise within a run, and a 6% shift of the mean: by iterations the shift
+ * looks certain (p tiny), but with runs as the unit it is within the runs' spread. */
+static void test_runs_are_the_unit(void)
+{
+	static const double level[2][3] = { { 0.85, 1.00, 1.15 }, { 0.91, 1.06, 1.21 } };
+	char path[300];
+	gc_regress_report r;
+	const gc_regress_point *p;
+	int64_t env[2], sw[2];
+	gc_db *db = NULL;
+	gc_err e;
+	int side, k;
+
+	snprintf(path, sizeof path, "%s.runs", dbpath);
+	unlink(path);
+	CHECK(gc_db_open(path, 0, &db, NULL) == GC_OK);
+	iter_noise = 0.04;
+	CHECK(add_env(db, "2.18.3", &env[0]) == GC_OK && add_env(db, "2.19.1", &env[1]) == GC_OK);
+	for (side = 0; side < 2; side++) {
+		CHECK(gc_db_sweep_begin(db, "t", "spec", "hash", "sync", &sw[side], NULL) == GC_OK);
+		for (k = 0; k < 3; k++)
+			CHECK(add_run(db, sw[side], env[side], "powersgd", "rank=4", GBIT,
+				      0.1 * level[side][k], GC_RUN_OK) == GC_OK);
+	}
+	iter_noise = 0.2;
+	gc_db_close(db);
+	CHECKF(compare_metric(path, GC_METRIC_TIME, &r, &e) == GC_OK, "%s", e.msg);
+	p = find(&r, "powersgd", GBIT);
+	CHECK(p && p->by_runs && p->runs_base == 3 && p->runs_cand == 3);
+	CHECK_EQ_INT(r.n_by_runs, 1);
+	CHECKF(p->change > 0.04 && p->change < 0.08, "change %g", p->change);
+	CHECKF(p->ci_lo < 0 && p->ci_hi > 0, "interval %g..%g should contain 0", p->ci_lo, p->ci_hi);
+	CHECK_EQ_INT(p->verdict, GC_REG_SAME);
+	gc_regress_report_release(&r);
+	unlink(path);
 }
 
 int main(int argc, char **argv)
@@ -294,6 +438,8 @@ int main(int argc, char **argv)
 	GCT_RUN(test_selectors);
 	GCT_RUN(test_formats);
 	GCT_RUN(test_history);
+	GCT_RUN(test_speedup_metric);
+	GCT_RUN(test_runs_are_the_unit);
 	rc = gct_finish();
 	unlink(dbpath);
 	return rc;

@@ -161,7 +161,7 @@ static void test_resume_with_db(void)
 		if (i != 2)
 			CHECK(gc_db_run_end(db, rid, i == 1 ? GC_RUN_FAILED : GC_RUN_OK, NULL, NULL, &e) == GC_OK);
 	}
-	CHECK(gc_db_done_keys(db, s.hash, &done, &e) == GC_OK);
+	CHECK(gc_db_done_keys(db, sid, &done, &e) == GC_OK);
 	CHECK_EQ_INT(done.n, 2);
 	CHECK_EQ_INT(gc_sweep_resume(&sw, &done), 2);
 	CHECK_EQ_INT(sw.n, 6);
@@ -169,8 +169,8 @@ static void test_resume_with_db(void)
 	CHECK_EQ_INT(sw.pts[1].index, 2);
 	CHECK_EQ_INT(sw.pts[2].index, 4);
 	gc_strlist_release(&done);
-	/* another spec hash resumes nothing */
-	CHECK(gc_db_done_keys(db, "0000000000000000", &done, &e) == GC_OK);
+	/* another sweep resumes nothing */
+	CHECK(gc_db_done_keys(db, sid + 1, &done, &e) == GC_OK);
 	CHECK_EQ_INT(done.n, 0);
 	gc_db_close(db);
 	gc_sweep_release(&sw);

@@ -1,0 +1,107 @@
+/* model/codec.c: encode/decode cost of a bucket from its operations (codec.h). */
+#include "model/codec.h"
+#include "model/model.h"
+
+/* What a piece of a codec does: launches, syncs, bytes moved, FLOPs. */
+struct ops {
+	double launches, syncs, bytes, flops;
+};
+
+static double ops_time(const gc_codec_dev *d, const struct ops *o)
+{
+	double t = 0;
+
+	if (d->launch_s > 0)
+		t += o->launches * d->launch_s;
+	if (d->sync_s > 0)
+		t += o->syncs * d->sync_s;
+	if (d->mem_Bps > 0)
+		t += o->bytes / d->mem_Bps;
+	if (d->flops > 0)
+		t += o->flops / d->flops;
+	return t;
+}
+
+/* torch.powerSGD_hook on one bucket (see codec.h for the counts). */
+static void powersgd_ops(const gc_arch *a, const gc_bucket_span *s, const gc_model_method *m,
+			 struct ops *enc, struct ops *dec)
+{
+	double pass = 4.0 * (double)s->numel, c = 0, u = 0, mnr = 0, gs = 0;
+	size_t j, rows, cols, r;
+
+	for (j = 0; j < s->count; j++) {
+		const gc_arch_tensor *t = &a->t[a->n - 1 - (s->first + j)];
+		if (gc_model_powersgd_matrix(t, m, &rows, &cols, &r)) {
+			double rr = (double)r;
+			c++;
+			enc->launches += 14.0 * rr - 6;
+			mnr += (double)rows * (double)cols * rr;
+			/* Gram-Schmidt of P (rows x r) and Q (cols x r): each later column is
+			 * read and written 3 times per earlier column */
+			gs += 12.0 * (double)(rows + cols) * rr * (rr + 1) / 2;
+		} else {
+			u++;
+		}
+	}
+	enc->launches += 3;
+	enc->bytes = 7 * pass + gs;
+	enc->flops = 4 * mnr;
+	dec->launches = 3 + u + c;
+	dec->syncs = 1;
+	dec->bytes = 4 * pass;
+	dec->flops = 2 * mnr;
+}
+
+/* Top-K and MSTop-K decode: zero the output, scatter-add every worker's k pairs (each
+ * a 32-byte sector read-modify-write plus the 8-byte pair), divide. */
+static void sparse_decode(double pass, double k, int p, struct ops *dec)
+{
+	dec->launches = 2 + (double)p;
+	dec->bytes = 3 * pass + 40.0 * k * p;
+}
+
+void gc_codec_cost(const gc_codec_dev *d, const gc_arch *a, const gc_bucket_span *s,
+		   const gc_model_method *m, int p, double *enc, double *dec)
+{
+	struct ops e = { 0, 0, 0, 0 }, x = { 0, 0, 0, 0 };
+	double pass = 4.0 * (double)s->numel, k = (double)gc_model_topk_k(m, s->numel);
+	double R = m->rounds > 0 ? m->rounds : 20, radix = 0;
+
+	switch (m->m) {
+	case GC_M_FP16:
+		e = (struct ops){ 2, 0, 2.5 * pass, 0 };
+		x = (struct ops){ 1, 0, 1.5 * pass, 0 };
+		break;
+	case GC_M_SIGNSGD:
+		e = (struct ops){ 3, 0, 2 * pass, 0 };
+		x = (struct ops){ 3.0 * p + 2, 0, (2.5 * p + 2) * pass, 0 };
+		break;
+	case GC_M_TOPK:
+		e = (struct ops){ 6, 0, 7 * pass + 16 * k, 0 };
+		if (d->topk_mem_frac > 0 && d->mem_Bps > 0)
+			radix = d->topk_passes * pass / (d->topk_mem_frac * d->mem_Bps);
+		sparse_decode(pass, k, p, &x);
+		break;
+	case GC_M_MSTOPK:
+		e = (struct ops){ 9 + 2 * R, 2 + R, (11 + R) * pass + 16 * k, 0 };
+		sparse_decode(pass, k, p, &x);
+		break;
+	case GC_M_POWERSGD:
+		powersgd_ops(a, s, m, &e, &x);
+		break;
+	default:
+		break;
+	}
+	*enc = ops_time(d, &e) + radix;
+	*dec = ops_time(d, &x);
+}
+
+void gc_codec_dev_scale(gc_codec_dev *d, double speedup)
+{
+	if (!(speedup > 0))
+		return;
+	d->launch_s /= speedup;
+	d->sync_s /= speedup;
+	d->mem_Bps *= speedup;
+	d->flops *= speedup;
+}

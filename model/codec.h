@@ -1,0 +1,54 @@
+/* model/codec.h: encode/decode cost of one bucket from what its implementation does
+ * (kernel launches, host syncs, memory passes, matrix FLOPs) on a device described by
+ * a few constants, instead of one elements/s rate per method. The `paper` preset of
+ * gcbench whatif uses it with the operation counts of the study's stack (PyTorch eager,
+ * DDP comm hooks) and a V100; docs/model.md lists every count and constant with its
+ * source or its assumed range.
+ *
+ * Operations per bucket of n elements (c compressible matrices rows x cols at rank
+ * r' = min(rank, rows, cols), u uncompressed tensors, k = max(1, ceil(ratio n)), p
+ * workers; a "pass" moves 4n bytes):
+ *   fp16      (fp16_compress_hook) encode 2 launches, 2.5 passes; decode 1, 1.5
+ *   signsgd   encode 3 launches, 2 passes; decode p x (3 launches, 2.5 passes) +
+ *             2 launches, 2 passes (unpack and add every worker's bits, then sign)
+ *   topk      encode 6 launches, 7 passes + topk_passes passes at topk_mem_frac of the
+ *             bandwidth (radix select) + 16 k bytes; decode 2 + p launches, 3 passes
+ *             + 40 k p bytes (scatter-add of every worker's pairs, 32-byte sectors)
+ *   mstopk    encode 9 + 2 rounds launches, 2 + rounds syncs, 11 + rounds passes +
+ *             16 k bytes (one count per bisection round, read back); decode as topk
+ *   powersgd  (torch powerSGD_hook, error feedback, warm start) encode 3 + c (14r'-6)
+ *             launches: error add, clone, cat of the uncompressed, per matrix
+ *             Gram-Schmidt of Q and of P (7r'-4 each: norm, +eps, divide, then per
+ *             later column multiply, sum, multiply, subtract), M Q and M^T P; 7 passes
+ *             + the Gram-Schmidt traffic; 4 sum(rows cols r') FLOPs. Decode 3 + u + c
+ *             launches (divides, copies back, P Q^T), 1 sync, 4 passes, 2 sum(rows
+ *             cols r') FLOPs.
+ * syncsgd costs 0.
+ */
+#ifndef GC_CODEC_H
+#define GC_CODEC_H
+
+#include "worker/arch.h"
+
+struct gc_bucket_span;
+struct gc_model_method;
+
+typedef struct gc_codec_dev {
+	double launch_s;       /* one kernel launch / eager op dispatch, s */
+	double sync_s;         /* one host-device synchronization, s */
+	double mem_Bps;        /* achieved device memory bandwidth, bytes/s */
+	double flops;          /* achieved fp32 FLOP/s of the small matrix products */
+	double topk_passes;    /* passes of the radix select over the bucket */
+	double topk_mem_frac;  /* fraction of mem_Bps the radix select reaches */
+} gc_codec_dev;
+
+/* Encode and decode seconds of bucket s of arch a for method m on p workers. A
+ * constant <= 0 makes its term free (launch_s, sync_s) or is treated as free
+ * (mem_Bps, flops, topk_mem_frac: that term 0). */
+void gc_codec_cost(const gc_codec_dev *d, const gc_arch *a, const struct gc_bucket_span *s,
+		   const struct gc_model_method *m, int p, double *enc, double *dec);
+
+/* d with every time divided by speedup (launches, syncs) and every rate times it. */
+void gc_codec_dev_scale(gc_codec_dev *d, double speedup);
+
+#endif

@@ -1,0 +1,75 @@
+/* orchestrator/history.c: `gcbench history`, a method's speedup sweep by sweep. */
+#include "regress.h"
+
+#include <sqlite3.h>
+#include <string.h>
+
+#include "strutil.h"
+
+static gc_rc db_fail(sqlite3 *db, gc_err *e, const char *what)
+{
+	return gc_fail(e, GC_E_DB, "cannot %s: %s", what, sqlite3_errmsg(db));
+}
+
+/* ---- history ---------------------------------------------------------------------- */
+
+static void history_row(sqlite3_stmt *st, gc_history_row *h)
+{
+	memset(h, 0, sizeof *h);
+	h->started = sqlite3_column_double(st, 0);
+	h->sweep_id = sqlite3_column_int64(st, 1);
+	h->env_id = sqlite3_column_int64(st, 2);
+	gc_strlcpy(h->driver, (const char *)sqlite3_column_text(st, 3), sizeof h->driver);
+	gc_strlcpy(h->cuda, (const char *)sqlite3_column_text(st, 4), sizeof h->cuda);
+	gc_strlcpy(h->nccl, (const char *)sqlite3_column_text(st, 5), sizeof h->nccl);
+	gc_strlcpy(h->tag, (const char *)sqlite3_column_text(st, 6), sizeof h->tag);
+	gc_strlcpy(h->method, (const char *)sqlite3_column_text(st, 7), sizeof h->method);
+	gc_strlcpy(h->params, (const char *)sqlite3_column_text(st, 8), sizeof h->params);
+	h->bw_cap_bps = sqlite3_column_int64(st, 9);
+	h->world_size = sqlite3_column_int(st, 10);
+	h->batch = sqlite3_column_int(st, 11);
+	h->repeats = sqlite3_column_int(st, 12);
+	h->t_iter = sqlite3_column_double(st, 13);
+	h->t_iter_baseline = sqlite3_column_double(st, 14);
+	h->speedup = sqlite3_column_double(st, 15);
+}
+
+gc_rc gc_history(sqlite3 *db, const char *model, const char *method, int64_t bw_cap_bps,
+		 int (*fn)(const gc_history_row *row, void *arg), void *arg, gc_err *e)
+{
+	/* per sweep and point: the method's and the baseline method's mean run median */
+	static const char sql[] =
+		"WITH pt AS (SELECT sweep_id, env_id, workload, method, params, bw_cap_bps, "
+		"latency_s, world_size, batch, backend, compute_scale, baseline, COUNT(*) AS n, "
+		"AVG(t_iter_median) AS t FROM run_summary WHERE model = ?1 GROUP BY sweep_id, "
+		"env_id, workload, method, params, bw_cap_bps, latency_s, world_size, batch, "
+		"backend, compute_scale, baseline) "
+		"SELECT s.started, m.sweep_id, coalesce(e.id, 0), coalesce(e.driver, ''), "
+		"coalesce(e.cuda, ''), coalesce(e.nccl, ''), coalesce(e.tag, ''), m.method, "
+		"m.params, m.bw_cap_bps, m.world_size, m.batch, m.n, m.t, b.t, b.t / m.t "
+		"FROM pt m JOIN pt b ON b.sweep_id = m.sweep_id AND b.env_id IS m.env_id AND "
+		"b.method = m.baseline AND b.workload = m.workload AND b.bw_cap_bps = m.bw_cap_bps "
+		"AND b.latency_s = m.latency_s AND b.world_size = m.world_size AND b.batch = m.batch "
+		"AND b.backend = m.backend AND b.compute_scale = m.compute_scale "
+		"JOIN sweeps s ON s.id = m.sweep_id LEFT JOIN environments e ON e.id = m.env_id "
+		"WHERE m.method = ?2 AND (?3 < 0 OR m.bw_cap_bps = ?3) "
+		"ORDER BY m.bw_cap_bps, m.world_size, m.batch, m.params, s.started, m.sweep_id";
+	sqlite3_stmt *st = NULL;
+	gc_history_row h;
+	int r;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return db_fail(db, e, "read the runs");
+	sqlite3_bind_text(st, 1, model, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, method, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, bw_cap_bps);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		history_row(st, &h);
+		if (fn(&h, arg))
+			break;
+	}
+	sqlite3_finalize(st);
+	if (r != SQLITE_ROW && r != SQLITE_DONE)
+		return db_fail(db, e, "read the runs");
+	return GC_OK;
+}
