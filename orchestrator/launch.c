@@ -155,6 +155,10 @@ static void add_worker(struct argv_buf *a, const gc_launch *l)
 		add(a, "--eval-every");
 		addf(a, "%d", l->eval_every);
 	}
+	if (l->data) {
+		add(a, "--data");
+		add(a, l->data);
+	}
 	add(a, "--iface");
 	add(a, l->iface);
 	add(a, "--out");

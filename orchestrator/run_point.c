@@ -57,6 +57,7 @@ static gc_rc fill_launch(const struct gc_sweep_ctx *c, const struct gc_exec_poin
 	l->batch = p->pt->batch;
 	l->compute_scale = p->pt->compute_scale;
 	l->eval_every = strcmp(p->spec->workload, "train") ? 0 : p->spec->eval_every;
+	l->data = strcmp(p->spec->workload, "train") ? NULL : p->spec->data;
 	l->deadline_s = c->o->deadline_s;
 	l->allow_root = getuid() == 0;
 	l->oversubscribe = 1;

@@ -15,7 +15,7 @@
 static const char *const top_keys[] = {
 	"name", "description", "workload", "models", "methods", "baseline", "bandwidth",
 	"latency", "world_size", "batch", "iterations", "warmup", "repeats", "timeout",
-	"compute_scale", "backend", "exclude", "zip", "notify", "target", "eval_every",
+	"compute_scale", "backend", "exclude", "zip", "notify", "target", "eval_every", "data",
 };
 #define N_TOP (sizeof(top_keys) / sizeof(top_keys[0]))
 
@@ -345,7 +345,25 @@ static void parse_axes(struct spec_ctx *c)
 		   (void **)&s->compute_scale, &s->n_compute_scale);
 }
 
-/* target: {accuracy: A} or {loss: L}; eval_every: K. Training workloads only. */
+/* data: digits | generated (training workloads only; default digits). */
+static void parse_data(struct spec_ctx *c, int train)
+{
+	yaml_node_t *n = gc_yaml_get(c->doc, c->root, "data");
+	const char *t = scalar(c, "data", 0);
+
+	snprintf(c->s->data, sizeof(c->s->data), "digits");
+	if (!n)
+		return;
+	if (!train)
+		gc_diag(c->d, n, "'data' applies to workload: train only");
+	else if (t && strcmp(t, "digits") && strcmp(t, "generated"))
+		gc_diag(c->d, n, "data '%s' is unknown; use digits (python3-sklearn's, built into "
+			"gcbench-worker) or generated (Gaussian clusters)", t);
+	else if (t)
+		snprintf(c->s->data, sizeof(c->s->data), "%s", t);
+}
+
+/* target: {accuracy: A} or {loss: L}; eval_every: K; data. Training workloads only. */
 static void parse_target(struct spec_ctx *c)
 {
 	yaml_node_t *v = gc_yaml_get(c->doc, c->root, "target");
@@ -355,6 +373,7 @@ static void parse_target(struct spec_ctx *c)
 	const char *t;
 	double x;
 
+	parse_data(c, train);
 	c->s->eval_every = scalar_int(c, "eval_every", GC_SPEC_EVAL_EVERY, 1, 1000000);
 	if ((v || ev) && !train)
 		gc_diag(c->d, v ? v : ev, "'%s' applies to workload: train only", v ? "target" : "eval_every");
@@ -551,8 +570,8 @@ static gc_rc make_canonical(struct gc_spec *s)
 	if (!strcmp(s->workload, "train")) {   /* replay specs keep their hashes */
 		char num[32];
 		spec_num(s->target_value, num, sizeof(num));
-		sb_printf(&b, "eval_every=%d\ntarget=%s:%s\n", s->eval_every, s->target_metric,
-			  *s->target_metric ? num : "");
+		sb_printf(&b, "data=%s\neval_every=%d\ntarget=%s:%s\n", s->data, s->eval_every,
+			  s->target_metric, *s->target_metric ? num : "");
 	}
 	canon_rest(&b, s);
 	if (b.oom || !b.p) {

@@ -59,6 +59,7 @@ struct gc_spec {
 	double *compute_scale;  size_t n_compute_scale;
 	int iterations, warmup, repeats, timeout_s;
 	int eval_every;                  /* train: validate every K iterations */
+	char data[16];                   /* train: "digits" (default) or "generated" */
 	char target_metric[16];          /* train: "accuracy", "loss" or "" (no target) */
 	double target_value;
 	struct gc_spec_exclude *exclude; size_t n_exclude;

@@ -98,11 +98,12 @@ static void test_train_target(void)
 	CHECK_STR(s.target_metric, "accuracy");
 	CHECK_NEAR(s.target_value, 0.95, 1e-12);
 	CHECK_EQ_INT(s.eval_every, GC_SPEC_EVAL_EVERY);
-	CHECK(strstr(s.canonical, "eval_every=20\ntarget=accuracy:0.95\n") != NULL);
-	snprintf(text, sizeof(text), "%starget: {loss: 0.25}\neval_every: 7\n", base);
+	CHECK(strstr(s.canonical, "data=digits\neval_every=20\ntarget=accuracy:0.95\n") != NULL);
+	snprintf(text, sizeof(text), "%starget: {loss: 0.25}\neval_every: 7\ndata: generated\n", base);
 	CHECK_EQ_INT(parse(text, &s2, &d), GC_OK);
 	gc_diags_release(&d);
 	CHECK_STR(s2.target_metric, "loss");
+	CHECK_STR(s2.data, "generated");
 	CHECK_EQ_INT(s2.eval_every, 7);
 	CHECK(strcmp(s.hash, s2.hash) != 0);
 	gc_spec_release(&s2);
