@@ -17,7 +17,7 @@ if [ ! -x "$W" ]; then
 	for n in $cases; do skip "$n" "$W is not built (needs libopenmpi-dev)"; done
 	exit 0
 fi
-if "$W" --workload train:mlp --data digits --iters 1 2>&1 | grep -q "built without them"; then
+if "$W" --workload train:mlp --data digits --iters 1 --out "$tmp/probe-r%r.gcr" 2>&1 | grep -q "built without them"; then
 	for n in $cases; do skip "$n" "this gcbench-worker has no built-in digits (apt-get install python3-sklearn, then make)"; done
 	exit 0
 fi

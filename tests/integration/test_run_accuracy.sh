@@ -9,16 +9,16 @@ cases="sweep_ok labels evals_rows time_to_target summary_table"
 need_root $cases || exit 0
 need_cmd mpirun $cases || exit 0
 need_cmd sqlite3 $cases || exit 0
-if "$BIN/gcbench-worker" --workload train:mlp --data digits --iters 1 2>&1 | grep -q "built without them"; then
-	for c in $cases; do skip "$c" "this gcbench-worker has no built-in digits (apt-get install python3-sklearn, then make)"; done
-	exit 0
-fi
 
 name=acc$(( $$ % 100000 ))
 work=$(mktemp -d /tmp/gcbench-acc.XXXXXX)
 export GCBENCH_HOME=$work/home
 cleanup() { "$BIN/gcbench" cluster down --name "$name" >/dev/null 2>&1; rm -rf "$work"; }
 trap cleanup EXIT
+if "$BIN/gcbench-worker" --workload train:mlp --data digits --iters 1 --out "$work/probe-r%r.gcr" 2>&1 | grep -q "built without them"; then
+	for c in $cases; do skip "$c" "this gcbench-worker has no built-in digits (apt-get install python3-sklearn, then make)"; done
+	exit 0
+fi
 
 if ! out=$("$BIN/gcbench" cluster up 4 --name "$name" 2>&1); then
 	for c in $cases; do fail "$c" "cluster up failed: $out"; done
