@@ -268,6 +268,23 @@ gc_rc gc_db_sweep_begin(gc_db *db, const char *name, const char *spec_text,
 	return rc;
 }
 
+gc_rc gc_db_sweep_target(gc_db *db, int64_t sweep_id, const char *metric, double value,
+			 gc_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	gc_rc rc = gc_db_prep(db, GC_ST_SWEEP_TARGET, "UPDATE sweeps SET target_metric = ?, "
+			      "target_value = ? WHERE id = ?", &st, e);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, metric, -1, SQLITE_TRANSIENT);
+	if (*metric)
+		sqlite3_bind_double(st, 2, value);
+	else
+		sqlite3_bind_null(st, 2);
+	sqlite3_bind_int64(st, 3, sweep_id);
+	return gc_db_step_done(db, st, "recording the sweep's target", e);
+}
+
 gc_rc gc_db_sweep_end(gc_db *db, int64_t sweep_id, const char *status, gc_err *e)
 {
 	sqlite3_stmt *st = NULL;

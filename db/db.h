@@ -69,6 +69,12 @@ gc_rc gc_db_sweep_begin(gc_db *db, const char *name, const char *spec_text,
 /* status: "done", "failed" or "interrupted". */
 gc_rc gc_db_sweep_end(gc_db *db, int64_t sweep_id, const char *status, gc_err *e);
 
+/* The sweep's accuracy target: metric "accuracy" (reached when the validation accuracy
+ * is >= value) or "loss" (validation loss <= value); "" clears it. The views
+ * run_time_to_target and time_to_target_speedup read it (docs/database.md). */
+gc_rc gc_db_sweep_target(gc_db *db, int64_t sweep_id, const char *metric, double value,
+			 gc_err *e);
+
 /* --- environments -------------------------------------------------------------- */
 
 /* Find the environments row equal to *info in every field, or insert it. */

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,18 +83,69 @@ static gc_rc insert_stmts(gc_db *db, sqlite3_stmt **one, sqlite3_stmt **many, gc
 	return rc;
 }
 
+/* A validation record (GC_REC_F_EVAL) needs a sample count, an accuracy in [0, 1], a
+ * finite loss >= 0 and a finite t_eval >= 0. */
+static int eval_ok(const struct gc_iter_rec *r)
+{
+	return GC_REC_EVAL_N(r->flags) > 0 && r->val_acc >= 0 && r->val_acc <= 1 &&
+	       r->val_loss >= 0 && isfinite(r->val_loss) && r->t_eval >= 0 && isfinite(r->t_eval);
+}
+
 static gc_rc check_recs(const struct gc_iter_rec *r, size_t n, size_t first, gc_err *e)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (r[i].bytes_sent > INT64_MAX || r[i].bytes_recv > INT64_MAX)
 			return gc_fail(e, GC_E_FORMAT, "record %zu: byte count out of range",
 				       first + i);
+		if ((r[i].flags & GC_REC_F_EVAL) && !eval_ok(&r[i]))
+			return gc_fail(e, GC_E_FORMAT, "record %zu: validation out of range (%u "
+				       "samples, accuracy %g, loss %g, %g s)", first + i,
+				       GC_REC_EVAL_N(r[i].flags), (double)r[i].val_acc, r[i].val_loss,
+				       (double)r[i].t_eval);
+	}
 	return GC_OK;
 }
 
-/* Insert n records; `first` is the index of r[0] in its file (for messages). */
+/* A rank's training seconds so far (t_iter summed over its records), carried from one
+ * chunk of a file to the next; a record of another rank starts the sum again. */
+struct train_clock {
+	uint32_t rank;
+	double t;
+};
+
+/* The validation records among r into evals, with the rank's training seconds. */
+static gc_rc insert_evals(gc_db *db, int64_t run_id, const struct gc_iter_rec *r, size_t n,
+			  struct train_clock *clk, gc_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	gc_rc rc = GC_OK;
+	for (size_t i = 0; !rc && i < n; i++) {
+		if (r[i].rank != clk->rank)
+			clk->rank = r[i].rank, clk->t = 0;
+		clk->t += r[i].t_iter;
+		if (!(r[i].flags & GC_REC_F_EVAL))
+			continue;
+		rc = gc_db_prep(db, GC_ST_EVAL_INSERT, "INSERT INTO evals (run_id, rank, iter, val_n, "
+				"val_loss, val_acc, t_eval, t_train) VALUES (?,?,?,?,?,?,?,?)", &st, e);
+		if (rc)
+			break;
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, r[i].rank);
+		sqlite3_bind_int64(st, 3, r[i].iter);
+		sqlite3_bind_int64(st, 4, GC_REC_EVAL_N(r[i].flags));
+		sqlite3_bind_double(st, 5, r[i].val_loss);
+		sqlite3_bind_double(st, 6, (double)r[i].val_acc);
+		sqlite3_bind_double(st, 7, (double)r[i].t_eval);
+		sqlite3_bind_double(st, 8, clk->t);
+		rc = step_batch(db, st, &r[i], i, e);
+	}
+	return rc;
+}
+
+/* Insert n records; `first` is the index of r[0] in its file (for messages);
+ * clk: see struct train_clock. */
 static gc_rc insert_recs(gc_db *db, int64_t run_id, const struct gc_iter_rec *r, size_t n,
-			 size_t first, gc_err *e)
+			 size_t first, struct train_clock *clk, gc_err *e)
 {
 	sqlite3_stmt *one = NULL, *many = NULL;
 	gc_rc rc = check_recs(r, n, first, e);
@@ -110,7 +162,7 @@ static gc_rc insert_recs(gc_db *db, int64_t run_id, const struct gc_iter_rec *r,
 		bind_rec(one, 0, run_id, &r[i]);
 		rc = step_batch(db, one, &r[i], first + i, e);
 	}
-	return rc;
+	return rc ? rc : insert_evals(db, run_id, r, n, clk, e);
 }
 
 static gc_rc incomplete(gc_err *e)
@@ -123,7 +175,8 @@ static gc_rc ingest_one(gc_db *db, int64_t run_id, const gc_rec_file *f, gc_err 
 {
 	if (!f->complete)
 		return incomplete(e);
-	return insert_recs(db, run_id, f->recs, f->n, 0, e);
+	struct train_clock clk = { f->n ? f->recs[0].rank : 0, 0 };
+	return insert_recs(db, run_id, f->recs, f->n, 0, &clk, e);
 }
 
 /* --- streaming a record file ------------------------------------------------------
@@ -262,13 +315,14 @@ static gc_rc ingest_path(gc_db *db, int64_t run_id, const char *path,
 {
 	struct rec_stream s = { .fd = -1 };
 	size_t n = 0;
+	struct train_clock clk = { UINT32_MAX, 0 };
 	gc_rc rc = rec_open(&s, path, e);
 
 	while (!rc) {
 		size_t first = s.done;
 		if ((rc = rec_next(&s, buf, &n, e)) || !n)
 			break;
-		rc = insert_recs(db, run_id, buf, n, first, e);
+		rc = insert_recs(db, run_id, buf, n, first, &clk, e);
 	}
 	if (s.fd >= 0)
 		close(s.fd);

@@ -27,3 +27,4 @@ bench: bench-db
 
 # gcbench env reports the version main.c prints (GC_VERSION from orchestrator/module.mk)
 $(BUILD)/obj/orchestrator/cmd_env.o: CPPFLAGS += -DGC_VERSION='"$(GC_VERSION)"'
+UNIT_TESTS += $(BUILD)/tests/test_db_accuracy

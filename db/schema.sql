@@ -291,3 +291,88 @@ CREATE TABLE model_fits (
 -- continues an unfinished sweep only on the same environments (docs/spec.md, Resume).
 -- Sweeps from before this migration have '' and are never continued.
 ALTER TABLE sweeps ADD COLUMN env_key TEXT NOT NULL DEFAULT '';
+
+-- @migration 5
+-- Accuracy: the validation records of training runs (struct gc_iter_rec with
+-- GC_REC_F_EVAL: each rank's slice of the validation samples), the sweep's target,
+-- and per run the iterations and training seconds until the target is first reached.
+CREATE TABLE evals (
+	run_id    INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	rank      INTEGER NOT NULL,
+	iter      INTEGER NOT NULL,
+	val_n     INTEGER NOT NULL CHECK (val_n > 0),
+	val_loss  REAL NOT NULL,
+	val_acc   REAL NOT NULL CHECK (val_acc BETWEEN 0 AND 1),
+	t_eval    REAL NOT NULL,
+	t_train   REAL NOT NULL,   -- the rank's t_iter summed over iterations 0..iter (warmup too)
+	PRIMARY KEY (run_id, rank, iter)
+) STRICT, WITHOUT ROWID;
+
+-- '' (no target), 'accuracy' (reached when val_acc >= value) or 'loss' (val_loss <= value)
+ALTER TABLE sweeps ADD COLUMN target_metric TEXT NOT NULL DEFAULT ''
+	CHECK (target_metric IN ('', 'accuracy', 'loss'));
+ALTER TABLE sweeps ADD COLUMN target_value REAL;
+
+-- one row per run and evaluated iteration: the ranks' slices combined (weighted by
+-- their sample counts); t_train is the slowest rank's training seconds until then,
+-- evaluation time excluded
+CREATE VIEW run_evals AS
+	SELECT run_id, iter, SUM(val_n) AS val_n,
+	       SUM(val_acc * val_n) / SUM(val_n) AS val_acc,
+	       SUM(val_loss * val_n) / SUM(val_n) AS val_loss,
+	       MAX(t_eval) AS t_eval, MAX(t_train) AS t_train
+	FROM evals GROUP BY run_id, iter;
+
+-- per ok run of a sweep with a target: the first evaluation that reaches it
+-- (iters_to_target = its iteration + 1, counting warmup; NULL when never reached),
+-- the training seconds until then, and the last evaluation's accuracy and loss
+CREATE VIEW run_time_to_target AS
+	WITH hit AS (
+		SELECT e.run_id, MIN(e.iter) AS iter
+		FROM run_evals e JOIN runs r ON r.id = e.run_id JOIN sweeps s ON s.id = r.sweep_id
+		WHERE (s.target_metric = 'accuracy' AND e.val_acc >= s.target_value)
+		   OR (s.target_metric = 'loss' AND e.val_loss <= s.target_value)
+		GROUP BY e.run_id),
+	last AS (SELECT run_id, MAX(iter) AS iter FROM run_evals GROUP BY run_id)
+	SELECT rs.*, s.target_metric, s.target_value,
+	       h.iter + 1 AS iters_to_target, he.t_train AS t_to_target,
+	       le.val_acc AS final_val_acc, le.val_loss AS final_val_loss,
+	       le.iter + 1 AS iters_evaluated
+	FROM run_summary rs JOIN sweeps s ON s.id = rs.sweep_id
+	LEFT JOIN hit h ON h.run_id = rs.run_id
+	LEFT JOIN run_evals he ON he.run_id = h.run_id AND he.iter = h.iter
+	LEFT JOIN last l ON l.run_id = rs.run_id
+	LEFT JOIN run_evals le ON le.run_id = l.run_id AND le.iter = l.iter
+	WHERE s.target_metric <> '';
+
+-- per point and environment (repeats aggregated): how many runs missed the target;
+-- iterations and seconds to it (means over the repeats, NULL if any repeat missed)
+CREATE VIEW point_time_to_target AS
+	SELECT workload, model, method, params, bw_cap_bps, latency_s, world_size, batch,
+	       backend, compute_scale, env_id, baseline, target_metric, target_value,
+	       COUNT(*) AS repeats, SUM(iters_to_target IS NULL) AS missed,
+	       CASE WHEN SUM(iters_to_target IS NULL) = 0 THEN AVG(iters_to_target) END
+		       AS iters_to_target,
+	       CASE WHEN SUM(iters_to_target IS NULL) = 0 THEN AVG(t_to_target) END AS t_to_target,
+	       AVG(t_iter_median) AS t_iter, AVG(final_val_acc) AS final_val_acc
+	FROM run_time_to_target
+	GROUP BY workload, model, method, params, bw_cap_bps, latency_s, world_size, batch,
+		 backend, compute_scale, env_id, baseline, target_metric, target_value;
+
+-- every method against the baseline at the same point: the iteration speedup (median
+-- iteration times, as in the speedup view) beside the time-to-target speedup (NULL when
+-- either never reached the target) and the iteration ratio to the target
+CREATE VIEW time_to_target_speedup AS
+	SELECT m.workload, m.model, m.method, m.params, m.bw_cap_bps, m.latency_s,
+	       m.world_size, m.batch, m.backend, m.compute_scale, m.env_id, m.baseline,
+	       m.target_metric, m.target_value, m.repeats, m.missed,
+	       m.iters_to_target, b.iters_to_target AS iters_to_target_baseline,
+	       m.t_to_target, b.t_to_target AS t_to_target_baseline,
+	       b.t_iter / m.t_iter AS iter_speedup,
+	       b.t_to_target / m.t_to_target AS tta_speedup
+	FROM point_time_to_target m JOIN point_time_to_target b
+	  ON b.method = m.baseline AND b.baseline = m.baseline
+	 AND b.workload = m.workload AND b.model = m.model
+	 AND b.bw_cap_bps = m.bw_cap_bps AND b.latency_s = m.latency_s
+	 AND b.world_size = m.world_size AND b.batch = m.batch AND b.backend = m.backend
+	 AND b.compute_scale = m.compute_scale AND b.env_id IS m.env_id;

@@ -229,6 +229,7 @@ gc_rc gc_report_write(gc_db *db, const char *db_label, const char *out_dir,
 			       out_dir, strerror(errno));
 	head(&r);
 	gc_rep_speedup(&r);
+	gc_rep_accuracy(&r);
 	gc_rep_breakdown(&r);
 	gc_rep_predictions(&r);
 	gc_rep_winlose(&r);

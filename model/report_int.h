@@ -26,6 +26,7 @@ void gc_rep_table_end(struct gc_rep *r);
 
 /* The sections, in page order. */
 void gc_rep_speedup(struct gc_rep *r);
+void gc_rep_accuracy(struct gc_rep *r);     /* report_accuracy.c; absent without evals */
 void gc_rep_breakdown(struct gc_rep *r);
 void gc_rep_predictions(struct gc_rep *r);
 void gc_rep_winlose(struct gc_rep *r);

@@ -15,6 +15,8 @@ static void usage(FILE *f)
 		"Write DIR/index.html (one page, inline SVG, no scripts or external resources),\n"
 		"DIR/report.md (the same tables) and one SVG file per chart, from a results database:\n"
 		"  - speedup over sync SGD vs bandwidth, one chart per model, the 1.0 line marked;\n"
+		"  - training sweeps: validation accuracy vs training seconds per model and cap,\n"
+		"    the target marked, iteration and time-to-target speedups, who never got there;\n"
 		"  - the iteration-time breakdown per method at each bandwidth (compute, encode,\n"
 		"    exposed communication, decode, optimizer);\n"
 		"  - predicted vs measured iteration time with y = x (run `gcbench model` first);\n"

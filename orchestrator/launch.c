@@ -151,6 +151,14 @@ static void add_worker(struct argv_buf *a, const gc_launch *l)
 		add(a, "--threads");
 		addf(a, "%d", l->threads);
 	}
+	if (l->eval_every > 0) {
+		add(a, "--eval-every");
+		addf(a, "%d", l->eval_every);
+	}
+	if (l->data) {
+		add(a, "--data");
+		add(a, l->data);
+	}
 	add(a, "--iface");
 	add(a, l->iface);
 	add(a, "--out");

@@ -37,6 +37,8 @@ typedef struct gc_launch {
 	double compute_scale;
 	double deadline_s;             /* per-collective deadline for the worker */
 	int threads;                   /* worker --threads; 0: the worker decides */
+	int eval_every;                /* worker --eval-every (training workloads); 0: none */
+	const char *data;              /* worker --data (training workloads), or NULL */
 	const char *out_pattern;       /* record file pattern on the nodes (%r = rank) */
 	int allow_root;                /* add --allow-run-as-root */
 	int oversubscribe;             /* ranks may exceed cores (emulated cluster) */

@@ -234,6 +234,8 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	rc = rc ? rc : collect_envs(c, e);
 	rc = rc ? rc : sweep_env_key(c, key, sizeof(key), e);
 	rc = rc ? rc : choose_sweep(c, s, key, why, sizeof(why), e);
+	rc = rc ? rc : gc_db_sweep_target(c->db, c->sweep_id, s->spec.target_metric,
+					  s->spec.target_value, e);
 	if (!rc)
 		gc_info("%s", why);
 	return rc;

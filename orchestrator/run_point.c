@@ -56,6 +56,8 @@ static gc_rc fill_launch(const struct gc_sweep_ctx *c, const struct gc_exec_poin
 	l->warmup = p->spec->warmup;
 	l->batch = p->pt->batch;
 	l->compute_scale = p->pt->compute_scale;
+	l->eval_every = strcmp(p->spec->workload, "train") ? 0 : p->spec->eval_every;
+	l->data = strcmp(p->spec->workload, "train") ? NULL : p->spec->data;
 	l->deadline_s = c->o->deadline_s;
 	l->allow_root = getuid() == 0;
 	l->oversubscribe = 1;
@@ -414,8 +416,8 @@ void gc_exec_point_init(struct gc_exec_point *x, const struct gc_spec *spec, con
 	memset(x, 0, sizeof(*x));
 	x->spec = spec;
 	x->pt = p;
-	if (!strncmp(spec->workload, "train:", 6))
-		snprintf(x->workload, sizeof(x->workload), "%s", spec->workload);
+	if (!strcmp(spec->workload, "train"))
+		snprintf(x->workload, sizeof(x->workload), "train:%s", p->model);
 	else
 		snprintf(x->workload, sizeof(x->workload), "replay:%s", p->model);
 	if (p->bw_bps)

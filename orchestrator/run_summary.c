@@ -14,11 +14,12 @@
 #include "orchestrator/table.h"
 #include "strutil.h"
 
-#define NCOL 8
+#define NCOL 10           /* at most: 8, and 2 more when the sweep has a target */
 #define PCOL 2            /* the params column */
 
 static const char *const head[NCOL] = { "model", "method", "params", "bandwidth", "world",
-					"iter_ms", "base_ms", "speedup" };
+					"iter_ms", "base_ms", "speedup", "to_target",
+					"tta_speedup" };
 
 /* 1 if "k=v" (len bytes at tok) is one of the comma-separated items of list */
 static int has_item(const char *list, const char *tok, size_t len)
@@ -73,28 +74,60 @@ static int add_row(void *arg, int ncol, char **v, char **col)
 	const char *row[NCOL];
 
 	(void)col;
-	if (ncol != NCOL)
+	if (ncol != t->ncol)
 		return 1;
 	gc_params_brief(v[1] ? v[1] : "", v[2], brief, sizeof(brief));
-	for (int i = 0; i < NCOL; i++)
+	for (int i = 0; i < t->ncol; i++)
 		row[i] = i == PCOL ? brief : v[i];
 	return gc_table_add(t, row) ? 1 : 0;
 }
 
+/* The sweep's target as "accuracy 0.95" (or "loss 0.3"), "" without one. */
+static void sweep_target(struct gc_db *db, int64_t sweep_id, char *out, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+	out[0] = '\0';
+	if (sqlite3_prepare_v2(gc_db_handle(db), "SELECT target_metric, target_value FROM sweeps "
+			       "WHERE id = ? AND target_metric <> ''", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, sweep_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(out, n, "%s %g", (const char *)sqlite3_column_text(st, 0),
+			 sqlite3_column_double(st, 1));
+	sqlite3_finalize(st);
+}
+
+/* The speedup rows of the sweep; with a target, joined to time_to_target_speedup for
+ * the iterations to it ("never" when a repeat missed it) and the time-to-target speedup. */
+static void summary_sql(char *sql, size_t n, int64_t sweep_id, int target)
+{
+	snprintf(sql, n,
+		 "SELECT s.model, s.method, s.params, CASE WHEN s.bw_cap_bps = 0 THEN 'unlimited' ELSE "
+		 "printf('%%.3gGbit', s.bw_cap_bps / 1e9) END, s.world_size, printf('%%.1f', s.t_iter * 1e3), "
+		 "printf('%%.1f', s.t_iter_baseline * 1e3), printf('%%.2fx', s.speedup)%s FROM speedup s %s"
+		 "WHERE (s.model, s.method, s.params, s.bw_cap_bps, s.world_size, s.batch) IN (SELECT model, "
+		 "method, params, bw_cap_bps, world_size, batch FROM runs WHERE sweep_id = %lld) "
+		 "ORDER BY s.model, s.bw_cap_bps, s.method, s.params",
+		 target ? ", CASE WHEN t.missed > 0 THEN 'never' ELSE printf('%.0f it', "
+			  "t.iters_to_target) END, CASE WHEN t.tta_speedup IS NOT NULL THEN "
+			  "printf('%.2fx', t.tta_speedup) END" : "",
+		 target ? "LEFT JOIN time_to_target_speedup t ON t.workload = s.workload AND "
+			  "t.model = s.model AND t.method = s.method AND t.params = s.params AND "
+			  "t.bw_cap_bps = s.bw_cap_bps AND t.latency_s = s.latency_s AND "
+			  "t.world_size = s.world_size AND t.batch = s.batch AND t.backend = s.backend "
+			  "AND t.compute_scale = s.compute_scale AND t.env_id IS s.env_id " : "",
+		 (long long)sweep_id);
+}
+
 int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f)
 {
-	char sql[1024], *err = NULL;
+	char sql[2048], target[64], *err = NULL;
 	gc_table t;
 	int n;
 
-	gc_table_init(&t, NCOL, head, "lllrrrrr", PCOL);
-	snprintf(sql, sizeof(sql),
-		 "SELECT model, method, params, CASE WHEN bw_cap_bps = 0 THEN 'unlimited' ELSE "
-		 "printf('%%.3gGbit', bw_cap_bps / 1e9) END, world_size, printf('%%.1f', t_iter * 1e3), "
-		 "printf('%%.1f', t_iter_baseline * 1e3), printf('%%.2fx', speedup) FROM speedup "
-		 "WHERE (model, method, params, bw_cap_bps, world_size, batch) IN (SELECT model, method, "
-		 "params, bw_cap_bps, world_size, batch FROM runs WHERE sweep_id = %lld) "
-		 "ORDER BY model, bw_cap_bps, method, params", (long long)sweep_id);
+	sweep_target(db, sweep_id, target, sizeof(target));
+	gc_table_init(&t, *target ? NCOL : 8, head, "lllrrrrrrr", PCOL);
+	summary_sql(sql, sizeof(sql), sweep_id, *target != '\0');
 	if (sqlite3_exec(gc_db_handle(db), sql, add_row, &t, &err) != SQLITE_OK) {
 		gc_warn("cannot print the summary: %s", t.oom ? "out of memory" : err ? err : "?");
 		sqlite3_free(err);
@@ -108,6 +141,10 @@ int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f)
 	fprintf(f, "\nparams: only those that differ from the method's defaults "
 		"(docs/kernels.md); runs.params has all\n"
 		"speedup = baseline median iteration time / method's (> 1: the method is faster)\n");
+	if (*target)
+		fprintf(f, "to_target = iterations until the validation %s was first reached "
+			"(never: within the run)\ntta_speedup = baseline's training seconds to the "
+			"target / method's (docs/accuracy.md)\n", target);
 	n = (int)t.n;
 	gc_table_release(&t);
 	return n;

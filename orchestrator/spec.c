@@ -15,7 +15,7 @@
 static const char *const top_keys[] = {
 	"name", "description", "workload", "models", "methods", "baseline", "bandwidth",
 	"latency", "world_size", "batch", "iterations", "warmup", "repeats", "timeout",
-	"compute_scale", "backend", "exclude", "zip", "notify",
+	"compute_scale", "backend", "exclude", "zip", "notify", "target", "eval_every", "data",
 };
 #define N_TOP (sizeof(top_keys) / sizeof(top_keys[0]))
 
@@ -134,6 +134,16 @@ static int parse_model(struct spec_ctx *c, yaml_node_t *n, const char *t, void *
 	else
 		gc_diag(c->d, n, "unknown model '%s'; use a built-in one (resnet50, resnet101, "
 			"vgg16, bert-base, gpt2-small) or csv:PATH to a parameter list", t);
+	return -1;
+}
+
+/* workload: train: the models gcbench-worker trains (worker/wk.h) */
+static int parse_train_model(struct spec_ctx *c, yaml_node_t *n, const char *t, void *out)
+{
+	if (!strcmp(t, "mlp") || !strcmp(t, "cnn"))
+		return (*(char **)out = strdup(t)) ? 0 : -1;
+	gc_diag(c->d, n, "model '%s' is not a trained model; with workload: train use mlp or "
+		"cnn (replay models need workload: replay)", t);
 	return -1;
 }
 
@@ -295,10 +305,12 @@ static void parse_workload(struct spec_ctx *c)
 
 	if (!t)
 		t = "replay";
-	if (strcmp(t, "replay") &&
-	    (strncmp(t, "train:", 6) || !t[6] || !gc_is_safe_token(t + 6)))
+	if (!strncmp(t, "train:", 6))
+		gc_diag(c->d, n, "workload '%s' is the old form; write workload: train and "
+			"models: [%.40s]", t, t + 6);
+	else if (strcmp(t, "replay") && strcmp(t, "train"))
 		gc_diag(c->d, n, "workload '%s' is unknown; use replay (real architectures, "
-			"emulated compute) or train:mlp (real training)", t);
+			"emulated compute) or train (models mlp, cnn trained on real data)", t);
 	c->s->workload = strdup(t);
 }
 
@@ -316,8 +328,9 @@ static void parse_axes(struct spec_ctx *c)
 {
 	struct gc_spec *s = c->s;
 
-	parse_axis(c, "models", NULL, sizeof(char *), parse_model, (void **)&s->models,
-		   &s->n_models);
+	parse_axis(c, "models", NULL, sizeof(char *),
+		   s->workload && !strcmp(s->workload, "train") ? parse_train_model : parse_model,
+		   (void **)&s->models, &s->n_models);
 	parse_axis(c, "bandwidth", NULL, sizeof(uint64_t), parse_bw, (void **)&s->bandwidth,
 		   &s->n_bandwidth);
 	parse_axis(c, "latency", "0", sizeof(double), parse_latency, (void **)&s->latency,
@@ -330,6 +343,63 @@ static void parse_axes(struct spec_ctx *c)
 		   &s->n_backend);
 	parse_axis(c, "compute_scale", "1", sizeof(double), parse_scale,
 		   (void **)&s->compute_scale, &s->n_compute_scale);
+}
+
+/* data: digits | generated (training workloads only; default digits). */
+static void parse_data(struct spec_ctx *c, int train)
+{
+	yaml_node_t *n = gc_yaml_get(c->doc, c->root, "data");
+	const char *t = scalar(c, "data", 0);
+
+	snprintf(c->s->data, sizeof(c->s->data), "digits");
+	if (!n)
+		return;
+	if (!train)
+		gc_diag(c->d, n, "'data' applies to workload: train only");
+	else if (t && strcmp(t, "digits") && strcmp(t, "generated"))
+		gc_diag(c->d, n, "data '%s' is unknown; use digits (python3-sklearn's, built into "
+			"gcbench-worker) or generated (Gaussian clusters)", t);
+	else if (t)
+		snprintf(c->s->data, sizeof(c->s->data), "%s", t);
+}
+
+/* target: {accuracy: A} or {loss: L}; eval_every: K; data. Training workloads only. */
+static void parse_target(struct spec_ctx *c)
+{
+	yaml_node_t *v = gc_yaml_get(c->doc, c->root, "target");
+	yaml_node_t *ev = gc_yaml_get(c->doc, c->root, "eval_every");
+	int train = c->s->workload && !strcmp(c->s->workload, "train");
+	static const char *const keys[] = { "accuracy", "loss" };
+	const char *t;
+	double x;
+
+	parse_data(c, train);
+	c->s->eval_every = scalar_int(c, "eval_every", GC_SPEC_EVAL_EVERY, 1, 1000000);
+	if ((v || ev) && !train)
+		gc_diag(c->d, v ? v : ev, "'%s' applies to workload: train only", v ? "target" : "eval_every");
+	if (!v || !train)
+		return;
+	if (v->type != YAML_MAPPING_NODE ||
+	    v->data.mapping.pairs.top - v->data.mapping.pairs.start != 1) {
+		gc_diag(c->d, v, "target must be a mapping of one key, not %s; write "
+			"target: {accuracy: 0.95} or target: {loss: 0.3}",
+			v->type == YAML_MAPPING_NODE ? "several" : gc_yaml_kind(v));
+		return;
+	}
+	gc_yaml_check_keys(c->doc, v, keys, 2, "target", c->d);
+	for (int i = 0; i < 2; i++) {
+		yaml_node_t *n = gc_yaml_get(c->doc, v, keys[i]);
+		if (!n)
+			continue;
+		t = gc_yaml_text(n);
+		if (!t || gc_parse_double(t, &x) || !(i ? x > 0 && x < 1e6 : x > 0 && x <= 1)) {
+			gc_diag(c->d, n, "target %s '%s' is not a number in %s", keys[i],
+				t ? t : gc_yaml_kind(n), i ? "(0, 1e6)" : "(0, 1], e.g. 0.95");
+			return;
+		}
+		snprintf(c->s->target_metric, sizeof(c->s->target_metric), "%s", keys[i]);
+		c->s->target_value = x;
+	}
 }
 
 static void check_baseline(struct spec_ctx *c)
@@ -380,6 +450,7 @@ static void parse_all(struct spec_ctx *c)
 	parse_workload(c);
 	parse_counts(c);
 	parse_axes(c);
+	parse_target(c);
 	v = gc_yaml_get(c->doc, c->root, "methods");
 	if (!v)
 		gc_diag(c->d, c->root, "the spec has no 'methods'; add e.g. methods: [syncsgd, "
@@ -496,6 +567,12 @@ static gc_rc make_canonical(struct gc_spec *s)
 	canon_axes(&b, s);
 	sb_printf(&b, "baseline=%s\niterations=%d\nwarmup=%d\nrepeats=%d\n", s->baseline,
 		  s->iterations, s->warmup, s->repeats);
+	if (!strcmp(s->workload, "train")) {   /* replay specs keep their hashes */
+		char num[32];
+		spec_num(s->target_value, num, sizeof(num));
+		sb_printf(&b, "data=%s\neval_every=%d\ntarget=%s:%s\n", s->data, s->eval_every,
+			  s->target_metric, *s->target_metric ? num : "");
+	}
 	canon_rest(&b, s);
 	if (b.oom || !b.p) {
 		free(b.p);

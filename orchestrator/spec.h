@@ -21,6 +21,7 @@
 #define GC_BW_MIN 1000000ull           /* 1 Mbit/s */
 #define GC_BW_MAX 400000000000ull      /* 400 Gbit/s */
 #define GC_SPEC_MAX_POINTS 20000       /* an expansion larger than this is refused */
+#define GC_SPEC_EVAL_EVERY 20          /* eval_every when a train spec gives none */
 
 /* One method variant: a method with one concrete parameter set. */
 struct gc_spec_method {
@@ -46,7 +47,7 @@ struct gc_spec_exclude {
 
 struct gc_spec {
 	char *name, *description;
-	char *workload;                  /* "replay" or "train:<model>" */
+	char *workload;                  /* "replay" or "train" (models: mlp, cnn) */
 	char **models;          size_t n_models;
 	struct gc_spec_method *methods;  size_t n_methods;   /* expanded variants */
 	char *baseline;                  /* a method name with exactly one variant */
@@ -57,6 +58,10 @@ struct gc_spec {
 	char **backend;         size_t n_backend;     /* "mpi" | "nccl" */
 	double *compute_scale;  size_t n_compute_scale;
 	int iterations, warmup, repeats, timeout_s;
+	int eval_every;                  /* train: validate every K iterations */
+	char data[16];                   /* train: "digits" (default) or "generated" */
+	char target_metric[16];          /* train: "accuracy", "loss" or "" (no target) */
+	double target_value;
 	struct gc_spec_exclude *exclude; size_t n_exclude;
 	unsigned zip[8];        size_t n_zip;  /* bit masks of enum gc_axis, advanced together */
 	gc_notify_target *notify; size_t n_notify;     /* url_env owned by the spec */

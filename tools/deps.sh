@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tools/deps.sh: the Debian packages gcbench needs.
+# tools/deps.sh: the Debian packages gcbench needs (python3-sklearn for the handwritten
+# digits the training workloads learn: tools/digits_convert.py, docs/worker.md).
 #   --print    print the apt-get line for what is missing (nothing if complete)
 #   --install  install what is missing (root), else print the line and fail
 #   --ensure   like --install, quietly when nothing is missing (used by make test/demo)
@@ -8,7 +9,8 @@
 set -u
 pkgs="build-essential pkg-config libnl-3-dev libnl-route-3-dev libsqlite3-dev sqlite3
 libyaml-dev libcurl4-openssl-dev libopenblas-dev libopenmpi-dev openmpi-bin
-openssh-server openssh-client iperf3 iproute2 procps python3 util-linux"
+openssh-server openssh-client iperf3 iproute2 procps python3 util-linux
+python3-sklearn"
 extra="clang chromium python3-torch python3-torchvision"
 
 mode=--print

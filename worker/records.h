@@ -9,7 +9,8 @@
  *   records      zero or more struct gc_iter_rec, 128 bytes each, in iteration order
  *   trailer      u64 0xFFFFFFFFFFFFFFFF then u64 record count: present only if the
  *                run finished; a file without it is incomplete and never counted as ok
- * Times are seconds (double). A writer buffers records in memory during the run and
+ * Times are seconds (double). Version 1 gained the validation fields in what were
+ * reserved bytes (see struct gc_iter_rec), so old and new files parse alike. A writer buffers records in memory during the run and
  * writes the file once at the end (no I/O in the timed loop).
  */
 #ifndef GC_RECORDS_H
@@ -28,7 +29,7 @@ struct gc_iter_rec {
 	uint32_t rank;
 	uint32_t iter;          /* 0-based, counting warmup iterations */
 	uint32_t warmup;        /* 1 for warmup iterations */
-	uint32_t flags;         /* reserved, 0 */
+	uint32_t flags;         /* GC_REC_F_* bits; 0 in files of older workers */
 	double t_forward;       /* forward compute */
 	double t_backward;      /* backward compute (emulated or real), incl. waits for it */
 	double t_encode;        /* compressor encode, all buckets, incl. between rounds */
@@ -42,8 +43,19 @@ struct gc_iter_rec {
 	double loss;            /* training loss (real training), else 0 */
 	uint64_t bytes_sent;    /* payload bytes this rank sent in collectives */
 	uint64_t bytes_recv;    /* payload bytes this rank received */
-	uint64_t reserved[2];
+	/* Validation, when flags has GC_REC_F_EVAL (every --eval-every iterations of a
+	 * training workload, after t_iter ends, so outside the timed part). Each rank
+	 * evaluates its slice of the validation samples (GC_REC_EVAL_N(flags) of them);
+	 * a run's accuracy is the mean over its ranks weighted by those counts. These 16
+	 * bytes were reserved (0) before: files of older workers read as "not evaluated". */
+	double val_loss;        /* mean cross-entropy on the rank's validation slice */
+	float val_acc;          /* fraction of the slice classified right */
+	float t_eval;           /* seconds the evaluation took (not in t_iter) */
 };
+
+#define GC_REC_F_EVAL 1u        /* val_loss, val_acc and t_eval hold an evaluation */
+#define GC_REC_EVAL_N(flags) ((flags) >> 8)   /* validation samples it covered */
+#define GC_REC_EVAL_MAX_N 0xFFFFFFu
 
 _Static_assert(sizeof(struct gc_iter_rec) == 128, "gc_iter_rec must stay 128 bytes");
 

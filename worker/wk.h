@@ -4,7 +4,8 @@
  *   wk_args.c    command line -> gc_wk_cfg (validated), --help          [libgcbench.a]
  *   wk_layout.c  tensors in backward order, buckets, byte accounting    [libgcbench.a]
  *   wk_json.c    a JSON writer with escaping, the record header         [libgcbench.a]
- *   wk_mlp.c     the real-training MLP (cblas) and its generated data   [libgcbench.a]
+ *   wk_data.c    training data: the GCBDAT1 reader, generated clusters  [libgcbench.a]
+ *   wk_net.c     the trained models' common part; wk_mlp.c, wk_cnn.c     [libgcbench.a]
  *   wk_comm_mpi.c / wk_comm_nccl.c   collectives with deadlines         [the program]
  *   wk_train.c   the training loop and the communication thread         [the program]
  *   wk_main.c    main: parse, bootstrap MPI, run, write records         [the program]
@@ -24,7 +25,7 @@
 #define GC_WK_MAX_RINGS 8              /* --mpi-rings at most */
 
 typedef enum gc_wk_backend { GC_WK_MPI, GC_WK_NCCL } gc_wk_backend;
-typedef enum gc_wk_kind { GC_WK_REPLAY, GC_WK_TRAIN_MLP } gc_wk_kind;
+typedef enum gc_wk_kind { GC_WK_REPLAY, GC_WK_TRAIN } gc_wk_kind;
 typedef enum gc_wk_mode { GC_WK_RUN, GC_WK_HELP, GC_WK_DUMP, GC_WK_BENCH_ALLREDUCE } gc_wk_mode;
 
 /* The whole configuration of one rank; filled by gc_wk_args_parse. */
@@ -35,7 +36,9 @@ typedef struct gc_wk_cfg {
 	char param_text[256];          /* canonical gc_params_format() text */
 	char workload[300];            /* as given: "replay:resnet50", "train:mlp" */
 	gc_wk_kind kind;
-	char model[256];               /* replay: the architecture name; train: "mlp" */
+	char model[256];               /* replay: the architecture name; train: "mlp", "cnn" */
+	char data[256];                /* train: auto, digits, generated or a GCBDAT1 path */
+	int eval_every;                /* train: validate every K iterations; 0 = never */
 	int iters, warmup, batch;
 	double compute_scale, device_flops;
 	char profile[256];             /* per-tensor backward seconds, or "" */
@@ -132,38 +135,65 @@ void gc_wk_json_close(gc_wk_json *j);                      /* "}" */
 /* The finished text (NUL-terminated, caller frees), NULL if memory ran out. */
 char *gc_wk_json_take(gc_wk_json *j);
 
-/* ---- the real-training MLP (wk_mlp.c) ---- */
-#define GC_MLP_IN 784
-#define GC_MLP_HID 256
-#define GC_MLP_OUT 10
+/* ---- the trained models (wk_net.c, wk_mlp.c, wk_cnn.c) ---- */
+#define GC_NET_MAX_TENSORS 8
+#define GC_MLP_HID 256                 /* the MLP's hidden units */
+#define GC_CNN_C1 16                   /* the CNN's channels after conv1, conv2 */
+#define GC_CNN_C2 32
 
-typedef struct gc_mlp {
-	int batch;
-	float *w1, *b1, *w2, *b2;      /* parameters: views into a flat buffer */
-	float *g_w1, *g_b1, *g_w2, *g_b2; /* gradients: views into the flat gradient buffer */
-	float *h, *p, *dh;             /* activations (owned) */
-	float *x;                      /* the rank's data shard (owned) */
-	int *y;
-	size_t nshard, next;
-} gc_mlp;
+struct gc_data;
 
-/* The MLP's tensors in forward order: fc1.weight (HID x IN), fc1.bias, fc2.weight
- * (OUT x HID), fc2.bias. *nt = 4; shapes are static. */
-void gc_mlp_tensors(gc_wk_tensor_in *out, size_t *nt);
+/* A model trained for real: its tensors in forward order (shapes owned here), views of
+ * them in the flat parameter and gradient buffers once bound, and its forward and
+ * backward. x holds n samples of features floats each (CHW). */
+typedef struct gc_wk_net gc_wk_net;
+struct gc_wk_net {
+	char name[8];                  /* "mlp", "cnn" */
+	size_t nt, numel;
+	gc_wk_tensor_in t[GC_NET_MAX_TENSORS];
+	size_t shape[GC_NET_MAX_TENSORS][4];
+	float *p[GC_NET_MAX_TENSORS], *g[GC_NET_MAX_TENSORS]; /* forward order, once bound */
+	int batch;                     /* the most samples one forward takes */
+	int channels, height, width, classes;
+	size_t features;
+	/* Mean cross-entropy over the n <= batch samples; *correct (if not NULL) gets the
+	 * samples whose largest logit is their label. Keeps what backward needs. */
+	double (*forward)(gc_wk_net *m, const float *x, const int *y, int n, int *correct);
+	/* Gradients of the last forward into g[]; produced(arg, k) once the k last tensors
+	 * (backward order) are complete. */
+	void (*backward)(gc_wk_net *m, void (*produced)(void *arg, size_t k), void *arg);
+	void (*release)(gc_wk_net *m);
+	void *st;                      /* the model's buffers */
+};
 
-/* Bind the MLP to flat parameter and gradient buffers laid out by lay (backward order),
- * initialise the parameters from a fixed seed (the same on every rank) and generate
- * this rank's shard: Gaussian clusters, one centre per class from a fixed seed, samples
- * from seed (rank). */
-gc_rc gc_mlp_init(gc_mlp *m, const gc_wk_layout *lay, float *param, float *grad, int batch,
-		  int rank, size_t nshard, gc_err *e);
-void gc_mlp_release(gc_mlp *m);
+/* A model ("mlp": features-256-classes, ReLU; "cnn": conv3x3(16)-ReLU-conv3x3(32)-ReLU-
+ * avgpool2-fc, both with softmax cross-entropy) for data shaped like d, taking up to
+ * batch samples. GC_E_INVAL for another name. Release with gc_wk_net_release. */
+gc_rc gc_wk_net_new(gc_wk_net *m, const char *model, const struct gc_data *d, int batch,
+		    gc_err *e);
+gc_rc gc_mlp_new(gc_wk_net *m, const struct gc_data *d, int batch, gc_err *e);
+gc_rc gc_cnn_new(gc_wk_net *m, const struct gc_data *d, int batch, gc_err *e);
 
-/* Forward on the next batch of the shard; returns the mean cross-entropy loss. */
-double gc_mlp_forward(gc_mlp *m);
+/* Point p[] and g[] at the tensors of lay (built from m->t) in the flat buffers, and
+ * initialise the parameters from fixed seeds (the same on every rank): weights
+ * N(0, 2 / fan_in), biases 0. GC_E_STATE if lay lacks one of the model's tensors. */
+gc_rc gc_wk_net_bind(gc_wk_net *m, const gc_wk_layout *lay, float *param, float *grad,
+		     gc_err *e);
 
-/* Backward of the last forward, writing the gradients. produced(arg, k) is called when
- * the gradients of the k last-layer-first tensors (backward order) are complete. */
-void gc_mlp_backward(gc_mlp *m, void (*produced)(void *arg, size_t k), void *arg);
+/* Mean loss and accuracy on validation samples [lo, hi) of d (indices into the
+ * validation set), in forward passes of m->batch; 0 and 0 when the range is empty. */
+void gc_wk_net_eval(gc_wk_net *m, const struct gc_data *d, size_t lo, size_t hi, double *loss,
+		    double *acc);
+
+void gc_wk_net_release(gc_wk_net *m);  /* accepts NULL and a zeroed net */
+
+/* For the constructors: append a tensor (name static, shape copied). */
+void gc_wk_net_tensor(gc_wk_net *m, const char *name, int ndim, const size_t *shape);
+
+/* Shared by the models: softmax of the n x classes logits z in place, returning the
+ * mean cross-entropy; counts argmax hits into *correct when not NULL. */
+double gc_wk_softmax_xent(float *z, const int *y, int n, int classes, int *correct);
+/* dz = (softmax - onehot) / n in place of the softmax. */
+void gc_wk_xent_grad(float *p, const int *y, int n, int classes);
 
 #endif

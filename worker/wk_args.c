@@ -12,10 +12,10 @@
 void gc_wk_usage(FILE *f)
 {
 	fputs(
-"usage: gcbench-worker --workload replay:MODEL|train:mlp [options]   (one rank; start with mpirun)\n"
+"usage: gcbench-worker --workload replay:MODEL|train:mlp|train:cnn [options]   (one rank; start with mpirun)\n"
 "\n"
 "One rank of data-parallel training: backward compute (emulated for replay, real for\n"
-"train:mlp) overlapped with a bucketed gradient exchange through a compressor, timed\n"
+"train:mlp/cnn) overlapped with a bucketed gradient exchange through a compressor, timed\n"
 "per iteration into a record file (see docs/worker.md).\n"
 "\n"
 "  --backend mpi|nccl       collectives over MPI (CPU) or NCCL (one GPU per rank); mpi\n"
@@ -23,7 +23,13 @@ void gc_wk_usage(FILE *f)
 "  --param k=v              method parameter, repeatable (ef=1 scaled=1 ratio=0.01\n"
 "                           rounds=20 rank=4 warm_start=1 min_compression=2 seed=42)\n"
 "  --workload W             replay:MODEL (resnet50 resnet101 vgg16 bert-base gpt2-small\n"
-"                           tiny csv:PATH) or train:mlp (784-256-10, real gradients)\n"
+"                           tiny csv:PATH), train:mlp (features-256-classes) or\n"
+"                           train:cnn (2 conv layers + fc), real gradients\n"
+"  --data D                 training data: auto (the built-in digits if this build has\n"
+"                           them, else generated), digits, generated, or a GCBDAT1\n"
+"                           file (tools/digits_convert.py); auto\n"
+"  --eval-every K           training: validation loss and accuracy every K iterations\n"
+"                           and after the last, outside the timed part; 0 (off)\n"
 "  --iters N                measured iterations (>= 1); 20\n"
 "  --warmup W               extra iterations run first, flagged warmup; 5\n"
 "  --batch B                per-rank batch size; 32\n"
@@ -107,13 +113,13 @@ static gc_rc parse_workload(gc_wk_cfg *c, const char *v, gc_err *e)
 		gc_strlcpy(c->model, v + 7, sizeof(c->model));
 		return GC_OK;
 	}
-	if (!strcmp(v, "train:mlp")) {
-		c->kind = GC_WK_TRAIN_MLP;
-		gc_strlcpy(c->model, "mlp", sizeof(c->model));
+	if (!strcmp(v, "train:mlp") || !strcmp(v, "train:cnn")) {
+		c->kind = GC_WK_TRAIN;
+		gc_strlcpy(c->model, v + 6, sizeof(c->model));
 		return GC_OK;
 	}
 	return gc_fail(e, GC_E_INVAL, "unknown workload '%s': use replay:MODEL (e.g. "
-		       "replay:resnet50, replay:csv:FILE) or train:mlp", v);
+		       "replay:resnet50, replay:csv:FILE), train:mlp or train:cnn", v);
 }
 
 static gc_rc copy_opt(char *dst, size_t n, const char *opt, const char *v, gc_err *e)
@@ -140,6 +146,7 @@ static void cfg_defaults(gc_wk_cfg *c)
 	c->deadline = 60;
 	c->rings = 2;
 	gc_strlcpy(c->out, "records-r%r.gcr", sizeof(c->out));
+	gc_strlcpy(c->data, "auto", sizeof(c->data));
 }
 
 /* Options that take no value. Returns 1 if opt was one of them. */
@@ -172,6 +179,10 @@ static gc_rc value_opt2(gc_wk_cfg *c, const char *o, const char *v, gc_err *e)
 		return parse_int(o, v, 1, GC_WK_MAX_RINGS, &c->rings, e);
 	if (!strcmp(o, "--heartbeat"))
 		return parse_int(o, v, 0, 1000000000, &c->heartbeat, e);
+	if (!strcmp(o, "--eval-every"))
+		return parse_int(o, v, 0, 100000000, &c->eval_every, e);
+	if (!strcmp(o, "--data"))
+		return copy_opt(c->data, sizeof(c->data), o, v, e);
 	if (!strcmp(o, "--iface")) {
 		if (!gc_is_safe_token(v))
 			return gc_fail(e, GC_E_INVAL, "invalid --iface '%s': expected an interface name such as eth1", v);
@@ -246,10 +257,17 @@ static gc_rc check_cfg(gc_wk_cfg *c, gc_err *e)
 	if (c->mode == GC_WK_HELP || c->mode == GC_WK_DUMP)
 		return GC_OK;
 	if (!c->workload[0])
-		return gc_fail(e, GC_E_INVAL, "missing --workload: give replay:MODEL (e.g. replay:resnet50) or train:mlp");
+		return gc_fail(e, GC_E_INVAL, "missing --workload: give replay:MODEL (e.g. replay:resnet50), train:mlp or train:cnn");
 	if (c->profile[0] && c->kind != GC_WK_REPLAY)
 		return gc_fail(e, GC_E_INVAL, "--profile '%s' applies to replay workloads only, not '%s'",
 			       c->profile, c->workload);
+	if ((c->eval_every || strcmp(c->data, "auto")) && c->kind != GC_WK_TRAIN)
+		return gc_fail(e, GC_E_INVAL, "--eval-every and --data apply to training workloads "
+			       "(train:mlp, train:cnn) only, not '%s'", c->workload);
+	if (strcmp(c->data, "auto") && strcmp(c->data, "digits") && strcmp(c->data, "generated") &&
+	    access(c->data, R_OK))
+		return gc_fail(e, GC_E_NOTFOUND, "cannot read data set '%s': no such readable file "
+			       "(give auto, digits, generated or a GCBDAT1 file)", c->data);
 	if (c->profile[0] && access(c->profile, R_OK))
 		return gc_fail(e, GC_E_NOTFOUND, "cannot read profile '%s': no such readable file "
 			       "(give a CSV of name,t_bwd_seconds, or drop --profile)", c->profile);

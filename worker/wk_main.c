@@ -99,6 +99,8 @@ static void header_run(gc_wk_json *j, const gc_wk_cfg *c, const gc_wk_comm *m,
 	gc_wk_json_int(j, "iters", c->iters);
 	gc_wk_json_int(j, "warmup", c->warmup);
 	gc_wk_json_num(j, "lr", c->lr);
+	gc_wk_json_str(j, "data", c->kind == GC_WK_TRAIN ? r->data : NULL);
+	gc_wk_json_int(j, "eval_every", c->eval_every);
 	gc_wk_json_num(j, "deadline", c->deadline);
 	gc_wk_json_int(j, "threads", r->threads ? r->threads : c->threads);
 }
@@ -135,14 +137,20 @@ static int dump(const char *path)
 	printf("header %s\n", f.header);
 	printf("complete %d records %zu\n", f.complete, f.n);
 	printf("# rank iter warmup t_forward t_backward t_encode t_decode t_comm t_exposed "
-	       "t_optimizer t_iter t_iter_gpu loss bytes_sent bytes_recv\n");
+	       "t_optimizer t_iter t_iter_gpu loss bytes_sent bytes_recv [val_loss val_acc "
+	       "t_eval val_n]\n");
 	for (size_t i = 0; i < f.n; i++) {
 		const struct gc_iter_rec *r = &f.recs[i];
-		printf("%u %u %u %.9f %.9f %.9f %.9f %.9f %.9f %.9f %.9f %.9f %.9g %llu %llu\n",
+		printf("%u %u %u %.9f %.9f %.9f %.9f %.9f %.9f %.9f %.9f %.9f %.9g %llu %llu",
 		       r->rank, r->iter, r->warmup, r->t_forward, r->t_backward, r->t_encode,
 		       r->t_decode, r->t_comm, r->t_exposed, r->t_optimizer, r->t_iter,
 		       r->t_iter_gpu, r->loss, (unsigned long long)r->bytes_sent,
 		       (unsigned long long)r->bytes_recv);
+		if (r->flags & GC_REC_F_EVAL)
+			printf(" %.9g %.6f %.6f %u\n", r->val_loss, (double)r->val_acc,
+			       (double)r->t_eval, GC_REC_EVAL_N(r->flags));
+		else
+			printf("\n");
 	}
 	gc_rec_file_release(&f);
 	return 0;
@@ -198,12 +206,13 @@ static gc_rc prevalidate(const gc_wk_cfg *c, size_t *numel, gc_err *e)
 {
 	gc_arch a;
 	gc_rc rc;
-	*numel = (size_t)GC_MLP_IN * GC_MLP_HID + GC_MLP_HID + GC_MLP_HID * GC_MLP_OUT + GC_MLP_OUT;
+	*numel = 784 * GC_MLP_HID + GC_MLP_HID + GC_MLP_HID * 10 + 10; /* the MLP, generated data */
 	if (c->backend == GC_WK_NCCL && !GC_WK_HAVE_NCCL)
 		return gc_fail(e, GC_E_UNSUPPORTED, "--backend nccl: this gcbench-worker was built "
 			       "without NCCL (rebuild with CUDA=1 and nccl.h present), or use --backend mpi");
-	if (c->backend == GC_WK_NCCL && c->kind == GC_WK_TRAIN_MLP)
-		return gc_fail(e, GC_E_UNSUPPORTED, "workload 'train:mlp' runs on --backend mpi only");
+	if (c->backend == GC_WK_NCCL && c->kind == GC_WK_TRAIN)
+		return gc_fail(e, GC_E_UNSUPPORTED, "workload '%s' runs on --backend mpi only",
+			       c->workload);
 	if (c->kind != GC_WK_REPLAY)
 		return GC_OK;
 	rc = gc_arch_build(c->model, &a, e);
@@ -250,8 +259,12 @@ static int finish(const gc_wk_cfg *c, gc_wk_comm *m, gc_wk_result *r)
 		gc_error("rank %d: cannot write the records: %s", m->rank, e.msg);
 		return 1;
 	}
-	if (m->rank == 0 && c->kind == GC_WK_TRAIN_MLP)
+	if (m->rank == 0 && c->kind == GC_WK_TRAIN)
 		printf("final_loss %.4f\n", r->final_loss);
+	if (m->rank == 0 && r->n && (r->recs[r->n - 1].flags & GC_REC_F_EVAL))
+		printf("val_loss %.4f val_acc %.4f (rank 0's %u validation samples of %s)\n",
+		       r->recs[r->n - 1].val_loss, (double)r->recs[r->n - 1].val_acc,
+		       GC_REC_EVAL_N(r->recs[r->n - 1].flags), r->data);
 	if (m->rank == 0)
 		printf("records %s\n", path);
 	return 0;

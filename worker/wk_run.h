@@ -61,6 +61,7 @@ typedef struct gc_wk_result {
 	double final_loss;             /* mean loss of the last (up to) 10 iterations */
 	double t_backward_model;       /* emulated backward seconds per iteration */
 	int threads;                   /* OpenMP threads the kernels ran with */
+	char data[17];                 /* training: the data set's name ("digits") */
 } gc_wk_result;
 
 /* Build the workload, run warmup + iters iterations with the communication thread,

@@ -1,7 +1,7 @@
 /* worker/wk_train.c: the training loop and its communication thread.
  *
  * The main thread runs forward and backward (emulated by sleeping to absolute
- * deadlines, or the real MLP) and posts a bucket as soon as its last tensor's gradient
+ * deadlines, or a real model: wk_mlp.c, wk_cnn.c) and posts a bucket as soon as its last tensor's gradient
  * exists; the communication thread, the only thread that calls MPI during the run,
  * takes posted buckets in order and runs encode -> rounds -> decode for each. With
  * --no-overlap every bucket is posted once backward has finished. Every buffer is
@@ -19,6 +19,7 @@
 #include "strutil.h"
 #include "timing.h"
 #include "worker/arch.h"
+#include "worker/wk_data.h"
 
 typedef struct wk_state {
 	const gc_wk_cfg *cfg;
@@ -26,8 +27,10 @@ typedef struct wk_state {
 	gc_wk_layout lay;
 	gc_bucket **bk;
 	float *grad, *avg, *param;
-	gc_mlp mlp;
-	int have_mlp;
+	gc_data data;                  /* training workloads: the data set, */
+	gc_data_shard shard;           /* this rank's share of it, */
+	gc_wk_net net;                 /* and the model */
+	int have_net;
 	int comm_threads;              /* OpenMP threads of the communication thread */
 	pthread_t thr;
 	int have_thr;
@@ -164,15 +167,55 @@ static gc_rc arch_layout(wk_state *s, gc_err *e)
 	return rc;
 }
 
+extern const unsigned char gc_wk_digits_start[], gc_wk_digits_end[];
+
+const void *gc_data_builtin(size_t *len)
+{
+	*len = (size_t)(gc_wk_digits_end - gc_wk_digits_start);
+	return *len ? gc_wk_digits_start : NULL;
+}
+
+/* --data: auto (the built-in digits, else generated), digits, generated, or a file.
+ * Generated: 64 batches per rank for training, 1000 samples for validation. */
+static gc_rc load_data(wk_state *s, gc_err *e)
+{
+	const char *d = s->cfg->data;
+	size_t len;
+	const void *blob = gc_data_builtin(&len);
+	if (!strcmp(d, "generated") || (!strcmp(d, "auto") && !blob)) {
+		if (!strcmp(d, "auto") && s->comm->rank == 0)
+			gc_warn("this gcbench-worker has no built-in digits (python3-sklearn was not "
+				"installed at build time): training on generated clusters");
+		return gc_data_generate(&s->data, (size_t)s->comm->world * (size_t)s->cfg->batch * 64,
+					1000, e);
+	}
+	if (!strcmp(d, "digits") || !strcmp(d, "auto")) {
+		if (!blob)
+			return gc_fail(e, GC_E_NOTFOUND, "--data digits: this gcbench-worker was built "
+				       "without them (apt-get install python3-sklearn, then make)");
+		return gc_data_parse(blob, len, &s->data, e);
+	}
+	return gc_data_read(d, &s->data, e);
+}
+
+static gc_rc net_layout(wk_state *s, gc_err *e)
+{
+	const gc_wk_cfg *c = s->cfg;
+	gc_rc rc = load_data(s, e);
+	if (!rc)
+		rc = gc_data_shard_init(&s->shard, &s->data, s->comm->rank, s->comm->world, c->batch, e);
+	if (!rc)
+		rc = gc_wk_net_new(&s->net, c->model, &s->data, c->batch, e);
+	if (rc)
+		return rc;
+	s->have_net = 1;
+	return gc_wk_layout_build(&s->lay, s->net.t, s->net.nt, c->bucket_first_mb * 1048576.0,
+				  c->bucket_mb * 1048576.0, e);
+}
+
 static gc_rc build_layout(wk_state *s, gc_err *e)
 {
-	gc_wk_tensor_in in[4];
-	size_t nt;
-	if (s->cfg->kind == GC_WK_REPLAY)
-		return arch_layout(s, e);
-	gc_mlp_tensors(in, &nt);
-	return gc_wk_layout_build(&s->lay, in, nt, s->cfg->bucket_first_mb * 1048576.0,
-				  s->cfg->bucket_mb * 1048576.0, e);
+	return s->cfg->kind == GC_WK_REPLAY ? arch_layout(s, e) : net_layout(s, e);
 }
 
 static gc_rc new_buckets(wk_state *s, gc_err *e)
@@ -202,7 +245,7 @@ static float *host_floats(size_t n)
 	return aligned_alloc(64, bytes ? bytes : 64);
 }
 
-/* Gradients: pseudo-random per rank (replay) or written by the MLP; parameters: the
+/* Gradients: pseudo-random per rank (replay) or written by the model; parameters: the
  * same on every rank (fixed seed); avg zeroed. Every page touched before the loop. */
 static gc_rc init_host(wk_state *s, float *grad, float *avg, float *param, gc_err *e)
 {
@@ -210,14 +253,7 @@ static gc_rc init_host(wk_state *s, float *grad, float *avg, float *param, gc_er
 	memset(avg, 0, n * sizeof(float));
 	gc_wk_fill_random(param, n, 99, 0.01f);
 	gc_wk_fill_random(grad, n, 1000 + (uint64_t)s->comm->rank, 0.01f);
-	if (s->cfg->kind == GC_WK_TRAIN_MLP) {
-		gc_rc rc = gc_mlp_init(&s->mlp, &s->lay, param, grad, s->cfg->batch, s->comm->rank,
-				       (size_t)s->cfg->batch * 64, e);
-		if (rc)
-			return rc;
-		s->have_mlp = 1;
-	}
-	return GC_OK;
+	return s->have_net ? gc_wk_net_bind(&s->net, &s->lay, param, grad, e) : GC_OK;
 }
 
 static gc_rc alloc_device(wk_state *s, gc_err *e)
@@ -263,7 +299,7 @@ static void free_buffers(wk_state *s)
 	s->grad = s->avg = s->param = NULL;
 }
 
-static void mlp_produced(void *arg, size_t k)
+static void net_produced(void *arg, size_t k)
 {
 	wk_state *s = arg;
 	size_t nb = 0;
@@ -299,8 +335,9 @@ static gc_rc replay_backward(wk_state *s)
 static gc_rc forward(wk_state *s, double *loss)
 {
 	*loss = 0;
-	if (s->have_mlp) {
-		*loss = gc_mlp_forward(&s->mlp);
+	if (s->have_net) {
+		gc_data_shard_next(&s->shard);
+		*loss = s->net.forward(&s->net, s->shard.xb, s->shard.yb, s->cfg->batch, NULL);
 		return GC_OK;
 	}
 	if (s->comm->compute) {
@@ -345,8 +382,8 @@ static gc_rc one_iter(wk_state *s, struct gc_iter_rec *r, gc_err *e)
 		s->comm->iter_gpu(s->comm, 0);
 	rc = forward(s, &r->loss);
 	t1 = gc_now_ns();
-	if (!rc && s->have_mlp)
-		gc_mlp_backward(&s->mlp, mlp_produced, s);
+	if (!rc && s->have_net)
+		s->net.backward(&s->net, net_produced, s);
 	else if (!rc)
 		rc = replay_backward(s);
 	if (rc)
@@ -402,7 +439,9 @@ static void teardown(wk_state *s)
 	for (size_t i = 0; s->bk && i < s->lay.nb; i++)
 		gc_bucket_free(s->bk[i]);
 	free(s->bk);
-	gc_mlp_release(&s->mlp);
+	gc_wk_net_release(&s->net);
+	gc_data_shard_release(&s->shard);
+	gc_data_release(&s->data);
 	free_buffers(s);
 	gc_wk_layout_release(&s->lay);
 }
@@ -425,6 +464,26 @@ static gc_rc checksums(wk_state *s, gc_wk_result *res, gc_err *e)
 	if (s->comm->on_device)
 		free(h), free(p);
 	return rc ? gc_fail(e, rc, "cannot read the final gradient back: %s", gc_strerror(rc)) : GC_OK;
+}
+
+/* Every rank validates its slice of the validation samples at the same iterations
+ * (the parameters are the same everywhere), so no rank waits for another in the next
+ * iteration's collectives and the cost is 1/world of the whole set. Outside t_iter. */
+static void evaluate(wk_state *s, int it, int total, struct gc_iter_rec *r)
+{
+	int k = s->cfg->eval_every;
+	size_t nv = s->data.n_val, w = (size_t)s->comm->world, rk = (size_t)s->comm->rank;
+	size_t lo = nv * rk / w, hi = nv * (rk + 1) / w;
+	double loss, acc;
+	uint64_t t0;
+	if (!s->have_net || k <= 0 || ((it + 1) % k && it + 1 != total))
+		return;
+	t0 = gc_now_ns();
+	gc_wk_net_eval(&s->net, &s->data, lo, hi, &loss, &acc);
+	r->val_loss = loss;
+	r->val_acc = (float)acc;
+	r->t_eval = (float)((double)(gc_now_ns() - t0) * 1e-9);
+	r->flags |= GC_REC_F_EVAL | (uint32_t)(hi - lo) << 8;
 }
 
 static void heartbeat(const wk_state *s, int it, int total, const struct gc_iter_rec *r)
@@ -470,12 +529,15 @@ gc_rc gc_wk_train(const gc_wk_cfg *cfg, gc_wk_comm *comm, gc_wk_result *res, gc_
 		r->iter = (uint32_t)it;
 		r->warmup = it < cfg->warmup;
 		rc = one_iter(&s, r, e);
+		if (!rc)
+			evaluate(&s, it, total, r);
 		res->n = (size_t)it + 1;
 		heartbeat(&s, it, total, r);
 	}
 	if (!rc)
 		rc = checksums(&s, res, e);
 	summarize(&s, res);
+	snprintf(res->data, sizeof(res->data), "%s", s.data.name);
 	teardown(&s);
 	res->threads = s.comm_threads;
 	return rc;

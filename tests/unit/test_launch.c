@@ -56,6 +56,13 @@ static void test_argv(void)
 	l.threads = 1;                                /* ranks sharing cores: one each */
 	CHECK(gc_launch_argv(&l, &v, &e) == GC_OK);
 	CHECK_CONTAINS(joined(v), "--threads|1|--iface|eth0|");
+	CHECK(!strstr(joined(v), "--eval-every"));   /* 0: no validation (replay) */
+	gc_argv_free(v);
+	l.eval_every = 20, l.workload = "train:cnn";  /* training: validate every 20 */
+	l.data = "digits";
+	CHECK(gc_launch_argv(&l, &v, &e) == GC_OK);
+	CHECK_CONTAINS(joined(v), "--workload|train:cnn|");
+	CHECK_CONTAINS(joined(v), "--threads|1|--eval-every|20|--data|digits|--iface|eth0|");
 	gc_argv_free(v);
 }
 

@@ -400,6 +400,67 @@ static void test_report_empty_database(void)
 	free(html);
 }
 
+/* One ok training run (2 ranks, 21 iterations of t s, the first warmup), validated at
+ * iterations 9 and 20 with accuracies a9 and a20. */
+static gc_rc add_train_run(gc_db *db, int64_t sweep, const char *method, uint64_t cap,
+			   double t, double a9, double a20)
+{
+	struct gc_db_run r = { sweep, "key", "train", "cnn", method, "", 2, 2, 16, cap, 0,
+			       "mpi", 1, 20, 1, 0, 0, NULL };
+	struct gc_iter_rec rec[42];
+	gc_rec_file f = { .recs = rec, .n = 42, .complete = 1 };
+	int64_t id;
+	gc_rc rc;
+
+	memset(rec, 0, sizeof rec);
+	for (int i = 0; i < 42; i++) {
+		rec[i].rank = (uint32_t)(i / 21), rec[i].iter = (uint32_t)(i % 21);
+		rec[i].warmup = i % 21 == 0, rec[i].t_iter = t;
+		if (i % 21 == 9 || i % 21 == 20) {
+			rec[i].flags = GC_REC_F_EVAL | 50u << 8;
+			rec[i].val_acc = (float)(i % 21 == 9 ? a9 : a20);
+			rec[i].val_loss = 1 - rec[i].val_acc;
+		}
+	}
+	if ((rc = gc_db_run_begin(db, &r, &id, NULL)) || (rc = gc_db_ingest(db, id, &f, NULL)))
+		return rc;
+	return gc_db_run_end(db, id, GC_RUN_OK, NULL, NULL, NULL);
+}
+
+/* A training sweep with a target: an accuracy chart per cap with the target line, the
+ * table with both speedups, and the run that never reached the target named. */
+static void test_report_accuracy(void)
+{
+	gc_report_stats st;
+	char path[512], dir[512], *html, *md;
+	gc_db *db = NULL;
+	int64_t s;
+
+	snprintf(path, sizeof path, "%s/acc.db", tmpdir);
+	snprintf(dir, sizeof dir, "%s/acc", tmpdir);
+	unlink(path);
+	CHECK(!gc_db_open(path, 0, &db, NULL));
+	CHECK(!gc_db_sweep_begin(db, "acc", "spec", "h", "syncsgd", &s, NULL));
+	CHECK(!gc_db_sweep_target(db, s, "accuracy", 0.9, NULL));
+	CHECK(!add_train_run(db, s, "syncsgd", GBIT, 0.02, 0.95, 0.97));
+	CHECK(!add_train_run(db, s, "powersgd", GBIT, 0.01, 0.5, 0.92));
+	CHECK(!add_train_run(db, s, "topk", GBIT, 0.005, 0.3, 0.6));
+	CHECK(!add_train_run(db, s, "syncsgd", 10 * GBIT, 0.01, 0.95, 0.97));
+	CHECK_EQ_INT(gc_report_write(db, "acc", dir, &st, NULL), GC_OK);
+	gc_db_close(db);
+	html = slurp(dir, "index.html"), md = slurp(dir, "report.md");
+	CHECK(html && md);
+	CHECK_CONTAINS(html, "<h2>Time to accuracy</h2>");
+	CHECK_CONTAINS(html, "Validation accuracy vs training time: cnn at 1 Gbit/s");
+	CHECK_CONTAINS(html, "Validation accuracy vs training time: cnn at 10 Gbit/s");
+	CHECK_CONTAINS(md, "| cnn | powersgd | 2 | 1 Gbit/s | 21 | 0.210 | 2.00x | 0.95x |");
+	CHECK_CONTAINS(md, "| cnn | topk | 2 | 1 Gbit/s | never (1 of 1 runs) | - | 4.00x | - |");
+	CHECK_CONTAINS(md, "Never reached the target within their iterations: cnn topk at 1 Gbit/s.");
+	check_figures(dir, html, md, st.charts);
+	free(html);
+	free(md);
+}
+
 static void test_report_unwritable_dir(void)
 {
 	gc_report_stats st;
@@ -435,6 +496,7 @@ int main(int argc, char **argv)
 	GCT_RUN(test_report_measured_maps_and_no_predictions);
 	GCT_RUN(test_report_empty_database);
 	GCT_RUN(test_report_unwritable_dir);
+	GCT_RUN(test_report_accuracy);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
 	if (system(cmd))
 		printf("# could not remove %s\n", tmpdir);

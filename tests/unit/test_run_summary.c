@@ -174,6 +174,71 @@ static void test_table_empty(void)
 	free(txt);
 }
 
+/* one ok training run: 10 iterations of t seconds (1 warmup), validated at
+ * iterations 4 and 9 with accuracies a4 and a9 */
+static int add_train_run(gc_db *db, int64_t sweep, const char *method, double t, double a4,
+			 double a9)
+{
+	struct gc_db_run r = {
+		.sweep_id = sweep, .point_key = method, .workload = "train", .model = "cnn",
+		.method = method, .params = "", .world_size = 4, .nodes = 4, .batch = 16,
+		.bw_cap_bps = 1000000000ull, .backend = "mpi", .compute_scale = 1,
+		.iterations = 9, .warmup = 1,
+	};
+	struct gc_iter_rec recs[10];
+	gc_rec_file f = { .recs = recs, .n = 10, .complete = 1 };
+	int64_t id;
+	gc_err e;
+
+	memset(recs, 0, sizeof(recs));
+	for (int i = 0; i < 10; i++) {
+		recs[i].iter = (uint32_t)i;
+		recs[i].warmup = i == 0;
+		recs[i].t_iter = t;
+		if (i == 4 || i == 9) {
+			recs[i].flags = GC_REC_F_EVAL | 100u << 8;
+			recs[i].val_acc = (float)(i == 4 ? a4 : a9);
+		}
+	}
+	if (gc_db_run_begin(db, &r, &id, &e) || gc_db_ingest(db, id, &f, &e) ||
+	    gc_db_run_end(db, id, GC_RUN_OK, NULL, NULL, &e)) {
+		printf("# add_train_run: %s\n", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* With a target: iterations to it ("never" when missed) and the time-to-target speedup
+ * beside the iteration speedup. syncsgd 10 ms, reaches 0.9 at iteration 10 (0.1 s);
+ * signsgd 5 ms (2x per iteration), reaches it only at 10 too: 0.05 s, 2x; topk 4 ms
+ * never: its time-to-target speedup is '-'. */
+static void test_table_target(void)
+{
+	gc_db *db = NULL;
+	int64_t sw;
+	int rows = -1;
+	char *txt;
+	gc_err e;
+
+	unlink(dbpath);
+	CHECK(gc_db_open(dbpath, 0, &db, &e) == GC_OK);
+	CHECK(gc_db_sweep_begin(db, "t", "spec", "h", "syncsgd", &sw, &e) == GC_OK);
+	CHECK(gc_db_sweep_target(db, sw, "accuracy", 0.9, &e) == GC_OK);
+	CHECK(add_train_run(db, sw, "syncsgd", 0.010, 0.5, 0.95) == 0);
+	CHECK(add_train_run(db, sw, "signsgd", 0.005, 0.6, 0.92) == 0);
+	CHECK(add_train_run(db, sw, "topk", 0.004, 0.3, 0.5) == 0);
+	txt = table_of(db, sw, &rows);
+	gc_db_close(db);
+	CHECK(txt);
+	CHECKF(rows == 3, "%d rows:\n%s", rows, txt);
+	CHECKF(strstr(txt, "to_target tta_speedup") != NULL, "%s", txt);
+	CHECKF(strstr(txt, "2.00x     10 it       2.00x") != NULL, "%s", txt);   /* signsgd */
+	CHECKF(strstr(txt, "1.00x     10 it       1.00x") != NULL, "%s", txt);   /* syncsgd */
+	CHECKF(strstr(txt, "2.50x     never           -") != NULL, "%s", txt);   /* topk */
+	CHECKF(strstr(txt, "validation accuracy 0.9 was first reached") != NULL, "%s", txt);
+	free(txt);
+}
+
 int main(void)
 {
 	GCT_SUITE("run_summary");
@@ -182,6 +247,7 @@ int main(void)
 	GCT_RUN(test_table_aligned);
 	GCT_RUN(test_table_content);
 	GCT_RUN(test_table_empty);
+	GCT_RUN(test_table_target);
 	unlink(dbpath);
 	{
 		char p[80];

@@ -80,6 +80,45 @@ static void test_good(void)
 	gc_diags_release(&d);
 }
 
+/* workload: train: trained models on the model axis, the target, eval_every and its
+ * default; both reach the canonical text (so the hash), which replay specs lack. */
+static void test_train_target(void)
+{
+	const char *base = "name: t\nworkload: train\nmodels: [mlp, cnn]\nmethods: [syncsgd]\n"
+			   "bandwidth: 1gbit\nworld_size: 4\nbatch: 16\niterations: 100\n";
+	char text[512];
+	struct gc_spec s, s2;
+	struct gc_diags d;
+	snprintf(text, sizeof(text), "%starget: {accuracy: 0.95}\n", base);
+	CHECK_EQ_INT(parse(text, &s, &d), GC_OK);
+	gc_diags_release(&d);
+	CHECK_STR(s.workload, "train");
+	CHECK_EQ_INT(s.n_models, 2);
+	CHECK_STR(s.models[1], "cnn");
+	CHECK_STR(s.target_metric, "accuracy");
+	CHECK_NEAR(s.target_value, 0.95, 1e-12);
+	CHECK_EQ_INT(s.eval_every, GC_SPEC_EVAL_EVERY);
+	CHECK(strstr(s.canonical, "data=digits\neval_every=20\ntarget=accuracy:0.95\n") != NULL);
+	snprintf(text, sizeof(text), "%starget: {loss: 0.25}\neval_every: 7\ndata: generated\n", base);
+	CHECK_EQ_INT(parse(text, &s2, &d), GC_OK);
+	gc_diags_release(&d);
+	CHECK_STR(s2.target_metric, "loss");
+	CHECK_STR(s2.data, "generated");
+	CHECK_EQ_INT(s2.eval_every, 7);
+	CHECK(strcmp(s.hash, s2.hash) != 0);
+	gc_spec_release(&s2);
+	CHECK_EQ_INT(parse(base, &s2, &d), GC_OK);       /* no target: validation only */
+	gc_diags_release(&d);
+	CHECK_STR(s2.target_metric, "");
+	CHECK(strstr(s2.canonical, "target=:\n") != NULL);
+	gc_spec_release(&s2);
+	gc_spec_release(&s);
+	CHECK_EQ_INT(parse(good, &s, &d), GC_OK);        /* replay: no such lines */
+	gc_diags_release(&d);
+	CHECK(strstr(s.canonical, "eval_every") == NULL && strstr(s.canonical, "target") == NULL);
+	gc_spec_release(&s);
+}
+
 static void test_hash_stable(void)
 {
 	struct gc_spec a, b;
@@ -272,6 +311,7 @@ int main(void)
 	GCT_SUITE("spec");
 	GCT_RUN(test_good);
 	GCT_RUN(test_hash_stable);
+	GCT_RUN(test_train_target);
 	GCT_RUN(test_all_errors_at_once);
 	GCT_RUN(test_baseline_ambiguous_and_dup);
 	GCT_RUN(test_yaml_syntax_and_kinds);

@@ -1,5 +1,5 @@
 /* tests/unit/test_worker.c: the MPI-free parts of gcbench-worker: command line,
- * buckets, byte accounting, JSON escaping, the MLP's gradients. */
+ * buckets, byte accounting, JSON escaping, the trained models' gradients. */
 #include "harness.h"
 
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 
 #include "worker/arch.h"
 #include "worker/wk.h"
+#include "worker/wk_data.h"
 
 static gc_rc parse(gc_wk_cfg *c, gc_err *e, const char *line)
 {
@@ -33,7 +34,8 @@ static void test_args_ok(void)
 	CHECK_STR(c.model, "tiny");
 	CHECK_EQ_INT(c.kind, GC_WK_REPLAY);
 	CHECK_EQ_INT(parse(&c, &e, "--workload train:mlp --no-overlap --method signsgd"), GC_OK);
-	CHECK_EQ_INT(c.kind, GC_WK_TRAIN_MLP);
+	CHECK_EQ_INT(c.kind, GC_WK_TRAIN);
+	CHECK_STR(c.data, "auto");
 	CHECK_EQ_INT(c.overlap, 0);
 	CHECK_NEAR(c.lr, 0.002, 1e-12);
 	CHECK_EQ_INT(parse(&c, &e, "--help"), GC_OK);
@@ -49,7 +51,12 @@ static void test_args_errors(void)
 		{ "--batch x --workload replay:tiny", "invalid --batch 'x'" },
 		{ "--compute-scale 0 --workload replay:tiny", "invalid --compute-scale '0'" },
 		{ "--workload resnet50", "unknown workload 'resnet50'" },
-		{ "--workload train:cnn", "unknown workload 'train:cnn'" },
+		{ "--workload train:rnn", "unknown workload 'train:rnn'" },
+		{ "--workload replay:tiny --eval-every 5", "apply to training workloads" },
+		{ "--workload replay:tiny --data digits", "apply to training workloads" },
+		{ "--workload train:cnn --eval-every -1", "invalid --eval-every '-1'" },
+		{ "--workload train:cnn --data", "needs a value" },
+		{ "--workload train:cnn --data /nonexistent/d.gcbd", "cannot read data set '/nonexistent/d.gcbd'" },
 		{ "--iters 3", "missing --workload" },
 		{ "--workload replay:tiny --profile /nonexistent/p.csv", "cannot read profile '/nonexistent/p.csv'" },
 		{ "--workload train:mlp --profile /etc/hostname", "applies to replay workloads only" },
@@ -144,50 +151,121 @@ static void on_produced(void *arg, size_t k)
 		seen[nseen++] = k;
 }
 
-static double loss_at(gc_mlp *m)
+/* A model's backward against central finite differences of its forward, on 4
+ * samples of d, probing `per` entries of every tensor; produced() must report the
+ * tensors in backward order, two at a time (weight and bias of a layer). */
+static void check_gradients(const char *model, const gc_data *d, size_t expect_nt)
 {
-	m->next = 0;
-	return gc_mlp_forward(m);
-}
-
-/* The MLP's backward against central finite differences of its forward. */
-static void test_mlp_gradients(void)
-{
-	gc_wk_tensor_in in[4];
 	gc_wk_layout l;
-	gc_mlp m;
+	gc_wk_net m;
 	gc_err e;
-	size_t nt;
 	float *param, *grad;
-	gc_mlp_tensors(in, &nt);
-	CHECK_EQ_INT(gc_wk_layout_build(&l, in, nt, 1e9, 1e9, &e), GC_OK);
+	const int n = 4;
+	CHECK_EQ_INT(gc_wk_net_new(&m, model, d, n, &e), GC_OK);
+	CHECK_EQ_INT(m.nt, expect_nt);
+	CHECK_EQ_INT(gc_wk_layout_build(&l, m.t, m.nt, 1e9, 1e9, &e), GC_OK);
 	param = calloc(l.numel, sizeof(float));
 	grad = calloc(l.numel, sizeof(float));
-	CHECK_EQ_INT(gc_mlp_init(&m, &l, param, grad, 8, 1, 8, &e), GC_OK);
-	double l0 = loss_at(&m);
-	CHECK(l0 > 0.5 && l0 < 10);
+	CHECK_EQ_INT(gc_wk_net_bind(&m, &l, param, grad, &e), GC_OK);
+	for (size_t t = 0; t < m.nt; t++)   /* nonzero biases, so their gradients show */
+		if (m.t[t].ndim == 1)
+			gc_wk_fill_random(m.p[t], m.t[t].numel, 50 + t, 0.05f);
+	double l0 = m.forward(&m, d->x, d->y, n, NULL);
+	CHECK(l0 > 0.1 && l0 < 20);
 	nseen = 0;
-	gc_mlp_backward(&m, on_produced, NULL);
-	CHECK_EQ_INT(nseen, 2);
-	CHECK_EQ_INT(seen[0], 2);
-	CHECK_EQ_INT(seen[1], 4);
-	float *probe[] = { m.w1 + 5, m.w1 + 100000, m.b1 + 3, m.w2 + 17, m.w2 + 2000, m.b2 + 1 };
-	float *gp[] = { m.g_w1 + 5, m.g_w1 + 100000, m.g_b1 + 3, m.g_w2 + 17, m.g_w2 + 2000, m.g_b2 + 1 };
-	for (int i = 0; i < 6; i++) {
-		float keep = *probe[i], h = 2e-3f;
-		*probe[i] = keep + h;
-		double lp = loss_at(&m);
-		*probe[i] = keep - h;
-		double lm = loss_at(&m);
-		*probe[i] = keep;
-		double fd = (lp - lm) / (2.0 * h);
-		CHECKF(fabs(fd - *gp[i]) <= 0.05 * fabs(fd) + 5e-4, "probe %d: backward %g, finite difference %g",
-		       i, (double)*gp[i], fd);
-	}
-	gc_mlp_release(&m);
+	m.backward(&m, on_produced, NULL);
+	CHECK_EQ_INT(nseen, expect_nt / 2);
+	for (size_t i = 0; i < nseen; i++)
+		CHECK_EQ_INT(seen[i], 2 * (i + 1));
+	for (size_t t = 0; t < m.nt; t++)
+		for (size_t k = 0; k < 3; k++) {
+			size_t j = (k * 7919 + 13) % m.t[t].numel;
+			float *pp = m.p[t] + j, keep = *pp, h = 2e-3f;
+			*pp = keep + h;
+			double lp = m.forward(&m, d->x, d->y, n, NULL);
+			*pp = keep - h;
+			double lm = m.forward(&m, d->x, d->y, n, NULL);
+			*pp = keep;
+			double fd = (lp - lm) / (2.0 * h), g = m.g[t][j];
+			CHECKF(fabs(fd - g) <= 0.05 * fabs(fd) + 1e-3, "%s %s[%zu]: backward %g, "
+			       "finite difference %g", model, m.t[t].name, j, g, fd);
+		}
+	gc_wk_net_release(&m);
 	free(param);
 	free(grad);
 	gc_wk_layout_release(&l);
+}
+
+/* A small image data set: 2 channels of 6 x 4, 3 classes, random pixels. */
+static void small_data(gc_data *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->n_train = 4, d->n_val = 4, d->channels = 2, d->height = 6, d->width = 4;
+	d->classes = 3, d->features = 48;
+	d->x = malloc(8 * 48 * sizeof(float));
+	d->y = malloc(8 * sizeof(int));
+	gc_wk_fill_random(d->x, 8 * 48, 5, 1.0f);
+	for (int i = 0; i < 8; i++)
+		d->y[i] = i % 3;
+}
+
+static void test_mlp_gradients(void)
+{
+	gc_data d;
+	gc_err e;
+	CHECK_EQ_INT(gc_data_generate(&d, 8, 4, &e), GC_OK);
+	check_gradients("mlp", &d, 4);
+	gc_data_release(&d);
+}
+
+static void test_cnn_gradients(void)
+{
+	gc_data d;
+	small_data(&d);
+	check_gradients("cnn", &d, 6);
+	gc_data_release(&d);
+}
+
+/* The CNN's tensors are the shapes PowerSGD factorises; eval counts hits. */
+static void test_net_shapes_eval(void)
+{
+	gc_wk_layout l;
+	gc_wk_net m;
+	gc_data d;
+	gc_err e;
+	double loss, acc;
+	small_data(&d);
+	CHECK_EQ_INT(gc_wk_net_new(&m, "rnn", &d, 4, &e), GC_E_INVAL);
+	CHECK(strstr(e.msg, "unknown trained model 'rnn'") != NULL);
+	CHECK_EQ_INT(gc_wk_net_new(&m, "cnn", &d, 3, &e), GC_OK);
+	CHECK_EQ_INT(m.shape[2][0], GC_CNN_C2);
+	CHECK_EQ_INT(m.t[2].numel, GC_CNN_C2 * GC_CNN_C1 * 9);
+	CHECK_EQ_INT(m.t[4].numel, 3 * (6 / 2) * (4 / 2) * GC_CNN_C2);
+	CHECK_EQ_INT(gc_wk_layout_build(&l, m.t, m.nt, 1e9, 1e9, &e), GC_OK);
+	CHECK_STR(l.t[0].name, "fc.bias");
+	CHECK_EQ_INT(l.t[3].d.rows, GC_CNN_C2);
+	CHECK_EQ_INT(l.t[3].d.cols, GC_CNN_C1 * 9);
+	float *param = calloc(l.numel, sizeof(float)), *grad = calloc(l.numel, sizeof(float));
+	CHECK_EQ_INT(gc_wk_net_bind(&m, &l, param, grad, &e), GC_OK);
+	memset(m.p[4], 0, m.t[4].numel * sizeof(float));   /* logits = fc bias only */
+	m.p[5][1] = 5.0f;                                   /* always predicts class 1 */
+	gc_wk_net_eval(&m, &d, 0, 4, &loss, &acc);          /* 4 samples in batches of 3 */
+	int want = 0;
+	for (int i = 4; i < 8; i++)
+		want += d.y[i] == 1;
+	CHECK_NEAR(acc, want / 4.0, 1e-12);
+	CHECK(loss > 0);
+	gc_wk_net_eval(&m, &d, 1, 2, &loss, &acc);          /* validation sample 1 only */
+	CHECK_NEAR(acc, d.y[5] == 1, 1e-12);
+	gc_wk_net_eval(&m, &d, 3, 9, &loss, &acc);          /* clipped to [3, 4) */
+	CHECK_NEAR(acc, d.y[7] == 1, 1e-12);
+	gc_wk_net_eval(&m, &d, 4, 4, &loss, &acc);
+	CHECK(loss == 0 && acc == 0);
+	free(param);
+	free(grad);
+	gc_wk_net_release(&m);
+	gc_wk_layout_release(&l);
+	gc_data_release(&d);
 }
 
 static void test_fill_deterministic(void)
@@ -219,6 +297,8 @@ int main(void)
 	GCT_RUN(test_round_bytes);
 	GCT_RUN(test_json_escape);
 	GCT_RUN(test_mlp_gradients);
+	GCT_RUN(test_cnn_gradients);
+	GCT_RUN(test_net_shapes_eval);
 	GCT_RUN(test_fill_deterministic);
 	return gct_finish();
 }

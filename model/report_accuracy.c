@@ -1,0 +1,203 @@
+/* model/report_accuracy.c: the accuracy section of gcbench report: validation accuracy
+ * against training seconds, one chart per model and bandwidth cap with a line per
+ * method (repeats averaged per validated iteration) and the target marked; a table of
+ * iterations and seconds to the target with both speedups; and which points never
+ * reached it. Only when the database holds validation records (training workloads
+ * with eval_every); otherwise the section is left out. */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/report_int.h"
+#include "strutil.h"
+
+#define MAX_LINES 16
+#define MAX_POINTS 512
+
+/* One validation point of a method at a model and cap: repeats averaged per iteration
+ * (training is deterministic, so their accuracies agree; their seconds differ). */
+struct apoint {
+	char model[64], label[96], key[300];
+	double gbps, t, acc, target;   /* target: NaN without an accuracy target */
+};
+
+static const char sql_curves[] =
+	"SELECT r.model, r.method, r.params, r.bw_cap_bps, AVG(e.t_train), AVG(e.val_acc), "
+	"MAX(CASE WHEN s.target_metric = 'accuracy' THEN s.target_value END), COUNT(*) "
+	"FROM run_evals e JOIN runs r ON r.id = e.run_id JOIN sweeps s ON s.id = r.sweep_id "
+	"WHERE r.status = 'ok' GROUP BY r.model, r.bw_cap_bps, r.method, r.params, e.iter "
+	"ORDER BY r.model, r.bw_cap_bps, r.method, r.params, e.iter";
+
+static const char *col(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+	return s ? (const char *)s : "";
+}
+
+static size_t load_points(struct gc_rep *r, struct apoint **out)
+{
+	sqlite3_stmt *st = NULL;
+	size_t n = 0, cap = 0;
+	*out = NULL;
+	if (sqlite3_prepare_v2(gc_db_handle(r->db), sql_curves, -1, &st, NULL))
+		return 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (n == cap) {
+			void *p = realloc(*out, (cap = cap ? 2 * cap : 256) * sizeof(**out));
+			if (!p)
+				break;
+			*out = p;
+		}
+		struct apoint *a = &(*out)[n++];
+		gc_strlcpy(a->model, col(st, 0), sizeof a->model);
+		gc_report_short_label(col(st, 1), col(st, 2), a->label, sizeof a->label);
+		snprintf(a->key, sizeof a->key, "%.31s %.260s", col(st, 1), col(st, 2));
+		a->gbps = sqlite3_column_double(st, 3) / 1e9;
+		a->t = sqlite3_column_double(st, 4);
+		a->acc = sqlite3_column_double(st, 5);
+		a->target = sqlite3_column_type(st, 6) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 6);
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+static void cap_text(char *buf, size_t n, double gbps)
+{
+	if (gbps <= 0)
+		snprintf(buf, n, "unlimited");
+	else if (gbps < 1)
+		snprintf(buf, n, "%g Mbit/s", gbps * 1e3);
+	else
+		snprintf(buf, n, "%g Gbit/s", gbps);
+}
+
+/* The chart of points [i0, i1) (one model and cap): a line per method variant. */
+static void curve_chart(struct gc_rep *r, const struct apoint *p, size_t i0, size_t i1)
+{
+	static double xs[MAX_LINES][MAX_POINTS], ys[MAX_LINES][MAX_POINTS];
+	char names[MAX_LINES][112], title[192], slug[160], cap[32];
+	gc_svg_series s[MAX_LINES];
+	gc_svg_xy c = { 0 };
+	gc_sbuf svg = { 0 };
+	size_t ns = 0;
+	double target = NAN, lo = INFINITY, hi = 0;
+
+	for (size_t i = i0; i < i1; i++) {
+		if (i == i0 || strcmp(p[i].key, p[i - 1].key)) {
+			if (ns == MAX_LINES)
+				break;
+			snprintf(names[ns], sizeof names[0], "%s", p[i].label);
+			s[ns] = (gc_svg_series){ names[ns], xs[ns], ys[ns], 0 };
+			ns++;
+		}
+		gc_svg_series *q = &s[ns - 1];
+		if (q->n < MAX_POINTS)
+			xs[ns - 1][q->n] = p[i].t, ys[ns - 1][q->n++] = p[i].acc;
+		target = isnan(target) ? p[i].target : target;
+		lo = p[i].t > 0 ? fmin(lo, p[i].t) : lo, hi = fmax(hi, p[i].t);
+	}
+	cap_text(cap, sizeof cap, p[i0].gbps);
+	snprintf(title, sizeof title, "Validation accuracy vs training time: %.64s at %s",
+		 p[i0].model, cap);
+	c.title = title, c.xlabel = "training seconds (iterations summed, evaluation excluded)";
+	c.ylabel = "validation accuracy";
+	c.xlog = hi >= 30 * lo;   /* methods 10x apart: a log axis keeps the fast ones apart */
+	c.empty_hint = "no validation records";
+	c.hline_on = !isnan(target), c.hline = target, c.hline_label = "target";
+	c.s = s, c.ns = ns;
+	gc_svg_xy_chart(&svg, &c);
+	snprintf(slug, sizeof slug, "accuracy-%.64s-%g", p[i0].model, p[i0].gbps);
+	gc_rep_figure(r, slug, &svg, title);
+	gc_sbuf_release(&svg);
+}
+
+static const char sql_tta[] =
+	"SELECT model, method, params, world_size, bw_cap_bps, iters_to_target, t_to_target, "
+	"iter_speedup, tta_speedup, missed, repeats FROM time_to_target_speedup "
+	"ORDER BY model, bw_cap_bps, method, params, world_size";
+
+/* Column i of st with prec decimals and suffix ("x"), or "-" when NULL. */
+static void num(char *buf, size_t n, sqlite3_stmt *st, int i, int prec, const char *suffix)
+{
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.*f%s", prec, sqlite3_column_double(st, i), suffix);
+}
+
+/* The table (its row count returned); the points that missed the target go to missed. */
+static size_t tta_table(struct gc_rep *r, gc_sbuf *missed)
+{
+	static const char *const head[] = { "model", "method", "workers", "cap", "iterations to target",
+					    "seconds to target", "iteration speedup", "time-to-target speedup" };
+	sqlite3_stmt *st = NULL;
+	char c[8][112];
+	const char *cells[8];
+	size_t rows = 0;
+
+	if (sqlite3_prepare_v2(gc_db_handle(r->db), sql_tta, -1, &st, NULL))
+		return 0;
+	gc_rep_table(r, head, 8);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		gc_strlcpy(c[0], col(st, 0), sizeof c[0]);
+		gc_report_short_label(col(st, 1), col(st, 2), c[1], sizeof c[1]);
+		snprintf(c[2], sizeof c[2], "%d", sqlite3_column_int(st, 3));
+		cap_text(c[3], sizeof c[3], sqlite3_column_double(st, 4) / 1e9);
+		num(c[4], sizeof c[4], st, 5, 0, "");
+		num(c[5], sizeof c[5], st, 6, 3, "");
+		num(c[6], sizeof c[6], st, 7, 2, "x");
+		num(c[7], sizeof c[7], st, 8, 2, "x");
+		if (sqlite3_column_int(st, 9) > 0) {
+			snprintf(c[4], sizeof c[4], "never (%d of %d runs)", sqlite3_column_int(st, 9),
+				 sqlite3_column_int(st, 10));
+			gc_sbuf_printf(missed, "%s%s %s at %s", missed->len ? ", " : "", c[0], c[1], c[3]);
+		}
+		for (int k = 0; k < 8; k++)
+			cells[k] = c[k];
+		gc_rep_row(r, cells, 8);
+		rows++;
+	}
+	gc_rep_table_end(r);
+	sqlite3_finalize(st);
+	return rows;
+}
+
+void gc_rep_accuracy(struct gc_rep *r)
+{
+	struct apoint *p;
+	size_t n = load_points(r, &p), i0 = 0;
+	gc_sbuf missed = { 0 };
+
+	if (!n) {
+		free(p);
+		return;
+	}
+	gc_rep_h2(r, "Time to accuracy");
+	gc_rep_p(r, "Validation accuracy of the training runs against their training seconds "
+		 "(each rank's t_iter summed from the first iteration, warmup included; the "
+		 "evaluations themselves are not counted). Time-to-target speedup = the "
+		 "baseline's seconds to the sweep's target / the method's; iteration speedup = "
+		 "the ratio of median iteration times, as in the speedup section. A compressor "
+		 "that needs more iterations, or whose median hides slow iterations, gains less "
+		 "than its iteration speedup says (docs/accuracy.md).");
+	for (size_t i = 1; i <= n; i++)
+		if (i == n || strcmp(p[i].model, p[i0].model) || p[i].gbps != p[i0].gbps) {
+			curve_chart(r, p, i0, i);
+			i0 = i;
+		}
+	if (!tta_table(r, &missed))
+		gc_rep_p(r, "No sweep of these runs set a target (target: {accuracy: 0.9} in the "
+			 "spec), or no baseline run finished at the same point.");
+	else if (missed.len) {
+		gc_sbuf m = { 0 };
+		gc_sbuf_printf(&m, "Never reached the target within their iterations: %s.", missed.p);
+		gc_rep_p(r, m.p ? m.p : "");
+		gc_sbuf_release(&m);
+	} else {
+		gc_rep_p(r, "Every method reached the target.");
+	}
+	gc_sbuf_release(&missed);
+	free(p);
+}
