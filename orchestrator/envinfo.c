@@ -370,10 +370,12 @@ static gc_rc jint(struct jcur *c, long long *v)
 		neg = 1;
 		c->pos++;
 	}
-	while (c->pos < c->len && isdigit((unsigned char)c->s[c->pos]) && digits < 19) {
+	while (c->pos < c->len && isdigit((unsigned char)c->s[c->pos]) && digits < 18) {
 		*v = *v * 10 + (c->s[c->pos++] - '0');
 		digits++;
 	}
+	if (c->pos < c->len && isdigit((unsigned char)c->s[c->pos]))
+		digits++;   /* a 19th digit: too long (and 10 * v could overflow) */
 	if (!digits || digits > 18 ||
 	    (c->pos < c->len && strchr(".eE", c->s[c->pos]) && c->s[c->pos]))
 		return jfail(c, "expected an integer");
