@@ -1,5 +1,6 @@
 /* kernels/params.c: method names and parameters (parsing, checks, canonical text). */
 #include <stddef.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,7 +121,10 @@ static gc_rc set_value(gc_params *p, const struct pdef *d, const char *value, gc
 		memcpy(field, &u, sizeof(u));
 		return GC_OK;
 	}
-	if (gc_parse_double(value, &v) || (d->type != PT_DOUBLE && v != (double)(int64_t)v))
+	/* an integer parameter must be whole and within int64 before the cast (a cast of
+	 * 1e61 is undefined behaviour; fuzz_params found it) */
+	if (gc_parse_double(value, &v) ||
+	    (d->type != PT_DOUBLE && (!(fabs(v) < 9.2e18) || v != (double)(int64_t)v)))
 		return gc_fail(e, GC_E_INVAL, "parameter '%s': '%s' is not %s; use %s", d->key,
 			       value, d->type == PT_DOUBLE ? "a number" : "an integer", d->range);
 	if (v > d->max || v < d->min || (d->min_open && v <= d->min))

@@ -289,9 +289,9 @@ static const char *const *axis_list(void)
 	return v;
 }
 
-static int axis_of(const char *name)
+static int axis_of(const char *name)   /* NULL (a key that is not a scalar): -1 */
 {
-	for (int a = 0; a < GC_AX__COUNT; a++)
+	for (int a = 0; name && a < GC_AX__COUNT; a++)
 		if (!strcmp(gc_axis_name((enum gc_axis)a), name))
 			return a;
 	return -1;

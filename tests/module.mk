@@ -27,8 +27,10 @@ test:
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) tests/run.sh $(UNIT_TESTS) $(FUZZ_REPLAYS) $(if $(filter 1,$(UNIT_ONLY)),,$(INTEG_TESTS))
 
-# Coverage-guided fuzzing with libFuzzer (clang). FUZZ_SECONDS per target.
+# Coverage-guided fuzzing with libFuzzer (clang). FUZZ_SECONDS per target; FUZZ_FLAGS
+# are passed to each target (CI: "-seed=1 -runs=20000", the same inputs every run).
 FUZZ_SECONDS ?= 60
+FUZZ_FLAGS ?=
 FUZZ_BUILD := build-fuzz
 fuzz:
 	@command -v clang >/dev/null || { echo "make fuzz needs clang: apt-get install clang" >&2; exit 1; }
@@ -39,6 +41,6 @@ fuzz:
 	  clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined $(DEP_CFLAGS) \
 	    -o $(FUZZ_BUILD)/$$t tests/fuzz/$$t.c $(FUZZ_BUILD)/lib/libgcbench.a $(LDLIBS) -fopenmp || exit 1; \
 	  mkdir -p $(FUZZ_BUILD)/corpus-$$t; \
-	  $(FUZZ_BUILD)/$$t -max_total_time=$(FUZZ_SECONDS) $(FUZZ_BUILD)/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
+	  $(FUZZ_BUILD)/$$t -max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS) $(FUZZ_BUILD)/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
 	done
 -include tests/pytorch.mk
