@@ -30,21 +30,26 @@ q() { sqlite3 "$db" "$1"; }
 cat >"$work/spec.yaml" <<YAML
 name: nightly
 workload: replay
-models: [tiny]
-methods: [syncsgd, signsgd]
+models: [resnet50]
+methods: [syncsgd, powersgd: {rank: 4}]
 baseline: syncsgd
-bandwidth: [2gbit]
+bandwidth: [unlimited]
 world_size: 2
 batch: 8
-iterations: 40
-warmup: 3
+iterations: 12
+warmup: 2
 timeout: 120
 YAML
 run() { "$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --calibrate 0 --tag "$1" >"$work/out.$1" 2>&1; }
 
 ok=1
 run a || ok=0
-for _ in 1 2; do ( while :; do :; done ) & busy="$busy $!"; done
+# two busy loops, each in its own session with the priority of a greedy neighbour
+# (autogroup nice -10): with the kernel's autogroup scheduling, plain loops at nice 0
+# were measured to slow these workers by 0-15% only, which is what noise does too
+for _ in 1 2; do setsid bash -c 'while :; do :; done' & busy="$busy $!"; done
+sleep 0.2
+for p in $busy; do echo -10 >"/proc/$p/autogroup" 2>/dev/null; done
 run b || ok=0
 for p in $busy; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 busy=""
@@ -54,7 +59,9 @@ runs=$(q "SELECT count(*) FROM runs WHERE status = 'ok'")
 [ "$ok" = 1 ] && [ "$sweeps" = 3 ] && [ "$runs" = 6 ] && grep -q "new sweep" "$work/out.c" && pass three_sweeps ||
 	fail three_sweeps "runs ok=$ok, $sweeps done sweeps, $runs ok runs (want 3 and 6): $(tail -3 "$work/out.c" | tr '\n' ' ')"
 
-# the busy loops slow every point by far more than 25%; two quiet nights differ by noise
+# ResNet-50's 25.6M-float gradient, uncapped: the exchange (the kernel's TCP over the
+# veths), decode, PowerSGD's products and the SGD step are CPU work, so the loops slow
+# every point far more than 25% (about 3x here); two quiet nights differ by noise
 out=$("$BIN/gcbench" regress --db "$db" --baseline tag=a --candidate tag=b --min-effect 0.25 2>&1); rc=$?
 n=$(grep -c 'REGRESSION$' <<<"$out")
 [ "$rc" = 1 ] && [ "$n" -ge 1 ] && pass regress_flags_loaded ||
@@ -63,7 +70,7 @@ out=$("$BIN/gcbench" regress --db "$db" --baseline tag=a --candidate tag=c --min
 [ "$rc" = 0 ] && grep -q "0 regressions" <<<"$out" && pass regress_quiet_same ||
 	fail regress_quiet_same "exit $rc: $out"
 
-out=$("$BIN/gcbench" history --db "$db" --model tiny --method signsgd 2>&1)
+out=$("$BIN/gcbench" history --db "$db" --model resnet50 --method powersgd 2>&1)
 rows=$(grep -cE '^[0-9]+ +20[0-9-]+ ' <<<"$out")
 [ "$rows" = 3 ] && grep -q ' b ' <<<"$out" && pass history_per_sweep ||
 	fail history_per_sweep "$rows rows (want 3): $out"
