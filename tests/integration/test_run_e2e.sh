@@ -101,8 +101,12 @@ if "$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" >"$work/ou
    [[ "$dry" == *"resume: continuing sweep 1"* ]] && [[ "$dry" == *"(done: skipped)"* ]] &&
    [ "$(q 'SELECT count(*) FROM runs')" = 5 ] && [ "$(q 'SELECT group_concat(status) FROM sweeps')" = done ]; then
 	dry=$("$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --dry-run 2>&1)
-	[[ "$dry" == *"resume: new sweep: sweep 1 of this spec on these environments finished"* ]] && pass resume ||
-		fail resume "a dry run after the sweep finished says: $(head -1 <<<"$dry")"
+	"$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --resume >"$work/out4" 2>&1; r1=$?
+	"$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --resume --new >/dev/null 2>&1; r2=$?
+	if [[ "$dry" == *"resume: new sweep: sweep 1 of this spec on these environments finished"* ]] &&
+	   [ "$r1" = 1 ] && grep -q "no unfinished sweep of this spec" "$work/out4" && [ "$r2" = 2 ] &&
+	   [ "$(q 'SELECT count(*) FROM sweeps')" = 1 ]; then pass resume
+	else fail resume "after the sweep finished: dry run '$(head -1 <<<"$dry")', --resume exit $r1 ($(tail -1 "$work/out4")), --resume --new exit $r2"; fi
 else
 	fail resume "the rerun did not continue the failed sweep: dry run: $(head -1 <<<"$dry"); $(tail -5 "$work/out2" | tr '\n' ' '); sweeps $(q 'SELECT group_concat(status) FROM sweeps'), $(q 'SELECT count(*) FROM runs') runs"
 fi
