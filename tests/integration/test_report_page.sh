@@ -43,7 +43,9 @@ timeout 120 "$chrome" "${flags[@]}" --dump-dom "$url" >"$tmp/dom.html" 2>"$tmp/c
 n=$(grep -o '<svg ' "$tmp/dom.html" | wc -l)
 missing=""
 for t in "Speedup vs bandwidth: resnet50" "Iteration time breakdown: resnet50, 4 workers" \
-	 "Predicted vs measured iteration time" "Win/lose map (model, environment 0): resnet50"; do
+	 "Predicted vs measured iteration time" "Win/lose map (model, environment 0): resnet50" \
+	 "Predicted speedup over sync SGD: resnet50, batch 64, 8 workers, compute 1x" \
+	 "Predicted speedup over sync SGD: resnet50, batch 32, 4 workers, compute 4x"; do
 	grep -qF "<title>$t" "$tmp/dom.html" || missing="$missing '$t'"
 done
 if [ "$n" -eq "$charts" ] && [ -z "$missing" ] && grep -q '&lt;b&gt;&amp;' "$tmp/dom.html" &&
