@@ -204,8 +204,8 @@ static void fits(struct gc_rep *r)
 			drawn++;
 	}
 	if (!drawn)
-		gc_rep_p(r, "No environment of this database has a compression method measured "
-			 "at a world size the model can fit, so there is no what-if from its fit.");
+		gc_rep_p(r, "No environment of this database has a compression run the model "
+			 "can predict with a measured codec, so there is no what-if from a fit.");
 	if (left) {
 		char text[200];
 		snprintf(text, sizeof text, "%zu more environment(s) not drawn: see `gcbench "

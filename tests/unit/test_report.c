@@ -473,7 +473,7 @@ static void test_report_empty_database(void)
 	/* 4 empty charts; the paper preset's 4 what-if charts need no data */
 	CHECK_EQ_INT(st.charts, 8);
 	CHECK_EQ_INT(occurrences(html, ">no data</text>"), 4);
-	CHECK_CONTAINS(html, "No environment of this database has a compression method");
+	CHECK_CONTAINS(html, "No environment of this database has a compression run");
 	free(html);
 }
 
