@@ -68,7 +68,7 @@ static void charts(struct gc_rep *r, const gc_whatif *w, gc_arch *a, const int *
 {
 	char title[400], s[200], msg[600];
 	size_t i, j;
-	gc_err e;
+	gc_err e = { "" };
 
 	for (i = 0; i < WI_NSPEED; i++)
 		for (j = 0; j < nw; j++) {
