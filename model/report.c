@@ -215,6 +215,13 @@ static void head(struct gc_rep *r)
 	gc_sbuf_puts(&r->md, "\n");
 }
 
+const gc_pdb *gc_rep_fits(struct gc_rep *r)
+{
+	if (!r->pdb_state)
+		r->pdb_state = gc_pdb_run(r->db, 0, &r->pdb, NULL) ? -1 : 1;
+	return r->pdb_state > 0 ? &r->pdb : NULL;
+}
+
 gc_rc gc_report_write(gc_db *db, const char *db_label, const char *out_dir,
 		      gc_report_stats *st, gc_err *e)
 {
@@ -233,6 +240,7 @@ gc_rc gc_report_write(gc_db *db, const char *db_label, const char *out_dir,
 	gc_rep_breakdown(&r);
 	gc_rep_predictions(&r);
 	gc_rep_winlose(&r);
+	gc_rep_whatif(&r);
 	gc_sbuf_puts(&r.html, "</body></html>\n");
 	rc = r.rc;
 	if (!rc)
@@ -241,5 +249,6 @@ gc_rc gc_report_write(gc_db *db, const char *db_label, const char *out_dir,
 		rc = write_file(out_dir, "report.md", &r.md, e);
 	gc_sbuf_release(&r.html);
 	gc_sbuf_release(&r.md);
+	gc_pdb_release(&r.pdb);
 	return rc;
 }

@@ -13,7 +13,10 @@
  *      predictions; without any the chart says to run `gcbench model` first);
  *   4. win/lose maps over bandwidth x workers per method: measured when a model has
  *      runs at two or more world sizes, else the what-if of the model fitted to the
- *      database (model/predict_db.h) for the measured model and batch.
+ *      database (model/predict_db.h) for the measured model and batch;
+ *   5. what-if: predicted speedup vs bandwidth per method at 1x and 4x compute and two
+ *      worker counts, from the paper preset and from the fit of up to 2 environments,
+ *      with the crossover bandwidths (model/report_whatif.c).
  * Every string from the database is escaped. An empty database gives a page whose
  * charts say "no data".
  */

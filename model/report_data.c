@@ -506,17 +506,16 @@ static void winlose_model(struct gc_rep *r)
 {
 	const gc_pdb_fit *f = NULL;
 	const struct row *m0 = NULL;
+	const gc_pdb *pdb;
 	struct rows ms;
-	gc_pdb pdb;
 	gc_whatif w;
 	gc_arch a;
 	size_t i;
 
-	memset(&pdb, 0, sizeof pdb);
 	load(r, sql_methods, &ms);
-	if (ms.n && !gc_pdb_run(r->db, 0, &pdb, NULL))
+	if (ms.n && (pdb = gc_rep_fits(r)))
 		for (i = 0; i < ms.n && !m0; i++)
-			if ((f = gc_pdb_fit_of(&pdb, (int64_t)ms.r[i].v[1])) &&
+			if ((f = gc_pdb_fit_of(pdb, (int64_t)ms.r[i].v[1])) &&
 			    !gc_arch_build(ms.r[i].model, &a, NULL))
 				m0 = &ms.r[i];
 	if (!m0) {
@@ -532,7 +531,6 @@ static void winlose_model(struct gc_rep *r)
 			winlose_model_one(r, &w, &a, &ms.r[i], f->env_id);
 	gc_arch_release(&a);
 out:
-	gc_pdb_release(&pdb);
 	free(ms.r);
 }
 

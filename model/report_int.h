@@ -3,6 +3,7 @@
 #ifndef GC_REPORT_INT_H
 #define GC_REPORT_INT_H
 
+#include "model/predict_db.h"
 #include "model/report.h"
 #include "model/svg.h"
 
@@ -13,7 +14,13 @@ struct gc_rep {
 	gc_report_stats *st;
 	gc_rc rc;               /* the first failure to write a file */
 	gc_err *e;
+	gc_pdb pdb;             /* the model fitted to db, once (gc_rep_fits) */
+	int pdb_state;          /* 0: not yet, 1: fitted, -1: failed */
 };
+
+/* The model fitted to the database (gc_pdb_run, nothing stored), computed on the first
+ * call and kept for the page; NULL when the fit failed. */
+const gc_pdb *gc_rep_fits(struct gc_rep *r);
 
 void gc_rep_h2(struct gc_rep *r, const char *title);
 void gc_rep_p(struct gc_rep *r, const char *text);          /* one escaped paragraph */
@@ -30,5 +37,6 @@ void gc_rep_accuracy(struct gc_rep *r);     /* report_accuracy.c; absent without
 void gc_rep_breakdown(struct gc_rep *r);
 void gc_rep_predictions(struct gc_rep *r);
 void gc_rep_winlose(struct gc_rep *r);
+void gc_rep_whatif(struct gc_rep *r);       /* report_whatif.c */
 
 #endif

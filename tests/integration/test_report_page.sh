@@ -3,10 +3,11 @@
 # database (built by test_report --make-db), then the page loaded in headless Chromium:
 # it loads, shows every chart (the <svg> elements and their titles in the rendered DOM),
 # the console has no errors, and a screenshot can be taken. SKIP without chromium.
-# GCBENCH_REPORT_SHOT=FILE keeps the screenshot (to look at it).
+# GCBENCH_REPORT_SHOT=FILE keeps the screenshot (to look at it). The what-if section's
+# crossovers of the fit are those `gcbench whatif --db` prints for the same points.
 . "$(dirname "$0")/../lib.sh"
 
-cases="cli_report dom_has_every_chart console_clean screenshot"
+cases="cli_report whatif_matches_cli dom_has_every_chart console_clean screenshot"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gct-report-page.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -28,6 +29,33 @@ else
 	fail cli_report "expected >= 6 charts, each a file and inline: $(cat "$tmp/report.out")"
 fi
 
+# The row "| Sx | P | ... |" of the crossovers `gcbench whatif --db` prints at (S, P), in
+# the report's words.
+cli_row() {
+	awk -v h=" compute $1x, codec $1x, $2 workers:" '$0 == h { on = 1; next }
+		on && !/^  / { exit } on' "$tmp/whatif.out" |
+	sed -n 's/^  [^ ]*  *//p' | sed -e 's/^wins below \(.*\) Gbit\/s$/\1/' \
+		-e 's/^never wins.*/never/' -e 's/^wins at every bandwidth.*/still wins at 10000/' |
+	{ row="| $1x | $2 |"; while read -r x; do row="$row $x |"; done; echo "$row"; }
+}
+missing=""
+if "$BIN/gcbench" whatif --db "$tmp/r.db" --model resnet50 --batch 32 --workers 4,64 \
+	--bandwidth 1:30 --compute-speedup 1,4 >"$tmp/whatif.out" 2>&1; then
+	for sp in "1 4" "1 64" "4 4" "4 64"; do
+		row=$(cli_row $sp)              # 2 methods: 5 bars, else whatif's text changed
+		[ "$(printf %s "$row" | tr -cd '|' | wc -c)" -eq 5 ] &&
+			grep -qF -- "$row" "$tmp/out/report.md" || missing="$missing '$row'"
+	done
+else
+	missing="whatif --db failed: $(tail -n 2 "$tmp/whatif.out" | tr '\n' ' ')"
+fi
+if [ -z "$missing" ] && grep -q '^| compute | workers | signsgd | powersgd rank=4 |$' \
+	"$tmp/out/report.md"; then
+	pass whatif_matches_cli
+else
+	fail whatif_matches_cli "report.md lacks the rows of whatif --db:${missing:- (the header)}"
+fi
+
 chrome=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 if [ -z "$chrome" ]; then
 	for c in dom_has_every_chart console_clean screenshot; do
@@ -43,7 +71,9 @@ timeout 120 "$chrome" "${flags[@]}" --dump-dom "$url" >"$tmp/dom.html" 2>"$tmp/c
 n=$(grep -o '<svg ' "$tmp/dom.html" | wc -l)
 missing=""
 for t in "Speedup vs bandwidth: resnet50" "Iteration time breakdown: resnet50, 4 workers" \
-	 "Predicted vs measured iteration time" "Win/lose map (model, environment 0): resnet50"; do
+	 "Predicted vs measured iteration time" "Win/lose map (model, environment 0): resnet50" \
+	 "Predicted speedup over sync SGD: resnet50, batch 64, 8 workers, compute 1x" \
+	 "Predicted speedup over sync SGD: resnet50, batch 32, 4 workers, compute 4x"; do
 	grep -qF "<title>$t" "$tmp/dom.html" || missing="$missing '$t'"
 done
 if [ "$n" -eq "$charts" ] && [ -z "$missing" ] && grep -q '&lt;b&gt;&amp;' "$tmp/dom.html" &&

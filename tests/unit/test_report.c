@@ -6,6 +6,7 @@
  * SGD, signSGD and PowerSGD at 1 and 10 Gbit/s, a model name that needs escaping) and
  * exits: used by tests/integration/test_report_page.sh. */
 #include <dirent.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,6 +18,8 @@
 #include "model/predict_db.h"
 #include "model/report.h"
 #include "model/svg.h"
+#include "model/whatif.h"
+#include "strutil.h"
 
 static void test_escape(void)
 {
@@ -342,11 +345,12 @@ static void test_report_model_whatif(void)
 	CHECK_EQ_INT(report_of(1, 1, "one", &st, dir, sizeof dir), GC_OK);
 	html = slurp(dir, "index.html"), md = slurp(dir, "report.md");
 	CHECK(html && md);
-	/* 2 speedup (resnet50, escaped model), 2 breakdown, 1 scatter, 2 what-if maps */
-	CHECK_EQ_INT(st.charts, 7);
+	/* 2 speedup (resnet50, escaped model), 2 breakdown, 1 scatter, 2 what-if maps,
+	 * what-if speedup: 4 of the paper preset, 4 of the fit (1x, 4x x 4, 64 workers) */
+	CHECK_EQ_INT(st.charts, 15);
 	CHECK_EQ_INT(st.winlose_measured, 0);
-	CHECK_EQ_INT(occurrences(html, "<svg "), 7);
-	check_figures(dir, html, md, 7);
+	CHECK_EQ_INT(occurrences(html, "<svg "), 15);
+	check_figures(dir, html, md, 15);
 	CHECK_CONTAINS(html, "<title>Speedup vs bandwidth: resnet50</title>");
 	CHECK_CONTAINS(html, "<title>Predicted vs measured iteration time</title>");
 	CHECK_CONTAINS(html, "<title>Iteration time breakdown: resnet50, 4 workers</title>");
@@ -358,6 +362,77 @@ static void test_report_model_whatif(void)
 	CHECK_CONTAINS(md, "| resnet50 | powersgd rank=4 | 4 | 10 |");
 	CHECK_CONTAINS(md, "\\<b\\>&\"evil'");
 	CHECK_CONTAINS(md, "![Predicted vs measured iteration time](fig-");
+	free(html);
+	free(md);
+}
+
+/* The crossover row "| Sx | P | ... |" the what-if table of the paper preset should hold,
+ * from gc_whatif_crossover itself; *x8 gets powersgd rank 4's crossover. */
+static void paper_cross_row(double s, int p, char *row, size_t n, double *xp)
+{
+	gc_whatif w;
+	gc_arch a;
+	size_t k;
+	double x;
+
+	memset(&w, 0, sizeof w);
+	gc_strlcpy(w.model, "resnet50", sizeof w.model);
+	w.batch = 64;
+	row[0] = '\0';
+	if (gc_whatif_preset(&w, "paper", NULL) || gc_whatif_parse_methods(
+		    "signsgd,topk:ratio=0.01,mstopk:ratio=0.01,powersgd:rank=4", &w, NULL) ||
+	    gc_arch_build("resnet50", &a, NULL))
+		return;
+	snprintf(row, n, "| %gx | %d |", s, p);
+	for (k = 0; k < w.nmethods; k++) {
+		if (gc_whatif_crossover(&w, &a, &w.methods[k], p, s, s, &x, NULL))
+			x = -1;
+		if (x == 0)
+			snprintf(row + strlen(row), n - strlen(row), " never |");
+		else if (isinf(x))
+			snprintf(row + strlen(row), n - strlen(row), " still wins at 10000 |");
+		else
+			snprintf(row + strlen(row), n - strlen(row), " %.3g |", x);
+		if (k == 3)
+			*xp = x;
+	}
+	gc_arch_release(&a);
+}
+
+/* The what-if section: the paper preset's charts and crossovers (the same numbers as
+ * gc_whatif_crossover), and the fit's charts at the measured and 64 workers with the
+ * measured methods' short labels. */
+static void test_report_whatif_section(void)
+{
+	gc_report_stats st;
+	char dir[512], row[400], *html, *md;
+	double x1 = 0, x4 = 0;
+
+	CHECK_EQ_INT(report_of(1, 0, "wi", &st, dir, sizeof dir), GC_OK);
+	html = slurp(dir, "index.html"), md = slurp(dir, "report.md");
+	CHECK(html && md);
+	CHECK_CONTAINS(html, "<h2>What-if: speedup vs bandwidth</h2>");
+	CHECK_CONTAINS(html, "<title>Predicted speedup over sync SGD: resnet50, batch 64, 8 "
+		       "workers, compute 1x, codec 1x (paper)</title>");
+	CHECK_CONTAINS(html, "batch 64, 96 workers, compute 4x, codec 4x (paper)");
+	CHECK_CONTAINS(html, "resnet50, batch 32, 4 workers, compute 1x, codec 1x (fit of "
+		       "environment 0)");
+	CHECK_CONTAINS(html, "resnet50, batch 32, 64 workers, compute 4x, codec 4x (fit of "
+		       "environment 0)");
+	CHECK_CONTAINS(md, "-whatif-paper-resnet50-8w-1x.svg)");
+	CHECK_CONTAINS(md, "-whatif-env0-resnet50-64w-4x.svg)");
+	CHECK_CONTAINS(md, "| compute | workers | signsgd | topk:ratio=0.01 | "
+		       "mstopk:ratio=0.01 | powersgd:rank=4 |");
+	CHECK_CONTAINS(md, "| compute | workers | signsgd | powersgd rank=4 |");
+	paper_cross_row(1, 8, row, sizeof row, &x1);
+	CHECK_CONTAINS(md, row);
+	paper_cross_row(4, 96, row, sizeof row, &x4);
+	CHECK_CONTAINS(md, row);
+	paper_cross_row(4, 8, row, sizeof row, &x4);
+	CHECK_CONTAINS(md, row);
+	/* PowerSGD wins somewhere at 1x, and 4x faster compute moves its crossover up */
+	CHECKF(x1 > 0 && isfinite(x1) && x4 > x1, "crossovers 1x %g, 4x %g", x1, x4);
+	check_figures(dir, html, md, st.charts);
 	free(html);
 	free(md);
 }
@@ -395,8 +470,10 @@ static void test_report_empty_database(void)
 	gc_db_close(db);
 	html = slurp(dir, "index.html");
 	CHECK(html);
-	CHECK_EQ_INT(st.charts, 4);
+	/* 4 empty charts; the paper preset's 4 what-if charts need no data */
+	CHECK_EQ_INT(st.charts, 8);
 	CHECK_EQ_INT(occurrences(html, ">no data</text>"), 4);
+	CHECK_CONTAINS(html, "No environment of this database has a compression run");
 	free(html);
 }
 
@@ -493,6 +570,7 @@ int main(int argc, char **argv)
 	GCT_RUN(test_heat);
 	GCT_RUN(test_labels);
 	GCT_RUN(test_report_model_whatif);
+	GCT_RUN(test_report_whatif_section);
 	GCT_RUN(test_report_measured_maps_and_no_predictions);
 	GCT_RUN(test_report_empty_database);
 	GCT_RUN(test_report_unwritable_dir);
