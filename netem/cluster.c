@@ -31,6 +31,7 @@
 struct cl {
 	const char *name;
 	int k, n;
+	int k_known;     /* k was read from cluster.conf (else: the name's hash, unclaimed) */
 	char dir[128];
 };
 
@@ -115,6 +116,24 @@ static gc_rc cl_init(struct cl *c, const char *name, gc_err *e)
 	c->name = name;
 	c->k = gc_cluster_subnet(name);
 	return gc_cluster_dir(name, c->dir, sizeof(c->dir), e);
+}
+
+/* The subnet this cluster claimed in its cluster.conf, if any (sets c->k_known). */
+static void read_conf_subnet(struct cl *c)
+{
+	char path[PATH_MAX], line[128];
+	FILE *f;
+	int k;
+
+	snprintf(path, sizeof(path), "%s/cluster.conf", c->dir);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "subnet=", 7) && (k = atoi(line + 7)) >= 1 && k <= 250) {
+			c->k = k;
+			c->k_known = 1;
+		}
+	if (f)
+		fclose(f);
 }
 
 static gc_rc write_file(const char *path, const char *text, gc_err *e)
@@ -212,12 +231,13 @@ gc_rc gc_cluster_status(const char *name, struct gc_cluster_status *st, gc_err *
 	memset(st, 0, sizeof(*st));
 	if ((rc = cl_init(&c, name, e)))
 		return rc;
+	read_conf_subnet(&c);
 	gc_strlcpy(st->name, name, sizeof(st->name));
 	gc_strlcpy(st->dir, c.dir, sizeof(st->dir));
 	st->subnet = c.k;
 	st->nodes = read_conf_nodes(&c, NULL, 0);
 	bridge_name(&c, br, sizeof(br));
-	st->bridge_exists = link_exists(br);
+	st->bridge_exists = c.k_known && link_exists(br);
 	st->healthy = st->nodes > 0 && st->bridge_exists;
 	/* look past the configured size too: a half-built cluster may have more */
 	for (i = 1, n = st->nodes; i <= GC_CLUSTER_MAX_NODES; i++) {
@@ -245,7 +265,7 @@ static void down_node(const struct cl *c, int i)
 		gc_netns_kill_all(ns);
 		gc_run(del_ns, T_CMD, NULL);
 	}
-	if (link_exists(v))
+	if (c->k_known && link_exists(v))
 		gc_run(del_v, T_CMD, NULL);
 }
 
@@ -282,7 +302,7 @@ static gc_rc check_gone(const struct cl *c, gc_err *e)
 			return gc_fail(e, GC_E_STATE, "namespace '%s' is still there after down", ns);
 	}
 	bridge_name(c, br, sizeof(br));
-	if (link_exists(br))
+	if (c->k_known && link_exists(br))
 		return gc_fail(e, GC_E_STATE, "bridge '%s' is still there after down", br);
 	snprintf(needle, sizeof(needle), "%s/", c->dir);
 	if (access(c->dir, F_OK) == 0)
@@ -300,13 +320,14 @@ gc_rc gc_cluster_down(const char *name, gc_err *e)
 
 	if ((rc = cl_init(&c, name, e)) || (rc = need_root(e)))
 		return rc;
+	read_conf_subnet(&c);   /* without it, no bridge or host veth is this cluster's */
 	/* sshd (-f DIR/n1.sshd_config) and ssh ControlMaster processes (DIR/cm-...) */
 	snprintf(needle, sizeof(needle), "%s/", c.dir);
 	gc_kill_matching(needle);
 	for (i = 1; i <= GC_CLUSTER_MAX_NODES; i++)
 		down_node(&c, i);
 	bridge_name(&c, br, sizeof(br));
-	if (link_exists(br))
+	if (c.k_known && link_exists(br))
 		gc_run(del_br, T_CMD, NULL);
 	if ((rc = remove_dir(&c, e)))
 		return rc;
@@ -600,34 +621,54 @@ static gc_rc mkdirs(const char *dir, gc_err *e)
 	return GC_OK;
 }
 
-/* Another cluster's cluster.conf with the same subnet: a hash collision. */
-static gc_rc check_collision(const struct cl *c, gc_err *e)
+static gc_rc write_conf(const struct cl *c, gc_err *e)
 {
-	char br[32], owner[32] = "";
-	struct cl other;
+	char path[PATH_MAX], conf[128];
 
-	bridge_name(c, br, sizeof(br));
-	if (!link_exists(br) || read_conf_nodes(c, owner, sizeof(owner)))
-		return GC_OK;
-	(void)other;
-	return gc_fail(e, GC_E_BUSY, "bridge '%s' for subnet 10.213.%d.0/24 exists but belongs "
-		       "to no cluster named '%s' (another cluster name hashes to the same subnet, "
-		       "or a run crashed); pick another --name, or remove it: ip link del %s",
-		       br, c->k, c->name, br);
+	snprintf(conf, sizeof(conf), "name=%s\nnodes=%d\nsubnet=%d\n", c->name, c->n, c->k);
+	path_of(c, "cluster.conf", path, sizeof(path));
+	return write_file(path, conf, e);
+}
+
+/* Claim a free subnet: the name's hash K first, then K+1, ... (mod 250); a subnet is
+ * taken when its bridge gcK-br exists (another cluster, or a crashed one). The claim
+ * is written to cluster.conf before the bridge is made, so down finds it; when two
+ * clusters race for one K, the second's `ip link add` fails and it moves on. */
+static gc_rc make_bridge_free(struct cl *c, gc_err *e)
+{
+	int first = c->k, tries;
+	gc_rc rc = GC_OK;
+
+	for (tries = 0; tries < 250; tries++, c->k = c->k % 250 + 1) {
+		char br[32];
+		bridge_name(c, br, sizeof(br));
+		if (link_exists(br))
+			continue;
+		c->k_known = 1;
+		if ((rc = write_conf(c, e)))
+			return rc;
+		if (!(rc = make_bridge(c, e)))
+			break;
+		if (!link_exists(br))
+			return rc;   /* failed for another reason than a race */
+	}
+	if (tries == 250)
+		return gc_fail(e, GC_E_BUSY, "no free subnet 10.213.K.0/24 (K = 1..250): every "
+			       "bridge gcK-br exists; take a cluster down (gcbench cluster down)");
+	if (c->k != first)
+		gc_info("cluster '%s': subnet 10.213.%d.0/24 (10.213.%d.0/24, its name's hash, "
+			"is taken by another cluster)", c->name, c->k, first);
+	return rc;
 }
 
 static gc_rc build(struct cl *c, gc_err *e)
 {
-	char path[PATH_MAX], conf[128];
 	gc_rc rc;
 	int i;
 
 	if ((rc = mkdirs(c->dir, e)))
 		return rc;
-	snprintf(conf, sizeof(conf), "name=%s\nnodes=%d\nsubnet=%d\n", c->name, c->n, c->k);
-	path_of(c, "cluster.conf", path, sizeof(path));
-	if ((rc = write_file(path, conf, e)) || (rc = make_keys(c, e)) ||
-	    (rc = make_bridge(c, e)))
+	if ((rc = make_keys(c, e)) || (rc = make_bridge_free(c, e)))
 		return rc;
 	for (i = 1; i <= c->n; i++)
 		if ((rc = make_node_net(c, i, e)) || (rc = start_sshd(c, i, e)))
@@ -665,8 +706,6 @@ gc_rc gc_cluster_up(const char *name, int nodes, int *was_up, gc_err *e)
 		return GC_OK;
 	}
 	free(st);
-	if (!rc)
-		rc = check_collision(&c, e);
 	if (!rc && exists) {
 		gc_info("cluster '%s' is incomplete or of another size: rebuilding it", name);
 		rc = gc_cluster_down(name, e);

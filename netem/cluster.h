@@ -1,8 +1,9 @@
 /* netem/cluster.h: the local emulated cluster (gcbench cluster up|down|status).
  *
  * A cluster NAME ([a-z0-9-]{1,12}) of N nodes (1..64) on this machine:
- *   subnet    10.213.K.0/24, K = gc_cluster_subnet(NAME) in 1..250 (a hash of the
- *             name; two names may collide: up then fails, naming the other cluster)
+ *   subnet    10.213.K.0/24, K in 1..250: gc_cluster_subnet(NAME) (a hash of the
+ *             name) when free, else the next free one (a subnet is taken when its
+ *             bridge exists); up says which it took; cluster.conf records it
  *   bridge    gcK-br on the host, address 10.213.K.1/24 (nothing outside the subnet;
  *             net.ipv4.ip_forward is left untouched)
  *   node i    namespace gcb-NAME-n<i>; veth gcK-v<i> (host, in the bridge) <-> eth0
