@@ -29,6 +29,8 @@ struct gc_run_opts {
 	int calibrate_all;            /* every ring pair instead of n1 -> n2 */
 	int dry_run;                  /* print the points and the first mpirun line, run nothing */
 	double deadline_s;            /* per-collective deadline passed to the workers */
+	int no_provision;             /* 1: binaries managed by hand (bin_dir), not copied */
+	int install_deps;             /* provisioning may apt-get a missing library (root) */
 };
 
 /* One point as `gcbench run` executes it: the expanded point plus what the worker

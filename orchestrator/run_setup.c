@@ -28,7 +28,7 @@ const char *gc_home(void)
 	return buf;
 }
 
-static void self_dir(char *buf, size_t n)
+void gc_self_dir(char *buf, size_t n)
 {
 	ssize_t len = readlink("/proc/self/exe", buf, n - 1);
 	char *slash;
@@ -138,7 +138,7 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 		rc = local_cluster(inv.local, &inv, e);
 	if (!rc && !inv.n_hosts)
 		rc = gc_fail(e, GC_E_INVAL, "the inventory lists no hosts");
-	self_dir(self, sizeof(self));
+	gc_self_dir(self, sizeof(self));
 	snprintf(ctl, sizeof(ctl), "%s/ssh", gc_home());
 	rc = rc ? rc : gc_mkdir_p(ctl, 0755, e);
 	if (!rc && !(c->nodes = calloc(inv.n_hosts, sizeof(gc_node))))

@@ -19,6 +19,9 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 			 size_t lockpath_len, gc_err *e);
 void gc_run_release_nodes(struct gc_sweep_ctx *c);
 
+/* The directory of this program (/proc/self/exe), "/usr/local/bin" if unknown. */
+void gc_self_dir(char *buf, size_t n);
+
 /* $GCBENCH_HOME (default /var/lib/gcbench for root, ~/.local/share/gcbench else). */
 const char *gc_home(void);
 

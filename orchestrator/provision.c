@@ -1,0 +1,374 @@
+/* orchestrator/provision.c: this build onto the nodes, content-hashed (provision.h). */
+#include "provision.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fsutil.h"
+#include "log.h"
+#include "orchestrator/run.h"
+#include "orchestrator/run_setup.h"
+#include "orchestrator/ssh.h"
+#include "proc.h"
+#include "strutil.h"
+#include "timing.h"
+
+static const char *const files[GC_PROVISION_NFILES] = GC_PROVISION_FILES;
+
+/* Run each binary's --help in "$d"; a failure prints broken=NAME and err= lines. */
+#define CHECK_SH \
+	"for p in gcbench gcbench-worker gcbench-netem gcbench-probe; do " \
+	"o=$(\"$d/$p\" --help 2>&1 >/dev/null) || { echo \"broken=$p\"; " \
+	"printf '%s\\n' \"$o\" | tr -cd '[:print:]\\n' | head -c 600 | sed 's/^/err=/'; }; done; " \
+	"echo uid=$(id -u)"
+
+/* $1 = short hash: is a verified copy there? */
+static const char probe_sh[] =
+	"d=\"$HOME/.cache/gcbench/$1\"; echo \"dir=$d\"; "
+	"if [ -f \"$d/.complete\" ] && (cd \"$d\" && sha256sum -c --quiet --status SHA256SUMS) "
+	">/dev/null 2>&1; then echo state=have; " CHECK_SH "; else echo state=need; fi";
+
+/* $1 = short hash; stdin: a tar of SHA256SUMS and the files */
+static const char receive_sh[] =
+	"d=\"$HOME/.cache/gcbench/$1\"; t=\"$d.part.$$\"; echo \"dir=$d\"; "
+	"rm -rf \"$t\" && mkdir -p \"$t\" && tar -xf - -C \"$t\" || exit 4; "
+	"(cd \"$t\" && sha256sum -c --quiet SHA256SUMS) >&2 || { rm -rf \"$t\"; echo verify=failed; exit 5; }; "
+	"rm -rf \"$d\" && mv \"$t\" \"$d\" && : >\"$d/.complete\" || exit 6; echo state=copied; "
+	CHECK_SH;
+
+gc_rc gc_build_init(struct gc_build *b, const char *bin_dir, gc_err *e)
+{
+	char paths[GC_PROVISION_NFILES][1100];
+	char *argv[GC_PROVISION_NFILES + 3] = { "sha256sum", "--" };
+	char *sum[] = { "sha256sum", NULL };
+	gc_proc_result r;
+	struct stat st;
+	const char *line;
+	size_t i, o = 0;
+	gc_rc rc;
+
+	memset(b, 0, sizeof(*b));
+	gc_strlcpy(b->bin_dir, bin_dir, sizeof(b->bin_dir));
+	for (i = 0; i < GC_PROVISION_NFILES; i++) {
+		snprintf(paths[i], sizeof(paths[i]), "%s/%s", bin_dir, files[i]);
+		if (stat(paths[i], &st) || !S_ISREG(st.st_mode))
+			return gc_fail(e, GC_E_NOTFOUND, "cannot provision: '%s' is missing (build it: make)",
+				       paths[i]);
+		b->bytes += (unsigned long long)st.st_size;
+		argv[2 + i] = paths[i];
+	}
+	rc = gc_proc_run(argv, NULL, NULL, 60, 0, &r, e);
+	if (!rc && r.status)
+		rc = gc_fail(e, GC_E_CHILD, "sha256sum of the build failed: %s", r.err_tail);
+	for (i = 0, line = rc ? NULL : r.out; !rc && i < GC_PROVISION_NFILES; i++) {
+		char hex[65];
+		if (!line || sscanf(line, "%64[0-9a-f]", hex) != 1 || strlen(hex) != 64) {
+			rc = gc_fail(e, GC_E_FORMAT, "unexpected sha256sum output for '%s'", paths[i]);
+			break;
+		}
+		o += (size_t)snprintf(b->manifest + o, sizeof(b->manifest) - o, "%s  %s\n", hex, files[i]);
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	gc_proc_result_release(&r);
+	if (rc)
+		return rc;
+	rc = gc_proc_run(sum, NULL, b->manifest, 30, 0, &r, e);
+	if (!rc && (r.status || sscanf(r.out, "%64[0-9a-f]", b->hash) != 1 || strlen(b->hash) != 64))
+		rc = gc_fail(e, GC_E_CHILD, "cannot hash the manifest of the build");
+	gc_proc_result_release(&r);
+	gc_strlcpy(b->short_hash, b->hash, sizeof(b->short_hash));
+	return rc;
+}
+
+/* the value of "key=" on the first line of out that has it, into dst ("" if none) */
+static void kv(const char *out, const char *key, char *dst, size_t n)
+{
+	size_t kl = strlen(key);
+	const char *p = out;
+
+	dst[0] = 0;
+	while (p && *p) {
+		if (!strncmp(p, key, kl) && p[kl] == '=') {
+			p += kl + 1;
+			snprintf(dst, n, "%.*s", (int)strcspn(p, "\n"), p);
+			return;
+		}
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+}
+
+void gc_provision_lib_package(const char *lib, char *pkg, size_t n)
+{
+	static const struct { const char *lib, *pkg; } known[] = {
+		{ "libnl-3.so", "libnl-3-200" }, { "libnl-route-3.so", "libnl-route-3-200" },
+		{ "libsqlite3.so", "libsqlite3-0" }, { "libyaml-0.so", "libyaml-0-2" },
+		{ "libcurl.so", "libcurl4" }, { "libopenblas.so", "libopenblas0" },
+		{ "libmpi.so", "libopenmpi3" }, { "libgomp.so", "libgomp1" },
+		{ "libgfortran.so", "libgfortran5" }, { "libnccl.so", "libnccl2" },
+		{ "libstdc++.so", "libstdc++6" },
+	};
+	char pattern[300];
+	char *argv[] = { "dpkg-query", "-S", pattern, NULL };
+	gc_proc_result r;
+	gc_err e;
+
+	pkg[0] = 0;
+	if (!gc_is_safe_token(lib) || strchr(lib, '/'))
+		return;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strncmp(lib, known[i].lib, strlen(known[i].lib))) {
+			gc_strlcpy(pkg, known[i].pkg, n);
+			return;
+		}
+	snprintf(pattern, sizeof(pattern), "*/%s", lib);
+	if (!gc_proc_run(argv, NULL, NULL, 10, 0, &r, &e) && r.status == 0 && r.out)
+		snprintf(pkg, n, "%.*s", (int)strcspn(r.out, ":,\n"), r.out);
+	gc_proc_result_release(&r);
+	if (!gc_is_safe_token(pkg))
+		pkg[0] = 0;
+}
+
+/* "... error while loading shared libraries: libX.so.1: cannot open ..." -> libX.so.1 */
+static int missing_lib(const char *err, char *lib, size_t n)
+{
+	const char *p = strstr(err, "error while loading shared libraries: ");
+
+	if (!p)
+		return 0;
+	p += strlen("error while loading shared libraries: ");
+	snprintf(lib, n, "%.*s", (int)strcspn(p, ": \n"), p);
+	return lib[0] != 0;
+}
+
+/* What the check found wrong, as an error; GC_OK when every binary ran. *pkg gets the
+ * package of a missing library ("" if none or unknown). */
+static gc_rc check_result(const gc_node *n, const char *out, char *pkg, size_t pn, gc_err *e)
+{
+	char broken[64], err[400], lib[128] = "";
+
+	pkg[0] = 0;
+	kv(out, "broken", broken, sizeof(broken));
+	if (!broken[0])
+		return GC_OK;
+	kv(out, "err", err, sizeof(err));
+	if (!missing_lib(out, lib, sizeof(lib)))
+		return gc_fail(e, GC_E_CHILD, "'%s --help' does not run on node '%s': %.200s",
+			       broken, n->name, err[0] ? err : "(no message)");
+	gc_provision_lib_package(lib, pkg, pn);
+	if (!pkg[0])
+		return gc_fail(e, GC_E_NOTFOUND, "%s does not run on node '%s': the shared library "
+			       "%s is missing there (no Debian package known for it)", broken,
+			       n->name, lib);
+	return gc_fail(e, GC_E_NOTFOUND, "%s does not run on node '%s': the shared library %s is "
+		       "missing; install it there: apt-get install -y %s (or rerun with "
+		       "--install-deps, as root on the node)", broken, n->name, lib, pkg);
+}
+
+/* Copy the build to n: tar on this side, piped into ssh. */
+static gc_rc copy_build(gc_node *n, const struct gc_build *b, gc_proc_result *res, gc_err *e)
+{
+	static const char pipe_sh[] =
+		"s=$1 b=$2; shift 2; tar -cf - -C \"$s\" SHA256SUMS -C \"$b\" "
+		"gcbench gcbench-worker gcbench-netem gcbench-probe | \"$@\"";
+	char stage[1100], sums[1200], hash[32];
+	char *remote[] = { "sh", "-c", (char *)receive_sh, "sh", hash, NULL };
+	char **ssh = NULL, *argv[64] = { "sh", "-c", (char *)pipe_sh, "sh", stage, (char *)b->bin_dir };
+	gc_ssh_target t;
+	FILE *f;
+	size_t i;
+	gc_rc rc;
+
+	gc_strlcpy(hash, b->short_hash, sizeof(hash));
+	snprintf(stage, sizeof(stage), "%s/provision/%s", gc_home(), b->short_hash);
+	snprintf(sums, sizeof(sums), "%s/SHA256SUMS", stage);
+	if ((rc = gc_mkdir_p(stage, 0755, e)))
+		return rc;
+	f = fopen(sums, "w");
+	if (!f || fputs(b->manifest, f) < 0 || fclose(f))
+		return gc_fail(e, GC_E_IO, "cannot write '%s'", sums);
+	gc_node_target(n, &t);
+	if ((rc = gc_ssh_argv(&t, remote, &ssh, e)))
+		return rc;
+	for (i = 0; ssh[i] && i < 56; i++)
+		argv[6 + i] = ssh[i];
+	argv[6 + i] = NULL;
+	rc = gc_proc_run(argv, NULL, NULL, 300, 0, res, e);
+	gc_argv_free(ssh);
+	if (!rc && res->status) {
+		char v[32];
+		kv(res->out, "verify", v, sizeof(v));
+		rc = gc_fail(e, res->status == 255 ? GC_E_COMM : GC_E_IO,
+			     "copying the build to node '%s' %s: %.200s", n->name,
+			     v[0] ? "failed its sha256 check" : "failed", res->err_tail);
+	}
+	return rc;
+}
+
+static gc_rc install_pkg(gc_node *n, const char *pkg, gc_err *e)
+{
+	char *argv[] = { "env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q",
+			 "--no-install-recommends", (char *)pkg, NULL };
+	gc_proc_result r;
+	gc_rc rc;
+
+	gc_info("provision: node '%s': apt-get install %s", n->name, pkg);
+	rc = gc_node_exec(n, argv, 600, &r, e);
+	gc_proc_result_release(&r);
+	return rc;
+}
+
+gc_rc gc_provision_node(gc_node *n, const struct gc_build *b, const struct gc_provision_opts *o,
+			struct gc_provision_result *r, gc_err *e)
+{
+	char hash[32], state[16], dir[1024], pkg[64], uid[16];
+	char *probe[] = { "sh", "-c", (char *)probe_sh, "sh", hash, NULL };
+	uint64_t t0 = gc_now_ns();
+	gc_proc_result res;
+	gc_rc rc;
+
+	memset(r, 0, sizeof(*r));
+	gc_strlcpy(hash, b->short_hash, sizeof(hash));
+	rc = gc_node_exec(n, probe, 30, &res, e);
+	kv(rc ? "" : res.out, "state", state, sizeof(state));
+	if (!rc && strcmp(state, "have")) {
+		gc_proc_result_release(&res);
+		rc = copy_build(n, b, &res, e);
+		r->copied = 1;
+	}
+	kv(rc ? "" : res.out, "dir", dir, sizeof(dir));
+	if (!rc && !gc_is_safe_token(dir))
+		rc = gc_fail(e, GC_E_INVAL, "node '%s': its build directory '%.100s' is not a safe "
+			     "path (a home directory with spaces?)", n->name, dir);
+	rc = rc ? rc : check_result(n, res.out, pkg, sizeof(pkg), e);
+	kv(res.out ? res.out : "", "uid", uid, sizeof(uid));
+	gc_proc_result_release(&res);
+	if (rc == GC_E_NOTFOUND && pkg[0] && o->install_deps) {
+		if (strcmp(uid, "0"))
+			return gc_fail(e, GC_E_PERM, "%s; --install-deps needs a root login there",
+				       e->msg);
+		rc = install_pkg(n, pkg, e);
+		if (!rc) {
+			rc = gc_node_exec(n, probe, 30, &res, e);
+			rc = rc ? rc : check_result(n, res.out, pkg, sizeof(pkg), e);
+			gc_proc_result_release(&res);
+		}
+	}
+	if (!rc)
+		gc_strlcpy(n->bin_dir, dir, sizeof(n->bin_dir));
+	r->seconds = (double)(gc_now_ns() - t0) / 1e9;
+	return rc;
+}
+
+/* ---- the nodes' environments, side by side ------------------------------------------ */
+
+/* "Open MPI v4.1.4" -> 4001 (major*1000 + minor); 0 when unknown */
+static long mpi_minor(const char *v)
+{
+	return (long)(gc_version_num(v) / 1000);
+}
+
+static void env_table(const gc_node *nodes, const struct gc_envinfo *envs, size_t n,
+		      const char *const *cols, size_t nc, FILE *out)
+{
+	fprintf(out, "  %-12s", "node");
+	for (size_t c = 0; c < nc; c++)
+		fprintf(out, "  %-20s", cols[c]);
+	fprintf(out, "\n");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "  %-12s", nodes[i].name);
+		for (size_t c = 0; c < nc; c++) {
+			const char *v = gc_envinfo_field(&envs[i], cols[c]);
+			fprintf(out, "  %-20.40s", v && *v ? v : "-");
+		}
+		fprintf(out, "\n");
+	}
+}
+
+gc_rc gc_provision_compare_envs(const gc_node *nodes, const struct gc_envinfo *envs, size_t n,
+				FILE *out, gc_err *e)
+{
+	static const char *const warn_fields[] = { "kernel", "driver", "cuda", "gpu_model", "libnl",
+						    "sqlite", "gcbench", "tcp_cc" };
+	const char *cols[12];
+	size_t nc = 0, i, k;
+	int mpi_diff = 0, nccl_diff = 0;
+
+	for (i = 1; i < n; i++) {
+		mpi_diff |= mpi_minor(envs[i].mpi) != mpi_minor(envs[0].mpi);
+		nccl_diff |= strcmp(envs[i].nccl, envs[0].nccl) != 0;
+	}
+	if (mpi_diff)
+		cols[nc++] = "mpi";
+	if (nccl_diff)
+		cols[nc++] = "nccl";
+	for (k = 0; k < sizeof(warn_fields) / sizeof(warn_fields[0]); k++)
+		for (i = 1; i < n; i++)
+			if (strcmp(gc_envinfo_field(&envs[i], warn_fields[k]),
+				   gc_envinfo_field(&envs[0], warn_fields[k]))) {
+				cols[nc++] = warn_fields[k];
+				break;
+			}
+	if (!nc)
+		return GC_OK;
+	if (mpi_diff || nccl_diff) {
+		fprintf(out, "gcbench: error: the nodes run different %s%s%s; collectives across "
+			"them are not comparable (install one version everywhere):\n",
+			mpi_diff ? "MPI (major.minor)" : "", mpi_diff && nccl_diff ? " and " : "",
+			nccl_diff ? "NCCL" : "");
+		env_table(nodes, envs, n, cols, nc, out);
+		return gc_fail(e, GC_E_MISMATCH, "the nodes run different %s%s%s (table above)",
+			       mpi_diff ? "MPI versions" : "", mpi_diff && nccl_diff ? " and " : "",
+			       nccl_diff ? "NCCL versions" : "");
+	}
+	gc_warn("the nodes' environments differ (each node's is stored with every run):");
+	env_table(nodes, envs, n, cols, nc, out);
+	return GC_OK;
+}
+
+gc_rc gc_provision_nodes(gc_node *nodes, size_t n, const char *bin_dir,
+			 const struct gc_provision_opts *o, gc_err *e)
+{
+	struct gc_provision_result r;
+	struct gc_envinfo *envs;
+	struct gc_build b;
+	uint64_t t0 = gc_now_ns();
+	size_t i, copied = 0;
+	gc_rc rc;
+
+	if ((rc = gc_build_init(&b, bin_dir, e)))
+		return rc;
+	for (i = 0; i < n; i++) {
+		if ((rc = gc_provision_node(&nodes[i], &b, o, &r, e)))
+			return rc;
+		copied += (size_t)r.copied;
+		if (!o->quiet)
+			gc_info("provision: %s: %s build %s in %.2f s", nodes[i].name,
+				r.copied ? "copied" : "has", b.short_hash, r.seconds);
+	}
+	envs = calloc(n ? n : 1, sizeof(*envs));
+	if (!envs)
+		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	for (i = 0; !rc && i < n; i++)
+		rc = gc_node_env(&nodes[i], NULL, &envs[i], e);
+	rc = rc ? rc : gc_provision_compare_envs(nodes, envs, n, stderr, e);
+	free(envs);
+	if (!rc && !o->quiet)
+		gc_info("provision: build %s on %zu node%s (%zu copied, %.1f MB each) in %.2f s",
+			b.short_hash, n, n == 1 ? "" : "s", copied, (double)b.bytes / 1e6,
+			(double)(gc_now_ns() - t0) / 1e9);
+	return rc;
+}
+
+gc_rc gc_provision_for_run(const struct gc_run_opts *o, gc_node *nodes, size_t n, gc_err *e)
+{
+	struct gc_provision_opts po = { .install_deps = o->install_deps };
+	char self[1024];
+
+	if (o->no_provision || o->bin_dir)
+		return GC_OK;
+	gc_self_dir(self, sizeof(self));
+	return gc_provision_nodes(nodes, n, self, &po, e);
+}
