@@ -7,7 +7,7 @@ GC_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 ORCH_SRCS := orchestrator/main.c $(wildcard orchestrator/cmd_*.c) $(ORCH_EXTRA_SRCS)
 ORCH_OBJS := $(ORCH_SRCS:%.c=$(BUILD)/obj/%.o)
 BINS += $(BUILD)/bin/gcbench
-UNIT_TESTS += $(BUILD)/tests/test_ssh $(BUILD)/tests/test_launch $(BUILD)/tests/test_envinfo
+UNIT_TESTS += $(BUILD)/tests/test_ssh $(BUILD)/tests/test_launch $(BUILD)/tests/test_envinfo $(BUILD)/tests/test_provision
 
 $(BUILD)/obj/orchestrator/main.o: CPPFLAGS += -DGC_VERSION='"$(GC_VERSION)"' -Iorchestrator
 $(BUILD)/obj/orchestrator/%.o: CPPFLAGS += -Iorchestrator -Ikernels -Inetem -Idb -Imodel -Iworker
