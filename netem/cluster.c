@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -30,6 +32,7 @@
 
 struct cl {
 	const char *name;
+	const char *user;   /* an extra unprivileged login on every node, or NULL */
 	int k, n;
 	int k_known;     /* k was read from cluster.conf (else: the name's hash, unclaimed) */
 	char dir[128];
@@ -90,6 +93,14 @@ static void bridge_name(const struct cl *c, char *buf, size_t n)
 static void path_of(const struct cl *c, const char *file, char *buf, size_t n)
 {
 	snprintf(buf, n, "%s/%s", c->dir, file);
+}
+
+/* $GCBENCH_HOME/nodes/NAME (beside clusters/NAME, which the nodes see) */
+static void nodes_dir(const struct cl *c, char *buf, size_t n)
+{
+	size_t len = strlen(c->dir) - strlen(c->name) - strlen("clusters/");
+
+	snprintf(buf, n, "%.*snodes/%s", (int)len, c->dir, c->name);
 }
 
 static int link_exists(const char *dev)
@@ -290,6 +301,27 @@ static gc_rc remove_dir(const struct cl *c, gc_err *e)
 	return GC_OK;
 }
 
+static int remove_tree_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	return (flag == FTW_DP ? rmdir(path) : unlink(path)) && errno != ENOENT ? -1 : 0;
+}
+
+/* Remove the nodes' trees (never crossing into another file system). */
+static gc_rc remove_node_trees(const struct cl *c, gc_err *e)
+{
+	char p[PATH_MAX];
+
+	nodes_dir(c, p, sizeof(p));
+	if (access(p, F_OK))
+		return GC_OK;
+	if (nftw(p, remove_tree_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT))
+		return gc_fail(e, GC_E_IO, "cannot remove the nodes' files in '%s': %s", p,
+			       strerror(errno));
+	return GC_OK;
+}
+
 /* After down: what is still there, as an error. */
 static gc_rc check_gone(const struct cl *c, gc_err *e)
 {
@@ -329,7 +361,7 @@ gc_rc gc_cluster_down(const char *name, gc_err *e)
 	bridge_name(&c, br, sizeof(br));
 	if (c.k_known && link_exists(br))
 		gc_run(del_br, T_CMD, NULL);
-	if ((rc = remove_dir(&c, e)))
+	if ((rc = remove_dir(&c, e)) || (rc = remove_node_trees(&c, e)))
 		return rc;
 	return check_gone(&c, e);
 }
@@ -393,6 +425,202 @@ static gc_rc make_node_net(const struct cl *c, int i, gc_err *e)
 	return set_reno(ns, e);
 }
 
+/* ---- each node's own mount view ------------------------------------------------------
+ * The tree of node i on the host is $GCBENCH_HOME/nodes/NAME/n<i>: tmp, root, home,
+ * varlib, run, sudoers.d and, with a login user, etc/{passwd,group,shadow}. Its sshd
+ * runs in a mount namespace of its own where these are bound over /tmp, /root, /home,
+ * /var/lib/gcbench, /run/gcbench, /etc/sudoers.d (and the three etc files); the
+ * cluster directory is bound back read-only at its own path (sshd's keys and config,
+ * the ssh_config OpenMPI's daemons use); the top directory holding the controller's
+ * source tree (/work for /work/x/build/bin/gcbench) is covered by an empty tmpfs. */
+
+static void node_tree(const struct cl *c, int i, const char *sub, char *buf, size_t n)
+{
+	char d[256];   /* c->dir is under 128 bytes */
+
+	nodes_dir(c, d, sizeof(d));
+	snprintf(buf, n, "%s/n%d%s%s", d, i, *sub ? "/" : "", sub);
+}
+
+/* the source tree this program was built in: the nearest ancestor of its directory
+ * with a Makefile and an orchestrator/ folder; "" when installed elsewhere */
+static void source_tree(char *out, size_t n)
+{
+	char p[PATH_MAX], probe[PATH_MAX + 32];
+	ssize_t len = readlink("/proc/self/exe", p, sizeof(p) - 1);
+	char *slash;
+
+	out[0] = 0;
+	if (len <= 0)
+		return;
+	p[len] = 0;
+	while ((slash = strrchr(p, '/')) && slash != p) {
+		*slash = 0;
+		snprintf(probe, sizeof(probe), "%s/orchestrator/commands.def", p);
+		if (access(probe, F_OK) == 0) {
+			gc_strlcpy(out, p, n);
+			return;
+		}
+	}
+}
+
+/* What to cover so that a node cannot see the source tree: its top directory, unless
+ * that is one the node needs (then the tree itself). */
+static void mask_path(char *out, size_t n)
+{
+	static const char *const sys[] = { "usr", "etc", "bin", "sbin", "lib", "lib32", "lib64",
+					   "libx32", "proc", "sys", "dev", "run", "var", "boot",
+					   "opt", "tmp", "root", "home", "srv", "mnt", "media" };
+	char tree[PATH_MAX];
+	size_t top;
+
+	out[0] = 0;
+	source_tree(tree, sizeof(tree));
+	if (!tree[0])
+		return;
+	top = strcspn(tree + 1, "/");
+	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
+		if (strlen(sys[i]) == top && !strncmp(tree + 1, sys[i], top)) {
+			if (strcmp(sys[i], "tmp") && strcmp(sys[i], "root") && strcmp(sys[i], "home"))
+				gc_strlcpy(out, tree, n);   /* /tmp, /root, /home are private anyway */
+			return;
+		}
+	snprintf(out, n, "/%.*s", (int)top, tree + 1);
+}
+
+/* copy a file adding a line, with the mode of the original */
+static gc_rc copy_plus(const char *from, const char *to, const char *line, gc_err *e)
+{
+	FILE *in = fopen(from, "r"), *out;
+	char buf[4096];
+	size_t r;
+	struct stat st;
+
+	if (!in)
+		return gc_fail(e, GC_E_IO, "cannot read '%s': %s", from, strerror(errno));
+	out = fopen(to, "w");
+	while (out && (r = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, r, out) != r)
+			break;
+	fclose(in);
+	if (!out || fputs(line, out) < 0 || fclose(out))
+		return gc_fail(e, GC_E_IO, "cannot write '%s'", to);
+	if (!stat(from, &st)) {
+		chmod(to, st.st_mode & 07777);
+		if (chown(to, st.st_uid, st.st_gid)) {
+		}
+	}
+	return GC_OK;
+}
+
+#define GC_CLUSTER_USER_UID 64123
+
+/* passwd, group and shadow of the node with the login user added; its home */
+static gc_rc make_user(const struct cl *c, int i, gc_err *e)
+{
+	char etc[PATH_MAX], to[PATH_MAX + 16], line[256], home[PATH_MAX];
+	gc_rc rc;
+
+	node_tree(c, i, "etc", etc, sizeof(etc));
+	if ((rc = gc_mkdir_p(etc, 0755, e)))
+		return rc;
+	snprintf(line, sizeof(line), "%s:x:%d:%d:gcbench test login:/home/%s:/bin/sh\n", c->user,
+		 GC_CLUSTER_USER_UID, GC_CLUSTER_USER_UID, c->user);
+	snprintf(to, sizeof(to), "%s/passwd", etc);
+	if ((rc = copy_plus("/etc/passwd", to, line, e)))
+		return rc;
+	snprintf(line, sizeof(line), "%s:x:%d:\n", c->user, GC_CLUSTER_USER_UID);
+	snprintf(to, sizeof(to), "%s/group", etc);
+	if ((rc = copy_plus("/etc/group", to, line, e)))
+		return rc;
+	snprintf(line, sizeof(line), "%s:*:20000:0:99999:7:::\n", c->user);
+	snprintf(to, sizeof(to), "%s/shadow", etc);
+	if ((rc = copy_plus("/etc/shadow", to, line, e)))
+		return rc;
+	snprintf(line, sizeof(line), "home/%s", c->user);
+	node_tree(c, i, line, home, sizeof(home));
+	if ((rc = gc_mkdir_p(home, 0755, e)))
+		return rc;
+	if (chown(home, GC_CLUSTER_USER_UID, GC_CLUSTER_USER_UID))
+		return gc_fail(e, GC_E_IO, "cannot chown '%s': %s", home, strerror(errno));
+	return GC_OK;
+}
+
+static gc_rc make_node_tree(const struct cl *c, int i, gc_err *e)
+{
+	static const struct { const char *sub; mode_t mode; } dirs[] = {
+		{ "tmp", 01777 }, { "root", 0700 }, { "home", 0755 }, { "varlib", 0755 },
+		{ "run", 0755 }, { "run/ssh", 0700 }, { "sudoers.d", 0750 },
+	};
+	char p[PATH_MAX];
+	gc_rc rc;
+
+	for (size_t k = 0; k < sizeof(dirs) / sizeof(dirs[0]); k++) {
+		node_tree(c, i, dirs[k].sub, p, sizeof(p));
+		if ((rc = gc_mkdir_p(p, dirs[k].mode, e)))
+			return rc;
+		chmod(p, dirs[k].mode);
+	}
+	return c->user ? make_user(c, i, e) : GC_OK;
+}
+
+/* bind from (a host path, or /proc/self/fd/N) over to; 0 on success */
+static int bind_over(const char *from, const char *to, int ro)
+{
+	if (mount(from, to, NULL, MS_BIND, NULL))
+		return -1;
+	if (ro && mount(NULL, to, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID, NULL))
+		return -1;
+	return 0;
+}
+
+/* In sshd's child, after unshare(CLONE_NEWNS): build the node's view. 0 on success. */
+static int enter_node_view(const struct cl *c, int i)
+{
+	static const struct { const char *sub, *over; } binds[] = {
+		{ "tmp", "/tmp" }, { "root", "/root" }, { "home", "/home" },
+		{ "varlib", "/var/lib/gcbench" }, { "run", "/run/gcbench" },
+		{ "sudoers.d", "/etc/sudoers.d" }, { "etc/passwd", "/etc/passwd" },
+		{ "etc/group", "/etc/group" }, { "etc/shadow", "/etc/shadow" },
+	};
+	int fds[sizeof(binds) / sizeof(binds[0])], fd;
+	char src[PATH_MAX], mask[PATH_MAX], fdp[64];
+	size_t k;
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -1;
+	/* every source first: a bind may cover the next one's path ($GCBENCH_HOME under
+	 * /var/lib/gcbench) */
+	fd = open(c->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	mkdir("/var/lib/gcbench", 0755);   /* on the host, once: the mount point */
+	for (k = 0; k < sizeof(binds) / sizeof(binds[0]); k++) {
+		node_tree(c, i, binds[k].sub, src, sizeof(src));
+		fds[k] = access(binds[k].over, F_OK) ? -1 : open(src, O_PATH | O_CLOEXEC);
+	}
+	mask_path(mask, sizeof(mask));
+	if (mask[0] && mount("tmpfs", mask, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=755"))
+		return -1;
+	for (k = 0; k < sizeof(binds) / sizeof(binds[0]); k++) {
+		if (fds[k] < 0)
+			continue;   /* no login user, or no sudo on this machine */
+		snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", fds[k]);
+		if (bind_over(fdp, binds[k].over, 0))
+			return -1;
+		close(fds[k]);
+	}
+	/* the cluster directory again, read-only, where it was */
+	if (gc_mkdir_p(c->dir, 0700, NULL))
+		return -1;
+	snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", fd);
+	if (bind_over(fdp, c->dir, 1))
+		return -1;
+	close(fd);
+	return 0;
+}
+
+
 static gc_rc write_sshd_config(const struct cl *c, int i, char *cfg, size_t n, gc_err *e)
 {
 	char addr[32], text[2048], f[32];
@@ -414,7 +642,8 @@ static gc_rc write_sshd_config(const struct cl *c, int i, char *cfg, size_t n, g
 	return write_file(cfg, text, e);
 }
 
-/* In the child: enter the node's namespace and a new UTS namespace, become sshd. */
+/* In the child: enter the node's network namespace, new UTS and mount namespaces (its
+ * hostname, its own view of the file system), become sshd. */
 static void sshd_child(const struct cl *c, int i, const char *cfg, const char *log)
 {
 	char ns[32], host[16];
@@ -422,11 +651,6 @@ static void sshd_child(const struct cl *c, int i, const char *cfg, const char *l
 
 	node_netns(c, i, ns, sizeof(ns));
 	snprintf(host, sizeof(host), "n%d", i);
-	if (gc_netns_enter(ns, &saved, NULL) || unshare(CLONE_NEWUTS) ||
-	    sethostname(host, strlen(host)))
-		_exit(126);
-	close(saved);
-	setsid();
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd >= 0) {
 		dup2(fd, 1);
@@ -435,6 +659,16 @@ static void sshd_child(const struct cl *c, int i, const char *cfg, const char *l
 	fd = open("/dev/null", O_RDONLY);
 	if (fd >= 0)
 		dup2(fd, 0);
+	if (gc_netns_enter(ns, &saved, NULL) || unshare(CLONE_NEWUTS | CLONE_NEWNS) ||
+	    sethostname(host, strlen(host)))
+		_exit(126);
+	close(saved);
+	if (enter_node_view(c, i)) {
+		fprintf(stderr, "gcbench: cannot make the file system view of node n%d: %s\n", i,
+			strerror(errno));
+		_exit(126);
+	}
+	setsid();
 	execl("/usr/sbin/sshd", "/usr/sbin/sshd", "-D", "-e", "-f", cfg, (char *)NULL);
 	_exit(127);
 }
@@ -671,7 +905,8 @@ static gc_rc build(struct cl *c, gc_err *e)
 	if ((rc = make_keys(c, e)) || (rc = make_bridge_free(c, e)))
 		return rc;
 	for (i = 1; i <= c->n; i++)
-		if ((rc = make_node_net(c, i, e)) || (rc = start_sshd(c, i, e)))
+		if ((rc = make_node_net(c, i, e)) || (rc = make_node_tree(c, i, e)) ||
+		    (rc = start_sshd(c, i, e)))
 			return rc;
 	for (i = 1; i <= c->n; i++)
 		if ((rc = wait_sshd(c, i, e)))
