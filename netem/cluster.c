@@ -427,9 +427,10 @@ static gc_rc make_node_net(const struct cl *c, int i, gc_err *e)
 
 /* ---- each node's own mount view ------------------------------------------------------
  * The tree of node i on the host is $GCBENCH_HOME/nodes/NAME/n<i>: tmp, root, home,
- * varlib, run, sudoers.d and, with a login user, etc/{passwd,group,shadow}. Its sshd
- * runs in a mount namespace of its own where these are bound over /tmp, /root, /home,
- * /var/lib/gcbench, /run/gcbench, /etc/sudoers.d (and the three etc files); the
+ * varlib, run, sudoers.d, etc/hosts (every node by name) and, with a login user,
+ * etc/{passwd,group,shadow}. Its sshd runs in a mount namespace of its own where these
+ * are bound over /tmp, /root, /home, /var/lib/gcbench, /run/gcbench, /etc/sudoers.d
+ * and the etc files; the
  * cluster directory is bound back read-only at its own path (sshd's keys and config,
  * the ssh_config OpenMPI's daemons use); the top directory holding the controller's
  * source tree (/work for /work/x/build/bin/gcbench) is covered by an empty tmpfs. */
@@ -513,8 +514,6 @@ static gc_rc copy_plus(const char *from, const char *to, const char *line, gc_er
 	return GC_OK;
 }
 
-#define GC_CLUSTER_USER_UID 64123
-
 /* passwd, group and shadow of the node with the login user added; its home */
 static gc_rc make_user(const struct cl *c, int i, gc_err *e)
 {
@@ -543,6 +542,18 @@ static gc_rc make_user(const struct cl *c, int i, gc_err *e)
 		return rc;
 	if (chown(home, GC_CLUSTER_USER_UID, GC_CLUSTER_USER_UID))
 		return gc_fail(e, GC_E_IO, "cannot chown '%s': %s", home, strerror(errno));
+	/* sshd reads a user's keys as that user: the cluster key in its own home */
+	snprintf(to, sizeof(to), "%s/.ssh", home);
+	if ((rc = gc_mkdir_p(to, 0700, e)))
+		return rc;
+	if (chown(to, GC_CLUSTER_USER_UID, GC_CLUSTER_USER_UID))
+		return gc_fail(e, GC_E_IO, "cannot chown '%s': %s", to, strerror(errno));
+	path_of(c, "authorized_keys", etc, sizeof(etc));
+	strcat(to, "/authorized_keys");
+	if ((rc = copy_plus(etc, to, "", e)))
+		return rc;
+	if (chown(to, GC_CLUSTER_USER_UID, GC_CLUSTER_USER_UID))
+		return gc_fail(e, GC_E_IO, "cannot chown '%s': %s", to, strerror(errno));
 	return GC_OK;
 }
 
@@ -550,9 +561,10 @@ static gc_rc make_node_tree(const struct cl *c, int i, gc_err *e)
 {
 	static const struct { const char *sub; mode_t mode; } dirs[] = {
 		{ "tmp", 01777 }, { "root", 0700 }, { "home", 0755 }, { "varlib", 0755 },
-		{ "run", 0755 }, { "run/ssh", 0700 }, { "sudoers.d", 0750 },
+		{ "run", 0755 }, { "run/ssh", 0700 }, { "sudoers.d", 0750 }, { "etc", 0755 },
 	};
-	char p[PATH_MAX];
+	char p[PATH_MAX], names[64 * 40] = "\n# the nodes of this gcbench cluster\n", addr[32];
+	size_t o = strlen(names);
 	gc_rc rc;
 
 	for (size_t k = 0; k < sizeof(dirs) / sizeof(dirs[0]); k++) {
@@ -561,6 +573,14 @@ static gc_rc make_node_tree(const struct cl *c, int i, gc_err *e)
 			return rc;
 		chmod(p, dirs[k].mode);
 	}
+	/* /etc/hosts: the machine's, and every node by name (sudo looks its host up) */
+	for (int j = 1; j <= c->n && o < sizeof(names) - 40; j++) {
+		node_addr(c, j, addr, sizeof(addr));
+		o += (size_t)snprintf(names + o, sizeof(names) - o, "%s n%d\n", addr, j);
+	}
+	node_tree(c, i, "etc/hosts", p, sizeof(p));
+	if ((rc = copy_plus("/etc/hosts", p, names, e)))
+		return rc;
 	return c->user ? make_user(c, i, e) : GC_OK;
 }
 
@@ -582,6 +602,7 @@ static int enter_node_view(const struct cl *c, int i)
 		{ "varlib", "/var/lib/gcbench" }, { "run", "/run/gcbench" },
 		{ "sudoers.d", "/etc/sudoers.d" }, { "etc/passwd", "/etc/passwd" },
 		{ "etc/group", "/etc/group" }, { "etc/shadow", "/etc/shadow" },
+		{ "etc/hosts", "/etc/hosts" },
 	};
 	int fds[sizeof(binds) / sizeof(binds[0])], fd;
 	char src[PATH_MAX], mask[PATH_MAX], fdp[64];
@@ -631,7 +652,8 @@ static gc_rc write_sshd_config(const struct cl *c, int i, char *cfg, size_t n, g
 	snprintf(text, sizeof(text),
 		 "# sshd of node n%d of gcbench cluster '%s' (written by gcbench cluster up)\n"
 		 "ListenAddress %s:22\nHostKey %s/host_key\nPidFile none\n"
-		 "AuthorizedKeysFile %s/authorized_keys\nPermitRootLogin prohibit-password\n"
+		 "AuthorizedKeysFile %s/authorized_keys .ssh/authorized_keys\n"
+		 "PermitRootLogin prohibit-password\n"
 		 "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
 		 "PrintMotd no\nPrintLastLog no\nX11Forwarding no\nMaxStartups 100:30:200\n"
 		 "MaxSessions 64\nAcceptEnv LANG LC_* OMPI_* GCBENCH_*\n"
@@ -859,7 +881,8 @@ static gc_rc write_conf(const struct cl *c, gc_err *e)
 {
 	char path[PATH_MAX], conf[128];
 
-	snprintf(conf, sizeof(conf), "name=%s\nnodes=%d\nsubnet=%d\n", c->name, c->n, c->k);
+	snprintf(conf, sizeof(conf), "name=%s\nnodes=%d\nsubnet=%d\nuser=%s\n", c->name, c->n,
+		 c->k, c->user ? c->user : "");
 	path_of(c, "cluster.conf", path, sizeof(path));
 	return write_file(path, conf, e);
 }
@@ -914,7 +937,37 @@ static gc_rc build(struct cl *c, gc_err *e)
 	return write_client_files(c, e);
 }
 
+/* the user= line of cluster.conf equals user ("" for none) */
+static int conf_user_is(const struct cl *c, const char *user)
+{
+	char path[PATH_MAX], line[128], want[80];
+	FILE *f;
+	int same = !user || !*user;   /* a cluster.conf of before logins: none */
+
+	snprintf(want, sizeof(want), "user=%s\n", user ? user : "");
+	path_of(c, "cluster.conf", path, sizeof(path));
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "user=", 5))
+			same = !strcmp(line, want);
+	if (f)
+		fclose(f);
+	return same;
+}
+
+static int valid_user(const char *u)
+{
+	size_t n = strlen(u);
+	return n >= 1 && n <= 16 && u[0] >= 'a' && u[0] <= 'z' &&
+	       strspn(u, "abcdefghijklmnopqrstuvwxyz0123456789-") == n && strcmp(u, "root");
+}
+
 gc_rc gc_cluster_up(const char *name, int nodes, int *was_up, gc_err *e)
+{
+	return gc_cluster_up_user(name, nodes, NULL, was_up, e);
+}
+
+gc_rc gc_cluster_up_user(const char *name, int nodes, const char *user, int *was_up, gc_err *e)
 {
 	struct gc_cluster_status *st;
 	struct cl c;
@@ -928,13 +981,17 @@ gc_rc gc_cluster_up(const char *name, int nodes, int *was_up, gc_err *e)
 	if (nodes < 1 || nodes > GC_CLUSTER_MAX_NODES)
 		return gc_fail(e, GC_E_INVAL, "cannot make %d nodes: give 1 to %d", nodes,
 			       GC_CLUSTER_MAX_NODES);
+	if (user && !valid_user(user))
+		return gc_fail(e, GC_E_INVAL, "invalid login user '%.32s': use 1-16 of [a-z0-9-], "
+			       "starting with a letter, not root", user);
 	c.n = nodes;
+	c.user = user;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return gc_fail(e, GC_E_NOMEM, "out of memory");
 	rc = gc_cluster_status(name, st, e);
 	exists = st->nodes > 0 || st->bridge_exists || access(c.dir, F_OK) == 0;
-	if (!rc && st->healthy && st->nodes == nodes) {
+	if (!rc && st->healthy && st->nodes == nodes && conf_user_is(&c, user)) {
 		if (was_up)
 			*was_up = 1;
 		free(st);

@@ -9,7 +9,11 @@
  *   node i    namespace gcb-NAME-n<i>; veth gcK-v<i> (host, in the bridge) <-> eth0
  *             (inside), address 10.213.K.(10+i); lo up; tcp_congestion_control reno;
  *             its own UTS namespace with hostname n<i>; an sshd listening only on
- *             the node's address, port 22
+ *             the node's address, port 22, in a mount namespace of its own: a private
+ *             /tmp, /root, /home, /var/lib/gcbench, /run/gcbench, /etc/sudoers.d (in
+ *             $GCBENCH_HOME/nodes/NAME/n<i> on this machine), the cluster directory
+ *             read-only, and the top directory of this program's source tree covered
+ *             by an empty tmpfs: it behaves like a separate host
  *   directory $GCBENCH_HOME/clusters/NAME (GCBENCH_HOME default /var/lib/gcbench):
  *             cluster.conf, host_key(.pub), id_ed25519(.pub), authorized_keys,
  *             known_hosts, ssh_config, inventory.yaml, n<i>.sshd_config, n<i>.pid,
@@ -62,6 +66,12 @@ gc_rc gc_cluster_dir(const char *name, char *buf, size_t n, gc_err *e);
  * one (or another size): it is taken down and rebuilt. On failure, what was built is
  * removed. was_up may be NULL. */
 gc_rc gc_cluster_up(const char *name, int nodes, int *was_up, gc_err *e);
+
+/* The same with an unprivileged login user on every node (NULL: none): [a-z][a-z0-9-]{0,15},
+ * uid GC_CLUSTER_USER_UID, in each node's own passwd, group and shadow, home /home/USER,
+ * the cluster's key. A healthy cluster with another user (or none) is rebuilt. */
+#define GC_CLUSTER_USER_UID 64123
+gc_rc gc_cluster_up_user(const char *name, int nodes, const char *user, int *was_up, gc_err *e);
 
 /* Remove every namespace, link, bridge, process and file of the cluster; works on a
  * half-built one and succeeds when nothing is left to remove. */

@@ -41,7 +41,8 @@ static const char usage_text[] =
 "check: prints 'uid=N cap_net_admin=0|1' for this process (root, sudo, or the\n"
 "  cap_net_admin file capability: setcap cap_net_admin+ep gcbench-netem) and exits 0\n"
 "  when it may shape, 1 when not; it changes nothing.\n"
-"State files: $GCBENCH_NETEM_STATE_DIR (default /run/gcbench/netem).\n"
+"State files: $GCBENCH_NETEM_STATE_DIR (default /run/gcbench/netem; for a user that is\n"
+"  not root, ~/.cache/gcbench/netem-state).\n"
 "\n"
 "example: gcbench-netem set --dev eth0 --netns gcb-gcb-n1 --rate 10gbit\n";
 

@@ -18,8 +18,9 @@ static const char provision_usage[] =
 "that has the build already is only verified (one ssh round trip). A missing shared\n"
 "library is named with its Debian package. Then the hosts' environments are compared:\n"
 "different MPI (major.minor) or NCCL versions are refused with a table, other\n"
-"differences are warned about. 'gcbench run' does all this first (unless\n"
-"--no-provision).\n"
+"differences are warned about. Last, whether the login may shape on each host (root,\n"
+"CAP_NET_ADMIN, 'sudo: true' with a sudoers line, or the cap_net_admin file\n"
+"capability). 'gcbench run' does all this first (unless --no-provision).\n"
 "\n"
 "  --inventory FILE  hosts (default: 'local: 4', the local emulated cluster; root)\n"
 "  --install-deps    apt-get install a missing library's package (needs a root login)\n"
@@ -53,6 +54,8 @@ int cmd_provision(int argc, char **argv)
 	rc = gc_run_setup_nodes(&o, &c, lockpath, sizeof(lockpath), &e);
 	gc_self_dir(self, sizeof(self));
 	rc = rc ? rc : gc_provision_nodes(c.nodes, c.n_nodes, self, &po, &e);
+	for (size_t i = 0; !rc && i < c.n_nodes; i++)
+		rc = gc_node_check(&c.nodes[i], &e);   /* may the login shape there? */
 	for (size_t i = 0; !rc && i < c.n_nodes; i++)
 		printf("%s %s\n", c.nodes[i].name, c.nodes[i].bin_dir);
 	if (rc)

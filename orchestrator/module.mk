@@ -15,5 +15,6 @@ $(BUILD)/obj/orchestrator/%.o: CPPFLAGS += -Iorchestrator -Ikernels -Inetem -Idb
 $(BUILD)/bin/gcbench: $(ORCH_OBJS) $(LIB)
 	$(link_rule)
 -include orchestrator/ops.mk
-INTEG_TESTS += tests/integration/test_run_e2e.sh tests/integration/test_run_faults.sh
+INTEG_TESTS += tests/integration/test_run_e2e.sh tests/integration/test_run_faults.sh \
+	tests/integration/test_hosts.sh
 FUZZ_TARGETS += fuzz_envinfo

@@ -92,6 +92,25 @@ static void kv(const char *out, const char *key, char *dst, size_t n)
 	}
 }
 
+/* sudo's own reason among the netem= lines, past its warnings ("unable to resolve host") */
+static void sudo_reason(const char *out, char *msg, size_t n)
+{
+	const char *p = out;
+
+	msg[0] = 0;
+	if (strstr(out, "password is required")) {
+		gc_strlcpy(msg, "password is required", n);
+		return;
+	}
+	while ((p = strstr(p, "netem=")) && (p == out || p[-1] == '\n')) {
+		p += 6;
+		if (strncmp(p, "sudo: unable to resolve", 23) && strncmp(p, "uid=", 4)) {
+			snprintf(msg, n, "%.*s", (int)strcspn(p, "\n"), p);
+			return;
+		}
+	}
+}
+
 /* Why the user on n may not shape, from the check script's output, into e. */
 static gc_rc perm_error(gc_node *n, const char *out, const char *netem_path, gc_err *e)
 {
@@ -99,7 +118,7 @@ static gc_rc perm_error(gc_node *n, const char *out, const char *netem_path, gc_
 
 	kv(out, "user", user, sizeof(user));
 	kv(out, "sha", sha, sizeof(sha));
-	kv(out, "netem", msg, sizeof(msg));
+	sudo_reason(out, msg, sizeof(msg));
 	if (!n->sudo)
 		return gc_fail(e, GC_E_PERM,
 			       "user '%s' on node '%s' cannot shape '%s': operation not permitted "

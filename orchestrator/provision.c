@@ -140,6 +140,8 @@ static int missing_lib(const char *err, char *lib, size_t n)
 		return 0;
 	p += strlen("error while loading shared libraries: ");
 	snprintf(lib, n, "%.*s", (int)strcspn(p, ": \n"), p);
+	if (strrchr(lib, '/'))   /* "/lib/x86_64-linux-gnu/libyaml-0.so.2: file too short" */
+		memmove(lib, strrchr(lib, '/') + 1, strlen(strrchr(lib, '/')));
 	return lib[0] != 0;
 }
 
@@ -367,8 +369,14 @@ gc_rc gc_provision_for_run(const struct gc_run_opts *o, gc_node *nodes, size_t n
 	struct gc_provision_opts po = { .install_deps = o->install_deps };
 	char self[1024];
 
+	gc_rc rc;
+
 	if (o->no_provision || o->bin_dir)
 		return GC_OK;
 	gc_self_dir(self, sizeof(self));
-	return gc_provision_nodes(nodes, n, self, &po, e);
+	rc = gc_provision_nodes(nodes, n, self, &po, e);
+	/* the right to shape, before anything runs on the nodes */
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = gc_node_check(&nodes[i], e);
+	return rc;
 }

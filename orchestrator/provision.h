@@ -74,7 +74,9 @@ gc_rc gc_provision_nodes(gc_node *nodes, size_t n, const char *bin_dir,
 			 const struct gc_provision_opts *o, gc_err *e);
 
 /* The first step of `gcbench run`: gc_provision_nodes with this program's directory,
- * unless o->no_provision or o->bin_dir (binaries managed by hand). */
+ * then gc_node_check of every node (may the login shape?), so that a sweep stops
+ * before touching anything; nothing when o->no_provision or o->bin_dir (binaries
+ * managed by hand). */
 struct gc_run_opts;
 gc_rc gc_provision_for_run(const struct gc_run_opts *o, gc_node *nodes, size_t n, gc_err *e);
 
