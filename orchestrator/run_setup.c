@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -109,6 +110,24 @@ static void local_oob(const struct gc_host *h, char *cidr, size_t n)
 		snprintf(cidr, n, "%u.%u.%u.0/24", a, b, c);
 }
 
+/* Where the workers write records on the nodes: unique to this controller and sweep
+ * process (/tmp/gcbench-records-HOST-PID-TIME), so that two controllers (or two
+ * databases, whose run ids collide) never share one; each run's run-N is removed
+ * after ingest. */
+static void remote_work_dir(char *buf, size_t n)
+{
+	char host[64] = "controller";
+
+	if (gethostname(host, sizeof(host) - 1))
+		gc_strlcpy(host, "controller", sizeof(host));
+	for (char *p = host; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '-'))
+			*p = '_';
+	snprintf(buf, n, "/tmp/gcbench-records-%.40s-%ld-%ld", host, (long)getpid(),
+		 (long)time(NULL));
+}
+
 static gc_rc dry_nodes(int n, struct gc_sweep_ctx *c, gc_err *e)
 {
 	int i;
@@ -155,7 +174,7 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 		snprintf(lockpath, lockpath_len, "%.1000s/locks/%.60s.lock", gc_home(),
 			 *inv.name ? inv.name : "default");
 		snprintf(c->local_work, sizeof(c->local_work), "%.1000s/fetch", gc_home());
-		snprintf(c->remote_work, sizeof(c->remote_work), "/tmp/gcbench-records");
+		remote_work_dir(c->remote_work, sizeof(c->remote_work));
 	}
 	gc_inventory_release(&inv);
 	return rc;
