@@ -3,7 +3,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fsutil.h"
 #include "log.h"
@@ -330,31 +333,118 @@ gc_rc gc_provision_compare_envs(const gc_node *nodes, const struct gc_envinfo *e
 	return GC_OK;
 }
 
+/* what one node's provisioning sends back to the parent */
+struct node_report {
+	gc_rc rc;
+	struct gc_provision_result r;
+	char bin_dir[1024];
+	struct gc_envinfo env;
+	gc_err e;
+};
+
+/* Provision node i and read its environment, in a child; the report goes to fd. */
+static void node_child(gc_node *nd, const struct gc_build *b, const struct gc_provision_opts *o,
+		       int fd)
+{
+	struct node_report rep;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.rc = gc_provision_node(nd, b, o, &rep.r, &rep.e);
+	rep.rc = rep.rc ? rep.rc : gc_node_env(nd, NULL, &rep.env, &rep.e);
+	gc_strlcpy(rep.bin_dir, nd->bin_dir, sizeof(rep.bin_dir));
+	_exit(write(fd, &rep, sizeof(rep)) == (ssize_t)sizeof(rep) ? 0 : 1);
+}
+
+static ssize_t read_full(int fd, void *buf, size_t n)
+{
+	size_t o = 0;
+
+	while (o < n) {
+		ssize_t r = read(fd, (char *)buf + o, n - o);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		o += (size_t)r;
+	}
+	return (ssize_t)o;
+}
+
+/* Every node at once (each in its own process, over its own ssh connection). */
+static gc_rc provision_parallel(gc_node *nodes, size_t n, const struct gc_build *b,
+				const struct gc_provision_opts *o, struct gc_envinfo *envs,
+				size_t *copied, gc_err *e)
+{
+	struct node_report rep;
+	int *fds = calloc(n, sizeof(int));
+	pid_t *pids = calloc(n, sizeof(pid_t));
+	gc_rc rc = GC_OK;
+	size_t i;
+
+	if (!fds || !pids) {
+		free(fds);
+		free(pids);
+		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		int p[2];
+		fds[i] = -1;
+		pids[i] = -1;
+		if (pipe(p))
+			continue;
+		fflush(NULL);
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			close(p[0]);
+			node_child(&nodes[i], b, o, p[1]);
+		}
+		close(p[1]);
+		fds[i] = p[0];
+	}
+	for (i = 0; i < n; i++) {
+		ssize_t got = fds[i] >= 0 ? read_full(fds[i], &rep, sizeof(rep)) : -1;
+		if (fds[i] >= 0)
+			close(fds[i]);
+		if (pids[i] > 0)
+			while (waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
+				;
+		if (got != (ssize_t)sizeof(rep)) {
+			memset(&rep, 0, sizeof(rep));
+			rep.rc = gc_fail(&rep.e, GC_E_CHILD, "provisioning node '%s' failed (its process "
+					 "ended early)", nodes[i].name);
+		}
+		if (rep.rc) {
+			if (!rc)
+				*e = rep.e, rc = rep.rc;
+			continue;
+		}
+		gc_strlcpy(nodes[i].bin_dir, rep.bin_dir, sizeof(nodes[i].bin_dir));
+		envs[i] = rep.env;
+		*copied += (size_t)rep.r.copied;
+		if (!o->quiet)
+			gc_info("provision: %s: %s build %s in %.2f s", nodes[i].name,
+				rep.r.copied ? "copied" : "has", b->short_hash, rep.r.seconds);
+	}
+	free(fds);
+	free(pids);
+	return rc;
+}
+
 gc_rc gc_provision_nodes(gc_node *nodes, size_t n, const char *bin_dir,
 			 const struct gc_provision_opts *o, gc_err *e)
 {
-	struct gc_provision_result r;
 	struct gc_envinfo *envs;
 	struct gc_build b;
 	uint64_t t0 = gc_now_ns();
-	size_t i, copied = 0;
+	size_t copied = 0;
 	gc_rc rc;
 
 	if ((rc = gc_build_init(&b, bin_dir, e)))
 		return rc;
-	for (i = 0; i < n; i++) {
-		if ((rc = gc_provision_node(&nodes[i], &b, o, &r, e)))
-			return rc;
-		copied += (size_t)r.copied;
-		if (!o->quiet)
-			gc_info("provision: %s: %s build %s in %.2f s", nodes[i].name,
-				r.copied ? "copied" : "has", b.short_hash, r.seconds);
-	}
 	envs = calloc(n ? n : 1, sizeof(*envs));
 	if (!envs)
 		return gc_fail(e, GC_E_NOMEM, "out of memory");
-	for (i = 0; !rc && i < n; i++)
-		rc = gc_node_env(&nodes[i], NULL, &envs[i], e);
+	rc = provision_parallel(nodes, n, &b, o, envs, &copied, e);
 	rc = rc ? rc : gc_provision_compare_envs(nodes, envs, n, stderr, e);
 	free(envs);
 	if (!rc && !o->quiet)
