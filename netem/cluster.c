@@ -33,6 +33,7 @@
 struct cl {
 	const char *name;
 	const char *user;   /* an extra unprivileged login on every node, or NULL */
+	int shared_fs;      /* the nodes see this machine's file system */
 	int k, n;
 	int k_known;     /* k was read from cluster.conf (else: the name's hash, unclaimed) */
 	char dir[128];
@@ -681,11 +682,12 @@ static void sshd_child(const struct cl *c, int i, const char *cfg, const char *l
 	fd = open("/dev/null", O_RDONLY);
 	if (fd >= 0)
 		dup2(fd, 0);
-	if (gc_netns_enter(ns, &saved, NULL) || unshare(CLONE_NEWUTS | CLONE_NEWNS) ||
+	if (gc_netns_enter(ns, &saved, NULL) ||
+	    unshare(CLONE_NEWUTS | (c->shared_fs ? 0 : CLONE_NEWNS)) ||
 	    sethostname(host, strlen(host)))
 		_exit(126);
 	close(saved);
-	if (enter_node_view(c, i)) {
+	if (!c->shared_fs && enter_node_view(c, i)) {
 		fprintf(stderr, "gcbench: cannot make the file system view of node n%d: %s\n", i,
 			strerror(errno));
 		_exit(126);
@@ -881,8 +883,8 @@ static gc_rc write_conf(const struct cl *c, gc_err *e)
 {
 	char path[PATH_MAX], conf[128];
 
-	snprintf(conf, sizeof(conf), "name=%s\nnodes=%d\nsubnet=%d\nuser=%s\n", c->name, c->n,
-		 c->k, c->user ? c->user : "");
+	snprintf(conf, sizeof(conf), "name=%s\nnodes=%d\nsubnet=%d\nuser=%s\nshared_fs=%d\n",
+		 c->name, c->n, c->k, c->user ? c->user : "", c->shared_fs);
 	path_of(c, "cluster.conf", path, sizeof(path));
 	return write_file(path, conf, e);
 }
@@ -937,22 +939,25 @@ static gc_rc build(struct cl *c, gc_err *e)
 	return write_client_files(c, e);
 }
 
-/* the user= line of cluster.conf equals user ("" for none) */
-static int conf_user_is(const struct cl *c, const char *user)
+/* cluster.conf holds these options (a file of before them: no user, own views) */
+static int conf_opts_are(const struct cl *c, const char *user, int shared_fs)
 {
 	char path[PATH_MAX], line[128], want[80];
 	FILE *f;
-	int same = !user || !*user;   /* a cluster.conf of before logins: none */
+	int same_user = !user || !*user, same_fs = !shared_fs;
 
 	snprintf(want, sizeof(want), "user=%s\n", user ? user : "");
 	path_of(c, "cluster.conf", path, sizeof(path));
 	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
+	while (f && fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "user=", 5))
-			same = !strcmp(line, want);
+			same_user = !strcmp(line, want);
+		if (!strncmp(line, "shared_fs=", 10))
+			same_fs = atoi(line + 10) == (shared_fs != 0);
+	}
 	if (f)
 		fclose(f);
-	return same;
+	return same_user && same_fs;
 }
 
 static int valid_user(const char *u)
@@ -964,11 +969,13 @@ static int valid_user(const char *u)
 
 gc_rc gc_cluster_up(const char *name, int nodes, int *was_up, gc_err *e)
 {
-	return gc_cluster_up_user(name, nodes, NULL, was_up, e);
+	return gc_cluster_up_opts(name, nodes, NULL, was_up, e);
 }
 
-gc_rc gc_cluster_up_user(const char *name, int nodes, const char *user, int *was_up, gc_err *e)
+gc_rc gc_cluster_up_opts(const char *name, int nodes, const struct gc_cluster_opts *o,
+			 int *was_up, gc_err *e)
 {
+	const char *user = o ? o->user : NULL;
 	struct gc_cluster_status *st;
 	struct cl c;
 	gc_rc rc;
@@ -986,12 +993,14 @@ gc_rc gc_cluster_up_user(const char *name, int nodes, const char *user, int *was
 			       "starting with a letter, not root", user);
 	c.n = nodes;
 	c.user = user;
+	c.shared_fs = o ? o->shared_fs != 0 : 0;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return gc_fail(e, GC_E_NOMEM, "out of memory");
 	rc = gc_cluster_status(name, st, e);
 	exists = st->nodes > 0 || st->bridge_exists || access(c.dir, F_OK) == 0;
-	if (!rc && st->healthy && st->nodes == nodes && conf_user_is(&c, user)) {
+	if (!rc && st->healthy && st->nodes == nodes &&
+	    conf_opts_are(&c, user, c.shared_fs)) {
 		if (was_up)
 			*was_up = 1;
 		free(st);

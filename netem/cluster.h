@@ -67,11 +67,22 @@ gc_rc gc_cluster_dir(const char *name, char *buf, size_t n, gc_err *e);
  * removed. was_up may be NULL. */
 gc_rc gc_cluster_up(const char *name, int nodes, int *was_up, gc_err *e);
 
-/* The same with an unprivileged login user on every node (NULL: none): [a-z][a-z0-9-]{0,15},
- * uid GC_CLUSTER_USER_UID, in each node's own passwd, group and shadow, home /home/USER,
- * the cluster's key. A healthy cluster with another user (or none) is rebuilt. */
+/* Options of a cluster beyond its size. */
+struct gc_cluster_opts {
+	/* an unprivileged login on every node (NULL: none): [a-z][a-z0-9-]{0,15}, uid
+	 * GC_CLUSTER_USER_UID, in each node's own passwd, group and shadow, home
+	 * /home/USER, the cluster's key */
+	const char *user;
+	/* 1: the nodes share this machine's file system (no mount view of their own),
+	 * like hosts with one NFS tree; for tools that expect a checkout everywhere */
+	int shared_fs;
+};
 #define GC_CLUSTER_USER_UID 64123
-gc_rc gc_cluster_up_user(const char *name, int nodes, const char *user, int *was_up, gc_err *e);
+
+/* gc_cluster_up with options (o may be NULL); a healthy cluster with other options is
+ * rebuilt. */
+gc_rc gc_cluster_up_opts(const char *name, int nodes, const struct gc_cluster_opts *o,
+			 int *was_up, gc_err *e);
 
 /* Remove every namespace, link, bridge, process and file of the cluster; works on a
  * half-built one and succeeds when nothing is left to remove. */

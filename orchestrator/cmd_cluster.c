@@ -9,7 +9,7 @@
 #include "strutil.h"
 
 static const char cluster_usage[] =
-"usage: gcbench cluster up N [--name NAME] [--user LOGIN]\n"
+"usage: gcbench cluster up N [--name NAME] [--user LOGIN] [--shared-fs]\n"
 "       gcbench cluster down [--name NAME]\n"
 "       gcbench cluster status [--name NAME] [--json]\n"
 "\n"
@@ -27,6 +27,8 @@ static const char cluster_usage[] =
 "  --name NAME  cluster name, 1-12 of [a-z0-9-] (default: gcb)\n"
 "  --user LOGIN also an unprivileged login LOGIN on every node (the cluster key,\n"
 "               home /home/LOGIN; in the nodes' own /etc/passwd, not this machine's)\n"
+"  --shared-fs  the nodes share this machine's file system (like hosts with one NFS\n"
+"               tree), for tools that expect a checkout on every host\n"
 "  --json       status as one JSON object\n"
 "\n"
 "example: gcbench cluster up 4 && ssh -F /var/lib/gcbench/clusters/gcb/ssh_config n2 hostname\n";
@@ -66,7 +68,7 @@ static void print_status_json(const struct gc_cluster_status *s)
 
 struct cl_args {
 	const char *verb, *name, *count, *user;
-	int json;
+	int json, shared_fs;
 };
 
 static int parse_args(int argc, char **argv, struct cl_args *a)
@@ -80,6 +82,8 @@ static int parse_args(int argc, char **argv, struct cl_args *a)
 			return 1;
 		if (!strcmp(argv[i], "--json"))
 			a->json = 1;
+		else if (!strcmp(argv[i], "--shared-fs"))
+			a->shared_fs = 1;
 		else if (!strcmp(argv[i], "--name") && i + 1 < argc)
 			a->name = argv[++i];
 		else if (!strcmp(argv[i], "--user") && i + 1 < argc)
@@ -112,7 +116,9 @@ static int do_up(const struct cl_args *a, gc_err *e)
 			 "not '%s'", GC_CLUSTER_MAX_NODES, a->count ? a->count : "");
 		return -1;
 	}
-	rc = gc_cluster_up_user(a->name, (int)n, a->user, &was_up, e);
+	struct gc_cluster_opts o = { a->user, a->shared_fs };
+
+	rc = gc_cluster_up_opts(a->name, (int)n, &o, &was_up, e);
 	if (rc)
 		return rc;
 	printf("cluster '%s' %s: %d nodes; inventory: %s/clusters/%s/inventory.yaml\n", a->name,

@@ -9,7 +9,7 @@
 # measure and restore; and the cap_net_admin file capability counts without sudo.
 . "$(dirname "$0")/../lib.sh"
 cases="node_isolated provision_copies provision_skips missing_library nonroot_refused
-nonroot_sudo_sweep nonroot_filecap"
+nonroot_sudo_sweep nonroot_filecap shared_fs"
 need_root $cases || exit 0
 need_cmd mpirun $cases || exit 0
 need_cmd sqlite3 $cases || exit 0
@@ -20,7 +20,7 @@ name=ho$(( $$ % 100000 ))
 export GCBENCH_HOME=$(mktemp -d /tmp/gcbench-hosts.XXXXXX)
 D=$GCBENCH_HOME/clusters/$name
 T=$GCBENCH_HOME/nodes/$name
-cleanup() { "$G" cluster down --name "$name" >/dev/null 2>&1; rm -rf "$GCBENCH_HOME" /tmp/gcbench-hosts-marker.$$; }
+cleanup() { "$G" cluster down --name "$name" >/dev/null 2>&1; "$G" cluster down --name "${name}s" >/dev/null 2>&1; rm -rf "$GCBENCH_HOME" /tmp/gcbench-hosts-marker.$$; }
 trap cleanup EXIT
 user=gcbuser
 
@@ -141,4 +141,11 @@ elif [ $rc -ne 0 ] && grep -qF "cannot shape 'eth0': operation not permitted" <<
 else
 	fail nonroot_filecap "without sudo or capability: rc $rc: $(tail -n 3 <<<"$out" | tr '\n' ' ') ($d)"
 fi
+
+# --shared-fs: the nodes see this machine's files (one NFS tree), and still their own hostname
+if out=$("$G" cluster up 1 --name "${name}s" --shared-fs 2>&1) &&
+   h=$(ssh -F "$GCBENCH_HOME/clusters/${name}s/ssh_config" n1 "test -x '$G' && hostname" 2>&1) && [ "$h" = n1 ]
+then pass shared_fs
+else fail shared_fs "$out ${h:-}"; fi
+"$G" cluster down --name "${name}s" >/dev/null 2>&1
 exit 0
