@@ -35,7 +35,7 @@ static const char probe_sh[] =
 /* $1 = short hash; stdin: a tar of SHA256SUMS and the files */
 static const char receive_sh[] =
 	"d=\"$HOME/.cache/gcbench/$1\"; t=\"$d.part.$$\"; echo \"dir=$d\"; "
-	"rm -rf \"$t\" && mkdir -p \"$t\" && tar -xf - -C \"$t\" || exit 4; "
+	"rm -rf \"$t\" && mkdir -p \"$t\" && tar --no-same-owner -xf - -C \"$t\" || exit 4; "
 	"(cd \"$t\" && sha256sum -c --quiet SHA256SUMS) >&2 || { rm -rf \"$t\"; echo verify=failed; exit 5; }; "
 	"rm -rf \"$d\" && mv \"$t\" \"$d\" && : >\"$d/.complete\" || exit 6; echo state=copied; "
 	CHECK_SH;
@@ -178,12 +178,13 @@ static gc_rc copy_build(gc_node *n, const struct gc_build *b, gc_proc_result *re
 	static const char pipe_sh[] =
 		"s=$1 b=$2; shift 2; tar -cf - -C \"$s\" SHA256SUMS -C \"$b\" "
 		"gcbench gcbench-worker gcbench-netem gcbench-probe | \"$@\"";
-	char stage[1100], sums[1200], hash[32];
+	char stage[1100], sums[1200], tmp[1300], hash[32];
 	char *remote[] = { "sh", "-c", (char *)receive_sh, "sh", hash, NULL };
 	char **ssh = NULL, *argv[64] = { "sh", "-c", (char *)pipe_sh, "sh", stage, (char *)b->bin_dir };
 	gc_ssh_target t;
 	FILE *f;
 	size_t i;
+	int ok;
 	gc_rc rc;
 
 	gc_strlcpy(hash, b->short_hash, sizeof(hash));
@@ -191,9 +192,17 @@ static gc_rc copy_build(gc_node *n, const struct gc_build *b, gc_proc_result *re
 	snprintf(sums, sizeof(sums), "%s/SHA256SUMS", stage);
 	if ((rc = gc_mkdir_p(stage, 0755, e)))
 		return rc;
-	f = fopen(sums, "w");
-	if (!f || fputs(b->manifest, f) < 0 || fclose(f))
+	/* nodes are provisioned at once: each writes its own file and renames it into
+	 * place, so that no tar ever reads a half-written manifest */
+	snprintf(tmp, sizeof(tmp), "%s.%ld", sums, (long)getpid());
+	f = fopen(tmp, "w");
+	ok = f && fputs(b->manifest, f) >= 0;
+	if (f && fclose(f))
+		ok = 0;
+	if (!ok || rename(tmp, sums)) {
+		unlink(tmp);
 		return gc_fail(e, GC_E_IO, "cannot write '%s'", sums);
+	}
 	gc_node_target(n, &t);
 	if ((rc = gc_ssh_argv(&t, remote, &ssh, e)))
 		return rc;
@@ -235,6 +244,7 @@ gc_rc gc_provision_node(gc_node *n, const struct gc_build *b, const struct gc_pr
 	gc_rc rc;
 
 	memset(r, 0, sizeof(*r));
+	pkg[0] = uid[0] = 0;
 	gc_strlcpy(hash, b->short_hash, sizeof(hash));
 	rc = gc_node_exec(n, probe, 30, &res, e);
 	kv(rc ? "" : res.out, "state", state, sizeof(state));
@@ -251,9 +261,12 @@ gc_rc gc_provision_node(gc_node *n, const struct gc_build *b, const struct gc_pr
 	kv(res.out ? res.out : "", "uid", uid, sizeof(uid));
 	gc_proc_result_release(&res);
 	if (rc == GC_E_NOTFOUND && pkg[0] && o->install_deps) {
-		if (strcmp(uid, "0"))
-			return gc_fail(e, GC_E_PERM, "%s; --install-deps needs a root login there",
-				       e->msg);
+		if (strcmp(uid, "0")) {
+			char why[GC_ERRLEN];
+			gc_strlcpy(why, e->msg, sizeof(why));
+			return gc_fail(e, GC_E_PERM, "%.400s; --install-deps needs a root login there",
+				       why);
+		}
 		rc = install_pkg(n, pkg, e);
 		if (!rc) {
 			rc = gc_node_exec(n, probe, 30, &res, e);
