@@ -119,6 +119,11 @@ static gc_rc perm_error(gc_node *n, const char *out, const char *netem_path, gc_
 	kv(out, "user", user, sizeof(user));
 	kv(out, "sha", sha, sizeof(sha));
 	sudo_reason(out, msg, sizeof(msg));
+	/* what the node printed goes into a message: only plain values */
+	if (!gc_is_safe_token(user))
+		gc_strlcpy(user, *n->user ? n->user : "USER", sizeof(user));
+	if (strlen(sha) != 64 || strspn(sha, "0123456789abcdef") != 64)
+		gc_strlcpy(sha, "DIGEST", sizeof(sha));
 	if (!n->sudo)
 		return gc_fail(e, GC_E_PERM,
 			       "user '%s' on node '%s' cannot shape '%s': operation not permitted "
