@@ -222,8 +222,12 @@ int main(int argc, char **argv)
 		fputs(usage_text, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
-	if (!strcmp(argv[1], "check") && argc == 2)
-		return check();
+	if (!strcmp(argv[1], "check")) {
+		if (argc == 2)
+			return check();
+		gc_error("check takes no options, not '%s'", argv[2]);
+		return 2;
+	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i]))
 			break;
