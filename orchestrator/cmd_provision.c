@@ -34,6 +34,7 @@ int cmd_provision(int argc, char **argv)
 	struct gc_provision_opts po = { 0 };
 	struct gc_sweep_ctx c = { .o = &o };
 	char lockpath[1200], self[PATH_MAX];
+	static struct gc_build b;
 	gc_err e = { "" };
 	gc_rc rc;
 
@@ -53,7 +54,8 @@ int cmd_provision(int argc, char **argv)
 	}
 	rc = gc_run_setup_nodes(&o, &c, lockpath, sizeof(lockpath), &e);
 	gc_self_dir(self, sizeof(self));
-	rc = rc ? rc : gc_provision_nodes(c.nodes, c.n_nodes, self, &po, &e);
+	rc = rc ? rc : gc_build_init(&b, self, NULL, 0, &e);
+	rc = rc ? rc : gc_provision_nodes(c.nodes, c.n_nodes, &b, &po, &e);
 	for (size_t i = 0; !rc && i < c.n_nodes; i++)
 		rc = gc_node_check(&c.nodes[i], &e);   /* may the login shape there? */
 	for (size_t i = 0; !rc && i < c.n_nodes; i++)

@@ -11,6 +11,7 @@
 #include "fsutil.h"
 #include "log.h"
 #include "orchestrator/run.h"
+#include "worker/arch.h"
 #include "orchestrator/run_setup.h"
 #include "orchestrator/ssh.h"
 #include "proc.h"
@@ -40,7 +41,57 @@ static const char receive_sh[] =
 	"rm -rf \"$d\" && mv \"$t\" \"$d\" && : >\"$d/.complete\" || exit 6; echo state=copied; "
 	CHECK_SH;
 
-gc_rc gc_build_init(struct gc_build *b, const char *bin_dir, gc_err *e)
+/* sha256sum of one file into hex[65] */
+static gc_rc file_sha256(const char *path, char *hex, gc_err *e)
+{
+	char *argv[] = { "sha256sum", "--", (char *)path, NULL };
+	gc_proc_result r;
+	gc_rc rc = gc_proc_run(argv, NULL, NULL, 60, 0, &r, e);
+
+	if (!rc && (r.status || !r.out || sscanf(r.out, "%64[0-9a-f]", hex) != 1 || strlen(hex) != 64))
+		rc = gc_fail(e, GC_E_IO, "cannot hash '%s'", path);
+	gc_proc_result_release(&r);
+	return rc;
+}
+
+/* A spec's csv: model as data of the build: checked, hashed, named by its digest. */
+static gc_rc add_data(struct gc_build *b, const char *path, size_t *o, gc_err *e)
+{
+	struct stat st;
+	gc_arch a;
+	gc_err pe;
+	char hex[65];
+	gc_rc rc;
+
+	if (b->n_data >= GC_PROVISION_MAX_DATA)
+		return gc_fail(e, GC_E_INVAL, "more than %d csv: models in one sweep",
+			       GC_PROVISION_MAX_DATA);
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return gc_fail(e, GC_E_NOTFOUND, "model 'csv:%.300s': no such file on this machine",
+			       path);
+	if (st.st_size > 16 << 20)
+		return gc_fail(e, GC_E_INVAL, "model 'csv:%.300s' is larger than 16 MiB", path);
+	/* read here, as a parameter list; what it holds is not quoted */
+	if (gc_arch_load_csv(path, &a, &pe))
+		return gc_fail(e, GC_E_FORMAT, "model 'csv:%.300s' is not a parameter list (a header "
+			       "index,name,shape,numel and one row per tensor; docs/spec.md)", path);
+	gc_arch_release(&a);
+	if ((rc = file_sha256(path, hex, e)))
+		return rc;
+	gc_strlcpy(b->data_src[b->n_data], path, sizeof(b->data_src[0]));
+	snprintf(b->data_name[b->n_data], sizeof(b->data_name[0]), "%.16s.csv", hex);
+	for (size_t k = 0; k < b->n_data; k++)
+		if (!strcmp(b->data_name[k], b->data_name[b->n_data]))
+			return GC_OK;   /* the same content under two names */
+	*o += (size_t)snprintf(b->manifest + *o, sizeof(b->manifest) - *o, "%s  models/%s\n", hex,
+			       b->data_name[b->n_data]);
+	b->bytes += (unsigned long long)st.st_size;
+	b->n_data++;
+	return *o < sizeof(b->manifest) ? GC_OK : gc_fail(e, GC_E_INVAL, "manifest too long");
+}
+
+gc_rc gc_build_init(struct gc_build *b, const char *bin_dir, const char *const *data,
+		    size_t n_data, gc_err *e)
 {
 	char paths[GC_PROVISION_NFILES][1100];
 	char *argv[GC_PROVISION_NFILES + 3] = { "sha256sum", "--" };
@@ -75,6 +126,8 @@ gc_rc gc_build_init(struct gc_build *b, const char *bin_dir, gc_err *e)
 		line = line ? line + 1 : NULL;
 	}
 	gc_proc_result_release(&r);
+	for (i = 0; !rc && i < n_data; i++)
+		rc = add_data(b, data[i], &o, e);
 	if (rc)
 		return rc;
 	rc = gc_proc_run(sum, NULL, b->manifest, 30, 0, &r, e);
@@ -172,11 +225,37 @@ static gc_rc check_result(const gc_node *n, const char *out, char *pkg, size_t p
 		       "--install-deps, as root on the node)", broken, n->name, lib, pkg);
 }
 
+/* The data files in stage/models/ (each copied to a file of its own, then renamed). */
+static gc_rc stage_models(const struct gc_build *b, const char *stage, gc_err *e)
+{
+	char dir[1200], to[1300], tmp[1400];
+	gc_proc_result r;
+	gc_rc rc;
+
+	snprintf(dir, sizeof(dir), "%s/models", stage);
+	if ((rc = gc_mkdir_p(dir, 0755, e)))
+		return rc;
+	for (size_t i = 0; i < b->n_data; i++) {
+		char *cp[] = { "cp", "--", (char *)b->data_src[i], tmp, NULL };
+		snprintf(to, sizeof(to), "%s/%s", dir, b->data_name[i]);
+		snprintf(tmp, sizeof(tmp), "%s.%ld", to, (long)getpid());
+		rc = gc_proc_run(cp, NULL, NULL, 60, 0, &r, e);
+		if (!rc && r.status)
+			rc = gc_fail(e, GC_E_IO, "cannot copy '%s' to '%s'", b->data_src[i], tmp);
+		gc_proc_result_release(&r);
+		if (!rc && rename(tmp, to))
+			rc = gc_fail(e, GC_E_IO, "cannot write '%s'", to);
+		if (rc)
+			return rc;
+	}
+	return GC_OK;
+}
+
 /* Copy the build to n: tar on this side, piped into ssh. */
 static gc_rc copy_build(gc_node *n, const struct gc_build *b, gc_proc_result *res, gc_err *e)
 {
 	static const char pipe_sh[] =
-		"s=$1 b=$2; shift 2; tar -cf - -C \"$s\" SHA256SUMS -C \"$b\" "
+		"s=$1 b=$2; shift 2; tar -cf - -C \"$s\" SHA256SUMS models -C \"$b\" "
 		"gcbench gcbench-worker gcbench-netem gcbench-probe | \"$@\"";
 	char stage[1100], sums[1200], tmp[1300], hash[32];
 	char *remote[] = { "sh", "-c", (char *)receive_sh, "sh", hash, NULL };
@@ -190,7 +269,7 @@ static gc_rc copy_build(gc_node *n, const struct gc_build *b, gc_proc_result *re
 	gc_strlcpy(hash, b->short_hash, sizeof(hash));
 	snprintf(stage, sizeof(stage), "%s/provision/%s", gc_home(), b->short_hash);
 	snprintf(sums, sizeof(sums), "%s/SHA256SUMS", stage);
-	if ((rc = gc_mkdir_p(stage, 0755, e)))
+	if ((rc = gc_mkdir_p(stage, 0755, e)) || (rc = stage_models(b, stage, e)))
 		return rc;
 	/* nodes are provisioned at once: each writes its own file and renames it into
 	 * place, so that no tar ever reads a half-written manifest */
@@ -443,41 +522,103 @@ static gc_rc provision_parallel(gc_node *nodes, size_t n, const struct gc_build 
 	return rc;
 }
 
-gc_rc gc_provision_nodes(gc_node *nodes, size_t n, const char *bin_dir,
+gc_rc gc_provision_nodes(gc_node *nodes, size_t n, const struct gc_build *bp,
 			 const struct gc_provision_opts *o, gc_err *e)
 {
+	const struct gc_build *b = bp;
 	struct gc_envinfo *envs;
-	struct gc_build b;
 	uint64_t t0 = gc_now_ns();
 	size_t copied = 0;
 	gc_rc rc;
 
-	if ((rc = gc_build_init(&b, bin_dir, e)))
-		return rc;
 	envs = calloc(n ? n : 1, sizeof(*envs));
 	if (!envs)
 		return gc_fail(e, GC_E_NOMEM, "out of memory");
-	rc = provision_parallel(nodes, n, &b, o, envs, &copied, e);
+	rc = provision_parallel(nodes, n, b, o, envs, &copied, e);
 	rc = rc ? rc : gc_provision_compare_envs(nodes, envs, n, stderr, e);
 	free(envs);
 	if (!rc && !o->quiet)
 		gc_info("provision: build %s on %zu node%s (%zu copied, %.1f MB each) in %.2f s",
-			b.short_hash, n, n == 1 ? "" : "s", copied, (double)b.bytes / 1e6,
+			b->short_hash, n, n == 1 ? "" : "s", copied, (double)b->bytes / 1e6,
 			(double)(gc_now_ns() - t0) / 1e9);
 	return rc;
 }
 
-gc_rc gc_provision_for_run(const struct gc_run_opts *o, gc_node *nodes, size_t n, gc_err *e)
+/* the csv: model of each point as a path on this machine (relative to the spec's
+ * folder unless absolute) into paths[i]; "" for other workloads */
+static void csv_path(const struct gc_run_opts *o, const struct gc_exec_point *x, char *p, size_t n)
+{
+	const char *slash = o->spec_path ? strrchr(o->spec_path, '/') : NULL;
+	const char *m = x->workload + 11;
+
+	p[0] = 0;
+	if (strncmp(x->workload, "replay:csv:", 11))
+		return;
+	if (m[0] == '/' || !slash)
+		snprintf(p, n, "%s", m);
+	else
+		snprintf(p, n, "%.*s/%s", (int)(slash - o->spec_path), o->spec_path, m);
+}
+
+/* Every csv: workload pointed at the node's copy, models/<digest>.csv in the build. */
+static gc_rc csv_rewrite(const struct gc_run_opts *o, struct gc_exec_point *pts, size_t npts,
+			 const struct gc_build *b, const gc_node *n0, gc_err *e)
+{
+	char p[1024];
+
+	for (size_t i = 0; i < npts; i++) {
+		size_t d;
+		csv_path(o, &pts[i], p, sizeof(p));
+		if (!p[0])
+			continue;
+		for (d = 0; d < b->n_data && strcmp(b->data_src[d], p); d++)
+			;
+		if (d == b->n_data)   /* the same content as an earlier file: its name */
+			return gc_fail(e, GC_E_STATE, "model '%.300s' was not provisioned", p);
+		if ((size_t)snprintf(pts[i].workload, sizeof(pts[i].workload), "replay:csv:%s/models/%s",
+				     n0->bin_dir, b->data_name[d]) >= sizeof(pts[i].workload))
+			return gc_fail(e, GC_E_INVAL, "the path of model '%.300s' on node '%s' is too "
+				       "long (a shorter home directory?)", p, n0->name);
+	}
+	return GC_OK;
+}
+
+gc_rc gc_provision_for_run(const struct gc_run_opts *o, struct gc_exec_point *pts, size_t npts,
+			   gc_node *nodes, size_t n, gc_err *e)
 {
 	struct gc_provision_opts po = { .install_deps = o->install_deps };
-	char self[1024];
+	char (*paths)[1024] = calloc(GC_PROVISION_MAX_DATA, sizeof(*paths));
+	const char *data[GC_PROVISION_MAX_DATA];
+	struct gc_build *b = calloc(1, sizeof(*b));
+	char self[1024], p[1024];
+	size_t nd = 0, k;
+	gc_rc rc = GC_OK;
 
-	gc_rc rc;
-
-	if (o->no_provision || o->bin_dir)
-		return GC_OK;
+	if (o->no_provision || o->bin_dir || !paths || !b) {
+		free(paths);
+		free(b);
+		return o->no_provision || o->bin_dir ? GC_OK : gc_fail(e, GC_E_NOMEM, "out of memory");
+	}
 	gc_self_dir(self, sizeof(self));
-	rc = gc_provision_nodes(nodes, n, self, &po, e);
+	for (size_t i = 0; !rc && i < npts; i++) {
+		csv_path(o, &pts[i], p, sizeof(p));
+		for (k = 0; k < nd && strcmp(paths[k], p); k++)
+			;
+		if (!p[0] || k < nd)
+			continue;
+		if (nd == GC_PROVISION_MAX_DATA)
+			rc = gc_fail(e, GC_E_INVAL, "more than %d csv: models in one sweep",
+				     GC_PROVISION_MAX_DATA);
+		else
+			gc_strlcpy(paths[nd++], p, sizeof(paths[0]));
+	}
+	for (k = 0; k < nd; k++)
+		data[k] = paths[k];
+	rc = rc ? rc : gc_build_init(b, self, data, nd, e);
+	rc = rc ? rc : gc_provision_nodes(nodes, n, b, &po, e);
+	rc = rc ? rc : csv_rewrite(o, pts, npts, b, &nodes[0], e);
+	free(paths);
+	free(b);
 	/* the right to shape, before anything runs on the nodes */
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = gc_node_check(&nodes[i], e);

@@ -29,17 +29,26 @@
 #define GC_PROVISION_FILES { "gcbench", "gcbench-worker", "gcbench-netem", "gcbench-probe" }
 #define GC_PROVISION_NFILES 4
 
+#define GC_PROVISION_MAX_DATA 16
+
 struct gc_build {
 	char bin_dir[1024];      /* where the files are on the controller */
 	char hash[65];           /* SHA-256 of the manifest, hex */
 	char short_hash[17];     /* its first 16 digits: the directory name on the nodes */
-	char manifest[1024];     /* "HEX  gcbench\n..." as sha256sum prints it */
+	char manifest[4096];     /* "HEX  gcbench\n..." as sha256sum prints it */
 	unsigned long long bytes;
+	/* data the workers read (a spec's csv: models), as models/<digest16>.csv */
+	size_t n_data;
+	char data_src[GC_PROVISION_MAX_DATA][1024];   /* on the controller */
+	char data_name[GC_PROVISION_MAX_DATA][32];    /* "<first 16 digits of its sha256>.csv" */
 };
 
-/* Hash the build in bin_dir (sha256sum of each file, then of the manifest). GC_E_NOTFOUND
- * naming the file when one is missing. */
-gc_rc gc_build_init(struct gc_build *b, const char *bin_dir, gc_err *e);
+/* Hash the build in bin_dir (sha256sum of each file, then of the manifest), with the
+ * n_data parameter lists in data (may be NULL): each must be a regular file of at most
+ * 16 MiB that reads as a parameter list (worker/arch.h csv: format); else it is
+ * refused without quoting it. GC_E_NOTFOUND naming the file when one is missing. */
+gc_rc gc_build_init(struct gc_build *b, const char *bin_dir, const char *const *data,
+		    size_t n_data, gc_err *e);
 
 struct gc_provision_opts {
 	int install_deps;        /* apt-get install a missing library's package (root login) */
@@ -68,16 +77,20 @@ void gc_provision_lib_package(const char *lib, char *pkg, size_t n);
 gc_rc gc_provision_compare_envs(const gc_node *nodes, const struct gc_envinfo *envs, size_t n,
 				FILE *out, gc_err *e);
 
-/* Everything above for a sweep's nodes: the build in bin_dir onto every node, then
+/* Everything above for a sweep's nodes: build b onto every node (all at once), then
  * their environments compared. Per-node lines and the total time go to the log. */
-gc_rc gc_provision_nodes(gc_node *nodes, size_t n, const char *bin_dir,
+gc_rc gc_provision_nodes(gc_node *nodes, size_t n, const struct gc_build *b,
 			 const struct gc_provision_opts *o, gc_err *e);
 
-/* The first step of `gcbench run`: gc_provision_nodes with this program's directory,
- * then gc_node_check of every node (may the login shape?), so that a sweep stops
- * before touching anything; nothing when o->no_provision or o->bin_dir (binaries
+/* The first step of `gcbench run`: gc_provision_nodes with this program's directory
+ * and the points' csv: models (read on the controller, relative to the spec's folder
+ * unless absolute; each point's workload then names the node's copy), then
+ * gc_node_check of every node (may the login shape?), so that a sweep stops before
+ * touching anything; nothing when o->no_provision or o->bin_dir (binaries and files
  * managed by hand). */
 struct gc_run_opts;
-gc_rc gc_provision_for_run(const struct gc_run_opts *o, gc_node *nodes, size_t n, gc_err *e);
+struct gc_exec_point;
+gc_rc gc_provision_for_run(const struct gc_run_opts *o, struct gc_exec_point *pts, size_t npts,
+			   gc_node *nodes, size_t n, gc_err *e);
 
 #endif

@@ -174,7 +174,7 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 		gc_warn("%d runs left 'running' by a stopped sweep are now marked interrupted", n);
 	if (rc)
 		return rc;
-	rc = gc_provision_for_run(c->o, c->nodes, c->n_nodes, e);   /* orchestrator/provision.h */
+	rc = gc_provision_for_run(c->o, s->pts, s->sw.n, c->nodes, c->n_nodes, e);   /* provision.h */
 	if (rc)
 		return rc;
 	restore_nodes(c);

@@ -9,7 +9,7 @@
 # measure and restore; and the cap_net_admin file capability counts without sudo.
 . "$(dirname "$0")/../lib.sh"
 cases="node_isolated provision_copies provision_skips missing_library nonroot_refused
-nonroot_sudo_sweep nonroot_filecap shared_fs"
+nonroot_sudo_sweep nonroot_filecap csv_model shared_fs"
 need_root $cases || exit 0
 need_cmd mpirun $cases || exit 0
 need_cmd sqlite3 $cases || exit 0
@@ -141,6 +141,23 @@ elif [ $rc -ne 0 ] && grep -qF "cannot shape 'eth0': operation not permitted" <<
 else
 	fail nonroot_filecap "without sudo or capability: rc $rc: $(tail -n 3 <<<"$out" | tr '\n' ' ') ($d)"
 fi
+
+# a spec's csv: model is read here (relative to the spec's folder) and provisioned: the
+# nodes never see the spec's folder; a file that is not a parameter list is refused
+# without quoting it
+mkdir -p "$GCBENCH_HOME/specs"
+printf 'index,name,shape,numel\n0,l1.weight,512x256,131072\n1,l1.bias,512,512\n' >"$GCBENCH_HOME/specs/m.csv"
+printf 'root:*:20228:0:99999:7:::\n' >"$GCBENCH_HOME/specs/shadow.csv"
+sed -e 's/^models: .*/models: [csv:m.csv]/' -e 's/^name: .*/name: hosts-csv/' "$GCBENCH_HOME/spec.yaml" >"$GCBENCH_HOME/specs/csv.yaml"
+sed -e 's/^models: .*/models: [csv:shadow.csv]/' "$GCBENCH_HOME/specs/csv.yaml" >"$GCBENCH_HOME/specs/bad.yaml"
+cdb=$GCBENCH_HOME/csv.db
+out=$("$G" run "$GCBENCH_HOME/specs/csv.yaml" --inventory "$inv" --db "$cdb" --calibrate 0 2>&1); rc=$?
+okm=$(sqlite3 "$cdb" "SELECT model FROM runs WHERE status = 'ok'" 2>/dev/null)
+out2=$("$G" run "$GCBENCH_HOME/specs/bad.yaml" --inventory "$inv" --db "$cdb" --calibrate 0 2>&1); rc2=$?
+if [ $rc -eq 0 ] && [ "$okm" = csv:m.csv ] && [ $rc2 -ne 0 ] &&
+   grep -q "shadow.csv' is not a parameter list" <<<"$out2" && ! grep -q "root:" <<<"$out2"
+then pass csv_model
+else fail csv_model "rc $rc, ok model '$okm': $(tail -n 2 <<<"$out" | tr '\n' ' ') / bad: rc $rc2 $(tail -n 1 <<<"$out2")"; fi
 
 # --shared-fs: the nodes see this machine's files (one NFS tree), and still their own hostname
 if out=$("$G" cluster up 1 --name "${name}s" --shared-fs 2>&1) &&

@@ -27,7 +27,7 @@ static int put(const char *name, const char *text)
 static void test_build_hash(void)
 {
 	static const char *const names[] = GC_PROVISION_FILES;
-	struct gc_build a, b;
+	static struct gc_build a, b;
 	gc_err e;
 
 	snprintf(dir, sizeof(dir), "/tmp/gcbench-prov.XXXXXX");
@@ -35,11 +35,11 @@ static void test_build_hash(void)
 	for (int i = 0; i < GC_PROVISION_NFILES - 1; i++)
 		CHECK(put(names[i], names[i]) == 0);
 	/* a missing file is named */
-	CHECK(gc_build_init(&a, dir, &e) == GC_E_NOTFOUND);
+	CHECK(gc_build_init(&a, dir, NULL, 0, &e) == GC_E_NOTFOUND);
 	CHECK_CONTAINS(e.msg, "gcbench-probe' is missing");
 	CHECK(put("gcbench-probe", "v1") == 0);
-	CHECKF(gc_build_init(&a, dir, &e) == GC_OK, "%s", e.msg);
-	CHECKF(gc_build_init(&b, dir, &e) == GC_OK, "%s", e.msg);
+	CHECKF(gc_build_init(&a, dir, NULL, 0, &e) == GC_OK, "%s", e.msg);
+	CHECKF(gc_build_init(&b, dir, NULL, 0, &e) == GC_OK, "%s", e.msg);
 	CHECK_EQ_INT(strlen(a.hash), 64);
 	CHECK_EQ_INT(strlen(a.short_hash), 16);
 	CHECK(!strncmp(a.hash, a.short_hash, 16));
@@ -48,8 +48,31 @@ static void test_build_hash(void)
 	CHECK_EQ_INT(a.bytes, strlen("gcbench") + strlen("gcbench-worker") + strlen("gcbench-netem") + 2);
 	/* one byte of one file changes the hash */
 	CHECK(put("gcbench-probe", "v2") == 0);
-	CHECK(gc_build_init(&b, dir, &e) == GC_OK);
+	CHECK(gc_build_init(&b, dir, NULL, 0, &e) == GC_OK);
 	CHECK(strcmp(a.hash, b.hash));
+	/* a csv: model is data of the build: checked, named by its digest, in the hash */
+	{
+		char good[200], bad[200];
+		const char *data[1] = { good };
+		CHECK(put("m.csv", "index,name,shape,numel\n0,a.weight,4x3,12\n1,a.bias,4,4\n") == 0);
+		CHECK(put("shadow", "root:*:20228:0:99999:7:::SECRET\n") == 0);
+		snprintf(good, sizeof(good), "%s/m.csv", dir);
+		snprintf(bad, sizeof(bad), "%s/shadow", dir);
+		CHECKF(gc_build_init(&b, dir, data, 1, &e) == GC_OK, "%s", e.msg);
+		CHECK_EQ_INT(b.n_data, 1);
+		CHECK_EQ_INT(strlen(b.data_name[0]), 20);
+		CHECK_CONTAINS(b.manifest, "  models/");
+		CHECK(strcmp(a.hash, b.hash));
+		data[0] = bad;
+		CHECK(gc_build_init(&b, dir, data, 1, &e) == GC_E_FORMAT);
+		CHECK_CONTAINS(e.msg, "is not a parameter list");
+		CHECK(!strstr(e.msg, "root:") && !strstr(e.msg, "SECRET"));
+		snprintf(bad, sizeof(bad), "%s/none.csv", dir);
+		CHECK(gc_build_init(&b, dir, data, 1, &e) == GC_E_NOTFOUND);
+		unlink(good);
+		snprintf(bad, sizeof(bad), "%s/shadow", dir);
+		unlink(bad);
+	}
 	for (int i = 0; i < GC_PROVISION_NFILES; i++) {
 		char p[200];
 		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
