@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
 #include <errno.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -20,26 +21,61 @@
 
 static const char *const files[GC_PROVISION_NFILES] = GC_PROVISION_FILES;
 
-/* Run each binary's --help in "$d"; a failure prints broken=NAME and err= lines. */
+/* Run each binary's --help in "$d"; a failure prints broken=NAME and err= lines. The
+ * binaries run through their ELF interpreter "$2" when it is there (the loader of this
+ * build: ld-linux-x86-64.so.2), so that no process of the check is named gcbench-worker
+ * (a monitor, or a test, looking for a sweep's workers by name must not see them);
+ * a missing library is reported the same way. */
 #define CHECK_SH \
 	"for p in gcbench gcbench-worker gcbench-netem gcbench-probe; do " \
-	"o=$(\"$d/$p\" --help 2>&1 >/dev/null) || { echo \"broken=$p\"; " \
+	"if [ -n \"$2\" ] && [ -x \"$2\" ]; then o=$(\"$2\" \"$d/$p\" --help 2>&1 >/dev/null); " \
+	"else o=$(\"$d/$p\" --help 2>&1 >/dev/null); fi || { echo \"broken=$p\"; " \
 	"printf '%s\\n' \"$o\" | tr -cd '[:print:]\\n' | head -c 600 | sed 's/^/err=/'; }; done; " \
 	"echo uid=$(id -u)"
 
-/* $1 = short hash: is a verified copy there? */
+/* $1 = short hash, $2 = ELF interpreter: is a verified copy there? */
 static const char probe_sh[] =
 	"d=\"$HOME/.cache/gcbench/$1\"; echo \"dir=$d\"; "
 	"if [ -f \"$d/.complete\" ] && (cd \"$d\" && sha256sum -c --quiet --status SHA256SUMS) "
 	">/dev/null 2>&1; then echo state=have; " CHECK_SH "; else echo state=need; fi";
 
-/* $1 = short hash; stdin: a tar of SHA256SUMS and the files */
+/* $1 = short hash, $2 = ELF interpreter; stdin: a tar of SHA256SUMS and the files */
 static const char receive_sh[] =
 	"d=\"$HOME/.cache/gcbench/$1\"; t=\"$d.part.$$\"; echo \"dir=$d\"; "
 	"rm -rf \"$t\" && mkdir -p \"$t\" && tar --no-same-owner -xf - -C \"$t\" || exit 4; "
 	"(cd \"$t\" && sha256sum -c --quiet SHA256SUMS) >&2 || { rm -rf \"$t\"; echo verify=failed; exit 5; }; "
 	"rm -rf \"$d\" && mv \"$t\" \"$d\" && : >\"$d/.complete\" || exit 6; echo state=copied; "
 	CHECK_SH;
+
+/* The ELF interpreter (PT_INTERP) of a 64-bit binary into out ("" if none or not a
+ * safe path). */
+static void elf_interp(const char *path, char *out, size_t n)
+{
+	FILE *f = fopen(path, "rb");
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+
+	out[0] = 0;
+	if (!f)
+		return;
+	if (fread(&eh, sizeof(eh), 1, f) == 1 && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(ph)) {
+		for (int i = 0; i < eh.e_phnum && i < 64; i++) {
+			if (fseek(f, (long)(eh.e_phoff + (Elf64_Off)i * sizeof(ph)), SEEK_SET) ||
+			    fread(&ph, sizeof(ph), 1, f) != 1)
+				break;
+			if (ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz >= n)
+				continue;
+			if (fseek(f, (long)ph.p_offset, SEEK_SET) == 0 &&
+			    fread(out, 1, ph.p_filesz, f) == ph.p_filesz)
+				out[ph.p_filesz - 1] = 0;
+			break;
+		}
+	}
+	fclose(f);
+	if (!gc_is_safe_token(out) || out[0] != '/')
+		out[0] = 0;
+}
 
 /* sha256sum of one file into hex[65] */
 static gc_rc file_sha256(const char *path, char *hex, gc_err *e)
@@ -112,6 +148,7 @@ gc_rc gc_build_init(struct gc_build *b, const char *bin_dir, const char *const *
 		b->bytes += (unsigned long long)st.st_size;
 		argv[2 + i] = paths[i];
 	}
+	elf_interp(paths[1], b->interp, sizeof(b->interp));
 	rc = gc_proc_run(argv, NULL, NULL, 60, 0, &r, e);
 	if (!rc && r.status)
 		rc = gc_fail(e, GC_E_CHILD, "sha256sum of the build failed: %s", r.err_tail);
@@ -258,7 +295,7 @@ static gc_rc copy_build(gc_node *n, const struct gc_build *b, gc_proc_result *re
 		"s=$1 b=$2; shift 2; tar -cf - -C \"$s\" SHA256SUMS models -C \"$b\" "
 		"gcbench gcbench-worker gcbench-netem gcbench-probe | \"$@\"";
 	char stage[1100], sums[1200], tmp[1300], hash[32];
-	char *remote[] = { "sh", "-c", (char *)receive_sh, "sh", hash, NULL };
+	char *remote[] = { "sh", "-c", (char *)receive_sh, "sh", hash, (char *)b->interp, NULL };
 	char **ssh = NULL, *argv[64] = { "sh", "-c", (char *)pipe_sh, "sh", stage, (char *)b->bin_dir };
 	gc_ssh_target t;
 	FILE *f;
@@ -317,7 +354,7 @@ gc_rc gc_provision_node(gc_node *n, const struct gc_build *b, const struct gc_pr
 			struct gc_provision_result *r, gc_err *e)
 {
 	char hash[32], state[16], dir[1024], pkg[64], uid[16];
-	char *probe[] = { "sh", "-c", (char *)probe_sh, "sh", hash, NULL };
+	char *probe[] = { "sh", "-c", (char *)probe_sh, "sh", hash, (char *)b->interp, NULL };
 	uint64_t t0 = gc_now_ns();
 	gc_proc_result res;
 	gc_rc rc;

@@ -37,6 +37,7 @@ struct gc_build {
 	char short_hash[17];     /* its first 16 digits: the directory name on the nodes */
 	char manifest[4096];     /* "HEX  gcbench\n..." as sha256sum prints it */
 	unsigned long long bytes;
+	char interp[256];        /* the binaries' ELF interpreter ("" if unknown) */
 	/* data the workers read (a spec's csv: models), as models/<digest16>.csv */
 	size_t n_data;
 	char data_src[GC_PROVISION_MAX_DATA][1024];   /* on the controller */
