@@ -31,7 +31,7 @@ static const char provision_usage[] =
 int cmd_provision(int argc, char **argv)
 {
 	struct gc_run_opts o = { 0 };
-	struct gc_provision_opts po = { 0 };
+	struct gc_provision_opts po = { .check_shape = 1 };   /* may the login shape there? */
 	struct gc_sweep_ctx c = { .o = &o };
 	char lockpath[1200], self[PATH_MAX];
 	static struct gc_build b;
@@ -56,8 +56,7 @@ int cmd_provision(int argc, char **argv)
 	gc_self_dir(self, sizeof(self));
 	rc = rc ? rc : gc_build_init(&b, self, NULL, 0, &e);
 	rc = rc ? rc : gc_provision_nodes(c.nodes, c.n_nodes, &b, &po, &e);
-	for (size_t i = 0; !rc && i < c.n_nodes; i++)
-		rc = gc_node_check(&c.nodes[i], &e);   /* may the login shape there? */
+
 	for (size_t i = 0; !rc && i < c.n_nodes; i++)
 		printf("%s %s\n", c.nodes[i].name, c.nodes[i].bin_dir);
 	if (rc)

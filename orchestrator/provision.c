@@ -467,6 +467,7 @@ struct node_report {
 	gc_rc rc;
 	struct gc_provision_result r;
 	char bin_dir[1024];
+	char tcp_cc[32];
 	struct gc_envinfo env;
 	gc_err e;
 };
@@ -480,7 +481,10 @@ static void node_child(gc_node *nd, const struct gc_build *b, const struct gc_pr
 	memset(&rep, 0, sizeof(rep));
 	rep.rc = gc_provision_node(nd, b, o, &rep.r, &rep.e);
 	rep.rc = rep.rc ? rep.rc : gc_node_env(nd, NULL, &rep.env, &rep.e);
+	if (!rep.rc && o->check_shape)
+		rep.rc = gc_node_check(nd, &rep.e);
 	gc_strlcpy(rep.bin_dir, nd->bin_dir, sizeof(rep.bin_dir));
+	gc_strlcpy(rep.tcp_cc, nd->tcp_cc, sizeof(rep.tcp_cc));
 	_exit(write(fd, &rep, sizeof(rep)) == (ssize_t)sizeof(rep) ? 0 : 1);
 }
 
@@ -548,6 +552,7 @@ static gc_rc provision_parallel(gc_node *nodes, size_t n, const struct gc_build 
 			continue;
 		}
 		gc_strlcpy(nodes[i].bin_dir, rep.bin_dir, sizeof(nodes[i].bin_dir));
+		gc_strlcpy(nodes[i].tcp_cc, rep.tcp_cc, sizeof(nodes[i].tcp_cc));
 		envs[i] = rep.env;
 		*copied += (size_t)rep.r.copied;
 		if (!o->quiet)
@@ -623,7 +628,7 @@ static gc_rc csv_rewrite(const struct gc_run_opts *o, struct gc_exec_point *pts,
 gc_rc gc_provision_for_run(const struct gc_run_opts *o, struct gc_exec_point *pts, size_t npts,
 			   gc_node *nodes, size_t n, gc_err *e)
 {
-	struct gc_provision_opts po = { .install_deps = o->install_deps };
+	struct gc_provision_opts po = { .install_deps = o->install_deps, .check_shape = 1 };
 	char (*paths)[1024] = calloc(GC_PROVISION_MAX_DATA, sizeof(*paths));
 	const char *data[GC_PROVISION_MAX_DATA];
 	struct gc_build *b = calloc(1, sizeof(*b));
@@ -656,8 +661,5 @@ gc_rc gc_provision_for_run(const struct gc_run_opts *o, struct gc_exec_point *pt
 	rc = rc ? rc : csv_rewrite(o, pts, npts, b, &nodes[0], e);
 	free(paths);
 	free(b);
-	/* the right to shape, before anything runs on the nodes */
-	for (size_t i = 0; !rc && i < n; i++)
-		rc = gc_node_check(&nodes[i], e);
-	return rc;
+	return rc;   /* the right to shape was checked with the provisioning (check_shape) */
 }

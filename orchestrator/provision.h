@@ -54,6 +54,7 @@ gc_rc gc_build_init(struct gc_build *b, const char *bin_dir, const char *const *
 struct gc_provision_opts {
 	int install_deps;        /* apt-get install a missing library's package (root login) */
 	int quiet;               /* no per-node info lines */
+	int check_shape;         /* also gc_node_check each node (may the login shape?) */
 };
 
 /* What provisioning did on one node. */
@@ -78,8 +79,10 @@ void gc_provision_lib_package(const char *lib, char *pkg, size_t n);
 gc_rc gc_provision_compare_envs(const gc_node *nodes, const struct gc_envinfo *envs, size_t n,
 				FILE *out, gc_err *e);
 
-/* Everything above for a sweep's nodes: build b onto every node (all at once), then
- * their environments compared. Per-node lines and the total time go to the log. */
+/* Everything above for a sweep's nodes: build b onto every node (all at once: one
+ * process per node, each over its own ssh connection, which also reads the node's
+ * environment and, with o->check_shape, runs gc_node_check there), then their
+ * environments compared. Per-node lines and the total time go to the log. */
 gc_rc gc_provision_nodes(gc_node *nodes, size_t n, const struct gc_build *b,
 			 const struct gc_provision_opts *o, gc_err *e);
 
