@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -30,7 +32,10 @@
 
 struct cl {
 	const char *name;
+	const char *user;   /* an extra unprivileged login on every node, or NULL */
+	int shared_fs;      /* the nodes see this machine's file system */
 	int k, n;
+	int k_known;     /* k was read from cluster.conf (else: the name's hash, unclaimed) */
 	char dir[128];
 };
 
@@ -91,6 +96,14 @@ static void path_of(const struct cl *c, const char *file, char *buf, size_t n)
 	snprintf(buf, n, "%s/%s", c->dir, file);
 }
 
+/* $GCBENCH_HOME/nodes/NAME (beside clusters/NAME, which the nodes see) */
+static void nodes_dir(const struct cl *c, char *buf, size_t n)
+{
+	size_t len = strlen(c->dir) - strlen(c->name) - strlen("clusters/");
+
+	snprintf(buf, n, "%.*snodes/%s", (int)len, c->dir, c->name);
+}
+
 static int link_exists(const char *dev)
 {
 	char p[128];
@@ -115,6 +128,24 @@ static gc_rc cl_init(struct cl *c, const char *name, gc_err *e)
 	c->name = name;
 	c->k = gc_cluster_subnet(name);
 	return gc_cluster_dir(name, c->dir, sizeof(c->dir), e);
+}
+
+/* The subnet this cluster claimed in its cluster.conf, if any (sets c->k_known). */
+static void read_conf_subnet(struct cl *c)
+{
+	char path[PATH_MAX], line[128];
+	FILE *f;
+	int k;
+
+	snprintf(path, sizeof(path), "%s/cluster.conf", c->dir);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "subnet=", 7) && (k = atoi(line + 7)) >= 1 && k <= 250) {
+			c->k = k;
+			c->k_known = 1;
+		}
+	if (f)
+		fclose(f);
 }
 
 static gc_rc write_file(const char *path, const char *text, gc_err *e)
@@ -212,12 +243,13 @@ gc_rc gc_cluster_status(const char *name, struct gc_cluster_status *st, gc_err *
 	memset(st, 0, sizeof(*st));
 	if ((rc = cl_init(&c, name, e)))
 		return rc;
+	read_conf_subnet(&c);
 	gc_strlcpy(st->name, name, sizeof(st->name));
 	gc_strlcpy(st->dir, c.dir, sizeof(st->dir));
 	st->subnet = c.k;
 	st->nodes = read_conf_nodes(&c, NULL, 0);
 	bridge_name(&c, br, sizeof(br));
-	st->bridge_exists = link_exists(br);
+	st->bridge_exists = c.k_known && link_exists(br);
 	st->healthy = st->nodes > 0 && st->bridge_exists;
 	/* look past the configured size too: a half-built cluster may have more */
 	for (i = 1, n = st->nodes; i <= GC_CLUSTER_MAX_NODES; i++) {
@@ -245,7 +277,7 @@ static void down_node(const struct cl *c, int i)
 		gc_netns_kill_all(ns);
 		gc_run(del_ns, T_CMD, NULL);
 	}
-	if (link_exists(v))
+	if (c->k_known && link_exists(v))
 		gc_run(del_v, T_CMD, NULL);
 }
 
@@ -270,6 +302,27 @@ static gc_rc remove_dir(const struct cl *c, gc_err *e)
 	return GC_OK;
 }
 
+static int remove_tree_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	return (flag == FTW_DP ? rmdir(path) : unlink(path)) && errno != ENOENT ? -1 : 0;
+}
+
+/* Remove the nodes' trees (never crossing into another file system). */
+static gc_rc remove_node_trees(const struct cl *c, gc_err *e)
+{
+	char p[PATH_MAX];
+
+	nodes_dir(c, p, sizeof(p));
+	if (access(p, F_OK))
+		return GC_OK;
+	if (nftw(p, remove_tree_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT))
+		return gc_fail(e, GC_E_IO, "cannot remove the nodes' files in '%s': %s", p,
+			       strerror(errno));
+	return GC_OK;
+}
+
 /* After down: what is still there, as an error. */
 static gc_rc check_gone(const struct cl *c, gc_err *e)
 {
@@ -282,7 +335,7 @@ static gc_rc check_gone(const struct cl *c, gc_err *e)
 			return gc_fail(e, GC_E_STATE, "namespace '%s' is still there after down", ns);
 	}
 	bridge_name(c, br, sizeof(br));
-	if (link_exists(br))
+	if (c->k_known && link_exists(br))
 		return gc_fail(e, GC_E_STATE, "bridge '%s' is still there after down", br);
 	snprintf(needle, sizeof(needle), "%s/", c->dir);
 	if (access(c->dir, F_OK) == 0)
@@ -300,15 +353,16 @@ gc_rc gc_cluster_down(const char *name, gc_err *e)
 
 	if ((rc = cl_init(&c, name, e)) || (rc = need_root(e)))
 		return rc;
+	read_conf_subnet(&c);   /* without it, no bridge or host veth is this cluster's */
 	/* sshd (-f DIR/n1.sshd_config) and ssh ControlMaster processes (DIR/cm-...) */
 	snprintf(needle, sizeof(needle), "%s/", c.dir);
 	gc_kill_matching(needle);
 	for (i = 1; i <= GC_CLUSTER_MAX_NODES; i++)
 		down_node(&c, i);
 	bridge_name(&c, br, sizeof(br));
-	if (link_exists(br))
+	if (c.k_known && link_exists(br))
 		gc_run(del_br, T_CMD, NULL);
-	if ((rc = remove_dir(&c, e)))
+	if ((rc = remove_dir(&c, e)) || (rc = remove_node_trees(&c, e)))
 		return rc;
 	return check_gone(&c, e);
 }
@@ -372,6 +426,223 @@ static gc_rc make_node_net(const struct cl *c, int i, gc_err *e)
 	return set_reno(ns, e);
 }
 
+/* ---- each node's own mount view ------------------------------------------------------
+ * The tree of node i on the host is $GCBENCH_HOME/nodes/NAME/n<i>: tmp, root, home,
+ * varlib, run, sudoers.d, etc/hosts (every node by name) and, with a login user,
+ * etc/{passwd,group,shadow}. Its sshd runs in a mount namespace of its own where these
+ * are bound over /tmp, /root, /home, /var/lib/gcbench, /run/gcbench, /etc/sudoers.d
+ * and the etc files; the
+ * cluster directory is bound back read-only at its own path (sshd's keys and config,
+ * the ssh_config OpenMPI's daemons use); the top directory holding the controller's
+ * source tree (/work for /work/x/build/bin/gcbench) is covered by an empty tmpfs. */
+
+static void node_tree(const struct cl *c, int i, const char *sub, char *buf, size_t n)
+{
+	char d[256];   /* c->dir is under 128 bytes */
+
+	nodes_dir(c, d, sizeof(d));
+	snprintf(buf, n, "%s/n%d%s%s", d, i, *sub ? "/" : "", sub);
+}
+
+/* the source tree this program was built in: the nearest ancestor of its directory
+ * with a Makefile and an orchestrator/ folder; "" when installed elsewhere */
+static void source_tree(char *out, size_t n)
+{
+	char p[PATH_MAX], probe[PATH_MAX + 32];
+	ssize_t len = readlink("/proc/self/exe", p, sizeof(p) - 1);
+	char *slash;
+
+	out[0] = 0;
+	if (len <= 0)
+		return;
+	p[len] = 0;
+	while ((slash = strrchr(p, '/')) && slash != p) {
+		*slash = 0;
+		snprintf(probe, sizeof(probe), "%s/orchestrator/commands.def", p);
+		if (access(probe, F_OK) == 0) {
+			gc_strlcpy(out, p, n);
+			return;
+		}
+	}
+}
+
+/* What to cover so that a node cannot see the source tree: its top directory, unless
+ * that is one the node needs (then the tree itself). */
+static void mask_path(char *out, size_t n)
+{
+	static const char *const sys[] = { "usr", "etc", "bin", "sbin", "lib", "lib32", "lib64",
+					   "libx32", "proc", "sys", "dev", "run", "var", "boot",
+					   "opt", "tmp", "root", "home", "srv", "mnt", "media" };
+	char tree[PATH_MAX];
+	size_t top;
+
+	out[0] = 0;
+	source_tree(tree, sizeof(tree));
+	if (!tree[0])
+		return;
+	top = strcspn(tree + 1, "/");
+	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
+		if (strlen(sys[i]) == top && !strncmp(tree + 1, sys[i], top)) {
+			if (strcmp(sys[i], "tmp") && strcmp(sys[i], "root") && strcmp(sys[i], "home"))
+				gc_strlcpy(out, tree, n);   /* /tmp, /root, /home are private anyway */
+			return;
+		}
+	snprintf(out, n, "/%.*s", (int)top, tree + 1);
+}
+
+/* copy a file adding a line, with the mode of the original */
+static gc_rc copy_plus(const char *from, const char *to, const char *line, gc_err *e)
+{
+	FILE *in = fopen(from, "r"), *out;
+	char buf[4096];
+	size_t r;
+	struct stat st;
+
+	if (!in)
+		return gc_fail(e, GC_E_IO, "cannot read '%s': %s", from, strerror(errno));
+	out = fopen(to, "w");
+	while (out && (r = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, r, out) != r)
+			break;
+	fclose(in);
+	if (!out || fputs(line, out) < 0 || fclose(out))
+		return gc_fail(e, GC_E_IO, "cannot write '%s'", to);
+	if (!stat(from, &st)) {
+		chmod(to, st.st_mode & 07777);
+		if (chown(to, st.st_uid, st.st_gid)) {
+		}
+	}
+	return GC_OK;
+}
+
+/* passwd, group and shadow of the node with the login user added; its home */
+static gc_rc make_user(const struct cl *c, int i, gc_err *e)
+{
+	char etc[PATH_MAX], to[PATH_MAX + 16], line[256], home[PATH_MAX];
+	gc_rc rc;
+
+	node_tree(c, i, "etc", etc, sizeof(etc));
+	if ((rc = gc_mkdir_p(etc, 0755, e)))
+		return rc;
+	snprintf(line, sizeof(line), "%s:x:%d:%d:gcbench test login:/home/%s:/bin/sh\n", c->user,
+		 GC_CLUSTER_USER_UID, GC_CLUSTER_USER_UID, c->user);
+	snprintf(to, sizeof(to), "%s/passwd", etc);
+	if ((rc = copy_plus("/etc/passwd", to, line, e)))
+		return rc;
+	snprintf(line, sizeof(line), "%s:x:%d:\n", c->user, GC_CLUSTER_USER_UID);
+	snprintf(to, sizeof(to), "%s/group", etc);
+	if ((rc = copy_plus("/etc/group", to, line, e)))
+		return rc;
+	snprintf(line, sizeof(line), "%s:*:20000:0:99999:7:::\n", c->user);
+	snprintf(to, sizeof(to), "%s/shadow", etc);
+	if ((rc = copy_plus("/etc/shadow", to, line, e)))
+		return rc;
+	snprintf(line, sizeof(line), "home/%s", c->user);
+	node_tree(c, i, line, home, sizeof(home));
+	if ((rc = gc_mkdir_p(home, 0755, e)))
+		return rc;
+	if (chown(home, GC_CLUSTER_USER_UID, GC_CLUSTER_USER_UID))
+		return gc_fail(e, GC_E_IO, "cannot chown '%s': %s", home, strerror(errno));
+	/* sshd reads a user's keys as that user: the cluster key in its own home */
+	snprintf(to, sizeof(to), "%s/.ssh", home);
+	if ((rc = gc_mkdir_p(to, 0700, e)))
+		return rc;
+	if (chown(to, GC_CLUSTER_USER_UID, GC_CLUSTER_USER_UID))
+		return gc_fail(e, GC_E_IO, "cannot chown '%s': %s", to, strerror(errno));
+	path_of(c, "authorized_keys", etc, sizeof(etc));
+	strcat(to, "/authorized_keys");
+	if ((rc = copy_plus(etc, to, "", e)))
+		return rc;
+	if (chown(to, GC_CLUSTER_USER_UID, GC_CLUSTER_USER_UID))
+		return gc_fail(e, GC_E_IO, "cannot chown '%s': %s", to, strerror(errno));
+	return GC_OK;
+}
+
+static gc_rc make_node_tree(const struct cl *c, int i, gc_err *e)
+{
+	static const struct { const char *sub; mode_t mode; } dirs[] = {
+		{ "tmp", 01777 }, { "root", 0700 }, { "home", 0755 }, { "varlib", 0755 },
+		{ "run", 0755 }, { "run/ssh", 0700 }, { "sudoers.d", 0750 }, { "etc", 0755 },
+	};
+	char p[PATH_MAX], names[64 * 40] = "\n# the nodes of this gcbench cluster\n", addr[32];
+	size_t o = strlen(names);
+	gc_rc rc;
+
+	for (size_t k = 0; k < sizeof(dirs) / sizeof(dirs[0]); k++) {
+		node_tree(c, i, dirs[k].sub, p, sizeof(p));
+		if ((rc = gc_mkdir_p(p, dirs[k].mode, e)))
+			return rc;
+		chmod(p, dirs[k].mode);
+	}
+	/* /etc/hosts: the machine's, and every node by name (sudo looks its host up) */
+	for (int j = 1; j <= c->n && o < sizeof(names) - 40; j++) {
+		node_addr(c, j, addr, sizeof(addr));
+		o += (size_t)snprintf(names + o, sizeof(names) - o, "%s n%d\n", addr, j);
+	}
+	node_tree(c, i, "etc/hosts", p, sizeof(p));
+	if ((rc = copy_plus("/etc/hosts", p, names, e)))
+		return rc;
+	return c->user ? make_user(c, i, e) : GC_OK;
+}
+
+/* bind from (a host path, or /proc/self/fd/N) over to; 0 on success */
+static int bind_over(const char *from, const char *to, int ro)
+{
+	if (mount(from, to, NULL, MS_BIND, NULL))
+		return -1;
+	if (ro && mount(NULL, to, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID, NULL))
+		return -1;
+	return 0;
+}
+
+/* In sshd's child, after unshare(CLONE_NEWNS): build the node's view. 0 on success. */
+static int enter_node_view(const struct cl *c, int i)
+{
+	static const struct { const char *sub, *over; } binds[] = {
+		{ "tmp", "/tmp" }, { "root", "/root" }, { "home", "/home" },
+		{ "varlib", "/var/lib/gcbench" }, { "run", "/run/gcbench" },
+		{ "sudoers.d", "/etc/sudoers.d" }, { "etc/passwd", "/etc/passwd" },
+		{ "etc/group", "/etc/group" }, { "etc/shadow", "/etc/shadow" },
+		{ "etc/hosts", "/etc/hosts" },
+	};
+	int fds[sizeof(binds) / sizeof(binds[0])], fd;
+	char src[PATH_MAX], mask[PATH_MAX], fdp[64];
+	size_t k;
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -1;
+	/* every source first: a bind may cover the next one's path ($GCBENCH_HOME under
+	 * /var/lib/gcbench) */
+	fd = open(c->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	mkdir("/var/lib/gcbench", 0755);   /* on the host, once: the mount point */
+	for (k = 0; k < sizeof(binds) / sizeof(binds[0]); k++) {
+		node_tree(c, i, binds[k].sub, src, sizeof(src));
+		fds[k] = access(binds[k].over, F_OK) ? -1 : open(src, O_PATH | O_CLOEXEC);
+	}
+	mask_path(mask, sizeof(mask));
+	if (mask[0] && mount("tmpfs", mask, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=755"))
+		return -1;
+	for (k = 0; k < sizeof(binds) / sizeof(binds[0]); k++) {
+		if (fds[k] < 0)
+			continue;   /* no login user, or no sudo on this machine */
+		snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", fds[k]);
+		if (bind_over(fdp, binds[k].over, 0))
+			return -1;
+		close(fds[k]);
+	}
+	/* the cluster directory again, read-only, where it was */
+	if (gc_mkdir_p(c->dir, 0700, NULL))
+		return -1;
+	snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", fd);
+	if (bind_over(fdp, c->dir, 1))
+		return -1;
+	close(fd);
+	return 0;
+}
+
+
 static gc_rc write_sshd_config(const struct cl *c, int i, char *cfg, size_t n, gc_err *e)
 {
 	char addr[32], text[2048], f[32];
@@ -382,7 +653,8 @@ static gc_rc write_sshd_config(const struct cl *c, int i, char *cfg, size_t n, g
 	snprintf(text, sizeof(text),
 		 "# sshd of node n%d of gcbench cluster '%s' (written by gcbench cluster up)\n"
 		 "ListenAddress %s:22\nHostKey %s/host_key\nPidFile none\n"
-		 "AuthorizedKeysFile %s/authorized_keys\nPermitRootLogin prohibit-password\n"
+		 "AuthorizedKeysFile %s/authorized_keys .ssh/authorized_keys\n"
+		 "PermitRootLogin prohibit-password\n"
 		 "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
 		 "PrintMotd no\nPrintLastLog no\nX11Forwarding no\nMaxStartups 100:30:200\n"
 		 "MaxSessions 64\nAcceptEnv LANG LC_* OMPI_* GCBENCH_*\n"
@@ -393,7 +665,8 @@ static gc_rc write_sshd_config(const struct cl *c, int i, char *cfg, size_t n, g
 	return write_file(cfg, text, e);
 }
 
-/* In the child: enter the node's namespace and a new UTS namespace, become sshd. */
+/* In the child: enter the node's network namespace, new UTS and mount namespaces (its
+ * hostname, its own view of the file system), become sshd. */
 static void sshd_child(const struct cl *c, int i, const char *cfg, const char *log)
 {
 	char ns[32], host[16];
@@ -401,11 +674,6 @@ static void sshd_child(const struct cl *c, int i, const char *cfg, const char *l
 
 	node_netns(c, i, ns, sizeof(ns));
 	snprintf(host, sizeof(host), "n%d", i);
-	if (gc_netns_enter(ns, &saved, NULL) || unshare(CLONE_NEWUTS) ||
-	    sethostname(host, strlen(host)))
-		_exit(126);
-	close(saved);
-	setsid();
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd >= 0) {
 		dup2(fd, 1);
@@ -414,6 +682,17 @@ static void sshd_child(const struct cl *c, int i, const char *cfg, const char *l
 	fd = open("/dev/null", O_RDONLY);
 	if (fd >= 0)
 		dup2(fd, 0);
+	if (gc_netns_enter(ns, &saved, NULL) ||
+	    unshare(CLONE_NEWUTS | (c->shared_fs ? 0 : CLONE_NEWNS)) ||
+	    sethostname(host, strlen(host)))
+		_exit(126);
+	close(saved);
+	if (!c->shared_fs && enter_node_view(c, i)) {
+		fprintf(stderr, "gcbench: cannot make the file system view of node n%d: %s\n", i,
+			strerror(errno));
+		_exit(126);
+	}
+	setsid();
 	execl("/usr/sbin/sshd", "/usr/sbin/sshd", "-D", "-e", "-f", cfg, (char *)NULL);
 	_exit(127);
 }
@@ -600,37 +879,59 @@ static gc_rc mkdirs(const char *dir, gc_err *e)
 	return GC_OK;
 }
 
-/* Another cluster's cluster.conf with the same subnet: a hash collision. */
-static gc_rc check_collision(const struct cl *c, gc_err *e)
+static gc_rc write_conf(const struct cl *c, gc_err *e)
 {
-	char br[32], owner[32] = "";
-	struct cl other;
+	char path[PATH_MAX], conf[128];
 
-	bridge_name(c, br, sizeof(br));
-	if (!link_exists(br) || read_conf_nodes(c, owner, sizeof(owner)))
-		return GC_OK;
-	(void)other;
-	return gc_fail(e, GC_E_BUSY, "bridge '%s' for subnet 10.213.%d.0/24 exists but belongs "
-		       "to no cluster named '%s' (another cluster name hashes to the same subnet, "
-		       "or a run crashed); pick another --name, or remove it: ip link del %s",
-		       br, c->k, c->name, br);
+	snprintf(conf, sizeof(conf), "name=%s\nnodes=%d\nsubnet=%d\nuser=%s\nshared_fs=%d\n",
+		 c->name, c->n, c->k, c->user ? c->user : "", c->shared_fs);
+	path_of(c, "cluster.conf", path, sizeof(path));
+	return write_file(path, conf, e);
+}
+
+/* Claim a free subnet: the name's hash K first, then K+1, ... (mod 250); a subnet is
+ * taken when its bridge gcK-br exists (another cluster, or a crashed one). The claim
+ * is written to cluster.conf before the bridge is made, so down finds it; when two
+ * clusters race for one K, the second's `ip link add` fails and it moves on. */
+static gc_rc make_bridge_free(struct cl *c, gc_err *e)
+{
+	int first = c->k, tries;
+	gc_rc rc = GC_OK;
+
+	for (tries = 0; tries < 250; tries++, c->k = c->k % 250 + 1) {
+		char br[32];
+		bridge_name(c, br, sizeof(br));
+		if (link_exists(br))
+			continue;
+		c->k_known = 1;
+		if ((rc = write_conf(c, e)))
+			return rc;
+		if (!(rc = make_bridge(c, e)))
+			break;
+		if (!link_exists(br))
+			return rc;   /* failed for another reason than a race */
+	}
+	if (tries == 250)
+		return gc_fail(e, GC_E_BUSY, "no free subnet 10.213.K.0/24 (K = 1..250): every "
+			       "bridge gcK-br exists; take a cluster down (gcbench cluster down)");
+	if (c->k != first)
+		gc_info("cluster '%s': subnet 10.213.%d.0/24 (10.213.%d.0/24, its name's hash, "
+			"is taken by another cluster)", c->name, c->k, first);
+	return rc;
 }
 
 static gc_rc build(struct cl *c, gc_err *e)
 {
-	char path[PATH_MAX], conf[128];
 	gc_rc rc;
 	int i;
 
 	if ((rc = mkdirs(c->dir, e)))
 		return rc;
-	snprintf(conf, sizeof(conf), "name=%s\nnodes=%d\nsubnet=%d\n", c->name, c->n, c->k);
-	path_of(c, "cluster.conf", path, sizeof(path));
-	if ((rc = write_file(path, conf, e)) || (rc = make_keys(c, e)) ||
-	    (rc = make_bridge(c, e)))
+	if ((rc = make_keys(c, e)) || (rc = make_bridge_free(c, e)))
 		return rc;
 	for (i = 1; i <= c->n; i++)
-		if ((rc = make_node_net(c, i, e)) || (rc = start_sshd(c, i, e)))
+		if ((rc = make_node_net(c, i, e)) || (rc = make_node_tree(c, i, e)) ||
+		    (rc = start_sshd(c, i, e)))
 			return rc;
 	for (i = 1; i <= c->n; i++)
 		if ((rc = wait_sshd(c, i, e)))
@@ -638,8 +939,43 @@ static gc_rc build(struct cl *c, gc_err *e)
 	return write_client_files(c, e);
 }
 
+/* cluster.conf holds these options (a file of before them: no user, own views) */
+static int conf_opts_are(const struct cl *c, const char *user, int shared_fs)
+{
+	char path[PATH_MAX], line[128], want[80];
+	FILE *f;
+	int same_user = !user || !*user, same_fs = !shared_fs;
+
+	snprintf(want, sizeof(want), "user=%s\n", user ? user : "");
+	path_of(c, "cluster.conf", path, sizeof(path));
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "user=", 5))
+			same_user = !strcmp(line, want);
+		if (!strncmp(line, "shared_fs=", 10))
+			same_fs = atoi(line + 10) == (shared_fs != 0);
+	}
+	if (f)
+		fclose(f);
+	return same_user && same_fs;
+}
+
+static int valid_user(const char *u)
+{
+	size_t n = strlen(u);
+	return n >= 1 && n <= 16 && u[0] >= 'a' && u[0] <= 'z' &&
+	       strspn(u, "abcdefghijklmnopqrstuvwxyz0123456789-") == n && strcmp(u, "root");
+}
+
 gc_rc gc_cluster_up(const char *name, int nodes, int *was_up, gc_err *e)
 {
+	return gc_cluster_up_opts(name, nodes, NULL, was_up, e);
+}
+
+gc_rc gc_cluster_up_opts(const char *name, int nodes, const struct gc_cluster_opts *o,
+			 int *was_up, gc_err *e)
+{
+	const char *user = o ? o->user : NULL;
 	struct gc_cluster_status *st;
 	struct cl c;
 	gc_rc rc;
@@ -652,21 +988,25 @@ gc_rc gc_cluster_up(const char *name, int nodes, int *was_up, gc_err *e)
 	if (nodes < 1 || nodes > GC_CLUSTER_MAX_NODES)
 		return gc_fail(e, GC_E_INVAL, "cannot make %d nodes: give 1 to %d", nodes,
 			       GC_CLUSTER_MAX_NODES);
+	if (user && !valid_user(user))
+		return gc_fail(e, GC_E_INVAL, "invalid login user '%.32s': use 1-16 of [a-z0-9-], "
+			       "starting with a letter, not root", user);
 	c.n = nodes;
+	c.user = user;
+	c.shared_fs = o ? o->shared_fs != 0 : 0;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return gc_fail(e, GC_E_NOMEM, "out of memory");
 	rc = gc_cluster_status(name, st, e);
 	exists = st->nodes > 0 || st->bridge_exists || access(c.dir, F_OK) == 0;
-	if (!rc && st->healthy && st->nodes == nodes) {
+	if (!rc && st->healthy && st->nodes == nodes &&
+	    conf_opts_are(&c, user, c.shared_fs)) {
 		if (was_up)
 			*was_up = 1;
 		free(st);
 		return GC_OK;
 	}
 	free(st);
-	if (!rc)
-		rc = check_collision(&c, e);
 	if (!rc && exists) {
 		gc_info("cluster '%s' is incomplete or of another size: rebuilding it", name);
 		rc = gc_cluster_down(name, e);

@@ -1,14 +1,19 @@
 /* netem/cluster.h: the local emulated cluster (gcbench cluster up|down|status).
  *
  * A cluster NAME ([a-z0-9-]{1,12}) of N nodes (1..64) on this machine:
- *   subnet    10.213.K.0/24, K = gc_cluster_subnet(NAME) in 1..250 (a hash of the
- *             name; two names may collide: up then fails, naming the other cluster)
+ *   subnet    10.213.K.0/24, K in 1..250: gc_cluster_subnet(NAME) (a hash of the
+ *             name) when free, else the next free one (a subnet is taken when its
+ *             bridge exists); up says which it took; cluster.conf records it
  *   bridge    gcK-br on the host, address 10.213.K.1/24 (nothing outside the subnet;
  *             net.ipv4.ip_forward is left untouched)
  *   node i    namespace gcb-NAME-n<i>; veth gcK-v<i> (host, in the bridge) <-> eth0
  *             (inside), address 10.213.K.(10+i); lo up; tcp_congestion_control reno;
  *             its own UTS namespace with hostname n<i>; an sshd listening only on
- *             the node's address, port 22
+ *             the node's address, port 22, in a mount namespace of its own: a private
+ *             /tmp, /root, /home, /var/lib/gcbench, /run/gcbench, /etc/sudoers.d (in
+ *             $GCBENCH_HOME/nodes/NAME/n<i> on this machine), the cluster directory
+ *             read-only, and the top directory of this program's source tree covered
+ *             by an empty tmpfs: it behaves like a separate host
  *   directory $GCBENCH_HOME/clusters/NAME (GCBENCH_HOME default /var/lib/gcbench):
  *             cluster.conf, host_key(.pub), id_ed25519(.pub), authorized_keys,
  *             known_hosts, ssh_config, inventory.yaml, n<i>.sshd_config, n<i>.pid,
@@ -61,6 +66,23 @@ gc_rc gc_cluster_dir(const char *name, char *buf, size_t n, gc_err *e);
  * one (or another size): it is taken down and rebuilt. On failure, what was built is
  * removed. was_up may be NULL. */
 gc_rc gc_cluster_up(const char *name, int nodes, int *was_up, gc_err *e);
+
+/* Options of a cluster beyond its size. */
+struct gc_cluster_opts {
+	/* an unprivileged login on every node (NULL: none): [a-z][a-z0-9-]{0,15}, uid
+	 * GC_CLUSTER_USER_UID, in each node's own passwd, group and shadow, home
+	 * /home/USER, the cluster's key */
+	const char *user;
+	/* 1: the nodes share this machine's file system (no mount view of their own),
+	 * like hosts with one NFS tree; for tools that expect a checkout everywhere */
+	int shared_fs;
+};
+#define GC_CLUSTER_USER_UID 64123
+
+/* gc_cluster_up with options (o may be NULL); a healthy cluster with other options is
+ * rebuilt. */
+gc_rc gc_cluster_up_opts(const char *name, int nodes, const struct gc_cluster_opts *o,
+			 int *was_up, gc_err *e);
 
 /* Remove every namespace, link, bridge, process and file of the cluster; works on a
  * half-built one and succeeds when nothing is left to remove. */

@@ -1,4 +1,5 @@
-/* netem/main.c: gcbench-netem, cap a link's egress (set, show, clear, restore-all). */
+/* netem/main.c: gcbench-netem, cap a link's egress (set, show, clear, restore-all,
+ * check). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@ static const char usage_text[] =
 "       gcbench-netem show  --dev IFACE [--netns NAME] [--json]\n"
 "       gcbench-netem clear --dev IFACE [--netns NAME]\n"
 "       gcbench-netem restore-all [--all]\n"
+"       gcbench-netem check\n"
 "\n"
 "Caps the egress of IFACE (inside network namespace NAME, from 'ip netns list') through\n"
 "libnl, reads the kernel back to check it holds what was asked, and remembers what was\n"
@@ -36,7 +38,11 @@ static const char usage_text[] =
 "--owner PID: restore-all undoes this cap once PID has exited (default: the parent\n"
 "  process, i.e. the shell or program that ran gcbench-netem).\n"
 "restore-all: restores every link whose owner is gone (--all: every link).\n"
-"State files: $GCBENCH_NETEM_STATE_DIR (default /run/gcbench/netem).\n"
+"check: prints 'uid=N cap_net_admin=0|1' for this process (root, sudo, or the\n"
+"  cap_net_admin file capability: setcap cap_net_admin+ep gcbench-netem) and exits 0\n"
+"  when it may shape, 1 when not; it changes nothing.\n"
+"State files: $GCBENCH_NETEM_STATE_DIR (default /run/gcbench/netem; for a user that is\n"
+"  not root, ~/.cache/gcbench/netem-state).\n"
 "\n"
 "example: gcbench-netem set --dev eth0 --netns gcb-gcb-n1 --rate 10gbit\n";
 
@@ -176,6 +182,34 @@ static int run(const char *cmd, const struct opts *o)
 	return rc ? (rc == GC_E_INVAL ? 2 : 1) : 0;
 }
 
+/* CAP_NET_ADMIN (bit 12) in this process's effective set, from /proc/self/status */
+static int have_net_admin(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	unsigned long long cap = 0;
+	char line[256];
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "CapEff:", 7))
+			cap = strtoull(line + 7, NULL, 16);
+	if (f)
+		fclose(f);
+	return (cap >> 12) & 1;
+}
+
+static int check(void)
+{
+	int cap = have_net_admin();
+
+	printf("uid=%d euid=%d cap_net_admin=%d\n", (int)getuid(), (int)geteuid(), cap);
+	if (cap)
+		return 0;
+	gc_error("cannot shape: this process lacks CAP_NET_ADMIN (run it as root, through "
+		 "sudo, or give the binary the file capability: setcap cap_net_admin+ep %s)",
+		 "gcbench-netem");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const cmds[] = { "set", "show", "clear", "restore-all" };
@@ -188,11 +222,17 @@ int main(int argc, char **argv)
 		fputs(usage_text, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
+	if (!strcmp(argv[1], "check")) {
+		if (argc == 2)
+			return check();
+		gc_error("check takes no options, not '%s'", argv[2]);
+		return 2;
+	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i]))
 			break;
 	if (i == sizeof(cmds) / sizeof(cmds[0])) {
-		gc_error("unknown command '%s'; use set, show, clear or restore-all", argv[1]);
+		gc_error("unknown command '%s'; use set, show, clear, restore-all or check", argv[1]);
 		return 2;
 	}
 	if (parse_opts(argc - 1, argv + 1, &o))

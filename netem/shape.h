@@ -73,7 +73,9 @@ gc_rc gc_shape_clear(const char *dev, const char *netns, gc_err *e);
  * returns the first error. */
 gc_rc gc_shape_restore_all(int all, int *n_restored, gc_err *e);
 
-/* The state directory in use (environment GCBENCH_NETEM_STATE_DIR or the default). */
+/* The state directory in use: $GCBENCH_NETEM_STATE_DIR, else /run/gcbench/netem as root,
+ * else ~/.cache/gcbench/netem-state of the real user (a login shaping through the
+ * cap_net_admin file capability cannot write /run/gcbench). */
 const char *gc_shape_state_dir(void);
 
 /* 1 when the name is a valid interface name (1-15 bytes of [A-Za-z0-9._-], not

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,21 @@
 
 const char *gc_shape_state_dir(void)
 {
+	static char own[PATH_MAX];
 	const char *d = getenv("GCBENCH_NETEM_STATE_DIR");
-	return d && *d ? d : "/run/gcbench/netem";
+	struct passwd *pw;
+
+	if (d && *d)
+		return d;
+	if (geteuid() == 0)
+		return "/run/gcbench/netem";
+	/* a login that shapes through the cap_net_admin file capability cannot write
+	 * /run/gcbench: its own directory, from the password database (not $HOME) */
+	pw = getpwuid(getuid());
+	if (!pw || !pw->pw_dir || pw->pw_dir[0] != '/')
+		return "/run/gcbench/netem";
+	snprintf(own, sizeof(own), "%s/.cache/gcbench/netem-state", pw->pw_dir);
+	return own;
 }
 
 /* Namespaces share the file system (the local cluster's nodes all see one /run), so

@@ -9,19 +9,26 @@
 #include "strutil.h"
 
 static const char cluster_usage[] =
-"usage: gcbench cluster up N [--name NAME]\n"
+"usage: gcbench cluster up N [--name NAME] [--user LOGIN] [--shared-fs]\n"
 "       gcbench cluster down [--name NAME]\n"
 "       gcbench cluster status [--name NAME] [--json]\n"
 "\n"
 "Builds a local emulated cluster of N nodes on this machine: one network namespace\n"
 "per node (gcb-NAME-n1...), joined by veth pairs to a bridge, addresses 10.213.K.11,\n"
-".12, ... (K derived from NAME; the bridge has .1), TCP reno, hostnames n1, n2...,\n"
-"and an sshd per node on a per-cluster key. Files, keys and the inventory are in\n"
+".12, ... (K from a hash of NAME, or the next free subnet; the bridge has .1), TCP\n"
+"reno, hostnames n1, n2..., and an sshd per node on a per-cluster key. Each node has\n"
+"its own file system view, like a separate host: a private /tmp, /root, /home,\n"
+"/var/lib/gcbench and /run/gcbench, and no view of this source tree (docs/netem.md);\n"
+"'gcbench run' provisions the binaries there. Files, keys and the inventory are in\n"
 "$GCBENCH_HOME/clusters/NAME (default /var/lib/gcbench/clusters/NAME); your ~/.ssh is\n"
 "not touched. 'up' on a healthy cluster does nothing; on a half-built one it rebuilds.\n"
 "'down' removes everything 'up' made. Needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN).\n"
 "\n"
 "  --name NAME  cluster name, 1-12 of [a-z0-9-] (default: gcb)\n"
+"  --user LOGIN also an unprivileged login LOGIN on every node (the cluster key,\n"
+"               home /home/LOGIN; in the nodes' own /etc/passwd, not this machine's)\n"
+"  --shared-fs  the nodes share this machine's file system (like hosts with one NFS\n"
+"               tree), for tools that expect a checkout on every host\n"
 "  --json       status as one JSON object\n"
 "\n"
 "example: gcbench cluster up 4 && ssh -F /var/lib/gcbench/clusters/gcb/ssh_config n2 hostname\n";
@@ -60,8 +67,8 @@ static void print_status_json(const struct gc_cluster_status *s)
 }
 
 struct cl_args {
-	const char *verb, *name, *count;
-	int json;
+	const char *verb, *name, *count, *user;
+	int json, shared_fs;
 };
 
 static int parse_args(int argc, char **argv, struct cl_args *a)
@@ -75,8 +82,12 @@ static int parse_args(int argc, char **argv, struct cl_args *a)
 			return 1;
 		if (!strcmp(argv[i], "--json"))
 			a->json = 1;
+		else if (!strcmp(argv[i], "--shared-fs"))
+			a->shared_fs = 1;
 		else if (!strcmp(argv[i], "--name") && i + 1 < argc)
 			a->name = argv[++i];
+		else if (!strcmp(argv[i], "--user") && i + 1 < argc)
+			a->user = argv[++i];
 		else if (!a->verb)
 			a->verb = argv[i];
 		else if (!a->count && !strcmp(a->verb, "up"))
@@ -105,7 +116,9 @@ static int do_up(const struct cl_args *a, gc_err *e)
 			 "not '%s'", GC_CLUSTER_MAX_NODES, a->count ? a->count : "");
 		return -1;
 	}
-	rc = gc_cluster_up(a->name, (int)n, &was_up, e);
+	struct gc_cluster_opts o = { a->user, a->shared_fs };
+
+	rc = gc_cluster_up_opts(a->name, (int)n, &o, &was_up, e);
 	if (rc)
 		return rc;
 	printf("cluster '%s' %s: %d nodes; inventory: %s/clusters/%s/inventory.yaml\n", a->name,

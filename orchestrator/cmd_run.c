@@ -20,9 +20,11 @@ static const char run_usage[] =
 "                    4 namespaced nodes brought up as needed; needs root)\n"
 "  --db FILE         results database (default gcbench.db; created if missing)\n"
 "  --tag TEXT        label stored with the environment (e.g. 'driver-550')\n"
-"  --bin-dir DIR     where the gcbench binaries are on the nodes (default: this\n"
-"                    program's directory for the local cluster, else the\n"
-"                    inventory's bin_dir or /usr/local/bin)\n"
+"  --bin-dir DIR     the gcbench binaries are already in DIR on every node: do not\n"
+"                    provision (see 'gcbench provision --help')\n"
+"  --no-provision    do not copy this build to the nodes (hosts managed by hand:\n"
+"                    binaries in /usr/local/bin, or --bin-dir)\n"
+"  --install-deps    provisioning may apt-get a missing library (root login)\n"
 "  --calibrate S     seconds of goodput probe per node pair and point (default 1;\n"
 "                    0 skips calibration)\n"
 "  --calibrate-all   probe every ring pair (n1->n2, n2->n3, ...), not only n1->n2\n"
@@ -72,6 +74,10 @@ int cmd_run(int argc, char **argv)
 				return 2;
 			}
 			o.resume_mode = a[2] == 'r' ? GC_RESUME_FORCE : GC_RESUME_NEW;
+		} else if (!strcmp(a, "--no-provision")) {
+			o.no_provision = 1;
+		} else if (!strcmp(a, "--install-deps")) {
+			o.install_deps = 1;
 		} else if (!strcmp(a, "--calibrate-all")) {
 			o.calibrate_all = 1;
 		} else if (!strcmp(a, "--calibrate")) {

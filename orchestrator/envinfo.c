@@ -175,6 +175,14 @@ static const struct field fields[] = {
 #undef F
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
+const char *gc_envinfo_field(const struct gc_envinfo *in, const char *name)
+{
+	for (size_t i = 0; i < NFIELDS; i++)
+		if (!strcmp(fields[i].name, name))
+			return (const char *)in + fields[i].off;
+	return NULL;
+}
+
 static int json_str(char *buf, size_t n, size_t o, const char *s)
 {
 	int w = 0;

@@ -42,6 +42,9 @@ int64_t gc_version_num(const char *s);
  * `ompi_info --version` or dlopen of libmpi.so, libnl by dlopen). */
 void gc_envinfo_probe(struct gc_envinfo *info, const char *gcbench_version);
 
+/* The text field called name ("kernel", "nccl", ...) of *info; NULL for no such field. */
+const char *gc_envinfo_field(const struct gc_envinfo *info, const char *name);
+
 /* Write *info as a JSON object (one line, no newline) into buf of size n; returns
  * GC_E_INVAL if it does not fit. Version integers are included as "<field>_num". */
 gc_rc gc_envinfo_json(const struct gc_envinfo *info, char *buf, size_t n);

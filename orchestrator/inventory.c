@@ -6,9 +6,9 @@
 
 #include "strutil.h"
 
-static const char *const top_keys[] = { "local", "name", "ssh_config", "hosts" };
+static const char *const top_keys[] = { "local", "name", "ssh_config", "sudo", "hosts" };
 static const char *const host_keys[] = { "name", "address", "user", "port", "identity",
-					 "iface", "netns", "gpus" };
+					 "iface", "netns", "gpus", "sudo" };
 
 struct inv_ctx {
 	yaml_document_t *doc;
@@ -78,6 +78,28 @@ static int number(struct inv_ctx *c, const yaml_node_t *map, const char *key, in
 	return (int)x;
 }
 
+/* a boolean (true/false, yes/no) of key, dflt if absent */
+static int boolean(struct inv_ctx *c, const yaml_node_t *map, const char *key, int dflt,
+		   const char *where)
+{
+	yaml_node_t *v = gc_yaml_get(c->doc, map, key);
+	const char *t = gc_yaml_text(v);
+
+	if (!v)
+		return dflt;
+	if (t && (!strcmp(t, "true") || !strcmp(t, "yes")))
+		return 1;
+	if (t && (!strcmp(t, "false") || !strcmp(t, "no")))
+		return 0;
+	if (!t)
+		gc_diag(c->d, v, "%s: %s is %s, not true or false; write %s: true", where, key,
+			gc_yaml_kind(v), key);
+	else
+		gc_diag(c->d, v, "%s: %s '%.40s' is not true or false; write %s: true", where,
+			key, t, key);
+	return dflt;
+}
+
 static void check_unique(struct inv_ctx *c, yaml_node_t *it, size_t i)
 {
 	struct gc_host *h = &c->inv->hosts[i];
@@ -105,7 +127,7 @@ static void parse_host(struct inv_ctx *c, yaml_node_t *it, size_t i)
 			"iface: eth0}", where, gc_yaml_kind(it));
 		return;
 	}
-	gc_yaml_check_keys(c->doc, it, host_keys, 8, where, c->d);
+	gc_yaml_check_keys(c->doc, it, host_keys, 9, where, c->d);
 	if (token(c, it, "name", h->name, sizeof(h->name), where) == 0)
 		gc_diag(c->d, it, "%s has no 'name'; add name: n%zu", where, i + 1);
 	if (h->name[0])
@@ -121,6 +143,7 @@ static void parse_host(struct inv_ctx *c, yaml_node_t *it, size_t i)
 	token(c, it, "netns", h->netns, sizeof(h->netns), where);
 	h->port = number(c, it, "port", 22, 1, 65535, where);
 	h->gpus = number(c, it, "gpus", 0, 0, 1024, where);
+	h->sudo = boolean(c, it, "sudo", c->inv->sudo, where);
 	check_unique(c, it, i);
 }
 
@@ -162,7 +185,8 @@ static void parse_root(struct inv_ctx *c, yaml_node_t *root)
 			"inventory (local: 4, or hosts: [...]) here");
 		return;
 	}
-	gc_yaml_check_keys(c->doc, root, top_keys, 4, "the inventory", c->d);
+	gc_yaml_check_keys(c->doc, root, top_keys, 5, "the inventory", c->d);
+	c->inv->sudo = boolean(c, root, "sudo", 0, "the inventory");
 	local = gc_yaml_get(c->doc, root, "local");
 	hosts = gc_yaml_get(c->doc, root, "hosts");
 	token(c, root, "name", c->inv->name, sizeof(c->inv->name), "the inventory");
@@ -171,6 +195,9 @@ static void parse_root(struct inv_ctx *c, yaml_node_t *root)
 		gc_diag(c->d, gc_yaml_get(c->doc, root, "ssh_config"), "ssh_config '%s' is not "
 			"an absolute path; write the full path, e.g. /root/.ssh/config",
 			c->inv->ssh_config);
+	if (local && c->inv->sudo)
+		gc_diag(c->d, gc_yaml_get(c->doc, root, "sudo"), "the inventory: 'sudo' is for "
+			"hosts with a non-root login; the local cluster logs in as root");
 	if (local && hosts)
 		gc_diag(c->d, local, "the inventory has both 'local' and 'hosts'; keep one");
 	else if (local)

@@ -5,9 +5,13 @@
  * is also how a real cluster is described:
  *     name: lab                         # optional
  *     ssh_config: /abs/path/ssh_config  # optional
+ *     sudo: true                        # optional, default false: for every host
  *     hosts:
  *       - {name: n1, address: 10.0.0.11, user: root, port: 22, identity: /k,
- *          iface: eth0, netns: gcb-lab-n1, gpus: 0}
+ *          iface: eth0, netns: gcb-lab-n1, gpus: 0, sudo: false}
+ * `sudo` (true/false or yes/no; a host's own value overrides the top one) makes the
+ * orchestrator run gcbench-netem on that host as `sudo -n gcbench-netem ...`, for a
+ * login that is not root (orchestrator/nodes.h). `local` with `sudo` is refused.
  * Every value that can reach a command line (name, address, user, identity, iface,
  * netns, ssh_config) must be a safe token (gc_is_safe_token: no spaces, quotes, ';',
  * '$', backticks, newlines, no leading '-'), or the file is refused. All problems are
@@ -33,12 +37,14 @@ struct gc_host {
 	char iface[64];         /* data interface to shape (required) */
 	char netns[64];         /* "" unless a local emulated node */
 	int gpus;               /* GPUs this host gives the sweep, default 0 */
+	int sudo;               /* 1: shape through `sudo -n` (the host's or the top value) */
 };
 
 struct gc_inventory {
 	int local;              /* N > 0: `local: N` (hosts empty) */
 	char name[64];
 	char ssh_config[256];   /* "" = none */
+	int sudo;               /* top-level default of every host's sudo */
 	struct gc_host *hosts;
 	size_t n_hosts;
 };

@@ -8,7 +8,7 @@ ORCH_SRCS := orchestrator/main.c $(wildcard orchestrator/cmd_*.c) $(ORCH_EXTRA_S
 ORCH_OBJS := $(ORCH_SRCS:%.c=$(BUILD)/obj/%.o)
 BINS += $(BUILD)/bin/gcbench
 UNIT_TESTS += $(BUILD)/tests/test_ssh $(BUILD)/tests/test_launch $(BUILD)/tests/test_reap \
-	$(BUILD)/tests/test_resume $(BUILD)/tests/test_envinfo
+	$(BUILD)/tests/test_resume $(BUILD)/tests/test_envinfo $(BUILD)/tests/test_provision
 
 $(BUILD)/obj/orchestrator/main.o: CPPFLAGS += -DGC_VERSION='"$(GC_VERSION)"' -Iorchestrator
 $(BUILD)/obj/orchestrator/%.o: CPPFLAGS += -Iorchestrator -Ikernels -Inetem -Idb -Imodel -Iworker
@@ -17,5 +17,5 @@ $(BUILD)/bin/gcbench: $(ORCH_OBJS) $(LIB)
 	$(link_rule)
 -include orchestrator/ops.mk
 INTEG_TESTS += tests/integration/test_run_e2e.sh tests/integration/test_run_faults.sh \
-	tests/integration/test_nightly.sh
+	tests/integration/test_nightly.sh tests/integration/test_hosts.sh
 FUZZ_TARGETS += fuzz_envinfo

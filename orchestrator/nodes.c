@@ -74,36 +74,106 @@ static void bin(const gc_node *n, const char *prog, char *out, size_t len)
 	snprintf(out, len, "%s/%s", n->bin_dir, prog);
 }
 
+/* the value of "key=" on a line of out, into dst ("" if absent) */
+static void kv(const char *out, const char *key, char *dst, size_t n)
+{
+	size_t kl = strlen(key);
+	const char *p = out;
+
+	dst[0] = 0;
+	while (p && *p) {
+		if (!strncmp(p, key, kl) && p[kl] == '=') {
+			p += kl + 1;
+			snprintf(dst, n, "%.*s", (int)strcspn(p, "\n"), p);
+			return;
+		}
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+}
+
+/* sudo's own reason among the netem= lines, past its warnings ("unable to resolve host") */
+static void sudo_reason(const char *out, char *msg, size_t n)
+{
+	const char *p = out;
+
+	msg[0] = 0;
+	if (strstr(out, "password is required")) {
+		gc_strlcpy(msg, "password is required", n);
+		return;
+	}
+	while ((p = strstr(p, "netem=")) && (p == out || p[-1] == '\n')) {
+		p += 6;
+		if (strncmp(p, "sudo: unable to resolve", 23) && strncmp(p, "uid=", 4)) {
+			snprintf(msg, n, "%.*s", (int)strcspn(p, "\n"), p);
+			return;
+		}
+	}
+}
+
+/* Why the user on n may not shape, from the check script's output, into e. */
+static gc_rc perm_error(gc_node *n, const char *out, const char *netem_path, gc_err *e)
+{
+	char user[64], sha[80], msg[300];
+
+	kv(out, "user", user, sizeof(user));
+	kv(out, "sha", sha, sizeof(sha));
+	sudo_reason(out, msg, sizeof(msg));
+	/* what the node printed goes into a message: only plain values */
+	if (!gc_is_safe_token(user))
+		gc_strlcpy(user, *n->user ? n->user : "USER", sizeof(user));
+	if (strlen(sha) != 64 || strspn(sha, "0123456789abcdef") != 64)
+		gc_strlcpy(sha, "DIGEST", sizeof(sha));
+	if (!n->sudo)
+		return gc_fail(e, GC_E_PERM,
+			       "user '%s' on node '%s' cannot shape '%s': operation not permitted "
+			       "(need root or CAP_NET_ADMIN: set 'sudo: true' for the host in the "
+			       "inventory, or give the binary the file capability: setcap "
+			       "cap_net_admin+ep %s)", user, n->name, n->iface, netem_path);
+	if (strstr(out, "nosudo=1"))
+		return gc_fail(e, GC_E_PERM,
+			       "the inventory says 'sudo: true' for node '%s', but sudo is not "
+			       "installed there: apt-get install sudo", n->name);
+	return gc_fail(e, GC_E_PERM,
+		       "user '%s' on node '%s' cannot run gcbench-netem through 'sudo -n' (%s); "
+		       "nothing was changed. Add this line on '%s' (visudo -f "
+		       "/etc/sudoers.d/gcbench):\n    %s ALL=(root) NOPASSWD: sha256:%s %s",
+		       user, n->name,
+		       strstr(msg, "password is required") ? "sudo would ask for a password" :
+		       *msg ? msg : "sudo refused", n->name, user, sha, netem_path);
+}
+
 gc_rc gc_node_check(gc_node *n, gc_err *e)
 {
+	/* $1 netem, $2 worker, $3 gcbench, $4 probe, $5 "sudo" or "" */
 	static const char script[] =
-		"for p in \"$@\"; do test -x \"$p\" || { echo \"missing $p\" >&2; exit 3; }; done; "
-		"\"$1\" --help >/dev/null 2>&1 || { echo \"$1 does not run (missing libraries? run make deps there)\" >&2; exit 4; }; "
-		"echo uid=$(id -u); grep CapEff /proc/self/status; "
-		"echo cc=$(cat /proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null)";
-	char w[1100], nm[1100], g[1100], pr[1100];
-	char *argv[] = { "sh", "-c", (char *)script, "sh", nm, w, g, pr, NULL };
+		"for p in \"$1\" \"$2\" \"$3\" \"$4\"; do test -x \"$p\" || { echo \"missing $p\" >&2; exit 3; }; done; "
+		"\"$3\" --help >/dev/null 2>&1 || { echo \"$3 does not run (missing libraries? run make deps there)\" >&2; exit 4; }; "
+		"echo user=$(id -un); "
+		"echo cc=$(cat /proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null); "
+		"echo sha=$(sha256sum \"$1\" 2>/dev/null | cut -d' ' -f1); "
+		"if [ \"$5\" = sudo ]; then "
+		"command -v sudo >/dev/null 2>&1 || { echo nosudo=1; exit 0; }; "
+		"o=$(sudo -n -- \"$1\" check 2>&1 </dev/null); r=$?; "
+		"else o=$(\"$1\" check 2>&1); r=$?; fi; "
+		"echo netem_rc=$r; printf '%s\\n' \"$o\" | tr -cd '[:print:]\\n' | head -c 300 | sed 's/^/netem=/'";
+	char w[1100], nm[1100], g[1100], pr[1100], sudo[8];
+	char *argv[] = { "sh", "-c", (char *)script, "sh", nm, w, g, pr, sudo, NULL };
 	gc_proc_result res;
-	unsigned long long cap = 0;
-	const char *p;
+	char rcs[16];
 	gc_rc rc;
 
 	bin(n, "gcbench-netem", nm, sizeof(nm));
 	bin(n, "gcbench-worker", w, sizeof(w));
 	bin(n, "gcbench", g, sizeof(g));
 	bin(n, "gcbench-probe", pr, sizeof(pr));
+	gc_strlcpy(sudo, n->sudo ? "sudo" : "", sizeof(sudo));
 	rc = gc_node_exec(n, argv, 30, &res, e);
 	if (!rc) {
-		p = strstr(res.out, "CapEff:");
-		if (p)
-			cap = strtoull(p + 7, NULL, 16);
-		if (!strstr(res.out, "uid=0\n") && !(cap & (1ull << 12)))
-			rc = gc_fail(e, GC_E_PERM,
-				     "user on node '%s' cannot shape '%s': operation not permitted (need root or CAP_NET_ADMIN)",
-				     n->name, n->iface);
-		p = strstr(res.out, "cc=");
-		if (p)
-			sscanf(p + 3, "%31s", n->tcp_cc);
+		kv(res.out, "netem_rc", rcs, sizeof(rcs));
+		if (strcmp(rcs, "0") || !strstr(res.out, "cap_net_admin=1"))
+			rc = perm_error(n, res.out, nm, e);
+		kv(res.out, "cc", n->tcp_cc, sizeof(n->tcp_cc));
 	}
 	gc_proc_result_release(&res);
 	return rc;
@@ -112,15 +182,16 @@ gc_rc gc_node_check(gc_node *n, gc_err *e)
 static gc_rc netem(gc_node *n, char *const args[], gc_err *e)
 {
 	char prog[1100];
-	char *argv[16] = { prog };
+	char *argv[20] = { "sudo", "-n", "--" };   /* without sudo, prog goes first */
 	gc_proc_result res;
-	size_t i;
+	size_t i, k = n->sudo ? 3 : 0;
 	gc_rc rc;
 
 	bin(n, "gcbench-netem", prog, sizeof(prog));
+	argv[k] = prog;
 	for (i = 0; args[i] && i < 14; i++)
-		argv[i + 1] = args[i];
-	argv[i + 1] = NULL;
+		argv[k + i + 1] = args[i];
+	argv[k + i + 1] = NULL;
 	rc = gc_node_exec(n, argv, 15, &res, e);
 	gc_proc_result_release(&res);
 	return rc;
@@ -195,8 +266,10 @@ static gc_rc probe_round(gc_node *a, gc_node *b, char *const client_tail[],
 		gc_rc crc = gc_node_exec(b, server, timeout_s + 10, &r, &ce);
 		_exit(crc ? 1 : 0);
 	}
-	for (tries = 0; tries < 20; tries++) {
-		usleep(150000);
+	/* the server needs one ssh round trip to listen: ask early, retry on 'refused'
+	 * every 50 ms for 3 s (a fixed 150 ms wait cost 0.3 s per point) */
+	for (tries = 0; tries < 60; tries++) {
+		usleep(tries ? 50000 : 30000);
 		rc = gc_node_exec(a, client, timeout_s + 10, &r, e);
 		if (!rc)
 			snprintf(out, outlen, "%s", r.out);

@@ -25,6 +25,7 @@ typedef struct gc_node {
 	char iface[32];           /* data interface to shape */
 	char netns[64];           /* "" unless a local-cluster node */
 	int gpus;
+	int sudo;                 /* 1: gcbench-netem runs as `sudo -n -- gcbench-netem ...` */
 	char bin_dir[1024];       /* where gcbench, gcbench-worker, gcbench-netem, gcbench-probe are */
 	char control_dir[1024];   /* ControlMaster sockets ("" = no multiplexing) */
 	char tcp_cc[32];          /* filled by gc_node_check */
@@ -43,7 +44,12 @@ gc_rc gc_node_exec(gc_node *n, char *const argv[], double timeout_s,
 		   gc_proc_result *res, gc_err *e);
 
 /* Provisioning check: ssh works, the binaries are in bin_dir and run, and the remote
- * user may shape (root or CAP_NET_ADMIN). Fills n->tcp_cc. */
+ * user may shape, as `gcbench-netem check` on the node says: as root, with
+ * CAP_NET_ADMIN (also the cap_net_admin file capability of gcbench-netem), or with
+ * n->sudo through `sudo -n`. Changes nothing on the node. GC_E_PERM when it may not,
+ * with what to do in e: when sudo would ask for a password or refuses, the sudoers
+ * line to add (user, the binary's sha256 digest and path); when sudo is missing, the
+ * package. Fills n->tcp_cc. */
 gc_rc gc_node_check(gc_node *n, gc_err *e);
 
 /* Cap egress of n->iface at rate_bps (bits/s, layer 2); 0 removes any cap. */

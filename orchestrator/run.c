@@ -11,6 +11,7 @@
 #include "orchestrator/lock.h"
 #include "orchestrator/notify.h"
 #include "orchestrator/progress.h"
+#include "orchestrator/provision.h"
 #include "orchestrator/resume.h"
 #include "orchestrator/run.h"
 #include "orchestrator/run_setup.h"
@@ -227,6 +228,9 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	rc = rc ? rc : gc_db_mark_interrupted(c->db, NULL, 0, &n, e);
 	if (!rc && n)
 		gc_warn("%d runs left 'running' by a stopped sweep are now marked interrupted", n);
+	if (rc)
+		return rc;
+	rc = gc_provision_for_run(c->o, s->pts, s->sw.n, c->nodes, c->n_nodes, e);   /* provision.h */
 	if (rc)
 		return rc;
 	restore_nodes(c);

@@ -30,6 +30,8 @@ struct gc_run_opts {
 	int dry_run;                  /* print the points and the first mpirun line, run nothing */
 	double deadline_s;            /* per-collective deadline passed to the workers */
 	int resume_mode;              /* enum gc_resume_mode (orchestrator/resume.h) */
+	int no_provision;             /* 1: binaries managed by hand (bin_dir), not copied */
+	int install_deps;             /* provisioning may apt-get a missing library (root) */
 };
 
 /* One point as `gcbench run` executes it: the expanded point plus what the worker

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -28,7 +29,7 @@ const char *gc_home(void)
 	return buf;
 }
 
-static void self_dir(char *buf, size_t n)
+void gc_self_dir(char *buf, size_t n)
 {
 	ssize_t len = readlink("/proc/self/exe", buf, n - 1);
 	char *slash;
@@ -94,6 +95,7 @@ static void node_of(const struct gc_run_opts *o, const struct gc_inventory *inv,
 	gc_strlcpy(nd->iface, h->iface, sizeof(nd->iface));
 	gc_strlcpy(nd->netns, h->netns, sizeof(nd->netns));
 	nd->gpus = h->gpus;
+	nd->sudo = h->sudo;
 	gc_strlcpy(nd->bin_dir, o->bin_dir ? o->bin_dir : bin_dir, sizeof(nd->bin_dir));
 	/* the cluster's ssh_config has its own ControlPath */
 	if (!*nd->ssh_config)
@@ -106,6 +108,24 @@ static void local_oob(const struct gc_host *h, char *cidr, size_t n)
 	unsigned a, b, c;
 	if (sscanf(h->address, "%u.%u.%u.", &a, &b, &c) == 3)
 		snprintf(cidr, n, "%u.%u.%u.0/24", a, b, c);
+}
+
+/* Where the workers write records on the nodes: unique to this controller and sweep
+ * process (/tmp/gcbench-records-HOST-PID-TIME), so that two controllers (or two
+ * databases, whose run ids collide) never share one; each run's run-N is removed
+ * after ingest. */
+static void remote_work_dir(char *buf, size_t n)
+{
+	char host[64] = "controller";
+
+	if (gethostname(host, sizeof(host) - 1))
+		gc_strlcpy(host, "controller", sizeof(host));
+	for (char *p = host; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '-'))
+			*p = '_';
+	snprintf(buf, n, "/tmp/gcbench-records-%.40s-%ld-%ld", host, (long)getpid(),
+		 (long)time(NULL));
 }
 
 static gc_rc dry_nodes(int n, struct gc_sweep_ctx *c, gc_err *e)
@@ -137,7 +157,7 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 		rc = local_cluster(inv.local, &inv, e);
 	if (!rc && !inv.n_hosts)
 		rc = gc_fail(e, GC_E_INVAL, "the inventory lists no hosts");
-	self_dir(self, sizeof(self));
+	gc_self_dir(self, sizeof(self));
 	snprintf(ctl, sizeof(ctl), "%s/ssh", gc_home());
 	rc = rc ? rc : gc_mkdir_p(ctl, 0755, e);
 	if (!rc && !(c->nodes = calloc(inv.n_hosts, sizeof(gc_node))))
@@ -154,7 +174,7 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 		snprintf(lockpath, lockpath_len, "%.1000s/locks/%.60s.lock", gc_home(),
 			 *inv.name ? inv.name : "default");
 		snprintf(c->local_work, sizeof(c->local_work), "%.1000s/fetch", gc_home());
-		snprintf(c->remote_work, sizeof(c->remote_work), "/tmp/gcbench-records");
+		remote_work_dir(c->remote_work, sizeof(c->remote_work));
 	}
 	gc_inventory_release(&inv);
 	return rc;

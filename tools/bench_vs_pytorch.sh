@@ -178,7 +178,7 @@ unshape() {
 if [ -z "$inventory" ]; then
 	export GCBENCH_HOME=$tmp/home GCBENCH_NETEM_STATE_DIR=$tmp/home/netem-state
 	say "bringing up a local $world-node cluster '$name'"
-	"$BIN/gcbench" cluster up "$world" --name "$name" >"$tmp/cluster.log" 2>&1 ||
+	"$BIN/gcbench" cluster up "$world" --name "$name" --shared-fs >"$tmp/cluster.log" 2>&1 ||
 		{ say "cluster up failed: $(tail -n 2 "$tmp/cluster.log")" >&2; exit 1; }
 	inventory_file=$GCBENCH_HOME/clusters/$name/inventory.yaml
 	load_inventory "$inventory_file"

@@ -22,7 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    !gc_is_safe_token(h->iface) ||
 			    (h->user[0] && !gc_is_safe_token(h->user)) ||
 			    (h->netns[0] && !gc_is_safe_token(h->netns)) ||
-			    (h->identity[0] && !gc_is_safe_token(h->identity)))
+			    (h->identity[0] && !gc_is_safe_token(h->identity)) ||
+			    (h->sudo != 0 && h->sudo != 1) || (inv.local && inv.sudo))
 				abort();
 		}
 		gc_inventory_release(&inv);

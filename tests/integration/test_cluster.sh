@@ -4,7 +4,7 @@
 # cluster, and nothing left behind after down.
 . "$(dirname "$0")/../lib.sh"
 cases="up ssh_hostnames reno status_healthy up_again_noop inventory goodput_1gbit counters rtt_probe
-repair_half_built down_leaves_nothing"
+repair_half_built down_leaves_nothing subnet_taken"
 need_root $cases || exit 0
 need_cmd sshd $cases || exit 0
 need_cmd ssh-keygen $cases || exit 0
@@ -19,6 +19,7 @@ export GCBENCH_NETEM_STATE_DIR=$GCBENCH_HOME/netem-state
 D=$GCBENCH_HOME/clusters/$name
 cleanup() {
 	"$G" cluster down --name "$name" >/dev/null 2>&1
+	"$G" cluster down --name "is$$" >/dev/null 2>&1
 	rm -rf "$GCBENCH_HOME"
 }
 trap cleanup EXIT
@@ -89,3 +90,22 @@ left=$(ip netns list | grep "gcb-$name-"; ip -o link | grep -o "gc$k-[a-z0-9]*";
 	[ -e "$D" ] && echo "$D"; pgrep -af "$D/" | grep -v pgrep)
 if [ -z "$left" ] && [ -n "$k" ]; then pass down_leaves_nothing
 else fail down_leaves_nothing "left behind: $(tr '\n' ' ' <<<"$left") ($out)"; fi
+
+# a subnet already taken (here: a bare bridge on the hash of another name) is skipped:
+# up takes the next free one and says which; down leaves the foreign bridge alone
+name2=is$$
+k2=$("$G" cluster status --name "$name2" --json | sed -n 's/.*"subnet":"10\.213\.\([0-9]*\)\..*/\1/p')
+if [ -n "$k2" ] && ! ip link show "gc$k2-br" >/dev/null 2>&1 && ip link add "gc$k2-br" type bridge; then
+	out=$("$G" cluster up 1 --name "$name2" 2>&1); rc=$?
+	k3=$("$G" cluster status --name "$name2" --json | sed -n 's/.*"subnet":"10\.213\.\([0-9]*\)\..*/\1/p')
+	h=$(ssh -F "$GCBENCH_HOME/clusters/$name2/ssh_config" n1 hostname 2>&1)
+	"$G" cluster down --name "$name2" >/dev/null 2>&1
+	if [ $rc -eq 0 ] && [ "$k3" != "$k2" ] && [ "$h" = n1 ] &&
+	   grep -qF "subnet 10.213.$k3.0/24 (10.213.$k2.0/24, its name's hash, is taken" <<<"$out" &&
+	   ip link show "gc$k2-br" >/dev/null 2>&1 && ! ip link show "gc$k3-br" >/dev/null 2>&1
+	then pass subnet_taken
+	else fail subnet_taken "rc $rc, subnet $k2 -> $k3, n1 says '$h': $out"; fi
+	ip link del "gc$k2-br" 2>/dev/null
+else
+	skip subnet_taken "subnet $k2 of '$name2' is in use already"
+fi

@@ -64,10 +64,13 @@ bad=""
 command -v python3 >/dev/null 2>&1 || bad="skip"
 empty=$(q "SELECT count(*) FROM environments WHERE host = '' OR kernel = '' OR mpi = '' OR gcbench = ''")
 [ "$empty" = 0 ] && [ "$(q 'SELECT count(*) FROM environments')" -ge 1 ] || bad="$bad rows with empty fields: $empty;"
+# where each node has this build: what gcbench provision says (it copies nothing now)
+dirs=$("$BIN/gcbench" provision --inventory "$inv" 2>/dev/null)
 for i in 1 2 3; do
 	[ "$bad" = skip ] && break
 	out=""
-	j=$(ssh -F "$GCBENCH_HOME/clusters/$name/ssh_config" "n$i" "$(realpath "$BIN")/gcbench env --json" 2>&1) &&
+	d=$(awk -v n="n$i" '$1 == n { print $2 }' <<<"$dirs")
+	j=$(ssh -F "$GCBENCH_HOME/clusters/$name/ssh_config" "n$i" "${d:-/nonexistent}/gcbench env --json" 2>&1) &&
 		out=$(python3 -c "$env_cmp" "$db" "n$i" <<<"$j" 2>&1) || bad="$bad $(tail -n 1 <<<"${out:-$j}");"
 done
 if [ "$bad" = skip ]; then skip env_captured "'python3' is not installed"
@@ -88,7 +91,9 @@ left=""
 for i in 1 2 3; do
 	if tc -n "gcb-$name-n$i" qdisc show dev eth0 | grep -Eq 'tbf|htb'; then left="$left n$i"; fi
 done
-states=$(ls "$state_dir" 2>/dev/null | grep "gcb-$name-")
+# state files: the host's, and each node's own (a node has its own /run/gcbench)
+states=$(ls "$state_dir" 2>/dev/null | grep "gcb-$name-"
+	for i in 1 2 3; do ssh -F "$GCBENCH_HOME/clusters/$name/ssh_config" "n$i" ls "$state_dir" 2>/dev/null; done)
 [ -z "$left" ] && [ -z "$states" ] && pass caps_restored ||
 	fail caps_restored "still capped:$left; state files: $states"
 

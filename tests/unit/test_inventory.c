@@ -96,6 +96,35 @@ static void test_injection_matrix(void)
 		}
 }
 
+/* sudo: for all hosts at the top, a host's own value wins; default off */
+static void test_sudo(void)
+{
+	struct gc_inventory inv;
+	struct gc_diags d;
+	const char *t =
+		"sudo: true\n"
+		"hosts:\n"
+		"  - {name: n1, address: 10.0.0.1, iface: eth0, user: alice}\n"
+		"  - {name: n2, address: 10.0.0.2, iface: eth0, user: alice, sudo: false}\n"
+		"  - {name: n3, address: 10.0.0.3, iface: eth0, user: root, sudo: no}\n";
+	const char *u = "hosts:\n  - {name: n1, address: 10.0.0.1, iface: eth0}\n"
+			"  - {name: n2, address: 10.0.0.2, iface: eth0, sudo: yes}\n";
+
+	gc_diags_init(&d, "i.yaml");
+	CHECKF(gc_inventory_parse(t, strlen(t), "i.yaml", &inv, &d) == GC_OK, "%s",
+	       d.n ? d.msg[0] : "");
+	CHECK_EQ_INT(inv.sudo, 1);
+	CHECK_EQ_INT(inv.hosts[0].sudo, 1);
+	CHECK_EQ_INT(inv.hosts[1].sudo, 0);
+	CHECK_EQ_INT(inv.hosts[2].sudo, 0);
+	gc_inventory_release(&inv);
+	CHECK(gc_inventory_parse(u, strlen(u), "i.yaml", &inv, &d) == GC_OK);
+	CHECK_EQ_INT(inv.hosts[0].sudo, 0);
+	CHECK_EQ_INT(inv.hosts[1].sudo, 1);
+	gc_inventory_release(&inv);
+	gc_diags_release(&d);
+}
+
 static void test_bad_corpus(void)
 {
 	char why[1024];
@@ -131,6 +160,7 @@ int main(void)
 	GCT_RUN(test_local);
 	GCT_RUN(test_cluster_format);
 	GCT_RUN(test_injection_matrix);
+	GCT_RUN(test_sudo);
 	GCT_RUN(test_bad_corpus);
 	GCT_RUN(test_example_files);
 	return gct_finish();
