@@ -245,6 +245,24 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	return rc;
 }
 
+/* The sweep's record directory on each node (run-N inside were removed after ingest). */
+static void remove_work_dirs(struct gc_sweep_ctx *c)
+{
+	char *argv[] = { "rm", "-rf", "--", c->remote_work, NULL };
+	size_t i;
+
+	gc_proc_clear_interrupt();   /* after Ctrl-C too */
+	for (i = 0; c->nodes && *c->remote_work && i < c->n_nodes; i++) {
+		gc_proc_result r;
+		gc_err e;
+		if (c->nodes[i].down)
+			continue;
+		if (gc_node_exec(&c->nodes[i], argv, 15, &r, &e))
+			gc_warn("cleanup: %s", e.msg);
+		gc_proc_result_release(&r);
+	}
+}
+
 static void notify_end(const struct sweep_state *s, size_t failed, int interrupted, const char *db)
 {
 	char summary[256], details[1200];
@@ -280,6 +298,8 @@ int gc_sweep_run(const struct gc_run_opts *o)
 		notify_end(&s, failed, gc_run_interrupted(), o->db_path);
 		rc = fatal == GC_E_INTERRUPTED ? GC_OK : fatal;
 	}
+	if (!o->dry_run)
+		remove_work_dirs(&c);
 	if (rc)
 		gc_error("%s", e.msg);
 	status = gc_run_interrupted() ? 130 : rc || failed ? 1 : 0;

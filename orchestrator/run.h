@@ -47,6 +47,15 @@ struct gc_exec_point {
 void gc_exec_point_init(struct gc_exec_point *x, const struct gc_spec *spec,
 			const struct gc_point *p);
 
+/* The last calibration of a sweep (run_point.c): reused by the next points of its cap. */
+#define GC_CAL_MAX_PAIRS 256
+struct gc_calibration {
+	int valid;
+	uint64_t cap;
+	size_t used, pairs;
+	double bps[GC_CAL_MAX_PAIRS], rtt[GC_CAL_MAX_PAIRS];
+};
+
 /* Everything a sweep needs while it runs. */
 struct gc_sweep_ctx {
 	const struct gc_run_opts *o;
@@ -60,6 +69,7 @@ struct gc_sweep_ctx {
 	                               * cores, so each rank gets cores / world threads */
 	char local_work[1024];        /* where fetched record files go */
 	char remote_work[1024];       /* where workers write them on the nodes */
+	struct gc_calibration cal;
 };
 
 /* A dead node's bound (docs/spec.md, Faults): once a worker reports a failed collective

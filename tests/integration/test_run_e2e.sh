@@ -94,8 +94,12 @@ done
 # state files: the host's, and each node's own (a node has its own /run/gcbench)
 states=$(ls "$state_dir" 2>/dev/null | grep "gcb-$name-"
 	for i in 1 2 3; do ssh -F "$GCBENCH_HOME/clusters/$name/ssh_config" "n$i" ls "$state_dir" 2>/dev/null; done)
-[ -z "$left" ] && [ -z "$states" ] && pass caps_restored ||
-	fail caps_restored "still capped:$left; state files: $states"
+# and no record directory is left on the nodes (each run's after ingest, the sweep's at
+# its end)
+recs=$(for i in 1 2 3; do ssh -F "$GCBENCH_HOME/clusters/$name/ssh_config" "n$i" ls /tmp 2>/dev/null; done |
+	grep gcbench-records)
+[ -z "$left" ] && [ -z "$states" ] && [ -z "$recs" ] && pass caps_restored ||
+	fail caps_restored "still capped:$left; state files: $states; record dirs left: $recs"
 
 # resume: a sweep with a failed point is continued (only that point runs, in the same
 # sweep); a finished sweep is not: the next run measures every point again
