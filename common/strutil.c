@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,4 +99,21 @@ int gc_is_safe_token(const char *s)
 			return 0;
 	}
 	return 1;
+}
+
+void gc_kv_line(const char *text, const char *key, char *dst, size_t n)
+{
+	size_t kl = strlen(key);
+	const char *p = text;
+
+	dst[0] = 0;
+	while (p && *p) {
+		if (!strncmp(p, key, kl) && p[kl] == '=') {
+			p += kl + 1;
+			snprintf(dst, n, "%.*s", (int)strcspn(p, "\n"), p);
+			return;
+		}
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
 }

@@ -26,4 +26,9 @@ gc_rc gc_shell_quote(char *dst, size_t n, const char *s);
  * names, interface names, users and paths before they reach any command line. */
 int gc_is_safe_token(const char *s);
 
+/* The value of "key=" on the first line of text that starts with it (up to the end of
+ * that line), into dst (size n; "" if no line has it). For the key=value lines a
+ * remote command prints. */
+void gc_kv_line(const char *text, const char *key, char *dst, size_t n);
+
 #endif

@@ -74,24 +74,6 @@ static void bin(const gc_node *n, const char *prog, char *out, size_t len)
 	snprintf(out, len, "%s/%s", n->bin_dir, prog);
 }
 
-/* the value of "key=" on a line of out, into dst ("" if absent) */
-static void kv(const char *out, const char *key, char *dst, size_t n)
-{
-	size_t kl = strlen(key);
-	const char *p = out;
-
-	dst[0] = 0;
-	while (p && *p) {
-		if (!strncmp(p, key, kl) && p[kl] == '=') {
-			p += kl + 1;
-			snprintf(dst, n, "%.*s", (int)strcspn(p, "\n"), p);
-			return;
-		}
-		p = strchr(p, '\n');
-		p = p ? p + 1 : NULL;
-	}
-}
-
 /* sudo's own reason among the netem= lines, past its warnings ("unable to resolve host") */
 static void sudo_reason(const char *out, char *msg, size_t n)
 {
@@ -116,8 +98,8 @@ static gc_rc perm_error(gc_node *n, const char *out, const char *netem_path, gc_
 {
 	char user[64], sha[80], msg[300];
 
-	kv(out, "user", user, sizeof(user));
-	kv(out, "sha", sha, sizeof(sha));
+	gc_kv_line(out, "user", user, sizeof(user));
+	gc_kv_line(out, "sha", sha, sizeof(sha));
 	sudo_reason(out, msg, sizeof(msg));
 	/* what the node printed goes into a message: only plain values */
 	if (!gc_is_safe_token(user))
@@ -170,10 +152,10 @@ gc_rc gc_node_check(gc_node *n, gc_err *e)
 	gc_strlcpy(sudo, n->sudo ? "sudo" : "", sizeof(sudo));
 	rc = gc_node_exec(n, argv, 30, &res, e);
 	if (!rc) {
-		kv(res.out, "netem_rc", rcs, sizeof(rcs));
+		gc_kv_line(res.out, "netem_rc", rcs, sizeof(rcs));
 		if (strcmp(rcs, "0") || !strstr(res.out, "cap_net_admin=1"))
 			rc = perm_error(n, res.out, nm, e);
-		kv(res.out, "cc", n->tcp_cc, sizeof(n->tcp_cc));
+		gc_kv_line(res.out, "cc", n->tcp_cc, sizeof(n->tcp_cc));
 	}
 	gc_proc_result_release(&res);
 	return rc;

@@ -175,24 +175,6 @@ gc_rc gc_build_init(struct gc_build *b, const char *bin_dir, const char *const *
 	return rc;
 }
 
-/* the value of "key=" on the first line of out that has it, into dst ("" if none) */
-static void kv(const char *out, const char *key, char *dst, size_t n)
-{
-	size_t kl = strlen(key);
-	const char *p = out;
-
-	dst[0] = 0;
-	while (p && *p) {
-		if (!strncmp(p, key, kl) && p[kl] == '=') {
-			p += kl + 1;
-			snprintf(dst, n, "%.*s", (int)strcspn(p, "\n"), p);
-			return;
-		}
-		p = strchr(p, '\n');
-		p = p ? p + 1 : NULL;
-	}
-}
-
 void gc_provision_lib_package(const char *lib, char *pkg, size_t n)
 {
 	static const struct { const char *lib, *pkg; } known[] = {
@@ -245,10 +227,10 @@ static gc_rc check_result(const gc_node *n, const char *out, char *pkg, size_t p
 	char broken[64], err[400], lib[128] = "";
 
 	pkg[0] = 0;
-	kv(out, "broken", broken, sizeof(broken));
+	gc_kv_line(out, "broken", broken, sizeof(broken));
 	if (!broken[0])
 		return GC_OK;
-	kv(out, "err", err, sizeof(err));
+	gc_kv_line(out, "err", err, sizeof(err));
 	if (!missing_lib(out, lib, sizeof(lib)))
 		return gc_fail(e, GC_E_CHILD, "'%s --help' does not run on node '%s': %.200s",
 			       broken, n->name, err[0] ? err : "(no message)");
@@ -329,7 +311,7 @@ static gc_rc copy_build(gc_node *n, const struct gc_build *b, gc_proc_result *re
 	gc_argv_free(ssh);
 	if (!rc && res->status) {
 		char v[32];
-		kv(res->out, "verify", v, sizeof(v));
+		gc_kv_line(res->out, "verify", v, sizeof(v));
 		rc = gc_fail(e, res->status == 255 ? GC_E_COMM : GC_E_IO,
 			     "copying the build to node '%s' %s: %.200s", n->name,
 			     v[0] ? "failed its sha256 check" : "failed", res->err_tail);
@@ -363,18 +345,18 @@ gc_rc gc_provision_node(gc_node *n, const struct gc_build *b, const struct gc_pr
 	pkg[0] = uid[0] = 0;
 	gc_strlcpy(hash, b->short_hash, sizeof(hash));
 	rc = gc_node_exec(n, probe, 30, &res, e);
-	kv(rc ? "" : res.out, "state", state, sizeof(state));
+	gc_kv_line(rc ? "" : res.out, "state", state, sizeof(state));
 	if (!rc && strcmp(state, "have")) {
 		gc_proc_result_release(&res);
 		rc = copy_build(n, b, &res, e);
 		r->copied = 1;
 	}
-	kv(rc ? "" : res.out, "dir", dir, sizeof(dir));
+	gc_kv_line(rc ? "" : res.out, "dir", dir, sizeof(dir));
 	if (!rc && !gc_is_safe_token(dir))
 		rc = gc_fail(e, GC_E_INVAL, "node '%s': its build directory '%.100s' is not a safe "
 			     "path (a home directory with spaces?)", n->name, dir);
 	rc = rc ? rc : check_result(n, res.out, pkg, sizeof(pkg), e);
-	kv(res.out ? res.out : "", "uid", uid, sizeof(uid));
+	gc_kv_line(res.out ? res.out : "", "uid", uid, sizeof(uid));
 	gc_proc_result_release(&res);
 	if (rc == GC_E_NOTFOUND && pkg[0] && o->install_deps) {
 		if (strcmp(uid, "0")) {

@@ -33,3 +33,21 @@ need_cmd() {
 		return 1
 	fi
 }
+
+# need_sweep NAME...: root, mpirun and sqlite3 (what a sweep on a local cluster needs),
+# else SKIP every named case and return 1
+need_sweep() {
+	need_root "$@" && need_cmd mpirun "$@" && need_cmd sqlite3 "$@"
+}
+
+# cluster_up N CASES...: bring up the test's own local cluster of N nodes named $name
+# under $GCBENCH_HOME and set inv to its inventory; on failure FAIL every case and
+# return 1
+cluster_up() {
+	local n=$1 out c; shift
+	if ! out=$("$BIN/gcbench" cluster up "$n" --name "$name" 2>&1); then
+		for c in "$@"; do fail "$c" "cluster up failed: $out"; done
+		return 1
+	fi
+	inv=$GCBENCH_HOME/clusters/$name/inventory.yaml
+}

@@ -10,9 +10,7 @@
 . "$(dirname "$0")/../lib.sh"
 cases="node_isolated provision_copies provision_skips missing_library nonroot_refused
 nonroot_sudo_sweep nonroot_filecap csv_model shared_fs"
-need_root $cases || exit 0
-need_cmd mpirun $cases || exit 0
-need_cmd sqlite3 $cases || exit 0
+need_sweep $cases || exit 0
 G=$(realpath "$BIN/gcbench" 2>/dev/null)
 [ -x "$G" ] || { for c in $cases; do fail "$c" "$BIN/gcbench is not built"; done; exit 0; }
 

@@ -6,9 +6,7 @@
 # shows each sweep as its own row.
 . "$(dirname "$0")/../lib.sh"
 cases="three_sweeps regress_flags_loaded regress_quiet_same history_per_sweep previous_sweeps"
-need_root $cases || exit 0
-need_cmd mpirun $cases || exit 0
-need_cmd sqlite3 $cases || exit 0
+need_sweep $cases || exit 0
 
 name=ngt$(( $$ % 100000 ))
 work=$(mktemp -d /tmp/gcbench-nightly.XXXXXX)
@@ -20,11 +18,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-if ! out=$("$BIN/gcbench" cluster up 2 --name "$name" 2>&1); then
-	for c in $cases; do fail "$c" "cluster up failed: $out"; done
-	exit 0
-fi
-inv=$GCBENCH_HOME/clusters/$name/inventory.yaml
+cluster_up 2 $cases || exit 0
 db=$work/n.db
 q() { sqlite3 "$db" "$1"; }
 cat >"$work/spec.yaml" <<YAML

@@ -6,9 +6,7 @@
 # and Top-K 0.1% without error feedback never reaching it.
 . "$(dirname "$0")/../lib.sh"
 cases="sweep_ok labels evals_rows time_to_target summary_table"
-need_root $cases || exit 0
-need_cmd mpirun $cases || exit 0
-need_cmd sqlite3 $cases || exit 0
+need_sweep $cases || exit 0
 
 name=acc$(( $$ % 100000 ))
 work=$(mktemp -d /tmp/gcbench-acc.XXXXXX)
@@ -20,11 +18,7 @@ if "$BIN/gcbench-worker" --workload train:mlp --data digits --iters 1 --out "$wo
 	exit 0
 fi
 
-if ! out=$("$BIN/gcbench" cluster up 4 --name "$name" 2>&1); then
-	for c in $cases; do fail "$c" "cluster up failed: $out"; done
-	exit 0
-fi
-inv=$GCBENCH_HOME/clusters/$name/inventory.yaml
+cluster_up 4 $cases || exit 0
 cat >"$work/spec.yaml" <<YAML
 name: acc-e2e
 workload: train

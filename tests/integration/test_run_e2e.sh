@@ -4,9 +4,7 @@
 # and a rerun continues a sweep with a failed point, never a finished one.
 . "$(dirname "$0")/../lib.sh"
 cases="sweep_ok iteration_rows links_measured caps_restored env_captured resume security_spec model_predicts"
-need_root $cases || exit 0
-need_cmd mpirun $cases || exit 0
-need_cmd sqlite3 $cases || exit 0
+need_sweep $cases || exit 0
 
 name=e2e$(( $$ % 100000 ))
 work=$(mktemp -d /tmp/gcbench-e2e.XXXXXX)
@@ -15,11 +13,7 @@ state_dir=/run/gcbench/netem   # gcbench-netem runs on the nodes with its defaul
 cleanup() { "$BIN/gcbench" cluster down --name "$name" >/dev/null 2>&1; rm -rf "$work"; }
 trap cleanup EXIT
 
-if ! out=$("$BIN/gcbench" cluster up 3 --name "$name" 2>&1); then
-	for c in $cases; do fail "$c" "cluster up failed: $out"; done
-	exit 0
-fi
-inv=$GCBENCH_HOME/clusters/$name/inventory.yaml
+cluster_up 3 $cases || exit 0
 cat >"$work/spec.yaml" <<YAML
 name: e2e
 workload: replay

@@ -5,9 +5,7 @@
 # links first); a node's link set down mid-point; a node's sshd killed mid-point.
 . "$(dirname "$0")/../lib.sh"
 cases="worker_killed resume_after_failure sigint sigkill_rerun link_down sshd_killed"
-need_root $cases || exit 0
-need_cmd mpirun $cases || exit 0
-need_cmd sqlite3 $cases || exit 0
+need_sweep $cases || exit 0
 
 name=flt$(( $$ % 100000 ))
 work=$(mktemp -d /tmp/gcbench-faults.XXXXXX)
@@ -19,11 +17,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-if ! out=$("$BIN/gcbench" cluster up 2 --name "$name" 2>&1); then
-	for c in $cases; do fail "$c" "cluster up failed: $out"; done
-	exit 0
-fi
-inv=$GCBENCH_HOME/clusters/$name/inventory.yaml
+cluster_up 2 $cases || exit 0
 q() { sqlite3 "$db" "$1"; }
 
 spec() {   # spec FILE ITERATIONS

@@ -40,9 +40,23 @@ static void test_safe_token(void)
 	CHECK(!gc_is_safe_token(""));
 }
 
+static void test_kv_line(void)
+{
+	char v[8];
+	gc_kv_line("a=1\nnetem=ok\nnetem=second\n", "netem", v, sizeof(v));
+	CHECK_STR(v, "ok");                       /* the first line that has it */
+	gc_kv_line("xnetem=1\nnetem", "netem", v, sizeof(v));
+	CHECK_STR(v, "");                         /* not at a line start; no '=' */
+	gc_kv_line("k=abcdefghijkl", "k", v, sizeof(v));
+	CHECK_STR(v, "abcdefg");                  /* cut to dst */
+	gc_kv_line("", "k", v, sizeof(v));
+	CHECK_STR(v, "");
+}
+
 int main(void)
 {
 	GCT_SUITE("strutil");
+	GCT_RUN(test_kv_line);
 	GCT_RUN(test_parse);
 	GCT_RUN(test_quote);
 	GCT_RUN(test_safe_token);
