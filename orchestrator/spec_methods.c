@@ -304,8 +304,8 @@ static void exclude_pair(struct spec_ctx *c, struct gc_spec_exclude *x, yaml_nod
 	size_t k;
 	char buf[512];
 
-	if (a < 0)
-		return;   /* diagnosed by gc_yaml_check_keys */
+	if (a < 0 || x->vals[a])
+		return;   /* unknown or duplicate key: diagnosed by gc_yaml_check_keys */
 	k = spec_items(c, vn, gc_axis_name((enum gc_axis)a), &items);
 	x->vals[a] = calloc(k ? k : 1, sizeof(char *));
 	if (!x->vals[a]) {
