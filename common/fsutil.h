@@ -12,4 +12,10 @@
  * more. */
 gc_rc gc_mkdir_p(const char *path, mode_t mode, gc_err *e);
 
+/* Read a whole file into a malloc'ed buffer with one NUL byte after its *len bytes
+ * (caller frees *buf). `what` names it in messages ("data set" gives "cannot open data
+ * set 'P': ..."; NULL for none): GC_E_NOTFOUND when it does not exist, GC_E_IO else. */
+gc_rc gc_read_whole(const char *path, const char *what, unsigned char **buf, size_t *len,
+		    gc_err *e);
+
 #endif

@@ -8,7 +8,8 @@ ORCH_SRCS := orchestrator/main.c $(wildcard orchestrator/cmd_*.c) $(ORCH_EXTRA_S
 ORCH_OBJS := $(ORCH_SRCS:%.c=$(BUILD)/obj/%.o)
 BINS += $(BUILD)/bin/gcbench
 UNIT_TESTS += $(BUILD)/tests/test_ssh $(BUILD)/tests/test_launch $(BUILD)/tests/test_reap \
-	$(BUILD)/tests/test_resume $(BUILD)/tests/test_envinfo $(BUILD)/tests/test_provision
+	$(BUILD)/tests/test_resume $(BUILD)/tests/test_envinfo $(BUILD)/tests/test_provision \
+	$(BUILD)/tests/test_bootstrap
 
 $(BUILD)/obj/orchestrator/main.o: CPPFLAGS += -DGC_VERSION='"$(GC_VERSION)"' -Iorchestrator
 $(BUILD)/obj/orchestrator/%.o: CPPFLAGS += -Iorchestrator -Ikernels -Inetem -Idb -Imodel -Iworker

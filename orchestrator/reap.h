@@ -3,8 +3,9 @@
  * `gcbench run` marks every job it launches: mpirun gets `--mca gcbench_run <run id>`,
  * which OpenMPI copies onto each remote daemon's command line (orted) and into each
  * rank's environment (OMPI_MCA_gcbench_run). A node whose link went down keeps its
- * daemon and ranks after mpirun is killed; `gcbench reap`, run on each node before every
- * point, finds them by that mark and ends them.
+ * daemon and ranks after mpirun is killed; `gcbench reap`, run on each node before a
+ * sweep's first point and after a point that failed, finds them by that mark and ends
+ * them.
  *
  * Only processes of the calling user, in the caller's network namespace (a node of the
  * local emulated cluster sees only its own), never the caller itself. Nothing unmarked

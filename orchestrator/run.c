@@ -279,7 +279,7 @@ static void notify_end(const struct sweep_state *s, size_t failed, int interrupt
 
 int gc_sweep_run(const struct gc_run_opts *o)
 {
-	struct gc_sweep_ctx c = { .o = o };
+	struct gc_sweep_ctx c = { .o = o, .reap_pending = 1 };
 	struct sweep_state s = { .lockfd = -1 };
 	size_t failed = 0;
 	gc_rc rc, fatal = GC_OK;

@@ -70,6 +70,8 @@ struct gc_sweep_ctx {
 	char local_work[1024];        /* where fetched record files go */
 	char remote_work[1024];       /* where workers write them on the nodes */
 	struct gc_calibration cal;
+	int reap_pending;             /* reap the nodes before the next point: at the start of
+	                               * a sweep and after a point that failed */
 };
 
 /* A dead node's bound (docs/spec.md, Faults): once a worker reports a failed collective

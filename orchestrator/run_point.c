@@ -140,14 +140,17 @@ static gc_rc run_on_nodes(struct gc_sweep_ctx *c, size_t used, char *const argv[
 }
 
 /* End what an earlier run left on the nodes (orchestrator/reap.h): a node whose link
- * went down keeps its MPI daemon and ranks until gcbench reaches it again. */
-static void reap_nodes(struct gc_sweep_ctx *c, size_t used)
+ * went down keeps its MPI daemon and ranks until gcbench reaches it again. Done on
+ * every node at a sweep's first point and after a point that failed, not before every
+ * point (each costs a process start per node). */
+static void reap_nodes(struct gc_sweep_ctx *c)
 {
 	char bin[1100];
 	char *argv[] = { bin, "reap", NULL };
 	size_t i;
 
-	for (i = 0; i < used; i++) {
+	c->reap_pending = 0;
+	for (i = 0; i < c->n_nodes; i++) {
 		gc_proc_result r;
 		gc_err e;
 		snprintf(bin, sizeof(bin), "%s/gcbench", c->nodes[i].bin_dir);
@@ -355,7 +358,8 @@ static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 	gc_rc rc;
 
 	snprintf(rdir, sizeof(rdir), "%s/run-%lld", c->remote_work, (long long)run_id);
-	reap_nodes(c, used);
+	if (c->reap_pending)
+		reap_nodes(c);
 	rc = run_on_nodes(c, used, mk, e);
 	if (!rc && p->pt->bw_bps)
 		rc = shape_all(c, used, p->pt->bw_bps, e);
@@ -410,6 +414,7 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
 	remove_dirs(c, run_id, used, paths, np);
 	st = status_of(rc);
 	*ok = st == GC_RUN_OK;
+	c->reap_pending |= !*ok;
 	if (!*ok)
 		gc_error("%s: %s", p->label, step.msg);
 	rc = gc_db_run_end(c->db, run_id, st, *ok ? NULL : step.msg, res.err_tail[0] ? res.err_tail : NULL,

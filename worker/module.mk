@@ -1,10 +1,10 @@
 # worker/: gcbench-worker (one rank) and the record format it writes.
-LIB_SRCS += worker/records.c
+include worker/sources.mk
 # architecture builders for replay workloads (worker/arch*.c)
 LIB_SRCS += $(wildcard worker/arch*.c)
-# gcbench-worker: the MPI-free parts go into the library (unit tests link them)
-LIB_SRCS += worker/wk_args.c worker/wk_layout.c worker/wk_json.c worker/wk_mlp.c \
-	worker/wk_cnn.c worker/wk_net.c worker/wk_data.c
+# gcbench-worker: the MPI-free parts (and the record format) go into the library (unit
+# tests link them)
+LIB_SRCS += $(WK_LIB_SRCS)
 # the digits for the training workloads: converted at build time from python3-sklearn's
 # copy (tools/digits_convert.py) and embedded into gcbench-worker (worker/wk_digits.S);
 # without the package the worker trains on generated clusters and the tests on real
@@ -15,6 +15,10 @@ $(BUILD)/data/digits.gcbd: tools/digits_convert.py $(DIGITS_CSV)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CONVERT $@")
 	$(Q)python3 tools/digits_convert.py --csv $(DIGITS_CSV) --out $@ >/dev/null
+$(BUILD)/obj/worker/wk_digits.o: worker/wk_digits.S $(DIGITS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  AS      $@")
+	$(Q)$(CC) -c $(if $(DIGITS),-DGC_DIGITS_FILE='"$(DIGITS)"') -o $@ $<
 ifeq ($(HAVE_MPI),1)
 WK_SRCS := worker/wk_main.c worker/wk_train.c worker/wk_comm_mpi.c
 WK_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
@@ -24,10 +28,6 @@ WK_SRCS += worker/wk_comm_nccl.c
 WK_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnccl
 endif
 WK_OBJS := $(WK_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/worker/wk_digits.o
-$(BUILD)/obj/worker/wk_digits.o: worker/wk_digits.S $(DIGITS)
-	@mkdir -p $(@D)
-	$(if $(Q),@echo "  AS      $@")
-	$(Q)$(CC) -c $(if $(DIGITS),-DGC_DIGITS_FILE='"$(DIGITS)"') -o $@ $<
 BINS += $(BUILD)/bin/gcbench-worker
 $(WK_OBJS): CPPFLAGS += $(MPI_CFLAGS) -DGC_WK_HAVE_NCCL=$(WK_HAVE_NCCL)
 $(BUILD)/obj/worker/wk_main.o: CPPFLAGS += -DGC_VERSION='"$(WK_VERSION)"'

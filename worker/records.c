@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fsutil.h"
+
 gc_rc gc_rec_write(const char *path, const char *header_json, const struct gc_iter_rec *recs,
 		   size_t n, gc_err *e)
 {
@@ -80,27 +82,14 @@ gc_rc gc_rec_parse(const void *buf, size_t len, gc_rec_file *out, gc_err *e)
 
 gc_rc gc_rec_read(const char *path, gc_rec_file *out, gc_err *e)
 {
-	FILE *f = fopen(path, "rb");
 	unsigned char *buf;
-	long sz;
+	size_t len;
 	gc_rc rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!f)
-		return gc_fail(e, errno == ENOENT ? GC_E_NOTFOUND : GC_E_IO, "cannot open '%s': %s",
-			       path, strerror(errno));
-	if (fseek(f, 0, SEEK_END) || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		return gc_fail(e, GC_E_IO, "cannot read '%s': %s", path, strerror(errno));
-	}
-	buf = malloc((size_t)sz + 1);
-	if (!buf || fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
-		free(buf);
-		fclose(f);
-		return gc_fail(e, GC_E_IO, "cannot read '%s'", path);
-	}
-	fclose(f);
-	rc = gc_rec_parse(buf, (size_t)sz, out, e);
+	if ((rc = gc_read_whole(path, NULL, &buf, &len, e)))
+		return rc;
+	rc = gc_rec_parse(buf, len, out, e);
 	free(buf);
 	if (rc && e) {
 		char inner[GC_ERRLEN];

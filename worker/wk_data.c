@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsutil.h"
 #include "wk.h"
 
 #define GEN_SIDE 28
@@ -115,23 +116,14 @@ gc_rc gc_data_parse(const void *buf, size_t len, gc_data *out, gc_err *e)
 
 gc_rc gc_data_read(const char *path, gc_data *out, gc_err *e)
 {
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf = NULL;
-	long sz;
+	unsigned char *buf;
+	size_t len;
 	gc_rc rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!f)
-		return gc_fail(e, errno == ENOENT ? GC_E_NOTFOUND : GC_E_IO,
-			       "cannot open data set '%s': %s", path, strerror(errno));
-	if (fseek(f, 0, SEEK_END) || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
-	    !(buf = malloc((size_t)sz + 1)) || fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
-		free(buf);
-		fclose(f);
-		return gc_fail(e, GC_E_IO, "cannot read data set '%s'", path);
-	}
-	fclose(f);
-	rc = gc_data_parse(buf, (size_t)sz, out, e);
+	if ((rc = gc_read_whole(path, "data set", &buf, &len, e)))
+		return rc;
+	rc = gc_data_parse(buf, len, out, e);
 	free(buf);
 	if (rc && e) {
 		char inner[GC_ERRLEN];

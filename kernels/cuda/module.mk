@@ -12,8 +12,9 @@ UNIT_TESTS += $(BUILD)/tests/test_kernels_cuda
 # shapes in code) only, so no sqlite, libnl, yaml, curl or BLAS is needed (the CPU
 # kernels call no BLAS; the worker's optimizer step does). tools/gpu-check.sh uses it.
 CUDA_CHECK_DIR := $(BUILD)/cuda-check
+include worker/sources.mk
 CUDA_CHECK_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,common/result.c common/log.c common/strutil.c \
-	common/npy.c $(KERNEL_SRCS) kernels/cuda/bisect.c worker/arch.c worker/arch_csv.c) \
+	common/npy.c common/fsutil.c $(KERNEL_SRCS) kernels/cuda/bisect.c worker/arch.c worker/arch_csv.c) \
 	$(CU_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
 
 $(CUDA_CHECK_DIR)/test_kernels_cuda: tests/unit/test_kernels_cuda.c $(CUDA_CHECK_OBJS)
@@ -43,10 +44,11 @@ cuda-check: cuda-check-build
 GC_CHECK_SHIMS := $(if $(filter 1,$(CBLAS_SHIM)),tools/gpu-check/cblas/cblas_shim.c) \
 	$(if $(filter 1,$(MPI_STUB)),tools/gpu-check/mpi/mpi_stub.c)
 CUDA_CHECK_WK_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,worker/wk_main.c worker/wk_train.c \
-	worker/wk_comm_mpi.c worker/wk_comm_nccl.c worker/records.c worker/wk_args.c \
-	worker/wk_layout.c worker/wk_json.c worker/wk_mlp.c $(GC_CHECK_SHIMS))
+	worker/wk_comm_mpi.c worker/wk_comm_nccl.c $(WK_LIB_SRCS) $(GC_CHECK_SHIMS)) \
+	$(BUILD)/obj/worker/wk_digits.o
 ifeq ($(CBLAS_SHIM),1)
-$(patsubst %.c,$(BUILD)/obj/%.o,worker/wk_main.c worker/wk_train.c worker/wk_mlp.c): CPPFLAGS += -Itools/gpu-check/cblas
+$(patsubst %.c,$(BUILD)/obj/%.o,worker/wk_main.c worker/wk_train.c worker/wk_mlp.c \
+	worker/wk_cnn.c): CPPFLAGS += -Itools/gpu-check/cblas
 endif
 ifeq ($(MPI_STUB),1)
 $(patsubst %.c,$(BUILD)/obj/%.o,worker/wk_main.c worker/wk_train.c worker/wk_comm_mpi.c \
