@@ -29,6 +29,7 @@ test:
 
 # Coverage-guided fuzzing with libFuzzer (clang). FUZZ_SECONDS per target; FUZZ_FLAGS
 # are passed to each target (CI: "-seed=1 -runs=20000", the same inputs every run).
+# A failing input is written to build-fuzz/TARGET-crash-..., never into the tree.
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS ?=
 FUZZ_BUILD := build-fuzz
@@ -41,6 +42,9 @@ fuzz:
 	  clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined $(DEP_CFLAGS) \
 	    -o $(FUZZ_BUILD)/$$t tests/fuzz/$$t.c $(FUZZ_BUILD)/lib/libgcbench.a $(LDLIBS) -fopenmp || exit 1; \
 	  mkdir -p $(FUZZ_BUILD)/corpus-$$t; \
-	  $(FUZZ_BUILD)/$$t -max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS) $(FUZZ_BUILD)/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
+	  $(FUZZ_BUILD)/$$t -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(FUZZ_BUILD)/$$t- $(FUZZ_FLAGS) \
+	    $(FUZZ_BUILD)/corpus-$$t tests/fuzz/corpus/$$t || { \
+	    echo "make fuzz: $$t failed; the input is $(FUZZ_BUILD)/$$t-crash-* (or -leak-, -timeout-):" \
+	      "replay it with $(BUILD)/tests/$$t FILE, fix, then add it to tests/fuzz/corpus/$$t/" >&2; exit 1; }; \
 	done
 -include tests/pytorch.mk
