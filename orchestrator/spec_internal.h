@@ -1,4 +1,4 @@
-/* orchestrator/spec_internal.h: shared by spec.c and spec_methods.c (not an API). */
+/* orchestrator/spec_internal.h: shared by spec.c and spec_{methods,axes,exclude,zip,notify}.c (not an API). */
 #ifndef GC_SPEC_INTERNAL_H
 #define GC_SPEC_INTERNAL_H
 
@@ -20,6 +20,11 @@ size_t spec_items(struct spec_ctx *c, yaml_node_t *v, const char *key, yaml_node
  * writes out on success, else diagnoses at n and returns 0. */
 int spec_axis_value(struct spec_ctx *c, enum gc_axis a, yaml_node_t *n, char *out,
 		    size_t len);
+
+/* The axes' names, indexed by enum gc_axis (a static array), and the axis called name
+ * (-1 for none, or for NULL: a key that is not a scalar). */
+const char *const *spec_axis_list(void);
+int spec_axis_of(const char *name);
 
 void spec_parse_methods(struct spec_ctx *c, yaml_node_t *v);
 void spec_parse_exclude(struct spec_ctx *c, yaml_node_t *v);
