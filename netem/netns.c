@@ -24,18 +24,27 @@ int gc_netns_exists(const char *name)
 	return access(path, F_OK) == 0;
 }
 
+/* GC_NETNS_DIR/name into path (PATH_MAX bytes), for a valid name. */
+static gc_rc ns_path(const char *name, char *path, gc_err *e)
+{
+	if (!gc_shape_valid_netns(name))
+		return gc_fail(e, GC_E_INVAL, "invalid namespace name '%.64s': use 1-64 of "
+			       "[A-Za-z0-9._-]", name ? name : "");
+	snprintf(path, PATH_MAX, "%s/%s", GC_NETNS_DIR, name);
+	return GC_OK;
+}
+
 gc_rc gc_netns_enter(const char *name, int *saved, gc_err *e)
 {
 	char path[PATH_MAX];
 	int fd, cur;
+	gc_rc rc;
 
 	*saved = -1;
 	if (!name)
 		return GC_OK;
-	if (!gc_shape_valid_netns(name))
-		return gc_fail(e, GC_E_INVAL, "invalid namespace name '%.64s': use 1-64 of "
-			       "[A-Za-z0-9._-]", name);
-	snprintf(path, sizeof(path), "%s/%s", GC_NETNS_DIR, name);
+	if ((rc = ns_path(name, path, e)))
+		return rc;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return gc_fail(e, errno == ENOENT ? GC_E_NOTFOUND : GC_E_IO,
@@ -70,10 +79,10 @@ void gc_netns_leave(int saved)
 
 static gc_rc mount_fail(const char *what, const char *path, gc_err *e)
 {
-	int err = errno;
+	int err = errno, perm = err == EPERM || err == EACCES;
 
-	return gc_fail(e, err == EPERM ? GC_E_PERM : GC_E_IO, "cannot %s '%s': %s%s", what, path,
-		       strerror(err), err == EPERM ? " (need CAP_SYS_ADMIN: run as root)" : "");
+	return gc_fail(e, perm ? GC_E_PERM : GC_E_IO, "cannot %s '%s': %s%s", what, path,
+		       strerror(err), perm ? " (need CAP_SYS_ADMIN: run as root)" : "");
 }
 
 /* Make GC_NETNS_DIR a shared mount point, so that a namespace deleted here is deleted
@@ -139,12 +148,8 @@ gc_rc gc_netns_add(const char *name, gc_err *e)
 	gc_rc rc;
 	int fd;
 
-	if (!gc_shape_valid_netns(name))
-		return gc_fail(e, GC_E_INVAL, "invalid namespace name '%.64s': use 1-64 of "
-			       "[A-Za-z0-9._-]", name ? name : "");
-	if ((rc = share_run_dir(e)))
+	if ((rc = ns_path(name, path, e)) || (rc = share_run_dir(e)))
 		return rc;
-	snprintf(path, sizeof(path), "%s/%s", GC_NETNS_DIR, name);
 	fd = open(path, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
 	if (fd < 0)
 		return errno == EEXIST ? gc_fail(e, GC_E_BUSY, "network namespace '%s' already "
@@ -160,16 +165,13 @@ gc_rc gc_netns_add(const char *name, gc_err *e)
 gc_rc gc_netns_del(const char *name, gc_err *e)
 {
 	char path[PATH_MAX];
+	gc_rc rc;
 
-	if (!gc_shape_valid_netns(name))
-		return gc_fail(e, GC_E_INVAL, "invalid namespace name '%.64s': use 1-64 of "
-			       "[A-Za-z0-9._-]", name ? name : "");
-	snprintf(path, sizeof(path), "%s/%s", GC_NETNS_DIR, name);
+	if ((rc = ns_path(name, path, e)))
+		return rc;
 	if (umount2(path, MNT_DETACH) && errno != EINVAL && errno != ENOENT)
 		return mount_fail("unmount network namespace", path, e);
 	if (unlink(path) && errno != ENOENT)
-		return gc_fail(e, errno == EACCES || errno == EPERM ? GC_E_PERM : GC_E_IO,
-			       "cannot remove network namespace '%s' (%s): %s", name, path,
-			       strerror(errno));
+		return mount_fail("remove network namespace file", path, e);
 	return GC_OK;
 }
