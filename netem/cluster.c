@@ -1,4 +1,5 @@
-/* netem/cluster.c: namespaces + veth + bridge + sshd per node (see cluster.h). */
+/* netem/cluster.c: namespaces + veth + bridge + sshd per node (see cluster.h); links
+ * through libnl-route (netem/link.h), namespaces made in C (netem/netns.h). */
 #include "netem/cluster.h"
 
 #include <arpa/inet.h>
@@ -21,14 +22,15 @@
 
 #include "fsutil.h"
 #include "log.h"
+#include "netem/link.h"
 #include "netem/netns.h"
-#include "netem/proc.h"
+#include "netem/pids.h"
 #include "netem/shape.h"
+#include "proc.h"
 #include "strutil.h"
 #include "timing.h"
 
-#define IP "ip"
-#define T_CMD 30    /* seconds for one ip/ssh-keygen command */
+#define T_CMD 30    /* seconds for one ssh-keygen */
 
 struct cl {
 	const char *name;
@@ -264,21 +266,21 @@ gc_rc gc_cluster_status(const char *name, struct gc_cluster_status *st, gc_err *
 	return GC_OK;
 }
 
-static void down_node(const struct cl *c, int i)
+/* Best effort: what is left is reported by check_gone. host: a socket on this
+ * machine's links (host->sk NULL: none could be opened). */
+static void down_node(const struct cl *c, struct gc_links *host, int i)
 {
 	char ns[32], v[32];
-	const char *del_ns[] = { IP, "netns", "del", ns, NULL };
-	const char *del_v[] = { IP, "link", "del", v, NULL };
 
 	node_netns(c, i, ns, sizeof(ns));
 	host_veth(c, i, v, sizeof(v));
 	if (gc_netns_exists(ns)) {
 		gc_shape_clear("eth0", ns, NULL);
 		gc_netns_kill_all(ns);
-		gc_run(del_ns, T_CMD, NULL);
+		gc_netns_del(ns, NULL);
 	}
-	if (c->k_known && link_exists(v))
-		gc_run(del_v, T_CMD, NULL);
+	if (c->k_known && host->sk && link_exists(v))
+		gc_links_delete(host, v, NULL);
 }
 
 /* Remove the cluster directory (flat: only files gcbench wrote). */
@@ -345,9 +347,9 @@ static gc_rc check_gone(const struct cl *c, gc_err *e)
 
 gc_rc gc_cluster_down(const char *name, gc_err *e)
 {
+	struct gc_links host = { 0 };
 	struct cl c;
 	char br[32], needle[PATH_MAX];
-	const char *del_br[] = { IP, "link", "del", br, NULL };
 	gc_rc rc;
 	int i;
 
@@ -357,21 +359,16 @@ gc_rc gc_cluster_down(const char *name, gc_err *e)
 	/* sshd (-f DIR/n1.sshd_config) and ssh ControlMaster processes (DIR/cm-...) */
 	snprintf(needle, sizeof(needle), "%s/", c.dir);
 	gc_kill_matching(needle);
+	gc_links_open(&host, NULL, NULL);   /* without it, check_gone names what is left */
 	for (i = 1; i <= GC_CLUSTER_MAX_NODES; i++)
-		down_node(&c, i);
+		down_node(&c, &host, i);
 	bridge_name(&c, br, sizeof(br));
-	if (c.k_known && link_exists(br))
-		gc_run(del_br, T_CMD, NULL);
+	if (c.k_known && host.sk && link_exists(br))
+		gc_links_delete(&host, br, NULL);
+	gc_links_release(&host);
 	if ((rc = remove_dir(&c, e)) || (rc = remove_node_trees(&c, e)))
 		return rc;
 	return check_gone(&c, e);
-}
-
-static gc_rc run_ip(gc_err *e, const char *a1, const char *a2, const char *a3, const char *a4,
-		    const char *a5, const char *a6, const char *a7, const char *a8)
-{
-	const char *argv[] = { IP, a1, a2, a3, a4, a5, a6, a7, a8, NULL };
-	return gc_run(argv, T_CMD, e);
 }
 
 /* Write net.ipv4.tcp_congestion_control=reno inside namespace ns. */
@@ -390,38 +387,48 @@ static gc_rc set_reno(const char *ns, gc_err *e)
 	return ok ? GC_OK : gc_fail(e, GC_E_IO, "cannot set tcp congestion control reno in '%s'", ns);
 }
 
-static gc_rc make_bridge(const struct cl *c, gc_err *e)
+/* The bridge gcK-br with 10.213.K.1/24, up. GC_E_BUSY when it exists already. */
+static gc_rc make_bridge(const struct cl *c, struct gc_links *host, gc_err *e)
 {
 	char br[32], addr[32];
 	gc_rc rc;
 
 	bridge_name(c, br, sizeof(br));
 	snprintf(addr, sizeof(addr), "10.213.%d.1/24", c->k);
-	if ((rc = run_ip(e, "link", "add", br, "type", "bridge", NULL, NULL, NULL)) ||
-	    (rc = run_ip(e, "addr", "add", addr, "dev", br, NULL, NULL, NULL)))
+	if ((rc = gc_links_add_bridge(host, br, e)) || (rc = gc_links_add_addr(host, br, addr, e)))
 		return rc;
-	return run_ip(e, "link", "set", br, "up", NULL, NULL, NULL, NULL);
+	return gc_links_set_up(host, br, NULL, e);
 }
 
-static gc_rc make_node_net(const struct cl *c, int i, gc_err *e)
+/* Inside node i's namespace: eth0 with its address, eth0 and lo up. */
+static gc_rc node_links_up(const struct cl *c, int i, const char *ns, gc_err *e)
 {
-	char ns[32], v[32], p[32], br[32], addr[32];
+	struct gc_links in;
+	char addr[32];
+	gc_rc rc;
+
+	node_addr(c, i, addr, sizeof(addr));
+	strcat(addr, "/24");
+	if ((rc = gc_links_open(&in, ns, e)))
+		return rc;
+	if (!(rc = gc_links_add_addr(&in, "eth0", addr, e)) &&
+	    !(rc = gc_links_set_up(&in, "eth0", NULL, e)))
+		rc = gc_links_set_up(&in, "lo", NULL, e);
+	gc_links_release(&in);
+	return rc;
+}
+
+/* Node i's namespace, and a veth pair: gcK-v<i> up in the bridge, eth0 inside. */
+static gc_rc make_node_net(const struct cl *c, struct gc_links *host, int i, gc_err *e)
+{
+	char ns[32], v[32], br[32];
 	gc_rc rc;
 
 	node_netns(c, i, ns, sizeof(ns));
 	host_veth(c, i, v, sizeof(v));
-	snprintf(p, sizeof(p), "gc%d-p%d", c->k, i);
 	bridge_name(c, br, sizeof(br));
-	node_addr(c, i, addr, sizeof(addr));
-	strcat(addr, "/24");
-	if ((rc = run_ip(e, "netns", "add", ns, NULL, NULL, NULL, NULL, NULL)) ||
-	    (rc = run_ip(e, "link", "add", v, "type", "veth", "peer", "name", p)) ||
-	    (rc = run_ip(e, "link", "set", p, "netns", ns, NULL, NULL, NULL)) ||
-	    (rc = run_ip(e, "link", "set", v, "master", br, "up", NULL, NULL)) ||
-	    (rc = run_ip(e, "-n", ns, "link", "set", p, "name", "eth0", NULL)) ||
-	    (rc = run_ip(e, "-n", ns, "addr", "add", addr, "dev", "eth0", NULL)) ||
-	    (rc = run_ip(e, "-n", ns, "link", "set", "eth0", "up", NULL, NULL)) ||
-	    (rc = run_ip(e, "-n", ns, "link", "set", "lo", "up", NULL, NULL)))
+	if ((rc = gc_netns_add(ns, e)) || (rc = gc_links_add_veth(host, v, "eth0", ns, e)) ||
+	    (rc = gc_links_set_up(host, v, br, e)) || (rc = node_links_up(c, i, ns, e)))
 		return rc;
 	return set_reno(ns, e);
 }
@@ -788,20 +795,37 @@ static gc_rc read_small(const char *path, char *buf, size_t n, gc_err *e)
 	return GC_OK;
 }
 
-static gc_rc make_keys(const struct cl *c, gc_err *e)
+/* An ed25519 key pair DIR/file(.pub) without passphrase, by ssh-keygen (through the
+ * one child-process runner, common/proc.h). */
+static gc_rc gen_key(const struct cl *c, const char *file, gc_err *e)
 {
-	char hk[PATH_MAX], ck[PATH_MAX], comment[64], pub[1024], ak[PATH_MAX];
-	const char *gen_h[] = { "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment,
-				"-f", hk, NULL };
-	const char *gen_c[] = { "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment,
-				"-f", ck, NULL };
+	char path[PATH_MAX], comment[64], how[64];
+	char *argv[] = { "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", path,
+			 NULL };
+	gc_proc_result r;
 	gc_rc rc;
 
 	snprintf(comment, sizeof(comment), "gcbench-cluster-%s", c->name);
-	path_of(c, "host_key", hk, sizeof(hk));
+	path_of(c, file, path, sizeof(path));
+	rc = gc_proc_run(argv, NULL, NULL, T_CMD, 0, &r, e);
+	if (!rc && r.status != 0) {
+		gc_proc_describe(&r, T_CMD, how, sizeof(how));
+		r.err_tail[strcspn(r.err_tail, "\n")] = 0;   /* its first line says why */
+		rc = gc_fail(e, GC_E_CHILD, "cannot make the key '%s': ssh-keygen %s: %.200s", path,
+			     how, r.err_tail[0] ? r.err_tail : "no message");
+	}
+	gc_proc_result_release(&r);
+	return rc;
+}
+
+static gc_rc make_keys(const struct cl *c, gc_err *e)
+{
+	char ck[PATH_MAX], pub[1024], ak[PATH_MAX];
+	gc_rc rc;
+
 	path_of(c, "id_ed25519", ck, sizeof(ck));
 	path_of(c, "authorized_keys", ak, sizeof(ak));
-	if ((rc = gc_run(gen_h, T_CMD, e)) || (rc = gc_run(gen_c, T_CMD, e)))
+	if ((rc = gen_key(c, "host_key", e)) || (rc = gen_key(c, "id_ed25519", e)))
 		return rc;
 	strcat(ck, ".pub");
 	if ((rc = read_small(ck, pub, sizeof(pub) - 2, e)))
@@ -892,8 +916,9 @@ static gc_rc write_conf(const struct cl *c, gc_err *e)
 /* Claim a free subnet: the name's hash K first, then K+1, ... (mod 250); a subnet is
  * taken when its bridge gcK-br exists (another cluster, or a crashed one). The claim
  * is written to cluster.conf before the bridge is made, so down finds it; when two
- * clusters race for one K, the second's `ip link add` fails and it moves on. */
-static gc_rc make_bridge_free(struct cl *c, gc_err *e)
+ * clusters race for one K, the second's bridge creation (NLM_F_EXCL) fails and it moves
+ * on. */
+static gc_rc make_bridge_free(struct cl *c, struct gc_links *host, gc_err *e)
 {
 	int first = c->k, tries;
 	gc_rc rc = GC_OK;
@@ -906,7 +931,7 @@ static gc_rc make_bridge_free(struct cl *c, gc_err *e)
 		c->k_known = 1;
 		if ((rc = write_conf(c, e)))
 			return rc;
-		if (!(rc = make_bridge(c, e)))
+		if (!(rc = make_bridge(c, host, e)))
 			break;
 		if (!link_exists(br))
 			return rc;   /* failed for another reason than a race */
@@ -920,19 +945,24 @@ static gc_rc make_bridge_free(struct cl *c, gc_err *e)
 	return rc;
 }
 
+/* Bridge, then each node: namespace and links (on one socket of this machine's
+ * links), its tree, its sshd; then wait for every sshd. */
 static gc_rc build(struct cl *c, gc_err *e)
 {
+	struct gc_links host;
 	gc_rc rc;
 	int i;
 
-	if ((rc = mkdirs(c->dir, e)))
+	if ((rc = mkdirs(c->dir, e)) || (rc = make_keys(c, e)) ||
+	    (rc = gc_links_open(&host, NULL, e)))
 		return rc;
-	if ((rc = make_keys(c, e)) || (rc = make_bridge_free(c, e)))
+	rc = make_bridge_free(c, &host, e);
+	for (i = 1; !rc && i <= c->n; i++)
+		if (!(rc = make_node_net(c, &host, i, e)) && !(rc = make_node_tree(c, i, e)))
+			rc = start_sshd(c, i, e);
+	gc_links_release(&host);
+	if (rc)
 		return rc;
-	for (i = 1; i <= c->n; i++)
-		if ((rc = make_node_net(c, i, e)) || (rc = make_node_tree(c, i, e)) ||
-		    (rc = start_sshd(c, i, e)))
-			return rc;
 	for (i = 1; i <= c->n; i++)
 		if ((rc = wait_sshd(c, i, e)))
 			return rc;

@@ -1,8 +1,9 @@
 # netem/: bandwidth shaping through libnl-route (rate.c, shape.c), the local emulated
 # cluster of namespaced nodes (cluster.c), and two programs: gcbench-netem (set, show,
 # clear, restore-all) and gcbench-probe (TCP goodput / RTT probe).
-LIB_SRCS += netem/rate.c netem/netns.c netem/state.c netem/shape.c netem/proc.c netem/cluster.c
-UNIT_TESTS += $(BUILD)/tests/test_netem_rate $(BUILD)/tests/test_netem_state
+LIB_SRCS += netem/rate.c netem/netns.c netem/state.c netem/shape.c netem/pids.c netem/link.c netem/cluster.c
+UNIT_TESTS += $(BUILD)/tests/test_netem_rate $(BUILD)/tests/test_netem_state \
+	$(BUILD)/tests/test_netem_links
 FUZZ_TARGETS += fuzz_rate
 
 BINS += $(BUILD)/bin/gcbench-netem

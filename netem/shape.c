@@ -21,6 +21,7 @@
 #include <netlink/route/tc.h>
 
 #include "netem/netns.h"
+#include "netem/pids.h"
 #include "netem/rate.h"
 #include "netem/state.h"
 #include "strutil.h"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "netem/pids.h"
 #include "netem/shape.h"
 #include "strutil.h"
 
@@ -156,33 +157,6 @@ gc_rc gc_state_read(const char *path, struct gc_netem_state *st, gc_err *e)
 	if (!gc_shape_valid_dev(st->dev) || !st->orig_kind[0])
 		return gc_fail(e, GC_E_FORMAT, "%s: incomplete state file (no dev or orig_kind)", path);
 	return GC_OK;
-}
-
-unsigned long long gc_proc_start_time(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long start = 0;
-	ssize_t n;
-	int fd, field;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	p = strrchr(buf, ')');     /* the command name may hold spaces */
-	if (!p)
-		return 0;
-	for (field = 2; p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		start = strtoull(p + 1, NULL, 10);
-	/* a zombie (state Z) is gone for our purposes */
-	return strstr(buf, ") Z ") ? 0 : start;
 }
 
 int gc_state_owner_alive(const struct gc_netem_state *st)

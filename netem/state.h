@@ -38,9 +38,6 @@ gc_rc gc_state_write(const struct gc_netem_state *st, gc_err *e);
  * malformed (the message names the file and line). */
 gc_rc gc_state_read(const char *path, struct gc_netem_state *st, gc_err *e);
 
-/* The start time of pid (field 22 of /proc/pid/stat), 0 when the process is gone. */
-unsigned long long gc_proc_start_time(pid_t pid);
-
 /* 1 when the owner recorded in st still runs (same pid and start time). */
 int gc_state_owner_alive(const struct gc_netem_state *st);
 

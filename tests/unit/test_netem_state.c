@@ -11,6 +11,7 @@
 
 #include "harness.h"
 #include "netem/cluster.h"
+#include "netem/pids.h"
 #include "netem/shape.h"
 #include "netem/state.h"
 
