@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tools/deps.sh: the Debian packages gcbench needs (python3-sklearn for the handwritten
-# digits the training workloads learn: tools/digits_convert.py, docs/worker.md).
+# digits the training workloads learn: tools/digits_convert.py, docs/worker.md; sudo
+# for the nodes that shape through `sudo -n`, which test_hosts.sh logs in to).
 #   --print    print the apt-get line for what is missing (nothing if complete)
 #   --install  install what is missing (root), else print the line and fail
 #   --ensure   like --install, quietly when nothing is missing (used by make test/demo)
@@ -10,7 +11,7 @@ set -u
 pkgs="build-essential pkg-config libnl-3-dev libnl-route-3-dev libsqlite3-dev sqlite3
 libyaml-dev libcurl4-openssl-dev libopenblas-dev libopenmpi-dev openmpi-bin
 openssh-server openssh-client iperf3 iproute2 procps python3 util-linux
-python3-sklearn"
+python3-sklearn sudo"
 extra="clang chromium python3-torch python3-torchvision"
 
 mode=--print

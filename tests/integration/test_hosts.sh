@@ -99,7 +99,9 @@ out=$("$G" run "$GCBENCH_HOME/spec.yaml" --inventory "$GCBENCH_HOME/inv-sudo.yam
 line=$(grep -E "^ +$user ALL=\(root\) NOPASSWD: sha256:[0-9a-f]{64} /home/$user/\.cache/gcbench/[0-9a-f]{16}/gcbench-netem$" <<<"$out" | sed 's/^ *//')
 runs=$(sqlite3 "$db" 'SELECT count(*) FROM runs' 2>/dev/null)
 capped=$(for i in 1 2; do tc -n "gcb-$name-n$i" qdisc show dev eth0 | grep -E 'tbf|htb'; done)
-if [ $rc -ne 0 ] && [ -n "$line" ] && grep -q "sudo would ask for a password" <<<"$out" &&
+if ! command -v sudo >/dev/null 2>&1; then
+	skip nonroot_refused "'sudo' is not installed (apt-get install sudo)"
+elif [ $rc -ne 0 ] && [ -n "$line" ] && grep -q "sudo would ask for a password" <<<"$out" &&
    [ "${runs:-0}" = 0 ] && [ -z "$capped" ]; then pass nonroot_refused
 else fail nonroot_refused "rc $rc, runs ${runs:-?}, capped '$capped': $(tail -n 4 <<<"$out" | tr '\n' ' ')"; fi
 

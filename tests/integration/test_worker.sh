@@ -107,7 +107,7 @@ for m in syncsgd fp16; do
 			sums="$sums $(field "$h" checksum_grad)"
 			[ "$k" = 1 ] || grep -q '"allreduce_algorithm":"[^"]*3 rings' <<<"$h" ||
 				bad="$bad [$m: header lacks '3 rings': $(grep -o '"allreduce_algorithm":"[^"]*"' <<<"$h")]"
-		else bad="$bad [$m --mpi-rings $k: run failed: $(tail -n 2 "$tmp/out" | tr '\n' ' ')]"; fi
+		else bad="$bad [$m --mpi-rings $k: run failed: $( (grep -m 3 -iE 'error|deadline|abort' "$tmp/out" || tail -n 2 "$tmp/out") | tr '\n' ' ')]"; fi
 	done
 	[ "$(tr ' ' '\n' <<<"$sums" | sed '/^$/d' | sort -u | wc -l)" -eq 1 ] || bad="$bad [$m: 1 vs 3 rings:$sums]"
 done
