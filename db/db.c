@@ -85,6 +85,22 @@ gc_rc gc_db_exec(gc_db *db, const char *sql, gc_err *e)
 	return GC_OK;
 }
 
+gc_rc gc_db_begin(gc_db *db, gc_err *e)
+{
+	return gc_db_exec(db, "BEGIN IMMEDIATE", e);
+}
+
+gc_rc gc_db_commit(gc_db *db, gc_err *e)
+{
+	return gc_db_exec(db, "COMMIT", e);
+}
+
+void gc_db_rollback(gc_db *db)
+{
+	if (db)
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
 static gc_rc apply_migration(gc_db *db, int v, gc_err *e)
 {
 	const char *s;

@@ -20,6 +20,11 @@
  *     gc_db_sweep_end(db, sweep_id, "done", &e);
  * Errors: GC_E_DB with the SQLite message, GC_E_INVAL for bad arguments; each writes
  * e (may be NULL) with what failed and what to do.
+ *
+ * db/ owns every SQL statement of gcbench: the readers of the other components call
+ * the query functions of db/q_regress.h, q_history.h, q_summary.h, q_report.h and
+ * q_model.h, which return plain structs or call a row callback with typed values.
+ * No raw handle leaves db/ (db/db_internal.h is for db/ and the tests' fixtures).
  */
 #ifndef GC_DB_H
 #define GC_DB_H
@@ -32,7 +37,6 @@
 #include "worker/records.h"
 
 typedef struct gc_db gc_db;
-struct sqlite3;
 
 /* The newest schema version this build knows (the last "-- @migration N"). */
 int gc_db_schema_version(void);
@@ -53,11 +57,12 @@ void gc_db_close(gc_db *db);                   /* accepts NULL */
 gc_rc gc_db_migrate(gc_db *db, int version, gc_err *e);
 int gc_db_user_version(gc_db *db);             /* -1 on error */
 
-/* The underlying handle, for ad-hoc queries (tests, `gcbench report`). Owned by db. */
-struct sqlite3 *gc_db_handle(gc_db *db);
-
-/* Run SQL without results (several statements allowed). */
-gc_rc gc_db_exec(gc_db *db, const char *sql, gc_err *e);
+/* One transaction around several writes (gc_db_prediction_put, ...): begin takes the
+ * write lock at once (BEGIN IMMEDIATE); commit makes the writes durable; rollback
+ * discards them and never fails (it accepts NULL). */
+gc_rc gc_db_begin(gc_db *db, gc_err *e);
+gc_rc gc_db_commit(gc_db *db, gc_err *e);
+void gc_db_rollback(gc_db *db);
 
 /* --- sweeps ------------------------------------------------------------------- */
 

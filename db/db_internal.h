@@ -20,6 +20,12 @@ struct gc_db {
 	sqlite3_stmt *stmt[GC_ST__COUNT];   /* prepared once, on first use */
 };
 
+/* The underlying handle, for db/ and the tests' fixtures. Owned by db. */
+struct sqlite3 *gc_db_handle(gc_db *db);
+
+/* Run SQL without results (several statements allowed): db/ and tests only. */
+gc_rc gc_db_exec(gc_db *db, const char *sql, gc_err *e);
+
 /* GC_E_DB with "database 'PATH': WHAT failed: sqlite message". */
 gc_rc gc_db_fail(gc_db *db, gc_err *e, const char *what);
 
@@ -29,5 +35,18 @@ gc_rc gc_db_prep(gc_db *db, enum gc_db_stmt_id id, const char *sql, sqlite3_stmt
 
 /* Step st once (DONE or ROW is success), then reset it. */
 gc_rc gc_db_step_done(gc_db *db, sqlite3_stmt *st, const char *what, gc_err *e);
+
+/* Column i of the current row: text ("" for NULL), or a number with NULL as dflt
+ * (NAN, 0, ...), for the query functions' row readers. */
+static inline const char *gc_db_col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? (const char *)t : "";
+}
+
+static inline double gc_db_col_double(sqlite3_stmt *st, int i, double dflt)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? dflt : sqlite3_column_double(st, i);
+}
 
 #endif

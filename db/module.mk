@@ -1,9 +1,10 @@
 # db/: the SQLite results database (and the unit tests of the spec, inventory and
 # sweep code in orchestrator/, which feed it). db/schema.sql is embedded into the library as a
 # C string ($(BUILD)/gen/db_schema.inc), so the binary needs no installed file.
-LIB_SRCS += db/db.c db/ingest.c db/status.c db/resume.c
+LIB_SRCS += db/db.c db/ingest.c db/status.c db/resume.c db/engine.c db/q_regress.c \
+	db/q_history.c db/q_summary.c db/q_report.c db/q_model.c
 UNIT_TESTS += $(BUILD)/tests/test_db $(BUILD)/tests/test_spec $(BUILD)/tests/test_sweep \
-	$(BUILD)/tests/test_inventory $(BUILD)/tests/test_db_queries
+	$(BUILD)/tests/test_inventory $(BUILD)/tests/test_db_queries $(BUILD)/tests/test_db_q
 FUZZ_TARGETS += fuzz_records fuzz_spec fuzz_inventory
 BENCHES += bench-db
 

@@ -1,11 +1,11 @@
 /* model/predict_db.c: fit the performance model to a results database and predict its
  * ok runs (predict_db.h). */
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/q_model.h"
 #include "model/predict_db.h"
 #include "strutil.h"
 
@@ -34,17 +34,6 @@ struct ctx {
 	const gc_pdb_fit *ext;      /* gc_pdb_run_with: every row predicted with this fit */
 	double *v1, *v2, *v3;       /* scratch of nrows + 1 */
 };
-
-static double col_d(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? 0 : sqlite3_column_double(st, i);
-}
-
-static const char *col_s(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-	return s ? (const char *)s : "";
-}
 
 gc_rc gc_pdb_method(const char *method, const char *params, gc_model_method *out,
 		    gc_err *e)
@@ -93,37 +82,29 @@ static int arch_get(struct ctx *c, const char *name)
 	return (int)c->narch++;
 }
 
-static const char sql_rows[] =
-	"SELECT s.run_id, COALESCE(s.env_id, 0), s.model, s.method, s.params, s.world_size, "
-	"s.batch, s.bw_cap_bps, s.latency_s, s.compute_scale, s.t_iter_median, "
-	"s.t_forward_median, s.t_backward_median, s.t_encode_median, s.t_decode_median, "
-	"s.t_exposed_median, s.t_optimizer_median, "
-	"(SELECT AVG(goodput_bps) FROM links l WHERE l.run_id = s.run_id), s.t_comm_median "
-	"FROM run_summary s ORDER BY s.run_id";
-
-static void row_read(sqlite3_stmt *st, gc_pdb_row *r, struct rowx *x)
+static void row_read(const struct gc_db_model_run *m, gc_pdb_row *r, struct rowx *x)
 {
 	memset(r, 0, sizeof(*r));
 	memset(x, 0, sizeof(*x));
-	r->run_id = sqlite3_column_int64(st, 0);
-	r->env_id = sqlite3_column_int64(st, 1);
-	gc_strlcpy(r->model, col_s(st, 2), sizeof(r->model));
-	gc_strlcpy(r->method, col_s(st, 3), sizeof(r->method));
-	gc_strlcpy(r->params, col_s(st, 4), sizeof(r->params));
-	r->world_size = sqlite3_column_int(st, 5);
-	r->batch = sqlite3_column_int(st, 6);
-	r->bw_cap_bps = (uint64_t)sqlite3_column_int64(st, 7);
-	x->latency_s = col_d(st, 8);
-	x->compute_scale = col_d(st, 9);
-	r->measured = col_d(st, 10);
-	x->m_forward = col_d(st, 11);
-	x->m_backward = col_d(st, 12);
-	r->m_encode = col_d(st, 13);
-	r->m_decode = col_d(st, 14);
-	r->m_exposed = col_d(st, 15);
-	x->m_optimizer = col_d(st, 16);
-	x->link_bps = col_d(st, 17);
-	r->m_comm = col_d(st, 18);
+	r->run_id = m->run_id;
+	r->env_id = m->env_id;
+	gc_strlcpy(r->model, m->model, sizeof(r->model));
+	gc_strlcpy(r->method, m->method, sizeof(r->method));
+	gc_strlcpy(r->params, m->params, sizeof(r->params));
+	r->world_size = m->world_size;
+	r->batch = m->batch;
+	r->bw_cap_bps = (uint64_t)m->bw_cap_bps;
+	x->latency_s = m->latency_s;
+	x->compute_scale = m->compute_scale;
+	r->measured = m->t_iter;
+	x->m_forward = m->t_forward;
+	x->m_backward = m->t_backward;
+	r->m_encode = m->t_encode;
+	r->m_decode = m->t_decode;
+	r->m_exposed = m->t_exposed;
+	x->m_optimizer = m->t_optimizer;
+	x->link_bps = m->link_goodput_bps;
+	r->m_comm = m->t_comm;
 	r->m_compute = x->m_forward + x->m_backward;
 	x->arch = -1;
 }
@@ -164,35 +145,42 @@ static void row_prepare(struct ctx *c, gc_pdb_row *r, struct rowx *x)
 	}
 }
 
+struct loading {
+	struct ctx *c;
+	size_t cap;
+	int oom;
+};
+
+/* gc_db_model_runs callback: one run into the rows; stops when out of memory. */
+static int row_add(const struct gc_db_model_run *m, void *arg)
+{
+	struct loading *l = arg;
+	struct ctx *c = l->c;
+	gc_pdb *p = c->out;
+
+	if (p->nrows == l->cap) {
+		size_t n = l->cap ? 2 * l->cap : 64;
+		void *r2 = realloc(p->rows, n * sizeof(*p->rows));
+		void *x2 = r2 ? realloc(c->x, n * sizeof(*c->x)) : NULL;
+		if (r2)
+			p->rows = r2;
+		if (!x2)
+			return l->oom = 1;
+		c->x = x2, l->cap = n;
+	}
+	row_read(m, &p->rows[p->nrows], &c->x[p->nrows]);
+	row_prepare(c, &p->rows[p->nrows], &c->x[p->nrows]);
+	p->nrows++;
+	return 0;
+}
+
 static gc_rc load_rows(struct ctx *c, gc_err *e)
 {
-	sqlite3 *h = gc_db_handle(c->db);
-	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
-	gc_pdb *p = c->out;
-	gc_rc rc = GC_OK;
+	struct loading l = { c, 0, 0 };
+	gc_rc rc = gc_db_model_runs(c->db, row_add, &l, e);
 
-	if (sqlite3_prepare_v2(h, sql_rows, -1, &st, NULL))
-		return gc_fail(e, GC_E_DB, "reading the runs failed: %s (is this a gcbench "
-			       "database?)", sqlite3_errmsg(h));
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (p->nrows == cap) {
-			size_t n = cap ? 2 * cap : 64;
-			void *r2 = realloc(p->rows, n * sizeof(*p->rows));
-			void *x2 = r2 ? realloc(c->x, n * sizeof(*c->x)) : NULL;
-			if (r2)
-				p->rows = r2;
-			if (!x2) {
-				rc = gc_fail(e, GC_E_NOMEM, "out of memory reading runs");
-				break;
-			}
-			c->x = x2, cap = n;
-		}
-		row_read(st, &p->rows[p->nrows], &c->x[p->nrows]);
-		row_prepare(c, &p->rows[p->nrows], &c->x[p->nrows]);
-		p->nrows++;
-	}
-	sqlite3_finalize(st);
+	if (l.oom)
+		return gc_fail(e, GC_E_NOMEM, "out of memory reading runs");
 	return rc;
 }
 
@@ -211,29 +199,36 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* The link rows of one environment as fit_links sums them. */
+struct links {
+	gc_pdb_fit *f;
+	double rtt[4096], ratio;
+	size_t n, nr;
+};
+
+/* gc_db_env_links callback: RTTs (when measured) and goodput/cap (when both known). */
+static int link_add(const struct gc_db_link_meas *l, void *arg)
+{
+	struct links *k = arg;
+
+	k->f->n_links++;
+	if (!isnan(l->rtt_s) && k->n < 4096 && l->rtt_s > 0)
+		k->rtt[k->n++] = l->rtt_s;
+	if (!isnan(l->goodput_bps) && l->cap_bps > 0)
+		k->ratio += l->goodput_bps / l->cap_bps, k->nr++;
+	return 0;
+}
+
 /* Links of the environment: median RTT -> alpha, mean goodput/cap. */
 static gc_rc fit_links(struct ctx *c, gc_pdb_fit *f, gc_err *e)
 {
-	sqlite3 *h = gc_db_handle(c->db);
-	sqlite3_stmt *st = NULL;
-	double rtt[4096], ratio = 0;
-	size_t n = 0, nr = 0;
+	struct links k = { .f = f };
+	gc_rc rc = gc_db_env_links(c->db, f->env_id, link_add, &k, e);
 
-	if (sqlite3_prepare_v2(h, "SELECT l.rtt_s, l.goodput_bps, l.cap_bps FROM links l "
-			       "JOIN runs r ON r.id = l.run_id WHERE r.status = 'ok' AND "
-			       "COALESCE(r.env_id, 0) = ?", -1, &st, NULL))
-		return gc_fail(e, GC_E_DB, "reading links failed: %s", sqlite3_errmsg(h));
-	sqlite3_bind_int64(st, 1, f->env_id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		f->n_links++;
-		if (sqlite3_column_type(st, 0) != SQLITE_NULL && n < 4096 && col_d(st, 0) > 0)
-			rtt[n++] = col_d(st, 0);
-		if (sqlite3_column_type(st, 1) != SQLITE_NULL && col_d(st, 2) > 0)
-			ratio += col_d(st, 1) / col_d(st, 2), nr++;
-	}
-	sqlite3_finalize(st);
-	f->alpha_link = n ? median(rtt, n) / 2 : -1;   /* -1: per run latency + default */
-	f->goodput_ratio = nr ? ratio / (double)nr : 0;
+	if (rc)
+		return rc;
+	f->alpha_link = k.n ? median(k.rtt, k.n) / 2 : -1;   /* -1: per run latency + default */
+	f->goodput_ratio = k.nr ? k.ratio / (double)k.nr : 0;
 	return GC_OK;
 }
 
@@ -504,7 +499,7 @@ static gc_rc store_all(struct ctx *c, gc_err *e)
 	size_t i;
 	gc_rc rc;
 
-	if ((rc = gc_db_exec(c->db, "BEGIN IMMEDIATE", e)))
+	if ((rc = gc_db_begin(c->db, e)))
 		return rc;
 	for (i = 0; i < p->nrows; i++) {
 		const gc_pdb_row *r = &p->rows[i];
@@ -514,7 +509,7 @@ static gc_rc store_all(struct ctx *c, gc_err *e)
 		if (r->skipped[0])
 			continue;
 		if ((rc = gc_db_prediction_put(c->db, r->run_id, &d, e))) {
-			gc_db_exec(c->db, "ROLLBACK", NULL);
+			gc_db_rollback(c->db);
 			return rc;
 		}
 		p->stored++;
@@ -524,11 +519,11 @@ static gc_rc store_all(struct ctx *c, gc_err *e)
 		gc_pdb_fit_json(&p->fits[i], js, sizeof(js));
 		if ((rc = gc_db_model_fit_put(c->db, p->fits[i].env_id, GC_PDB_VERSION,
 					      p->fits[i].n_runs, js, e))) {
-			gc_db_exec(c->db, "ROLLBACK", NULL);
+			gc_db_rollback(c->db);
 			return rc;
 		}
 	}
-	return gc_db_exec(c->db, "COMMIT", e);
+	return gc_db_commit(c->db, e);
 }
 
 /* Median and worst |error| per method, in the order methods first appear. */

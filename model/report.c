@@ -1,12 +1,12 @@
 /* model/report.c: the page and the markdown of gcbench report, their tables and
  * files (report.h); the sections are in report_data.c. */
 #include <errno.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "db/q_report.h"
 #include "model/report_int.h"
 #include "strutil.h"
 
@@ -175,31 +175,20 @@ static const char css[] =
 	"th{background:#f0f0f0}td:first-child,th:first-child{text-align:left}"
 	".meta{color:#555}";
 
-static int64_t count(gc_db *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t n = 0;
-
-	if (!sqlite3_prepare_v2(gc_db_handle(db), sql, -1, &st, NULL) &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
-}
-
 static void head(struct gc_rep *r)
 {
 	char when[64], line[512];
 	time_t now = time(NULL);
+	struct gc_db_counts n;
 	struct tm tm;
 
 	strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", gmtime_r(&now, &tm));
-	r->st->ok_runs = (size_t)count(r->db, "SELECT count(*) FROM runs WHERE status = 'ok'");
-	r->st->predictions = (size_t)count(r->db, "SELECT count(*) FROM predictions");
+	gc_db_counts(r->db, &n, NULL);     /* a count that cannot be read shows 0 */
+	r->st->ok_runs = (size_t)n.runs_ok;
+	r->st->predictions = (size_t)n.predictions;
 	snprintf(line, sizeof line, "%lld sweeps, %zu ok runs, %lld not ok (failed, timed out "
 		 "or interrupted), %zu model predictions. Generated %s.",
-		 (long long)count(r->db, "SELECT count(*) FROM sweeps"), r->st->ok_runs,
-		 (long long)count(r->db, "SELECT count(*) FROM runs WHERE status <> 'ok'"),
+		 (long long)n.sweeps, r->st->ok_runs, (long long)n.runs_not_ok,
 		 r->st->predictions, when);
 	gc_sbuf_printf(&r->html, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		       "<title>gcbench report</title><style>%s</style></head><body>\n"

@@ -5,11 +5,11 @@
  * reached it. Only when the database holds validation records (training workloads
  * with eval_every); otherwise the section is left out. */
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/q_report.h"
 #include "model/report_int.h"
 #include "strutil.h"
 
@@ -23,44 +23,42 @@ struct apoint {
 	double gbps, t, acc, target;   /* target: NaN without an accuracy target */
 };
 
-static const char sql_curves[] =
-	"SELECT r.model, r.method, r.params, r.bw_cap_bps, AVG(e.t_train), AVG(e.val_acc), "
-	"MAX(CASE WHEN s.target_metric = 'accuracy' THEN s.target_value END), COUNT(*) "
-	"FROM run_evals e JOIN runs r ON r.id = e.run_id JOIN sweeps s ON s.id = r.sweep_id "
-	"WHERE r.status = 'ok' GROUP BY r.model, r.bw_cap_bps, r.method, r.params, e.iter "
-	"ORDER BY r.model, r.bw_cap_bps, r.method, r.params, e.iter";
+struct points {
+	struct apoint *v;
+	size_t n, cap;
+};
 
-static const char *col(sqlite3_stmt *st, int i)
+/* gc_db_accuracy_curves callback: one point into ps; stops when out of memory. */
+static int point_add(const struct gc_db_acc_point *q, void *arg)
 {
-	const unsigned char *s = sqlite3_column_text(st, i);
-	return s ? (const char *)s : "";
+	struct points *ps = arg;
+	struct apoint *a;
+
+	if (ps->n == ps->cap) {
+		void *p = realloc(ps->v, (ps->cap = ps->cap ? 2 * ps->cap : 256) * sizeof(*ps->v));
+		if (!p)
+			return 1;
+		ps->v = p;
+	}
+	a = &ps->v[ps->n++];
+	gc_strlcpy(a->model, q->model, sizeof a->model);
+	gc_report_short_label(q->method, q->params, a->label, sizeof a->label);
+	snprintf(a->key, sizeof a->key, "%.31s %.260s", q->method, q->params);
+	a->gbps = (double)q->bw_cap_bps / 1e9;
+	a->t = q->t_train;
+	a->acc = q->val_acc;
+	a->target = q->target;
+	return 0;
 }
 
+/* The validation points (*out owned by the caller: free()); none when the query fails. */
 static size_t load_points(struct gc_rep *r, struct apoint **out)
 {
-	sqlite3_stmt *st = NULL;
-	size_t n = 0, cap = 0;
-	*out = NULL;
-	if (sqlite3_prepare_v2(gc_db_handle(r->db), sql_curves, -1, &st, NULL))
-		return 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (n == cap) {
-			void *p = realloc(*out, (cap = cap ? 2 * cap : 256) * sizeof(**out));
-			if (!p)
-				break;
-			*out = p;
-		}
-		struct apoint *a = &(*out)[n++];
-		gc_strlcpy(a->model, col(st, 0), sizeof a->model);
-		gc_report_short_label(col(st, 1), col(st, 2), a->label, sizeof a->label);
-		snprintf(a->key, sizeof a->key, "%.31s %.260s", col(st, 1), col(st, 2));
-		a->gbps = sqlite3_column_double(st, 3) / 1e9;
-		a->t = sqlite3_column_double(st, 4);
-		a->acc = sqlite3_column_double(st, 5);
-		a->target = sqlite3_column_type(st, 6) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 6);
-	}
-	sqlite3_finalize(st);
-	return n;
+	struct points ps = { 0 };
+
+	gc_db_accuracy_curves(r->db, point_add, &ps, NULL);
+	*out = ps.v;
+	return ps.n;
 }
 
 static void cap_text(char *buf, size_t n, double gbps)
@@ -113,55 +111,66 @@ static void curve_chart(struct gc_rep *r, const struct apoint *p, size_t i0, siz
 	gc_sbuf_release(&svg);
 }
 
-static const char sql_tta[] =
-	"SELECT model, method, params, world_size, bw_cap_bps, iters_to_target, t_to_target, "
-	"iter_speedup, tta_speedup, missed, repeats FROM time_to_target_speedup "
-	"ORDER BY model, bw_cap_bps, method, params, world_size";
-
-/* Column i of st with prec decimals and suffix ("x"), or "-" when NULL. */
-static void num(char *buf, size_t n, sqlite3_stmt *st, int i, int prec, const char *suffix)
+/* v with prec decimals and suffix ("x"), or "-" when unknown (NAN). */
+static void num(char *buf, size_t n, double v, int prec, const char *suffix)
 {
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+	if (isnan(v))
 		snprintf(buf, n, "-");
 	else
-		snprintf(buf, n, "%.*f%s", prec, sqlite3_column_double(st, i), suffix);
+		snprintf(buf, n, "%.*f%s", prec, v, suffix);
 }
 
-/* The table (its row count returned); the points that missed the target go to missed. */
-static size_t tta_table(struct gc_rep *r, gc_sbuf *missed)
+static const char *const tta_head[] = { "model", "method", "workers", "cap",
+	"iterations to target", "seconds to target", "iteration speedup",
+	"time-to-target speedup" };
+
+struct tta {
+	struct gc_rep *r;
+	gc_sbuf *missed;
+	size_t rows;
+};
+
+/* gc_db_time_to_target callback: one row of the table (opened at the first). */
+static int tta_row(const struct gc_db_tta_row *t, void *arg)
 {
-	static const char *const head[] = { "model", "method", "workers", "cap", "iterations to target",
-					    "seconds to target", "iteration speedup", "time-to-target speedup" };
-	sqlite3_stmt *st = NULL;
+	struct tta *a = arg;
 	char c[8][112];
 	const char *cells[8];
-	size_t rows = 0;
 
-	if (sqlite3_prepare_v2(gc_db_handle(r->db), sql_tta, -1, &st, NULL))
-		return 0;
-	gc_rep_table(r, head, 8);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		gc_strlcpy(c[0], col(st, 0), sizeof c[0]);
-		gc_report_short_label(col(st, 1), col(st, 2), c[1], sizeof c[1]);
-		snprintf(c[2], sizeof c[2], "%d", sqlite3_column_int(st, 3));
-		cap_text(c[3], sizeof c[3], sqlite3_column_double(st, 4) / 1e9);
-		num(c[4], sizeof c[4], st, 5, 0, "");
-		num(c[5], sizeof c[5], st, 6, 3, "");
-		num(c[6], sizeof c[6], st, 7, 2, "x");
-		num(c[7], sizeof c[7], st, 8, 2, "x");
-		if (sqlite3_column_int(st, 9) > 0) {
-			snprintf(c[4], sizeof c[4], "never (%d of %d runs)", sqlite3_column_int(st, 9),
-				 sqlite3_column_int(st, 10));
-			gc_sbuf_printf(missed, "%s%s %s at %s", missed->len ? ", " : "", c[0], c[1], c[3]);
-		}
-		for (int k = 0; k < 8; k++)
-			cells[k] = c[k];
-		gc_rep_row(r, cells, 8);
-		rows++;
+	if (!a->rows++)
+		gc_rep_table(a->r, tta_head, 8);
+	gc_strlcpy(c[0], t->model, sizeof c[0]);
+	gc_report_short_label(t->method, t->params, c[1], sizeof c[1]);
+	snprintf(c[2], sizeof c[2], "%d", t->world_size);
+	cap_text(c[3], sizeof c[3], (double)t->bw_cap_bps / 1e9);
+	num(c[4], sizeof c[4], t->iters_to_target, 0, "");
+	num(c[5], sizeof c[5], t->t_to_target, 3, "");
+	num(c[6], sizeof c[6], t->iter_speedup, 2, "x");
+	num(c[7], sizeof c[7], t->tta_speedup, 2, "x");
+	if (t->missed > 0) {
+		snprintf(c[4], sizeof c[4], "never (%d of %d runs)", t->missed, t->repeats);
+		gc_sbuf_printf(a->missed, "%s%s %s at %s", a->missed->len ? ", " : "", c[0], c[1],
+			       c[3]);
 	}
+	for (int k = 0; k < 8; k++)
+		cells[k] = c[k];
+	gc_rep_row(a->r, cells, 8);
+	return 0;
+}
+
+/* The table (its row count returned); the points that missed the target go to missed.
+ * No table when the query fails before its first row; an empty one when it has none. */
+static size_t tta_table(struct gc_rep *r, gc_sbuf *missed)
+{
+	struct tta a = { r, missed, 0 };
+	gc_rc rc = gc_db_time_to_target(r->db, tta_row, &a, NULL);
+
+	if (rc && !a.rows)
+		return 0;
+	if (!a.rows)
+		gc_rep_table(r, tta_head, 8);
 	gc_rep_table_end(r);
-	sqlite3_finalize(st);
-	return rows;
+	return a.rows;
 }
 
 void gc_rep_accuracy(struct gc_rep *r)

@@ -1,11 +1,11 @@
-/* model/report_data.c: the sections of gcbench report: their queries, tables and
- * charts (report.h). */
+/* model/report_data.c: the sections of gcbench report: their tables and charts
+ * (report.h), from the queries of db/q_report.h. */
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/q_report.h"
 #include "model/predict_db.h"
 #include "model/report_int.h"
 #include "model/whatif.h"
@@ -27,45 +27,48 @@ struct rows {
 	size_t n;
 };
 
-static const char *txt(sqlite3_stmt *st, int i)
+struct loading {
+	struct rows *out;
+	size_t cap;
+};
+
+/* gc_db_point_fn: one row of a section's query into out; stops when out of memory. */
+static int row_add(const struct gc_db_point_row *w, void *arg)
 {
-	const unsigned char *s = sqlite3_column_text(st, i);
-	return s ? (const char *)s : "";
+	struct loading *l = arg;
+	struct rows *out = l->out;
+	struct row *r;
+	size_t i;
+
+	if (out->n == l->cap) {
+		void *p = realloc(out->r, (l->cap = l->cap ? 2 * l->cap : 64) * sizeof(*out->r));
+		if (!p)
+			return 1;
+		out->r = p;
+	}
+	r = &out->r[out->n++];
+	memset(r, 0, sizeof(*r));
+	gc_strlcpy(r->model, w->model, sizeof r->model);
+	gc_strlcpy(r->method, w->method, sizeof r->method);
+	gc_strlcpy(r->params, w->params, sizeof r->params);
+	gc_report_short_label(r->method, r->params, r->label, sizeof r->label);
+	r->p = w->world_size;
+	r->gbps = (double)w->bw_cap_bps / 1e9;
+	for (i = 0; i < w->nv && i < 8; i++)
+		r->v[i] = w->v[i];
+	return 0;
 }
 
-/* Run sql whose columns are model, method, params, world_size, bw_cap_bps, then
- * numbers; NULL numbers become NaN. */
-static void load(struct gc_rep *rp, const char *sql, struct rows *out)
+/* The rows of one section's query (db/q_report.h); what the query could read, none
+ * when it failed: the section then says it has no data. */
+static void load(struct gc_rep *rp,
+		 gc_rc (*query)(gc_db *db, gc_db_point_fn fn, void *arg, gc_err *e),
+		 struct rows *out)
 {
-	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
-	int i, nc;
+	struct loading l = { out, 0 };
 
 	memset(out, 0, sizeof(*out));
-	if (sqlite3_prepare_v2(gc_db_handle(rp->db), sql, -1, &st, NULL))
-		return;
-	nc = sqlite3_column_count(st);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct row *r;
-		if (out->n == cap) {
-			void *p = realloc(out->r, (cap = cap ? 2 * cap : 64) * sizeof(*out->r));
-			if (!p)
-				break;
-			out->r = p;
-		}
-		r = &out->r[out->n++];
-		memset(r, 0, sizeof(*r));
-		gc_strlcpy(r->model, txt(st, 0), sizeof r->model);
-		gc_strlcpy(r->method, txt(st, 1), sizeof r->method);
-		gc_strlcpy(r->params, txt(st, 2), sizeof r->params);
-		gc_report_short_label(r->method, r->params, r->label, sizeof r->label);
-		r->p = sqlite3_column_int(st, 3);
-		r->gbps = sqlite3_column_double(st, 4) / 1e9;
-		for (i = 5; i < nc && i < 13; i++)
-			r->v[i - 5] = sqlite3_column_type(st, i) == SQLITE_NULL ? NAN
-				      : sqlite3_column_double(st, i);
-	}
-	sqlite3_finalize(st);
+	query(rp->db, row_add, &l, NULL);
 }
 
 static void fmt_gbps(char *buf, size_t n, double g)
@@ -103,12 +106,6 @@ static int model_world_sizes(const struct rows *rs, const char *model)
 		}
 	return first ? 1 : 0;
 }
-
-static const char sql_speedup[] =
-	"SELECT model, method, params, world_size, bw_cap_bps, AVG(speedup), AVG(t_iter), "
-	"AVG(t_iter_baseline), MAX(baseline) FROM speedup WHERE method <> baseline "
-	"GROUP BY model, method, params, world_size, bw_cap_bps "
-	"ORDER BY model, method, params, world_size, bw_cap_bps";
 
 /* The series of one model's speedup chart: one per (label, world size). */
 static void speedup_chart(struct gc_rep *r, const struct rows *rs, const char *model)
@@ -163,7 +160,7 @@ void gc_rep_speedup(struct gc_rep *r)
 	struct rows rs;
 	size_t i, k, n;
 
-	load(r, sql_speedup, &rs);
+	load(r, gc_db_report_speedup, &rs);
 	gc_rep_h2(r, "Speedup over sync SGD vs bandwidth");
 	gc_rep_p(r, "Speedup = the baseline's median iteration time / the method's, at the same "
 		 "model, bandwidth cap, workers, batch and environment (mean over repeats and "
@@ -189,13 +186,6 @@ void gc_rep_speedup(struct gc_rep *r)
 	gc_rep_table_end(r);
 	free(rs.r);
 }
-
-static const char sql_breakdown[] =
-	"SELECT model, method, params, world_size, bw_cap_bps, "
-	"AVG(t_forward_median + t_backward_median), AVG(t_encode_median), "
-	"AVG(t_decode_median), AVG(t_optimizer_median), AVG(t_iter_median) FROM run_summary "
-	"GROUP BY model, world_size, bw_cap_bps, method, params "
-	"ORDER BY model, world_size, bw_cap_bps, method = baseline DESC, method, params";
 
 #define NSTACK 5
 static const char *const stack_names[NSTACK] = { "compute (fwd + bwd)", "encode",
@@ -295,7 +285,7 @@ void gc_rep_breakdown(struct gc_rep *r)
 	struct rows rs;
 	size_t i, j, k, n, np;
 
-	load(r, sql_breakdown, &rs);
+	load(r, gc_db_report_breakdown, &rs);
 	gc_rep_h2(r, "Where the iteration time goes");
 	gc_rep_p(r, "Medians over ranks and post-warmup iterations. Exposed communication is the "
 		 "part of the measured iteration not covered by compute, encode, decode and the "
@@ -319,12 +309,6 @@ void gc_rep_breakdown(struct gc_rep *r)
 	breakdown_table(r, &rs);
 	free(rs.r);
 }
-
-static const char sql_pred[] =
-	"SELECT s.model, s.method, s.params, s.world_size, s.bw_cap_bps, s.t_iter_median, "
-	"p.t_iter, s.run_id FROM predictions p JOIN run_summary s ON s.run_id = p.run_id "
-	"WHERE p.model_version = (SELECT model_version FROM predictions "
-	"ORDER BY created DESC LIMIT 1) ORDER BY s.method, s.params, s.run_id";
 
 static void pred_chart(struct gc_rep *r, const struct rows *rs)
 {
@@ -372,7 +356,7 @@ void gc_rep_predictions(struct gc_rep *r)
 	size_t i, k;
 
 	memset(&rs, 0, sizeof rs);
-	load(r, sql_pred, &rs);
+	load(r, gc_db_report_predictions, &rs);
 	gc_rep_h2(r, "The performance model: predicted vs measured");
 	if (!rs.n) {
 		snprintf(msg, sizeof msg, "There are no predictions in this database yet: run "
@@ -495,11 +479,6 @@ static void winlose_model_one(struct gc_rep *r, gc_whatif *w, gc_arch *a,
 	heat(r, title, slug, WL_NB, WL_NW, xn, yn, v);
 }
 
-static const char sql_methods[] =
-	"SELECT model, method, params, MIN(world_size), 0, MIN(batch), MIN(COALESCE(env_id, 0)) "
-	"FROM run_summary WHERE method <> baseline GROUP BY model, method, params "
-	"ORDER BY model, method, params";
-
 /* Predicted maps for the first model of the database the model knows, with the fit of
  * its environment. */
 static void winlose_model(struct gc_rep *r)
@@ -512,7 +491,7 @@ static void winlose_model(struct gc_rep *r)
 	gc_arch a;
 	size_t i;
 
-	load(r, sql_methods, &ms);
+	load(r, gc_db_report_methods, &ms);
 	if (ms.n && (pdb = gc_rep_fits(r)))
 		for (i = 0; i < ms.n && !m0; i++)
 			if ((f = gc_pdb_fit_of(pdb, (int64_t)ms.r[i].v[1])) &&
@@ -540,7 +519,7 @@ void gc_rep_winlose(struct gc_rep *r)
 	struct rows rs;
 	size_t i, n, measured = 0;
 
-	load(r, sql_speedup, &rs);
+	load(r, gc_db_report_speedup, &rs);
 	gc_rep_h2(r, "Win/lose maps: bandwidth x workers");
 	n = models(&rs, ms, MAX_GROUPS);
 	for (i = 0; i < n; i++)

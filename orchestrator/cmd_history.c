@@ -5,11 +5,11 @@
 
 #include "commands.h"
 #include "db/db.h"
+#include "db/q_history.h"
 #include "log.h"
 #include "netem/rate.h"
 #include "orchestrator/run.h"
 #include "orchestrator/table.h"
-#include "regress.h"
 
 static void usage(FILE *f)
 {
@@ -33,7 +33,7 @@ static void usage(FILE *f)
 static const char *const head[NCOL] = { "sweep", "started", "driver", "cuda", "nccl", "tag",
 	"params", "bandwidth", "pxb", "iter_ms", "speedup" };
 
-static int add_row(const gc_history_row *h, void *arg)
+static int add_row(const struct gc_db_history_row *h, void *arg)
 {
 	gc_table *t = arg;
 	char sweep[24], date[32] = "-", bw[32] = "unlimited", pb[32], ms[32], sp[32], params[192];
@@ -104,7 +104,7 @@ int cmd_history(int argc, char **argv)
 	if (gc_db_open(path, GC_DB_READONLY, &db, &e))
 		return gc_error("cannot open database '%s': %s", path, e.msg), 1;
 	gc_table_init(&t, NCOL, head, "lllllllrrrr", 6);
-	rc = gc_history(gc_db_handle(db), model, method, bw, add_row, &t, &e);
+	rc = gc_db_history(db, model, method, bw, add_row, &t, &e);
 	gc_db_close(db);
 	if (!rc && t.oom)
 		rc = gc_fail(&e, GC_E_NOMEM, "out of memory");

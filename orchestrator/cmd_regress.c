@@ -169,7 +169,7 @@ int cmd_regress(int argc, char **argv)
 		return gc_error("unknown --format '%s': table, markdown or json", r.format), 2;
 	if (gc_db_open(r.db, GC_DB_READONLY, &db, &e))
 		return gc_error("cannot open database '%s': %s", r.db, e.msg), 1;
-	rc = gc_regress_compare(gc_db_handle(db), &r.o, &rep, &e);
+	rc = gc_regress_compare(db, &r.o, &rep, &e);
 	gc_db_close(db);
 	if (rc) {
 		gc_error("cannot compare: %s", e.msg);

@@ -6,12 +6,12 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <netlink/version.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "db/engine.h"
 #include "strutil.h"
 
 int64_t gc_version_num(const char *s)
@@ -160,7 +160,7 @@ void gc_envinfo_probe(struct gc_envinfo *in, const char *gcbench_version)
 	probe_cuda_nccl(in);
 	probe_mpi(in);
 	snprintf(in->libnl, sizeof(in->libnl), "%d.%d.%d", nl_ver_maj, nl_ver_min, nl_ver_mic);
-	gc_strlcpy(in->sqlite, sqlite3_libversion(), sizeof(in->sqlite));
+	gc_strlcpy(in->sqlite, gc_db_engine_version(), sizeof(in->sqlite));
 	gc_strlcpy(in->gcbench, gcbench_version ? gcbench_version : "", sizeof(in->gcbench));
 	read_line("/proc/sys/net/ipv4/tcp_congestion_control", in->tcp_cc, sizeof(in->tcp_cc));
 }

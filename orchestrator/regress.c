@@ -2,10 +2,10 @@
 #include "regress.h"
 
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/q_regress.h"
 #include "orchestrator/bootstrap.h"
 #include "stats.h"
 #include "strutil.h"
@@ -42,53 +42,33 @@ const char *gc_regress_verdict_name(enum gc_regress_verdict v)
 	return "?";
 }
 
-static gc_rc db_fail(sqlite3 *db, gc_err *e, const char *what)
-{
-	return gc_fail(e, GC_E_DB, "cannot %s: %s", what, sqlite3_errmsg(db));
-}
-
 /* ---- selectors -------------------------------------------------------------------- */
 
-static const char *const sel_fields[] = { "host", "gpu_model", "tcp_cc", "tag", "driver",
-	"cuda", "nccl", "mpi", "kernel", "libnl", "sqlite", "gcbench", "env", NULL };
-#define SEL_FIRST_VERSION 4
 #define SEL_MAX 8
 
+/* The conditions of a selector: fields[i] (an environment field, gc_db_env_field)
+ * equal to (or, for a version, starting) vals[i]. */
 struct selector {
-	char where[2048];
+	char fields[SEL_MAX][32];
 	char vals[SEL_MAX][128];
 	int n;
 };
 
-/* One "field=value" into s->where (a column from the whitelist, the value bound). */
+/* One "field=value" into s (a field db/ knows; the value is bound there). */
 static gc_rc sel_term(struct selector *s, const char *term, gc_err *e)
 {
 	const char *eq = strchr(term, '=');
-	char frag[512], col[32];
 	size_t fl = eq ? (size_t)(eq - term) : 0;
-	int k, i = s->n + 1;
 
-	for (k = 0; sel_fields[k]; k++)
-		if (fl == strlen(sel_fields[k]) && !strncmp(term, sel_fields[k], fl))
-			break;
-	if (!eq || !sel_fields[k] || !eq[1] || strlen(eq + 1) >= sizeof s->vals[0] ||
-	    s->n >= SEL_MAX)
+	if (!eq || gc_db_env_field(term, fl) < 0 || fl >= sizeof s->fields[0] || !eq[1] ||
+	    strlen(eq + 1) >= sizeof s->vals[0] || s->n >= SEL_MAX)
 		return gc_fail(e, GC_E_INVAL, "invalid selector term '%s': write FIELD=VALUE "
 			       "with FIELD one of host, gpu_model, driver, cuda, nccl, mpi, "
 			       "kernel, libnl, sqlite, gcbench, tcp_cc, tag, env (at most %d "
 			       "terms, joined by ',')", term, SEL_MAX);
-	gc_strlcpy(col, sel_fields[k], sizeof col);
+	memcpy(s->fields[s->n], term, fl);
+	s->fields[s->n][fl] = '\0';
 	gc_strlcpy(s->vals[s->n++], eq + 1, sizeof s->vals[0]);
-	if (!strcmp(col, "env"))
-		snprintf(frag, sizeof frag, "id = CAST(?%d AS INTEGER)", i);
-	else if (k >= SEL_FIRST_VERSION)
-		snprintf(frag, sizeof frag, "(%s = ?%d OR substr(%s, 1, length(?%d) + 1) IN "
-			 "(?%d || '.', ?%d || '-'))", col, i, col, i, i, i);
-	else
-		snprintf(frag, sizeof frag, "%s = ?%d", col, i);
-	if (s->where[0])
-		strncat(s->where, " AND ", sizeof s->where - strlen(s->where) - 1);
-	strncat(s->where, frag, sizeof s->where - strlen(s->where) - 1);
 	return GC_OK;
 }
 
@@ -129,21 +109,17 @@ static void envset_desc(const char *sel, const struct envset *es, char *out, siz
 }
 
 /* "sweep=ID": one sweep, which must have ok runs. */
-static gc_rc sel_sweep(sqlite3 *db, const char *text, struct envset *es, gc_err *e)
+static gc_rc sel_sweep(gc_db *db, const char *text, struct envset *es, gc_err *e)
 {
-	sqlite3_stmt *st = NULL;
 	uint64_t id;
 	int found;
+	gc_rc rc;
 
 	if (gc_parse_u64(text + 6, &id) || id == 0 || id > INT64_MAX)
 		return gc_fail(e, GC_E_INVAL, "invalid selector '%s': sweep=ID takes a sweep id "
 			       "(gcbench status lists them)", text);
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM runs WHERE sweep_id = ? AND status = 'ok'",
-			       -1, &st, NULL))
-		return db_fail(db, e, "select the sweep");
-	sqlite3_bind_int64(st, 1, (int64_t)id);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
+	if ((rc = gc_db_sweep_has_ok_runs(db, (int64_t)id, &found, e)))
+		return rc;
 	if (!found)
 		return gc_fail(e, GC_E_NOTFOUND, "sweep %lld has no ok runs; see 'gcbench status'",
 			       (long long)id);
@@ -154,12 +130,10 @@ static gc_rc sel_sweep(sqlite3 *db, const char *text, struct envset *es, gc_err 
 }
 
 /* The environments of a selector that have ok runs. */
-static gc_rc sel_envs(sqlite3 *db, const char *text, struct envset *es, gc_err *e)
+static gc_rc sel_envs(gc_db *db, const char *text, struct envset *es, gc_err *e)
 {
+	struct gc_db_env_cond c[SEL_MAX];
 	struct selector s;
-	char sql[3072];
-	sqlite3_stmt *st = NULL;
-	int i, r;
 	gc_rc rc;
 
 	es->by_sweep = 0;
@@ -167,19 +141,12 @@ static gc_rc sel_envs(sqlite3 *db, const char *text, struct envset *es, gc_err *
 		return sel_sweep(db, text, es, e);
 	if ((rc = sel_parse(text, &s, e)))
 		return rc;
-	snprintf(sql, sizeof sql, "SELECT id FROM environments WHERE %s AND EXISTS (SELECT 1 "
-		 "FROM runs r WHERE r.env_id = environments.id AND r.status = 'ok') "
-		 "ORDER BY id", s.where);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
-		return db_fail(db, e, "select environments");
-	for (i = 0; i < s.n; i++)
-		sqlite3_bind_text(st, i + 1, s.vals[i], -1, SQLITE_TRANSIENT);
-	es->n = 0;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW && es->n < 64)
-		es->id[es->n++] = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (r != SQLITE_ROW && r != SQLITE_DONE)
-		return db_fail(db, e, "select environments");
+	for (int i = 0; i < s.n; i++)
+		c[i] = (struct gc_db_env_cond){ s.fields[i], s.vals[i] };
+	rc = gc_db_envs_with_ok_runs(db, c, (size_t)s.n, es->id,
+				     sizeof es->id / sizeof es->id[0], &es->n, e);
+	if (rc)
+		return rc;
 	if (!es->n)
 		return gc_fail(e, GC_E_NOTFOUND, "no environment with ok runs matches '%s'; "
 			       "see the environments table (sqlite3 DB 'SELECT * FROM "
@@ -189,31 +156,19 @@ static gc_rc sel_envs(sqlite3 *db, const char *text, struct envset *es, gc_err *
 
 /* "previous": the newest sweep with ok runs, and the newest sweep of the same spec
  * before it with ok runs (last night and the night before). */
-static gc_rc previous_sweeps(sqlite3 *db, struct envset *base, struct envset *cand, gc_err *e)
+static gc_rc previous_sweeps(gc_db *db, struct envset *base, struct envset *cand, gc_err *e)
 {
-	static const char sql[] =
-		"WITH ok AS (SELECT s.id, s.spec_hash FROM sweeps s WHERE EXISTS (SELECT 1 FROM "
-		"runs r WHERE r.sweep_id = s.id AND r.status = 'ok')), last AS (SELECT * FROM ok "
-		"ORDER BY id DESC LIMIT 1) SELECT last.id, (SELECT max(ok.id) FROM ok WHERE "
-		"ok.spec_hash = last.spec_hash AND ok.id < last.id) FROM last";
-	sqlite3_stmt *st = NULL;
-	int r, have_prev = 0;
+	int64_t last, prev;
+	gc_rc rc = gc_db_previous_sweeps(db, &last, &prev, e);
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
-		return db_fail(db, e, "select sweeps");
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
-		cand->id[0] = sqlite3_column_int64(st, 0);
-		have_prev = sqlite3_column_type(st, 1) != SQLITE_NULL;
-		base->id[0] = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	if (r != SQLITE_ROW && r != SQLITE_DONE)
-		return db_fail(db, e, "select sweeps");
-	if (r != SQLITE_ROW || !have_prev)
+	if (rc)
+		return rc;
+	if (!last || !prev)
 		return gc_fail(e, GC_E_NOTFOUND, "'previous' needs two sweeps of the same spec with "
-			       "ok runs; %s", r == SQLITE_ROW ? "the newest sweep's spec has one" :
+			       "ok runs; %s", last ? "the newest sweep's spec has one" :
 			       "the database has none");
+	cand->id[0] = last;
+	base->id[0] = prev;
 	cand->n = base->n = 1;
 	cand->by_sweep = base->by_sweep = 1;
 	return GC_OK;
@@ -258,20 +213,20 @@ static int same_key(const gc_regress_point *a, const gc_regress_point *b, int me
 	       a->world_size == b->world_size && a->batch == b->batch;
 }
 
-static void key_from_row(sqlite3_stmt *st, gc_regress_point *k)
+static void key_from_sample(const struct gc_db_iter_sample *x, gc_regress_point *k)
 {
 	memset(k, 0, sizeof *k);
-	gc_strlcpy(k->workload, (const char *)sqlite3_column_text(st, 0), sizeof k->workload);
-	gc_strlcpy(k->model, (const char *)sqlite3_column_text(st, 1), sizeof k->model);
-	gc_strlcpy(k->method, (const char *)sqlite3_column_text(st, 2), sizeof k->method);
-	gc_strlcpy(k->params, (const char *)sqlite3_column_text(st, 3), sizeof k->params);
-	k->bw_cap_bps = sqlite3_column_int64(st, 4);
-	k->latency_s = sqlite3_column_double(st, 5);
-	k->world_size = sqlite3_column_int(st, 6);
-	k->batch = sqlite3_column_int(st, 7);
-	gc_strlcpy(k->backend, (const char *)sqlite3_column_text(st, 8), sizeof k->backend);
-	k->compute_scale = sqlite3_column_double(st, 9);
-	gc_strlcpy(k->baseline, (const char *)sqlite3_column_text(st, 10), sizeof k->baseline);
+	gc_strlcpy(k->workload, x->workload, sizeof k->workload);
+	gc_strlcpy(k->model, x->model, sizeof k->model);
+	gc_strlcpy(k->method, x->method, sizeof k->method);
+	gc_strlcpy(k->params, x->params, sizeof k->params);
+	k->bw_cap_bps = x->bw_cap_bps;
+	k->latency_s = x->latency_s;
+	k->world_size = x->world_size;
+	k->batch = x->batch;
+	gc_strlcpy(k->backend, x->backend, sizeof k->backend);
+	k->compute_scale = x->compute_scale;
+	gc_strlcpy(k->baseline, x->baseline, sizeof k->baseline);
 }
 
 /* Start a run at p->n (and keep off[nruns] = n, with room for one more). */
@@ -321,36 +276,32 @@ static gc_rc side_add(struct side *s, const gc_regress_point *k, int64_t run, do
 	return GC_OK;
 }
 
-static gc_rc side_load(sqlite3 *db, const struct envset *es, struct side *s, gc_err *e)
-{
-	char sql[4096], ids[1024] = "", tmp[32];
-	sqlite3_stmt *st = NULL;
-	gc_regress_point k;
-	size_t i;
-	int r = SQLITE_DONE;
-	gc_rc rc = GC_OK;
+struct loading {
+	struct side *s;
+	gc_rc rc;
+};
 
-	for (i = 0; i < es->n; i++) {   /* integers from the database: safe to format */
-		snprintf(tmp, sizeof tmp, "%s%lld", i ? "," : "", (long long)es->id[i]);
-		strncat(ids, tmp, sizeof ids - strlen(ids) - 1);
-	}
-	snprintf(sql, sizeof sql, "SELECT r.workload, r.model, r.method, r.params, r.bw_cap_bps, "
-		 "r.latency_s, r.world_size, r.batch, r.backend, r.compute_scale, s.baseline, "
-		 "i.t_iter, r.id FROM iterations i JOIN runs r ON r.id = i.run_id JOIN sweeps s "
-		 "ON s.id = r.sweep_id WHERE r.status = 'ok' AND i.warmup = 0 AND %s IN (%s) "
-		 "ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13", es->by_sweep ? "r.sweep_id" :
-		 "r.env_id", ids);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
-		return db_fail(db, e, "read iterations");
-	while (!rc && (r = sqlite3_step(st)) == SQLITE_ROW) {
-		key_from_row(st, &k);
-		rc = side_add(s, &k, sqlite3_column_int64(st, 12), sqlite3_column_double(st, 11));
-	}
-	sqlite3_finalize(st);
+/* gc_db_ok_iterations callback: one sample into its point; stops on a failure. */
+static int sample_add(const struct gc_db_iter_sample *x, void *arg)
+{
+	struct loading *l = arg;
+	gc_regress_point k;
+
+	key_from_sample(x, &k);
+	l->rc = side_add(l->s, &k, x->run_id, x->t_iter);
+	return l->rc != GC_OK;
+}
+
+static gc_rc side_load(gc_db *db, const struct envset *es, struct side *s, gc_err *e)
+{
+	struct loading l = { s, GC_OK };
+	size_t i;
+	gc_rc rc = gc_db_ok_iterations(db, es->id, es->n, es->by_sweep, sample_add, &l, e);
+
+	if (l.rc)
+		return gc_fail(e, l.rc, "out of memory reading iterations");
 	if (rc)
-		return gc_fail(e, rc, "out of memory reading iterations");
-	if (r != SQLITE_DONE)
-		return db_fail(db, e, "read iterations");
+		return rc;
 	for (i = 0; i < s->n; i++)
 		s->v[i].med = gc_median(s->v[i].x, s->v[i].n);
 	return GC_OK;
@@ -516,7 +467,7 @@ static gc_rc compare_sides(const struct side *bs, const struct side *cs,
 	return rc;
 }
 
-static gc_rc resolve(sqlite3 *db, const gc_regress_opts *o, struct envset *be,
+static gc_rc resolve(gc_db *db, const gc_regress_opts *o, struct envset *be,
 		     struct envset *ce, gc_regress_report *r, gc_err *e)
 {
 	gc_rc rc;
@@ -539,7 +490,7 @@ static gc_rc resolve(sqlite3 *db, const gc_regress_opts *o, struct envset *be,
 	return GC_OK;
 }
 
-gc_rc gc_regress_compare(sqlite3 *db, const gc_regress_opts *o, gc_regress_report *r,
+gc_rc gc_regress_compare(gc_db *db, const gc_regress_opts *o, gc_regress_report *r,
 			 gc_err *e)
 {
 	struct envset be, ce;

@@ -43,7 +43,7 @@
 
 #include "result.h"
 
-struct sqlite3;
+struct gc_db;
 
 typedef struct gc_regress_opts {
 	const char *baseline;    /* selector (see above) */
@@ -94,33 +94,17 @@ typedef struct gc_regress_report {
 	size_t n_by_runs;                      /* points whose unit was the run */
 } gc_regress_report;
 
-/* Compare. GC_E_INVAL (message in e) for a bad selector; GC_E_NOTFOUND when a side
- * matches no environment with ok runs; GC_E_DB on SQLite errors. Caller releases r. */
-gc_rc gc_regress_compare(struct sqlite3 *db, const gc_regress_opts *o,
+/* Compare, reading db through db/q_regress.h. GC_E_INVAL (message in e) for a bad
+ * selector; GC_E_NOTFOUND when a side matches no environment with ok runs; GC_E_DB on
+ * SQLite errors. Caller releases r. */
+gc_rc gc_regress_compare(struct gc_db *db, const gc_regress_opts *o,
 			 gc_regress_report *r, gc_err *e);
 void gc_regress_report_release(gc_regress_report *r);
 
 /* Print r as "table", "markdown" or "json" (GC_E_INVAL for another format). */
 gc_rc gc_regress_print(FILE *f, const gc_regress_report *r, const char *format, gc_err *e);
 
-/* One row of `gcbench history`: the speedup of a method at one point in one sweep
- * (each night's sweep is its own row, so a slow drift shows), oldest sweep first. The
- * speedup is the baseline method's mean of run medians in the same sweep and point
- * divided by the method's. */
-typedef struct gc_history_row {
-	double started;                     /* the sweep's start (Unix s) */
-	int64_t sweep_id, env_id;
-	char driver[64], cuda[64], nccl[64], tag[64];
-	char method[64], params[160];
-	int64_t bw_cap_bps;
-	int world_size, batch, repeats;
-	double t_iter, t_iter_baseline, speedup;
-} gc_history_row;
-
-/* Call fn per row for model/method (bw_cap_bps < 0: every bandwidth). fn returning
- * nonzero stops. */
-gc_rc gc_history(struct sqlite3 *db, const char *model, const char *method,
-		 int64_t bw_cap_bps, int (*fn)(const gc_history_row *row, void *arg),
-		 void *arg, gc_err *e);
+/* `gcbench history` (a method's speedup sweep by sweep) is a query of db/: see
+ * db/q_history.h. */
 
 #endif

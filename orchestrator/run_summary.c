@@ -5,9 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "db/db.h"
+#include "db/q_summary.h"
 #include "kernels/compress.h"
 #include "log.h"
 #include "orchestrator/run.h"
@@ -66,71 +65,42 @@ void gc_params_brief(const char *method, const char *params, char *out, size_t n
 		gc_strlcpy(out, "defaults", n);
 }
 
-/* sqlite3_exec callback: one row of the speedup view, params shortened */
-static int add_row(void *arg, int ncol, char **v, char **col)
+/* gc_db_sweep_summary callback: one row of the table, params shortened */
+static int add_row(const struct gc_db_summary_row *w, void *arg)
 {
 	gc_table *t = arg;
-	char brief[256];
-	const char *row[NCOL];
+	char brief[256], world[16];
+	const char *row[NCOL] = { w->model, w->method, brief, w->bandwidth, world, w->iter_ms,
+				  w->base_ms, w->speedup, w->to_target, w->tta_speedup };
 
-	(void)col;
-	if (ncol != t->ncol)
-		return 1;
-	gc_params_brief(v[1] ? v[1] : "", v[2], brief, sizeof(brief));
-	for (int i = 0; i < t->ncol; i++)
-		row[i] = i == PCOL ? brief : v[i];
+	gc_params_brief(w->method ? w->method : "", w->params, brief, sizeof(brief));
+	snprintf(world, sizeof(world), "%d", w->world_size);
 	return gc_table_add(t, row) ? 1 : 0;
 }
 
 /* The sweep's target as "accuracy 0.95" (or "loss 0.3"), "" without one. */
 static void sweep_target(struct gc_db *db, int64_t sweep_id, char *out, size_t n)
 {
-	sqlite3_stmt *st = NULL;
-	out[0] = '\0';
-	if (sqlite3_prepare_v2(gc_db_handle(db), "SELECT target_metric, target_value FROM sweeps "
-			       "WHERE id = ? AND target_metric <> ''", -1, &st, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_int64(st, 1, sweep_id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		snprintf(out, n, "%s %g", (const char *)sqlite3_column_text(st, 0),
-			 sqlite3_column_double(st, 1));
-	sqlite3_finalize(st);
-}
+	char metric[32];
+	double value;
 
-/* The speedup rows of the sweep; with a target, joined to time_to_target_speedup for
- * the iterations to it ("never" when a repeat missed it) and the time-to-target speedup. */
-static void summary_sql(char *sql, size_t n, int64_t sweep_id, int target)
-{
-	snprintf(sql, n,
-		 "SELECT s.model, s.method, s.params, CASE WHEN s.bw_cap_bps = 0 THEN 'unlimited' ELSE "
-		 "printf('%%.3gGbit', s.bw_cap_bps / 1e9) END, s.world_size, printf('%%.1f', s.t_iter * 1e3), "
-		 "printf('%%.1f', s.t_iter_baseline * 1e3), printf('%%.2fx', s.speedup)%s FROM speedup s %s"
-		 "WHERE (s.model, s.method, s.params, s.bw_cap_bps, s.world_size, s.batch) IN (SELECT model, "
-		 "method, params, bw_cap_bps, world_size, batch FROM runs WHERE sweep_id = %lld) "
-		 "ORDER BY s.model, s.bw_cap_bps, s.method, s.params",
-		 target ? ", CASE WHEN t.missed > 0 THEN 'never' ELSE printf('%.0f it', "
-			  "t.iters_to_target) END, CASE WHEN t.tta_speedup IS NOT NULL THEN "
-			  "printf('%.2fx', t.tta_speedup) END" : "",
-		 target ? "LEFT JOIN time_to_target_speedup t ON t.workload = s.workload AND "
-			  "t.model = s.model AND t.method = s.method AND t.params = s.params AND "
-			  "t.bw_cap_bps = s.bw_cap_bps AND t.latency_s = s.latency_s AND "
-			  "t.world_size = s.world_size AND t.batch = s.batch AND t.backend = s.backend "
-			  "AND t.compute_scale = s.compute_scale AND t.env_id IS s.env_id " : "",
-		 (long long)sweep_id);
+	out[0] = '\0';
+	if (!gc_db_sweep_target_get(db, sweep_id, metric, sizeof(metric), &value, NULL) &&
+	    *metric)
+		snprintf(out, n, "%s %g", metric, value);
 }
 
 int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f)
 {
-	char sql[2048], target[64], *err = NULL;
+	char target[64];
 	gc_table t;
+	gc_err e;
 	int n;
 
 	sweep_target(db, sweep_id, target, sizeof(target));
 	gc_table_init(&t, *target ? NCOL : 8, head, "lllrrrrrrr", PCOL);
-	summary_sql(sql, sizeof(sql), sweep_id, *target != '\0');
-	if (sqlite3_exec(gc_db_handle(db), sql, add_row, &t, &err) != SQLITE_OK) {
-		gc_warn("cannot print the summary: %s", t.oom ? "out of memory" : err ? err : "?");
-		sqlite3_free(err);
+	if (gc_db_sweep_summary(db, sweep_id, *target != '\0', add_row, &t, &e) || t.oom) {
+		gc_warn("cannot print the summary: %s", t.oom ? "out of memory" : e.msg);
 		gc_table_release(&t);
 		return -1;
 	}

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "db/db_internal.h"   /* gc_db_handle, gc_db_exec: the fixtures' SQL */
+#include "db/q_history.h"
 #include "harness.h"
 #include "orchestrator/regress.h"
 
@@ -146,7 +148,7 @@ static gc_rc compare(const char *base, const char *cand, gc_regress_report *r, g
 	memset(r, 0, sizeof *r);
 	if ((rc = gc_db_open(dbpath, GC_DB_READONLY, &db, e)))
 		return rc;
-	rc = gc_regress_compare(gc_db_handle(db), &o, r, e);
+	rc = gc_regress_compare(db, &o, r, e);
 	gc_db_close(db);
 	return rc;
 }
@@ -281,7 +283,7 @@ static void test_formats(void)
 	gc_regress_report_release(&r);
 }
 
-static int count_rows(const gc_history_row *h, void *arg)
+static int count_rows(const struct gc_db_history_row *h, void *arg)
 {
 	int *n = arg;
 	*n += 1;
@@ -297,8 +299,8 @@ static void test_history(void)
 	int n = 0;
 
 	CHECKF(gc_db_open(dbpath, GC_DB_READONLY, &db, &e) == GC_OK, "%s", e.msg);
-	CHECK_EQ_INT(gc_history(gc_db_handle(db), "resnet50", "powersgd", -1, count_rows, &n,
-				&e), GC_OK);
+	CHECK_EQ_INT(gc_db_history(db, "resnet50", "powersgd", -1, count_rows, &n, &e),
+		     GC_OK);
 	gc_db_close(db);
 	CHECK_EQ_INT(n, 2);   /* one row per sweep, speedups 1.25 and 1.14 */
 }
@@ -336,7 +338,7 @@ static gc_rc compare_metric(const char *path, int metric, gc_regress_report *r, 
 	memset(r, 0, sizeof *r);
 	if ((rc = gc_db_open(path, GC_DB_READONLY, &db, e)))
 		return rc;
-	rc = gc_regress_compare(gc_db_handle(db), &o, r, e);
+	rc = gc_regress_compare(db, &o, r, e);
 	gc_db_close(db);
 	return rc;
 }

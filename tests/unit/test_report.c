@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "db/db_internal.h"   /* gc_db_handle, gc_db_exec: the fixtures' SQL */
 #include "harness.h"
 #include "model/predict_db.h"
 #include "model/report.h"

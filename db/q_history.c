@@ -1,30 +1,23 @@
-/* orchestrator/history.c: `gcbench history`, a method's speedup sweep by sweep. */
-#include "regress.h"
+/* db/q_history.c: the query of `gcbench history` (q_history.h). */
+#include "q_history.h"
+#include "db_internal.h"
 
-#include <sqlite3.h>
 #include <string.h>
 
 #include "strutil.h"
 
-static gc_rc db_fail(sqlite3 *db, gc_err *e, const char *what)
-{
-	return gc_fail(e, GC_E_DB, "cannot %s: %s", what, sqlite3_errmsg(db));
-}
-
-/* ---- history ---------------------------------------------------------------------- */
-
-static void history_row(sqlite3_stmt *st, gc_history_row *h)
+static void history_row(sqlite3_stmt *st, struct gc_db_history_row *h)
 {
 	memset(h, 0, sizeof *h);
 	h->started = sqlite3_column_double(st, 0);
 	h->sweep_id = sqlite3_column_int64(st, 1);
 	h->env_id = sqlite3_column_int64(st, 2);
-	gc_strlcpy(h->driver, (const char *)sqlite3_column_text(st, 3), sizeof h->driver);
-	gc_strlcpy(h->cuda, (const char *)sqlite3_column_text(st, 4), sizeof h->cuda);
-	gc_strlcpy(h->nccl, (const char *)sqlite3_column_text(st, 5), sizeof h->nccl);
-	gc_strlcpy(h->tag, (const char *)sqlite3_column_text(st, 6), sizeof h->tag);
-	gc_strlcpy(h->method, (const char *)sqlite3_column_text(st, 7), sizeof h->method);
-	gc_strlcpy(h->params, (const char *)sqlite3_column_text(st, 8), sizeof h->params);
+	gc_strlcpy(h->driver, gc_db_col_text(st, 3), sizeof h->driver);
+	gc_strlcpy(h->cuda, gc_db_col_text(st, 4), sizeof h->cuda);
+	gc_strlcpy(h->nccl, gc_db_col_text(st, 5), sizeof h->nccl);
+	gc_strlcpy(h->tag, gc_db_col_text(st, 6), sizeof h->tag);
+	gc_strlcpy(h->method, gc_db_col_text(st, 7), sizeof h->method);
+	gc_strlcpy(h->params, gc_db_col_text(st, 8), sizeof h->params);
 	h->bw_cap_bps = sqlite3_column_int64(st, 9);
 	h->world_size = sqlite3_column_int(st, 10);
 	h->batch = sqlite3_column_int(st, 11);
@@ -34,8 +27,9 @@ static void history_row(sqlite3_stmt *st, gc_history_row *h)
 	h->speedup = sqlite3_column_double(st, 15);
 }
 
-gc_rc gc_history(sqlite3 *db, const char *model, const char *method, int64_t bw_cap_bps,
-		 int (*fn)(const gc_history_row *row, void *arg), void *arg, gc_err *e)
+gc_rc gc_db_history(gc_db *db, const char *model, const char *method, int64_t bw_cap_bps,
+		    int (*fn)(const struct gc_db_history_row *row, void *arg), void *arg,
+		    gc_err *e)
 {
 	/* per sweep and point: the method's and the baseline method's mean run median */
 	static const char sql[] =
@@ -54,12 +48,12 @@ gc_rc gc_history(sqlite3 *db, const char *model, const char *method, int64_t bw_
 		"JOIN sweeps s ON s.id = m.sweep_id LEFT JOIN environments e ON e.id = m.env_id "
 		"WHERE m.method = ?2 AND (?3 < 0 OR m.bw_cap_bps = ?3) "
 		"ORDER BY m.bw_cap_bps, m.world_size, m.batch, m.params, s.started, m.sweep_id";
+	struct gc_db_history_row h;
 	sqlite3_stmt *st = NULL;
-	gc_history_row h;
 	int r;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
-		return db_fail(db, e, "read the runs");
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL))
+		return gc_fail(e, GC_E_DB, "cannot read the runs: %s", sqlite3_errmsg(db->h));
 	sqlite3_bind_text(st, 1, model, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, method, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 3, bw_cap_bps);
@@ -70,6 +64,6 @@ gc_rc gc_history(sqlite3 *db, const char *model, const char *method, int64_t bw_
 	}
 	sqlite3_finalize(st);
 	if (r != SQLITE_ROW && r != SQLITE_DONE)
-		return db_fail(db, e, "read the runs");
+		return gc_fail(e, GC_E_DB, "cannot read the runs: %s", sqlite3_errmsg(db->h));
 	return GC_OK;
 }

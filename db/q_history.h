@@ -1,0 +1,35 @@
+/* db/q_history.h: the query behind `gcbench history` (orchestrator/cmd_history.c): the
+ * speedup of a method at each point in each sweep, so that a slow drift from night to
+ * night, or a jump at a new driver/CUDA/NCCL, shows.
+ *
+ * Errors: GC_E_DB with "cannot read the runs: SQLite's message"; e may be NULL.
+ */
+#ifndef GC_DB_Q_HISTORY_H
+#define GC_DB_Q_HISTORY_H
+
+#include <stdint.h>
+
+#include "db.h"
+
+/* One row: a method at one point (bandwidth cap, world size, batch, params, ...) in one
+ * sweep, on one environment. The speedup is the baseline method's mean of run medians
+ * (view run_summary) at the same sweep, point and environment divided by the method's. */
+struct gc_db_history_row {
+	double started;                     /* the sweep's start (Unix s) */
+	int64_t sweep_id, env_id;           /* env_id 0: unknown */
+	char driver[64], cuda[64], nccl[64], tag[64];   /* "" when unknown */
+	char method[64], params[160];
+	int64_t bw_cap_bps;                 /* 0: unlimited */
+	int world_size, batch;
+	int repeats;                        /* the method's ok runs behind t_iter */
+	double t_iter, t_iter_baseline, speedup;   /* seconds, seconds, ratio */
+};
+
+/* Call fn per row of model and method (bw_cap_bps < 0: every cap, else only that
+ * one), ordered by cap, world size, batch, params, then the sweep's start (oldest
+ * first). fn returning nonzero stops (GC_OK). The row is the callback's for the call. */
+gc_rc gc_db_history(gc_db *db, const char *model, const char *method, int64_t bw_cap_bps,
+		    int (*fn)(const struct gc_db_history_row *row, void *arg), void *arg,
+		    gc_err *e);
+
+#endif
