@@ -59,36 +59,36 @@ void gc_report_short_label(const char *method, const char *params, char *out, si
 
 void gc_rep_h2(struct gc_rep *r, const char *title)
 {
-	gc_sbuf_puts(&r->html, "<h2>");
-	gc_sbuf_esc(&r->html, title);
-	gc_sbuf_puts(&r->html, "</h2>\n");
-	gc_sbuf_printf(&r->md, "\n## %s\n\n", title);
+	gc_buf_puts(&r->html, "<h2>");
+	gc_svg_esc(&r->html, title);
+	gc_buf_puts(&r->html, "</h2>\n");
+	gc_buf_addf(&r->md, "\n## %s\n\n", title);
 }
 
 /* Markdown text: escape the characters that would start markup or break a table. */
-static void md_text(gc_sbuf *b, const char *s)
+static void md_text(gc_buf *b, const char *s)
 {
 	for (; s && *s; s++) {
 		char c[3] = { '\\', *s, 0 };
 		if (strchr("|*_`<>[]\\", *s))
-			gc_sbuf_puts(b, c);
+			gc_buf_puts(b, c);
 		else if (*s == '\n')
-			gc_sbuf_puts(b, " ");
+			gc_buf_puts(b, " ");
 		else
-			gc_sbuf_puts(b, c + 1);
+			gc_buf_puts(b, c + 1);
 	}
 }
 
 void gc_rep_p(struct gc_rep *r, const char *text)
 {
-	gc_sbuf_puts(&r->html, "<p>");
-	gc_sbuf_esc(&r->html, text);
-	gc_sbuf_puts(&r->html, "</p>\n");
+	gc_buf_puts(&r->html, "<p>");
+	gc_svg_esc(&r->html, text);
+	gc_buf_puts(&r->html, "</p>\n");
 	md_text(&r->md, text);
-	gc_sbuf_puts(&r->md, "\n\n");
+	gc_buf_puts(&r->md, "\n\n");
 }
 
-static gc_rc write_file(const char *dir, const char *name, const gc_sbuf *b, gc_err *e)
+static gc_rc write_file(const char *dir, const char *name, const gc_buf *b, gc_err *e)
 {
 	char path[4096];
 	FILE *f;
@@ -106,7 +106,7 @@ static gc_rc write_file(const char *dir, const char *name, const gc_sbuf *b, gc_
 	return GC_OK;
 }
 
-void gc_rep_figure(struct gc_rep *r, const char *slug, const gc_sbuf *svg, const char *title)
+void gc_rep_figure(struct gc_rep *r, const char *slug, const gc_buf *svg, const char *title)
 {
 	char name[200], s[120];
 	gc_rc rc;
@@ -116,55 +116,55 @@ void gc_rep_figure(struct gc_rep *r, const char *slug, const gc_sbuf *svg, const
 	if ((rc = write_file(r->dir, name, svg, r->e)) && !r->rc)
 		r->rc = rc;
 	r->st->charts++;
-	gc_sbuf_puts(&r->html, "<figure>\n");
-	gc_sbuf_puts(&r->html, svg->p ? svg->p : "");
-	gc_sbuf_puts(&r->html, "</figure>\n");
-	gc_sbuf_puts(&r->md, "![");
+	gc_buf_puts(&r->html, "<figure>\n");
+	gc_buf_puts(&r->html, svg->p ? svg->p : "");
+	gc_buf_puts(&r->html, "</figure>\n");
+	gc_buf_puts(&r->md, "![");
 	md_text(&r->md, title);
-	gc_sbuf_printf(&r->md, "](%s)\n\n", name);
+	gc_buf_addf(&r->md, "](%s)\n\n", name);
 }
 
 void gc_rep_table(struct gc_rep *r, const char *const *head, size_t ncol)
 {
 	size_t i;
 
-	gc_sbuf_puts(&r->html, "<table>\n<tr>");
+	gc_buf_puts(&r->html, "<table>\n<tr>");
 	for (i = 0; i < ncol; i++) {
-		gc_sbuf_puts(&r->html, "<th>");
-		gc_sbuf_esc(&r->html, head[i]);
-		gc_sbuf_puts(&r->html, "</th>");
-		gc_sbuf_puts(&r->md, "| ");
+		gc_buf_puts(&r->html, "<th>");
+		gc_svg_esc(&r->html, head[i]);
+		gc_buf_puts(&r->html, "</th>");
+		gc_buf_puts(&r->md, "| ");
 		md_text(&r->md, head[i]);
-		gc_sbuf_puts(&r->md, " ");
+		gc_buf_puts(&r->md, " ");
 	}
-	gc_sbuf_puts(&r->html, "</tr>\n");
-	gc_sbuf_puts(&r->md, "|\n");
+	gc_buf_puts(&r->html, "</tr>\n");
+	gc_buf_puts(&r->md, "|\n");
 	for (i = 0; i < ncol; i++)
-		gc_sbuf_puts(&r->md, i ? "|---:" : "|---");
-	gc_sbuf_puts(&r->md, "|\n");
+		gc_buf_puts(&r->md, i ? "|---:" : "|---");
+	gc_buf_puts(&r->md, "|\n");
 }
 
 void gc_rep_row(struct gc_rep *r, const char *const *cells, size_t ncol)
 {
 	size_t i;
 
-	gc_sbuf_puts(&r->html, "<tr>");
+	gc_buf_puts(&r->html, "<tr>");
 	for (i = 0; i < ncol; i++) {
-		gc_sbuf_puts(&r->html, "<td>");
-		gc_sbuf_esc(&r->html, cells[i]);
-		gc_sbuf_puts(&r->html, "</td>");
-		gc_sbuf_puts(&r->md, "| ");
+		gc_buf_puts(&r->html, "<td>");
+		gc_svg_esc(&r->html, cells[i]);
+		gc_buf_puts(&r->html, "</td>");
+		gc_buf_puts(&r->md, "| ");
 		md_text(&r->md, cells[i]);
-		gc_sbuf_puts(&r->md, " ");
+		gc_buf_puts(&r->md, " ");
 	}
-	gc_sbuf_puts(&r->html, "</tr>\n");
-	gc_sbuf_puts(&r->md, "|\n");
+	gc_buf_puts(&r->html, "</tr>\n");
+	gc_buf_puts(&r->md, "|\n");
 }
 
 void gc_rep_table_end(struct gc_rep *r)
 {
-	gc_sbuf_puts(&r->html, "</table>\n");
-	gc_sbuf_puts(&r->md, "\n");
+	gc_buf_puts(&r->html, "</table>\n");
+	gc_buf_puts(&r->md, "\n");
 }
 
 static const char css[] =
@@ -190,18 +190,18 @@ static void head(struct gc_rep *r)
 		 "or interrupted), %zu model predictions. Generated %s.",
 		 (long long)n.sweeps, r->st->ok_runs, (long long)n.runs_not_ok,
 		 r->st->predictions, when);
-	gc_sbuf_printf(&r->html, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		       "<title>gcbench report</title><style>%s</style></head><body>\n"
-		       "<h1>gcbench report: ", css);
-	gc_sbuf_esc(&r->html, r->db_label);
-	gc_sbuf_puts(&r->html, "</h1>\n<p class=\"meta\">");
-	gc_sbuf_esc(&r->html, line);
-	gc_sbuf_puts(&r->html, "</p>\n");
-	gc_sbuf_puts(&r->md, "# gcbench report: ");
+	gc_buf_addf(&r->html, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		    "<title>gcbench report</title><style>%s</style></head><body>\n"
+		    "<h1>gcbench report: ", css);
+	gc_svg_esc(&r->html, r->db_label);
+	gc_buf_puts(&r->html, "</h1>\n<p class=\"meta\">");
+	gc_svg_esc(&r->html, line);
+	gc_buf_puts(&r->html, "</p>\n");
+	gc_buf_puts(&r->md, "# gcbench report: ");
 	md_text(&r->md, r->db_label);
-	gc_sbuf_puts(&r->md, "\n\n");
+	gc_buf_puts(&r->md, "\n\n");
 	md_text(&r->md, line);
-	gc_sbuf_puts(&r->md, "\n");
+	gc_buf_puts(&r->md, "\n");
 }
 
 const gc_pdb *gc_rep_fits(struct gc_rep *r)
@@ -230,14 +230,14 @@ gc_rc gc_report_write(gc_db *db, const char *db_label, const char *out_dir,
 	gc_rep_predictions(&r);
 	gc_rep_winlose(&r);
 	gc_rep_whatif(&r);
-	gc_sbuf_puts(&r.html, "</body></html>\n");
+	gc_buf_puts(&r.html, "</body></html>\n");
 	rc = r.rc;
 	if (!rc)
 		rc = write_file(out_dir, "index.html", &r.html, e);
 	if (!rc)
 		rc = write_file(out_dir, "report.md", &r.md, e);
-	gc_sbuf_release(&r.html);
-	gc_sbuf_release(&r.md);
+	gc_buf_release(&r.html);
+	gc_buf_release(&r.md);
 	gc_pdb_release(&r.pdb);
 	return rc;
 }

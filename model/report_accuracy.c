@@ -78,7 +78,7 @@ static void curve_chart(struct gc_rep *r, const struct apoint *p, size_t i0, siz
 	char names[MAX_LINES][112], title[192], slug[160], cap[32];
 	gc_svg_series s[MAX_LINES];
 	gc_svg_xy c = { 0 };
-	gc_sbuf svg = { 0 };
+	gc_buf svg = { 0 };
 	size_t ns = 0;
 	double target = NAN, lo = INFINITY, hi = 0;
 
@@ -108,7 +108,7 @@ static void curve_chart(struct gc_rep *r, const struct apoint *p, size_t i0, siz
 	gc_svg_xy_chart(&svg, &c);
 	snprintf(slug, sizeof slug, "accuracy-%.64s-%g", p[i0].model, p[i0].gbps);
 	gc_rep_figure(r, slug, &svg, title);
-	gc_sbuf_release(&svg);
+	gc_buf_release(&svg);
 }
 
 /* v with prec decimals and suffix ("x"), or "-" when unknown (NAN). */
@@ -126,7 +126,7 @@ static const char *const tta_head[] = { "model", "method", "workers", "cap",
 
 struct tta {
 	struct gc_rep *r;
-	gc_sbuf *missed;
+	gc_buf *missed;
 	size_t rows;
 };
 
@@ -149,8 +149,8 @@ static int tta_row(const struct gc_db_tta_row *t, void *arg)
 	num(c[7], sizeof c[7], t->tta_speedup, 2, "x");
 	if (t->missed > 0) {
 		snprintf(c[4], sizeof c[4], "never (%d of %d runs)", t->missed, t->repeats);
-		gc_sbuf_printf(a->missed, "%s%s %s at %s", a->missed->len ? ", " : "", c[0], c[1],
-			       c[3]);
+		gc_buf_addf(a->missed, "%s%s %s at %s", a->missed->len ? ", " : "", c[0], c[1],
+			    c[3]);
 	}
 	for (int k = 0; k < 8; k++)
 		cells[k] = c[k];
@@ -160,7 +160,7 @@ static int tta_row(const struct gc_db_tta_row *t, void *arg)
 
 /* The table (its row count returned); the points that missed the target go to missed.
  * No table when the query fails before its first row; an empty one when it has none. */
-static size_t tta_table(struct gc_rep *r, gc_sbuf *missed)
+static size_t tta_table(struct gc_rep *r, gc_buf *missed)
 {
 	struct tta a = { r, missed, 0 };
 	gc_rc rc = gc_db_time_to_target(r->db, tta_row, &a, NULL);
@@ -177,7 +177,7 @@ void gc_rep_accuracy(struct gc_rep *r)
 {
 	struct apoint *p;
 	size_t n = load_points(r, &p), i0 = 0;
-	gc_sbuf missed = { 0 };
+	gc_buf missed = { 0 };
 
 	if (!n) {
 		free(p);
@@ -200,13 +200,13 @@ void gc_rep_accuracy(struct gc_rep *r)
 		gc_rep_p(r, "No sweep of these runs set a target (target: {accuracy: 0.9} in the "
 			 "spec), or no baseline run finished at the same point.");
 	else if (missed.len) {
-		gc_sbuf m = { 0 };
-		gc_sbuf_printf(&m, "Never reached the target within their iterations: %s.", missed.p);
+		gc_buf m = { 0 };
+		gc_buf_addf(&m, "Never reached the target within their iterations: %s.", missed.p);
 		gc_rep_p(r, m.p ? m.p : "");
-		gc_sbuf_release(&m);
+		gc_buf_release(&m);
 	} else {
 		gc_rep_p(r, "Every method reached the target.");
 	}
-	gc_sbuf_release(&missed);
+	gc_buf_release(&missed);
 	free(p);
 }

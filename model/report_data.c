@@ -114,7 +114,7 @@ static void speedup_chart(struct gc_rep *r, const struct rows *rs, const char *m
 	char names[MAX_SERIES][128], title[160], key0[96];
 	gc_svg_series s[MAX_SERIES];
 	gc_svg_xy c = { 0 };
-	gc_sbuf svg = { 0 };
+	gc_buf svg = { 0 };
 	int multi = model_world_sizes(rs, model) > 1;
 	size_t i, j, ns = 0;
 	double lo = INFINITY, hi = 0;
@@ -148,7 +148,7 @@ static void speedup_chart(struct gc_rep *r, const struct rows *rs, const char *m
 	gc_svg_xy_chart(&svg, &c);
 	snprintf(key0, sizeof key0, "speedup-%.64s", model);
 	gc_rep_figure(r, key0, &svg, title);
-	gc_sbuf_release(&svg);
+	gc_buf_release(&svg);
 }
 
 void gc_rep_speedup(struct gc_rep *r)
@@ -218,7 +218,7 @@ static void breakdown_chart(struct gc_rep *r, const struct rows *rs, const char 
 	const char *gp[MAX_GROUPS], *bp[MAX_SERIES];
 	size_t i, ng = 0, nb = 0, gi, bi, k;
 	gc_svg_bars c = { 0 };
-	gc_sbuf svg = { 0 };
+	gc_buf svg = { 0 };
 
 	for (i = 0; i < MAX_GROUPS * MAX_SERIES * NSTACK; i++)
 		v[i] = NAN;
@@ -248,7 +248,7 @@ static void breakdown_chart(struct gc_rep *r, const struct rows *rs, const char 
 	gc_svg_bar_chart(&svg, &c);
 	snprintf(slug, sizeof slug, "breakdown-%.64s-p%d", model, p);
 	gc_rep_figure(r, slug, &svg, title);
-	gc_sbuf_release(&svg);
+	gc_buf_release(&svg);
 }
 
 static void breakdown_table(struct gc_rep *r, const struct rows *rs)
@@ -316,7 +316,7 @@ static void pred_chart(struct gc_rep *r, const struct rows *rs)
 	char names[MAX_SERIES][96], hint[300];
 	gc_svg_series s[MAX_SERIES];
 	gc_svg_xy c = { 0 };
-	gc_sbuf svg = { 0 };
+	gc_buf svg = { 0 };
 	double lo = INFINITY, hi = 0;
 	size_t i, j, ns = 0;
 
@@ -343,7 +343,7 @@ static void pred_chart(struct gc_rep *r, const struct rows *rs)
 	c.s = s, c.ns = ns;
 	gc_svg_xy_chart(&svg, &c);
 	gc_rep_figure(r, "predicted-vs-measured", &svg, c.title);
-	gc_sbuf_release(&svg);
+	gc_buf_release(&svg);
 }
 
 void gc_rep_predictions(struct gc_rep *r)
@@ -398,7 +398,7 @@ static void heat(struct gc_rep *r, const char *title, const char *slug, size_t n
 {
 	const char *xp[64], *yp[64];
 	gc_svg_heat c = { 0 };
-	gc_sbuf svg = { 0 };
+	gc_buf svg = { 0 };
 	size_t i;
 
 	for (i = 0; i < nx && i < 64; i++)
@@ -410,7 +410,7 @@ static void heat(struct gc_rep *r, const char *title, const char *slug, size_t n
 	c.nx = nx, c.ny = ny, c.xnames = xp, c.ynames = yp, c.v = v;
 	gc_svg_heat_map(&svg, &c);
 	gc_rep_figure(r, slug, &svg, title);
-	gc_sbuf_release(&svg);
+	gc_buf_release(&svg);
 }
 
 /* Measured maps: one per (model, method label) of the speedup rows. */

@@ -10,7 +10,7 @@
 struct gc_rep {
 	gc_db *db;
 	const char *db_label, *dir;
-	gc_sbuf html, md;
+	gc_buf html, md;
 	gc_report_stats *st;
 	gc_rc rc;               /* the first failure to write a file */
 	gc_err *e;
@@ -25,7 +25,7 @@ const gc_pdb *gc_rep_fits(struct gc_rep *r);
 void gc_rep_h2(struct gc_rep *r, const char *title);
 void gc_rep_p(struct gc_rep *r, const char *text);          /* one escaped paragraph */
 /* Write svg to fig-NN-slug.svg, inline it in the page and link it from the markdown. */
-void gc_rep_figure(struct gc_rep *r, const char *slug, const gc_sbuf *svg,
+void gc_rep_figure(struct gc_rep *r, const char *slug, const gc_buf *svg,
 		   const char *title);
 void gc_rep_table(struct gc_rep *r, const char *const *head, size_t ncol);
 void gc_rep_row(struct gc_rep *r, const char *const *cells, size_t ncol);

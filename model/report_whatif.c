@@ -72,7 +72,7 @@ static void charts(struct gc_rep *r, const gc_whatif *w, gc_arch *a, const int *
 
 	for (i = 0; i < WI_NSPEED; i++)
 		for (j = 0; j < nw; j++) {
-			gc_sbuf svg = { 0 };
+			gc_buf svg = { 0 };
 			if (gc_whatif_svg_chart(w, a, workers[j], wi_speeds[i], wi_speeds[i], &svg,
 						title, sizeof title, &e)) {
 				snprintf(msg, sizeof msg, "Chart not drawn (%d workers, %gx): %s",
@@ -83,7 +83,7 @@ static void charts(struct gc_rep *r, const gc_whatif *w, gc_arch *a, const int *
 					 wi_speeds[i]);
 				gc_rep_figure(r, s, &svg, title);
 			}
-			gc_sbuf_release(&svg);
+			gc_buf_release(&svg);
 		}
 	gc_rep_p(r, "Crossover bandwidth in Gbit/s per link: the largest bandwidth in 0.1 to "
 		 "10000 at which the method still beats sync SGD (it wins below it):");

@@ -5,8 +5,9 @@
  * Every chart is one standalone <svg> element of GC_SVG_W x GC_SVG_H user units with a
  * <title> (the chart's title), axes with ticks and labels, and a legend. All text is
  * escaped (gc_svg_esc). A chart without data draws its frame, its title and the text
- * "no data" plus the caller's hint instead of crashing. Output goes to a gc_sbuf,
- * which never fails mid-way: on allocation failure it sets oom and drops the rest.
+ * "no data" plus the caller's hint instead of crashing. Output goes to a gc_buf
+ * (common/buf.h), which never fails mid-way: on allocation failure it sets oom and
+ * drops the rest.
  *
  * Layout (user units): the plot area spans x GC_SVG_PL..GC_SVG_PR and y GC_SVG_PT..
  * GC_SVG_PB (y grows downwards); the legend sits right of it. Axis ranges are the data
@@ -17,6 +18,8 @@
 
 #include <stddef.h>
 
+#include "buf.h"
+
 #define GC_SVG_W 760
 #define GC_SVG_H 420
 #define GC_SVG_PL 80.0
@@ -24,18 +27,9 @@
 #define GC_SVG_PT 48.0
 #define GC_SVG_PB 360.0
 
-/* A growable string. Zero-initialize; release with gc_sbuf_release. */
-typedef struct gc_sbuf {
-	char *p;        /* NUL-terminated (NULL while empty) */
-	size_t len, cap;
-	int oom;        /* 1 once an allocation failed */
-} gc_sbuf;
-
-void gc_sbuf_printf(gc_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void gc_sbuf_puts(gc_sbuf *b, const char *s);
-/* Append s escaped for HTML/SVG text and attribute values (& < > " '). */
-void gc_sbuf_esc(gc_sbuf *b, const char *s);
-void gc_sbuf_release(gc_sbuf *b);                 /* accepts NULL */
+/* Append s escaped for HTML/SVG text and attribute values (& < > " '; control
+ * characters other than newline and tab, which XML 1.0 does not allow, as '?'). */
+void gc_svg_esc(gc_buf *b, const char *s);
 
 /* One axis: [lo, hi] mapped onto [px0, px1] (linear, or log10 when log). */
 typedef struct gc_svg_axis {
@@ -68,7 +62,7 @@ typedef struct gc_svg_xy {
 	size_t ns;
 } gc_svg_xy;
 
-void gc_svg_xy_chart(gc_sbuf *b, const gc_svg_xy *c);
+void gc_svg_xy_chart(gc_buf *b, const gc_svg_xy *c);
 
 /* Stacked bars: ngroups groups (x categories) of nbars bars of nstacks segments;
  * v[(g * nbars + bar) * nstacks + s], a NaN first segment means the bar is missing. */
@@ -79,7 +73,7 @@ typedef struct gc_svg_bars {
 	const double *v;
 } gc_svg_bars;
 
-void gc_svg_bar_chart(gc_sbuf *b, const gc_svg_bars *c);
+void gc_svg_bar_chart(gc_buf *b, const gc_svg_bars *c);
 
 /* Heat map of v[y * nx + x] around pivot (> pivot green "wins", < pivot red, NaN grey
  * "no data"), each cell labelled with its value. */
@@ -91,6 +85,6 @@ typedef struct gc_svg_heat {
 	double pivot;
 } gc_svg_heat;
 
-void gc_svg_heat_map(gc_sbuf *b, const gc_svg_heat *c);
+void gc_svg_heat_map(gc_buf *b, const gc_svg_heat *c);
 
 #endif

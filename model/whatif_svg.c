@@ -23,7 +23,7 @@ static gc_rc series(const gc_whatif *w, gc_arch *a, size_t k, int p, double s, d
 	return GC_OK;
 }
 
-static gc_rc write_file(const char *path, const gc_sbuf *b, gc_err *e)
+static gc_rc write_file(const char *path, const gc_buf *b, gc_err *e)
 {
 	FILE *f;
 	int bad;
@@ -38,7 +38,7 @@ static gc_rc write_file(const char *path, const gc_sbuf *b, gc_err *e)
 }
 
 gc_rc gc_whatif_svg_chart(const gc_whatif *w, gc_arch *a, int p, double s, double c,
-			  gc_sbuf *b, char *title, size_t titlesz, gc_err *e)
+			  gc_buf *b, char *title, size_t titlesz, gc_err *e)
 {
 	double y[GC_WHATIF_MAX_METHODS * GC_WHATIF_MAX_LIST];
 	gc_svg_series ser[GC_WHATIF_MAX_METHODS];
@@ -69,7 +69,7 @@ static gc_rc chart(const gc_whatif *w, gc_arch *a, const char *dir, int p, doubl
 		   double c, char *path, size_t pathsz, gc_err *e)
 {
 	char title[400], slug[64];
-	gc_sbuf b = { 0 };
+	gc_buf b = { 0 };
 	size_t k;
 	gc_rc rc;
 
@@ -85,7 +85,7 @@ static gc_rc chart(const gc_whatif *w, gc_arch *a, const char *dir, int p, doubl
 	else
 		rc = write_file(path, &b, e);
 out:
-	gc_sbuf_release(&b);
+	gc_buf_release(&b);
 	return rc;
 }
 

@@ -24,14 +24,14 @@
 
 static void test_escape(void)
 {
-	gc_sbuf b = { 0 };
+	gc_buf b = { 0 };
 
-	gc_sbuf_esc(&b, "<a href='x'>&\"</a>");
+	gc_svg_esc(&b, "<a href='x'>&\"</a>");
 	CHECK_STR(b.p, "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;");
-	gc_sbuf_release(&b);
-	gc_sbuf_esc(&b, "ctl\x01z");
+	gc_buf_release(&b);
+	gc_svg_esc(&b, "ctl\x01z");
 	CHECK_STR(b.p, "ctl?z");
-	gc_sbuf_release(&b);
+	gc_buf_release(&b);
 }
 
 static void test_nice_axes(void)
@@ -63,7 +63,7 @@ static void test_xy_coordinates(void)
 	static const double x[] = { 0, 5, 10 }, y[] = { 0, 1, 2 };
 	gc_svg_series s = { "m<1>", x, y, 3 };
 	gc_svg_xy c = { 0 };
-	gc_sbuf b = { 0 };
+	gc_buf b = { 0 };
 	char want[64];
 
 	c.title = "T & t", c.xlabel = "bw (Gbit/s)", c.ylabel = "speedup (x)";
@@ -83,7 +83,7 @@ static void test_xy_coordinates(void)
 	CHECK_CONTAINS(b.p, "bw (Gbit/s)");
 	CHECK(!strstr(b.p, "no data"));
 	CHECK(!strncmp(b.p, "<svg ", 5) && strstr(b.p, "</svg>\n") == b.p + b.len - 7);
-	gc_sbuf_release(&b);
+	gc_buf_release(&b);
 }
 
 static void test_scatter_diag(void)
@@ -91,7 +91,7 @@ static void test_scatter_diag(void)
 	static const double x[] = { 100, 200 }, y[] = { 110, 190 };
 	gc_svg_series s = { "syncsgd", x, y, 2 };
 	gc_svg_xy c = { 0 };
-	gc_sbuf b = { 0 };
+	gc_buf b = { 0 };
 
 	c.title = "P", c.xlabel = "measured (ms)", c.ylabel = "predicted (ms)";
 	c.scatter = 1, c.diag = 1, c.s = &s, c.ns = 1;
@@ -100,7 +100,7 @@ static void test_scatter_diag(void)
 	CHECK_CONTAINS(b.p, "y = x");
 	CHECK(!strstr(b.p, "<path class=\"series\""));        /* markers only */
 	CHECK_CONTAINS(b.p, "<circle");
-	gc_sbuf_release(&b);
+	gc_buf_release(&b);
 }
 
 static void test_empty_charts_say_so(void)
@@ -109,27 +109,27 @@ static void test_empty_charts_say_so(void)
 	gc_svg_bars bars = { 0 };
 	gc_svg_heat h = { 0 };
 	gc_svg_series s = { "all NaN", (const double[]){ NAN }, (const double[]){ 1 }, 1 };
-	gc_sbuf b = { 0 };
+	gc_buf b = { 0 };
 
 	c.title = "Empty", c.xlabel = "x", c.ylabel = "y", c.empty_hint = "run <gcbench model>";
 	gc_svg_xy_chart(&b, &c);
 	CHECK_CONTAINS(b.p, ">no data</text>");
 	CHECK_CONTAINS(b.p, "run &lt;gcbench model&gt;");
 	CHECK_CONTAINS(b.p, "</svg>");
-	gc_sbuf_release(&b);
+	gc_buf_release(&b);
 	c.s = &s, c.ns = 1, c.xlog = 1;
 	gc_svg_xy_chart(&b, &c);
 	CHECK_CONTAINS(b.p, ">no data</text>");
-	gc_sbuf_release(&b);
+	gc_buf_release(&b);
 	bars.title = "Bars", bars.nstacks = 2;
 	gc_svg_bar_chart(&b, &bars);
 	CHECK_CONTAINS(b.p, ">no data</text>");
-	gc_sbuf_release(&b);
+	gc_buf_release(&b);
 	h.title = "Heat";
 	gc_svg_heat_map(&b, &h);
 	CHECK_CONTAINS(b.p, ">no data</text>");
 	CHECK_CONTAINS(b.p, "<title>Heat</title>");
-	gc_sbuf_release(&b);
+	gc_buf_release(&b);
 }
 
 /* Two groups of two bars of two segments: heights proportional to the values. */
@@ -139,7 +139,7 @@ static void test_bars(void)
 			  *const s[] = { "compute", "comm" };
 	static const double v[] = { 1, 1, 0.5, 0.5, 1, 0, NAN, NAN };
 	gc_svg_bars c = { "B", "bw", "s", "", 2, 2, 2, g, m, s, v };
-	gc_sbuf b = { 0 };
+	gc_buf b = { 0 };
 	char want[80];
 
 	gc_svg_bar_chart(&b, &c);
@@ -151,7 +151,7 @@ static void test_bars(void)
 	CHECK_CONTAINS(b.p, "b&amp;c @ 1 Gbit/s: comm 0.5");
 	CHECK(!strstr(b.p, "b&amp;c @ 10 Gbit/s"));         /* NaN: the bar is missing */
 	CHECK(!strstr(b.p, "b&c"));
-	gc_sbuf_release(&b);
+	gc_buf_release(&b);
 }
 
 static void test_heat(void)
@@ -159,14 +159,14 @@ static void test_heat(void)
 	static const char *const x[] = { "1", "10" }, *const y[] = { "4", "8" };
 	static const double v[] = { 1.5, 0.5, NAN, 1.0 };
 	gc_svg_heat h = { "H", "bw", "p", "", 2, 2, x, y, v, 1 };
-	gc_sbuf b = { 0 };
+	gc_buf b = { 0 };
 
 	gc_svg_heat_map(&b, &h);
 	CHECK_CONTAINS(b.p, ">1.50</text>");
 	CHECK_CONTAINS(b.p, ">0.50</text>");
 	CHECK_CONTAINS(b.p, "8, 1: no data");
 	CHECK_CONTAINS(b.p, "compression wins");
-	gc_sbuf_release(&b);
+	gc_buf_release(&b);
 }
 
 static void test_labels(void)
