@@ -3,11 +3,11 @@
 #include "spec_internal.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "strutil.h"
 #include "netem/rate.h"
 #include "worker/arch.h"
@@ -468,118 +468,89 @@ static void parse_all(struct spec_ctx *c)
 
 /* --- canonical text ----------------------------------------------------------- */
 
-struct sbuf { char *p; size_t n, cap; int oom; };
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int w;
-
-	for (;;) {
-		va_start(ap, fmt);
-		w = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-		va_end(ap);
-		if (w < 0 || b->oom)
-			return;
-		if (b->p && b->n + (size_t)w < b->cap) {
-			b->n += (size_t)w;
-			return;
-		}
-		size_t nc = (b->cap + (size_t)w + 256) * 2;
-		char *np = realloc(b->p, nc);
-		if (!np) {
-			b->oom = 1;
-			return;
-		}
-		b->p = np;
-		b->cap = nc;
-	}
-}
-
-static void canon_nums(struct sbuf *b, const char *key, const double *v, size_t n)
+static void canon_nums(gc_buf *b, const char *key, const double *v, size_t n)
 {
 	char num[40];
 
-	sb_printf(b, "%s=", key);
+	gc_buf_addf(b, "%s=", key);
 	for (size_t i = 0; i < n; i++) {
 		spec_num(v[i], num, sizeof(num));
-		sb_printf(b, "%s%s", i ? "," : "", num);
+		gc_buf_addf(b, "%s%s", i ? "," : "", num);
 	}
-	sb_printf(b, "\n");
+	gc_buf_addf(b, "\n");
 }
 
-static void canon_axes(struct sbuf *b, const struct gc_spec *s)
+static void canon_axes(gc_buf *b, const struct gc_spec *s)
 {
-	sb_printf(b, "models=");
+	gc_buf_addf(b, "models=");
 	for (size_t i = 0; i < s->n_models; i++)
-		sb_printf(b, "%s%s", i ? "," : "", s->models[i]);
-	sb_printf(b, "\nmethods=");
+		gc_buf_addf(b, "%s%s", i ? "," : "", s->models[i]);
+	gc_buf_addf(b, "\nmethods=");
 	for (size_t i = 0; i < s->n_methods; i++)
-		sb_printf(b, "%s%s", i ? ";" : "", s->methods[i].label);
-	sb_printf(b, "\nbandwidth=");
+		gc_buf_addf(b, "%s%s", i ? ";" : "", s->methods[i].label);
+	gc_buf_addf(b, "\nbandwidth=");
 	for (size_t i = 0; i < s->n_bandwidth; i++)
-		sb_printf(b, "%s%llu", i ? "," : "", (unsigned long long)s->bandwidth[i]);
-	sb_printf(b, "\n");
+		gc_buf_addf(b, "%s%llu", i ? "," : "", (unsigned long long)s->bandwidth[i]);
+	gc_buf_addf(b, "\n");
 	canon_nums(b, "latency", s->latency, s->n_latency);
-	sb_printf(b, "world_size=");
+	gc_buf_addf(b, "world_size=");
 	for (size_t i = 0; i < s->n_world_size; i++)
-		sb_printf(b, "%s%d", i ? "," : "", s->world_size[i]);
-	sb_printf(b, "\nbatch=");
+		gc_buf_addf(b, "%s%d", i ? "," : "", s->world_size[i]);
+	gc_buf_addf(b, "\nbatch=");
 	for (size_t i = 0; i < s->n_batch; i++)
-		sb_printf(b, "%s%d", i ? "," : "", s->batch[i]);
-	sb_printf(b, "\nbackend=");
+		gc_buf_addf(b, "%s%d", i ? "," : "", s->batch[i]);
+	gc_buf_addf(b, "\nbackend=");
 	for (size_t i = 0; i < s->n_backend; i++)
-		sb_printf(b, "%s%s", i ? "," : "", s->backend[i]);
-	sb_printf(b, "\n");
+		gc_buf_addf(b, "%s%s", i ? "," : "", s->backend[i]);
+	gc_buf_addf(b, "\n");
 	canon_nums(b, "compute_scale", s->compute_scale, s->n_compute_scale);
 }
 
-static void canon_rest(struct sbuf *b, const struct gc_spec *s)
+static void canon_rest(gc_buf *b, const struct gc_spec *s)
 {
-	sb_printf(b, "exclude=");
+	gc_buf_addf(b, "exclude=");
 	for (size_t i = 0; i < s->n_exclude; i++) {
-		sb_printf(b, "%s", i ? "|" : "");
+		gc_buf_addf(b, "%s", i ? "|" : "");
 		for (int a = 0, first = 1; a < GC_AX__COUNT; a++) {
 			for (size_t k = 0; k < s->exclude[i].n[a]; k++, first = 0)
-				sb_printf(b, "%s%s=%s", first ? "" : "&", axis_names[a],
-					  s->exclude[i].vals[a][k]);
+				gc_buf_addf(b, "%s%s=%s", first ? "" : "&", axis_names[a],
+					    s->exclude[i].vals[a][k]);
 		}
 	}
-	sb_printf(b, "\nzip=");
+	gc_buf_addf(b, "\nzip=");
 	for (size_t i = 0; i < s->n_zip; i++) {
-		sb_printf(b, "%s", i ? "|" : "");
+		gc_buf_addf(b, "%s", i ? "|" : "");
 		for (int a = 0, first = 1; a < GC_AX__COUNT; a++)
 			if (s->zip[i] & (1u << a)) {
-				sb_printf(b, "%s%s", first ? "" : "+", axis_names[a]);
+				gc_buf_addf(b, "%s%s", first ? "" : "+", axis_names[a]);
 				first = 0;
 			}
 	}
-	sb_printf(b, "\n");
+	gc_buf_addf(b, "\n");
 }
 
 static gc_rc make_canonical(struct gc_spec *s)
 {
-	struct sbuf b = { 0 };
+	gc_buf b = GC_BUF_INIT;
 	uint64_t h;
+	size_t len;
 
-	sb_printf(&b, "gcbench-spec 1\nworkload=%s\n", s->workload);
+	gc_buf_addf(&b, "gcbench-spec 1\nworkload=%s\n", s->workload);
 	canon_axes(&b, s);
-	sb_printf(&b, "baseline=%s\niterations=%d\nwarmup=%d\nrepeats=%d\n", s->baseline,
-		  s->iterations, s->warmup, s->repeats);
+	gc_buf_addf(&b, "baseline=%s\niterations=%d\nwarmup=%d\nrepeats=%d\n", s->baseline,
+		    s->iterations, s->warmup, s->repeats);
 	if (!strcmp(s->workload, "train")) {   /* replay specs keep their hashes */
 		char num[32];
 		spec_num(s->target_value, num, sizeof(num));
-		sb_printf(&b, "data=%s\neval_every=%d\ntarget=%s:%s\n", s->data, s->eval_every,
-			  s->target_metric, *s->target_metric ? num : "");
+		gc_buf_addf(&b, "data=%s\neval_every=%d\ntarget=%s:%s\n", s->data, s->eval_every,
+			    s->target_metric, *s->target_metric ? num : "");
 	}
 	canon_rest(&b, s);
-	if (b.oom || !b.p) {
-		free(b.p);
+	len = b.len;
+	s->canonical = gc_buf_take(&b);
+	if (!s->canonical)
 		return GC_E_NOMEM;
-	}
-	s->canonical = b.p;
-	h = gc_fnv1a64(b.p, b.n);
+	h = gc_fnv1a64(s->canonical, len);
 	snprintf(s->hash, sizeof(s->hash), "%016llx", (unsigned long long)h);
 	return GC_OK;
 }
