@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
+#include "json.h"
 #include "log.h"
 #include "strutil.h"
 #include "timing.h"
@@ -65,133 +67,69 @@ static const char *kind_title(gc_notify_kind k)
 	return "gcbench";
 }
 
-/* ---- a growing buffer for JSON ------------------------------------------------ */
+/* ---- the JSON bodies (newlines as \n, as chat services show them) ---------------- */
 
-struct jbuf {
-	char *p;
-	size_t len, cap;
-	int oom;
-};
-
-static void jb_add(struct jbuf *b, const char *s, size_t n)
+static void field(gc_json *j, const char *key, const char *val)
 {
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->cap ? b->cap * 2 : 256) + n;
-		char *p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = 1;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
+	if (val)
+		gc_json_str_field(j, key, val);
 }
 
-static void jb_puts(struct jbuf *b, const char *s)
+static void body_webhook(gc_json *j, const gc_notify_event *ev, const char *host, double now)
 {
-	jb_add(b, s, strlen(s));
+	gc_json_obj_open(j);
+	field(j, "event", gc_notify_kind_name(ev->kind));
+	field(j, "title", kind_title(ev->kind));
+	field(j, "sweep", ev->sweep);
+	field(j, "summary", ev->summary);
+	field(j, "details", ev->details);
+	field(j, "host", host);
+	field(j, "source", "gcbench");
+	gc_json_key(j, "time");
+	gc_json_fixed(j, now, 3);
+	gc_json_obj_close(j);
 }
 
-/* Append s as a JSON string literal (quotes included). */
-static void jb_str(struct jbuf *b, const char *s)
+/* Slack's one "text": the title, then the summary and the details on their own lines. */
+static gc_rc body_slack(gc_json *j, const gc_notify_event *ev, const char *host)
 {
-	char esc[8];
+	gc_buf t = GC_BUF_INIT;
+	gc_rc rc;
 
-	jb_add(b, "\"", 1);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)c;
-			jb_add(b, esc, 2);
-		} else if (c == '\n') {
-			jb_add(b, "\\n", 2);
-		} else if (c < 0x20 || c == 0x7f) {
-			snprintf(esc, sizeof esc, "\\u%04x", c);
-			jb_add(b, esc, 6);
-		} else {
-			jb_add(b, s, 1);
-		}
-	}
-	jb_add(b, "\"", 1);
-}
-
-static void jb_field(struct jbuf *b, const char *key, const char *val, int *first)
-{
-	if (!val)
-		return;
-	jb_puts(b, *first ? "{" : ",");
-	*first = 0;
-	jb_str(b, key);
-	jb_puts(b, ":");
-	jb_str(b, val);
-}
-
-static void body_webhook(struct jbuf *b, const gc_notify_event *ev, const char *host,
-			 double now)
-{
-	char num[64];
-	int first = 1;
-
-	jb_field(b, "event", gc_notify_kind_name(ev->kind), &first);
-	jb_field(b, "title", kind_title(ev->kind), &first);
-	jb_field(b, "sweep", ev->sweep, &first);
-	jb_field(b, "summary", ev->summary, &first);
-	jb_field(b, "details", ev->details, &first);
-	jb_field(b, "host", host, &first);
-	jb_field(b, "source", "gcbench", &first);
-	snprintf(num, sizeof num, ",\"time\":%.3f}", now);
-	jb_puts(b, num);
-}
-
-static void body_slack(struct jbuf *b, const gc_notify_event *ev, const char *host)
-{
-	struct jbuf t = { 0 };
-
-	jb_puts(&t, kind_title(ev->kind));
-	if (ev->sweep) {
-		jb_puts(&t, ": ");
-		jb_puts(&t, ev->sweep);
-	}
-	if (host) {
-		jb_puts(&t, " on ");
-		jb_puts(&t, host);
-	}
-	if (ev->summary) {
-		jb_puts(&t, "\n");
-		jb_puts(&t, ev->summary);
-	}
-	if (ev->details) {
-		jb_puts(&t, "\nDetails: `");
-		jb_puts(&t, ev->details);
-		jb_puts(&t, "`");
-	}
-	b->oom |= t.oom;
-	jb_puts(b, "{\"text\":");
-	jb_str(b, t.p ? t.p : "");
-	jb_puts(b, "}");
-	free(t.p);
+	gc_buf_puts(&t, kind_title(ev->kind));
+	if (ev->sweep)
+		gc_buf_addf(&t, ": %s", ev->sweep);
+	if (host)
+		gc_buf_addf(&t, " on %s", host);
+	if (ev->summary)
+		gc_buf_addf(&t, "\n%s", ev->summary);
+	if (ev->details)
+		gc_buf_addf(&t, "\nDetails: `%s`", ev->details);
+	rc = gc_buf_rc(&t);
+	gc_json_obj_open(j);
+	gc_json_str_field(j, "text", gc_buf_str(&t));
+	gc_json_obj_close(j);
+	gc_buf_release(&t);
+	return rc;
 }
 
 char *gc_notify_body(gc_notify_type t, const gc_notify_event *ev, const char *host,
 		     double now)
 {
-	struct jbuf b = { 0 };
+	gc_buf b = GC_BUF_INIT;
+	gc_json j;
+	gc_rc rc = GC_OK;
 
+	gc_json_init(&j, &b, GC_JSON_ESC_NL);
 	if (t == GC_NOTIFY_SLACK)
-		body_slack(&b, ev, host);
+		rc = body_slack(&j, ev, host);
 	else
-		body_webhook(&b, ev, host, now);
-	if (b.oom) {
-		free(b.p);
+		body_webhook(&j, ev, host, now);
+	if (rc || gc_json_finish(&j)) {
+		gc_buf_release(&b);
 		return NULL;
 	}
-	return b.p;
+	return gc_buf_take(&b);
 }
 
 /* ---- URLs, without revealing them ----------------------------------------------- */
