@@ -3,7 +3,6 @@
  * Split by concern:
  *   wk_args.c    command line -> gc_wk_cfg (validated), --help          [libgcbench.a]
  *   wk_layout.c  tensors in backward order, buckets, byte accounting    [libgcbench.a]
- *   wk_json.c    a JSON writer with escaping, the record header         [libgcbench.a]
  *   wk_data.c    training data: the GCBDAT1 reader, generated clusters  [libgcbench.a]
  *   wk_net.c     the trained models' common part; wk_mlp.c, wk_cnn.c     [libgcbench.a]
  *   wk_comm_mpi.c / wk_comm_nccl.c   collectives with deadlines         [the program]
@@ -117,23 +116,6 @@ uint64_t gc_wk_fnv64(const void *p, size_t n);
 
 /* Deterministic pseudo-random floats (splitmix64 -> approx. N(0, scale^2)). */
 void gc_wk_fill_random(float *x, size_t n, uint64_t seed, float scale);
-
-/* ---- JSON (wk_json.c) ---- */
-typedef struct gc_wk_json {
-	char *buf;
-	size_t len, cap;
-	int first;                     /* no comma before the next member */
-	int oom;
-} gc_wk_json;
-
-void gc_wk_json_begin(gc_wk_json *j);                      /* "{" */
-void gc_wk_json_str(gc_wk_json *j, const char *key, const char *val); /* NULL val: null */
-void gc_wk_json_int(gc_wk_json *j, const char *key, long long v);
-void gc_wk_json_num(gc_wk_json *j, const char *key, double v);       /* %.17g; null if not finite */
-void gc_wk_json_obj(gc_wk_json *j, const char *key);      /* opens a nested object */
-void gc_wk_json_close(gc_wk_json *j);                      /* "}" */
-/* The finished text (NUL-terminated, caller frees), NULL if memory ran out. */
-char *gc_wk_json_take(gc_wk_json *j);
 
 /* ---- the trained models (wk_net.c, wk_mlp.c, wk_cnn.c) ---- */
 #define GC_NET_MAX_TENSORS 8

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
+#include "json.h"
 #include "log.h"
 #include "strutil.h"
 #include "timing.h"
@@ -32,98 +34,114 @@ static void read_line(const char *path, char *buf, size_t n)
 	buf[strcspn(buf, "\n")] = 0;
 }
 
-static void json_env(gc_wk_json *j, const char *key, const char *var)
+static void json_env(gc_json *j, const char *key, const char *var)
 {
-	gc_wk_json_str(j, key, getenv(var));
+	gc_json_str_field(j, key, getenv(var));
 }
 
-static void header_network(gc_wk_json *j, const gc_wk_cfg *c, const gc_wk_comm *m)
+static void header_network(gc_json *j, const gc_wk_cfg *c, const gc_wk_comm *m)
 {
 	char cc[64];
-	gc_wk_json_obj(j, "network");
-	gc_wk_json_str(j, "iface", c->iface[0] ? c->iface : NULL);
+	gc_json_key(j, "network");
+	gc_json_obj_open(j);
+	gc_json_str_field(j, "iface", c->iface[0] ? c->iface : NULL);
 	json_env(j, "pml", "OMPI_MCA_pml");
 	json_env(j, "btl", "OMPI_MCA_btl");
 	json_env(j, "btl_tcp_if_include", "OMPI_MCA_btl_tcp_if_include");
 	json_env(j, "mpi_yield_when_idle", "OMPI_MCA_mpi_yield_when_idle");
 	json_env(j, "coll_tuned_use_dynamic_rules", "OMPI_MCA_coll_tuned_use_dynamic_rules");
-	gc_wk_json_str(j, "allreduce_algorithm", m->algo_allreduce);
-	gc_wk_json_str(j, "allgather_algorithm", m->algo_allgather);
+	gc_json_str_field(j, "allreduce_algorithm", m->algo_allreduce);
+	gc_json_str_field(j, "allgather_algorithm", m->algo_allgather);
 	json_env(j, "NCCL_IB_DISABLE", "NCCL_IB_DISABLE");
 	json_env(j, "NCCL_SOCKET_IFNAME", "NCCL_SOCKET_IFNAME");
 	json_env(j, "NCCL_P2P_DISABLE", "NCCL_P2P_DISABLE");
 	json_env(j, "NCCL_SHM_DISABLE", "NCCL_SHM_DISABLE");
 	read_line("/proc/sys/net/ipv4/tcp_congestion_control", cc, sizeof(cc));
-	gc_wk_json_str(j, "tcp_congestion_control", cc[0] ? cc : NULL);
-	gc_wk_json_close(j);
+	gc_json_str_field(j, "tcp_congestion_control", cc[0] ? cc : NULL);
+	gc_json_obj_close(j);
 }
 
-/* "bucket_numel": "n0,n1,..." in exchange order */
-static void bucket_list(gc_wk_json *j, const gc_wk_result *r)
+/* "n0,n1,..." in exchange order, for "bucket_numel" */
+static void bucket_list(gc_buf *b, const gc_wk_result *r)
 {
-	size_t cap = r->nbuckets * 21 + 1, len = 0;
-	char *b = calloc(cap, 1);
-	for (size_t i = 0; b && r->bucket_numel && i < r->nbuckets; i++)
-		len += (size_t)snprintf(b + len, cap - len, "%s%zu", i ? "," : "", r->bucket_numel[i]);
-	gc_wk_json_str(j, "bucket_numel", b ? b : "");
-	free(b);
+	for (size_t i = 0; r->bucket_numel && i < r->nbuckets; i++)
+		gc_buf_addf(b, "%s%zu", i ? "," : "", r->bucket_numel[i]);
 }
 
-static void header_run(gc_wk_json *j, const gc_wk_cfg *c, const gc_wk_comm *m,
-		       const gc_wk_result *r)
+static void header_run(gc_json *j, const gc_wk_cfg *c, const gc_wk_comm *m,
+		       const gc_wk_result *r, const char *buckets)
 {
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
-	gc_wk_json_str(j, "format", "gcbench-worker");
-	gc_wk_json_str(j, "method", gc_method_name(c->params.method));
-	gc_wk_json_str(j, "params", c->param_text);
-	gc_wk_json_str(j, "workload", c->workload);
-	gc_wk_json_str(j, "model", c->model);
-	gc_wk_json_int(j, "numel", (long long)r->numel);
-	gc_wk_json_int(j, "tensors", (long long)r->ntensors);
-	gc_wk_json_int(j, "buckets", (long long)r->nbuckets);
-	bucket_list(j, r);
-	gc_wk_json_num(j, "bucket_first_mb", c->bucket_first_mb);
-	gc_wk_json_num(j, "bucket_mb", c->bucket_mb);
-	gc_wk_json_int(j, "world", m->world);
-	gc_wk_json_int(j, "rank", m->rank);
-	gc_wk_json_str(j, "host", host);
-	gc_wk_json_str(j, "backend", m->name);
-	gc_wk_json_str(j, "mpi_coll", c->blocking ? "blocking" : "nb");
-	gc_wk_json_int(j, "overlap", c->overlap);
-	gc_wk_json_int(j, "batch", c->batch);
-	gc_wk_json_num(j, "compute_scale", c->compute_scale);
-	gc_wk_json_num(j, "device_flops", c->device_flops > 0 ? c->device_flops : GC_V100_FLOPS);
-	gc_wk_json_str(j, "profile", c->profile[0] ? c->profile : NULL);
-	gc_wk_json_num(j, "t_backward_model", r->t_backward_model);
-	gc_wk_json_int(j, "iters", c->iters);
-	gc_wk_json_int(j, "warmup", c->warmup);
-	gc_wk_json_num(j, "lr", c->lr);
-	gc_wk_json_str(j, "data", c->kind == GC_WK_TRAIN ? r->data : NULL);
-	gc_wk_json_int(j, "eval_every", c->eval_every);
-	gc_wk_json_num(j, "deadline", c->deadline);
-	gc_wk_json_int(j, "threads", r->threads ? r->threads : c->threads);
+	gc_json_str_field(j, "format", "gcbench-worker");
+	gc_json_str_field(j, "method", gc_method_name(c->params.method));
+	gc_json_str_field(j, "params", c->param_text);
+	gc_json_str_field(j, "workload", c->workload);
+	gc_json_str_field(j, "model", c->model);
+	gc_json_int_field(j, "numel", (long long)r->numel);
+	gc_json_int_field(j, "tensors", (long long)r->ntensors);
+	gc_json_int_field(j, "buckets", (long long)r->nbuckets);
+	gc_json_str_field(j, "bucket_numel", buckets);
+	gc_json_num_field(j, "bucket_first_mb", c->bucket_first_mb);
+	gc_json_num_field(j, "bucket_mb", c->bucket_mb);
+	gc_json_int_field(j, "world", m->world);
+	gc_json_int_field(j, "rank", m->rank);
+	gc_json_str_field(j, "host", host);
+	gc_json_str_field(j, "backend", m->name);
+	gc_json_str_field(j, "mpi_coll", c->blocking ? "blocking" : "nb");
+	gc_json_int_field(j, "overlap", c->overlap);
+	gc_json_int_field(j, "batch", c->batch);
+	gc_json_num_field(j, "compute_scale", c->compute_scale);
+	gc_json_num_field(j, "device_flops", c->device_flops > 0 ? c->device_flops : GC_V100_FLOPS);
+	gc_json_str_field(j, "profile", c->profile[0] ? c->profile : NULL);
+	gc_json_num_field(j, "t_backward_model", r->t_backward_model);
+	gc_json_int_field(j, "iters", c->iters);
+	gc_json_int_field(j, "warmup", c->warmup);
+	gc_json_num_field(j, "lr", c->lr);
+	gc_json_str_field(j, "data", c->kind == GC_WK_TRAIN ? r->data : NULL);
+	gc_json_int_field(j, "eval_every", c->eval_every);
+	gc_json_num_field(j, "deadline", c->deadline);
+	gc_json_int_field(j, "threads", r->threads ? r->threads : c->threads);
 }
 
+static void header_tail(gc_json *j, const gc_wk_comm *m, const gc_wk_result *r)
+{
+	char hex[32];
+
+	gc_json_key(j, "versions");
+	gc_json_obj_open(j);
+	gc_json_str_field(j, "mpi", m->lib_version);
+	gc_json_str_field(j, "nccl", m->nccl_version[0] ? m->nccl_version : NULL);
+	gc_json_str_field(j, "gcbench", GC_VERSION);
+	gc_json_obj_close(j);
+	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)r->sum_grad);
+	gc_json_str_field(j, "checksum_grad", hex);
+	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)r->sum_param);
+	gc_json_str_field(j, "checksum_param", hex);
+	gc_json_num_field(j, "final_loss", r->final_loss);
+}
+
+/* The record file's header: one JSON object (malloc'ed), NULL when out of memory. */
 static char *build_header(const gc_wk_cfg *c, const gc_wk_comm *m, const gc_wk_result *r)
 {
-	gc_wk_json j;
-	char hex[32];
-	gc_wk_json_begin(&j);
-	header_run(&j, c, m, r);
+	gc_buf b = GC_BUF_INIT, buckets = GC_BUF_INIT;
+	gc_json j;
+	gc_rc rc;
+
+	bucket_list(&buckets, r);
+	gc_json_init(&j, &b, 0);
+	gc_json_obj_open(&j);
+	header_run(&j, c, m, r, gc_buf_str(&buckets));
 	header_network(&j, c, m);
-	gc_wk_json_obj(&j, "versions");
-	gc_wk_json_str(&j, "mpi", m->lib_version);
-	gc_wk_json_str(&j, "nccl", m->nccl_version[0] ? m->nccl_version : NULL);
-	gc_wk_json_str(&j, "gcbench", GC_VERSION);
-	gc_wk_json_close(&j);
-	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)r->sum_grad);
-	gc_wk_json_str(&j, "checksum_grad", hex);
-	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)r->sum_param);
-	gc_wk_json_str(&j, "checksum_param", hex);
-	gc_wk_json_num(&j, "final_loss", r->final_loss);
-	gc_wk_json_close(&j);
-	return gc_wk_json_take(&j);
+	header_tail(&j, m, r);
+	gc_json_obj_close(&j);
+	rc = gc_buf_rc(&buckets) ? GC_E_NOMEM : gc_json_finish(&j);
+	gc_buf_release(&buckets);
+	if (rc) {
+		gc_buf_release(&b);
+		return NULL;
+	}
+	return gc_buf_take(&b);
 }
 
 static int dump(const char *path)
