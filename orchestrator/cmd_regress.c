@@ -175,7 +175,11 @@ int cmd_regress(int argc, char **argv)
 		gc_error("cannot compare: %s", e.msg);
 		return rc == GC_E_INVAL ? 2 : 1;
 	}
-	gc_regress_print(stdout, &rep, r.format, NULL);
+	if (gc_regress_print(stdout, &rep, r.format, &e)) {
+		gc_error("%s", e.msg);
+		gc_regress_report_release(&rep);
+		return 1;
+	}
 	fflush(stdout);
 	if (rep.n_regressions && r.notify_env)
 		notify_regression(&r, &rep);

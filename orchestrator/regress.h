@@ -101,7 +101,8 @@ gc_rc gc_regress_compare(struct gc_db *db, const gc_regress_opts *o,
 			 gc_regress_report *r, gc_err *e);
 void gc_regress_report_release(gc_regress_report *r);
 
-/* Print r as "table", "markdown" or "json" (GC_E_INVAL for another format). */
+/* Print r as "table", "markdown" or "json" (GC_E_INVAL for another format; GC_E_NOMEM,
+ * nothing printed, when the JSON does not fit in memory). */
 gc_rc gc_regress_print(FILE *f, const gc_regress_report *r, const char *format, gc_err *e);
 
 /* `gcbench history` (a method's speedup sweep by sweep) is a query of db/: see

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "buf.h"
+#include "json.h"
 #include "netem/rate.h"
 #include "orchestrator/bootstrap.h"
 #include "orchestrator/run.h"
@@ -108,82 +110,73 @@ static void print_text(FILE *f, const gc_regress_report *r, int md)
 			"the same side;\na fall of the speedup is the regression.\n");
 }
 
-static void json_str(FILE *f, const char *s)
+/* Numbers in the JSON as %.9g (null where not finite). */
+static void num(gc_json *j, const char *key, double v)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
+	gc_json_numg_field(j, key, v, 9);
 }
 
-static void json_num(FILE *f, const char *key, double v)
+static void json_point(gc_json *j, const gc_regress_point *pt)
 {
-	fprintf(f, ",\"%s\":", key);
-	if (isnan(v) || isinf(v))
-		fputs("null", f);
-	else
-		fprintf(f, "%.9g", v);
+	gc_json_obj_open(j);
+	gc_json_str_field(j, "model", pt->model);
+	gc_json_str_field(j, "method", pt->method);
+	gc_json_str_field(j, "params", pt->params);
+	gc_json_str_field(j, "workload", pt->workload);
+	gc_json_str_field(j, "backend", pt->backend);
+	gc_json_int_field(j, "bw_cap_bps", (long long)pt->bw_cap_bps);
+	gc_json_int_field(j, "world_size", pt->world_size);
+	gc_json_int_field(j, "batch", pt->batch);
+	gc_json_uint_field(j, "n_base", pt->n_base);
+	gc_json_uint_field(j, "n_cand", pt->n_cand);
+	num(j, "latency_s", pt->latency_s);
+	num(j, "compute_scale", pt->compute_scale);
+	num(j, "median_base_s", pt->med_base);
+	num(j, "median_cand_s", pt->med_cand);
+	num(j, "change", pt->change);
+	num(j, "ci_lo", pt->ci_lo);
+	num(j, "ci_hi", pt->ci_hi);
+	gc_json_int_field(j, "runs_base", pt->runs_base);
+	gc_json_int_field(j, "runs_cand", pt->runs_cand);
+	gc_json_str_field(j, "unit", pt->by_runs ? "runs" : "iterations");
+	num(j, "z", pt->z);
+	num(j, "p", pt->p);
+	num(j, "speedup_base", pt->speedup_base);
+	num(j, "speedup_cand", pt->speedup_cand);
+	gc_json_str_field(j, "verdict", gc_regress_verdict_name(pt->verdict));
+	gc_json_obj_close(j);
 }
 
-static void json_point(FILE *f, const gc_regress_point *pt)
+static gc_rc print_json(FILE *f, const gc_regress_report *r, gc_err *e)
 {
-	fputs("{\"model\":", f);
-	json_str(f, pt->model);
-	fputs(",\"method\":", f);
-	json_str(f, pt->method);
-	fputs(",\"params\":", f);
-	json_str(f, pt->params);
-	fputs(",\"workload\":", f);
-	json_str(f, pt->workload);
-	fputs(",\"backend\":", f);
-	json_str(f, pt->backend);
-	fprintf(f, ",\"bw_cap_bps\":%lld,\"world_size\":%d,\"batch\":%d,\"n_base\":%zu,"
-		"\"n_cand\":%zu", (long long)pt->bw_cap_bps, pt->world_size, pt->batch,
-		pt->n_base, pt->n_cand);
-	json_num(f, "latency_s", pt->latency_s);
-	json_num(f, "compute_scale", pt->compute_scale);
-	json_num(f, "median_base_s", pt->med_base);
-	json_num(f, "median_cand_s", pt->med_cand);
-	json_num(f, "change", pt->change);
-	json_num(f, "ci_lo", pt->ci_lo);
-	json_num(f, "ci_hi", pt->ci_hi);
-	fprintf(f, ",\"runs_base\":%d,\"runs_cand\":%d,\"unit\":\"%s\"", pt->runs_base,
-		pt->runs_cand, pt->by_runs ? "runs" : "iterations");
-	json_num(f, "z", pt->z);
-	json_num(f, "p", pt->p);
-	json_num(f, "speedup_base", pt->speedup_base);
-	json_num(f, "speedup_cand", pt->speedup_cand);
-	fputs(",\"verdict\":", f);
-	json_str(f, gc_regress_verdict_name(pt->verdict));
-	fputs("}", f);
-}
-
-static void print_json(FILE *f, const gc_regress_report *r)
-{
+	gc_buf b = GC_BUF_INIT;
+	gc_json j;
+	gc_rc rc;
 	size_t i;
 
-	fputs("{\"baseline\":", f);
-	json_str(f, r->base_desc);
-	fputs(",\"candidate\":", f);
-	json_str(f, r->cand_desc);
-	fprintf(f, ",\"metric\":\"%s\"", r->metric == GC_METRIC_SPEEDUP ? "speedup" : "time");
-	json_num(f, "min_effect", r->min_effect);
-	json_num(f, "alpha", r->alpha);
-	fprintf(f, ",\"regressions\":%zu,\"improvements\":%zu,\"one_side\":%zu,\"points\":[",
-		r->n_regressions, r->n_improvements, r->n_one_side);
-	for (i = 0; i < r->n; i++) {
-		if (i)
-			fputc(',', f);
-		json_point(f, &r->v[i]);
-	}
-	fputs("]}\n", f);
+	gc_json_init(&j, &b, 0);
+	gc_json_obj_open(&j);
+	gc_json_str_field(&j, "baseline", r->base_desc);
+	gc_json_str_field(&j, "candidate", r->cand_desc);
+	gc_json_str_field(&j, "metric", r->metric == GC_METRIC_SPEEDUP ? "speedup" : "time");
+	num(&j, "min_effect", r->min_effect);
+	num(&j, "alpha", r->alpha);
+	gc_json_uint_field(&j, "regressions", r->n_regressions);
+	gc_json_uint_field(&j, "improvements", r->n_improvements);
+	gc_json_uint_field(&j, "one_side", r->n_one_side);
+	gc_json_key(&j, "points");
+	gc_json_arr_open(&j);
+	for (i = 0; i < r->n; i++)
+		json_point(&j, &r->v[i]);
+	gc_json_arr_close(&j);
+	gc_json_obj_close(&j);
+	rc = gc_json_finish(&j);
+	if (rc)
+		gc_fail(e, rc, "cannot write the report as JSON: %s", gc_strerror(rc));
+	else
+		fprintf(f, "%s\n", b.p);
+	gc_buf_release(&b);
+	return rc;
 }
 
 gc_rc gc_regress_print(FILE *f, const gc_regress_report *r, const char *format, gc_err *e)
@@ -193,7 +186,7 @@ gc_rc gc_regress_print(FILE *f, const gc_regress_report *r, const char *format, 
 	else if (!strcmp(format, "markdown"))
 		print_text(f, r, 1);
 	else if (!strcmp(format, "json"))
-		print_json(f, r);
+		return print_json(f, r, e);
 	else
 		return gc_fail(e, GC_E_INVAL, "unknown format '%s': table, markdown or json",
 			       format);
