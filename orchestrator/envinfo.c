@@ -11,8 +11,14 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "db/engine.h"
+#include "json.h"
+#include "proc.h"
 #include "strutil.h"
+
+/* how long `ompi_info --version` may take */
+#define GC_ENV_PROBE_TIMEOUT_S 5.0
 
 int64_t gc_version_num(const char *s)
 {
@@ -131,19 +137,19 @@ static void probe_cuda_nccl(struct gc_envinfo *in)
 	}
 }
 
-/* `ompi_info --version` prints "Open MPI v4.1.4" first */
+/* `ompi_info --version` prints "Open MPI v4.1.4" first; a few seconds at most */
 static void probe_mpi(struct gc_envinfo *in)
 {
-	FILE *p = popen("ompi_info --version 2>/dev/null", "r");
-	char line[256] = "";
+	char prog[] = "ompi_info", opt[] = "--version";
+	char *argv[] = { prog, opt, NULL };
+	gc_proc_result res;
 
-	if (!p)
-		return;
-	if (fgets(line, sizeof(line), p) && !strncmp(line, "Open MPI", 8)) {
-		line[strcspn(line, "\n")] = 0;
-		gc_strlcpy(in->mpi, line, sizeof(in->mpi));
+	if (gc_proc_run(argv, NULL, NULL, GC_ENV_PROBE_TIMEOUT_S, 0, &res, NULL) == GC_OK &&
+	    res.out && !strncmp(res.out, "Open MPI", 8)) {
+		res.out[strcspn(res.out, "\n")] = 0;
+		gc_strlcpy(in->mpi, res.out, sizeof(in->mpi));
 	}
-	pclose(p);
+	gc_proc_result_release(&res);
 }
 
 void gc_envinfo_probe(struct gc_envinfo *in, const char *gcbench_version)
@@ -183,45 +189,32 @@ const char *gc_envinfo_field(const struct gc_envinfo *in, const char *name)
 	return NULL;
 }
 
-static int json_str(char *buf, size_t n, size_t o, const char *s)
-{
-	int w = 0;
-
-	for (; *s && o + (size_t)w + 8 < n; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			w += snprintf(buf + o + w, n - o - (size_t)w, "\\%c", c);
-		else if (c < 0x20)
-			w += snprintf(buf + o + w, n - o - (size_t)w, "\\u%04x", c);
-		else
-			buf[o + (size_t)w++] = (char)c;
-	}
-	return *s ? -1 : w;
-}
-
 gc_rc gc_envinfo_json(const struct gc_envinfo *in, char *buf, size_t n)
 {
-	size_t o = 0;
-	int w;
+	gc_buf b = GC_BUF_INIT;
+	gc_json j;
+	gc_rc rc;
 
+	gc_json_init(&j, &b, 0);
+	gc_json_obj_open(&j);
 	for (size_t i = 0; i < NFIELDS; i++) {
 		const char *v = (const char *)in + fields[i].off;
-		w = snprintf(buf + o, n - o, "%s\"%s\":\"", i ? "," : "{", fields[i].name);
-		if (w < 0 || (size_t)w >= n - o)
-			return GC_E_INVAL;
-		o += (size_t)w;
-		if ((w = json_str(buf, n, o, v)) < 0)
-			return GC_E_INVAL;
-		o += (size_t)w;
-		w = fields[i].num ? snprintf(buf + o, n - o, "\",\"%s_num\":%lld", fields[i].name,
-					     (long long)gc_version_num(v))
-				  : snprintf(buf + o, n - o, "\"");
-		if (w < 0 || (size_t)w >= n - o)
-			return GC_E_INVAL;
-		o += (size_t)w;
+		char key[64];
+		gc_json_str_field(&j, fields[i].name, v);
+		if (!fields[i].num)
+			continue;
+		snprintf(key, sizeof(key), "%s_num", fields[i].name);
+		gc_json_int_field(&j, key, (long long)gc_version_num(v));
 	}
-	w = snprintf(buf + o, n - o, ",\"gpu_count\":%d}", in->gpu_count);
-	return (w < 0 || (size_t)w >= n - o) ? GC_E_INVAL : GC_OK;
+	gc_json_int_field(&j, "gpu_count", in->gpu_count);
+	gc_json_obj_close(&j);
+	rc = gc_json_finish(&j);
+	if (!rc && b.len >= n)
+		rc = GC_E_INVAL;
+	if (!rc)
+		memcpy(buf, b.p, b.len + 1);
+	gc_buf_release(&b);
+	return rc;
 }
 
 void gc_envinfo_print(const struct gc_envinfo *in, void *fp)

@@ -39,14 +39,15 @@ int64_t gc_version_num(const char *s);
 /* Fill *info for this host. gcbench_version is stored as given (the caller passes
  * GC_VERSION). Probes never fail the call: what cannot be found stays "" (GPU via
  * nvidia-smi's files in /proc/driver/nvidia, NCCL by dlopen of libnccl.so.2, MPI by
- * `ompi_info --version` or dlopen of libmpi.so, libnl by dlopen). */
+ * `ompi_info --version` (run without a shell, killed after 5 s), libnl by dlopen). */
 void gc_envinfo_probe(struct gc_envinfo *info, const char *gcbench_version);
 
 /* The text field called name ("kernel", "nccl", ...) of *info; NULL for no such field. */
 const char *gc_envinfo_field(const struct gc_envinfo *info, const char *name);
 
-/* Write *info as a JSON object (one line, no newline) into buf of size n; returns
- * GC_E_INVAL if it does not fit. Version integers are included as "<field>_num". */
+/* Write *info as a JSON object (one line, no newline; common/json.h) into buf of size
+ * n; returns GC_E_INVAL if it does not fit, GC_E_NOMEM when out of memory. Version
+ * integers are included as "<field>_num". */
 gc_rc gc_envinfo_json(const struct gc_envinfo *info, char *buf, size_t n);
 
 /* Read back what gc_envinfo_json wrote (the output of `gcbench env --json` on a host):
