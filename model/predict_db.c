@@ -472,25 +472,52 @@ static void predict_row(struct ctx *c, size_t i)
 	r->cv_err = r->cv_pred > 0 ? rel(r->cv_pred, r->measured) : NAN;
 }
 
-size_t gc_pdb_fit_json(const gc_pdb_fit *f, char *buf, size_t n)
+void gc_pdb_fit_json(const gc_pdb_fit *f, gc_json *j)
 {
-	size_t o;
 	int m;
 
-	o = (size_t)snprintf(buf, n, "{\"env_id\":%lld,\"runs\":%zu,\"links\":%zu,"
-		"\"alpha_link_s\":%.6g,\"alpha_sw_s\":%.6g,\"host_bw_Bps\":%.6g,"
-		"\"comm_runs\":%zu,\"goodput_ratio\":%.6g,\"lambda\":%.6g,"
-		"\"lambda_runs\":%zu,\"fwd_over_bwd\":%.6g,\"optimizer_s_per_param\":%.6g,"
-		"\"codecs\":{", (long long)f->env_id, f->n_runs, f->n_links, f->alpha_link,
-		f->alpha_sw, f->mp.host_bw, f->n_comm, f->goodput_ratio, f->mp.lambda,
-		f->n_lambda, f->mp.fwd_over_bwd, f->opt_per_elem);
-	for (m = 1; m < GC_M__COUNT; m++)
-		o += (size_t)snprintf(buf + (o < n ? o : n), o < n ? n - o : 0,
-			"%s\"%s\":{\"encode_rate\":%.6g,\"decode_rate\":%.6g}",
-			m > 1 ? "," : "", gc_method_name((gc_method)m), f->mp.enc_rate[m],
-			f->mp.dec_rate[m]);
-	o += (size_t)snprintf(buf + (o < n ? o : n), o < n ? n - o : 0, "}}");
-	return o;
+	gc_json_obj_open(j);
+	gc_json_int_field(j, "env_id", (long long)f->env_id);
+	gc_json_uint_field(j, "runs", f->n_runs);
+	gc_json_uint_field(j, "links", f->n_links);
+	gc_json_numg_field(j, "alpha_link_s", f->alpha_link, 6);
+	gc_json_numg_field(j, "alpha_sw_s", f->alpha_sw, 6);
+	gc_json_numg_field(j, "host_bw_Bps", f->mp.host_bw, 6);
+	gc_json_uint_field(j, "comm_runs", f->n_comm);
+	gc_json_numg_field(j, "goodput_ratio", f->goodput_ratio, 6);
+	gc_json_numg_field(j, "lambda", f->mp.lambda, 6);
+	gc_json_uint_field(j, "lambda_runs", f->n_lambda);
+	gc_json_numg_field(j, "fwd_over_bwd", f->mp.fwd_over_bwd, 6);
+	gc_json_numg_field(j, "optimizer_s_per_param", f->opt_per_elem, 6);
+	gc_json_key(j, "codecs");
+	gc_json_obj_open(j);
+	for (m = 1; m < GC_M__COUNT; m++) {
+		gc_json_key(j, gc_method_name((gc_method)m));
+		gc_json_obj_open(j);
+		gc_json_numg_field(j, "encode_rate", f->mp.enc_rate[m], 6);
+		gc_json_numg_field(j, "decode_rate", f->mp.dec_rate[m], 6);
+		gc_json_obj_close(j);
+	}
+	gc_json_obj_close(j);
+	gc_json_obj_close(j);
+}
+
+/* One row of model_fits: the fit as gc_pdb_fit_json writes it. */
+static gc_rc store_fit(struct ctx *c, const gc_pdb_fit *f, gc_err *e)
+{
+	gc_buf js = GC_BUF_INIT;
+	gc_json j;
+	gc_rc rc;
+
+	gc_json_init(&j, &js, 0);
+	gc_pdb_fit_json(f, &j);
+	rc = gc_json_finish(&j);
+	if (rc)
+		gc_fail(e, rc, "cannot write the fit as JSON: %s", gc_strerror(rc));
+	else
+		rc = gc_db_model_fit_put(c->db, f->env_id, GC_PDB_VERSION, f->n_runs, js.p, e);
+	gc_buf_release(&js);
+	return rc;
 }
 
 static gc_rc store_all(struct ctx *c, gc_err *e)
@@ -515,10 +542,7 @@ static gc_rc store_all(struct ctx *c, gc_err *e)
 		p->stored++;
 	}
 	for (i = 0; i < p->nfits; i++) {
-		char js[2048];
-		gc_pdb_fit_json(&p->fits[i], js, sizeof(js));
-		if ((rc = gc_db_model_fit_put(c->db, p->fits[i].env_id, GC_PDB_VERSION,
-					      p->fits[i].n_runs, js, e))) {
+		if ((rc = store_fit(c, &p->fits[i], e))) {
 			gc_db_rollback(c->db);
 			return rc;
 		}

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "db/db.h"
+#include "json.h"
 #include "model/model.h"
 
 #define GC_PDB_VERSION "gcbench-model-2"
@@ -101,10 +102,10 @@ void gc_pdb_release(gc_pdb *p);                            /* accepts NULL */
  * cv_* are NaN. Stores nothing. Caller releases *out (also on failure). */
 gc_rc gc_pdb_run_with(gc_db *db, const gc_pdb_fit *fit, gc_pdb *out, gc_err *e);
 
-/* The fitted parameters of f as one JSON object into buf (size n): the text
- * `gcbench model --json` prints and model_fits stores. Returns the length it needed
- * (>= n: truncated). */
-size_t gc_pdb_fit_json(const gc_pdb_fit *f, char *buf, size_t n);
+/* The fitted parameters of f as one JSON object value written to j (common/json.h):
+ * the text `gcbench model --json` prints and model_fits stores. Errors (memory) stay
+ * in j and its buffer: see gc_json_finish. */
+void gc_pdb_fit_json(const gc_pdb_fit *f, gc_json *j);
 
 /* The model's parameters from fit f for an architecture of numel parameters: the
  * fitted ones, alpha = wire latency (25 us when not measured) + software latency,

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "buf.h"
 #include "commands.h"
+#include "json.h"
 #include "log.h"
 #include "model/predict_db.h"
 #include "strutil.h"
@@ -95,22 +97,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* A JSON string (quotes, backslashes and control characters escaped). */
-static void jstr(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
 static void print_fit_text(const gc_pdb_fit *f)
 {
 	int m;
@@ -177,7 +163,7 @@ static void print_rows_text(const gc_pdb *p)
 		       "by a fit without it\n");
 }
 
-static void print_json(const gc_pdb *p, const struct opts *o);
+static int print_json(const gc_pdb *p, const struct opts *o);
 
 /* --predict: the fit of o->db on the runs of o->predict. */
 static int predict_other(const struct opts *o)
@@ -199,7 +185,8 @@ static int predict_other(const struct opts *o)
 	}
 	if (o->json) {
 		p.fits[0] = f, p.nfits = 1;
-		print_json(&p, o);
+		if (print_json(&p, o))
+			goto out;
 	} else {
 		printf("gcbench model %s: out of sample, the fit of '%s' (environment %lld) on the "
 		       "%zu ok runs of '%s'\n\n", GC_PDB_VERSION, o->db, (long long)f.env_id,
@@ -217,70 +204,91 @@ out:
 	return rc;
 }
 
-static void print_fit_json(const gc_pdb_fit *f)
+static void print_row_json(gc_json *j, const gc_pdb_row *r)
 {
-	char js[2048];
-
-	gc_pdb_fit_json(f, js, sizeof(js));
-	fputs(js, stdout);
-}
-
-static void print_row_json(const gc_pdb_row *r)
-{
-	printf("{\"run_id\":%lld,\"env_id\":%lld,\"model\":", (long long)r->run_id,
-	       (long long)r->env_id);
-	jstr(r->model);
-	printf(",\"method\":");
-	jstr(r->method);
-	printf(",\"params\":");
-	jstr(r->params);
-	printf(",\"world_size\":%d,\"batch\":%d,\"bw_cap_bps\":%llu,\"bw_used_bps\":%.6g,"
-	       "\"measured_s\":%.6g", r->world_size, r->batch,
-	       (unsigned long long)r->bw_cap_bps, r->bw_bps, r->measured);
+	gc_json_obj_open(j);
+	gc_json_int_field(j, "run_id", (long long)r->run_id);
+	gc_json_int_field(j, "env_id", (long long)r->env_id);
+	gc_json_str_field(j, "model", r->model);
+	gc_json_str_field(j, "method", r->method);
+	gc_json_str_field(j, "params", r->params);
+	gc_json_int_field(j, "world_size", r->world_size);
+	gc_json_int_field(j, "batch", r->batch);
+	gc_json_uint_field(j, "bw_cap_bps", (unsigned long long)r->bw_cap_bps);
+	gc_json_numg_field(j, "bw_used_bps", r->bw_bps, 6);
+	gc_json_numg_field(j, "measured_s", r->measured, 6);
 	if (r->skipped[0]) {
-		printf(",\"skipped\":");
-		jstr(r->skipped);
+		gc_json_str_field(j, "skipped", r->skipped);
 	} else {
-		printf(",\"predicted_s\":%.6g,\"rel_err\":%.6g,\"compute_s\":%.6g,"
-		       "\"encode_s\":%.6g,\"decode_s\":%.6g,\"exposed_s\":%.6g", r->pred.total,
-		       r->rel_err, r->pred.compute, r->pred.encode, r->pred.decode,
-		       r->pred.exposed);
-		if (isfinite(r->cv_err))
-			printf(",\"cv_predicted_s\":%.6g,\"cv_rel_err\":%.6g", r->cv_pred,
-			       r->cv_err);
+		gc_json_numg_field(j, "predicted_s", r->pred.total, 6);
+		gc_json_numg_field(j, "rel_err", r->rel_err, 6);
+		gc_json_numg_field(j, "compute_s", r->pred.compute, 6);
+		gc_json_numg_field(j, "encode_s", r->pred.encode, 6);
+		gc_json_numg_field(j, "decode_s", r->pred.decode, 6);
+		gc_json_numg_field(j, "exposed_s", r->pred.exposed, 6);
+		if (isfinite(r->cv_err)) {
+			gc_json_numg_field(j, "cv_predicted_s", r->cv_pred, 6);
+			gc_json_numg_field(j, "cv_rel_err", r->cv_err, 6);
+		}
 	}
-	printf("}");
+	gc_json_obj_close(j);
 }
 
-static void print_json(const gc_pdb *p, const struct opts *o)
+static void print_method_json(gc_json *j, const gc_pdb_method_err *m)
+{
+	gc_json_obj_open(j);
+	gc_json_str_field(j, "method", m->method);
+	gc_json_uint_field(j, "runs", m->n);
+	gc_json_numg_field(j, "median_abs_err", m->median_abs, 6);
+	gc_json_numg_field(j, "worst_abs_err", m->worst_abs, 6);
+	if (m->n_cv)
+		gc_json_numg_field(j, "median_abs_cv_err", m->median_abs_cv, 6);
+	gc_json_obj_close(j);
+}
+
+static void write_json(gc_json *j, const gc_pdb *p, const struct opts *o)
 {
 	size_t i;
 
-	printf("{\"model_version\":\"%s\",\"stored\":%zu,\"fits\":[", GC_PDB_VERSION, p->stored);
-	for (i = 0; i < p->nfits; i++) {
-		printf(i ? "," : "");
-		print_fit_json(&p->fits[i]);
-	}
-	printf("]");
+	gc_json_obj_open(j);
+	gc_json_str_field(j, "model_version", GC_PDB_VERSION);
+	gc_json_uint_field(j, "stored", p->stored);
+	gc_json_key(j, "fits");
+	gc_json_arr_open(j);
+	for (i = 0; i < p->nfits; i++)
+		gc_pdb_fit_json(&p->fits[i], j);
+	gc_json_arr_close(j);
 	if (!o->fit_only) {
-		printf(",\"runs\":[");
-		for (i = 0; i < p->nrows; i++) {
-			printf(i ? "," : "");
-			print_row_json(&p->rows[i]);
-		}
-		printf("],\"methods\":[");
-		for (i = 0; i < p->nmethods; i++) {
-			printf("%s{\"method\":", i ? "," : "");
-			jstr(p->methods[i].method);
-			printf(",\"runs\":%zu,\"median_abs_err\":%.6g,\"worst_abs_err\":%.6g",
-			       p->methods[i].n, p->methods[i].median_abs, p->methods[i].worst_abs);
-			if (p->methods[i].n_cv)
-				printf(",\"median_abs_cv_err\":%.6g", p->methods[i].median_abs_cv);
-			printf("}");
-		}
-		printf("]");
+		gc_json_key(j, "runs");
+		gc_json_arr_open(j);
+		for (i = 0; i < p->nrows; i++)
+			print_row_json(j, &p->rows[i]);
+		gc_json_arr_close(j);
+		gc_json_key(j, "methods");
+		gc_json_arr_open(j);
+		for (i = 0; i < p->nmethods; i++)
+			print_method_json(j, &p->methods[i]);
+		gc_json_arr_close(j);
 	}
-	printf("}\n");
+	gc_json_obj_close(j);
+}
+
+/* The whole result as one JSON document on stdout; 1 (after a message) on failure. */
+static int print_json(const gc_pdb *p, const struct opts *o)
+{
+	gc_buf b = GC_BUF_INIT;
+	gc_json j;
+	gc_rc rc;
+
+	gc_json_init(&j, &b, 0);
+	write_json(&j, p, o);
+	rc = gc_json_finish(&j);
+	if (rc)
+		gc_error("cannot write the JSON: %s", gc_strerror(rc));
+	else
+		printf("%s\n", b.p);
+	gc_buf_release(&b);
+	return rc ? 1 : 0;
 }
 
 int cmd_model(int argc, char **argv)
@@ -305,7 +313,7 @@ int cmd_model(int argc, char **argv)
 		return 1;
 	}
 	if (o.json) {
-		print_json(&p, &o);
+		r = print_json(&p, &o);
 	} else {
 		printf("gcbench model %s: '%s', %zu ok runs, %zu predictions %s\n\n", GC_PDB_VERSION,
 		       o.db, p.nrows, store ? p.stored : 0, store ? "stored" : "(not stored)");
@@ -318,5 +326,5 @@ int cmd_model(int argc, char **argv)
 	}
 	gc_pdb_release(&p);
 	gc_db_close(db);
-	return 0;
+	return r;
 }
