@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "timing.h"
 
 static volatile sig_atomic_t proc_stop;
@@ -53,8 +54,7 @@ static void child_exec(char *const argv[], const char *const *env_extra, pid_t p
 }
 
 struct capture {
-	char *out;
-	size_t len, cap;
+	gc_buf out;                 /* stdout, up to GC_PROC_MAX_OUT bytes */
 	char tail[GC_PROC_TAIL];
 	size_t tail_len;
 	const char *const *marks;   /* stall marks, or NULL */
@@ -80,18 +80,9 @@ static int saw_mark(const struct capture *c)
 
 static void keep_out(struct capture *c, const char *b, size_t n)
 {
-	if (n > GC_PROC_MAX_OUT - c->len)
-		n = GC_PROC_MAX_OUT - c->len;
-	if (c->len + n + 1 > c->cap) {
-		size_t cap = (c->len + n + 1) * 2;
-		char *p = realloc(c->out, cap);
-		if (!p)
-			return;
-		c->out = p;
-		c->cap = cap;
-	}
-	memcpy(c->out + c->len, b, n);
-	c->len += n;
+	if (n > GC_PROC_MAX_OUT - c->out.len)
+		n = GC_PROC_MAX_OUT - c->out.len;
+	gc_buf_add(&c->out, b, n);
 }
 
 static void keep_tail(struct capture *c, const char *b, size_t n)
@@ -238,10 +229,8 @@ gc_rc gc_proc_run_opts(char *const argv[], const char *const *env_extra, const c
 	res->timed_out = why == 1;
 	res->interrupted = why == 2;
 	res->stalled = why == 3;
-	res->out = c.out ? c.out : calloc(1, 1);
-	if (res->out && c.out)
-		res->out[c.len] = 0;
-	res->out_len = c.len;
+	res->out_len = c.out.oom ? 0 : c.out.len;
+	res->out = gc_buf_take(&c.out);
 	memcpy(res->err_tail, c.tail, c.tail_len);
 	res->err_tail[c.tail_len] = 0;
 	if (res->status == 127 && strstr(res->err_tail, "cannot run"))
@@ -253,6 +242,8 @@ gc_rc gc_proc_run_opts(char *const argv[], const char *const *env_extra, const c
 	if (why == 3)
 		return gc_fail(e, GC_E_TIMEOUT, "'%s' was still running %.0f s after the job failed",
 			       argv[0], o->stall_grace_s);
+	if (!res->out)
+		return gc_fail(e, GC_E_NOMEM, "out of memory for the output of '%s'", argv[0]);
 	return GC_OK;
 }
 

@@ -31,8 +31,9 @@ typedef struct gc_proc_result {
 
 /* Run argv to completion or until timeout_s (<= 0: no deadline). Returns GC_OK when the
  * child ran (whatever its exit status: look at res), GC_E_TIMEOUT or GC_E_INTERRUPTED
- * when it was stopped, GC_E_NOTFOUND/GC_E_IO when it could not start. If echo_stderr is
- * non-zero, the child's stderr is also copied to ours as it arrives (progress lines). */
+ * when it was stopped, GC_E_NOTFOUND/GC_E_IO when it could not start, GC_E_NOMEM when
+ * its output did not fit in memory (res->out NULL). If echo_stderr is non-zero, the
+ * child's stderr is also copied to ours as it arrives (progress lines). */
 gc_rc gc_proc_run(char *const argv[], const char *const *env_extra, const char *stdin_data,
 		  double timeout_s, int echo_stderr, gc_proc_result *res, gc_err *e);
 
