@@ -58,6 +58,9 @@
  *   with a half sum (each addition done in float, rounded to half); decode float(sum).
  * - syncsgd: all-reduce of c in float32, decode sum / p.
  * All-reduce is a sum. gc_bucket_residual gives e' for methods with error feedback.
+ * kernels/params.h holds the method table (names, parameters, defaults, ranges);
+ * kernels/plan.h computes from shapes alone what these rules make of a bucket (k,
+ * PowerSGD's split, each round and the payload) and DDP's bucketing.
  */
 #ifndef GC_COMPRESS_H
 #define GC_COMPRESS_H
