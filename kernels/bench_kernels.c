@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kernels/compress.h"
+#include "kernels/plan.h"
 #include "kernels/rng.h"
 #include "log.h"
 #include "strutil.h"
@@ -83,9 +84,7 @@ static int model_layout(struct model *m)
 	}
 	for (i = 0; i < a.n; i++) {
 		const gc_arch_tensor *x = &a.t[i];
-		m->t[i].rows = x->shape[0];
-		m->t[i].cols = x->numel / (x->shape[0] ? x->shape[0] : 1);
-		m->t[i].ndim = x->ndim;
+		m->t[i] = gc_tensor_view(x->ndim, x->shape, x->numel);
 	}
 	m->nt = a.n;
 	m->numel = a.numel;
@@ -176,7 +175,6 @@ struct result {
 static gc_rc bench_case(const struct model *m, const struct mcase *c, gc_backend be,
 			const float *g, float *avg, int reps, struct result *res)
 {
-	char buf[128], *tok, *save = NULL;
 	uint64_t enc[64], dec[64], ref[64];
 	gc_params p;
 	gc_bucket *b = NULL;
@@ -185,12 +183,7 @@ static gc_rc bench_case(const struct model *m, const struct mcase *c, gc_backend
 	int r;
 
 	gc_params_default(&p, c->m);
-	gc_strlcpy(buf, c->params, sizeof(buf));
-	for (tok = strtok_r(buf, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
-		*eq = '\0';
-		rc = gc_params_set(&p, tok, eq + 1, &e);
-	}
+	rc = gc_params_set_list(&p, c->params, &e);
 	if (!rc)
 		rc = gc_bucket_new(&b, &p, be, NULL, m->t, m->nt, WORLD, 0, &e);
 	if (rc) {
@@ -376,19 +369,13 @@ static int contention_case(const struct model *m, const struct mcase *c, const f
 	gc_bucket *b = NULL;
 	gc_params p;
 	gc_err e = { "" };
-	char buf[128], *tok, *save = NULL;
 	uint64_t alone[64];
 	double enc_alone, spin_ms, ta[64], tb[64];
 	gc_rc rc = GC_OK;
 	int r;
 
 	gc_params_default(&p, c->m);
-	gc_strlcpy(buf, c->params, sizeof(buf));
-	for (tok = strtok_r(buf, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
-		*eq = '\0';
-		rc = gc_params_set(&p, tok, eq + 1, &e);
-	}
+	rc = gc_params_set_list(&p, c->params, &e);
 	if (!rc)
 		rc = gc_cuda_stream_new(&sa);
 	if (!rc)

@@ -97,8 +97,10 @@ gc_rc gc_bucket_new(gc_bucket **out, const gc_params *p, gc_backend be, void *st
 	b->worker = worker;
 	b->nround = -1;         /* not encoded */
 	rc = copy_layout(b, t, nt, e);
-	if (!rc)
+	if (!rc) {
+		gc_plan_bucket(&b->plan, p, b->t, b->nt);
 		rc = lookup_ops(b, e);
+	}
 	if (!rc)
 		rc = b->ops->init(b, e);
 	if (rc) {
@@ -127,7 +129,20 @@ size_t gc_bucket_numel(const gc_bucket *b)
 
 size_t gc_bucket_payload_bytes(const gc_bucket *b)
 {
-	return b->ops->payload_bytes(b);
+	return gc_plan_payload_bytes(&b->plan);
+}
+
+void gc_round_bind(gc_bucket *b, const void *send0, void *recv0, const void *send1,
+		   void *recv1)
+{
+	const void *send[GC_PLAN_MAX_ROUNDS] = { send0, send1 };
+	void *recv[GC_PLAN_MAX_ROUNDS] = { recv0, recv1 };
+	int i;
+
+	for (i = 0; i < b->plan.nround; i++)
+		b->round[i] = (gc_round){ b->plan.round[i].coll, b->plan.round[i].dtype, send[i],
+					  b->plan.round[i].count, recv[i] };
+	b->nround = b->plan.nround;
 }
 
 gc_rc gc_encode(gc_bucket *b, const float *grad)

@@ -58,6 +58,9 @@
  *   with a half sum (each addition done in float, rounded to half); decode float(sum).
  * - syncsgd: all-reduce of c in float32, decode sum / p.
  * All-reduce is a sum. gc_bucket_residual gives e' for methods with error feedback.
+ * kernels/params.h holds the method table (names, parameters, defaults, ranges);
+ * kernels/plan.h computes from shapes alone what these rules make of a bucket (k,
+ * PowerSGD's split, each round and the payload) and DDP's bucketing.
  */
 #ifndef GC_COMPRESS_H
 #define GC_COMPRESS_H
@@ -65,34 +68,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "params.h"   /* the methods and their parameters */
 #include "result.h"
-
-typedef enum gc_method {
-	GC_M_SYNCSGD,
-	GC_M_FP16,
-	GC_M_SIGNSGD,
-	GC_M_TOPK,
-	GC_M_MSTOPK,
-	GC_M_POWERSGD,
-	GC_M__COUNT
-} gc_method;
 
 typedef enum gc_backend { GC_BACKEND_CPU, GC_BACKEND_CUDA } gc_backend;
 typedef enum gc_coll { GC_COLL_ALLREDUCE, GC_COLL_ALLGATHER } gc_coll;
 typedef enum gc_dtype { GC_DT_F32, GC_DT_F16, GC_DT_U8 } gc_dtype;
-
-/* Method parameters. gc_params_default() fills the defaults for a method. */
-typedef struct gc_params {
-	gc_method method;
-	int ef;                 /* error feedback: signsgd (needs scaled), topk, mstopk, powersgd */
-	int scaled;             /* signsgd: scaled sign (EF-signSGD) instead of majority vote */
-	double ratio;           /* topk, mstopk: fraction kept, (0, 1]; default 0.01 */
-	int rounds;             /* mstopk: bisection rounds, 1..64; default 20 */
-	int rank;               /* powersgd: 1..32; default 4 */
-	int warm_start;         /* powersgd: reuse Q across steps; default 1 */
-	double min_compression; /* powersgd: compress a matrix only if it shrinks this much; default 2 */
-	uint64_t seed;          /* powersgd's Q; default 42 */
-} gc_params;
 
 /* One tensor of a bucket: ndim 1 tensors are never compressed as matrices. */
 typedef struct gc_tensor_desc {
@@ -112,22 +93,6 @@ typedef struct gc_round {
 } gc_round;
 
 typedef struct gc_bucket gc_bucket;
-
-const char *gc_method_name(gc_method m);                 /* "syncsgd", ...; "?" if invalid */
-gc_rc gc_method_parse(const char *name, gc_method *out); /* GC_E_INVAL if unknown */
-void gc_params_default(gc_params *p, gc_method m);
-
-/* Set one parameter from text ("ratio", "0.01"). Unknown keys, parameters the method
- * does not take, and out-of-range values fail with a message naming the key, the value
- * and the valid range. */
-gc_rc gc_params_set(gc_params *p, const char *key, const char *value, gc_err *e);
-
-/* Check the combination (e.g. signsgd ef without scaled). */
-gc_rc gc_params_check(const gc_params *p, gc_err *e);
-
-/* Canonical text "key=value,..." of the parameters that matter for p->method (empty
- * for syncsgd); stored in the database and used to compare runs. */
-void gc_params_format(const gc_params *p, char *buf, size_t len);
 
 /* 1 if the CUDA back end is compiled in and a device is usable. */
 int gc_cuda_available(void);

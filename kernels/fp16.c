@@ -85,8 +85,7 @@ static gc_rc fp16_encode(gc_bucket *b, const float *grad)
 		size_t a = (size_t)j * chunk, m = a + chunk > n ? n - a : chunk;
 		to_half(h + a, grad + a, m, (float)b->world);
 	}
-	b->round[0] = (gc_round){ GC_COLL_ALLREDUCE, GC_DT_F16, h, n, h + n };
-	b->nround = 1;
+	gc_round_bind(b, h, h + n, NULL, NULL);
 	return GC_OK;
 }
 
@@ -104,11 +103,6 @@ static gc_rc fp16_decode(gc_bucket *b, float *avg)
 	return GC_OK;
 }
 
-static size_t fp16_payload(const gc_bucket *b)
-{
-	return b->numel * sizeof(uint16_t);
-}
-
 static void fp16_release(gc_bucket *b)
 {
 	free(b->st);
@@ -121,6 +115,5 @@ const struct gc_method_ops gc_cpu_fp16_ops = {
 	.round_done = NULL,
 	.decode = fp16_decode,
 	.residual = NULL,
-	.payload_bytes = fp16_payload,
 	.release = fp16_release,
 };

@@ -1,9 +1,10 @@
 # kernels/: the gradient compressors (CPU back end in C; CUDA in kernels/cuda/).
-KERNEL_SRCS := kernels/params.c kernels/compress.c kernels/simulate.c kernels/select.c \
-               kernels/sparse.c kernels/syncsgd.c kernels/fp16.c kernels/signsgd.c \
+KERNEL_SRCS := kernels/params.c kernels/plan.c kernels/compress.c kernels/simulate.c \
+               kernels/select.c kernels/sparse.c kernels/syncsgd.c kernels/fp16.c kernels/signsgd.c \
                kernels/topk.c kernels/mstopk.c kernels/powersgd.c
 LIB_SRCS += $(KERNEL_SRCS)
-UNIT_TESTS += $(BUILD)/tests/test_kernels $(BUILD)/tests/test_kernels_methods
+UNIT_TESTS += $(BUILD)/tests/test_kernels $(BUILD)/tests/test_kernels_methods \
+              $(BUILD)/tests/test_kernels_plan
 BINS += $(BUILD)/bin/gcbench-bench-kernels
 INTEG_TESTS += tests/integration/test_compress_cli.sh
 BENCHES += bench-kernels

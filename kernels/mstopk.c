@@ -80,6 +80,5 @@ const struct gc_method_ops gc_cpu_mstopk_ops = {
 	.round_done = NULL,
 	.decode = gc_sparse_decode,
 	.residual = gc_sparse_residual,
-	.payload_bytes = gc_sparse_payload,
 	.release = gc_sparse_release,
 };

@@ -1,17 +1,61 @@
-/* kernels/params.c: method names and parameters (parsing, checks, canonical text). */
+/* kernels/params.c: the method table (params.h): names, parameters, defaults, ranges;
+ * parsing, checks and the canonical text. */
 #include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "compress.h"
+#include "params.h"
 #include "strutil.h"
 
 static const char *const method_names[GC_M__COUNT] = {
 	"syncsgd", "fp16", "signsgd", "topk", "mstopk", "powersgd",
 };
+
+#define MB(m) GC_METHOD_BIT(m)
+
+static const gc_param_def pdefs[] = {
+	{ "ef", MB(GC_M_SIGNSGD) | MB(GC_M_TOPK) | MB(GC_M_MSTOPK) | MB(GC_M_POWERSGD),
+	  GC_PT_BOOL, 1, MB(GC_M_SYNCSGD) | MB(GC_M_FP16) | MB(GC_M_SIGNSGD), 0, 1, 0,
+	  "0 or 1", offsetof(gc_params, ef) },
+	{ "scaled", MB(GC_M_SIGNSGD), GC_PT_BOOL, 0, 0, 0, 1, 0, "0 or 1",
+	  offsetof(gc_params, scaled) },
+	{ "ratio", MB(GC_M_TOPK) | MB(GC_M_MSTOPK), GC_PT_DOUBLE, 0.01, 0, 0, 1, 1,
+	  "(0, 1], e.g. 0.01 for 1%", offsetof(gc_params, ratio) },
+	{ "rounds", MB(GC_M_MSTOPK), GC_PT_INT, 20, 0, 1, 64, 0, "1..64",
+	  offsetof(gc_params, rounds) },
+	{ "rank", MB(GC_M_POWERSGD), GC_PT_INT, 4, 0, 1, 32, 0, "1..32",
+	  offsetof(gc_params, rank) },
+	{ "warm_start", MB(GC_M_POWERSGD), GC_PT_BOOL, 1, 0, 0, 1, 0, "0 or 1",
+	  offsetof(gc_params, warm_start) },
+	{ "min_compression", MB(GC_M_POWERSGD), GC_PT_DOUBLE, 2, 0, 1, 1e9, 0, "[1, 1e9]",
+	  offsetof(gc_params, min_compression) },
+	{ "seed", MB(GC_M_POWERSGD), GC_PT_U64, 42, 0, 0, 0, 0, "0..18446744073709551615",
+	  offsetof(gc_params, seed) },
+};
+#define NPDEFS (sizeof(pdefs) / sizeof(pdefs[0]))
+
+const gc_param_def *gc_param_table(size_t *n)
+{
+	*n = NPDEFS;
+	return pdefs;
+}
+
+const gc_param_def *gc_param_lookup(const char *key)
+{
+	size_t i;
+
+	for (i = 0; key && i < NPDEFS; i++)
+		if (!strcmp(pdefs[i].key, key))
+			return &pdefs[i];
+	return NULL;
+}
+
+int gc_method_takes(gc_method m, const gc_param_def *d)
+{
+	return (int)m >= 0 && m < GC_M__COUNT && (d->methods & MB(m)) != 0;
+}
 
 const char *gc_method_name(gc_method m)
 {
@@ -33,67 +77,110 @@ gc_rc gc_method_parse(const char *name, gc_method *out)
 	return GC_E_INVAL;
 }
 
-void gc_params_default(gc_params *p, gc_method m)
+/* Append sep (unless buf is empty) and s to buf, cut to len. */
+static void join(char *buf, size_t len, const char *sep, const char *s)
 {
-	memset(p, 0, sizeof(*p));
-	p->method = m;
-	p->ef = (m == GC_M_TOPK || m == GC_M_MSTOPK || m == GC_M_POWERSGD);
-	p->scaled = 0;
-	p->ratio = 0.01;
-	p->rounds = 20;
-	p->rank = 4;
-	p->warm_start = 1;
-	p->min_compression = 2.0;
-	p->seed = 42;
+	if (buf[0])
+		strncat(buf, sep, len - strlen(buf) - 1);
+	strncat(buf, s, len - strlen(buf) - 1);
 }
 
-#define MB(m) (1u << (m))
+void gc_method_names(char *buf, size_t len, const char *sep)
+{
+	int m;
 
-enum ptype { PT_BOOL, PT_INT, PT_DOUBLE, PT_U64 };
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (m = 0; m < GC_M__COUNT; m++)
+		join(buf, len, sep, method_names[m]);
+}
 
-/* One parameter: which methods take it, its type, its valid range (text for messages). */
-struct pdef {
-	const char *key;
-	unsigned methods;
-	enum ptype type;
-	double min, max;
-	int min_open;           /* the lower bound is excluded */
-	const char *range;
-	size_t off;
-};
-
-static const struct pdef pdefs[] = {
-	{ "ef", MB(GC_M_SIGNSGD) | MB(GC_M_TOPK) | MB(GC_M_MSTOPK) | MB(GC_M_POWERSGD),
-	  PT_BOOL, 0, 1, 0, "0 or 1", offsetof(gc_params, ef) },
-	{ "scaled", MB(GC_M_SIGNSGD), PT_BOOL, 0, 1, 0, "0 or 1", offsetof(gc_params, scaled) },
-	{ "ratio", MB(GC_M_TOPK) | MB(GC_M_MSTOPK), PT_DOUBLE, 0, 1, 1,
-	  "(0, 1], e.g. 0.01 for 1%", offsetof(gc_params, ratio) },
-	{ "rounds", MB(GC_M_MSTOPK), PT_INT, 1, 64, 0, "1..64", offsetof(gc_params, rounds) },
-	{ "rank", MB(GC_M_POWERSGD), PT_INT, 1, 32, 0, "1..32", offsetof(gc_params, rank) },
-	{ "warm_start", MB(GC_M_POWERSGD), PT_BOOL, 0, 1, 0, "0 or 1",
-	  offsetof(gc_params, warm_start) },
-	{ "min_compression", MB(GC_M_POWERSGD), PT_DOUBLE, 1, 1e9, 0, "[1, 1e9]",
-	  offsetof(gc_params, min_compression) },
-	{ "seed", MB(GC_M_POWERSGD), PT_U64, 0, 0, 0, "0..18446744073709551615",
-	  offsetof(gc_params, seed) },
-};
-#define NPDEFS (sizeof(pdefs) / sizeof(pdefs[0]))
-
-/* "ef, ratio" for the method, or "none". */
-static void keys_of(gc_method m, char *buf, size_t len)
+void gc_method_keys(gc_method m, char *buf, size_t len)
 {
 	size_t i;
 
+	if (!len)
+		return;
 	buf[0] = '\0';
-	for (i = 0; i < NPDEFS; i++) {
-		if (!(pdefs[i].methods & MB(m)))
-			continue;
-		if (buf[0])
-			strncat(buf, ", ", len - strlen(buf) - 1);
-		strncat(buf, pdefs[i].key, len - strlen(buf) - 1);
+	for (i = 0; i < NPDEFS; i++)
+		if (gc_method_takes(m, &pdefs[i]))
+			join(buf, len, ", ", pdefs[i].key);
+}
+
+/* The field of d in p, as a double (u64 fields: rounded). */
+static double field_get(const gc_params *p, const gc_param_def *d)
+{
+	const char *field = (const char *)p + d->off;
+	double v;
+	uint64_t u;
+	int iv;
+
+	if (d->type == GC_PT_DOUBLE) {
+		memcpy(&v, field, sizeof(v));
+		return v;
 	}
-	if (!buf[0])
-		gc_strlcpy(buf, "none", len);
+	if (d->type == GC_PT_U64) {
+		memcpy(&u, field, sizeof(u));
+		return (double)u;
+	}
+	memcpy(&iv, field, sizeof(iv));
+	return iv;
+}
+
+/* Store v in d's field: whole and in range for bool and int, >= 0 for u64. */
+static void field_put(gc_params *p, const gc_param_def *d, double v)
+{
+	char *field = (char *)p + d->off;
+	uint64_t u;
+	int iv;
+
+	if (d->type == GC_PT_DOUBLE) {
+		memcpy(field, &v, sizeof(v));
+	} else if (d->type == GC_PT_U64) {
+		u = (uint64_t)v;
+		memcpy(field, &u, sizeof(u));
+	} else {
+		iv = (int)v;
+		memcpy(field, &iv, sizeof(iv));
+	}
+}
+
+void gc_params_default(gc_params *p, gc_method m)
+{
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	p->method = m;
+	for (i = 0; i < NPDEFS; i++)
+		field_put(p, &pdefs[i], (pdefs[i].def_zero & MB(m)) ? 0 : pdefs[i].def);
+}
+
+static int in_range(const gc_param_def *d, double v)
+{
+	return v >= d->min && v <= d->max && !(d->min_open && v <= d->min);
+}
+
+gc_param_fault gc_param_put(gc_params *p, const gc_param_def *d, const char *text)
+{
+	double v;
+	uint64_t u;
+
+	if (d->type == GC_PT_U64) {
+		if (gc_parse_u64(text, &u))
+			return GC_PF_SYNTAX;
+		memcpy((char *)p + d->off, &u, sizeof(u));
+		return GC_PF_OK;
+	}
+	/* an integer parameter must be whole and within int64 before the cast (a cast of
+	 * 1e61 is undefined behaviour; fuzz_params found it) */
+	if (gc_parse_double(text, &v) ||
+	    (d->type != GC_PT_DOUBLE && (!(fabs(v) < 9.2e18) || v != (double)(int64_t)v)))
+		return GC_PF_SYNTAX;
+	if (!in_range(d, v))
+		return GC_PF_RANGE;
+	field_put(p, d, v);
+	return GC_PF_OK;
 }
 
 /* The shortest of %.15g..%.17g that reads back as v. */
@@ -108,72 +195,77 @@ static void fmt_double(char *buf, size_t len, double v)
 	}
 }
 
-static gc_rc set_value(gc_params *p, const struct pdef *d, const char *value, gc_err *e)
+static gc_rc set_value(gc_params *p, const gc_param_def *d, const char *value, gc_err *e)
 {
-	char *field = (char *)p + d->off;
-	double v;
-	uint64_t u;
+	gc_param_fault f = gc_param_put(p, d, value);
 
-	if (d->type == PT_U64) {
-		if (gc_parse_u64(value, &u))
-			return gc_fail(e, GC_E_INVAL, "parameter '%s': '%s' is not an unsigned "
-				       "integer; use %s", d->key, value, d->range);
-		memcpy(field, &u, sizeof(u));
-		return GC_OK;
-	}
-	/* an integer parameter must be whole and within int64 before the cast (a cast of
-	 * 1e61 is undefined behaviour; fuzz_params found it) */
-	if (gc_parse_double(value, &v) ||
-	    (d->type != PT_DOUBLE && (!(fabs(v) < 9.2e18) || v != (double)(int64_t)v)))
+	if (f == GC_PF_SYNTAX && d->type == GC_PT_U64)
+		return gc_fail(e, GC_E_INVAL, "parameter '%s': '%s' is not an unsigned "
+			       "integer; use %s", d->key, value, d->range);
+	if (f == GC_PF_SYNTAX)
 		return gc_fail(e, GC_E_INVAL, "parameter '%s': '%s' is not %s; use %s", d->key,
-			       value, d->type == PT_DOUBLE ? "a number" : "an integer", d->range);
-	if (v > d->max || v < d->min || (d->min_open && v <= d->min))
+			       value, d->type == GC_PT_DOUBLE ? "a number" : "an integer", d->range);
+	if (f == GC_PF_RANGE)
 		return gc_fail(e, GC_E_INVAL, "parameter '%s': %s is out of range; use %s",
 			       d->key, value, d->range);
-	if (d->type == PT_DOUBLE)
-		memcpy(field, &v, sizeof(v));
-	else
-		*(int *)(void *)field = (int)v;
 	return GC_OK;
 }
 
 gc_rc gc_params_set(gc_params *p, const char *key, const char *value, gc_err *e)
 {
+	const gc_param_def *d = gc_param_lookup(key);
 	char keys[128];
-	size_t i;
 
-	keys_of(p->method, keys, sizeof(keys));
-	for (i = 0; i < NPDEFS; i++) {
-		if (strcmp(pdefs[i].key, key))
-			continue;
-		if (!(pdefs[i].methods & MB(p->method)))
-			return gc_fail(e, GC_E_INVAL, "method '%s' does not take parameter '%s' "
-				       "(its parameters: %s)", gc_method_name(p->method), key, keys);
-		return set_value(p, &pdefs[i], value, e);
+	gc_method_keys(p->method, keys, sizeof(keys));
+	if (!d)
+		return gc_fail(e, GC_E_INVAL, "unknown parameter '%s' for method '%s' (its "
+			       "parameters: %s)", key, gc_method_name(p->method),
+			       keys[0] ? keys : "none");
+	if (!gc_method_takes(p->method, d))
+		return gc_fail(e, GC_E_INVAL, "method '%s' does not take parameter '%s' "
+			       "(its parameters: %s)", gc_method_name(p->method), key,
+			       keys[0] ? keys : "none");
+	return set_value(p, d, value, e);
+}
+
+gc_rc gc_params_set_list(gc_params *p, const char *list, gc_err *e)
+{
+	char buf[256], *kv, *save = NULL;
+	gc_rc rc;
+
+	if (gc_strlcpy(buf, list ? list : "", sizeof(buf)) >= sizeof(buf))
+		return gc_fail(e, GC_E_INVAL, "parameter list '%.40s...' is too long (at most "
+			       "%zu bytes)", list, sizeof(buf) - 1);
+	for (kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+		if (!eq || eq == kv)
+			return gc_fail(e, GC_E_INVAL, "parameter '%s' is not key=value (e.g. "
+				       "ratio=0.01)", kv);
+		*eq = '\0';
+		if ((rc = gc_params_set(p, kv, eq + 1, e)))
+			return rc;
 	}
-	return gc_fail(e, GC_E_INVAL, "unknown parameter '%s' for method '%s' (its parameters: "
-		       "%s)", key, gc_method_name(p->method), keys);
+	return GC_OK;
 }
 
 gc_rc gc_params_check(const gc_params *p, gc_err *e)
 {
+	size_t i;
+
 	if ((int)p->method < 0 || p->method >= GC_M__COUNT)
 		return gc_fail(e, GC_E_INVAL, "unknown method number %d", (int)p->method);
 	if (p->method == GC_M_SIGNSGD && p->ef && !p->scaled)
 		return gc_fail(e, GC_E_INVAL, "signsgd: ef=1 needs scaled=1 (error feedback is "
 			       "defined for the scaled sign only); add scaled=1 or drop ef");
-	if ((p->method == GC_M_TOPK || p->method == GC_M_MSTOPK) &&
-	    !(p->ratio > 0 && p->ratio <= 1))
-		return gc_fail(e, GC_E_INVAL, "%s: ratio %g is out of range; use (0, 1]",
-			       gc_method_name(p->method), p->ratio);
-	if (p->method == GC_M_MSTOPK && (p->rounds < 1 || p->rounds > 64))
-		return gc_fail(e, GC_E_INVAL, "mstopk: rounds %d is out of range; use 1..64",
-			       p->rounds);
-	if (p->method == GC_M_POWERSGD && (p->rank < 1 || p->rank > 32))
-		return gc_fail(e, GC_E_INVAL, "powersgd: rank %d is out of range; use 1..32", p->rank);
-	if (p->method == GC_M_POWERSGD && !(p->min_compression >= 1 && p->min_compression <= 1e9))
-		return gc_fail(e, GC_E_INVAL, "powersgd: min_compression %g is out of range; use "
-			       "[1, 1e9]", p->min_compression);
+	for (i = 0; i < NPDEFS; i++) {
+		const gc_param_def *d = &pdefs[i];
+		double v = field_get(p, d);
+
+		if ((d->type == GC_PT_INT || d->type == GC_PT_DOUBLE) &&
+		    gc_method_takes(p->method, d) && !in_range(d, v))
+			return gc_fail(e, GC_E_INVAL, "%s: %s %g is out of range; use %s",
+				       gc_method_name(p->method), d->key, v, d->range);
+	}
 	return GC_OK;
 }
 
@@ -185,28 +277,24 @@ void gc_params_format(const gc_params *p, char *buf, size_t len)
 		return;
 	buf[0] = '\0';
 	for (i = 0; i < NPDEFS && n < len; i++) {
-		const struct pdef *d = &pdefs[i];
+		const gc_param_def *d = &pdefs[i];
 		const char *field = (const char *)p + d->off;
 		const char *sep = n ? "," : "";
-		double v;
+		char num[32];
 		uint64_t u;
-		int iv;
 
-		if (!(d->methods & MB(p->method)))
+		if (!gc_method_takes(p->method, d))
 			continue;
-		if (d->type == PT_DOUBLE) {
-			char num[32];
-
-			memcpy(&v, field, sizeof(v));
-			fmt_double(num, sizeof(num), v);
+		if (d->type == GC_PT_DOUBLE) {
+			fmt_double(num, sizeof(num), field_get(p, d));
 			n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", sep, d->key, num);
-		} else if (d->type == PT_U64) {
+		} else if (d->type == GC_PT_U64) {
 			memcpy(&u, field, sizeof(u));
 			n += (size_t)snprintf(buf + n, len - n, "%s%s=%llu", sep, d->key,
 					      (unsigned long long)u);
 		} else {
-			memcpy(&iv, field, sizeof(iv));
-			n += (size_t)snprintf(buf + n, len - n, "%s%s=%d", sep, d->key, iv);
+			n += (size_t)snprintf(buf + n, len - n, "%s%s=%d", sep, d->key,
+					      (int)field_get(p, d));
 		}
 	}
 }

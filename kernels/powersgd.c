@@ -41,34 +41,6 @@ struct psgd {
 typedef float v16f __attribute__((vector_size(64)));
 #define VL 16
 
-/* Decide per tensor and lay out P, the uncompressed values and Q. */
-static void plan(gc_bucket *b, struct psgd *s)
-{
-	size_t t;
-
-	for (t = 0; t < b->nt; t++) {
-		const gc_tensor_desc *d = &b->t[t];
-		size_t r = (size_t)b->p.rank;
-		r = r < d->rows ? r : d->rows;
-		r = r < d->cols ? r : d->cols;
-		s->r[t] = 0;
-		if (d->ndim >= 2 && (double)d->rows * (double)d->cols >=
-		    b->p.min_compression * (double)(d->rows + d->cols) * (double)r) {
-			s->r[t] = (int)r;
-			s->po[t] = s->np;
-			s->qo[t] = s->nq;
-			s->np += d->rows * r;
-			s->nq += d->cols * r;
-		}
-	}
-	for (t = 0; t < b->nt; t++) {
-		if (s->r[t])
-			continue;
-		s->po[t] = s->np + s->nu;
-		s->nu += b->t[t].rows * b->t[t].cols;
-	}
-}
-
 static gc_rc ps_init(gc_bucket *b, gc_err *e)
 {
 	struct psgd *s = calloc(1, sizeof(*s));
@@ -86,7 +58,7 @@ static gc_rc ps_init(gc_bucket *b, gc_err *e)
 			return gc_fail(e, GC_E_INVAL, "powersgd: tensor %zu (%zu x %zu) has a "
 				       "dimension above %d, more than it indexes; reshape it",
 				       t, b->t[t].rows, b->t[t].cols, INT_MAX);
-	plan(b, s);
+	gc_powersgd_layout(&b->p, b->t, b->nt, s->r, s->po, s->qo, &s->np, &s->nu, &s->nq);
 	s->m = b->p.ef ? gc_cpu_zalloc(b->numel * sizeof(float))
 		       : gc_cpu_alloc(b->numel * sizeof(float));
 	s->send0 = gc_cpu_alloc((s->np + s->nu) * sizeof(float));
@@ -237,10 +209,7 @@ static gc_rc ps_encode(gc_bucket *b, const float *grad)
 		if (!s->r[t])
 			memcpy(s->send0 + s->po[t], grad + b->off[t],
 			       b->t[t].rows * b->t[t].cols * sizeof(float));
-	b->round[0] = (gc_round){ GC_COLL_ALLREDUCE, GC_DT_F32, s->send0, s->np + s->nu,
-				  s->send0 };
-	b->round[1] = (gc_round){ GC_COLL_ALLREDUCE, GC_DT_F32, s->q, s->nq, s->q };
-	b->nround = s->nq ? 2 : 1;
+	gc_round_bind(b, s->send0, s->send0, s->q, s->q);
 	return GC_OK;
 }
 
@@ -465,18 +434,11 @@ static gc_rc ps_residual(const gc_bucket *b, float *out)
 	return GC_OK;
 }
 
-static size_t ps_payload(const gc_bucket *b)
-{
-	const struct psgd *s = b->st;
-	return (s->np + s->nu + s->nq) * sizeof(float);
-}
-
 const struct gc_method_ops gc_cpu_powersgd_ops = {
 	.init = ps_init,
 	.encode = ps_encode,
 	.round_done = ps_round_done,
 	.decode = ps_decode,
 	.residual = ps_residual,
-	.payload_bytes = ps_payload,
 	.release = ps_release,
 };

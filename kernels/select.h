@@ -117,6 +117,5 @@ void gc_sparse_commit(gc_bucket *b, const float *c, size_t na, size_t nf);
 void gc_sparse_commit_cand(gc_bucket *b, uint32_t lo, uint32_t hi);
 gc_rc gc_sparse_decode(gc_bucket *b, float *avg);
 gc_rc gc_sparse_residual(const gc_bucket *b, float *out);
-size_t gc_sparse_payload(const gc_bucket *b);
 
 #endif

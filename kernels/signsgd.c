@@ -210,9 +210,7 @@ static gc_rc sg_encode(gc_bucket *b, const float *grad)
 	pack_signs(c, b->numel, s->send + s->hdr);
 	if (s->e)
 		ef_update(b, s);
-	b->round[0] = (gc_round){ GC_COLL_ALLGATHER, GC_DT_U8, s->send, s->hdr + s->bytes,
-				  s->recv };
-	b->nround = 1;
+	gc_round_bind(b, s->send, s->recv, NULL, NULL);
 	return GC_OK;
 }
 
@@ -360,18 +358,11 @@ static gc_rc sg_residual(const gc_bucket *b, float *out)
 	return GC_OK;
 }
 
-static size_t sg_payload(const gc_bucket *b)
-{
-	const struct sg *s = b->st;
-	return s->hdr + s->bytes;
-}
-
 const struct gc_method_ops gc_cpu_signsgd_ops = {
 	.init = sg_init,
 	.encode = sg_encode,
 	.round_done = NULL,
 	.decode = sg_decode,
 	.residual = sg_residual,
-	.payload_bytes = sg_payload,
 	.release = sg_release,
 };

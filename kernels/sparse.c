@@ -1,6 +1,5 @@
 /* kernels/sparse.c: the (index, value) payload shared by topk and mstopk: state,
  * error feedback, merging the selection, all-gather and decode. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,12 +10,11 @@
 gc_rc gc_sparse_init(gc_bucket *b, gc_err *e)
 {
 	struct gc_sparse *s = calloc(1, sizeof(*s));
-	double k = ceil(b->p.ratio * (double)b->numel);
 
 	if (!s)
 		return gc_fail(e, GC_E_NOMEM, "out of memory for %s state", gc_method_name(b->p.method));
 	b->st = s;
-	s->k = k < 1 ? 1 : k > (double)b->numel ? b->numel : (size_t)k;
+	s->k = b->plan.k;
 	s->send = gc_cpu_alloc(8 * s->k);
 	s->recv = gc_cpu_alloc(8 * s->k * (size_t)b->world);
 	s->hist = gc_cpu_alloc(GC_SEL_BINS * sizeof(uint32_t));
@@ -90,8 +88,7 @@ void gc_sparse_commit(gc_bucket *b, const float *c, size_t na, size_t nf)
 		val[o] = 0;
 	}
 	zero_sent(s, idx, na + nf);
-	b->round[0] = (gc_round){ GC_COLL_ALLGATHER, GC_DT_U8, s->send, 8 * s->k, s->recv };
-	b->nround = 1;
+	gc_round_bind(b, s->send, s->recv, NULL, NULL);
 }
 
 void gc_sparse_commit_cand(gc_bucket *b, uint32_t lo, uint32_t hi)
@@ -119,8 +116,7 @@ void gc_sparse_commit_cand(gc_bucket *b, uint32_t lo, uint32_t hi)
 		idx[o] = 0;
 		val[o] = 0;
 	}
-	b->round[0] = (gc_round){ GC_COLL_ALLGATHER, GC_DT_U8, s->send, 8 * s->k, s->recv };
-	b->nround = 1;
+	gc_round_bind(b, s->send, s->recv, NULL, NULL);
 }
 
 #define MERGE_MAXW 8             /* merge decode up to this many workers */
@@ -243,9 +239,4 @@ gc_rc gc_sparse_residual(const gc_bucket *b, float *out)
 	else
 		memset(out, 0, b->numel * sizeof(float));
 	return GC_OK;
-}
-
-size_t gc_sparse_payload(const gc_bucket *b)
-{
-	return 8 * ((const struct gc_sparse *)b->st)->k;
 }

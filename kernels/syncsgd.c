@@ -15,8 +15,7 @@ static gc_rc sync_init(gc_bucket *b, gc_err *e)
 
 static gc_rc sync_encode(gc_bucket *b, const float *grad)
 {
-	b->round[0] = (gc_round){ GC_COLL_ALLREDUCE, GC_DT_F32, grad, b->numel, b->st };
-	b->nround = 1;
+	gc_round_bind(b, grad, b->st, NULL, NULL);
 	return GC_OK;
 }
 
@@ -32,11 +31,6 @@ static gc_rc sync_decode(gc_bucket *b, float *avg)
 	return GC_OK;
 }
 
-static size_t sync_payload(const gc_bucket *b)
-{
-	return b->numel * sizeof(float);
-}
-
 static void sync_release(gc_bucket *b)
 {
 	free(b->st);
@@ -49,6 +43,5 @@ const struct gc_method_ops gc_cpu_syncsgd_ops = {
 	.round_done = NULL,
 	.decode = sync_decode,
 	.residual = NULL,
-	.payload_bytes = sync_payload,
 	.release = sync_release,
 };

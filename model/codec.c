@@ -27,18 +27,19 @@ static void powersgd_ops(const gc_arch *a, const gc_bucket_span *s, const gc_mod
 			 struct ops *enc, struct ops *dec)
 {
 	double pass = 4.0 * (double)s->numel, c = 0, u = 0, mnr = 0, gs = 0;
-	size_t j, rows, cols, r;
+	size_t j;
 
 	for (j = 0; j < s->count; j++) {
-		const gc_arch_tensor *t = &a->t[a->n - 1 - (s->first + j)];
-		if (gc_model_powersgd_matrix(t, m, &rows, &cols, &r)) {
+		gc_tensor_desc t = gc_model_tensor(a, s, j);
+		int r = gc_powersgd_rank(&m->p, &t);
+		if (r) {
 			double rr = (double)r;
 			c++;
 			enc->launches += 14.0 * rr - 6;
-			mnr += (double)rows * (double)cols * rr;
+			mnr += (double)t.rows * (double)t.cols * rr;
 			/* Gram-Schmidt of P (rows x r) and Q (cols x r): each later column is
 			 * read and written 3 times per earlier column */
-			gs += 12.0 * (double)(rows + cols) * rr * (rr + 1) / 2;
+			gs += 12.0 * (double)(t.rows + t.cols) * rr * (rr + 1) / 2;
 		} else {
 			u++;
 		}
@@ -64,10 +65,10 @@ void gc_codec_cost(const gc_codec_dev *d, const gc_arch *a, const gc_bucket_span
 		   const gc_model_method *m, int p, double *enc, double *dec)
 {
 	struct ops e = { 0, 0, 0, 0 }, x = { 0, 0, 0, 0 };
-	double pass = 4.0 * (double)s->numel, k = (double)gc_model_topk_k(m, s->numel);
-	double R = m->rounds > 0 ? m->rounds : 20, radix = 0;
+	double pass = 4.0 * (double)s->numel, k = (double)gc_topk_k(&m->p, s->numel);
+	double R = m->p.rounds > 0 ? m->p.rounds : 20, radix = 0;
 
-	switch (m->m) {
+	switch (m->p.method) {
 	case GC_M_FP16:
 		e = (struct ops){ 2, 0, 2.5 * pass, 0 };
 		x = (struct ops){ 1, 0, 1.5 * pass, 0 };

@@ -144,14 +144,14 @@ void gc_model_bucket_codec(const gc_arch *a, const gc_bucket_span *s,
 			   double *enc, double *dec)
 {
 	*enc = *dec = 0;
-	if (m->m == GC_M_SYNCSGD)
+	if (m->p.method == GC_M_SYNCSGD)
 		return;
 	if (mp->codec_ops) {
 		gc_codec_cost(&mp->dev, a, s, m, p, enc, dec);
 		return;
 	}
-	*enc = per_rate((double)s->numel, mp->enc_rate[m->m]);
-	*dec = per_rate(gc_model_decode_elems(m, s->numel, p), mp->dec_rate[m->m]);
+	*enc = per_rate((double)s->numel, mp->enc_rate[m->p.method]);
+	*dec = per_rate(gc_model_decode_elems(m, s->numel, p), mp->dec_rate[m->p.method]);
 }
 
 /* State of the event model while walking the buckets. */

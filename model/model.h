@@ -1,6 +1,7 @@
 /* model/model.h: the performance model of data-parallel training with and without
- * gradient compression (Agarwal et al., MLSys 2022), its fitting, and the bucketing
- * shared with the worker. docs/model.md derives every formula and default.
+ * gradient compression (Agarwal et al., MLSys 2022), its fitting, and the buckets of an
+ * architecture (by the worker's rule, kernels/plan.h). docs/model.md derives every
+ * formula and default.
  *
  * Units: seconds, bytes, bytes/s (BW is per direction of one node's link), elements/s.
  *
@@ -26,23 +27,19 @@
 #include <stddef.h>
 
 #include "kernels/compress.h"
+#include "kernels/plan.h"
 #include "model/codec.h"
 #include "result.h"
 #include "worker/arch.h"
 
-/* ---- bucketing (the worker's rule; the worker can reuse it) ----------------------
- * Tensors in backward order (forward index n-1 first), whole tensors only; a bucket
+/* ---- bucketing --------------------------------------------------------------------
+ * DDP's rule (kernels/plan.h: gc_ddp_buckets, as the worker lays out its buckets):
+ * tensors in backward order (forward index n-1 first), whole tensors only; a bucket
  * closes once it holds >= first_bytes (the first) or >= bytes (the others) of fp32
- * gradient; the last may be smaller. DDP's defaults: 1 MiB, 25 MiB. */
-#define GC_BUCKET_FIRST_BYTES (1u << 20)
-#define GC_BUCKET_BYTES (25u << 20)
-
-typedef struct gc_bucket_span {
-	size_t first;     /* position in backward order of its first tensor: forward index
-	                   * of tensor j of the bucket is arch.n - 1 - (first + j) */
-	size_t count;     /* tensors */
-	size_t numel;
-} gc_bucket_span;
+ * gradient; the last may be smaller. DDP's defaults: 1 MiB, 25 MiB. A gc_bucket_span's
+ * tensor j has the forward index arch.n - 1 - (first + j). */
+#define GC_BUCKET_FIRST_BYTES GC_DDP_FIRST_BYTES
+#define GC_BUCKET_BYTES GC_DDP_BYTES
 
 typedef struct gc_buckets {
 	gc_bucket_span *b;
@@ -53,35 +50,27 @@ gc_rc gc_buckets_make(const gc_arch *a, size_t first_bytes, size_t bytes, gc_buc
 		      gc_err *e);
 void gc_buckets_release(gc_buckets *b);                      /* accepts NULL */
 
+/* Tensor j of bucket s as the compressors see it (gc_tensor_view). */
+gc_tensor_desc gc_model_tensor(const gc_arch *a, const gc_bucket_span *s, size_t j);
+
 /* ---- methods ------------------------------------------------------------------- */
+/* A method and its parameters (kernels/params.h; the what-if tables use ratio, rank,
+ * rounds, min_compression and scaled) and its label. */
 typedef struct gc_model_method {
-	gc_method m;
-	double ratio;            /* topk, mstopk: (0, 1], default 0.01 */
-	int rank;                /* powersgd: 1..32, default 4 */
-	int rounds;              /* mstopk: bisection rounds 1..64, default 20 (kernels) */
-	double min_compression;  /* powersgd: default 2 */
-	int scaled;              /* signsgd: +4 bytes per tensor of scales */
+	gc_params p;
 	char label[64];          /* the spec as given, e.g. "topk:ratio=0.01" */
 } gc_model_method;
 
 /* "syncsgd", "fp16", "signsgd[:scaled=1]", "topk:ratio=R", "mstopk:ratio=R",
- * "mstopk:ratio=R,rounds=N", "powersgd:rank=N[,min_compression=X]". Errors name the method/key/value and the
- * valid choices. */
+ * "mstopk:ratio=R,rounds=N", "powersgd:rank=N[,min_compression=X]": a method of the
+ * method table with any of the parameters it takes (kernels/params.h: names, defaults,
+ * ranges). Errors name the method/key/value and the valid choices. */
 gc_rc gc_model_method_parse(const char *spec, gc_model_method *out, gc_err *e);
 
-/* Per-worker payload of one bucket as kernels/compress.h defines it: round0 (and
- * round1 for powersgd, else 0) in bytes; returns 1 if the method all-gathers. */
+/* Per-worker payload of one bucket as kernels/plan.h plans it: round0 (and round1 for
+ * powersgd, else 0) in bytes; returns 1 if the method all-gathers. */
 int gc_model_payload(const gc_arch *a, const gc_bucket_span *s, const gc_model_method *m,
 		     size_t *round0, size_t *round1);
-
-/* k of topk/mstopk for a bucket of n elements: max(1, ceil(ratio n)), at most n. */
-size_t gc_model_topk_k(const gc_model_method *m, size_t n);
-
-/* PowerSGD's view of tensor t: rows = shape[0], cols = numel / rows, rank r =
- * min(rank, rows, cols); returns 1 if it is compressed (ndim >= 2 and rows cols >=
- * min_compression (rows + cols) r), 0 if it is sent as it is. */
-int gc_model_powersgd_matrix(const gc_arch_tensor *t, const gc_model_method *m,
-			     size_t *rows, size_t *cols, size_t *r);
 
 /* Decode work of a bucket of n elements on p workers, in elements (see
  * gc_model_predict). */

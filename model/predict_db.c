@@ -38,31 +38,14 @@ struct ctx {
 gc_rc gc_pdb_method(const char *method, const char *params, gc_model_method *out,
 		    gc_err *e)
 {
-	char buf[256], *kv, *save = NULL;
-	gc_params p;
 	gc_rc rc;
 
 	memset(out, 0, sizeof(*out));
-	if (gc_method_parse(method, &p.method))
+	if (gc_method_parse(method, &out->p.method))
 		return gc_fail(e, GC_E_INVAL, "unknown method '%s'", method);
-	gc_params_default(&p, p.method);
-	if (gc_strlcpy(buf, params ? params : "", sizeof(buf)) >= sizeof(buf))
-		return gc_fail(e, GC_E_INVAL, "params '%.40s...' too long", params);
-	for (kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(kv, '=');
-		if (!eq)
-			return gc_fail(e, GC_E_INVAL, "params of '%s': '%s' is not key=value",
-				       method, kv);
-		*eq = '\0';
-		if ((rc = gc_params_set(&p, kv, eq + 1, e)))
-			return rc;
-	}
-	out->m = p.method;
-	out->ratio = p.ratio;
-	out->rank = p.rank;
-	out->min_compression = p.min_compression;
-	out->scaled = p.scaled;
-	out->rounds = p.rounds;
+	gc_params_default(&out->p, out->p.method);
+	if ((rc = gc_params_set_list(&out->p, params, e)))
+		return rc;
 	snprintf(out->label, sizeof(out->label), "%s%s%s%s", method, *params ? "(" : "",
 		 params, *params ? ")" : "");
 	return GC_OK;
@@ -252,7 +235,7 @@ static void fit_lambda(struct ctx *c, gc_pdb_fit *f)
 		for (i = n = 0; i < p->nrows; i++) {
 			const gc_pdb_row *r = &p->rows[i];
 			const struct rowx *x = &c->x[i];
-			if (!in_fit(c, i, f) || x->mm.m != GC_M_SYNCSGD || r->world_size < 2 ||
+			if (!in_fit(c, i, f) || x->mm.p.method != GC_M_SYNCSGD || r->world_size < 2 ||
 			    !(x->m_backward > 0) || !(x->t_bwd_emul > 0))
 				continue;
 			if (pass == 0 && !(r->m_exposed < 0.25 * r->measured))
@@ -301,7 +284,7 @@ static void fit_codecs(struct ctx *c, gc_pdb_fit *f)
 				const gc_pdb_row *r = &p->rows[i];
 				const struct rowx *x = &c->x[i];
 				double sec = dec ? r->m_decode : r->m_encode;
-				if (!in_fit(c, i, f) || (int)x->mm.m != m || r->world_size < 2 ||
+				if (!in_fit(c, i, f) || (int)x->mm.p.method != m || r->world_size < 2 ||
 				    !(sec > 0))
 					continue;
 				c->v1[n] = dec ? x->dec_elems : x->numel, c->v2[n++] = sec;

@@ -120,7 +120,7 @@ gc_rc gc_pdb_fit_load(const char *path, int64_t env_id, gc_pdb_fit *out, gc_err 
 const gc_pdb_fit *gc_pdb_fit_of(const gc_pdb *p, int64_t env_id);
 
 /* A gc_model_method from a database method name and its canonical params text
- * ("k=v,..."), parsed with gc_params_set; label becomes "method(params)". */
+ * ("k=v,..."), parsed with gc_params_set_list; label becomes "method(params)". */
 gc_rc gc_pdb_method(const char *method, const char *params, gc_model_method *out,
 		    gc_err *e);
 

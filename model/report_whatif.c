@@ -137,7 +137,7 @@ static void env_methods(const gc_pdb *p, const gc_pdb_fit *f, const gc_pdb_row *
 		if (x->env_id != f->env_id || x->skipped[0] || strcmp(x->model, r0->model) ||
 		    x->batch != r0->batch || !strcmp(x->method, "syncsgd") ||
 		    gc_pdb_method(x->method, x->params, &mm, NULL) ||
-		    !(f->n_enc[mm.m] || f->n_dec[mm.m]))
+		    !(f->n_enc[mm.p.method] || f->n_dec[mm.p.method]))
 			continue;
 		gc_report_short_label(x->method, x->params, mm.label, sizeof mm.label);
 		for (k = 0; k < w->nmethods && strcmp(w->methods[k].label, mm.label); k++)

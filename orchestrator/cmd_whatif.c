@@ -126,7 +126,7 @@ static int db_methods(struct opts *o, const char *given, gc_err *e)
 			return -1;
 	}
 	for (k = 0; k < o->w.nmethods; k++) {
-		m = o->w.methods[k].m;
+		m = o->w.methods[k].p.method;
 		if (m == GC_M_SYNCSGD || o->fit.n_enc[m] || o->fit.n_dec[m])
 			continue;
 		if (!o->free_codec)

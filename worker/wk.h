@@ -98,9 +98,10 @@ typedef struct gc_wk_tensor_in {
 	double t_bwd;
 } gc_wk_tensor_in;
 
-/* Buckets: in backward order, a bucket takes whole tensors until it holds at least
- * first_bytes (the first bucket) or bytes (the others); the last holds the rest.
- * Caller owns out; release with gc_wk_layout_release. */
+/* Buckets by DDP's rule (kernels/plan.h, gc_ddp_buckets): in backward order, a bucket
+ * takes whole tensors until it holds at least first_bytes (the first bucket) or bytes
+ * (the others); the last holds the rest. Caller owns out; release with
+ * gc_wk_layout_release. */
 gc_rc gc_wk_layout_build(gc_wk_layout *out, const gc_wk_tensor_in *fwd, size_t nt,
 			 double first_bytes, double bytes, gc_err *e);
 void gc_wk_layout_release(gc_wk_layout *l);

@@ -7,7 +7,29 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernels/plan.h"
 #include "strutil.h"
+
+/* The --method and --param lines of the usage, from the method table. */
+static void usage_methods(FILE *f)
+{
+	char names[128];
+	size_t i, n;
+	const gc_param_def *d = gc_param_table(&n);
+
+	gc_method_names(names, sizeof(names), " ");
+	fprintf(f, "  --method M               %s; %s\n", names, gc_method_name(GC_M_SYNCSGD));
+	fputs("  --param k=v              method parameter, repeatable; defaults:\n"
+	      "                          ", f);
+	for (i = 0; i < n; i++)
+		fprintf(f, " %s=%.15g%s", d[i].key, d[i].def,
+			i + 1 < n && i % 4 == 3 ? "\n                          " : "");
+	for (i = 0; i < n; i++)
+		for (int m = 0; m < GC_M__COUNT; m++)
+			if (d[i].def_zero & d[i].methods & GC_METHOD_BIT(m))
+				fprintf(f, " (%s=0 for %s)", d[i].key, gc_method_name((gc_method)m));
+	fputc('\n', f);
+}
 
 void gc_wk_usage(FILE *f)
 {
@@ -18,10 +40,10 @@ void gc_wk_usage(FILE *f)
 "train:mlp/cnn) overlapped with a bucketed gradient exchange through a compressor, timed\n"
 "per iteration into a record file (see docs/worker.md).\n"
 "\n"
-"  --backend mpi|nccl       collectives over MPI (CPU) or NCCL (one GPU per rank); mpi\n"
-"  --method M               syncsgd fp16 signsgd topk mstopk powersgd; syncsgd\n"
-"  --param k=v              method parameter, repeatable (ef=1 scaled=1 ratio=0.01\n"
-"                           rounds=20 rank=4 warm_start=1 min_compression=2 seed=42)\n"
+"  --backend mpi|nccl       collectives over MPI (CPU) or NCCL (one GPU per rank); mpi\n",
+	      f);
+	usage_methods(f);
+	fputs(
 "  --workload W             replay:MODEL (resnet50 resnet101 vgg16 bert-base gpt2-small\n"
 "                           tiny csv:PATH), train:mlp (features-256-classes) or\n"
 "                           train:cnn (2 conv layers + fc), real gradients\n"
@@ -92,15 +114,12 @@ static gc_rc parse_pos(const char *opt, const char *v, double *out, gc_err *e)
 static gc_rc parse_method(gc_wk_cfg *c, const char *v, gc_err *e)
 {
 	gc_method m;
-	char names[128] = "";
+	char names[128];
 	if (!gc_method_parse(v, &m)) {
 		c->params.method = m;
 		return GC_OK;
 	}
-	for (int i = 0; i < GC_M__COUNT; i++) {
-		strncat(names, i ? ", " : "", sizeof(names) - strlen(names) - 1);
-		strncat(names, gc_method_name((gc_method)i), sizeof(names) - strlen(names) - 1);
-	}
+	gc_method_names(names, sizeof(names), ", ");
 	return gc_fail(e, GC_E_INVAL, "unknown method '%s': choose one of %s", v, names);
 }
 
@@ -140,8 +159,8 @@ static void cfg_defaults(gc_wk_cfg *c)
 	c->warmup = 5;
 	c->batch = 32;
 	c->compute_scale = 1;
-	c->bucket_first_mb = 1;
-	c->bucket_mb = 25;
+	c->bucket_first_mb = GC_DDP_FIRST_BYTES / 1048576.0;
+	c->bucket_mb = GC_DDP_BYTES / 1048576.0;
 	c->overlap = 1;
 	c->deadline = 60;
 	c->rings = 2;

@@ -1,11 +1,12 @@
-/* worker/wk_layout.c: tensors in backward order, DDP-style buckets, byte accounting,
- * checksums and the deterministic gradient fill. */
+/* worker/wk_layout.c: tensors in backward order, DDP-style buckets (kernels/plan.h),
+ * byte accounting, checksums and the deterministic gradient fill. */
 #include "wk.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/plan.h"
 #include "strutil.h"
 
 static gc_rc fill_tensors(gc_wk_layout *l, const gc_wk_tensor_in *fwd, size_t nt, gc_err *e)
@@ -17,9 +18,7 @@ static gc_rc fill_tensors(gc_wk_layout *l, const gc_wk_tensor_in *fwd, size_t nt
 		if (s->numel == 0 || s->ndim < 1 || s->ndim > 4 || s->shape[0] == 0)
 			return gc_fail(e, GC_E_INVAL, "tensor '%s' has an empty shape", s->name);
 		gc_strlcpy(t->name, s->name, sizeof(t->name));
-		t->d.ndim = s->ndim;
-		t->d.rows = s->shape[0];
-		t->d.cols = s->numel / s->shape[0];
+		t->d = gc_tensor_view(s->ndim, s->shape, s->numel);
 		t->numel = s->numel;
 		t->off = off;
 		t->t_bwd = s->t_bwd > 0 ? s->t_bwd : 0;
@@ -29,24 +28,26 @@ static gc_rc fill_tensors(gc_wk_layout *l, const gc_wk_tensor_in *fwd, size_t nt
 	return GC_OK;
 }
 
-static void group_buckets(gc_wk_layout *l, double first_bytes, double bytes)
+/* DDP's buckets (gc_ddp_buckets) as tensor ranges of the flat buffers. */
+static gc_rc group_buckets(gc_wk_layout *l, double first_bytes, double bytes, gc_err *e)
 {
-	size_t start = 0;
-	double have = 0, cap = first_bytes;
-	l->nb = 0;
-	for (size_t i = 0; i < l->nt; i++) {
-		have += 4.0 * (double)l->t[i].numel;
-		if (have >= cap || i + 1 == l->nt) {
-			gc_wk_bucket *b = &l->b[l->nb++];
-			b->t0 = start;
-			b->t1 = i + 1;
-			b->off = l->t[start].off;
-			b->numel = l->t[i].off + l->t[i].numel - b->off;
-			start = i + 1;
-			have = 0;
-			cap = bytes;
-		}
+	size_t *numel = malloc(l->nt * sizeof(*numel));
+	gc_bucket_span *s = malloc(l->nt * sizeof(*s));
+
+	if (!numel || !s) {
+		free(numel);
+		free(s);
+		return gc_fail(e, GC_E_NOMEM, "out of memory for %zu tensors", l->nt);
 	}
+	for (size_t i = 0; i < l->nt; i++)
+		numel[i] = l->t[i].numel;
+	l->nb = gc_ddp_buckets(numel, l->nt, first_bytes, bytes, s);
+	for (size_t j = 0; j < l->nb; j++)
+		l->b[j] = (gc_wk_bucket){ s[j].first, s[j].first + s[j].count,
+					  l->t[s[j].first].off, s[j].numel };
+	free(numel);
+	free(s);
+	return GC_OK;
 }
 
 gc_rc gc_wk_layout_build(gc_wk_layout *out, const gc_wk_tensor_in *fwd, size_t nt,
@@ -65,11 +66,12 @@ gc_rc gc_wk_layout_build(gc_wk_layout *out, const gc_wk_tensor_in *fwd, size_t n
 	}
 	out->nt = nt;
 	rc = fill_tensors(out, fwd, nt, e);
+	if (!rc)
+		rc = group_buckets(out, first_bytes, bytes, e);
 	if (rc) {
 		gc_wk_layout_release(out);
 		return rc;
 	}
-	group_buckets(out, first_bytes, bytes);
 	for (size_t i = 0; i < nt; i++)
 		tb += out->t[i].t_bwd;
 	out->t_fwd = tb / 2; /* backward costs about twice the forward */

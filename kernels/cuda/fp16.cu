@@ -59,12 +59,7 @@ static gc_rc fp16_encode(gc_bucket *b, const float *grad)
 			s->buf + 4 * n4, grad + 4 * n4, p, n - 4 * n4);
 		GC_CUDA_LAUNCHED();
 	}
-	b->round[0].coll = GC_COLL_ALLREDUCE;
-	b->round[0].dtype = GC_DT_F16;
-	b->round[0].send = s->buf;
-	b->round[0].recv = s->buf;
-	b->round[0].count = n;
-	b->nround = 1;
+	gc_round_bind(b, s->buf, s->buf, NULL, NULL);
 out:
 	return rc;
 }
@@ -88,11 +83,6 @@ out:
 	return rc;
 }
 
-static size_t fp16_payload(const gc_bucket *b)
-{
-	return b->numel * sizeof(__half);
-}
-
 static void fp16_release(gc_bucket *b)
 {
 	struct fp16_st *s = (struct fp16_st *)b->st;
@@ -104,5 +94,5 @@ static void fp16_release(gc_bucket *b)
 }
 
 const struct gc_method_ops gc_cu_fp16_ops = {
-	fp16_init, fp16_encode, fp16_round_done, fp16_decode, NULL, fp16_payload, fp16_release,
+	fp16_init, fp16_encode, fp16_round_done, fp16_decode, NULL, fp16_release,
 };

@@ -201,5 +201,5 @@ out:
 
 const struct gc_method_ops gc_cu_mstopk_ops = {
 	mstopk_init, mstopk_encode, NULL, gc_cu_sparse_decode, gc_cu_sparse_residual,
-	gc_cu_sparse_payload, mstopk_release,
+	mstopk_release,
 };

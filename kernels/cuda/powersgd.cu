@@ -46,34 +46,6 @@ struct ps_st {
 	int q_ready;
 };
 
-/* The CPU's plan: which tensors are compressed, and where P, Q and the rest go. */
-static void ps_plan(gc_bucket *b, struct ps_st *s)
-{
-	size_t t;
-	for (t = 0; t < b->nt; t++) {
-		const gc_tensor_desc *d = &b->t[t];
-		size_t r = (size_t)b->p.rank;
-		r = r < d->rows ? r : d->rows;
-		r = r < d->cols ? r : d->cols;
-		s->r[t] = 0;
-		if (d->ndim >= 2 && (double)d->rows * (double)d->cols >=
-		    b->p.min_compression * (double)(d->rows + d->cols) * (double)r) {
-			s->r[t] = (int)r;
-			s->po[t] = s->np;
-			s->qo[t] = s->nq;
-			s->np += d->rows * r;
-			s->nq += d->cols * r;
-			s->ncomp++;
-		}
-	}
-	for (t = 0; t < b->nt; t++) {
-		if (s->r[t])
-			continue;
-		s->po[t] = s->np + s->nu;
-		s->nu += b->t[t].rows * b->t[t].cols;
-	}
-}
-
 static void ps_release(gc_bucket *b)
 {
 	struct ps_st *s = (struct ps_st *)b->st;
@@ -171,7 +143,9 @@ static gc_rc ps_init(gc_bucket *b, gc_err *e)
 	if (!s->r || !s->po || !s->qo) {
 		rc = gc_fail(e, GC_E_NOMEM, "cannot allocate the powersgd state: out of memory");
 	} else {
-		ps_plan(b, s);
+		/* the CPU's layout: which tensors are compressed, where P, Q and the rest go */
+		gc_powersgd_layout(&b->p, b->t, b->nt, s->r, s->po, s->qo, &s->np, &s->nu, &s->nq);
+		s->ncomp = b->plan.ncomp;
 		rc = ps_alloc(b, s, e);
 	}
 	if (rc)
@@ -228,13 +202,7 @@ static gc_rc ps_encode(gc_bucket *b, const float *grad)
 					       (int64_t)d->cols, &one, s->q + s->qo[t], r, s->m + b->off[t],
 					       (int64_t)d->cols, &zero, s->send0 + s->po[t], r));
 	}
-	b->round[0].coll = b->round[1].coll = GC_COLL_ALLREDUCE;
-	b->round[0].dtype = b->round[1].dtype = GC_DT_F32;
-	b->round[0].send = b->round[0].recv = s->send0;
-	b->round[0].count = s->np + s->nu;
-	b->round[1].send = b->round[1].recv = s->q;
-	b->round[1].count = s->nq;
-	b->nround = s->nq ? 2 : 1;
+	gc_round_bind(b, s->send0, s->send0, s->q, s->q);
 out:
 	return rc;
 }
@@ -370,12 +338,6 @@ out:
 	return rc;
 }
 
-static size_t ps_payload(const gc_bucket *b)
-{
-	const struct ps_st *s = (const struct ps_st *)b->st;
-	return (s->np + s->nu + s->nq) * sizeof(float);
-}
-
 const struct gc_method_ops gc_cu_powersgd_ops = {
-	ps_init, ps_encode, ps_round_done, ps_decode, ps_residual, ps_payload, ps_release,
+	ps_init, ps_encode, ps_round_done, ps_decode, ps_residual, ps_release,
 };

@@ -138,7 +138,7 @@ static gc_rc signsgd_alloc(gc_bucket *b, struct signsgd_st *s, gc_err *e)
 	gc_rc rc;
 	size_t n = b->numel;
 	s->hdr = b->p.scaled ? 4 * b->nt : 0;
-	s->count = s->hdr + (n + 7) / 8;
+	s->count = b->plan.round[0].count;    /* s->hdr, then (n + 7) / 8 bytes of bits */
 	rc = gc_cu_malloc((void **)&s->send, s->hdr + 4 * ((n + 31) / 32) + 4, "the signsgd payload", e);
 	if (!rc)
 		rc = gc_cu_malloc((void **)&s->recv, s->count * (size_t)b->world + 4, "the signsgd gather buffer", e);
@@ -197,12 +197,7 @@ static gc_rc signsgd_encode(gc_bucket *b, const float *grad)
 		k_sign_ef<<<(unsigned)s->ch.n, GC_CU_THREADS, 0, st>>>(s->ch.d, s->e, (const float *)s->send);
 		GC_CUDA_LAUNCHED();
 	}
-	b->round[0].coll = GC_COLL_ALLGATHER;
-	b->round[0].dtype = GC_DT_U8;
-	b->round[0].send = s->send;
-	b->round[0].recv = s->recv;
-	b->round[0].count = s->count;
-	b->nround = 1;
+	gc_round_bind(b, s->send, s->recv, NULL, NULL);
 out:
 	return rc;
 }
@@ -252,12 +247,7 @@ out:
 	return rc;
 }
 
-static size_t signsgd_payload(const gc_bucket *b)
-{
-	return (b->p.scaled ? 4 * b->nt : 0) + (b->numel + 7) / 8;
-}
-
 const struct gc_method_ops gc_cu_signsgd_ops = {
 	signsgd_init, signsgd_encode, signsgd_round_done, signsgd_decode, signsgd_residual,
-	signsgd_payload, signsgd_release,
+	signsgd_release,
 };

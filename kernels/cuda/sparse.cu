@@ -1,6 +1,5 @@
 /* kernels/cuda/sparse.cu: state, stable compaction and decode of the sparse payload
  * shared by topk and mstopk (sparse.cuh). */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +10,6 @@
 gc_rc gc_cu_sparse_init(gc_bucket *b, gc_err *e)
 {
 	struct gc_cu_sparse *s = (struct gc_cu_sparse *)calloc(1, sizeof(*s));
-	double k = ceil(b->p.ratio * (double)b->numel);
 	size_t nt;
 	gc_rc rc;
 	if (!s)
@@ -21,7 +19,7 @@ gc_rc gc_cu_sparse_init(gc_bucket *b, gc_err *e)
 	if (b->numel > 0xffffffffull)
 		return gc_fail(e, GC_E_INVAL, "cannot compress a bucket of %zu elements with %s: "
 			       "indices are 32-bit; use smaller buckets", b->numel, gc_method_name(b->p.method));
-	s->k = k < 1 ? 1 : k > (double)b->numel ? b->numel : (size_t)k;
+	s->k = b->plan.k;
 	nt = s->ntiles = (b->numel + GC_SP_TILE - 1) / GC_SP_TILE;
 	rc = gc_cu_malloc((void **)&s->send, 8 * s->k + 8, "the sparse payload", e);
 	if (!rc)
@@ -168,12 +166,7 @@ gc_rc gc_cu_sparse_commit(gc_bucket *b, const float *c)
 			s->base_o, (uint32_t *)s->send, (float *)(s->send + 4 * s->k), s->e);
 		GC_CUDA_LAUNCHED();
 	}
-	b->round[0].coll = GC_COLL_ALLGATHER;
-	b->round[0].dtype = GC_DT_U8;
-	b->round[0].send = s->send;
-	b->round[0].recv = s->recv;
-	b->round[0].count = 8 * s->k;
-	b->nround = 1;
+	gc_round_bind(b, s->send, s->recv, NULL, NULL);
 out:
 	return rc;
 }
@@ -223,9 +216,4 @@ gc_rc gc_cu_sparse_residual(const gc_bucket *b, float *host_out)
 	GC_CUDA_CHECK(cudaStreamSynchronize(gc_cu_stream(b)));
 out:
 	return rc;
-}
-
-size_t gc_cu_sparse_payload(const gc_bucket *b)
-{
-	return 8 * ((const struct gc_cu_sparse *)b->st)->k;
 }

@@ -30,7 +30,7 @@ struct gc_cu_sparse {
 	void *ext;                     /* the method's own state (topk, mstopk) */
 };
 
-/* Allocate the state into b->st (k from ratio, as compress.h says); errors to e. */
+/* Allocate the state into b->st (k from b->plan); errors to e. */
 gc_rc gc_cu_sparse_init(gc_bucket *b, gc_err *e);
 /* Free b->st (ext must have been freed by the method). */
 void gc_cu_sparse_release(gc_bucket *b);
@@ -41,6 +41,5 @@ gc_rc gc_cu_sparse_input(gc_bucket *b, const float *grad, const float **c);
 gc_rc gc_cu_sparse_commit(gc_bucket *b, const float *c);
 gc_rc gc_cu_sparse_decode(gc_bucket *b, float *avg);
 gc_rc gc_cu_sparse_residual(const gc_bucket *b, float *host_out);
-size_t gc_cu_sparse_payload(const gc_bucket *b);
 
 #endif

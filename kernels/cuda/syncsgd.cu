@@ -26,12 +26,7 @@ static gc_rc syncsgd_encode(gc_bucket *b, const float *grad)
 	gc_rc rc = GC_OK;
 	GC_CUDA_CHECK(cudaMemcpyAsync(s->buf, grad, b->numel * sizeof(float),
 				      cudaMemcpyDeviceToDevice, gc_cu_stream(b)));
-	b->round[0].coll = GC_COLL_ALLREDUCE;
-	b->round[0].dtype = GC_DT_F32;
-	b->round[0].send = s->buf;
-	b->round[0].recv = s->buf;
-	b->round[0].count = b->numel;
-	b->nround = 1;
+	gc_round_bind(b, s->buf, s->buf, NULL, NULL);
 out:
 	return rc;
 }
@@ -48,11 +43,6 @@ static gc_rc syncsgd_decode(gc_bucket *b, float *avg)
 	return gc_cu_div(avg, s->buf, (float)b->world, b->numel, gc_cu_stream(b));
 }
 
-static size_t syncsgd_payload(const gc_bucket *b)
-{
-	return b->numel * sizeof(float);
-}
-
 static void syncsgd_release(gc_bucket *b)
 {
 	struct syncsgd_st *s = (struct syncsgd_st *)b->st;
@@ -65,5 +55,5 @@ static void syncsgd_release(gc_bucket *b)
 
 const struct gc_method_ops gc_cu_syncsgd_ops = {
 	syncsgd_init, syncsgd_encode, syncsgd_round_done, syncsgd_decode, NULL,
-	syncsgd_payload, syncsgd_release,
+	syncsgd_release,
 };

@@ -149,5 +149,5 @@ out:
 
 const struct gc_method_ops gc_cu_topk_ops = {
 	topk_init, topk_encode, NULL, gc_cu_sparse_decode, gc_cu_sparse_residual,
-	gc_cu_sparse_payload, topk_release,
+	topk_release,
 };

@@ -285,7 +285,7 @@ static void test_method_parse_errors(void)
 		CHECK_CONTAINS(e.msg, c[i].want);
 	}
 	CHECK(!gc_model_method_parse("mstopk:ratio=0.001", &m, &e));
-	CHECK(m.m == GC_M_MSTOPK && m.ratio == 0.001);
+	CHECK(m.p.method == GC_M_MSTOPK && m.p.ratio == 0.001);
 }
 
 /* deterministic noise in [-amp, amp] */

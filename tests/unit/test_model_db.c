@@ -373,14 +373,14 @@ static void test_method_params(void)
 
 	CHECK_EQ_INT(gc_pdb_method("powersgd", "ef=1,rank=8,warm_start=1,min_compression=3,"
 				   "seed=42", &m, &e), GC_OK);
-	CHECK_EQ_INT(m.m, GC_M_POWERSGD);
-	CHECK_EQ_INT(m.rank, 8);
-	CHECK_NEAR(m.min_compression, 3, 0);
+	CHECK_EQ_INT(m.p.method, GC_M_POWERSGD);
+	CHECK_EQ_INT(m.p.rank, 8);
+	CHECK_NEAR(m.p.min_compression, 3, 0);
 	CHECK_STR(m.label, "powersgd(ef=1,rank=8,warm_start=1,min_compression=3,seed=42)");
 	CHECK_EQ_INT(gc_pdb_method("mstopk", "ratio=0.05", &m, &e), GC_OK);
-	CHECK_NEAR(m.ratio, 0.05, 0);
+	CHECK_NEAR(m.p.ratio, 0.05, 0);
 	CHECK_EQ_INT(gc_pdb_method("signsgd", "ef=1,scaled=1", &m, &e), GC_OK);
-	CHECK_EQ_INT(m.scaled, 1);
+	CHECK_EQ_INT(m.p.scaled, 1);
 	CHECK(gc_pdb_method("syncsgd", "", &m, &e) == GC_OK && !strcmp(m.label, "syncsgd"));
 	CHECK(gc_pdb_method("nosuch", "", &m, &e) != GC_OK);
 	CHECK_CONTAINS(e.msg, "nosuch");
