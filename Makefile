@@ -104,12 +104,14 @@ LIB := $(BUILD)/libgcbench.a
 all: check-deps
 
 include common/module.mk
+include formats/module.mk
 -include kernels/module.mk
 -include kernels/cuda/module.mk
 -include netem/module.mk
 -include worker/module.mk
 -include db/module.mk
 -include model/module.mk
+-include report/module.mk
 -include orchestrator/module.mk
 include tests/module.mk
 

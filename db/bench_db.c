@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "db/db.h"
+#include "db.h"
 #include "timing.h"
 
 #define RANKS 4

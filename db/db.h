@@ -33,8 +33,8 @@
 #include <stdint.h>
 
 #include "result.h"
-#include "orchestrator/envinfo.h"
-#include "worker/records.h"
+#include "formats/envinfo.h"
+#include "formats/records.h"
 
 typedef struct gc_db gc_db;
 
@@ -94,7 +94,7 @@ const char *gc_run_status_name(enum gc_run_status s);  /* "running", "ok", ... *
 /* One sweep point as stored in `runs`. Strings are borrowed for the call. */
 struct gc_db_run {
 	int64_t sweep_id;
-	const char *point_key;     /* gc_point_key() of orchestrator/sweep.h */
+	const char *point_key;     /* gc_point_key() of orchestrator/run/sweep.h */
 	const char *workload;      /* "replay", "train:mlp" */
 	const char *model;
 	const char *method;

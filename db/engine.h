@@ -1,5 +1,5 @@
 /* db/engine.h: the database engine this build links (SQLite), as `gcbench env` reports
- * it (orchestrator/envinfo.c). No other header needed: the probe of a host's versions
+ * it (orchestrator/remote/env_probe.c). No other header needed: the probe of a host's versions
  * asks db/ instead of including the engine's own header. */
 #ifndef GC_DB_ENGINE_H
 #define GC_DB_ENGINE_H

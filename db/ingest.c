@@ -183,7 +183,7 @@ static gc_rc ingest_one(gc_db *db, int64_t run_id, const gc_rec_file *f, gc_err 
  * A record file is read in chunks into one reused buffer (no copy of the whole file,
  * no page faults per file), after its frame is checked as gc_rec_parse does (magic,
  * header length, trailer present and matching the record count; see
- * worker/records.h). The header JSON is not stored, so it is not read. */
+ * formats/records.h). The header JSON is not stored, so it is not read. */
 
 #define ITER_CHUNK 512    /* records per read: 64 KiB, a multiple of ITER_BATCH */
 

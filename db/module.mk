@@ -1,11 +1,8 @@
-# db/: the SQLite results database (and the unit tests of the spec, inventory and
-# sweep code in orchestrator/, which feed it). db/schema.sql is embedded into the library as a
-# C string ($(BUILD)/gen/db_schema.inc), so the binary needs no installed file.
+# db/: the SQLite results database: its schema and every SQL statement (the query
+# functions of db/q_*.h). db/schema.sql is embedded into the library as a C string ($(BUILD)/gen/db_schema.inc), so the binary needs no installed file.
 LIB_SRCS += db/db.c db/ingest.c db/status.c db/resume.c db/engine.c db/q_regress.c \
 	db/q_history.c db/q_summary.c db/q_report.c db/q_model.c
-UNIT_TESTS += $(BUILD)/tests/test_db $(BUILD)/tests/test_spec $(BUILD)/tests/test_sweep \
-	$(BUILD)/tests/test_inventory $(BUILD)/tests/test_db_queries $(BUILD)/tests/test_db_q
-FUZZ_TARGETS += fuzz_records fuzz_spec fuzz_inventory
+UNIT_TESTS += $(BUILD)/tests/test_db $(BUILD)/tests/test_db_queries $(BUILD)/tests/test_db_q
 BENCHES += bench-db
 
 $(BUILD)/gen/db_schema.inc: db/schema.sql
@@ -25,7 +22,4 @@ bench-db: $(BUILD)/bin/bench_db
 	$(BUILD)/bin/bench_db
 
 bench: bench-db
-
-# gcbench env reports the version main.c prints (GC_VERSION from orchestrator/module.mk)
-$(BUILD)/obj/orchestrator/cmd_env.o: CPPFLAGS += -DGC_VERSION='"$(GC_VERSION)"'
 UNIT_TESTS += $(BUILD)/tests/test_db_accuracy

@@ -1,4 +1,4 @@
-/* db/q_history.h: the query behind `gcbench history` (orchestrator/cmd_history.c): the
+/* db/q_history.h: the query behind `gcbench history` (orchestrator/cli/cmd_history.c): the
  * speedup of a method at each point in each sweep, so that a slow drift from night to
  * night, or a jump at a new driver/CUDA/NCCL, shows.
  *

@@ -1,4 +1,4 @@
-/* db/q_regress.h: the queries behind `gcbench regress` (orchestrator/regress.c): the
+/* db/q_regress.h: the queries behind `gcbench regress` (orchestrator/ops/regress.c): the
  * environments or sweeps a selector names, and the post-warmup iteration times of their
  * ok runs. The selector's grammar, the statistics and the verdicts stay with the caller.
  *

@@ -1,4 +1,4 @@
-/* db/q_report.h: the queries behind `gcbench report` (model/report.c, report_data.c,
+/* db/q_report.h: the queries behind `gcbench report` (report/report.c, report_data.c,
  * report_accuracy.c): counts for the page's head, the rows of each section and the
  * accuracy curves. The charts, tables and HTML stay with the caller.
  *

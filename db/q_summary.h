@@ -1,5 +1,5 @@
 /* db/q_summary.h: the queries behind the speedup table `gcbench run` prints after a
- * sweep (orchestrator/run_summary.c, which lays the table out).
+ * sweep (orchestrator/run/run_summary.c, which lays the table out).
  *
  * Errors: GC_E_DB; e (may be NULL) gets SQLite's message as it is.
  */

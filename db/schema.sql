@@ -100,7 +100,7 @@ CREATE TABLE links (
 	PRIMARY KEY (run_id, src, dst)
 ) STRICT, WITHOUT ROWID;
 
--- one row per rank per iteration: every field of struct gc_iter_rec (worker/records.h)
+-- one row per rank per iteration: every field of struct gc_iter_rec (formats/records.h)
 CREATE TABLE iterations (
 	run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
 	rank        INTEGER NOT NULL,

@@ -2,20 +2,20 @@
  * ResNet-101 and BERT-base size, as ratios to a memcpy of the same buffer measured in
  * the same run (docs/kernels.md defines every figure). A benchmark, not a test: it
  * never fails on time. One worker of a world of 4: decode sees 4 payloads (copies of
- * its own). Tensor shapes: the built-in architectures of worker/arch.c (no data files).
+ * its own). Tensor shapes: the built-in architectures of formats/arch.c (no data files).
  * With CUDA, --spin adds the emulated compute's accuracy and its contention with an
  * encode on another stream (docs/cuda.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/compress.h"
-#include "kernels/plan.h"
-#include "kernels/rng.h"
+#include "compress.h"
+#include "plan.h"
+#include "rng.h"
 #include "log.h"
 #include "strutil.h"
 #include "timing.h"
-#include "worker/arch.h"
+#include "formats/arch.h"
 
 #ifndef GC_CUDA_KERNELS
 #define GC_CUDA_KERNELS 0
@@ -67,7 +67,7 @@ static double median_ms(uint64_t *ns, int n)
 	return (n % 2 ? (double)ns[n / 2] : 0.5 * (double)(ns[n / 2 - 1] + ns[n / 2])) / 1e6;
 }
 
-/* The model's tensors from its built-in definition (worker/arch.c); 0 if usable. */
+/* The model's tensors from its built-in definition (formats/arch.c); 0 if usable. */
 static int model_layout(struct model *m)
 {
 	gc_arch a;
@@ -277,7 +277,7 @@ static int run_model(struct model *m, int reps, int cpu)
 
 	if (model_layout(m))
 		return 1;
-	printf("# %s: %zu elements in %zu tensors (worker/arch.c)\n", m->name, m->numel, m->nt);
+	printf("# %s: %zu elements in %zu tensors (formats/arch.c)\n", m->name, m->numel, m->nt);
 	g = malloc(m->numel * sizeof(float));
 	avg = malloc(m->numel * sizeof(float));
 	if (!g || !avg) {
@@ -456,7 +456,7 @@ static void usage(FILE *f)
 		   "Times encode and decode of every compressor (one worker of a world of %d) at\n"
 		   "ResNet-50, ResNet-101 and BERT-base size and prints them as ratios to a memcpy of\n"
 		   "the same buffer measured in the same run (see docs/kernels.md). Tensor shapes are\n"
-		   "the built-in architectures (worker/arch.c). --cuda-only leaves out the CPU rows;\n"
+		   "the built-in architectures (formats/arch.c). --cuda-only leaves out the CPU rows;\n"
 		   "--spin (CUDA) adds the emulated compute's accuracy and its contention with an\n"
 		   "encode on another stream (docs/cuda.md).\n\n"
 		   "example:\n  gcbench-bench-kernels --reps 3 --model resnet50\n", WORLD);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model.h"
+#include "model.h"
 #include "strutil.h"
 
 gc_rc gc_buckets_make(const gc_arch *a, size_t first_bytes, size_t bytes, gc_buckets *out,

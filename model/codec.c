@@ -1,6 +1,6 @@
 /* model/codec.c: encode/decode cost of a bucket from its operations (codec.h). */
-#include "model/codec.h"
-#include "model/model.h"
+#include "codec.h"
+#include "model.h"
 
 /* What a piece of a codec does: launches, syncs, bytes moved, FLOPs. */
 struct ops {

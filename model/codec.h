@@ -28,7 +28,7 @@
 #ifndef GC_CODEC_H
 #define GC_CODEC_H
 
-#include "worker/arch.h"
+#include "formats/arch.h"
 
 struct gc_bucket_span;
 struct gc_model_method;

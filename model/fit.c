@@ -1,7 +1,7 @@
 /* model/fit.c: least-squares fits of the model's parameters from measurements. */
 #include <math.h>
 
-#include "model/model.h"
+#include "model.h"
 
 /* Solve the 2x2 normal equations of y ~ c1 x1 + c2 x2. */
 static int lsq2(const double *x1, const double *x2, const double *y, size_t n, double *c1,

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model.h"
+#include "model.h"
 
 void gc_model_params_default(gc_model_params *p)
 {

@@ -28,9 +28,9 @@
 
 #include "kernels/compress.h"
 #include "kernels/plan.h"
-#include "model/codec.h"
+#include "codec.h"
 #include "result.h"
-#include "worker/arch.h"
+#include "formats/arch.h"
 
 /* ---- bucketing --------------------------------------------------------------------
  * DDP's rule (kernels/plan.h: gc_ddp_buckets, as the worker lays out its buckets):

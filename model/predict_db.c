@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "db/q_model.h"
-#include "model/predict_db.h"
+#include "predict_db.h"
 #include "strutil.h"
 
 #define TCP_OF_WIRE (1448.0 / 1514.0)

@@ -36,7 +36,7 @@
 
 #include "db/db.h"
 #include "json.h"
-#include "model/model.h"
+#include "model.h"
 
 #define GC_PDB_VERSION "gcbench-model-2"
 #define GC_PDB_UNCAPPED_BPS 10e9

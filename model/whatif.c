@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/whatif.h"
+#include "whatif.h"
 #include "strutil.h"
 
 /* Split s at commas into doubles; what names the option in messages. */

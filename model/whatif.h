@@ -4,7 +4,7 @@
 #ifndef GC_WHATIF_H
 #define GC_WHATIF_H
 
-#include "model/model.h"
+#include "model.h"
 
 #define GC_WHATIF_MAX_LIST 256
 #define GC_WHATIF_MAX_METHODS 16
@@ -85,22 +85,6 @@ gc_rc gc_whatif_crossover(const gc_whatif *w, gc_arch *a, const gc_model_method 
 
 /* Codec speedups "1,2,4" (each > 0) into w->codec. */
 gc_rc gc_whatif_parse_codec(const char *s, gc_whatif *w, gc_err *e);
-
-struct gc_buf;
-/* One chart of speedup over sync SGD against w's bandwidths, a line per method, at p
- * workers, compute speed s and codec speed c (<= 0: = s), appended to b (model/svg.h);
- * its title into title (size titlesz). An error of the model (gc_whatif_eval) is
- * returned and b is left as it was up to then. */
-gc_rc gc_whatif_svg_chart(const gc_whatif *w, gc_arch *a, int p, double s, double c,
-			  struct gc_buf *b, char *title, size_t titlesz, gc_err *e);
-
-/* Charts of speedup over sync SGD against w's bandwidths, one line per method, one
- * SVG file per (compute speed, codec speed, workers) in the existing directory dir:
- * DIR/whatif-MODEL-bBATCH-Pw-Sx-codecCx.svg (MODEL with other characters than
- * letters, digits and '-' as '_'). *nfiles: how many were written. GC_E_IO names the
- * file that could not be written. */
-gc_rc gc_whatif_svg(const gc_whatif *w, gc_arch *a, const char *dir, size_t *nfiles,
-		    gc_err *e);
 
 /* ---- the study's grid (gcbench whatif --grid paper) ------------------------------
  * resnet50, resnet101, bert-base x batch 16, 32, 64 x signsgd, mstopk ratio 0.001,

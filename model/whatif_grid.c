@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "model/whatif.h"
+#include "whatif.h"
 #include "strutil.h"
 
 static const char *const grid_models[GC_GRID_MODELS] = { "resnet50", "resnet101", "bert-base" };

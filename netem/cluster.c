@@ -1,6 +1,6 @@
 /* netem/cluster.c: namespaces + veth + bridge + sshd per node (see cluster.h); links
  * through libnl-route (netem/link.h), namespaces made in C (netem/netns.h). */
-#include "netem/cluster.h"
+#include "cluster.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -22,10 +22,10 @@
 
 #include "fsutil.h"
 #include "log.h"
-#include "netem/link.h"
-#include "netem/netns.h"
-#include "netem/pids.h"
-#include "netem/shape.h"
+#include "link.h"
+#include "netns.h"
+#include "pids.h"
+#include "shape.h"
 #include "proc.h"
 #include "strutil.h"
 #include "timing.h"
@@ -465,7 +465,7 @@ static void source_tree(char *out, size_t n)
 	p[len] = 0;
 	while ((slash = strrchr(p, '/')) && slash != p) {
 		*slash = 0;
-		snprintf(probe, sizeof(probe), "%s/orchestrator/commands.def", p);
+		snprintf(probe, sizeof(probe), "%s/orchestrator/cli/commands.def", p);
 		if (access(probe, F_OK) == 0) {
 			gc_strlcpy(out, p, n);
 			return;

@@ -1,5 +1,5 @@
 /* netem/link.c: bridges, veth pairs, master/up, addresses through libnl-route. */
-#include "netem/link.h"
+#include "link.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +19,7 @@
 #include <netlink/route/link/bridge.h>
 #include <netlink/route/link/veth.h>
 
-#include "netem/netns.h"
+#include "netns.h"
 #include "strutil.h"
 
 /* " in namespace 'X'" or "" */

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "netem/rate.h"
-#include "netem/shape.h"
+#include "rate.h"
+#include "shape.h"
 #include "strutil.h"
 
 static const char usage_text[] =

@@ -1,5 +1,5 @@
 /* netem/netns.c: make and delete named network namespaces; setns() into one and back. */
-#include "netem/netns.h"
+#include "netns.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "netem/shape.h"
+#include "shape.h"
 
 int gc_netns_exists(const char *name)
 {

@@ -1,5 +1,5 @@
 /* netem/pids.c: identify processes through /proc and end them (see pids.h). */
-#include "netem/pids.h"
+#include "pids.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "netem/netns.h"
+#include "netns.h"
 
 ssize_t gc_pid_read(pid_t pid, const char *file, char *buf, size_t n)
 {

@@ -1,5 +1,5 @@
 /* netem/rate.c: tc units, strictly (see rate.h for what is accepted and why). */
-#include "netem/rate.h"
+#include "rate.h"
 
 #include <ctype.h>
 #include <math.h>

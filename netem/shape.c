@@ -1,5 +1,5 @@
 /* netem/shape.c: TBF/HTB (+ netem) through libnl-route, verified by reading back. */
-#include "netem/shape.h"
+#include "shape.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,6 +12,7 @@
 #include <linux/pkt_sched.h>
 #include <netlink/errno.h>
 #include <netlink/netlink.h>
+#include <netlink/version.h>
 #include <netlink/route/class.h>
 #include <netlink/route/link.h>
 #include <netlink/route/qdisc.h>
@@ -20,10 +21,10 @@
 #include <netlink/route/qdisc/tbf.h>
 #include <netlink/route/tc.h>
 
-#include "netem/netns.h"
-#include "netem/pids.h"
-#include "netem/rate.h"
-#include "netem/state.h"
+#include "netns.h"
+#include "pids.h"
+#include "rate.h"
+#include "state.h"
 #include "strutil.h"
 
 #define H_ROOT   0x00010000u   /* 1:  */
@@ -518,4 +519,13 @@ gc_rc gc_shape_restore_all(int all, int *n_restored, gc_err *e)
 	if (n_restored)
 		*n_restored = n;
 	return first;
+}
+
+const char *gc_netem_libnl_version(void)
+{
+	static char v[32];
+
+	if (!v[0])
+		snprintf(v, sizeof(v), "%d.%d.%d", nl_ver_maj, nl_ver_min, nl_ver_mic);
+	return v;
 }

@@ -78,6 +78,10 @@ gc_rc gc_shape_restore_all(int all, int *n_restored, gc_err *e);
  * cap_net_admin file capability cannot write /run/gcbench). */
 const char *gc_shape_state_dir(void);
 
+/* The libnl version this program runs with ("3.7.0"), for a host's environment record.
+ * Static storage: never NULL, never freed. */
+const char *gc_netem_libnl_version(void);
+
 /* 1 when the name is a valid interface name (1-15 bytes of [A-Za-z0-9._-], not
  * starting with '-' or '.'), else 0. Namespace names: the same, up to 64 bytes. */
 int gc_shape_valid_dev(const char *dev);

@@ -1,5 +1,5 @@
 /* netem/state.c: state files, written atomically (see state.h). */
-#include "netem/state.h"
+#include "state.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "fsutil.h"
-#include "netem/pids.h"
-#include "netem/shape.h"
+#include "pids.h"
+#include "shape.h"
 #include "strutil.h"
 
 const char *gc_shape_state_dir(void)

@@ -1,22 +1,37 @@
-# orchestrator/: the gcbench CLI. main.c holds the table (commands.def); each
-# subcommand is orchestrator/cmd_<name>.c; the library code it calls lives in the
-# component folders (netem/, db/, model/, ...) and in libgcbench.a.
-# Other orchestrator/*.c (spec, inventory, run logic) go into the library, so tests link them.
-LIB_SRCS += $(filter-out orchestrator/main.c $(wildcard orchestrator/cmd_*.c),$(wildcard orchestrator/*.c))
+# orchestrator/: the gcbench program, in parts (docs/CONTRIBUTING.md, Layers):
+#   cli/     the front end: main.c, the subcommand table (commands.def), one cmd_NAME.c
+#            per subcommand; nothing else includes it
+#   spec/    the inputs: sweep spec, host inventory, their YAML reader
+#   run/     the sweep engine: expansion into points, resume, lock, one point's steps,
+#            progress and the end-of-sweep summary
+#   remote/  what runs on or against the nodes: ssh, provisioning, mpirun's command
+#            line, reaping leftovers, this host's environment probe
+#   ops/     operations on the results: regression tracking and its statistics,
+#            history, scheduling, notifications, the CLI's text tables
+# Everything but cli/ goes into libgcbench.a, so unit tests link it.
+ORCH_PARTS := spec run remote ops
+LIB_SRCS += $(foreach p,$(ORCH_PARTS),$(wildcard orchestrator/$(p)/*.c))
 GC_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
-ORCH_SRCS := orchestrator/main.c $(wildcard orchestrator/cmd_*.c) $(ORCH_EXTRA_SRCS)
+ORCH_SRCS := $(wildcard orchestrator/cli/*.c)
 ORCH_OBJS := $(ORCH_SRCS:%.c=$(BUILD)/obj/%.o)
 BINS += $(BUILD)/bin/gcbench
-UNIT_TESTS += $(BUILD)/tests/test_ssh $(BUILD)/tests/test_launch $(BUILD)/tests/test_reap \
-	$(BUILD)/tests/test_resume $(BUILD)/tests/test_envinfo $(BUILD)/tests/test_provision \
-	$(BUILD)/tests/test_bootstrap
 
-$(BUILD)/obj/orchestrator/main.o: CPPFLAGS += -DGC_VERSION='"$(GC_VERSION)"' -Iorchestrator
-$(BUILD)/obj/orchestrator/%.o: CPPFLAGS += -Iorchestrator -Ikernels -Inetem -Idb -Imodel -Iworker
+$(BUILD)/obj/orchestrator/cli/main.o $(BUILD)/obj/orchestrator/cli/cmd_env.o: \
+	CPPFLAGS += -DGC_VERSION='"$(GC_VERSION)"'
 
 $(BUILD)/bin/gcbench: $(ORCH_OBJS) $(LIB)
 	$(link_rule)
--include orchestrator/ops.mk
+
+# spec/, run/, remote/
+UNIT_TESTS += $(BUILD)/tests/test_spec $(BUILD)/tests/test_sweep $(BUILD)/tests/test_inventory \
+	$(BUILD)/tests/test_ssh $(BUILD)/tests/test_launch $(BUILD)/tests/test_reap \
+	$(BUILD)/tests/test_resume $(BUILD)/tests/test_provision $(BUILD)/tests/test_run_summary
+FUZZ_TARGETS += fuzz_spec fuzz_inventory
 INTEG_TESTS += tests/integration/test_run_e2e.sh tests/integration/test_run_faults.sh \
-	tests/integration/test_nightly.sh tests/integration/test_hosts.sh
-FUZZ_TARGETS += fuzz_envinfo
+	tests/integration/test_nightly.sh tests/integration/test_hosts.sh \
+	tests/integration/test_status_env.sh
+# ops/
+UNIT_TESTS += $(BUILD)/tests/test_notify $(BUILD)/tests/test_schedule $(BUILD)/tests/test_stats \
+	$(BUILD)/tests/test_regress $(BUILD)/tests/test_bootstrap
+INTEG_TESTS += tests/integration/test_notify.sh tests/integration/test_regress.sh \
+	tests/integration/test_schedule.sh

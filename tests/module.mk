@@ -5,11 +5,8 @@
 
 FUZZ_REPLAYS = $(FUZZ_TARGETS:%=$(BUILD)/tests/%)
 
-# the end-of-sweep table of gcbench run (orchestrator/run_summary.c) on a small database
-UNIT_TESTS += $(BUILD)/tests/test_run_summary
-
-# gcbench status and env (no root, no cluster; sqlite3 and python3 where present)
-INTEG_TESTS += tests/integration/test_status_env.sh
+# the layers of docs/CONTRIBUTING.md, checked on this tree (tools/check-layers.sh)
+INTEG_TESTS += tests/integration/test_layers.sh
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D) $(BUILD)/obj/tests/unit

@@ -144,7 +144,7 @@ if ! pc --exists openblas; then blas="shim (tools/gpu-check/cblas.h)"; mkargs+=(
 # A copied tree may come with every file's time reset, which would make make rebuild all:
 # sources whose content matches the last build's stamp get that build's time back.
 stamps=$build/.src-stamps
-srcs() { find Makefile common kernels worker tests/unit tests/harness.h tools/gpu-check \
+srcs() { find Makefile common formats kernels worker tests/unit tests/harness.h tools/gpu-check \
 	-type f \( -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' -o -name '*.mk' -o -name Makefile \) 2>/dev/null; }
 restore_times() {
 	[ -f "$stamps" ] || return 0

@@ -1,7 +1,5 @@
 # worker/: gcbench-worker (one rank) and the record format it writes.
 include worker/sources.mk
-# architecture builders for replay workloads (worker/arch*.c)
-LIB_SRCS += $(wildcard worker/arch*.c)
 # gcbench-worker: the MPI-free parts (and the record format) go into the library (unit
 # tests link them)
 LIB_SRCS += $(WK_LIB_SRCS)

@@ -16,7 +16,7 @@
 #include "log.h"
 #include "strutil.h"
 #include "timing.h"
-#include "worker/arch.h"
+#include "formats/arch.h"
 
 #ifndef GC_VERSION
 #define GC_VERSION "0.1"

@@ -3,7 +3,7 @@
 #ifndef GC_WK_RUN_H
 #define GC_WK_RUN_H
 
-#include "records.h"
+#include "formats/records.h"
 #include "wk.h"
 
 /* A communication back end. All its calls happen on the communication thread after

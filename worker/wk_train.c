@@ -18,8 +18,8 @@
 #include "log.h"
 #include "strutil.h"
 #include "timing.h"
-#include "worker/arch.h"
-#include "worker/wk_data.h"
+#include "formats/arch.h"
+#include "wk_data.h"
 
 typedef struct wk_state {
 	const gc_wk_cfg *cfg;

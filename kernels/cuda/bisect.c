@@ -1,7 +1,7 @@
 /* kernels/cuda/bisect.c: the host side of mstopk's multi-level bisection (bisect.h). */
 #include <stdlib.h>
 
-#include "kernels/cuda/bisect.h"
+#include "bisect.h"
 
 static float bisect_mid(float lo, float hi)
 {

@@ -17,7 +17,7 @@ extern "C" {
 #include "log.h"
 }
 #include "kernels/internal.h"
-#include "kernels/cuda/cuda_util.h"
+#include "cuda_util.h"
 
 #define GC_CU_THREADS 256          /* threads per block of the streaming kernels */
 #define GC_CU_CHUNK 8192           /* elements per chunk (32 per thread) */

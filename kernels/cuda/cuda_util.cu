@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/cuda/cu_common.cuh"
+#include "cu_common.cuh"
 
 extern "C" int gc_cuda_device_count(void)
 {

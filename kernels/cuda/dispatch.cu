@@ -1,5 +1,5 @@
 /* kernels/cuda/dispatch.cu: the CUDA method table for each method (internal.h). */
-#include "kernels/cuda/cu_common.cuh"
+#include "cu_common.cuh"
 
 extern "C" const struct gc_method_ops *gc_cuda_ops(gc_method m)
 {

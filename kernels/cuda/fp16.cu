@@ -5,7 +5,7 @@
 #include <cuda_fp16.h>
 #include <stdlib.h>
 
-#include "kernels/cuda/cu_common.cuh"
+#include "cu_common.cuh"
 
 struct fp16_st {
 	__half *buf;                   /* numel halves (device), send = recv */

@@ -15,7 +15,7 @@ CUDA_CHECK_DIR := $(BUILD)/cuda-check
 include worker/sources.mk
 CUDA_CHECK_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,common/result.c common/log.c common/strutil.c \
 	common/npy.c common/fsutil.c common/buf.c common/json.c $(KERNEL_SRCS) kernels/cuda/bisect.c \
-	worker/arch.c worker/arch_csv.c) \
+	$(FORMATS_SRCS)) \
 	$(CU_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
 
 $(CUDA_CHECK_DIR)/test_kernels_cuda: tests/unit/test_kernels_cuda.c $(CUDA_CHECK_OBJS)

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/cuda/bisect.h"
-#include "kernels/cuda/sparse.cuh"
+#include "bisect.h"
+#include "sparse.cuh"
 
 #define MS_BINS (GC_BISECT_MAXCAND + 1)
 

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "kernels/rng.h"
-#include "kernels/cuda/cu_common.cuh"
+#include "cu_common.cuh"
 
 #define GC_CUBLAS_CHECK(call) do { \
 	cublasStatus_t gc_bs_ = (call); \

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/cuda/cu_common.cuh"
+#include "cu_common.cuh"
 
 struct signsgd_st {
 	unsigned char *send;           /* 4 * nt (scaled) + 4 * ceil(n / 32) bytes */

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/cuda/sparse.cuh"
+#include "sparse.cuh"
 
 #define ST(b) ((struct gc_cu_sparse *)(b)->st)
 

@@ -11,7 +11,7 @@
 #ifndef GC_CU_SPARSE_CUH
 #define GC_CU_SPARSE_CUH
 
-#include "kernels/cuda/cu_common.cuh"
+#include "cu_common.cuh"
 
 #define GC_SP_TILE (GC_CU_THREADS * 16)
 

@@ -12,7 +12,7 @@
  * Slots: a ring of SPIN_SLOTS {deadline, blocks done}; launch i uses slot i % SPIN_SLOTS
  * and its last block to finish clears it for the launch SPIN_SLOTS later.
  */
-#include "kernels/cuda/cu_common.cuh"
+#include "cu_common.cuh"
 
 #define SPIN_THREADS 256
 #define SPIN_SLOTS 1024

@@ -3,7 +3,7 @@
  * decode divides the sum by the world size. */
 #include <stdlib.h>
 
-#include "kernels/cuda/cu_common.cuh"
+#include "cu_common.cuh"
 
 struct syncsgd_st {
 	float *buf;                    /* numel floats (device), send = recv */

@@ -9,7 +9,7 @@
  */
 #include <stdlib.h>
 
-#include "kernels/cuda/sparse.cuh"
+#include "sparse.cuh"
 
 #define RADIX_BINS 256
 

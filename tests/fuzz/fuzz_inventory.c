@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "orchestrator/inventory.h"
+#include "orchestrator/spec/inventory.h"
 #include "strutil.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

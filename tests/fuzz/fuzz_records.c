@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "worker/records.h"
+#include "formats/records.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

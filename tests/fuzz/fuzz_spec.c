@@ -3,8 +3,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "orchestrator/spec.h"
-#include "orchestrator/sweep.h"
+#include "orchestrator/spec/spec.h"
+#include "orchestrator/run/sweep.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -125,7 +125,7 @@ else
 fi
 
 # 4. a node's link set down mid-point: the point ends within the worker's deadline
-# (5 s) plus the stated margin (orchestrator/run.h: 10 s for mpirun to end, 12 s for
+# (5 s) plus the stated margin (orchestrator/run/run.h: 10 s for mpirun to end, 12 s for
 # the silent node to answer, and slack for the cleanup on a loaded 2-core machine), the
 # run names the node, and the daemon left on it is ended by the next run (gcbench reap)
 marked_in() {   # pids in node $1's namespace that carry the job mark

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "worker/arch.h"
+#include "formats/arch.h"
 
 static const char *shared_dir(void)
 {

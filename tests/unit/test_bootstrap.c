@@ -1,10 +1,10 @@
-/* The bootstrap of regression verdicts (orchestrator/bootstrap.h). */
+/* The bootstrap of regression verdicts (orchestrator/ops/bootstrap.h). */
 #include <math.h>
 #include <stdlib.h>
 
 #include "harness.h"
-#include "orchestrator/bootstrap.h"
-#include "orchestrator/stats.h"
+#include "orchestrator/ops/bootstrap.h"
+#include "orchestrator/ops/stats.h"
 
 /* quickselect's median equals the sorted one, duplicates and even sizes included */
 static void test_median_inplace(void)

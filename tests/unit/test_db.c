@@ -8,6 +8,7 @@
 #include "harness.h"
 #include "db/db.h"
 #include "db/db_internal.h"   /* gc_db_handle, gc_db_exec: the fixtures' SQL */
+#include "orchestrator/remote/env_probe.h"
 
 static char dir[256];
 

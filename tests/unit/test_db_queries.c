@@ -24,7 +24,7 @@
 #include "harness.h"
 #include "db/db.h"
 #include "db/db_internal.h"   /* gc_db_handle, gc_db_exec: the fixtures' SQL */
-#include "orchestrator/yamlutil.h"
+#include "orchestrator/spec/yamlutil.h"
 
 #define PS "rank=4"
 static char dbpath[64];

@@ -7,7 +7,8 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "orchestrator/envinfo.h"
+#include "formats/envinfo.h"
+#include "orchestrator/remote/env_probe.h"
 
 static int env_equal(const struct gc_envinfo *a, const struct gc_envinfo *b)
 {

@@ -5,7 +5,7 @@
 
 #include "harness.h"
 #include "test_spec_corpus.h"
-#include "orchestrator/inventory.h"
+#include "orchestrator/spec/inventory.h"
 
 static gc_rc parse_inv(const char *buf, size_t len, const char *file, struct gc_diags *d)
 {

@@ -4,7 +4,7 @@
  * against the sequential bisection of kernels/compress.h, with a CPU count.
  * Part 2 needs a GPU: every method on the CUDA back end against the CPU back end, on
  * small layouts, a 4.6M-element one (every grid-stride loop runs more than once),
- * ResNet-50 and BERT-base sized buckets (worker/arch.c), 1 to 5 workers, and once on a
+ * ResNet-50 and BERT-base sized buckets (formats/arch.c), 1 to 5 workers, and once on a
  * non-blocking stream with buffers at odd float offsets. Without a device these SKIP,
  * unless GCBENCH_EXPECT_GPU=1 (tools/gpu-check.sh): then they FAIL with the CUDA error
  * and the driver version. GCBENCH_CUDA_MODELS=0 leaves out the model-sized buckets;
@@ -165,7 +165,7 @@ static void test_bisect_tree(void)
 #include "kernels/internal.h"
 #include "kernels/cuda/cuda_util.h"
 #include "timing.h"
-#include "worker/arch.h"
+#include "formats/arch.h"
 
 #define MAXW 5
 #define STEPS 3
@@ -708,7 +708,7 @@ static void test_cuda_stream_offsets(void)
 	}
 }
 
-/* ResNet-50 and BERT-base as one bucket each (worker/arch.c shapes), every method, 2
+/* ResNet-50 and BERT-base as one bucket each (formats/arch.c shapes), every method, 2
  * steps; ResNet-50 with 4 workers (the benchmark's world), BERT-base with 2 (the CPU
  * reference and the host-side generator dominate the time). GCBENCH_CUDA_MODELS=0
  * leaves it out. */

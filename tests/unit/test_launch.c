@@ -3,9 +3,9 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "orchestrator/launch.h"
-#include "orchestrator/lock.h"
-#include "orchestrator/progress.h"
+#include "orchestrator/remote/launch.h"
+#include "orchestrator/run/lock.h"
+#include "orchestrator/run/progress.h"
 #include "proc.h"
 
 static char *joined(char **v)

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "orchestrator/notify.h"
+#include "orchestrator/ops/notify.h"
 #include "timing.h"
 
 /* ---- a one-thread HTTP server: mode 200, 500 or hang ----------------------------- */

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "orchestrator/provision.h"
+#include "orchestrator/remote/provision.h"
 
 static char dir[64];
 

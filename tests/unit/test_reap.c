@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "orchestrator/reap.h"
+#include "orchestrator/remote/reap.h"
 
 static void test_mark_parse(void)
 {

@@ -12,7 +12,7 @@
 #include "db/db_internal.h"   /* gc_db_handle, gc_db_exec: the fixtures' SQL */
 #include "db/q_history.h"
 #include "harness.h"
-#include "orchestrator/regress.h"
+#include "orchestrator/ops/regress.h"
 
 static uint64_t rng = 88172645463325252ull;
 

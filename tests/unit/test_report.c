@@ -1,5 +1,5 @@
-/* tests/unit/test_report.c: the SVG writer (model/svg.h) and the report
- * (model/report.h): escaping, empty charts, coordinates of known data, and whole
+/* tests/unit/test_report.c: the SVG writer (report/svg.h) and the report
+ * (report/report.h): escaping, empty charts, coordinates of known data, and whole
  * reports of small databases built through db/db.h.
  *
  * `test_report --make-db PATH [WORLD_SIZES]` writes a small database (resnet50, sync
@@ -17,8 +17,8 @@
 #include "db/db_internal.h"   /* gc_db_handle, gc_db_exec: the fixtures' SQL */
 #include "harness.h"
 #include "model/predict_db.h"
-#include "model/report.h"
-#include "model/svg.h"
+#include "report/report.h"
+#include "report/svg.h"
 #include "model/whatif.h"
 #include "strutil.h"
 

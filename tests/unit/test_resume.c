@@ -1,6 +1,6 @@
-/* Resume or a new sweep (orchestrator/resume.h). */
+/* Resume or a new sweep (orchestrator/run/resume.h). */
 #include "harness.h"
-#include "orchestrator/resume.h"
+#include "orchestrator/run/resume.h"
 
 static struct gc_db_sweep_brief sw(int64_t id, const char *status, const char *key, int ok)
 {

@@ -9,7 +9,7 @@
 
 #include "harness.h"
 #include "db/db.h"
-#include "orchestrator/run.h"
+#include "orchestrator/run/run.h"
 
 static char dbpath[64];
 

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "orchestrator/schedule.h"
+#include "orchestrator/ops/schedule.h"
 
 static void check_at(const char *at, const char *cron, const char *cal, int *ok)
 {

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "harness.h"
-#include "orchestrator/spec.h"
-#include "orchestrator/sweep.h"
+#include "orchestrator/spec/spec.h"
+#include "orchestrator/run/sweep.h"
 #include "test_spec_corpus.h"
 
 static const char *good =

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "orchestrator/yamlutil.h"
+#include "orchestrator/spec/yamlutil.h"
 
 typedef gc_rc (*corpus_parse_fn)(const char *buf, size_t len, const char *file,
 				 struct gc_diags *d);

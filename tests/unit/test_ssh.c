@@ -1,6 +1,6 @@
 /* The ssh command line: options, quoting, and refusal of unsafe values. */
 #include "harness.h"
-#include "orchestrator/ssh.h"
+#include "orchestrator/remote/ssh.h"
 
 static char *joined(char **v)
 {

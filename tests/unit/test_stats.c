@@ -1,6 +1,6 @@
 /* tests/unit/test_stats.c: Mann-Whitney U against values computed by hand. */
 #include "harness.h"
-#include "orchestrator/stats.h"
+#include "orchestrator/ops/stats.h"
 
 /* x = {1,2,3}, y = {4,5,6}: ranks of x 1,2,3 -> R1 = 6, U1 = 6 - 3*4/2 = 0, U2 = 9,
  * mu = 4.5, no ties: sigma^2 = 9/12 * 7 = 5.25, sigma = 2.291288.

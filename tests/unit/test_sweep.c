@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "orchestrator/sweep.h"
+#include "orchestrator/run/sweep.h"
 
 static int load(const char *text, struct gc_spec *s)
 {

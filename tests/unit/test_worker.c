@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "json.h"
-#include "worker/arch.h"
+#include "formats/arch.h"
 #include "worker/wk.h"
 #include "worker/wk_data.h"
 

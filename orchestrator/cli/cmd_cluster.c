@@ -1,0 +1,170 @@
+/* orchestrator/cli/cmd_cluster.c: gcbench cluster up|down|status (netem/cluster.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "log.h"
+#include "netem/cluster.h"
+#include "strutil.h"
+
+static const char cluster_usage[] =
+"usage: gcbench cluster up N [--name NAME] [--user LOGIN] [--shared-fs]\n"
+"       gcbench cluster down [--name NAME]\n"
+"       gcbench cluster status [--name NAME] [--json]\n"
+"\n"
+"Builds a local emulated cluster of N nodes on this machine: one network namespace\n"
+"per node (gcb-NAME-n1...), joined by veth pairs to a bridge, addresses 10.213.K.11,\n"
+".12, ... (K from a hash of NAME, or the next free subnet; the bridge has .1), TCP\n"
+"reno, hostnames n1, n2..., and an sshd per node on a per-cluster key. Each node has\n"
+"its own file system view, like a separate host: a private /tmp, /root, /home,\n"
+"/var/lib/gcbench and /run/gcbench, and no view of this source tree (docs/netem.md);\n"
+"'gcbench run' provisions the binaries there. Files, keys and the inventory are in\n"
+"$GCBENCH_HOME/clusters/NAME (default /var/lib/gcbench/clusters/NAME); your ~/.ssh is\n"
+"not touched. 'up' on a healthy cluster does nothing; on a half-built one it rebuilds.\n"
+"'down' removes everything 'up' made. Needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN).\n"
+"\n"
+"  --name NAME  cluster name, 1-12 of [a-z0-9-] (default: gcb)\n"
+"  --user LOGIN also an unprivileged login LOGIN on every node (the cluster key,\n"
+"               home /home/LOGIN; in the nodes' own /etc/passwd, not this machine's)\n"
+"  --shared-fs  the nodes share this machine's file system (like hosts with one NFS\n"
+"               tree), for tools that expect a checkout on every host\n"
+"  --json       status as one JSON object\n"
+"\n"
+"example: gcbench cluster up 4 && ssh -F /var/lib/gcbench/clusters/gcb/ssh_config n2 hostname\n";
+
+static void print_status_text(const struct gc_cluster_status *s)
+{
+	int i;
+
+	printf("cluster %s: %s, %d node%s, subnet 10.213.%d.0/24, bridge %s\n  dir %s\n",
+	       s->name, s->healthy ? "up" : s->nodes || s->bridge_exists ? "DEGRADED" : "down",
+	       s->nodes, s->nodes == 1 ? "" : "s", s->subnet, s->bridge_exists ? "present" : "absent",
+	       s->dir);
+	for (i = 0; i < s->nodes; i++) {
+		const struct gc_node_status *n = &s->node[i];
+		printf("  %-4s %-15s netns %-20s %s sshd %-8s %s\n", n->name, n->address, n->netns,
+		       n->netns_exists ? "ok     " : "MISSING", n->sshd_pid ? "running" : "DOWN",
+		       n->reachable ? "reachable" : "UNREACHABLE");
+	}
+}
+
+static void print_status_json(const struct gc_cluster_status *s)
+{
+	int i;
+
+	printf("{\"name\":\"%s\",\"dir\":\"%s\",\"subnet\":\"10.213.%d.0/24\",\"healthy\":%s,"
+	       "\"bridge\":%s,\"nodes\":[", s->name, s->dir, s->subnet,
+	       s->healthy ? "true" : "false", s->bridge_exists ? "true" : "false");
+	for (i = 0; i < s->nodes; i++) {
+		const struct gc_node_status *n = &s->node[i];
+		printf("%s{\"name\":\"%s\",\"address\":\"%s\",\"netns\":\"%s\",\"netns_exists\":%s,"
+		       "\"sshd_pid\":%d,\"reachable\":%s}", i ? "," : "", n->name, n->address,
+		       n->netns, n->netns_exists ? "true" : "false", (int)n->sshd_pid,
+		       n->reachable ? "true" : "false");
+	}
+	printf("]}\n");
+}
+
+struct cl_args {
+	const char *verb, *name, *count, *user;
+	int json, shared_fs;
+};
+
+static int parse_args(int argc, char **argv, struct cl_args *a)
+{
+	int i;
+
+	memset(a, 0, sizeof(*a));
+	a->name = "gcb";
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return 1;
+		if (!strcmp(argv[i], "--json"))
+			a->json = 1;
+		else if (!strcmp(argv[i], "--shared-fs"))
+			a->shared_fs = 1;
+		else if (!strcmp(argv[i], "--name") && i + 1 < argc)
+			a->name = argv[++i];
+		else if (!strcmp(argv[i], "--user") && i + 1 < argc)
+			a->user = argv[++i];
+		else if (!a->verb)
+			a->verb = argv[i];
+		else if (!a->count && !strcmp(a->verb, "up"))
+			a->count = argv[i];
+		else {
+			gc_error("cluster: unexpected argument '%s'; see 'gcbench cluster --help'", argv[i]);
+			return 2;
+		}
+	}
+	if (!a->verb) {
+		fputs(cluster_usage, stderr);
+		return 2;
+	}
+	return 0;
+}
+
+/* Returns -1 after a usage error (printed), else the gc_rc of gc_cluster_up. */
+static int do_up(const struct cl_args *a, gc_err *e)
+{
+	uint64_t n = 0;
+	int was_up = 0;
+	gc_rc rc;
+
+	if (!a->count || gc_parse_u64(a->count, &n) || n < 1 || n > GC_CLUSTER_MAX_NODES) {
+		gc_error("cluster up: give the number of nodes, 1 to %d (e.g. 'gcbench cluster up 4'), "
+			 "not '%s'", GC_CLUSTER_MAX_NODES, a->count ? a->count : "");
+		return -1;
+	}
+	struct gc_cluster_opts o = { a->user, a->shared_fs };
+
+	rc = gc_cluster_up_opts(a->name, (int)n, &o, &was_up, e);
+	if (rc)
+		return rc;
+	printf("cluster '%s' %s: %d nodes; inventory: %s/clusters/%s/inventory.yaml\n", a->name,
+	       was_up ? "is already up (nothing changed)" : "is up", (int)n,
+	       getenv("GCBENCH_HOME") && *getenv("GCBENCH_HOME") ? getenv("GCBENCH_HOME") :
+	       "/var/lib/gcbench", a->name);
+	return 0;
+}
+
+int cmd_cluster(int argc, char **argv)
+{
+	struct gc_cluster_status *st;
+	struct cl_args a;
+	gc_err e = { { 0 } };
+	int r = parse_args(argc, argv, &a);
+	gc_rc rc = GC_OK;
+
+	if (r == 1) {
+		fputs(cluster_usage, stdout);
+		return 0;
+	}
+	if (r)
+		return r;
+	if (!strcmp(a.verb, "up")) {
+		r = do_up(&a, &e);
+		if (r < 0)
+			return 2;
+		rc = (gc_rc)r;
+	} else if (!strcmp(a.verb, "down")) {
+		rc = gc_cluster_down(a.name, &e);
+		if (!rc)
+			printf("cluster '%s' is down (nothing of it is left)\n", a.name);
+	} else if (!strcmp(a.verb, "status")) {
+		st = calloc(1, sizeof(*st));
+		rc = st ? gc_cluster_status(a.name, st, &e) : GC_E_NOMEM;
+		if (!rc)
+			a.json ? print_status_json(st) : print_status_text(st);
+		r = !rc && st && !st->healthy;
+		free(st);
+		if (!rc)
+			return r ? 3 : 0;
+	} else {
+		gc_error("cluster: unknown action '%s'; use up, down or status", a.verb);
+		return 2;
+	}
+	if (rc)
+		gc_error("cluster %s: %s", a.verb, e.msg[0] ? e.msg : gc_strerror(rc));
+	return rc ? (rc == GC_E_INVAL ? 2 : 1) : 0;
+}

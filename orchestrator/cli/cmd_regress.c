@@ -1,0 +1,189 @@
+/* gcbench regress: compare two driver/CUDA/NCCL stacks point by point. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "db/db.h"
+#include "log.h"
+#include "orchestrator/ops/notify.h"
+#include "orchestrator/ops/regress.h"
+#include "strutil.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gcbench regress --baseline SEL --candidate SEL [options]\n"
+		"       gcbench regress --baseline previous [options]\n\n"
+		"Compare every point (model, method, parameters, bandwidth, world size, batch)\n"
+		"measured on both sides, so that noise is not called a regression: a change is\n"
+		"flagged only when it is significant AND at least --min-effect. Points measured\n"
+		"on one side only are listed, not compared.\n\n"
+		"metrics (--metric):\n"
+		"  time      (default) each point's median iteration time: any slowdown, the\n"
+		"            baseline method's (sync SGD) included, fails the job. The safe gate\n"
+		"            for cron: a slower sync SGD raises every speedup, so a speedup\n"
+		"            metric alone would call it an improvement.\n"
+		"  speedup   each method's speedup over the sweep's baseline method at the same\n"
+		"            point on the same side: 'does compression still pay?'. A method whose\n"
+		"            speedup fell from 1.4x to 1.1x because sync SGD got faster is flagged.\n"
+		"Significance: a bootstrap interval of the change at confidence 1 - alpha. Where\n"
+		"every sample of a point has 3 or more runs (repeats, or several nights on one\n"
+		"side), runs are the unit of independence, not iterations (marked * in the\n"
+		"output); else the iterations are, and time's verdict uses Mann-Whitney U.\n\n"
+		"SEL: FIELD=VALUE[,FIELD=VALUE...] with FIELD one of driver, cuda, nccl, mpi,\n"
+		"     kernel, libnl, sqlite, gcbench, host, gpu_model, tcp_cc, tag, env (an id);\n"
+		"     versions match by prefix ('nccl=2.18' matches 2.18.3). 'sweep=ID' is one\n"
+		"     sweep. '--baseline previous' compares the last two sweeps of the newest\n"
+		"     sweep's spec (last night against the night before).\n\n"
+		"options:\n"
+		"  --db PATH           the results database (default gcbench.db)\n"
+		"  --metric M          time (default) or speedup\n"
+		"  --min-effect F      smallest change of the medians that counts (0.05 = 5%%)\n"
+		"  --alpha P           significance level of the test (default 0.01)\n"
+		"  --format F          table (default), markdown or json\n"
+		"  --notify-env NAME   on a regression, post to the webhook URL in $NAME\n"
+		"  --notify-type T     webhook (default) or slack\n\n"
+		"exit status: 0 no significant regression, 1 regression found (or an error),\n"
+		"             2 usage error: for cron and CI.\n\n"
+		"examples:\n"
+		"  gcbench regress --db lab.db --baseline nccl=2.18 --candidate nccl=2.19\n"
+		"  gcbench regress --db lab.db --baseline tag=before --candidate tag=after \\\n"
+		"      --metric speedup\n"
+		"  gcbench regress --db lab.db --baseline previous    # in the nightly job\n");
+}
+
+struct ropts {
+	gc_regress_opts o;
+	const char *db, *format, *notify_env, *notify_type;
+};
+
+static int parse_frac(const char *opt, const char *v, double lo, double hi, double *out)
+{
+	if (gc_parse_double(v, out) || *out < lo || *out > hi) {
+		gc_error("invalid %s '%s': a number from %g to %g", opt, v, lo, hi);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_args(const struct ropts *r)
+{
+	if (r->notify_type && gc_notify_type_parse(r->notify_type, &(gc_notify_type){ 0 }, NULL)) {
+		gc_error("invalid --notify-type '%s': webhook or slack", r->notify_type);
+		return -1;
+	}
+	if (r->notify_env && !gc_is_safe_token(r->notify_env)) {
+		gc_error("invalid --notify-env '%s': the name of an environment variable",
+			 r->notify_env);
+		return -1;
+	}
+	if (!r->o.baseline) {
+		gc_error("missing --baseline; see 'gcbench regress --help'");
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct ropts *r)
+{
+	int i;
+	const char *a, *v;
+
+	for (i = 1; i < argc; i += 2) {
+		a = argv[i];
+		v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!v) {
+			gc_error("option '%s' needs a value (or is unknown); see 'gcbench "
+				 "regress --help'", a);
+			return -1;
+		}
+		if (!strcmp(a, "--baseline"))
+			r->o.baseline = v;
+		else if (!strcmp(a, "--candidate"))
+			r->o.candidate = v;
+		else if (!strcmp(a, "--db"))
+			r->db = v;
+		else if (!strcmp(a, "--format"))
+			r->format = v;
+		else if (!strcmp(a, "--notify-env"))
+			r->notify_env = v;
+		else if (!strcmp(a, "--notify-type"))
+			r->notify_type = v;
+		else if (!strcmp(a, "--metric")) {
+			if (gc_regress_metric_parse(v, &r->o.metric)) {
+				gc_error("invalid --metric '%s': time or speedup", v);
+				return -1;
+			}
+		} else if (!strcmp(a, "--min-effect")) {
+			if (parse_frac(a, v, 0, 10, &r->o.min_effect))
+				return -1;
+		} else if (!strcmp(a, "--alpha")) {
+			if (parse_frac(a, v, 1e-12, 1, &r->o.alpha))
+				return -1;
+		} else {
+			gc_error("unknown option '%s'; see 'gcbench regress --help'", a);
+			return -1;
+		}
+	}
+	return check_args(r);
+}
+
+static void notify_regression(const struct ropts *r, const gc_regress_report *rep)
+{
+	gc_notify_target t = { GC_NOTIFY_WEBHOOK, r->notify_env };
+	gc_notify_event ev = { GC_NOTIFY_REGRESSION, NULL, NULL, NULL };
+	char summary[768], details[512];
+
+	if (r->notify_type && gc_notify_type_parse(r->notify_type, &t.type, NULL))
+		return;
+	snprintf(summary, sizeof summary, "%zu of %zu points %s by >= %.0f%% (alpha %g): "
+		 "%s vs %s", rep->n_regressions, rep->n, rep->metric == GC_METRIC_SPEEDUP ?
+		 "lost speedup" : "slower", rep->min_effect * 100, rep->alpha, rep->cand_desc,
+		 rep->base_desc);
+	snprintf(details, sizeof details, "gcbench regress --db %s --baseline %s%s%s%s",
+		 r->db, r->o.baseline, r->o.candidate ? " --candidate " : "",
+		 r->o.candidate ? r->o.candidate : "",
+		 r->o.metric == GC_METRIC_SPEEDUP ? " --metric speedup" : "");
+	ev.summary = summary;
+	ev.details = details;
+	gc_notify_send(&t, 1, &ev, NULL, NULL);   /* failures are logged, never fatal */
+}
+
+int cmd_regress(int argc, char **argv)
+{
+	struct ropts r = { .db = "gcbench.db", .format = "table" };
+	gc_regress_report rep;
+	gc_db *db = NULL;
+	gc_err e;
+	gc_rc rc;
+	int i;
+
+	gc_regress_opts_default(&r.o);
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return usage(stdout), 0;
+	if (parse_args(argc, argv, &r))
+		return 2;
+	if (strcmp(r.format, "table") && strcmp(r.format, "markdown") && strcmp(r.format, "json"))
+		return gc_error("unknown --format '%s': table, markdown or json", r.format), 2;
+	if (gc_db_open(r.db, GC_DB_READONLY, &db, &e))
+		return gc_error("cannot open database '%s': %s", r.db, e.msg), 1;
+	rc = gc_regress_compare(db, &r.o, &rep, &e);
+	gc_db_close(db);
+	if (rc) {
+		gc_error("cannot compare: %s", e.msg);
+		return rc == GC_E_INVAL ? 2 : 1;
+	}
+	if (gc_regress_print(stdout, &rep, r.format, &e)) {
+		gc_error("%s", e.msg);
+		gc_regress_report_release(&rep);
+		return 1;
+	}
+	fflush(stdout);
+	if (rep.n_regressions && r.notify_env)
+		notify_regression(&r, &rep);
+	rc = rep.n_regressions ? 1 : 0;
+	gc_regress_report_release(&rep);
+	return (int)rc;
+}

@@ -1,0 +1,74 @@
+/* gcbench report: a self-contained HTML page and a markdown file with the plots and
+ * tables of a results database (report/report.h, docs/report.md). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "log.h"
+#include "report/report.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gcbench report [--db FILE] --out DIR\n\n"
+		"Write DIR/index.html (one page, inline SVG, no scripts or external resources),\n"
+		"DIR/report.md (the same tables) and one SVG file per chart, from a results database:\n"
+		"  - speedup over sync SGD vs bandwidth, one chart per model, the 1.0 line marked;\n"
+		"  - training sweeps: validation accuracy vs training seconds per model and cap,\n"
+		"    the target marked, iteration and time-to-target speedups, who never got there;\n"
+		"  - the iteration-time breakdown per method at each bandwidth (compute, encode,\n"
+		"    exposed communication, decode, optimizer);\n"
+		"  - predicted vs measured iteration time with y = x (run `gcbench model` first);\n"
+		"  - win/lose maps over bandwidth x workers: measured when the database has several\n"
+		"    world sizes, else the performance model's what-if.\n\n"
+		"options:\n"
+		"  --db FILE   results database (default gcbench.db), opened read-only\n"
+		"  --out DIR   output directory (created if missing; files in it are replaced)\n\n"
+		"example:\n"
+		"  gcbench model --db q.db && gcbench report --db q.db --out q-report &&\n"
+		"      xdg-open q-report/index.html\n");
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "db", 1, 0, 'd' }, { "out", 1, 0, 'o' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+	};
+	const char *db_path = "gcbench.db", *out = NULL;
+	gc_report_stats st;
+	gc_db *db = NULL;
+	gc_err e = { "" };
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd': db_path = optarg; break;
+		case 'o': out = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default:
+			gc_error("unknown or incomplete option '%s'; see 'gcbench report --help'",
+				 argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc || !out || !*out) {
+		gc_error(optind < argc ? "unexpected argument '%s'" : "missing --out DIR%s",
+			 optind < argc ? argv[optind] : "");
+		usage(stderr);
+		return 2;
+	}
+	if (gc_db_open(db_path, GC_DB_READONLY, &db, &e) ||
+	    gc_report_write(db, db_path, out, &st, &e)) {
+		gc_error("cannot write the report of '%s' to '%s': %s", db_path, out, e.msg);
+		gc_db_close(db);
+		return 1;
+	}
+	gc_db_close(db);
+	printf("wrote %s/index.html, %s/report.md and %zu charts (%zu ok runs, %zu predictions%s)\n",
+	       out, out, st.charts, st.ok_runs, st.predictions,
+	       st.predictions ? "" : ": run 'gcbench model' for the predicted vs measured plot");
+	return 0;
+}

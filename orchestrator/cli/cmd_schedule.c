@@ -1,0 +1,321 @@
+/* gcbench schedule: install, list and remove scheduled sweeps (systemd or cron). */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "log.h"
+#include "proc.h"
+#include "orchestrator/ops/schedule.h"
+#include "strutil.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gcbench schedule install SPEC --inventory INV --at WHEN [options]\n"
+		"       gcbench schedule list [--root DIR]\n"
+		"       gcbench schedule remove NAME [--root DIR]\n\n"
+		"Run a sweep on a schedule: 'gcbench run SPEC --inventory INV --db DB' from a\n"
+		"systemd timer (where systemd runs) or a line in /etc/cron.d. The run takes the\n"
+		"sweep lock and resumes an interrupted sweep instead of starting over.\n\n"
+		"WHEN: 'hourly', 'daily HH:MM', 'weekly Mon HH:MM', or a 5-field cron expression\n"
+		"      ('30 2 * * 1-5': minute hour day-of-month month day-of-week)\n\n"
+		"install options:\n"
+		"  --db PATH          the results database (default ./gcbench.db)\n"
+		"  --name NAME        the job's name (default: the spec's file name)\n"
+		"  --tag TAG          passed to 'gcbench run --tag' (e.g. nccl-2.19)\n"
+		"  --env-file PATH    KEY=value lines for the run (notification hook URLs)\n"
+		"  --backend B        systemd, cron or auto (default: systemd if it runs)\n"
+		"  --replace          overwrite a job of the same name\n"
+		"  --gcbench PATH     the binary to run (default: this one)\n"
+		"  --root DIR         write the files under DIR instead of / and activate\n"
+		"                     nothing (tests, packaging); also $GCBENCH_SCHEDULE_ROOT\n\n"
+		"logs: systemd: journalctl -u gcbench-NAME.service\n"
+		"      cron:    /var/log/gcbench/NAME.log\n\n"
+		"example:\n"
+		"  sudo gcbench schedule install nightly.yaml --inventory lab.yaml \\\n"
+		"       --db /srv/gcbench.db --at 'daily 02:00' --tag nccl-2.19\n");
+}
+
+struct opts {
+	const char *root, *backend, *name, *tag, *env_file, *db, *inventory, *at;
+	const char *gcbench, *spec;
+	int replace;
+};
+
+/* argv[i] takes a value: store it; returns 1 when consumed, 0 if not an option of
+ * ours, -1 on error. */
+static int take_value(int argc, char **argv, int i, struct opts *o)
+{
+	static const char *const names[] = { "--root", "--backend", "--name", "--tag",
+		"--env-file", "--db", "--inventory", "--at", "--gcbench", NULL };
+	const char **slots[] = { &o->root, &o->backend, &o->name, &o->tag, &o->env_file,
+				 &o->db, &o->inventory, &o->at, &o->gcbench };
+	int k;
+
+	for (k = 0; names[k]; k++) {
+		if (strcmp(argv[i], names[k]))
+			continue;
+		if (i + 1 >= argc) {
+			gc_error("option '%s' needs a value; see 'gcbench schedule --help'",
+				 argv[i]);
+			return -1;
+		}
+		*slots[k] = argv[i + 1];
+		return 1;
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	int i, r;
+
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--replace")) {
+			o->replace = 1;
+			continue;
+		}
+		if ((r = take_value(argc, argv, i, o)) < 0)
+			return -1;
+		if (r) {
+			i++;
+			continue;
+		}
+		if (argv[i][0] == '-' || o->spec) {
+			gc_error("unexpected argument '%s'; see 'gcbench schedule --help'",
+				 argv[i]);
+			return -1;
+		}
+		o->spec = argv[i];
+	}
+	if (!o->root)
+		o->root = getenv("GCBENCH_SCHEDULE_ROOT");
+	if (o->root && (o->root[0] != '/' || !gc_is_safe_token(o->root))) {
+		gc_error("invalid --root '%s': give an absolute directory", o->root);
+		return -1;
+	}
+	return 0;
+}
+
+/* An absolute path for p; must_exist 0 allows a missing last component. */
+static int abs_path(const char *what, const char *p, int must_exist, char *out)
+{
+	char tmp[PATH_MAX], dir[PATH_MAX];
+
+	if (realpath(p, out))
+		return 0;
+	if (must_exist || errno != ENOENT) {
+		gc_error("cannot use %s '%s': %s", what, p, strerror(errno));
+		return -1;
+	}
+	gc_strlcpy(tmp, p, sizeof tmp);
+	if (!realpath(dirname(tmp), dir)) {
+		gc_error("cannot use %s '%s': its directory: %s", what, p, strerror(errno));
+		return -1;
+	}
+	gc_strlcpy(tmp, p, sizeof tmp);
+	if (snprintf(out, PATH_MAX, "%s/%s", dir, basename(tmp)) >= PATH_MAX)
+		return -1;
+	return 0;
+}
+
+/* The default name: the spec's file name without .yaml/.yml. */
+static void default_name(const char *spec, char *out, size_t n)
+{
+	const char *b = strrchr(spec, '/');
+	char *dot;
+
+	gc_strlcpy(out, b ? b + 1 : spec, n);
+	dot = strrchr(out, '.');
+	if (dot && (!strcmp(dot, ".yaml") || !strcmp(dot, ".yml")))
+		*dot = '\0';
+}
+
+static int run_systemctl(const char *a1, const char *a2, const char *a3)
+{
+	char *argv[] = { "systemctl", (char *)a1, (char *)a2, (char *)a3, NULL };
+	gc_proc_result res;
+	gc_err e = { "" };
+	int ok;
+
+	memset(&res, 0, sizeof res);
+	ok = !gc_proc_run(argv, NULL, NULL, 60, 0, &res, &e) && res.status == 0;
+	if (!ok)
+		gc_error("'systemctl %s %s %s' failed: %s", a1, a2 ? a2 : "", a3 ? a3 : "",
+			 res.err_tail[0] ? res.err_tail : e.msg);
+	gc_proc_result_release(&res);
+	return ok ? 0 : -1;
+}
+
+/* Absolute paths and defaults for the job; bufs holds the strings. */
+struct jobbufs {
+	char spec[PATH_MAX], inv[PATH_MAX], db[PATH_MAX], wd[PATH_MAX], exe[PATH_MAX];
+	char env[PATH_MAX], name[256], user[64];
+};
+
+static int fill_job(const struct opts *o, struct jobbufs *b, gc_sched_job *j)
+{
+	struct passwd *pw = getpwuid(geteuid());
+	ssize_t n;
+
+	if (!o->spec || !o->inventory || !o->at) {
+		gc_error("schedule install needs SPEC, --inventory and --at; see "
+			 "'gcbench schedule --help'");
+		return -1;
+	}
+	if (abs_path("spec", o->spec, 1, b->spec) ||
+	    abs_path("inventory", o->inventory, 1, b->inv) ||
+	    abs_path("database", o->db ? o->db : "gcbench.db", 0, b->db) ||
+	    (o->env_file && abs_path("env file", o->env_file, 1, b->env)) ||
+	    !getcwd(b->wd, sizeof b->wd))
+		return -1;
+	if (o->gcbench) {
+		if (abs_path("gcbench binary", o->gcbench, 1, b->exe))
+			return -1;
+	} else if ((n = readlink("/proc/self/exe", b->exe, sizeof b->exe - 1)) <= 0) {
+		gc_error("cannot find this program's path: pass --gcbench PATH");
+		return -1;
+	} else {
+		b->exe[n] = '\0';
+	}
+	default_name(b->spec, b->name, sizeof b->name);
+	gc_strlcpy(b->user, pw ? pw->pw_name : "root", sizeof b->user);
+	*j = (gc_sched_job){ o->name ? o->name : b->name, o->at, b->exe, b->spec, b->inv,
+			     b->db, b->wd, o->tag, o->env_file ? b->env : NULL, b->user };
+	return 0;
+}
+
+static int parse_backend(const char *s, gc_sched_backend *b)
+{
+	if (!s || !strcmp(s, "auto"))
+		*b = GC_SCHED_AUTO;
+	else if (!strcmp(s, "systemd"))
+		*b = GC_SCHED_SYSTEMD;
+	else if (!strcmp(s, "cron"))
+		*b = GC_SCHED_CRON;
+	else
+		return gc_error("invalid --backend '%s': systemd, cron or auto", s), -1;
+	return 0;
+}
+
+static int activate(const gc_sched_job *j, gc_sched_backend b)
+{
+	char unit[128];
+
+	if (b != GC_SCHED_SYSTEMD)
+		return 0;   /* cron reads /etc/cron.d by itself */
+	snprintf(unit, sizeof unit, "gcbench-%s.timer", j->name);
+	if (run_systemctl("daemon-reload", NULL, NULL) ||
+	    run_systemctl("enable", "--now", unit))
+		return -1;
+	return 0;
+}
+
+static int do_install(const struct opts *o)
+{
+	struct jobbufs b;
+	gc_sched_job j;
+	gc_sched_backend be;
+	gc_err e;
+	const char *root = o->root ? o->root : "";
+
+	if (parse_backend(o->backend, &be) || fill_job(o, &b, &j))
+		return 2;
+	if (gc_sched_job_check(&j, &e))
+		return gc_error("%s", e.msg), 2;
+	if (be == GC_SCHED_AUTO)
+		be = gc_sched_detect(root);
+	if (!o->root && geteuid() != 0) {
+		gc_error("cannot install schedule '%s': writing /etc needs root; run with "
+			 "sudo, or use --root DIR to write the files elsewhere", j.name);
+		return 1;
+	}
+	if (gc_sched_install(&j, root, be, o->replace, &e))
+		return gc_error("cannot install schedule '%s': %s", j.name, e.msg), 1;
+	if (o->root)
+		printf("installed '%s' (%s) under %s; not activated (--root)\n", j.name,
+		       gc_sched_backend_name(be), o->root);
+	else if (activate(&j, be))
+		return 1;
+	else
+		printf("installed '%s' (%s, %s); logs: %s%s%s\n", j.name,
+		       gc_sched_backend_name(be), j.at,
+		       be == GC_SCHED_SYSTEMD ? "journalctl -u gcbench-" : "/var/log/gcbench/",
+		       j.name, be == GC_SCHED_SYSTEMD ? ".service" : ".log");
+	return 0;
+}
+
+static void print_entry(const gc_sched_entry *en, void *arg)
+{
+	int *n = arg;
+
+	if ((*n)++ == 0)
+		printf("%-20s %-8s %-20s %s\n", "NAME", "BACKEND", "AT", "COMMAND");
+	printf("%-20s %-8s %-20s %s\n", en->name, en->backend, en->at, en->command);
+}
+
+static int do_list(const struct opts *o)
+{
+	gc_err e;
+	int n = 0;
+
+	if (gc_sched_list(o->root ? o->root : "", print_entry, &n, &e))
+		return gc_error("cannot list schedules: %s", e.msg), 1;
+	if (!n)
+		printf("no scheduled sweeps; add one with 'gcbench schedule install'\n");
+	return 0;
+}
+
+static int do_remove(const struct opts *o)
+{
+	gc_sched_backend b = GC_SCHED_CRON;
+	char unit[128];
+	gc_err e;
+	gc_rc rc;
+
+	if (!o->spec || !gc_sched_name_ok(o->spec)) {
+		gc_error("schedule remove needs a valid NAME; see 'gcbench schedule list'");
+		return 2;
+	}
+	snprintf(unit, sizeof unit, "gcbench-%s.timer", o->spec);
+	if (!o->root && gc_sched_detect("") == GC_SCHED_SYSTEMD)
+		run_systemctl("disable", "--now", unit);   /* fine if it was not enabled */
+	rc = gc_sched_remove(o->root ? o->root : "", o->spec, &b, &e);
+	if (rc)
+		return gc_error("cannot remove schedule '%s': %s", o->spec, e.msg),
+		       1;
+	if (!o->root && b == GC_SCHED_SYSTEMD)
+		run_systemctl("daemon-reload", NULL, NULL);
+	printf("removed '%s' (%s)\n", o->spec, gc_sched_backend_name(b));
+	return 0;
+}
+
+int cmd_schedule(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return usage(stdout), 0;
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (parse_args(argc, argv, &o))
+		return 2;
+	if (!strcmp(argv[1], "install"))
+		return do_install(&o);
+	if (!strcmp(argv[1], "list"))
+		return do_list(&o);
+	if (!strcmp(argv[1], "remove"))
+		return do_remove(&o);
+	gc_error("unknown schedule action '%s': install, list or remove", argv[1]);
+	return 2;
+}

@@ -1,0 +1,531 @@
+/* gcbench whatif: the performance model's answer at scales, bandwidths and compute
+ * speeds you do not have (model/whatif.h, docs/model.md). */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "commands.h"
+#include "log.h"
+#include "cmd_whatif.h"
+#include "report/whatif_svg.h"
+#include "strutil.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gcbench whatif [--model M] [--workers LIST] [--bandwidth RANGE|LIST]\n"
+		"                      [--compute-speedup LIST] [--codec-speedup LIST] [--method LIST]\n"
+		"                      [--preset paper|gcbench|ideal | --db FILE [--env ID] [--assume-free-codec]]\n"
+		"                      [--batch N] [--seq-len S] [--collective ring|tree|auto]\n"
+		"                      [--gpus-per-node G [--intra-bw GB/s] [--intra-latency us]]\n"
+		"                      [--grid paper [--sensitivity]] [--constants] [--json]\n\n"
+		"Predict, with the performance model of Agarwal et al. (MLSys 2022), the speedup of\n"
+		"each compression method over synchronous SGD (bucketed all-reduce overlapped with\n"
+		"backward) per worker count, link bandwidth and compute speed; the crossover\n"
+		"bandwidth below which each method wins; and how many configurations gain at all.\n"
+		"These are predictions, not measurements: see docs/model.md for what the model\n"
+		"leaves out and how far it is from the study's measured findings.\n\n"
+		"options:\n"
+		"  --model M            resnet50 (default), resnet101, vgg16, bert-base, gpt2-small,\n"
+		"                       or csv:PATH (a parameter list; without FLOPs it has no compute)\n"
+		"  --workers LIST       worker counts (default 8,16,32,64,96)\n"
+		"  --bandwidth R        Gbit/s per node link: LOW:HIGH[:STEP] or a list (default 1:30)\n"
+		"  --compute-speedup L  forward/backward speed multipliers (default 1); 4 = 4x faster\n"
+		"  --codec-speedup L    encode/decode speed multipliers, swept on their own (default:\n"
+		"                       each compute speedup, i.e. the codec runs on the same device)\n"
+		"  --method LIST        default signsgd,topk:ratio=0.01,mstopk:ratio=0.01,powersgd:rank=4\n"
+		"                       (with --db: the methods measured there)\n"
+		"  --preset P           paper (default): a V100 in fp32 (measured), the study's lambda\n"
+		"                       range, NCCL's ring/tree choice, and encode/decode costs counted\n"
+		"                       from the PyTorch code paths the study ran (launches, syncs,\n"
+		"                       memory passes, matrix FLOPs) with device constants that are\n"
+		"                       partly this project's assumptions: --constants lists each\n"
+		"                       with its source or range. gcbench: the same setting with the\n"
+		"                       codecs at the speed of gcbench's kernels (make bench-kernels,\n"
+		"                       relative to a copy; docs/model.md). ideal: free encode/decode,\n"
+		"                       lambda 1\n"
+		"  --db FILE            instead of a preset, the model fitted to a results database\n"
+		"                       (as `gcbench model` fits it: latency, host cost, lambda,\n"
+		"                       encode/decode rates, the worker's schedule): what your cluster\n"
+		"                       would do at other bandwidths and scales. A method the database\n"
+		"                       never measured is refused (its codec cost is unknown)\n"
+		"  --env ID             the environment of the database to use (default: the one\n"
+		"                       with the most ok runs)\n"
+		"  --assume-free-codec  with --db: predict unmeasured methods with free encode/decode\n"
+		"                       (an upper bound), with a warning\n"
+		"  --batch N            per-worker batch (default 64)\n"
+		"  --seq-len S          tokens per sequence for bert-base (1..512) and gpt2-small\n"
+		"                       (1..1024); default 128\n"
+		"  --collective C       all-reduce among nodes: ring, tree (double binary tree) or\n"
+		"                       auto (the faster, as NCCL's tuner picks; default, with --db\n"
+		"                       ring as the fit assumed)\n"
+		"  --gpus-per-node G    two-level: G GPUs share a node's link (default 1)\n"
+		"  --intra-bw B         GB/s of the links inside a node (default 100)\n"
+		"  --intra-latency L    us per hop inside a node (default 5)\n"
+		"  --grid paper         predict the study's whole grid (3 models x 3 batches x 7\n"
+		"                       methods x 5 worker counts x 8 bandwidths) and count the wins\n"
+		"                       by model, batch, method, workers and bandwidth, next to the\n"
+		"                       study's findings; --model/--batch/--workers/--bandwidth/\n"
+		"                       --method do not apply\n"
+		"  --sensitivity        with --grid paper: the counts again with each assumed\n"
+		"                       constant at either end of its range\n"
+		"  --constants          print the paper preset's constants and their sources\n"
+		"  --json               one JSON document instead of tables (sweeps only)\n"
+		"  --svg DIR            also write one chart per compute speed, codec speed and\n"
+		"                       worker count into the existing directory DIR: speedup\n"
+		"                       against bandwidth, a line per method\n\n"
+		"example:\n"
+		"  gcbench whatif --model resnet50 --workers 8,32,96 --bandwidth 1:30:1 \\\n"
+		"      --compute-speedup 1,4 --method powersgd:rank=4,signsgd\n"
+		"  gcbench whatif --grid paper --sensitivity\n"
+		"  gcbench whatif --db gcbench.db --workers 4,16,64 --bandwidth 1,10,25\n");
+}
+
+/* A double option in lo..hi (what names it in the message). */
+static int opt_double(const char *arg, double lo, double hi, const char *what, double *v,
+		      gc_err *e)
+{
+	if (gc_parse_double(arg, v) || !(*v >= lo && *v <= hi))
+		return gc_fail(e, GC_E_INVAL, "%s '%s' is not a number in %g..%g", what, arg,
+			       lo, hi), -1;
+	return 0;
+}
+
+static int opt_algo(const char *arg, gc_coll_algo *a, gc_err *e)
+{
+	if (!strcmp(arg, "ring"))
+		*a = GC_ALGO_RING;
+	else if (!strcmp(arg, "tree"))
+		*a = GC_ALGO_TREE;
+	else if (!strcmp(arg, "auto"))
+		*a = GC_ALGO_AUTO;
+	else
+		return gc_fail(e, GC_E_INVAL, "--collective '%s': use ring, tree or auto", arg), -1;
+	return 0;
+}
+
+/* --db: the default methods are those measured; a given one never measured is refused
+ * unless --assume-free-codec (then a warning). */
+static int db_methods(struct opts *o, const char *given, gc_err *e)
+{
+	char list[512] = "";
+	size_t k;
+	int m;
+
+	if (!given) {
+		for (m = 1; m < GC_M__COUNT; m++)
+			if (o->fit.n_enc[m] || o->fit.n_dec[m])
+				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+					 *list ? "," : "", gc_method_name((gc_method)m));
+		if (!*list)
+			return gc_fail(e, GC_E_INVAL, "%s (environment %lld) holds no measured "
+				       "compression method; give --method and --assume-free-codec",
+				       o->db, (long long)o->fit.env_id), -1;
+		if (gc_whatif_parse_methods(list, &o->w, e))
+			return -1;
+	}
+	for (k = 0; k < o->w.nmethods; k++) {
+		m = o->w.methods[k].p.method;
+		if (m == GC_M_SYNCSGD || o->fit.n_enc[m] || o->fit.n_dec[m])
+			continue;
+		if (!o->free_codec)
+			return gc_fail(e, GC_E_INVAL, "method '%s' was never measured in %s "
+				       "(environment %lld), so its encode/decode cost is unknown; "
+				       "measure it, drop it from --method, or pass --assume-free-codec "
+				       "to predict it with a free codec (an upper bound)",
+				       o->w.methods[k].label, o->db, (long long)o->fit.env_id), -1;
+		gc_warn("whatif: method '%s' was never measured in %s; predicted with free "
+			"encode/decode (--assume-free-codec): an upper bound", o->w.methods[k].label,
+			o->db);
+	}
+	return 0;
+}
+
+/* Checks across options, then the parameters: preset or fit. */
+static int finish_args(struct opts *o, const char *const *a, int64_t env, gc_err *e)
+{
+	struct stat st;
+
+	/* a: workers, bw, cs, preset, methods, codec, algo, grid */
+	if (env >= 0 && !o->db)
+		return gc_fail(e, GC_E_INVAL, "--env needs --db"), -1;
+	if (o->free_codec && !o->db)
+		return gc_fail(e, GC_E_INVAL, "--assume-free-codec needs --db (the presets "
+			       "price every method)"), -1;
+	if (o->svg && a[7])
+		return gc_fail(e, GC_E_INVAL, "--svg draws sweeps; it does not apply to --grid"), -1;
+	if (o->svg && o->json)
+		return gc_fail(e, GC_E_INVAL, "--svg and --json exclude each other"), -1;
+	if (o->svg && (stat(o->svg, &st) || !S_ISDIR(st.st_mode)))
+		return gc_fail(e, GC_E_INVAL, "--svg: '%s' is not an existing directory", o->svg), -1;
+	if (o->sens && !a[7])
+		return gc_fail(e, GC_E_INVAL, "--sensitivity needs --grid paper"), -1;
+	if (a[7] && gc_whatif_grid_check(a[7], e))
+		return -1;
+	if (o->db && a[3])
+		return gc_fail(e, GC_E_INVAL, "--preset and --db exclude each other"), -1;
+	if (o->db && gc_pdb_fit_load(o->db, env, &o->fit, e))
+		return -1;
+	if (gc_whatif_preset(&o->w, o->db ? "ideal" : a[3] ? a[3] : "paper", e) ||
+	    gc_whatif_parse_workers(a[0], &o->w, e) ||
+	    gc_whatif_parse_bw(a[1], &o->w, e) || gc_whatif_parse_speedup(a[2], &o->w, e) ||
+	    (a[5] && gc_whatif_parse_codec(a[5], &o->w, e)) ||
+	    (!(o->db && !a[4]) && gc_whatif_parse_methods(a[4] ? a[4] :
+		"signsgd,topk:ratio=0.01,mstopk:ratio=0.01,powersgd:rank=4", &o->w, e)) ||
+	    (a[6] && opt_algo(a[6], &o->algo, e)))
+		return -1;
+	if (o->sens && !o->w.paper)
+		return gc_fail(e, GC_E_INVAL, "--sensitivity varies the constants of the paper "
+			       "preset; use it with --preset paper (not --db or ideal)"), -1;
+	if (o->db && a[7]) {             /* the grid's methods must be measured too */
+		size_t k;
+		o->w.nmethods = 0;
+		for (k = 0; k < GC_GRID_METHODS; k++)
+			if (gc_model_method_parse(gc_grid_method(k), &o->w.methods[o->w.nmethods++], e))
+				return -1;
+		if (db_methods(o, "grid", e))
+			return -1;
+	} else if (o->db && db_methods(o, a[4], e)) {
+		return -1;
+	}
+	if (o->db && !a[6])              /* gcbench-worker's MPI rings, as the fit assumed */
+		o->algo = GC_ALGO_RING;
+	o->grid = a[7] != NULL;
+	if (o->db)
+		snprintf(o->w.source, sizeof(o->w.source), "%.120s, environment %lld", o->db,
+			 (long long)o->fit.env_id);
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
+{
+	static const struct option lo[] = {
+		{ "model", 1, 0, 'm' }, { "workers", 1, 0, 'w' }, { "bandwidth", 1, 0, 'b' },
+		{ "compute-speedup", 1, 0, 'c' }, { "method", 1, 0, 'M' }, { "preset", 1, 0, 'p' },
+		{ "batch", 1, 0, 'B' }, { "gpus-per-node", 1, 0, 'g' }, { "json", 0, 0, 'j' },
+		{ "db", 1, 0, 'D' }, { "env", 1, 0, 'E' }, { "codec-speedup", 1, 0, 'C' },
+		{ "seq-len", 1, 0, 'S' }, { "collective", 1, 0, 'A' }, { "intra-bw", 1, 0, 'I' },
+		{ "intra-latency", 1, 0, 'L' }, { "grid", 1, 0, 'G' }, { "sensitivity", 0, 0, 's' },
+		{ "assume-free-codec", 0, 0, 'F' }, { "constants", 0, 0, 'K' },
+		{ "svg", 1, 0, 'V' },
+		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+	};
+	const char *a[8] = { "8,16,32,64,96", "1:30", "1", NULL, NULL, NULL, NULL, NULL };
+	int64_t v, g = 1, env = -1;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	gc_strlcpy(o->w.model, "resnet50", sizeof(o->w.model));
+	o->w.batch = 64;
+	o->algo = GC_ALGO_AUTO;
+	o->intra_bw = 100, o->intra_lat = 5;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'm': gc_strlcpy(o->w.model, optarg, sizeof(o->w.model)); break;
+		case 'w': a[0] = optarg; break;
+		case 'b': a[1] = optarg; break;
+		case 'c': a[2] = optarg; break;
+		case 'p': a[3] = optarg; break;
+		case 'M': a[4] = optarg; break;
+		case 'C': a[5] = optarg; break;
+		case 'A': a[6] = optarg; break;
+		case 'G': a[7] = optarg; break;
+		case 'D': o->db = optarg; break;
+		case 's': o->sens = 1; break;
+		case 'F': o->free_codec = 1; break;
+		case 'K': o->constants = 1; break;
+		case 'V': o->svg = optarg; break;
+		case 'E':
+			if (gc_parse_i64(optarg, &env) || env < 0)
+				return gc_fail(e, GC_E_INVAL, "--env '%s' is not an environment id "
+					       "(a whole number >= 0)", optarg), -1;
+			break;
+		case 'j': o->json = 1; break;
+		case 'h': return 1;
+		case 'B':
+			if (gc_parse_i64(optarg, &v) || v < 1 || v > 1000000)
+				return gc_fail(e, GC_E_INVAL, "--batch '%s' is not a whole number in "
+					       "1..1000000", optarg), -1;
+			o->w.batch = (int)v;
+			break;
+		case 'S':
+			if (gc_parse_i64(optarg, &v) || v < 1 || v > 1024)
+				return gc_fail(e, GC_E_INVAL, "--seq-len '%s' is not a whole number of "
+					       "tokens in 1..1024", optarg), -1;
+			o->seq_len = (int)v;
+			break;
+		case 'g':
+			if (gc_parse_i64(optarg, &g) || g < 1 || g > 1024)
+				return gc_fail(e, GC_E_INVAL, "--gpus-per-node '%s' is not in 1..1024",
+					       optarg), -1;
+			break;
+		case 'I':
+			if (opt_double(optarg, 0.01, 1e5, "--intra-bw (GB/s)", &o->intra_bw, e))
+				return -1;
+			break;
+		case 'L':
+			if (opt_double(optarg, 0, 1e6, "--intra-latency (us)", &o->intra_lat, e))
+				return -1;
+			break;
+		default:
+			return gc_fail(e, GC_E_INVAL, "unknown or incomplete option '%s'; see "
+				       "'gcbench whatif --help'", argv[optind - 1]), -1;
+		}
+	}
+	if (optind < argc)
+		return gc_fail(e, GC_E_INVAL, "unexpected argument '%s'", argv[optind]), -1;
+	o->gpn = (int)g;
+	return finish_args(o, a, env, e);
+}
+
+/* The fit's parameters (for this model's optimizer cost) and the topology options. */
+static void apply_topology(struct opts *o, const gc_arch *a)
+{
+	if (o->db && a)
+		gc_pdb_fit_params(&o->fit, (double)a->numel, &o->w.mp);
+	o->w.mp.gpus_per_node = o->gpn;
+	o->w.mp.algo = o->algo;
+	o->w.mp.bw_intra = o->intra_bw * 1e9;
+	o->w.mp.alpha_intra = o->intra_lat * 1e-6;
+}
+
+struct tally {
+	size_t wins[GC_WHATIF_MAX_METHODS], points;
+	double best;
+	size_t best_m;
+	int best_p;
+	double best_bw, best_s, best_c;
+};
+
+static int colw(const gc_model_method *m)
+{
+	int n = (int)strlen(m->label);
+	return n < 8 ? 8 : n;
+}
+
+static const char *algo_name(gc_coll_algo a)
+{
+	return a == GC_ALGO_RING ? "ring" : a == GC_ALGO_TREE ? "tree" : "ring/tree (NCCL's pick)";
+}
+
+static void header(const struct opts *o)
+{
+	const gc_whatif *w = &o->w;
+	size_t k;
+
+	printf("gcbench whatif: %s, batch %d", w->model, w->batch);
+	if (o->seq_len)
+		printf(", %d tokens", o->seq_len);
+	printf(", parameters: %s (V100 fp32 %.1f TFLOP/s effective, alpha %.0f us, lambda "
+	       "%.2f, codec %s), %s all-reduce", w->source, w->device_flops / 1e12,
+	       w->mp.alpha * 1e6, w->mp.lambda, w->mp.codec_ops ? "from operation counts" :
+	       "from rates", algo_name(w->mp.algo));
+	if (w->mp.gpus_per_node > 1)
+		printf(", %d GPUs per node (%.3g GB/s, %.3g us inside)", w->mp.gpus_per_node,
+		       w->mp.bw_intra / 1e9, w->mp.alpha_intra * 1e6);
+	printf("\npredicted speedup over sync SGD (> 1: compression is faster)\n\n");
+	printf("%-8s %-8s %7s %8s %11s", "compute", "codec", "workers", "Gbit/s", "syncsgd_ms");
+	for (k = 0; k < w->nmethods; k++)
+		printf("  %*s", colw(&w->methods[k]), w->methods[k].label);
+	printf("\n");
+}
+
+static void tally_add(struct tally *t, size_t k, double sp, int p, double bw, double s,
+		      double c)
+{
+	if (sp > 1)
+		t->wins[k]++;
+	if (sp > t->best) {
+		t->best = sp, t->best_m = k, t->best_p = p, t->best_bw = bw, t->best_s = s;
+		t->best_c = c;
+	}
+}
+
+/* One row: every method at (s, c, p, bw). */
+static int row(const struct opts *o, gc_arch *a, double s, double c, int p, double bw,
+	       int *first, struct tally *t, gc_err *e)
+{
+	const gc_whatif *w = &o->w;
+	gc_model_result rm, rs;
+	double sp;
+	size_t k;
+
+	for (k = 0; k < w->nmethods; k++) {
+		if (gc_whatif_eval(w, a, &w->methods[k], p, bw, s, c, &sp, &rm, &rs, e))
+			return -1;
+		tally_add(t, k, sp, p, bw, s, c);
+		if (o->json) {
+			printf("%s\n    {\"compute_speedup\": %g, \"codec_speedup\": %g, "
+			       "\"workers\": %d, \"gbps\": %g, "
+			       "\"method\": \"%s\", \"speedup\": %.4f, \"syncsgd_s\": %.6g, "
+			       "\"method_s\": %.6g, \"encode_s\": %.6g, \"decode_s\": %.6g, "
+			       "\"exposed_comm_s\": %.6g, \"bytes_sent\": %zu}", *first ? "" : ",",
+			       s, c, p, bw, w->methods[k].label, sp, rs.total, rm.total, rm.encode,
+			       rm.decode, rm.exposed, rm.bytes_sent);
+			*first = 0;
+			continue;
+		}
+		if (k == 0) {
+			char sx[32], cx[32];
+			snprintf(sx, sizeof(sx), "%gx", s);
+			snprintf(cx, sizeof(cx), "%gx", c);
+			printf("%-8s %-8s %7d %8.3g %11.1f", sx, cx, p, bw, rs.total * 1e3);
+		}
+		printf("  %*.2f", colw(&w->methods[k]), sp);
+	}
+	if (!o->json)
+		printf("\n");
+	t->points++;
+	return 0;
+}
+
+/* Codec speed n of compute speed s: the --codec-speedup list, else s. */
+static double codec_of(const gc_whatif *w, size_t n, double s)
+{
+	return w->ncodec ? w->codec[n] : s;
+}
+
+static int sweep(const struct opts *o, gc_arch *a, struct tally *t, gc_err *e)
+{
+	const gc_whatif *w = &o->w;
+	size_t i, n, j, l, nc = w->ncodec ? w->ncodec : 1;
+	int first = 1;
+
+	if (o->json)
+		printf("{\"model\": \"%s\", \"batch\": %d, \"preset\": \"%s\", \"points\": [",
+		       w->model, w->batch, w->source);
+	else
+		header(o);
+	for (i = 0; i < w->nspeed; i++)
+		for (n = 0; n < nc; n++)
+			for (j = 0; j < w->nworkers; j++)
+				for (l = 0; l < w->nbw; l++)
+					if (row(o, a, w->speedup[i], codec_of(w, n, w->speedup[i]),
+						w->workers[j], w->bw_gbps[l], &first, t, e))
+						return -1;
+	if (o->json)
+		printf("\n  ],\n  \"crossover\": [");
+	return 0;
+}
+
+static void print_cross(const struct opts *o, const gc_model_method *m, int p, double s,
+			double c, double x, int *first)
+{
+	if (o->json) {
+		printf("%s\n    {\"compute_speedup\": %g, \"codec_speedup\": %g, \"workers\": %d, "
+		       "\"method\": \"%s\", \"wins_below_gbps\": %s%.4g%s}", *first ? "" : ",", s,
+		       c, p, m->label, isinf(x) ? "\"" : "", isinf(x) ? 1e4 : x,
+		       isinf(x) ? "+\"" : "");
+		*first = 0;
+	} else if (x == 0) {
+		printf("  %-22s never wins (0.1 to 10000 Gbit/s)\n", m->label);
+	} else if (isinf(x)) {
+		printf("  %-22s wins at every bandwidth up to 10000 Gbit/s\n", m->label);
+	} else {
+		printf("  %-22s wins below %.3g Gbit/s\n", m->label, x);
+	}
+}
+
+static int crossovers(const struct opts *o, gc_arch *a, gc_err *e)
+{
+	const gc_whatif *w = &o->w;
+	size_t i, n, j, k, nc = w->ncodec ? w->ncodec : 1;
+	int first = 1;
+	double x, c;
+
+	if (!o->json)
+		printf("\ncrossover bandwidth (the method beats sync SGD below it):\n");
+	for (i = 0; i < w->nspeed; i++)
+		for (n = 0; n < nc; n++)
+			for (j = 0; j < w->nworkers; j++) {
+				c = codec_of(w, n, w->speedup[i]);
+				if (!o->json)
+					printf(" compute %gx, codec %gx, %d workers:\n", w->speedup[i],
+					       c, w->workers[j]);
+				for (k = 0; k < w->nmethods; k++) {
+					if (gc_whatif_crossover(w, a, &w->methods[k], w->workers[j],
+								w->speedup[i], c, &x, e))
+						return -1;
+					print_cross(o, &w->methods[k], w->workers[j], w->speedup[i],
+						    c, x, &first);
+				}
+			}
+	return 0;
+}
+
+static void summary(const struct opts *o, const struct tally *t)
+{
+	const gc_whatif *w = &o->w;
+	size_t k, wins = 0, n = t->points * w->nmethods;
+
+	for (k = 0; k < w->nmethods; k++)
+		wins += t->wins[k];
+	if (o->json) {
+		printf("\n  ],\n  \"summary\": {\"configurations\": %zu, \"gains\": %zu, "
+		       "\"best_speedup\": %.4f, \"best_method\": \"%s\"}\n}\n", n, wins, t->best,
+		       w->methods[t->best_m].label);
+		return;
+	}
+	printf("\nsummary: %zu of %zu configurations gain (speedup > 1)", wins, n);
+	printf("; best %.2fx: %s at %d workers, %g Gbit/s, %gx compute, %gx codec\n", t->best,
+	       w->methods[t->best_m].label, t->best_p, t->best_bw, t->best_s, t->best_c);
+	for (k = 0; k < w->nmethods; k++)
+		printf("  %-22s gains in %zu of %zu\n", w->methods[k].label, t->wins[k], t->points);
+	printf("note: predictions of the model (docs/model.md), not measurements; the study "
+	       "measured gains in 6 of 200+ setups (gcbench whatif --grid paper compares).\n");
+}
+
+int cmd_whatif(int argc, char **argv)
+{
+	struct tally t;
+	struct opts o;
+	gc_arch a;
+	gc_err e;
+	int r = parse_args(argc, argv, &o, &e);
+
+	if (r) {
+		if (r > 0)
+			usage(stdout);
+		else
+			gc_error("whatif: %s", e.msg);
+		return r > 0 ? 0 : 2;
+	}
+	if (o.constants) {
+		gc_whatif_print_constants();
+		return 0;
+	}
+	if (o.grid) {
+		if (o.db)
+			gc_pdb_fit_params(&o.fit, 25557032.0, &o.w.mp);  /* ResNet-50's optimizer */
+		apply_topology(&o, NULL);
+		if (gc_whatif_print_grid(&o, &e)) {
+			gc_error("whatif: %s", e.msg);
+			return 1;
+		}
+		return 0;
+	}
+	if (gc_arch_build(o.w.model, &a, &e) ||
+	    (o.seq_len && gc_whatif_scale_seq(&a, o.seq_len, &e))) {
+		gc_error("whatif: %s", e.msg);
+		gc_arch_release(&a);
+		return 2;
+	}
+	apply_topology(&o, &a);
+	memset(&t, 0, sizeof(t));
+	r = sweep(&o, &a, &t, &e) || crossovers(&o, &a, &e);
+	if (!r)
+		summary(&o, &t);
+	if (!r && o.svg) {
+		size_t nf;
+		if (!(r = gc_whatif_svg(&o.w, &a, o.svg, &nf, &e) != GC_OK))
+			printf("charts: %zu SVG files in %s\n", nf, o.svg);
+	}
+	if (r)
+		gc_error("whatif: %s", e.msg);
+	gc_arch_release(&a);
+	return r ? 1 : 0;
+}

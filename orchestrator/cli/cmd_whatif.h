@@ -1,0 +1,29 @@
+/* orchestrator/cli/cmd_whatif.h: the options of gcbench whatif, shared by its sweep
+ * (cmd_whatif.c) and its grid and constants printers (cmd_whatif_grid.c). */
+#ifndef GC_CMD_WHATIF_H
+#define GC_CMD_WHATIF_H
+
+#include "model/predict_db.h"
+#include "model/whatif.h"
+
+struct opts {
+	gc_whatif w;
+	int json, grid, sens, free_codec, constants;
+	int seq_len;             /* 0: the catalogue's 128 tokens */
+	int gpn;                 /* --gpus-per-node */
+	gc_coll_algo algo;
+	double intra_bw;         /* GB/s */
+	double intra_lat;        /* us */
+	const char *db;          /* --db: parameters fitted to this database */
+	const char *svg;         /* --svg: chart directory */
+	gc_pdb_fit fit;
+};
+
+/* --constants: the paper preset's constants, values, ranges and sources. */
+void gc_whatif_print_constants(void);
+
+/* --grid paper [--sensitivity]: the grid's counts next to the study's findings;
+ * 0 done, -1 failed (e says why). */
+int gc_whatif_print_grid(const struct opts *o, gc_err *e);
+
+#endif

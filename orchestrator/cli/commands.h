@@ -1,0 +1,14 @@
+/* orchestrator/cli/commands.h: the subcommand table of the gcbench CLI.
+ *
+ * A subcommand is `int cmd_<name>(int argc, char **argv)`: argv[0] is the subcommand
+ * name; it returns the process exit status (0 ok, 1 failure, 2 usage error) and prints
+ * its own --help. Register it with one line in commands.def.
+ */
+#ifndef GC_COMMANDS_H
+#define GC_COMMANDS_H
+
+#define GC_CMD(name, fn, summary) int fn(int argc, char **argv);
+#include "commands.def"
+#undef GC_CMD
+
+#endif

@@ -1,0 +1,111 @@
+/* orchestrator/ops/regress.h: regression tracking across driver/CUDA/NCCL versions.
+ *
+ * Two sides, each a set of environments (db table environments) chosen by a selector:
+ *   "nccl=2.18"            a field equal to the value; for version fields (driver, cuda,
+ *                          nccl, mpi, kernel, libnl, sqlite, gcbench) also a value that
+ *                          starts with it and a '.' or '-' ("2.18" matches "2.18.3")
+ *   "nccl=2.19,tag=lab-a"  several conditions, all must hold
+ *   "env=7"                one environment by id
+ *   "previous"             (baseline only, candidate NULL) the newest environment with
+ *                          ok runs is the candidate, the one before it the baseline
+ * Fields: host, gpu_model, driver, cuda, nccl, mpi, kernel, libnl, sqlite, gcbench,
+ * tcp_cc, tag, env.
+ *
+ * A point is (workload, model, method, params, bandwidth cap, latency, world size,
+ * batch, backend, compute scale). For each point measured on both sides, the samples
+ * are the post-warmup per-iteration times (t_iter) of every rank of every ok run.
+ * Verdict: REGRESSION when the Mann-Whitney test gives p < alpha AND the candidate's
+ * median is at least min_effect slower than the baseline's; IMPROVEMENT likewise
+ * faster; SAME otherwise. A point on one side only is reported, never compared.
+ * The speedup over the sweep's baseline method (sync SGD) at the same point, on each
+ * side, is shown for context (median of the baseline method / median of the method).
+ *
+ * Metrics (gc_regress_opts.metric):
+ *   time (default)  the change of a point's median iteration time. It catches every
+ *                   slowdown, the baseline method's too, which no speedup shows (a
+ *                   slower sync SGD raises every speedup), so it is the gate for cron.
+ *   speedup         the change of each method's speedup over the sweep's baseline method
+ *                   at the same point on the same side: what users track ("does
+ *                   compression still pay?"). A faster baseline alone lowers it.
+ * Both get a bootstrap interval (orchestrator/ops/bootstrap.h) of the relative change at
+ * confidence 1 - alpha. The unit of independence is the run when every sample involved
+ * has GC_BOOT_MIN_RUNS or more runs (repeats, or nights selected together), else the
+ * iteration. Verdict for time: with runs as the unit, the interval excludes 0; with
+ * iterations, Mann-Whitney p < alpha; for speedup, the interval excludes 0; in each case
+ * also |change| >= min_effect.
+ */
+#ifndef GC_REGRESS_H
+#define GC_REGRESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "result.h"
+
+struct gc_db;
+
+typedef struct gc_regress_opts {
+	const char *baseline;    /* selector (see above) */
+	const char *candidate;   /* selector; NULL only with baseline "previous" */
+	double min_effect;       /* relative change of the medians (default 0.05) */
+	double alpha;            /* significance level (default 0.01) */
+	int metric;              /* GC_METRIC_TIME (default) or GC_METRIC_SPEEDUP */
+} gc_regress_opts;
+
+enum { GC_METRIC_TIME, GC_METRIC_SPEEDUP };
+/* "time" or "speedup" into *metric; -1 for anything else. */
+int gc_regress_metric_parse(const char *s, int *metric);
+
+void gc_regress_opts_default(gc_regress_opts *o);
+
+enum gc_regress_verdict {
+	GC_REG_SAME, GC_REG_REGRESSION, GC_REG_IMPROVEMENT, GC_REG_BASELINE_ONLY,
+	GC_REG_CANDIDATE_ONLY
+};
+/* "same", "REGRESSION", "improvement", "baseline only", "candidate only" */
+const char *gc_regress_verdict_name(enum gc_regress_verdict v);
+
+typedef struct gc_regress_point {
+	char workload[64], model[64], method[64], params[160], backend[16], baseline[64];
+	int64_t bw_cap_bps;
+	double latency_s, compute_scale;
+	int world_size, batch;
+	size_t n_base, n_cand;           /* samples on each side (0: absent) */
+	double med_base, med_cand;       /* medians in seconds (NAN when absent) */
+	double change;                   /* relative change of the metric (NAN when absent):
+	                                  * time: med_cand / med_base - 1; speedup:
+	                                  * speedup_cand / speedup_base - 1 */
+	double ci_lo, ci_hi;             /* bootstrap interval of change (NAN when absent) */
+	int runs_base, runs_cand;        /* runs behind the samples */
+	int by_runs;                     /* runs were the unit of independence */
+	double speedup_base, speedup_cand;   /* NAN when not known */
+	double z, p;                     /* Mann-Whitney, candidate vs baseline */
+	enum gc_regress_verdict verdict;
+} gc_regress_point;
+
+typedef struct gc_regress_report {
+	gc_regress_point *v;
+	size_t n;
+	size_t n_regressions, n_improvements, n_one_side;
+	char base_desc[256], cand_desc[256];   /* selector and the env ids it matched */
+	double min_effect, alpha;
+	int metric;
+	size_t n_by_runs;                      /* points whose unit was the run */
+} gc_regress_report;
+
+/* Compare, reading db through db/q_regress.h. GC_E_INVAL (message in e) for a bad
+ * selector; GC_E_NOTFOUND when a side matches no environment with ok runs; GC_E_DB on
+ * SQLite errors. Caller releases r. */
+gc_rc gc_regress_compare(struct gc_db *db, const gc_regress_opts *o,
+			 gc_regress_report *r, gc_err *e);
+void gc_regress_report_release(gc_regress_report *r);
+
+/* Print r as "table", "markdown" or "json" (GC_E_INVAL for another format; GC_E_NOMEM,
+ * nothing printed, when the JSON does not fit in memory). */
+gc_rc gc_regress_print(FILE *f, const gc_regress_report *r, const char *format, gc_err *e);
+
+/* `gcbench history` (a method's speedup sweep by sweep) is a query of db/: see
+ * db/q_history.h. */
+
+#endif

@@ -1,0 +1,71 @@
+/* orchestrator/remote/nodes.h: what `gcbench run` does on each node, over SSH.
+ *
+ * A node is a host of the inventory as the orchestrator uses it. Every operation is a
+ * remote command through orchestrator/remote/ssh.h with a deadline; the local emulated
+ * cluster's nodes are reached exactly like real hosts. The gcbench binaries live in
+ * bin_dir on every node (for the local cluster: this build's bin directory, which
+ * the namespaces share with the host).
+ */
+#ifndef GC_NODES_H
+#define GC_NODES_H
+
+#include <stdint.h>
+
+#include "formats/envinfo.h"
+#include "ssh.h"
+#include "result.h"
+
+typedef struct gc_node {
+	char name[64];            /* inventory name: n1 */
+	char address[256];
+	char user[64];            /* "" = ssh's default */
+	int port;
+	char identity[1024];      /* "" = none */
+	char ssh_config[1024];    /* "" = none */
+	char iface[32];           /* data interface to shape */
+	char netns[64];           /* "" unless a local-cluster node */
+	int gpus;
+	int sudo;                 /* 1: gcbench-netem runs as `sudo -n -- gcbench-netem ...` */
+	char bin_dir[1024];       /* where gcbench, gcbench-worker, gcbench-netem, gcbench-probe are */
+	char control_dir[1024];   /* ControlMaster sockets ("" = no multiplexing) */
+	char tcp_cc[32];          /* filled by gc_node_check */
+	int down;                 /* set when a command found the node unreachable or hung:
+	                           * later commands fail at once (cleared per point) */
+} gc_node;
+
+/* The ssh target for a node (pointers into n). */
+void gc_node_target(const gc_node *n, gc_ssh_target *t);
+
+/* Run argv on the node; on any failure e says which node, what command, how it ended
+ * and the tail of its stderr. res is released by the caller; the remote status must be
+ * 0 for GC_OK. When the node is unreachable or the command hangs, n->down is set and
+ * every later call fails at once with GC_E_COMM until it is cleared. */
+gc_rc gc_node_exec(gc_node *n, char *const argv[], double timeout_s,
+		   gc_proc_result *res, gc_err *e);
+
+/* Provisioning check: ssh works, the binaries are in bin_dir and run, and the remote
+ * user may shape, as `gcbench-netem check` on the node says: as root, with
+ * CAP_NET_ADMIN (also the cap_net_admin file capability of gcbench-netem), or with
+ * n->sudo through `sudo -n`. Changes nothing on the node. GC_E_PERM when it may not,
+ * with what to do in e: when sudo would ask for a password or refuses, the sudoers
+ * line to add (user, the binary's sha256 digest and path); when sudo is missing, the
+ * package. Fills n->tcp_cc. */
+gc_rc gc_node_check(gc_node *n, gc_err *e);
+
+/* Cap egress of n->iface at rate_bps (bits/s, layer 2); 0 removes any cap. */
+gc_rc gc_node_shape(gc_node *n, uint64_t rate_bps, gc_err *e);
+/* Restore the interface (idempotent). */
+gc_rc gc_node_unshape(gc_node *n, gc_err *e);
+/* Restore every link a crashed gcbench left capped on the node. */
+gc_rc gc_node_restore_all(gc_node *n, gc_err *e);
+
+/* This node's environment: `gcbench env --json` run there, read with
+ * gc_envinfo_parse_json; tag (may be NULL) is stored with it. GC_E_FORMAT when the
+ * node's output is not an environment (e names the node). */
+gc_rc gc_node_env(gc_node *n, const char *tag, struct gc_envinfo *out, gc_err *e);
+
+/* Measure goodput (bits/s) from a to b with gcbench-probe for `seconds`, and the RTT. */
+gc_rc gc_node_probe(gc_node *a, gc_node *b, double seconds, double *goodput_bps,
+		    double *rtt_s, gc_err *e);
+
+#endif

@@ -1,0 +1,647 @@
+/* orchestrator/remote/provision.c: this build onto the nodes, content-hashed (provision.h). */
+#include "provision.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <elf.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "log.h"
+#include "orchestrator/run/run.h"
+#include "formats/arch.h"
+#include "orchestrator/run/run_setup.h"
+#include "ssh.h"
+#include "proc.h"
+#include "strutil.h"
+#include "timing.h"
+
+static const char *const files[GC_PROVISION_NFILES] = GC_PROVISION_FILES;
+
+/* Run each binary's --help in "$d"; a failure prints broken=NAME and err= lines. The
+ * binaries run through their ELF interpreter "$2" when it is there (the loader of this
+ * build: ld-linux-x86-64.so.2), so that no process of the check is named gcbench-worker
+ * (a monitor, or a test, looking for a sweep's workers by name must not see them);
+ * a missing library is reported the same way. */
+#define CHECK_SH \
+	"for p in gcbench gcbench-worker gcbench-netem gcbench-probe; do " \
+	"if [ -n \"$2\" ] && [ -x \"$2\" ]; then o=$(\"$2\" \"$d/$p\" --help 2>&1 >/dev/null); " \
+	"else o=$(\"$d/$p\" --help 2>&1 >/dev/null); fi || { echo \"broken=$p\"; " \
+	"printf '%s\\n' \"$o\" | tr -cd '[:print:]\\n' | head -c 600 | sed 's/^/err=/'; }; done; " \
+	"echo uid=$(id -u)"
+
+/* $1 = short hash, $2 = ELF interpreter: is a verified copy there? */
+static const char probe_sh[] =
+	"d=\"$HOME/.cache/gcbench/$1\"; echo \"dir=$d\"; "
+	"if [ -f \"$d/.complete\" ] && (cd \"$d\" && sha256sum -c --quiet --status SHA256SUMS) "
+	">/dev/null 2>&1; then echo state=have; " CHECK_SH "; else echo state=need; fi";
+
+/* $1 = short hash, $2 = ELF interpreter; stdin: a tar of SHA256SUMS and the files */
+static const char receive_sh[] =
+	"d=\"$HOME/.cache/gcbench/$1\"; t=\"$d.part.$$\"; echo \"dir=$d\"; "
+	"rm -rf \"$t\" && mkdir -p \"$t\" && tar --no-same-owner -xf - -C \"$t\" || exit 4; "
+	"(cd \"$t\" && sha256sum -c --quiet SHA256SUMS) >&2 || { rm -rf \"$t\"; echo verify=failed; exit 5; }; "
+	"rm -rf \"$d\" && mv \"$t\" \"$d\" && : >\"$d/.complete\" || exit 6; echo state=copied; "
+	CHECK_SH;
+
+/* The ELF interpreter (PT_INTERP) of a 64-bit binary into out ("" if none or not a
+ * safe path). */
+static void elf_interp(const char *path, char *out, size_t n)
+{
+	FILE *f = fopen(path, "rb");
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+
+	out[0] = 0;
+	if (!f)
+		return;
+	if (fread(&eh, sizeof(eh), 1, f) == 1 && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(ph)) {
+		for (int i = 0; i < eh.e_phnum && i < 64; i++) {
+			if (fseek(f, (long)(eh.e_phoff + (Elf64_Off)i * sizeof(ph)), SEEK_SET) ||
+			    fread(&ph, sizeof(ph), 1, f) != 1)
+				break;
+			if (ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz >= n)
+				continue;
+			if (fseek(f, (long)ph.p_offset, SEEK_SET) == 0 &&
+			    fread(out, 1, ph.p_filesz, f) == ph.p_filesz)
+				out[ph.p_filesz - 1] = 0;
+			break;
+		}
+	}
+	fclose(f);
+	if (!gc_is_safe_token(out) || out[0] != '/')
+		out[0] = 0;
+}
+
+/* sha256sum of one file into hex[65] */
+static gc_rc file_sha256(const char *path, char *hex, gc_err *e)
+{
+	char *argv[] = { "sha256sum", "--", (char *)path, NULL };
+	gc_proc_result r;
+	gc_rc rc = gc_proc_run(argv, NULL, NULL, 60, 0, &r, e);
+
+	if (!rc && (r.status || !r.out || sscanf(r.out, "%64[0-9a-f]", hex) != 1 || strlen(hex) != 64))
+		rc = gc_fail(e, GC_E_IO, "cannot hash '%s'", path);
+	gc_proc_result_release(&r);
+	return rc;
+}
+
+/* A spec's csv: model as data of the build: checked, hashed, named by its digest. */
+static gc_rc add_data(struct gc_build *b, const char *path, size_t *o, gc_err *e)
+{
+	struct stat st;
+	gc_arch a;
+	gc_err pe;
+	char hex[65];
+	gc_rc rc;
+
+	if (b->n_data >= GC_PROVISION_MAX_DATA)
+		return gc_fail(e, GC_E_INVAL, "more than %d csv: models in one sweep",
+			       GC_PROVISION_MAX_DATA);
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return gc_fail(e, GC_E_NOTFOUND, "model 'csv:%.300s': no such file on this machine",
+			       path);
+	if (st.st_size > 16 << 20)
+		return gc_fail(e, GC_E_INVAL, "model 'csv:%.300s' is larger than 16 MiB", path);
+	/* read here, as a parameter list; what it holds is not quoted */
+	if (gc_arch_load_csv(path, &a, &pe))
+		return gc_fail(e, GC_E_FORMAT, "model 'csv:%.300s' is not a parameter list (a header "
+			       "index,name,shape,numel and one row per tensor; docs/spec.md)", path);
+	gc_arch_release(&a);
+	if ((rc = file_sha256(path, hex, e)))
+		return rc;
+	gc_strlcpy(b->data_src[b->n_data], path, sizeof(b->data_src[0]));
+	snprintf(b->data_name[b->n_data], sizeof(b->data_name[0]), "%.16s.csv", hex);
+	for (size_t k = 0; k < b->n_data; k++)
+		if (!strcmp(b->data_name[k], b->data_name[b->n_data]))
+			return GC_OK;   /* the same content under two names */
+	*o += (size_t)snprintf(b->manifest + *o, sizeof(b->manifest) - *o, "%s  models/%s\n", hex,
+			       b->data_name[b->n_data]);
+	b->bytes += (unsigned long long)st.st_size;
+	b->n_data++;
+	return *o < sizeof(b->manifest) ? GC_OK : gc_fail(e, GC_E_INVAL, "manifest too long");
+}
+
+gc_rc gc_build_init(struct gc_build *b, const char *bin_dir, const char *const *data,
+		    size_t n_data, gc_err *e)
+{
+	char paths[GC_PROVISION_NFILES][1100];
+	char *argv[GC_PROVISION_NFILES + 3] = { "sha256sum", "--" };
+	char *sum[] = { "sha256sum", NULL };
+	gc_proc_result r;
+	struct stat st;
+	const char *line;
+	size_t i, o = 0;
+	gc_rc rc;
+
+	memset(b, 0, sizeof(*b));
+	gc_strlcpy(b->bin_dir, bin_dir, sizeof(b->bin_dir));
+	for (i = 0; i < GC_PROVISION_NFILES; i++) {
+		snprintf(paths[i], sizeof(paths[i]), "%s/%s", bin_dir, files[i]);
+		if (stat(paths[i], &st) || !S_ISREG(st.st_mode))
+			return gc_fail(e, GC_E_NOTFOUND, "cannot provision: '%s' is missing (build it: make)",
+				       paths[i]);
+		b->bytes += (unsigned long long)st.st_size;
+		argv[2 + i] = paths[i];
+	}
+	elf_interp(paths[1], b->interp, sizeof(b->interp));
+	rc = gc_proc_run(argv, NULL, NULL, 60, 0, &r, e);
+	if (!rc && r.status)
+		rc = gc_fail(e, GC_E_CHILD, "sha256sum of the build failed: %s", r.err_tail);
+	for (i = 0, line = rc ? NULL : r.out; !rc && i < GC_PROVISION_NFILES; i++) {
+		char hex[65];
+		if (!line || sscanf(line, "%64[0-9a-f]", hex) != 1 || strlen(hex) != 64) {
+			rc = gc_fail(e, GC_E_FORMAT, "unexpected sha256sum output for '%s'", paths[i]);
+			break;
+		}
+		o += (size_t)snprintf(b->manifest + o, sizeof(b->manifest) - o, "%s  %s\n", hex, files[i]);
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	gc_proc_result_release(&r);
+	for (i = 0; !rc && i < n_data; i++)
+		rc = add_data(b, data[i], &o, e);
+	if (rc)
+		return rc;
+	rc = gc_proc_run(sum, NULL, b->manifest, 30, 0, &r, e);
+	if (!rc && (r.status || sscanf(r.out, "%64[0-9a-f]", b->hash) != 1 || strlen(b->hash) != 64))
+		rc = gc_fail(e, GC_E_CHILD, "cannot hash the manifest of the build");
+	gc_proc_result_release(&r);
+	gc_strlcpy(b->short_hash, b->hash, sizeof(b->short_hash));
+	return rc;
+}
+
+void gc_provision_lib_package(const char *lib, char *pkg, size_t n)
+{
+	static const struct { const char *lib, *pkg; } known[] = {
+		{ "libnl-3.so", "libnl-3-200" }, { "libnl-route-3.so", "libnl-route-3-200" },
+		{ "libsqlite3.so", "libsqlite3-0" }, { "libyaml-0.so", "libyaml-0-2" },
+		{ "libcurl.so", "libcurl4" }, { "libopenblas.so", "libopenblas0" },
+		{ "libmpi.so", "libopenmpi3" }, { "libgomp.so", "libgomp1" },
+		{ "libgfortran.so", "libgfortran5" }, { "libnccl.so", "libnccl2" },
+		{ "libstdc++.so", "libstdc++6" },
+	};
+	char pattern[300];
+	char *argv[] = { "dpkg-query", "-S", pattern, NULL };
+	gc_proc_result r;
+	gc_err e;
+
+	pkg[0] = 0;
+	if (!gc_is_safe_token(lib) || strchr(lib, '/'))
+		return;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strncmp(lib, known[i].lib, strlen(known[i].lib))) {
+			gc_strlcpy(pkg, known[i].pkg, n);
+			return;
+		}
+	snprintf(pattern, sizeof(pattern), "*/%s", lib);
+	if (!gc_proc_run(argv, NULL, NULL, 10, 0, &r, &e) && r.status == 0 && r.out)
+		snprintf(pkg, n, "%.*s", (int)strcspn(r.out, ":,\n"), r.out);
+	gc_proc_result_release(&r);
+	if (!gc_is_safe_token(pkg))
+		pkg[0] = 0;
+}
+
+/* "... error while loading shared libraries: libX.so.1: cannot open ..." -> libX.so.1 */
+static int missing_lib(const char *err, char *lib, size_t n)
+{
+	const char *p = strstr(err, "error while loading shared libraries: ");
+
+	if (!p)
+		return 0;
+	p += strlen("error while loading shared libraries: ");
+	snprintf(lib, n, "%.*s", (int)strcspn(p, ": \n"), p);
+	if (strrchr(lib, '/'))   /* "/lib/x86_64-linux-gnu/libyaml-0.so.2: file too short" */
+		memmove(lib, strrchr(lib, '/') + 1, strlen(strrchr(lib, '/')));
+	return lib[0] != 0;
+}
+
+/* What the check found wrong, as an error; GC_OK when every binary ran. *pkg gets the
+ * package of a missing library ("" if none or unknown). */
+static gc_rc check_result(const gc_node *n, const char *out, char *pkg, size_t pn, gc_err *e)
+{
+	char broken[64], err[400], lib[128] = "";
+
+	pkg[0] = 0;
+	gc_kv_line(out, "broken", broken, sizeof(broken));
+	if (!broken[0])
+		return GC_OK;
+	gc_kv_line(out, "err", err, sizeof(err));
+	if (!missing_lib(out, lib, sizeof(lib)))
+		return gc_fail(e, GC_E_CHILD, "'%s --help' does not run on node '%s': %.200s",
+			       broken, n->name, err[0] ? err : "(no message)");
+	gc_provision_lib_package(lib, pkg, pn);
+	if (!pkg[0])
+		return gc_fail(e, GC_E_NOTFOUND, "%s does not run on node '%s': the shared library "
+			       "%s is missing there (no Debian package known for it)", broken,
+			       n->name, lib);
+	return gc_fail(e, GC_E_NOTFOUND, "%s does not run on node '%s': the shared library %s is "
+		       "missing; install it there: apt-get install -y %s (or rerun with "
+		       "--install-deps, as root on the node)", broken, n->name, lib, pkg);
+}
+
+/* The data files in stage/models/ (each copied to a file of its own, then renamed). */
+static gc_rc stage_models(const struct gc_build *b, const char *stage, gc_err *e)
+{
+	char dir[1200], to[1300], tmp[1400];
+	gc_proc_result r;
+	gc_rc rc;
+
+	snprintf(dir, sizeof(dir), "%s/models", stage);
+	if ((rc = gc_mkdir_p(dir, 0755, e)))
+		return rc;
+	for (size_t i = 0; i < b->n_data; i++) {
+		char *cp[] = { "cp", "--", (char *)b->data_src[i], tmp, NULL };
+		snprintf(to, sizeof(to), "%s/%s", dir, b->data_name[i]);
+		snprintf(tmp, sizeof(tmp), "%s.%ld", to, (long)getpid());
+		rc = gc_proc_run(cp, NULL, NULL, 60, 0, &r, e);
+		if (!rc && r.status)
+			rc = gc_fail(e, GC_E_IO, "cannot copy '%s' to '%s'", b->data_src[i], tmp);
+		gc_proc_result_release(&r);
+		if (!rc && rename(tmp, to))
+			rc = gc_fail(e, GC_E_IO, "cannot write '%s'", to);
+		if (rc)
+			return rc;
+	}
+	return GC_OK;
+}
+
+/* Copy the build to n: tar on this side, piped into ssh. */
+static gc_rc copy_build(gc_node *n, const struct gc_build *b, gc_proc_result *res, gc_err *e)
+{
+	static const char pipe_sh[] =
+		"s=$1 b=$2; shift 2; tar -cf - -C \"$s\" SHA256SUMS models -C \"$b\" "
+		"gcbench gcbench-worker gcbench-netem gcbench-probe | \"$@\"";
+	char stage[1100], sums[1200], tmp[1300], hash[32];
+	char *remote[] = { "sh", "-c", (char *)receive_sh, "sh", hash, (char *)b->interp, NULL };
+	char **ssh = NULL, *argv[64] = { "sh", "-c", (char *)pipe_sh, "sh", stage, (char *)b->bin_dir };
+	gc_ssh_target t;
+	FILE *f;
+	size_t i;
+	int ok;
+	gc_rc rc;
+
+	gc_strlcpy(hash, b->short_hash, sizeof(hash));
+	snprintf(stage, sizeof(stage), "%s/provision/%s", gc_home(), b->short_hash);
+	snprintf(sums, sizeof(sums), "%s/SHA256SUMS", stage);
+	if ((rc = gc_mkdir_p(stage, 0755, e)) || (rc = stage_models(b, stage, e)))
+		return rc;
+	/* nodes are provisioned at once: each writes its own file and renames it into
+	 * place, so that no tar ever reads a half-written manifest */
+	snprintf(tmp, sizeof(tmp), "%s.%ld", sums, (long)getpid());
+	f = fopen(tmp, "w");
+	ok = f && fputs(b->manifest, f) >= 0;
+	if (f && fclose(f))
+		ok = 0;
+	if (!ok || rename(tmp, sums)) {
+		unlink(tmp);
+		return gc_fail(e, GC_E_IO, "cannot write '%s'", sums);
+	}
+	gc_node_target(n, &t);
+	if ((rc = gc_ssh_argv(&t, remote, &ssh, e)))
+		return rc;
+	for (i = 0; ssh[i] && i < 56; i++)
+		argv[6 + i] = ssh[i];
+	argv[6 + i] = NULL;
+	rc = gc_proc_run(argv, NULL, NULL, 300, 0, res, e);
+	gc_argv_free(ssh);
+	if (!rc && res->status) {
+		char v[32];
+		gc_kv_line(res->out, "verify", v, sizeof(v));
+		rc = gc_fail(e, res->status == 255 ? GC_E_COMM : GC_E_IO,
+			     "copying the build to node '%s' %s: %.200s", n->name,
+			     v[0] ? "failed its sha256 check" : "failed", res->err_tail);
+	}
+	return rc;
+}
+
+static gc_rc install_pkg(gc_node *n, const char *pkg, gc_err *e)
+{
+	char *argv[] = { "env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q",
+			 "--no-install-recommends", (char *)pkg, NULL };
+	gc_proc_result r;
+	gc_rc rc;
+
+	gc_info("provision: node '%s': apt-get install %s", n->name, pkg);
+	rc = gc_node_exec(n, argv, 600, &r, e);
+	gc_proc_result_release(&r);
+	return rc;
+}
+
+gc_rc gc_provision_node(gc_node *n, const struct gc_build *b, const struct gc_provision_opts *o,
+			struct gc_provision_result *r, gc_err *e)
+{
+	char hash[32], state[16], dir[1024], pkg[64], uid[16];
+	char *probe[] = { "sh", "-c", (char *)probe_sh, "sh", hash, (char *)b->interp, NULL };
+	uint64_t t0 = gc_now_ns();
+	gc_proc_result res;
+	gc_rc rc;
+
+	memset(r, 0, sizeof(*r));
+	pkg[0] = uid[0] = 0;
+	gc_strlcpy(hash, b->short_hash, sizeof(hash));
+	rc = gc_node_exec(n, probe, 30, &res, e);
+	gc_kv_line(rc ? "" : res.out, "state", state, sizeof(state));
+	if (!rc && strcmp(state, "have")) {
+		gc_proc_result_release(&res);
+		rc = copy_build(n, b, &res, e);
+		r->copied = 1;
+	}
+	gc_kv_line(rc ? "" : res.out, "dir", dir, sizeof(dir));
+	if (!rc && !gc_is_safe_token(dir))
+		rc = gc_fail(e, GC_E_INVAL, "node '%s': its build directory '%.100s' is not a safe "
+			     "path (a home directory with spaces?)", n->name, dir);
+	rc = rc ? rc : check_result(n, res.out, pkg, sizeof(pkg), e);
+	gc_kv_line(res.out ? res.out : "", "uid", uid, sizeof(uid));
+	gc_proc_result_release(&res);
+	if (rc == GC_E_NOTFOUND && pkg[0] && o->install_deps) {
+		if (strcmp(uid, "0")) {
+			char why[GC_ERRLEN];
+			gc_strlcpy(why, e->msg, sizeof(why));
+			return gc_fail(e, GC_E_PERM, "%.400s; --install-deps needs a root login there",
+				       why);
+		}
+		rc = install_pkg(n, pkg, e);
+		if (!rc) {
+			rc = gc_node_exec(n, probe, 30, &res, e);
+			rc = rc ? rc : check_result(n, res.out, pkg, sizeof(pkg), e);
+			gc_proc_result_release(&res);
+		}
+	}
+	if (!rc)
+		gc_strlcpy(n->bin_dir, dir, sizeof(n->bin_dir));
+	r->seconds = (double)(gc_now_ns() - t0) / 1e9;
+	return rc;
+}
+
+/* ---- the nodes' environments, side by side ------------------------------------------ */
+
+/* "Open MPI v4.1.4" -> 4001 (major*1000 + minor); 0 when unknown */
+static long mpi_minor(const char *v)
+{
+	return (long)(gc_version_num(v) / 1000);
+}
+
+static void env_table(const gc_node *nodes, const struct gc_envinfo *envs, size_t n,
+		      const char *const *cols, size_t nc, FILE *out)
+{
+	fprintf(out, "  %-12s", "node");
+	for (size_t c = 0; c < nc; c++)
+		fprintf(out, "  %-20s", cols[c]);
+	fprintf(out, "\n");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "  %-12s", nodes[i].name);
+		for (size_t c = 0; c < nc; c++) {
+			const char *v = gc_envinfo_field(&envs[i], cols[c]);
+			fprintf(out, "  %-20.40s", v && *v ? v : "-");
+		}
+		fprintf(out, "\n");
+	}
+}
+
+gc_rc gc_provision_compare_envs(const gc_node *nodes, const struct gc_envinfo *envs, size_t n,
+				FILE *out, gc_err *e)
+{
+	static const char *const warn_fields[] = { "kernel", "driver", "cuda", "gpu_model", "libnl",
+						    "sqlite", "gcbench", "tcp_cc" };
+	const char *cols[12];
+	size_t nc = 0, i, k;
+	int mpi_diff = 0, nccl_diff = 0;
+
+	for (i = 1; i < n; i++) {
+		mpi_diff |= mpi_minor(envs[i].mpi) != mpi_minor(envs[0].mpi);
+		nccl_diff |= strcmp(envs[i].nccl, envs[0].nccl) != 0;
+	}
+	if (mpi_diff)
+		cols[nc++] = "mpi";
+	if (nccl_diff)
+		cols[nc++] = "nccl";
+	for (k = 0; k < sizeof(warn_fields) / sizeof(warn_fields[0]); k++)
+		for (i = 1; i < n; i++)
+			if (strcmp(gc_envinfo_field(&envs[i], warn_fields[k]),
+				   gc_envinfo_field(&envs[0], warn_fields[k]))) {
+				cols[nc++] = warn_fields[k];
+				break;
+			}
+	if (!nc)
+		return GC_OK;
+	if (mpi_diff || nccl_diff) {
+		fprintf(out, "gcbench: error: the nodes run different %s%s%s; collectives across "
+			"them are not comparable (install one version everywhere):\n",
+			mpi_diff ? "MPI (major.minor)" : "", mpi_diff && nccl_diff ? " and " : "",
+			nccl_diff ? "NCCL" : "");
+		env_table(nodes, envs, n, cols, nc, out);
+		return gc_fail(e, GC_E_MISMATCH, "the nodes run different %s%s%s (table above)",
+			       mpi_diff ? "MPI versions" : "", mpi_diff && nccl_diff ? " and " : "",
+			       nccl_diff ? "NCCL versions" : "");
+	}
+	gc_warn("the nodes' environments differ (each node's is stored with every run):");
+	env_table(nodes, envs, n, cols, nc, out);
+	return GC_OK;
+}
+
+/* what one node's provisioning sends back to the parent */
+struct node_report {
+	gc_rc rc;
+	struct gc_provision_result r;
+	char bin_dir[1024];
+	char tcp_cc[32];
+	struct gc_envinfo env;
+	gc_err e;
+};
+
+/* Provision node i and read its environment, in a child; the report goes to fd. */
+static void node_child(gc_node *nd, const struct gc_build *b, const struct gc_provision_opts *o,
+		       int fd)
+{
+	struct node_report rep;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.rc = gc_provision_node(nd, b, o, &rep.r, &rep.e);
+	rep.rc = rep.rc ? rep.rc : gc_node_env(nd, NULL, &rep.env, &rep.e);
+	if (!rep.rc && o->check_shape)
+		rep.rc = gc_node_check(nd, &rep.e);
+	gc_strlcpy(rep.bin_dir, nd->bin_dir, sizeof(rep.bin_dir));
+	gc_strlcpy(rep.tcp_cc, nd->tcp_cc, sizeof(rep.tcp_cc));
+	_exit(write(fd, &rep, sizeof(rep)) == (ssize_t)sizeof(rep) ? 0 : 1);
+}
+
+static ssize_t read_full(int fd, void *buf, size_t n)
+{
+	size_t o = 0;
+
+	while (o < n) {
+		ssize_t r = read(fd, (char *)buf + o, n - o);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		o += (size_t)r;
+	}
+	return (ssize_t)o;
+}
+
+/* Every node at once (each in its own process, over its own ssh connection). */
+static gc_rc provision_parallel(gc_node *nodes, size_t n, const struct gc_build *b,
+				const struct gc_provision_opts *o, struct gc_envinfo *envs,
+				size_t *copied, gc_err *e)
+{
+	struct node_report rep;
+	int *fds = calloc(n, sizeof(int));
+	pid_t *pids = calloc(n, sizeof(pid_t));
+	gc_rc rc = GC_OK;
+	size_t i;
+
+	if (!fds || !pids) {
+		free(fds);
+		free(pids);
+		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		int p[2];
+		fds[i] = -1;
+		pids[i] = -1;
+		if (pipe(p))
+			continue;
+		fflush(NULL);
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			close(p[0]);
+			node_child(&nodes[i], b, o, p[1]);
+		}
+		close(p[1]);
+		fds[i] = p[0];
+	}
+	for (i = 0; i < n; i++) {
+		ssize_t got = fds[i] >= 0 ? read_full(fds[i], &rep, sizeof(rep)) : -1;
+		if (fds[i] >= 0)
+			close(fds[i]);
+		if (pids[i] > 0)
+			while (waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
+				;
+		if (got != (ssize_t)sizeof(rep)) {
+			memset(&rep, 0, sizeof(rep));
+			rep.rc = gc_fail(&rep.e, GC_E_CHILD, "provisioning node '%s' failed (its process "
+					 "ended early)", nodes[i].name);
+		}
+		if (rep.rc) {
+			if (!rc)
+				*e = rep.e, rc = rep.rc;
+			continue;
+		}
+		gc_strlcpy(nodes[i].bin_dir, rep.bin_dir, sizeof(nodes[i].bin_dir));
+		gc_strlcpy(nodes[i].tcp_cc, rep.tcp_cc, sizeof(nodes[i].tcp_cc));
+		envs[i] = rep.env;
+		*copied += (size_t)rep.r.copied;
+		if (!o->quiet)
+			gc_info("provision: %s: %s build %s in %.2f s", nodes[i].name,
+				rep.r.copied ? "copied" : "has", b->short_hash, rep.r.seconds);
+	}
+	free(fds);
+	free(pids);
+	return rc;
+}
+
+gc_rc gc_provision_nodes(gc_node *nodes, size_t n, const struct gc_build *bp,
+			 const struct gc_provision_opts *o, gc_err *e)
+{
+	const struct gc_build *b = bp;
+	struct gc_envinfo *envs;
+	uint64_t t0 = gc_now_ns();
+	size_t copied = 0;
+	gc_rc rc;
+
+	envs = calloc(n ? n : 1, sizeof(*envs));
+	if (!envs)
+		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	rc = provision_parallel(nodes, n, b, o, envs, &copied, e);
+	rc = rc ? rc : gc_provision_compare_envs(nodes, envs, n, stderr, e);
+	free(envs);
+	if (!rc && !o->quiet)
+		gc_info("provision: build %s on %zu node%s (%zu copied, %.1f MB each) in %.2f s",
+			b->short_hash, n, n == 1 ? "" : "s", copied, (double)b->bytes / 1e6,
+			(double)(gc_now_ns() - t0) / 1e9);
+	return rc;
+}
+
+/* the csv: model of each point as a path on this machine (relative to the spec's
+ * folder unless absolute) into paths[i]; "" for other workloads */
+static void csv_path(const struct gc_run_opts *o, const struct gc_exec_point *x, char *p, size_t n)
+{
+	const char *slash = o->spec_path ? strrchr(o->spec_path, '/') : NULL;
+	const char *m = x->workload + 11;
+
+	p[0] = 0;
+	if (strncmp(x->workload, "replay:csv:", 11))
+		return;
+	if (m[0] == '/' || !slash)
+		snprintf(p, n, "%s", m);
+	else
+		snprintf(p, n, "%.*s/%s", (int)(slash - o->spec_path), o->spec_path, m);
+}
+
+/* Every csv: workload pointed at the node's copy, models/<digest>.csv in the build. */
+static gc_rc csv_rewrite(const struct gc_run_opts *o, struct gc_exec_point *pts, size_t npts,
+			 const struct gc_build *b, const gc_node *n0, gc_err *e)
+{
+	char p[1024];
+
+	for (size_t i = 0; i < npts; i++) {
+		size_t d;
+		csv_path(o, &pts[i], p, sizeof(p));
+		if (!p[0])
+			continue;
+		for (d = 0; d < b->n_data && strcmp(b->data_src[d], p); d++)
+			;
+		if (d == b->n_data)   /* the same content as an earlier file: its name */
+			return gc_fail(e, GC_E_STATE, "model '%.300s' was not provisioned", p);
+		if ((size_t)snprintf(pts[i].workload, sizeof(pts[i].workload), "replay:csv:%s/models/%s",
+				     n0->bin_dir, b->data_name[d]) >= sizeof(pts[i].workload))
+			return gc_fail(e, GC_E_INVAL, "the path of model '%.300s' on node '%s' is too "
+				       "long (a shorter home directory?)", p, n0->name);
+	}
+	return GC_OK;
+}
+
+gc_rc gc_provision_for_run(const struct gc_run_opts *o, struct gc_exec_point *pts, size_t npts,
+			   gc_node *nodes, size_t n, gc_err *e)
+{
+	struct gc_provision_opts po = { .install_deps = o->install_deps, .check_shape = 1 };
+	char (*paths)[1024] = calloc(GC_PROVISION_MAX_DATA, sizeof(*paths));
+	const char *data[GC_PROVISION_MAX_DATA];
+	struct gc_build *b = calloc(1, sizeof(*b));
+	char self[1024], p[1024];
+	size_t nd = 0, k;
+	gc_rc rc = GC_OK;
+
+	if (o->no_provision || o->bin_dir || !paths || !b) {
+		free(paths);
+		free(b);
+		return o->no_provision || o->bin_dir ? GC_OK : gc_fail(e, GC_E_NOMEM, "out of memory");
+	}
+	gc_self_dir(self, sizeof(self));
+	for (size_t i = 0; !rc && i < npts; i++) {
+		csv_path(o, &pts[i], p, sizeof(p));
+		for (k = 0; k < nd && strcmp(paths[k], p); k++)
+			;
+		if (!p[0] || k < nd)
+			continue;
+		if (nd == GC_PROVISION_MAX_DATA)
+			rc = gc_fail(e, GC_E_INVAL, "more than %d csv: models in one sweep",
+				     GC_PROVISION_MAX_DATA);
+		else
+			gc_strlcpy(paths[nd++], p, sizeof(paths[0]));
+	}
+	for (k = 0; k < nd; k++)
+		data[k] = paths[k];
+	rc = rc ? rc : gc_build_init(b, self, data, nd, e);
+	rc = rc ? rc : gc_provision_nodes(nodes, n, b, &po, e);
+	rc = rc ? rc : csv_rewrite(o, pts, npts, b, &nodes[0], e);
+	free(paths);
+	free(b);
+	return rc;   /* the right to shape was checked with the provisioning (check_shape) */
+}

@@ -1,0 +1,100 @@
+/* orchestrator/remote/provision.h: put this build on every node over ssh, check that it runs
+ * there, and compare the nodes' environments (`gcbench provision`, and the first step
+ * of `gcbench run` unless --no-provision).
+ *
+ * A build is the controller's own gcbench, gcbench-worker, gcbench-netem and
+ * gcbench-probe (GC_PROVISION_FILES). Its content hash is the SHA-256 of its manifest
+ * (the `sha256sum` lines of those files, by base name); a node keeps it in
+ * ~/.cache/gcbench/<first 16 hex digits>/ with the manifest as SHA256SUMS. Per node:
+ *   1. one ssh round trip: is the directory there and does `sha256sum -c` pass? If so,
+ *      `--help` of every binary is run there in the same command and nothing is copied;
+ *   2. else one tar stream over the same (multiplexed) ssh connection into a temporary
+ *      directory, verified with `sha256sum -c`, renamed into place, then checked;
+ *   3. a binary that does not run: the missing shared library is named with the Debian
+ *      package that has it and the apt-get line (with install_deps and a root login,
+ *      installed there, then checked again).
+ * On success each node's bin_dir is its build directory. Nothing of an inventory
+ * reaches a shell unquoted: remote scripts are constant and take values as "$1".
+ */
+#ifndef GC_PROVISION_H
+#define GC_PROVISION_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "formats/envinfo.h"
+#include "nodes.h"
+#include "result.h"
+
+#define GC_PROVISION_FILES { "gcbench", "gcbench-worker", "gcbench-netem", "gcbench-probe" }
+#define GC_PROVISION_NFILES 4
+
+#define GC_PROVISION_MAX_DATA 16
+
+struct gc_build {
+	char bin_dir[1024];      /* where the files are on the controller */
+	char hash[65];           /* SHA-256 of the manifest, hex */
+	char short_hash[17];     /* its first 16 digits: the directory name on the nodes */
+	char manifest[4096];     /* "HEX  gcbench\n..." as sha256sum prints it */
+	unsigned long long bytes;
+	char interp[256];        /* the binaries' ELF interpreter ("" if unknown) */
+	/* data the workers read (a spec's csv: models), as models/<digest16>.csv */
+	size_t n_data;
+	char data_src[GC_PROVISION_MAX_DATA][1024];   /* on the controller */
+	char data_name[GC_PROVISION_MAX_DATA][32];    /* "<first 16 digits of its sha256>.csv" */
+};
+
+/* Hash the build in bin_dir (sha256sum of each file, then of the manifest), with the
+ * n_data parameter lists in data (may be NULL): each must be a regular file of at most
+ * 16 MiB that reads as a parameter list (formats/arch.h csv: format); else it is
+ * refused without quoting it. GC_E_NOTFOUND naming the file when one is missing. */
+gc_rc gc_build_init(struct gc_build *b, const char *bin_dir, const char *const *data,
+		    size_t n_data, gc_err *e);
+
+struct gc_provision_opts {
+	int install_deps;        /* apt-get install a missing library's package (root login) */
+	int quiet;               /* no per-node info lines */
+	int check_shape;         /* also gc_node_check each node (may the login shape?) */
+};
+
+/* What provisioning did on one node. */
+struct gc_provision_result {
+	int copied;              /* 0: the node had the build already */
+	double seconds;          /* wall time for this node */
+};
+
+/* Provision one node (steps 1-3); sets n->bin_dir on success. */
+gc_rc gc_provision_node(gc_node *n, const struct gc_build *b, const struct gc_provision_opts *o,
+			struct gc_provision_result *r, gc_err *e);
+
+/* The Debian package that ships shared library `lib` ("libyaml-0.so.2" ->
+ * "libyaml-0-2"): a table of what gcbench links, else `dpkg-query -S` on this machine;
+ * "" when unknown. */
+void gc_provision_lib_package(const char *lib, char *pkg, size_t n);
+
+/* Compare the nodes' environments: a different MPI major.minor or NCCL version across
+ * nodes is refused (GC_E_MISMATCH) after a table of who has what is written to out;
+ * other differences (kernel, driver, CUDA, libraries, TCP congestion control, GPU)
+ * are warned about, with the same table. */
+gc_rc gc_provision_compare_envs(const gc_node *nodes, const struct gc_envinfo *envs, size_t n,
+				FILE *out, gc_err *e);
+
+/* Everything above for a sweep's nodes: build b onto every node (all at once: one
+ * process per node, each over its own ssh connection, which also reads the node's
+ * environment and, with o->check_shape, runs gc_node_check there), then their
+ * environments compared. Per-node lines and the total time go to the log. */
+gc_rc gc_provision_nodes(gc_node *nodes, size_t n, const struct gc_build *b,
+			 const struct gc_provision_opts *o, gc_err *e);
+
+/* The first step of `gcbench run`: gc_provision_nodes with this program's directory
+ * and the points' csv: models (read on the controller, relative to the spec's folder
+ * unless absolute; each point's workload then names the node's copy), then
+ * gc_node_check of every node (may the login shape?), so that a sweep stops before
+ * touching anything; nothing when o->no_provision or o->bin_dir (binaries and files
+ * managed by hand). */
+struct gc_run_opts;
+struct gc_exec_point;
+gc_rc gc_provision_for_run(const struct gc_run_opts *o, struct gc_exec_point *pts, size_t npts,
+			   gc_node *nodes, size_t n, gc_err *e);
+
+#endif

@@ -1,0 +1,315 @@
+/* gcbench run: the sweep loop, its signals, lock, resume and summary. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db/db.h"
+#include "log.h"
+#include "orchestrator/remote/launch.h"
+#include "lock.h"
+#include "orchestrator/ops/notify.h"
+#include "progress.h"
+#include "orchestrator/remote/provision.h"
+#include "resume.h"
+#include "run.h"
+#include "run_setup.h"
+#include "proc.h"
+#include "strutil.h"
+
+static volatile sig_atomic_t run_stop;
+
+int gc_run_interrupted(void)
+{
+	return run_stop != 0;
+}
+
+static void on_signal(int sig)
+{
+	static const char msg[] = "\ngcbench: stopping: finishing cleanup (links restored, point marked interrupted)\n";
+	(void)sig;
+	if (run_stop) {
+		/* a second Ctrl-C: still never leave links capped; cleanup continues */
+		return;
+	}
+	run_stop = 1;
+	gc_proc_interrupt();
+	if (write(2, msg, sizeof(msg) - 1) < 0) {
+	}
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* Before anything is shaped: links a killed sweep left capped are restored. */
+static void restore_nodes(struct gc_sweep_ctx *c)
+{
+	size_t i;
+	for (i = 0; i < c->n_nodes; i++) {
+		gc_err e;
+		if (gc_node_restore_all(&c->nodes[i], &e))
+			gc_warn("restoring links on '%s': %s", c->nodes[i].name, e.msg);
+	}
+}
+
+static gc_rc check_nodes(struct gc_sweep_ctx *c, gc_err *e)
+{
+	size_t i;
+	for (i = 0; i < c->n_nodes; i++) {
+		gc_rc rc = gc_node_check(&c->nodes[i], e);
+		if (rc)
+			return rc;
+		if (*c->nodes[i].tcp_cc && strcmp(c->nodes[i].tcp_cc, "reno") &&
+		    strcmp(c->nodes[i].tcp_cc, "cubic"))
+			gc_warn("node '%s' uses TCP congestion control '%s' (recorded with each run)",
+				c->nodes[i].name, c->nodes[i].tcp_cc);
+	}
+	return GC_OK;
+}
+
+static gc_rc collect_envs(struct gc_sweep_ctx *c, gc_err *e)
+{
+	size_t i;
+
+	c->env_ids = calloc(c->n_nodes, sizeof(int64_t));
+	if (!c->env_ids)
+		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	for (i = 0; i < c->n_nodes; i++) {
+		struct gc_envinfo env;
+		gc_rc rc = gc_node_env(&c->nodes[i], c->o->tag, &env, e);
+		rc = rc ? rc : gc_db_env_get(c->db, &env, &c->env_ids[i], e);
+		if (rc)
+			return rc;
+	}
+	return GC_OK;
+}
+
+/* Run the points not done yet; returns how many failed. */
+static size_t run_points(struct gc_sweep_ctx *c, struct gc_exec_point *pts, size_t n,
+			 const struct gc_strlist *done, gc_rc *fatal, gc_err *e)
+{
+	gc_progress pr;
+	size_t i, skipped = 0, failed = 0;
+
+	for (i = 0; i < n; i++)
+		skipped += gc_strlist_has(done, pts[i].pt->key) ? 1 : 0;
+	gc_progress_init(&pr, n, skipped);
+	if (skipped)
+		gc_info("resuming: %zu of %zu points already done in this sweep", skipped, n);
+	for (i = 0; i < n && !gc_run_interrupted(); i++) {
+		int ok = 0;
+		if (gc_strlist_has(done, pts[i].pt->key))
+			continue;
+		gc_progress_start(&pr, pts[i].label);
+		*fatal = gc_point_exec(c, &pts[i], &ok, e);
+		gc_progress_end(&pr, ok, ok ? "ok" : gc_run_interrupted() ? "interrupted" : "failed");
+		failed += !ok;
+		if (*fatal && *fatal != GC_E_INTERRUPTED)
+			break;
+	}
+	return failed;
+}
+
+static gc_rc load_spec(const char *path, struct gc_spec *spec, struct gc_sweep *sw, gc_err *e)
+{
+	struct gc_diags d;
+	gc_rc rc;
+
+	gc_diags_init(&d, path);
+	rc = gc_spec_load(path, spec, &d, e);
+	if (d.n)
+		gc_diags_print(&d, stderr);
+	gc_diags_release(&d);
+	if (rc)
+		return rc;
+	return gc_sweep_expand(spec, sw, e);
+}
+
+struct sweep_state {
+	struct gc_spec spec;
+	struct gc_sweep sw;
+	struct gc_exec_point *pts;
+	struct gc_strlist done;
+	int lockfd;
+};
+
+/* Continue one of the spec's sweeps or begin a new one (orchestrator/run/resume.h). With
+ * env_key NULL (a dry run) nothing is written: *why and s->done tell what would be. */
+static gc_rc choose_sweep(struct gc_sweep_ctx *c, struct sweep_state *s, const char *env_key,
+			  char *why, size_t whylen, gc_err *e)
+{
+	struct gc_db_sweep_brief *sw = NULL;
+	size_t n = 0;
+	int k;
+	gc_rc rc = gc_db_spec_sweeps(c->db, s->spec.hash, &sw, &n, e);
+
+	if (rc)
+		return rc;
+	k = gc_resume_choose((enum gc_resume_mode)c->o->resume_mode, sw, n, env_key,
+			     c->o->tag, why, whylen);
+	if (k == -2)
+		rc = gc_fail(e, GC_E_INVAL, "%s", why);
+	else if (k >= 0)
+		rc = gc_db_done_keys(c->db, sw[k].id, &s->done, e);
+	if (!rc && env_key && k >= 0) {
+		c->sweep_id = sw[k].id;
+		rc = gc_db_sweep_reopen(c->db, c->sweep_id, e);
+	} else if (!rc && env_key) {
+		rc = gc_db_sweep_begin(c->db, s->spec.name, s->spec.text, s->spec.hash,
+				       s->spec.baseline, &c->sweep_id, e);
+		rc = rc ? rc : gc_db_sweep_set_env_key(c->db, c->sweep_id, env_key, e);
+	}
+	free(sw);
+	return rc;
+}
+
+static gc_rc sweep_env_key(struct gc_sweep_ctx *c, char *key, size_t n, gc_err *e)
+{
+	const char *names[GC_LAUNCH_MAX_HOSTS];
+	size_t i;
+
+	for (i = 0; i < c->n_nodes && i < GC_LAUNCH_MAX_HOSTS; i++)
+		names[i] = c->nodes[i].name;
+	if (gc_env_key(c->o->tag, names, c->env_ids, i, key, n))
+		return gc_fail(e, GC_E_INVAL, "too many nodes for the sweep's environment key");
+	return GC_OK;
+}
+
+/* The points, and whether the sweep would continue (the database is only read). */
+static void dry_run(struct gc_sweep_ctx *c, struct sweep_state *s)
+{
+	char why[640] = "new sweep: no results database yet";
+	size_t i;
+	gc_err e;
+
+	if (!access(c->o->db_path, F_OK)) {
+		if (gc_db_open(c->o->db_path, GC_DB_READONLY, &c->db, &e) ||
+		    choose_sweep(c, s, NULL, why, sizeof(why), &e))
+			snprintf(why, sizeof(why), "cannot tell: %s", e.msg);
+	}
+	printf("resume: %s\n", why);
+	printf("%zu points on %zu nodes (%s):\n", s->sw.n, c->n_nodes, c->nodes[0].name);
+	for (i = 0; i < s->sw.n; i++)
+		printf("  %s%s\n      key %s\n", s->pts[i].label,
+		       gc_strlist_has(&s->done, s->pts[i].pt->key) ? "  (done: skipped)" : "",
+		       s->pts[i].pt->key);
+}
+
+static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
+{
+	char lockpath[1200], key[512], why[640];
+	int n = 0;
+	size_t i;
+	gc_rc rc;
+
+	rc = load_spec(c->o->spec_path, &s->spec, &s->sw, e);
+	if (rc)
+		return rc;
+	s->pts = calloc(s->sw.n ? s->sw.n : 1, sizeof(*s->pts));
+	if (!s->pts)
+		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	for (i = 0; i < s->sw.n; i++)
+		gc_exec_point_init(&s->pts[i], &s->spec, &s->sw.pts[i]);
+	rc = gc_run_setup_nodes(c->o, c, lockpath, sizeof(lockpath), e);
+	if (rc || c->o->dry_run)
+		return rc;
+	rc = gc_lock_acquire(lockpath, &s->lockfd, e);
+	rc = rc ? rc : gc_db_open(c->o->db_path, 0, &c->db, e);
+	rc = rc ? rc : gc_db_mark_interrupted(c->db, NULL, 0, &n, e);
+	if (!rc && n)
+		gc_warn("%d runs left 'running' by a stopped sweep are now marked interrupted", n);
+	if (rc)
+		return rc;
+	rc = gc_provision_for_run(c->o, s->pts, s->sw.n, c->nodes, c->n_nodes, e);   /* provision.h */
+	if (rc)
+		return rc;
+	restore_nodes(c);
+	rc = check_nodes(c, e);
+	rc = rc ? rc : collect_envs(c, e);
+	rc = rc ? rc : sweep_env_key(c, key, sizeof(key), e);
+	rc = rc ? rc : choose_sweep(c, s, key, why, sizeof(why), e);
+	rc = rc ? rc : gc_db_sweep_target(c->db, c->sweep_id, s->spec.target_metric,
+					  s->spec.target_value, e);
+	if (!rc)
+		gc_info("%s", why);
+	return rc;
+}
+
+/* The sweep's record directory on each node (run-N inside were removed after ingest). */
+static void remove_work_dirs(struct gc_sweep_ctx *c)
+{
+	char *argv[] = { "rm", "-rf", "--", c->remote_work, NULL };
+	size_t i;
+
+	gc_proc_clear_interrupt();   /* after Ctrl-C too */
+	for (i = 0; c->nodes && *c->remote_work && i < c->n_nodes; i++) {
+		gc_proc_result r;
+		gc_err e;
+		if (c->nodes[i].down)
+			continue;
+		if (gc_node_exec(&c->nodes[i], argv, 15, &r, &e))
+			gc_warn("cleanup: %s", e.msg);
+		gc_proc_result_release(&r);
+	}
+}
+
+static void notify_end(const struct sweep_state *s, size_t failed, int interrupted, const char *db)
+{
+	char summary[256], details[1200];
+	gc_notify_event ev = { failed || interrupted ? GC_NOTIFY_SWEEP_FAILED : GC_NOTIFY_SWEEP_FINISHED,
+			       s->spec.name, summary, details };
+
+	if (!s->spec.n_notify)
+		return;
+	snprintf(summary, sizeof(summary), "%zu points, %zu failed%s", s->sw.n, failed,
+		 interrupted ? ", interrupted" : "");
+	snprintf(details, sizeof(details), "gcbench status --db %s", db);
+	gc_notify_send(s->spec.notify, s->spec.n_notify, &ev, NULL, NULL);
+}
+
+int gc_sweep_run(const struct gc_run_opts *o)
+{
+	struct gc_sweep_ctx c = { .o = o, .reap_pending = 1 };
+	struct sweep_state s = { .lockfd = -1 };
+	size_t failed = 0;
+	gc_rc rc, fatal = GC_OK;
+	gc_err e = { "" };
+	int status;
+
+	install_signals();
+	rc = prepare(&c, &s, &e);
+	if (!rc && o->dry_run)
+		dry_run(&c, &s);
+	if (!rc && !o->dry_run) {
+		failed = run_points(&c, s.pts, s.sw.n, &s.done, &fatal, &e);
+		gc_db_sweep_end(c.db, c.sweep_id,
+				gc_run_interrupted() ? "interrupted" : fatal || failed ? "failed" : "done", NULL);
+		gc_run_summary_print(c.db, c.sweep_id, stdout);
+		notify_end(&s, failed, gc_run_interrupted(), o->db_path);
+		rc = fatal == GC_E_INTERRUPTED ? GC_OK : fatal;
+	}
+	if (!o->dry_run)
+		remove_work_dirs(&c);
+	if (rc)
+		gc_error("%s", e.msg);
+	status = gc_run_interrupted() ? 130 : rc || failed ? 1 : 0;
+	gc_db_close(c.db);
+	gc_lock_release(s.lockfd);
+	gc_run_release_nodes(&c);
+	free(c.env_ids);
+	free(s.pts);
+	gc_strlist_release(&s.done);
+	gc_sweep_release(&s.sw);
+	gc_spec_release(&s.spec);
+	return status;
+}

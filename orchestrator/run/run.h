@@ -1,0 +1,109 @@
+/* orchestrator/run/run.h: `gcbench run`, a sweep over real or emulated nodes.
+ *
+ * For each point of the spec not yet done for the same spec hash: shape every node's
+ * data interface, calibrate (goodput and RTT between nodes, stored beside the cap),
+ * launch the workers with mpirun over ssh, fetch and ingest their record files (all
+ * ranks in one transaction), and unshape — always, after success, failure, timeout
+ * or Ctrl-C. A failed point is recorded with the reason and the stderr tail and the
+ * sweep goes on; SIGINT/SIGTERM stop cleanly (links restored, the point in flight
+ * marked interrupted); rerunning the same spec resumes. A sweep lock keeps two
+ * sweeps off the same nodes; links a killed sweep left capped are restored first.
+ */
+#ifndef GC_RUN_H
+#define GC_RUN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "orchestrator/remote/nodes.h"
+#include "sweep.h"
+#include "result.h"
+
+struct gc_run_opts {
+	const char *spec_path;
+	const char *inventory_path;   /* NULL: experiments/inventory-local.yaml semantics (local: 4) */
+	const char *db_path;          /* default gcbench.db */
+	const char *tag;              /* free-form environment tag, or NULL */
+	const char *bin_dir;          /* binaries on the nodes; default: this program's directory */
+	double calibrate_s;           /* probe seconds per node pair (0: no calibration) */
+	int calibrate_all;            /* every ring pair instead of n1 -> n2 */
+	int dry_run;                  /* print the points and the first mpirun line, run nothing */
+	double deadline_s;            /* per-collective deadline passed to the workers */
+	int resume_mode;              /* enum gc_resume_mode (orchestrator/run/resume.h) */
+	int no_provision;             /* 1: binaries managed by hand (bin_dir), not copied */
+	int install_deps;             /* provisioning may apt-get a missing library (root) */
+};
+
+/* One point as `gcbench run` executes it: the expanded point plus what the worker
+ * command line needs. */
+struct gc_exec_point {
+	const struct gc_spec *spec;
+	const struct gc_point *pt;
+	char label[512];              /* for people: "resnet50 powersgd(rank=4) @ 1gbit x4" */
+	char workload[96];            /* worker syntax: "replay:resnet50" or "train:mlp" */
+};
+
+/* Fill x for point p of spec. */
+void gc_exec_point_init(struct gc_exec_point *x, const struct gc_spec *spec,
+			const struct gc_point *p);
+
+/* The last calibration of a sweep (run_point.c): reused by the next points of its cap. */
+#define GC_CAL_MAX_PAIRS 256
+struct gc_calibration {
+	int valid;
+	uint64_t cap;
+	size_t used, pairs;
+	double bps[GC_CAL_MAX_PAIRS], rtt[GC_CAL_MAX_PAIRS];
+};
+
+/* Everything a sweep needs while it runs. */
+struct gc_sweep_ctx {
+	const struct gc_run_opts *o;
+	struct gc_db *db;
+	gc_node *nodes;
+	size_t n_nodes;
+	int64_t sweep_id;
+	int64_t *env_ids;             /* per node */
+	char oob_cidr[32];            /* OpenMPI control channel (local cluster), or "" */
+	int shared_cores;             /* nodes are namespaces of this machine: they share its
+	                               * cores, so each rank gets cores / world threads */
+	char local_work[1024];        /* where fetched record files go */
+	char remote_work[1024];       /* where workers write them on the nodes */
+	struct gc_calibration cal;
+	int reap_pending;             /* reap the nodes before the next point: at the start of
+	                               * a sweep and after a point that failed */
+};
+
+/* A dead node's bound (docs/spec.md, Faults): once a worker reports a failed collective
+ * (its --deadline) or mpirun reports an abort, mpirun gets GC_STALL_GRACE_S to end (it
+ * needs 1-2 s when every node answers); then it is killed, and each used node gets
+ * GC_SILENT_PROBE_S (the ssh connect timeout, 10 s, plus 2) to answer, or is named in
+ * the run's error and skipped by the cleanup. So a point whose node went down ends at
+ * most deadline + 10 + 12 s (plus cleanup of the nodes that answer) after it did. */
+#define GC_STALL_GRACE_S 10.0
+#define GC_SILENT_PROBE_S 12.0
+
+/* Run one point: returns GC_OK when it ran (ok or failed: the status is in the
+ * database), GC_E_INTERRUPTED when a signal stopped it, another code when the
+ * database itself failed. *ok tells whether the run succeeded. */
+gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *ok, gc_err *e);
+
+/* The whole sweep; returns the process exit status (0 all points ok, 1 some failed or
+ * an error, 130 interrupted). */
+int gc_sweep_run(const struct gc_run_opts *o);
+
+/* The end-of-sweep table: every method's speedup over the baseline at each point of
+ * sweep_id, columns sized to their content and the whole kept within GC_SUMMARY_WIDTH
+ * columns (params wrap at commas). Returns the number of rows, -1 on error (warned). */
+#define GC_SUMMARY_WIDTH 100
+
+int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f);
+
+/* The params of a run as the summary shows them: only the key=value items that differ
+ * from the method's defaults ("defaults" if none, "-" for a method without params). */
+void gc_params_brief(const char *method, const char *params, char *out, size_t n);
+
+/* Set by the SIGINT/SIGTERM handler. */
+int gc_run_interrupted(void);
+
+#endif

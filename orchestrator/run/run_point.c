@@ -1,0 +1,445 @@
+/* One sweep point: shape, calibrate, launch, collect, ingest, unshape. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db/db.h"
+#include "fsutil.h"
+#include "log.h"
+#include "orchestrator/remote/launch.h"
+#include "lock.h"
+#include "run.h"
+#include "strutil.h"
+
+/* ranks per node: one per GPU with NCCL, else one per node unless there are more
+ * ranks than nodes */
+static int slots_for(const struct gc_sweep_ctx *c, const struct gc_exec_point *p)
+{
+	int gpus = c->nodes[0].gpus > 0 ? c->nodes[0].gpus : 1;
+	if (!strcmp(p->pt->backend, "nccl"))
+		return gpus;
+	return (int)((p->pt->world_size + (int)c->n_nodes - 1) / (int)c->n_nodes);
+}
+
+static size_t nodes_used(const struct gc_sweep_ctx *c, const struct gc_exec_point *p)
+{
+	int s = slots_for(c, p);
+	size_t n = (size_t)((p->pt->world_size + s - 1) / s);
+	return n > c->n_nodes ? c->n_nodes : n;
+}
+
+static gc_rc fill_launch(const struct gc_sweep_ctx *c, const struct gc_exec_point *p, int64_t run_id,
+			 gc_launch *l, char *params_buf, char *worker, char *out, gc_err *e)
+{
+	size_t i;
+	char *tok, *save = NULL;
+
+	memset(l, 0, sizeof(*l));
+	snprintf(worker, 1100, "%s/gcbench-worker", c->nodes[0].bin_dir);
+	snprintf(out, 1200, "%s/run-%lld/records-r%%r.gcr", c->remote_work, (long long)run_id);
+	l->worker = worker;
+	l->out_pattern = out;
+	for (i = 0; i < c->n_nodes && i < GC_LAUNCH_MAX_HOSTS; i++)
+		l->hosts[i] = *c->nodes[i].ssh_config ? c->nodes[i].name : c->nodes[i].address;
+	l->nhosts = i;
+	l->slots_per_host = slots_for(c, p);
+	l->world = p->pt->world_size;
+	l->ssh_config = *c->nodes[0].ssh_config ? c->nodes[0].ssh_config : NULL;
+	l->iface = c->nodes[0].iface;
+	l->oob_include = *c->oob_cidr ? c->oob_cidr : NULL;
+	l->backend = p->pt->backend;
+	l->method = p->pt->method->name;
+	l->workload = p->workload;
+	l->iters = p->spec->iterations;
+	l->warmup = p->spec->warmup;
+	l->batch = p->pt->batch;
+	l->compute_scale = p->pt->compute_scale;
+	l->eval_every = strcmp(p->spec->workload, "train") ? 0 : p->spec->eval_every;
+	l->data = strcmp(p->spec->workload, "train") ? NULL : p->spec->data;
+	l->deadline_s = c->o->deadline_s;
+	l->allow_root = getuid() == 0;
+	l->oversubscribe = 1;
+	l->run_id = run_id;
+	if (c->shared_cores) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		l->threads = cores > l->world ? (int)(cores / l->world) : 1;
+	}
+	strcpy(params_buf, p->pt->method->params_text);
+	for (tok = strtok_r(params_buf, ",", &save); tok && l->nparams < GC_LAUNCH_MAX_PARAMS;
+	     tok = strtok_r(NULL, ",", &save))
+		l->params[l->nparams++] = tok;
+	if (l->nhosts == 0)
+		return gc_fail(e, GC_E_INVAL, "the inventory has no hosts");
+	return GC_OK;
+}
+
+static gc_rc shape_all(struct gc_sweep_ctx *c, size_t used, uint64_t bw, gc_err *e)
+{
+	size_t i;
+	for (i = 0; i < used; i++) {
+		gc_rc rc = gc_node_shape(&c->nodes[i], bw, e);
+		if (rc)
+			return rc;
+	}
+	return GC_OK;
+}
+
+/* Always runs: every node of the inventory, not only the used ones. */
+static void unshape_all(struct gc_sweep_ctx *c)
+{
+	size_t i;
+	for (i = 0; i < c->n_nodes; i++) {
+		gc_err e;
+		if (gc_node_unshape(&c->nodes[i], &e))
+			gc_error("%s (the link may still be capped: run 'gcbench-netem restore-all' on '%s')",
+				 e.msg, c->nodes[i].name);
+	}
+}
+
+/* Probe the ring pairs at this cap and store the result with the run. A cap is probed
+ * once per sweep (its points run back to back): the next points of the same cap and
+ * nodes store the same measurement, which saves about 1 s per point (docs/spec.md). */
+static void calibrate(struct gc_sweep_ctx *c, int64_t run_id, size_t used, uint64_t cap)
+{
+	struct gc_calibration *k = &c->cal;
+	size_t i, pairs = c->o->calibrate_all ? used : 1;
+
+	if (c->o->calibrate_s <= 0 || used < 2)
+		return;
+	if (!(k->valid && k->cap == cap && k->used == used && k->pairs == pairs)) {
+		for (i = 0; i < pairs && i < GC_CAL_MAX_PAIRS; i++) {
+			gc_node *a = &c->nodes[i], *b = &c->nodes[(i + 1) % used];
+			gc_err e;
+			k->bps[i] = k->rtt[i] = -1;
+			if (gc_node_probe(a, b, c->o->calibrate_s, &k->bps[i], &k->rtt[i], &e))
+				gc_warn("calibration %s -> %s failed: %s", a->name, b->name, e.msg);
+		}
+		k->valid = 1, k->cap = cap, k->used = used, k->pairs = pairs;
+	}
+	for (i = 0; i < pairs && i < GC_CAL_MAX_PAIRS; i++) {
+		gc_node *a = &c->nodes[i], *b = &c->nodes[(i + 1) % used];
+		gc_err e;
+		if (gc_db_link_add(c->db, run_id, a->name, b->name, cap, k->bps[i], k->rtt[i], &e))
+			gc_warn("cannot store the calibration: %s", e.msg);
+	}
+}
+
+static gc_rc run_on_nodes(struct gc_sweep_ctx *c, size_t used, char *const argv[], gc_err *e)
+{
+	size_t i;
+	for (i = 0; i < used; i++) {
+		gc_proc_result r;
+		gc_rc rc = gc_node_exec(&c->nodes[i], argv, 15, &r, e);
+		gc_proc_result_release(&r);
+		if (rc)
+			return rc;
+	}
+	return GC_OK;
+}
+
+/* End what an earlier run left on the nodes (orchestrator/remote/reap.h): a node whose link
+ * went down keeps its MPI daemon and ranks until gcbench reaches it again. Done on
+ * every node at a sweep's first point and after a point that failed, not before every
+ * point (each costs a process start per node). */
+static void reap_nodes(struct gc_sweep_ctx *c)
+{
+	char bin[1100];
+	char *argv[] = { bin, "reap", NULL };
+	size_t i;
+
+	c->reap_pending = 0;
+	for (i = 0; i < c->n_nodes; i++) {
+		gc_proc_result r;
+		gc_err e;
+		snprintf(bin, sizeof(bin), "%s/gcbench", c->nodes[i].bin_dir);
+		if (gc_node_exec(&c->nodes[i], argv, 15, &r, &e))
+			gc_warn("%s", e.msg);
+		else if (r.out && *r.out)
+			gc_info("%s: %.*s", c->nodes[i].name, (int)strcspn(r.out, "\n"), r.out);
+		gc_proc_result_release(&r);
+	}
+}
+
+/* After mpirun hung on a failed job: which used nodes do not answer (each gives up
+ * after the ssh connect timeout and is then skipped by the cleanup). */
+static void silent_nodes(struct gc_sweep_ctx *c, size_t used, char *out, size_t n)
+{
+	char *argv[] = { "true", NULL };
+	size_t i, len = 0;
+
+	*out = 0;
+	for (i = 0; i < used; i++) {
+		gc_proc_result r;
+		gc_err e;
+		if (gc_node_exec(&c->nodes[i], argv, GC_SILENT_PROBE_S, &r, &e) && len < n)
+			len += (size_t)snprintf(out + len, n - len, "%s'%s'", len ? ", " : "",
+						c->nodes[i].name);
+		gc_proc_result_release(&r);
+	}
+}
+
+static int has_name(char **names, size_t n, const char *s)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], s))
+			return 1;
+	return 0;
+}
+
+static gc_rc fetch_one(gc_node *nd, const char *rdir, const char *name, const char *ldir,
+		       char **path_out, gc_err *e)
+{
+	char rpath[1400], lpath[1400];
+	char *argv[] = { "cat", "--", rpath, NULL };
+	gc_proc_result r;
+	FILE *f;
+	gc_rc rc;
+
+	snprintf(rpath, sizeof(rpath), "%s/%s", rdir, name);
+	snprintf(lpath, sizeof(lpath), "%s/%s", ldir, name);
+	rc = gc_node_exec(nd, argv, 60, &r, e);
+	if (!rc) {
+		f = fopen(lpath, "wb");
+		if (!f || fwrite(r.out, 1, r.out_len, f) != r.out_len)
+			rc = gc_fail(e, GC_E_IO, "cannot write '%s': %s", lpath, strerror(errno));
+		if (f && fclose(f) && !rc)
+			rc = gc_fail(e, GC_E_IO, "cannot write '%s'", lpath);
+	}
+	gc_proc_result_release(&r);
+	if (!rc && !(*path_out = strdup(lpath)))
+		rc = GC_E_NOMEM;
+	return rc;
+}
+
+/* Fetch every rank's record file from the nodes into the local work directory. */
+static gc_rc collect(struct gc_sweep_ctx *c, int64_t run_id, size_t used, int world, char **paths,
+		     size_t *n, gc_err *e)
+{
+	char rdir[1200], ldir[1200];
+	char *ls[] = { "ls", "-1", "--", rdir, NULL };
+	char *names[512];
+	size_t i, nn = 0;
+	gc_rc rc = GC_OK;
+
+	snprintf(rdir, sizeof(rdir), "%s/run-%lld", c->remote_work, (long long)run_id);
+	snprintf(ldir, sizeof(ldir), "%s/run-%lld", c->local_work, (long long)run_id);
+	*n = 0;
+	rc = gc_mkdir_p(ldir, 0755, e);
+	for (i = 0; !rc && i < used; i++) {
+		gc_proc_result r;
+		char *line, *save = NULL;
+		rc = gc_node_exec(&c->nodes[i], ls, 30, &r, e);
+		for (line = rc ? NULL : strtok_r(r.out, "\n", &save); line && !rc;
+		     line = strtok_r(NULL, "\n", &save)) {
+			if (strncmp(line, "records-r", 9) || has_name(names, nn, line) || nn >= 512)
+				continue;
+			names[nn++] = strdup(line);
+			rc = fetch_one(&c->nodes[i], rdir, line, ldir, &paths[*n], e);
+			if (!rc)
+				(*n)++;
+		}
+		gc_proc_result_release(&r);
+	}
+	for (i = 0; i < nn; i++)
+		free(names[i]);
+	if (!rc && *n != (size_t)world)
+		rc = gc_fail(e, GC_E_FORMAT, "%zu of %d ranks wrote a record file", *n, world);
+	return rc;
+}
+
+static void remove_dirs(struct gc_sweep_ctx *c, int64_t run_id, size_t used, char **paths, size_t n)
+{
+	char rdir[1200], ldir[1200];
+	char *rm[] = { "rm", "-rf", "--", rdir, NULL };
+	size_t i;
+	gc_err e;
+
+	snprintf(rdir, sizeof(rdir), "%s/run-%lld", c->remote_work, (long long)run_id);
+	snprintf(ldir, sizeof(ldir), "%s/run-%lld", c->local_work, (long long)run_id);
+	if (run_on_nodes(c, used, rm, &e))
+		gc_warn("cleanup: %s", e.msg);
+	for (i = 0; i < n; i++) {
+		unlink(paths[i]);
+		free(paths[i]);
+	}
+	rmdir(ldir);
+}
+
+/* The most telling line of mpirun's stderr: a worker's own "gcbench-worker: error"
+ * line, else mpirun's "noticed that process rank ..." line, else the last line. */
+static void mpirun_cause(const char *tail, char *out, size_t n)
+{
+	const char *keys[] = { "gcbench-worker: error", "noticed that process", "ORTE was unable",
+			       "error" };
+	const char *p = NULL, *end;
+	size_t i;
+
+	*out = 0;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]) && !p; i++)
+		p = strstr(tail, keys[i]);
+	if (!p)
+		return;
+	while (p > tail && p[-1] != '\n')
+		p--;
+	end = strchr(p, '\n');
+	snprintf(out, n, "%.*s", (int)(end ? end - p : (long)strlen(p)), p);
+}
+
+/* Lines on mpirun's stderr that mean the job has failed. mpirun then ends within a
+ * second or two, unless a node stopped answering: it waits for that node's daemon,
+ * until the point's timeout. So once one is seen, mpirun has GC_STALL_GRACE_S more. */
+static const char *const job_failed_marks[] = { "gcbench-worker: error", "MPI_ABORT was invoked",
+						"noticed that process rank", NULL };
+
+static gc_rc launch(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int64_t run_id,
+		    gc_proc_result *res, char *why, size_t whylen, gc_err *e)
+{
+	char params[256], worker[1100], out[1200];
+	gc_proc_opts o = { p->spec->timeout_s, 0, job_failed_marks, GC_STALL_GRACE_S };
+	gc_launch l;
+	char **argv;
+	gc_rc rc;
+
+	rc = fill_launch(c, p, run_id, &l, params, worker, out, e);
+	rc = rc ? rc : gc_launch_argv(&l, &argv, e);
+	if (rc)
+		return rc;
+	rc = gc_proc_run_opts(argv, NULL, NULL, &o, res, e);
+	gc_argv_free(argv);
+	if (!rc && res->status != 0)
+		rc = GC_E_CHILD;
+	gc_proc_describe(res, p->spec->timeout_s, why, whylen);
+	return rc;
+}
+
+static gc_rc begin_run(struct gc_sweep_ctx *c, const struct gc_exec_point *p, size_t used,
+		       int64_t *run_id, gc_err *e)
+{
+	char params[256], worker[1100], out[1200];
+	struct gc_db_run r;
+	gc_launch l;
+	char *net;
+	size_t i;
+	gc_rc rc;
+
+	rc = fill_launch(c, p, 0, &l, params, worker, out, e);
+	if (rc)
+		return rc;
+	net = gc_launch_settings_json(&l);
+	gc_point_to_run(p->spec, p->pt, c->sweep_id, (int)used, c->env_ids ? c->env_ids[0] : 0, &r);
+	r.network_json = net;
+	rc = gc_db_run_begin(c->db, &r, run_id, e);
+	free(net);
+	for (i = 0; !rc && i < used; i++)
+		rc = gc_db_run_add_host(c->db, *run_id, c->nodes[i].name,
+					c->env_ids ? c->env_ids[i] : 0, e);
+	return rc;
+}
+
+static enum gc_run_status status_of(gc_rc rc)
+{
+	if (rc == GC_E_INTERRUPTED || gc_run_interrupted())
+		return GC_RUN_INTERRUPTED;
+	if (rc == GC_E_TIMEOUT)
+		return GC_RUN_TIMEOUT;
+	return rc ? GC_RUN_FAILED : GC_RUN_OK;
+}
+
+/* shape, calibrate, launch, collect, ingest; the caller unshapes and cleans up */
+static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int64_t run_id,
+			 size_t used, gc_proc_result *res, char **paths, size_t *np, gc_err *e)
+{
+	char rdir[1200], why[128];
+	char *mk[] = { "mkdir", "-p", "--", rdir, NULL };
+	size_t rows = 0;
+	gc_rc rc;
+
+	snprintf(rdir, sizeof(rdir), "%s/run-%lld", c->remote_work, (long long)run_id);
+	if (c->reap_pending)
+		reap_nodes(c);
+	rc = run_on_nodes(c, used, mk, e);
+	if (!rc && p->pt->bw_bps)
+		rc = shape_all(c, used, p->pt->bw_bps, e);
+	if (!rc && !gc_run_interrupted())
+		calibrate(c, run_id, used, p->pt->bw_bps);
+	if (!rc && gc_run_interrupted())
+		rc = gc_fail(e, GC_E_INTERRUPTED, "interrupted");
+	if (rc)
+		return rc;
+	rc = launch(c, p, run_id, res, why, sizeof(why), e);
+	if (rc == GC_E_CHILD || (rc && res->stalled)) {
+		char cause[512], silent[256] = "";
+		mpirun_cause(res->err_tail, cause, sizeof(cause));
+		if (res->stalled) {
+			silent_nodes(c, used, silent, sizeof(silent));
+			return gc_fail(e, GC_E_COMM,
+				       "workers: mpirun still ran %.0f s after the job failed and was killed%s%s%s%s",
+				       GC_STALL_GRACE_S, *silent ? "; not answering: node " : "", silent,
+				       *cause ? "; " : "", cause);
+		}
+		return gc_fail(e, rc, "workers %s%s%s", why, *cause ? ": " : "", cause);
+	}
+	if (rc)
+		return rc;
+	rc = collect(c, run_id, used, p->pt->world_size, paths, np, e);
+	if (!rc)
+		rc = gc_db_ingest_files(c->db, run_id, (const char *const *)paths, *np, &rows, e);
+	return rc;
+}
+
+gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *ok, gc_err *e)
+{
+	gc_proc_result res;
+	size_t used = nodes_used(c, p), np = 0;
+	char *paths[512];
+	enum gc_run_status st;
+	int64_t run_id;
+	gc_err step = { "" }, e2;
+	size_t i;
+	gc_rc rc;
+
+	*ok = 0;
+	memset(&res, 0, sizeof(res));
+	for (i = 0; i < c->n_nodes; i++)
+		c->nodes[i].down = 0;   /* every point tries every node again */
+	rc = begin_run(c, p, used, &run_id, e);
+	if (rc)
+		return rc;
+	rc = point_steps(c, p, run_id, used, &res, paths, &np, &step);
+	gc_proc_clear_interrupt();   /* cleanup commands must run even after Ctrl-C */
+	unshape_all(c);
+	remove_dirs(c, run_id, used, paths, np);
+	st = status_of(rc);
+	*ok = st == GC_RUN_OK;
+	c->reap_pending |= !*ok;
+	if (!*ok)
+		gc_error("%s: %s", p->label, step.msg);
+	rc = gc_db_run_end(c->db, run_id, st, *ok ? NULL : step.msg, res.err_tail[0] ? res.err_tail : NULL,
+			   &e2);
+	gc_proc_result_release(&res);
+	if (rc)
+		return gc_fail(e, rc, "%s", e2.msg);
+	return st == GC_RUN_INTERRUPTED ? gc_fail(e, GC_E_INTERRUPTED, "interrupted") : GC_OK;
+}
+
+void gc_exec_point_init(struct gc_exec_point *x, const struct gc_spec *spec, const struct gc_point *p)
+{
+	char bw[32];
+
+	memset(x, 0, sizeof(*x));
+	x->spec = spec;
+	x->pt = p;
+	if (!strcmp(spec->workload, "train"))
+		snprintf(x->workload, sizeof(x->workload), "train:%s", p->model);
+	else
+		snprintf(x->workload, sizeof(x->workload), "replay:%s", p->model);
+	if (p->bw_bps)
+		snprintf(bw, sizeof(bw), "%.4ggbit", (double)p->bw_bps / 1e9);
+	else
+		snprintf(bw, sizeof(bw), "unlimited");
+	snprintf(x->label, sizeof(x->label), "%s %s @ %s x%d b%d%s", p->model, p->method->label, bw,
+		 p->world_size, p->batch, p->repeat ? " (repeat)" : "");
+}

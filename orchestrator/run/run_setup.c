@@ -1,0 +1,188 @@
+/* From an inventory to the nodes of a sweep (orchestrator/run/run_setup.h). */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "log.h"
+#include "netem/cluster.h"
+#include "orchestrator/spec/inventory.h"
+#include "lock.h"
+#include "run_setup.h"
+#include "strutil.h"
+
+#define LOCAL_CLUSTER "gcb"
+
+const char *gc_home(void)
+{
+	static char buf[PATH_MAX];
+	const char *h = getenv("GCBENCH_HOME");
+
+	if (h && *h)
+		return h;
+	if (getuid() == 0)
+		return "/var/lib/gcbench";
+	snprintf(buf, sizeof(buf), "%s/.local/share/gcbench", getenv("HOME") ? getenv("HOME") : "/tmp");
+	return buf;
+}
+
+void gc_self_dir(char *buf, size_t n)
+{
+	ssize_t len = readlink("/proc/self/exe", buf, n - 1);
+	char *slash;
+
+	if (len <= 0) {
+		gc_strlcpy(buf, "/usr/local/bin", n);
+		return;
+	}
+	buf[len] = 0;
+	slash = strrchr(buf, '/');
+	if (slash)
+		*slash = 0;
+}
+
+static gc_rc load_inventory(const char *path, struct gc_inventory *inv, gc_err *e)
+{
+	struct gc_diags d;
+	gc_rc rc;
+
+	gc_diags_init(&d, path);
+	rc = gc_inventory_load(path, inv, &d, e);
+	if (d.n)
+		gc_diags_print(&d, stderr);
+	gc_diags_release(&d);
+	return rc;
+}
+
+/* `local: N` (and optionally `name: NAME`, default "gcb"): bring the emulated cluster
+ * up (or reuse it) and read the inventory it writes. */
+static gc_rc local_cluster(int n, struct gc_inventory *inv, gc_err *e)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 32], name[64];
+	int was_up = 0;
+	gc_rc rc;
+
+	gc_strlcpy(name, *inv->name ? inv->name : LOCAL_CLUSTER, sizeof(name));
+	if (!gc_cluster_valid_name(name))
+		return gc_fail(e, GC_E_INVAL, "local cluster name '%s' must be 1-12 of [a-z0-9-]", name);
+	if (getuid() != 0)
+		return gc_fail(e, GC_E_PERM,
+			       "the local emulated cluster needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN): run 'sudo gcbench run ...', or give an inventory of real hosts with --inventory");
+	rc = gc_cluster_up(name, n, &was_up, e);
+	rc = rc ? rc : gc_cluster_dir(name, dir, sizeof(dir), e);
+	if (rc)
+		return rc;
+	gc_info("%s local cluster '%s' of %d nodes (%s)", was_up ? "using the" : "brought up the",
+		name, n, dir);
+	snprintf(path, sizeof(path), "%s/inventory.yaml", dir);
+	gc_inventory_release(inv);
+	return load_inventory(path, inv, e);
+}
+
+static void node_of(const struct gc_run_opts *o, const struct gc_inventory *inv,
+		    const struct gc_host *h, const char *bin_dir, const char *ctl, gc_node *nd)
+{
+	memset(nd, 0, sizeof(*nd));
+	gc_strlcpy(nd->name, h->name, sizeof(nd->name));
+	gc_strlcpy(nd->address, h->address, sizeof(nd->address));
+	gc_strlcpy(nd->user, h->user, sizeof(nd->user));
+	nd->port = h->port;
+	gc_strlcpy(nd->identity, h->identity, sizeof(nd->identity));
+	gc_strlcpy(nd->ssh_config, inv->ssh_config, sizeof(nd->ssh_config));
+	gc_strlcpy(nd->iface, h->iface, sizeof(nd->iface));
+	gc_strlcpy(nd->netns, h->netns, sizeof(nd->netns));
+	nd->gpus = h->gpus;
+	nd->sudo = h->sudo;
+	gc_strlcpy(nd->bin_dir, o->bin_dir ? o->bin_dir : bin_dir, sizeof(nd->bin_dir));
+	/* the cluster's ssh_config has its own ControlPath */
+	if (!*nd->ssh_config)
+		gc_strlcpy(nd->control_dir, ctl, sizeof(nd->control_dir));
+}
+
+/* The OpenMPI control channel of a local cluster: its /24. */
+static void local_oob(const struct gc_host *h, char *cidr, size_t n)
+{
+	unsigned a, b, c;
+	if (sscanf(h->address, "%u.%u.%u.", &a, &b, &c) == 3)
+		snprintf(cidr, n, "%u.%u.%u.0/24", a, b, c);
+}
+
+/* Where the workers write records on the nodes: unique to this controller and sweep
+ * process (/tmp/gcbench-records-HOST-PID-TIME), so that two controllers (or two
+ * databases, whose run ids collide) never share one; each run's run-N is removed
+ * after ingest. */
+static void remote_work_dir(char *buf, size_t n)
+{
+	char host[64] = "controller";
+
+	if (gethostname(host, sizeof(host) - 1))
+		gc_strlcpy(host, "controller", sizeof(host));
+	for (char *p = host; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '-'))
+			*p = '_';
+	snprintf(buf, n, "/tmp/gcbench-records-%.40s-%ld-%ld", host, (long)getpid(),
+		 (long)time(NULL));
+}
+
+static gc_rc dry_nodes(int n, struct gc_sweep_ctx *c, gc_err *e)
+{
+	int i;
+
+	c->nodes = calloc((size_t)n, sizeof(gc_node));
+	if (!c->nodes)
+		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	for (i = 0; i < n; i++)
+		snprintf(c->nodes[i].name, sizeof(c->nodes[i].name), "n%d", i + 1);
+	c->n_nodes = (size_t)n;
+	return GC_OK;
+}
+
+gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, char *lockpath,
+			 size_t lockpath_len, gc_err *e)
+{
+	struct gc_inventory inv = { .local = 4 };
+	char self[PATH_MAX], ctl[PATH_MAX + 16];
+	size_t i;
+	gc_rc rc = GC_OK;
+
+	if (o->inventory_path)
+		rc = load_inventory(o->inventory_path, &inv, e);
+	if (!rc && inv.local && o->dry_run)
+		return dry_nodes(inv.local, c, e);   /* a dry run changes nothing */
+	if (!rc && inv.local)
+		rc = local_cluster(inv.local, &inv, e);
+	if (!rc && !inv.n_hosts)
+		rc = gc_fail(e, GC_E_INVAL, "the inventory lists no hosts");
+	gc_self_dir(self, sizeof(self));
+	snprintf(ctl, sizeof(ctl), "%s/ssh", gc_home());
+	rc = rc ? rc : gc_mkdir_p(ctl, 0755, e);
+	if (!rc && !(c->nodes = calloc(inv.n_hosts, sizeof(gc_node))))
+		rc = gc_fail(e, GC_E_NOMEM, "out of memory");
+	for (i = 0; !rc && i < inv.n_hosts; i++)
+		node_of(o, &inv, &inv.hosts[i], *inv.hosts[i].netns ? self : "/usr/local/bin", ctl,
+			&c->nodes[i]);
+	if (!rc) {
+		c->n_nodes = inv.n_hosts;
+		if (*inv.hosts[0].netns) {
+			local_oob(&inv.hosts[0], c->oob_cidr, sizeof(c->oob_cidr));
+			c->shared_cores = 1;
+		}
+		snprintf(lockpath, lockpath_len, "%.1000s/locks/%.60s.lock", gc_home(),
+			 *inv.name ? inv.name : "default");
+		snprintf(c->local_work, sizeof(c->local_work), "%.1000s/fetch", gc_home());
+		remote_work_dir(c->remote_work, sizeof(c->remote_work));
+	}
+	gc_inventory_release(&inv);
+	return rc;
+}
+
+void gc_run_release_nodes(struct gc_sweep_ctx *c)
+{
+	free(c->nodes);
+	c->nodes = NULL;
+	c->n_nodes = 0;
+}

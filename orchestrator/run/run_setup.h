@@ -1,0 +1,29 @@
+/* orchestrator/run/run_setup.h: from an inventory to the nodes a sweep runs on.
+ *
+ * `local: N` (or no inventory) brings up (or reuses) the emulated cluster "gcb" of N
+ * nodes and uses the inventory it writes; any other inventory lists real hosts. The
+ * nodes get this build's binary directory (local cluster) or the inventory's bin_dir
+ * (default /usr/local/bin; `gcbench run` then provisions the build and sets each
+ * node's own), a ControlMaster directory, and the work directories where the workers
+ * write their records (on the nodes: unique to this controller and sweep).
+ */
+#ifndef GC_RUN_SETUP_H
+#define GC_RUN_SETUP_H
+
+#include <stddef.h>
+
+#include "run.h"
+
+/* Fill c->nodes, c->n_nodes, c->oob_cidr, c->local_work, c->remote_work, and the
+ * path of the sweep lock for these nodes. */
+gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, char *lockpath,
+			 size_t lockpath_len, gc_err *e);
+void gc_run_release_nodes(struct gc_sweep_ctx *c);
+
+/* The directory of this program (/proc/self/exe), "/usr/local/bin" if unknown. */
+void gc_self_dir(char *buf, size_t n);
+
+/* $GCBENCH_HOME (default /var/lib/gcbench for root, ~/.local/share/gcbench else). */
+const char *gc_home(void);
+
+#endif

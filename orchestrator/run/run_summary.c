@@ -1,0 +1,121 @@
+/* orchestrator/run/run_summary.c: the speedup table `gcbench run` prints after a sweep.
+ * Column widths come from the content; the params column shows only what differs from
+ * the method's defaults and wraps at commas so the table fits GC_SUMMARY_WIDTH. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/db.h"
+#include "db/q_summary.h"
+#include "kernels/compress.h"
+#include "log.h"
+#include "run.h"
+#include "orchestrator/ops/table.h"
+#include "strutil.h"
+
+#define NCOL 10           /* at most: 8, and 2 more when the sweep has a target */
+#define PCOL 2            /* the params column */
+
+static const char *const head[NCOL] = { "model", "method", "params", "bandwidth", "world",
+					"iter_ms", "base_ms", "speedup", "to_target",
+					"tta_speedup" };
+
+/* 1 if "k=v" (len bytes at tok) is one of the comma-separated items of list */
+static int has_item(const char *list, const char *tok, size_t len)
+{
+	for (const char *p = list; *p;) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (n == len && !strncmp(p, tok, len))
+			return 1;
+		p += n + (end ? 1 : 0);
+	}
+	return 0;
+}
+
+void gc_params_brief(const char *method, const char *params, char *out, size_t n)
+{
+	gc_method m;
+	gc_params d;
+	char def[256];
+	size_t o = 0;
+
+	if (!n)
+		return;
+	out[0] = '\0';
+	if (!params || !*params || gc_method_parse(method, &m)) {
+		gc_strlcpy(out, params && *params ? params : "-", n);
+		return;
+	}
+	gc_params_default(&d, m);
+	gc_params_format(&d, def, sizeof(def));
+	for (const char *p = params; *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (!has_item(def, p, len) && o + len + 2 <= n) {
+			if (o)
+				out[o++] = ',';
+			memcpy(out + o, p, len);
+			o += len;
+			out[o] = '\0';
+		}
+		p += len + (end ? 1 : 0);
+	}
+	if (!o)
+		gc_strlcpy(out, "defaults", n);
+}
+
+/* gc_db_sweep_summary callback: one row of the table, params shortened */
+static int add_row(const struct gc_db_summary_row *w, void *arg)
+{
+	gc_table *t = arg;
+	char brief[256], world[16];
+	const char *row[NCOL] = { w->model, w->method, brief, w->bandwidth, world, w->iter_ms,
+				  w->base_ms, w->speedup, w->to_target, w->tta_speedup };
+
+	gc_params_brief(w->method ? w->method : "", w->params, brief, sizeof(brief));
+	snprintf(world, sizeof(world), "%d", w->world_size);
+	return gc_table_add(t, row) ? 1 : 0;
+}
+
+/* The sweep's target as "accuracy 0.95" (or "loss 0.3"), "" without one. */
+static void sweep_target(struct gc_db *db, int64_t sweep_id, char *out, size_t n)
+{
+	char metric[32];
+	double value;
+
+	out[0] = '\0';
+	if (!gc_db_sweep_target_get(db, sweep_id, metric, sizeof(metric), &value, NULL) &&
+	    *metric)
+		snprintf(out, n, "%s %g", metric, value);
+}
+
+int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f)
+{
+	char target[64];
+	gc_table t;
+	gc_err e;
+	int n;
+
+	sweep_target(db, sweep_id, target, sizeof(target));
+	gc_table_init(&t, *target ? NCOL : 8, head, "lllrrrrrrr", PCOL);
+	if (gc_db_sweep_summary(db, sweep_id, *target != '\0', add_row, &t, &e) || t.oom) {
+		gc_warn("cannot print the summary: %s", t.oom ? "out of memory" : e.msg);
+		gc_table_release(&t);
+		return -1;
+	}
+	fprintf(f, "\n");
+	gc_table_print(&t, f, GC_SUMMARY_WIDTH);
+	if (!t.n)
+		fprintf(f, "(no point finished with its baseline)\n");
+	fprintf(f, "\nparams: only those that differ from the method's defaults "
+		"(docs/kernels.md); runs.params has all\n"
+		"speedup = baseline median iteration time / method's (> 1: the method is faster)\n");
+	if (*target)
+		fprintf(f, "to_target = iterations until the validation %s was first reached "
+			"(never: within the run)\ntta_speedup = baseline's training seconds to the "
+			"target / method's (docs/accuracy.md)\n", target);
+	n = (int)t.n;
+	gc_table_release(&t);
+	return n;
+}

@@ -1,0 +1,64 @@
+/* orchestrator/spec/inventory.h: the hosts a sweep runs on (YAML), parsed and validated.
+ *
+ * Either `local: N` (the emulated cluster of N namespaced nodes on this machine,
+ * brought up by `gcbench cluster up N`) or the file `gcbench cluster up` writes, which
+ * is also how a real cluster is described:
+ *     name: lab                         # optional
+ *     ssh_config: /abs/path/ssh_config  # optional
+ *     sudo: true                        # optional, default false: for every host
+ *     hosts:
+ *       - {name: n1, address: 10.0.0.11, user: root, port: 22, identity: /k,
+ *          iface: eth0, netns: gcb-lab-n1, gpus: 0, sudo: false}
+ * `sudo` (true/false or yes/no; a host's own value overrides the top one) makes the
+ * orchestrator run gcbench-netem on that host as `sudo -n gcbench-netem ...`, for a
+ * login that is not root (orchestrator/remote/nodes.h). `local` with `sudo` is refused.
+ * Every value that can reach a command line (name, address, user, identity, iface,
+ * netns, ssh_config) must be a safe token (gc_is_safe_token: no spaces, quotes, ';',
+ * '$', backticks, newlines, no leading '-'), or the file is refused. All problems are
+ * reported at once, as FILE:LINE:COL messages in a gc_diags.
+ */
+#ifndef GC_INVENTORY_H
+#define GC_INVENTORY_H
+
+#include <stddef.h>
+
+#include "result.h"
+#include "yamlutil.h"
+
+#define GC_INV_MAX_HOSTS 4096
+#define GC_INV_MAX_LOCAL 64
+
+struct gc_host {
+	char name[64];          /* unique in the inventory */
+	char address[256];      /* IP or DNS name ssh connects to */
+	char user[64];          /* "" = ssh's default (ssh_config / current user) */
+	int port;               /* default 22 */
+	char identity[256];     /* private key path, "" = ssh's default */
+	char iface[64];         /* data interface to shape (required) */
+	char netns[64];         /* "" unless a local emulated node */
+	int gpus;               /* GPUs this host gives the sweep, default 0 */
+	int sudo;               /* 1: shape through `sudo -n` (the host's or the top value) */
+};
+
+struct gc_inventory {
+	int local;              /* N > 0: `local: N` (hosts empty) */
+	char name[64];
+	char ssh_config[256];   /* "" = none */
+	int sudo;               /* top-level default of every host's sudo */
+	struct gc_host *hosts;
+	size_t n_hosts;
+};
+
+/* Parse from memory; file names it in messages. On GC_OK the caller owns *inv
+ * (gc_inventory_release). Else GC_E_INVAL/GC_E_NOMEM with every problem in d and
+ * *inv left empty. */
+gc_rc gc_inventory_parse(const char *buf, size_t len, const char *file,
+			 struct gc_inventory *inv, struct gc_diags *d);
+
+/* Read and parse a file (file errors in e; content problems in d and summarized in e). */
+gc_rc gc_inventory_load(const char *path, struct gc_inventory *inv, struct gc_diags *d,
+			gc_err *e);
+
+void gc_inventory_release(struct gc_inventory *inv);   /* accepts NULL */
+
+#endif

@@ -1,0 +1,101 @@
+/* orchestrator/spec/spec.h: the sweep spec (YAML), parsed and validated. docs/spec.md is
+ * the user's reference; this header is the contract for code.
+ *
+ * Every axis accepts one value or a list; lists in a method's parameters expand too.
+ * Parsing reports ALL problems at once in a gc_diags (orchestrator/spec/yamlutil.h), each
+ * as "FILE:LINE:COL: what is wrong; what to write instead", and yields a spec only
+ * when there are none. Secrets are never in a spec: notification URLs are named by
+ * environment variable (url_env).
+ */
+#ifndef GC_SPEC_H
+#define GC_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "result.h"
+#include "kernels/compress.h"
+#include "orchestrator/ops/notify.h"
+#include "yamlutil.h"
+
+#define GC_BW_MIN 1000000ull           /* 1 Mbit/s */
+#define GC_BW_MAX 400000000000ull      /* 400 Gbit/s */
+#define GC_SPEC_MAX_POINTS 20000       /* an expansion larger than this is refused */
+#define GC_SPEC_EVAL_EVERY 20          /* eval_every when a train spec gives none */
+
+/* One method variant: a method with one concrete parameter set. */
+struct gc_spec_method {
+	char name[32];             /* "powersgd" */
+	gc_params params;          /* validated with gc_params_check */
+	char params_text[256];     /* gc_params_format(): canonical "k=v,..." ("" syncsgd) */
+	char label[300];           /* "powersgd(rank=4,...)" or "syncsgd" */
+};
+
+/* The point fields an exclude entry or a zip group can name. */
+enum gc_axis {
+	GC_AX_MODEL, GC_AX_METHOD, GC_AX_PARAMS, GC_AX_BANDWIDTH, GC_AX_LATENCY,
+	GC_AX_WORLD, GC_AX_BATCH, GC_AX_BACKEND, GC_AX_SCALE, GC_AX__COUNT
+};
+const char *gc_axis_name(enum gc_axis a);   /* "model", "method", ..., "compute_scale" */
+
+/* One exclude entry: a point is dropped when, for every axis with n > 0, its value
+ * (canonical text, see gc_point_field in sweep.h) is one of vals. */
+struct gc_spec_exclude {
+	char **vals[GC_AX__COUNT];
+	size_t n[GC_AX__COUNT];
+};
+
+struct gc_spec {
+	char *name, *description;
+	char *workload;                  /* "replay" or "train" (models: mlp, cnn) */
+	char **models;          size_t n_models;
+	struct gc_spec_method *methods;  size_t n_methods;   /* expanded variants */
+	char *baseline;                  /* a method name with exactly one variant */
+	uint64_t *bandwidth;    size_t n_bandwidth;   /* bits/s; 0 = unlimited */
+	double *latency;        size_t n_latency;     /* seconds (netem delay); default [0] */
+	int *world_size;        size_t n_world_size;
+	int *batch;             size_t n_batch;
+	char **backend;         size_t n_backend;     /* "mpi" | "nccl" */
+	double *compute_scale;  size_t n_compute_scale;
+	int iterations, warmup, repeats, timeout_s;
+	int eval_every;                  /* train: validate every K iterations */
+	char data[16];                   /* train: "digits" (default) or "generated" */
+	char target_metric[16];          /* train: "accuracy", "loss" or "" (no target) */
+	double target_value;
+	struct gc_spec_exclude *exclude; size_t n_exclude;
+	unsigned zip[8];        size_t n_zip;  /* bit masks of enum gc_axis, advanced together */
+	gc_notify_target *notify; size_t n_notify;     /* url_env owned by the spec */
+	char *canonical;                 /* canonical text of what the measurements depend on */
+	char hash[17];                   /* FNV-1a 64 of canonical, 16 hex digits */
+	char *text;                      /* the spec file as given (stored in sweeps) */
+};
+
+/* Parse a spec from memory; file names it in messages. On success (GC_OK, d empty)
+ * the caller owns *spec (gc_spec_release). Otherwise returns GC_E_INVAL (or
+ * GC_E_NOMEM), *spec is empty, and d holds every problem (gc_diags_print). */
+gc_rc gc_spec_parse(const char *buf, size_t len, const char *file, struct gc_spec *spec,
+		    struct gc_diags *d);
+
+/* Read and parse a file. File errors (missing, unreadable) go to e; problems in the
+ * content go to d (and e gets a one-line summary). */
+gc_rc gc_spec_load(const char *path, struct gc_spec *spec, struct gc_diags *d, gc_err *e);
+
+void gc_spec_release(struct gc_spec *spec);     /* accepts NULL; leaves it empty */
+
+/* Parse a latency: "0", "250us", "1.5ms", "2s" -> seconds in [0, 10]. GC_E_INVAL with
+ * a message in e otherwise. */
+gc_rc gc_latency_parse(const char *s, double *seconds, gc_err *e);
+
+/* The number of values of an axis (for METHOD and PARAMS: the method variants) and
+ * the canonical text of value i: model/backend as written, method name, params text,
+ * bandwidth in bits/s ("1000000000", "0" unlimited), latency and compute_scale as
+ * "%.9g" seconds/factor, world_size and batch in decimal. Point keys, exclude entries
+ * and the canonical spec text all use these. */
+size_t gc_spec_axis_len(const struct gc_spec *s, enum gc_axis a);
+void gc_spec_axis_text(const struct gc_spec *s, enum gc_axis a, size_t i, char *buf,
+		       size_t n);
+
+/* FNV-1a 64 of len bytes. */
+uint64_t gc_fnv1a64(const void *p, size_t len);
+
+#endif

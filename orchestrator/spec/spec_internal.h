@@ -1,0 +1,37 @@
+/* orchestrator/spec/spec_internal.h: shared by spec.c and spec_{methods,axes,exclude,zip,notify}.c (not an API). */
+#ifndef GC_SPEC_INTERNAL_H
+#define GC_SPEC_INTERNAL_H
+
+#include "spec.h"
+
+struct spec_ctx {
+	yaml_document_t *doc;
+	yaml_node_t *root;
+	struct gc_diags *d;
+	struct gc_spec *s;
+};
+
+/* The scalar items of an axis value (one scalar, or a list of scalars). Diagnoses a
+ * wrong kind or an empty list (naming key). Returns the count; *items is malloc'ed
+ * (caller frees) or NULL. */
+size_t spec_items(struct spec_ctx *c, yaml_node_t *v, const char *key, yaml_node_t ***items);
+
+/* Canonical text of a point field value given as text (exclude entries): 1 and
+ * writes out on success, else diagnoses at n and returns 0. */
+int spec_axis_value(struct spec_ctx *c, enum gc_axis a, yaml_node_t *n, char *out,
+		    size_t len);
+
+/* The axes' names, indexed by enum gc_axis (a static array), and the axis called name
+ * (-1 for none, or for NULL: a key that is not a scalar). */
+const char *const *spec_axis_list(void);
+int spec_axis_of(const char *name);
+
+void spec_parse_methods(struct spec_ctx *c, yaml_node_t *v);
+void spec_parse_exclude(struct spec_ctx *c, yaml_node_t *v);
+void spec_parse_zip(struct spec_ctx *c, yaml_node_t *v);
+void spec_parse_notify(struct spec_ctx *c, yaml_node_t *v);
+
+/* "%.9g" of v, the one way numbers are written in canonical texts and point keys. */
+void spec_num(double v, char *buf, size_t n);
+
+#endif
