@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "proc.h"
 #include "timing.h"
 
 #define RANKS 4
@@ -110,7 +111,7 @@ static double best_rate(const char *path, const char *const *paths, double *cpu_
 int main(void);
 int main(void)
 {
-	char dir[] = "/tmp/gcbench-bench-db.XXXXXX", paths[RANKS][512], dbp[600], cmd[700];
+	char dir[] = "/tmp/gcbench-bench-db.XXXXXX", paths[RANKS][512], dbp[600];
 	const char *pp[RANKS];
 	double file, mem, file_cpu, mem_cpu;
 
@@ -121,8 +122,14 @@ int main(void)
 	snprintf(dbp, sizeof(dbp), "%s/bench.db", dir);
 	file = best_rate(dbp, pp, &file_cpu);
 	mem = best_rate(":memory:", pp, &mem_cpu);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd)) { /* best effort */ }
+	{   /* best effort: the bench's own temporary directory */
+		char *rm[] = { "rm", "-rf", "--", dir, NULL };
+		gc_proc_result res;
+		gc_err e;
+
+		gc_proc_run(rm, NULL, NULL, 30, 0, &res, &e);
+		gc_proc_result_release(&res);
+	}
 	if (file < 0 || mem < 0)
 		return 1;
 	printf("bench-db: ingest of %d rows (%d ranks x %d iterations, one transaction), best of 3\n",

@@ -48,27 +48,14 @@ static void usage(FILE *f)
 		"  gcbench compress --method topk --param ratio=0.01 --in g0.npy --in g1.npy --out-dir out\n");
 }
 
-/* Apply "k=v,k2=v2" to o->p. */
+/* Apply "k=v,k2=v2" to o->p (kernels/params.h reads and checks it). */
 static int apply_params(struct copts *o, const char *arg)
 {
-	char buf[512], *tok, *save = NULL;
 	gc_err e;
 
-	if (gc_strlcpy(buf, arg, sizeof(buf)) >= sizeof(buf)) {
-		gc_error("--param '%.40s...' is too long", arg);
+	if (gc_params_set_list(&o->p, arg, &e)) {
+		gc_error("--param: %s", e.msg);
 		return 2;
-	}
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
-		if (!eq || eq == tok) {
-			gc_error("--param '%s': expected key=value, e.g. --param ratio=0.01", tok);
-			return 2;
-		}
-		*eq = '\0';
-		if (gc_params_set(&o->p, tok, eq + 1, &e)) {
-			gc_error("%s", e.msg);
-			return 2;
-		}
 	}
 	return 0;
 }
@@ -88,7 +75,10 @@ static int parse_method(struct copts *o, const char *v)
 	gc_method m;
 
 	if (gc_method_parse(v, &m)) {
-		gc_error("unknown method '%s'; use syncsgd, fp16, signsgd, topk, mstopk or powersgd", v);
+		char names[160];
+
+		gc_method_names(names, sizeof(names), ", ");
+		gc_error("unknown method '%s'; use one of %s", v, names);
 		return 2;
 	}
 	gc_params_default(&o->p, m);
