@@ -47,6 +47,28 @@ gc_rc gc_json_finish(const gc_json *j)
 	return GC_OK;
 }
 
+/* Between two items: the comma (when one is due), then the pending line break indented
+ * `level` steps, or else the space of GC_JSON_SPACED after a comma. (After a key's
+ * colon, value_slot puts that space.) */
+static void separate(gc_json *j, int comma, int level)
+{
+	if (comma)
+		gc_buf_putc(j->b, ',');
+	if (j->newline) {
+		gc_buf_putc(j->b, '\n');
+		while (level-- > 0)
+			gc_buf_puts(j->b, "  ");
+		j->newline = 0;
+	} else if (comma && (j->flags & GC_JSON_SPACED)) {
+		gc_buf_putc(j->b, ' ');
+	}
+}
+
+void gc_json_newline(gc_json *j)
+{
+	j->newline = 1;
+}
+
 /* Before a value: take the pending key's slot, or put the comma of an array (one
  * value only at the top). Returns -1 (and marks the writer) where no value may come. */
 static int value_slot(gc_json *j)
@@ -57,14 +79,16 @@ static int value_slot(gc_json *j)
 		return -1;
 	if (j->key_pending) {
 		j->key_pending = 0;
+		if (!j->newline && (j->flags & GC_JSON_SPACED))
+			gc_buf_putc(j->b, ' ');
+		separate(j, 0, d);
 		return 0;
 	}
 	if ((d && !j->arr[d]) || (!d && j->more[0])) {
 		j->bad = 1;
 		return -1;
 	}
-	if (j->more[d])
-		gc_buf_putc(j->b, ',');
+	separate(j, j->more[d], d);
 	j->more[d] = 1;
 	return 0;
 }
@@ -77,8 +101,7 @@ void gc_json_key(gc_json *j, const char *key)
 		j->bad = 1;
 		return;
 	}
-	if (j->more[d])
-		gc_buf_putc(j->b, ',');
+	separate(j, j->more[d], d);
 	j->more[d] = 1;
 	gc_json_quote(j->b, key, j->flags);
 	gc_buf_putc(j->b, ':');
@@ -105,6 +128,7 @@ static void close_(gc_json *j, int arr)
 		j->bad = 1;
 		return;
 	}
+	separate(j, 0, j->depth - 1);
 	gc_buf_putc(j->b, arr ? ']' : '}');
 	j->depth--;
 }

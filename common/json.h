@@ -5,6 +5,10 @@
  * and the colons; the caller says what comes: gc_json_key then a value inside an
  * object, values only inside an array, one value at the top.
  *
+ * For documents people read: GC_JSON_SPACED puts a space after each comma and colon
+ * ({"a": 1, "b": [true, null]}), and gc_json_newline breaks the line where the caller
+ * wants it, indented by the nesting depth; no other whitespace is ever written.
+ *
  * Strings: '"' and '\' are escaped with a backslash, every control character (bytes
  * 0x00-0x1f and 0x7f) as \u00xx (lowercase hex), a newline as \n instead with
  * GC_JSON_ESC_NL; all other bytes (UTF-8 included) are copied as they are. A NULL
@@ -30,6 +34,7 @@
 
 /* flags of gc_json_init and gc_json_quote */
 #define GC_JSON_ESC_NL 1u   /* a newline inside a string as \n (else \u000a) */
+#define GC_JSON_SPACED 2u   /* (init only) ", " and ": " instead of "," and ":" */
 
 typedef struct gc_json {
 	gc_buf *b;                                    /* borrowed: where text goes */
@@ -37,12 +42,13 @@ typedef struct gc_json {
 	int depth;                                    /* open objects and arrays */
 	int key_pending;                              /* a key waits for its value */
 	int bad;                                      /* misuse seen (sticky) */
+	int newline;                                  /* gc_json_newline pending */
 	unsigned char more[GC_JSON_MAX_DEPTH + 1];    /* the level has a member */
 	unsigned char arr[GC_JSON_MAX_DEPTH + 1];     /* the level is an array */
 } gc_json;
 
 /* Start a writer that appends to b (borrowed: it must outlive j; what b already holds
- * stays in front). flags: 0 or GC_JSON_ESC_NL. Owns nothing: no release. */
+ * stays in front). flags: 0, GC_JSON_ESC_NL, GC_JSON_SPACED or both. Owns nothing: no release. */
 void gc_json_init(gc_json *j, gc_buf *b, unsigned flags);
 
 /* GC_OK when exactly one whole value was written (every container closed),
@@ -55,6 +61,13 @@ void gc_json_obj_open(gc_json *j);
 void gc_json_obj_close(gc_json *j);
 void gc_json_arr_open(gc_json *j);
 void gc_json_arr_close(gc_json *j);
+
+/* Start what comes next (a key, a value, or a closing bracket) on a new line: a
+ * comma that is due stays at the end of this line, then "\n" and two spaces per open
+ * container (one level less before a closing bracket, so it lines up with the line
+ * that opened it), and no space after the comma. Several calls before the next item
+ * make one break. Writes nothing by itself; JSON stays valid wherever it is called. */
+void gc_json_newline(gc_json *j);
 
 /* A member's key inside an object; its value comes next. */
 void gc_json_key(gc_json *j, const char *key);

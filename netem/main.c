@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "log.h"
 #include "rate.h"
 #include "shape.h"
@@ -117,25 +118,55 @@ static gc_rc build_req(const struct opts *o, struct gc_shape_req *r, gc_err *e)
 	return GC_OK;
 }
 
-static void print_info(const char *dev, const char *netns, const struct gc_shape_info *s, int json)
+static void info_json(gc_json *j, const char *dev, const char *netns,
+		      const struct gc_shape_info *s)
+{
+	gc_json_obj_open(j);
+	gc_json_str_field(j, "dev", dev);
+	gc_json_str_field(j, "netns", netns);
+	gc_json_str_field(j, "kind", s->kind);
+	gc_json_uint_field(j, "handle", s->handle >> 16);
+	gc_json_key(j, "managed");
+	gc_json_bool(j, s->managed);
+	gc_json_int_field(j, "owner", (int)s->owner);
+	gc_json_uint_field(j, "rate_bps", s->rate_bps);
+	gc_json_uint_field(j, "burst", s->burst);
+	gc_json_uint_field(j, "bytes", s->bytes);
+	gc_json_uint_field(j, "packets", s->packets);
+	gc_json_uint_field(j, "drops", s->drops);
+	gc_json_uint_field(j, "overlimits", s->overlimits);
+	gc_json_key(j, "netem");
+	gc_json_bool(j, s->netem);
+	gc_json_uint_field(j, "delay_us", s->delay_us);
+	gc_json_uint_field(j, "jitter_us", s->jitter_us);
+	gc_json_obj_close(j);
+}
+
+/* One JSON object on a line; GC_OK or GC_E_NOMEM (e says so; nothing printed). */
+static gc_rc print_json(const char *dev, const char *netns, const struct gc_shape_info *s,
+			gc_err *e)
+{
+	gc_buf b = GC_BUF_INIT;
+	gc_json j;
+	gc_rc rc;
+
+	gc_json_init(&j, &b, 0);
+	info_json(&j, dev, netns, s);
+	rc = gc_json_finish(&j);
+	if (rc)
+		gc_fail(e, rc, "cannot write JSON: %s", gc_strerror(rc));
+	else
+		printf("%s\n", b.p);
+	gc_buf_release(&b);
+	return rc;
+}
+
+static void print_text(const char *dev, const char *netns, const struct gc_shape_info *s)
 {
 	char rate[32], burst[32];
 
 	gc_rate_format(s->rate_bps, rate, sizeof(rate));
 	gc_size_format(s->burst, burst, sizeof(burst));
-	if (json) {
-		printf("{\"dev\":\"%s\",\"netns\":%s%s%s,\"kind\":\"%s\",\"handle\":%u,"
-		       "\"managed\":%s,\"owner\":%d,\"rate_bps\":%llu,\"burst\":%u,\"bytes\":%llu,"
-		       "\"packets\":%llu,\"drops\":%llu,\"overlimits\":%llu,\"netem\":%s,"
-		       "\"delay_us\":%u,\"jitter_us\":%u}\n", dev, netns ? "\"" : "",
-		       netns ? netns : "null", netns ? "\"" : "", s->kind, s->handle >> 16,
-		       s->managed ? "true" : "false", (int)s->owner,
-		       (unsigned long long)s->rate_bps, s->burst, (unsigned long long)s->bytes,
-		       (unsigned long long)s->packets, (unsigned long long)s->drops,
-		       (unsigned long long)s->overlimits, s->netem ? "true" : "false",
-		       s->delay_us, s->jitter_us);
-		return;
-	}
 	printf("%s%s%s: %s", dev, netns ? "@" : "", netns ? netns : "", s->kind);
 	if (s->rate_bps)
 		printf(" rate %s burst %s", rate, burst);
@@ -145,6 +176,14 @@ static void print_info(const char *dev, const char *netns, const struct gc_shape
 	       s->managed ? " (set by gcbench)" : "", (unsigned long long)s->bytes,
 	       (unsigned long long)s->packets, (unsigned long long)s->drops,
 	       (unsigned long long)s->overlimits);
+}
+
+static gc_rc print_info(const struct opts *o, const struct gc_shape_info *s, gc_err *e)
+{
+	if (o->json)
+		return print_json(o->dev, o->netns, s, e);
+	print_text(o->dev, o->netns, s);
+	return GC_OK;
 }
 
 static int run(const char *cmd, const struct opts *o)
@@ -166,11 +205,11 @@ static int run(const char *cmd, const struct opts *o)
 		if (!rc)
 			rc = gc_shape_show(o->dev, o->netns, &info, &e);
 		if (!rc)
-			print_info(o->dev, o->netns, &info, o->json);
+			rc = print_info(o, &info, &e);
 	} else if (!strcmp(cmd, "show")) {
 		rc = gc_shape_show(o->dev, o->netns, &info, &e);
 		if (!rc)
-			print_info(o->dev, o->netns, &info, o->json);
+			rc = print_info(o, &info, &e);
 	} else if (!strcmp(cmd, "clear")) {
 		rc = gc_shape_clear(o->dev, o->netns, &e);
 	} else {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "json.h"
 #include "log.h"
 #include "netem/cluster.h"
 #include "strutil.h"
@@ -49,21 +50,52 @@ static void print_status_text(const struct gc_cluster_status *s)
 	}
 }
 
-static void print_status_json(const struct gc_cluster_status *s)
+static void node_json(gc_json *j, const struct gc_node_status *n)
 {
+	gc_json_obj_open(j);
+	gc_json_str_field(j, "name", n->name);
+	gc_json_str_field(j, "address", n->address);
+	gc_json_str_field(j, "netns", n->netns);
+	gc_json_key(j, "netns_exists");
+	gc_json_bool(j, n->netns_exists);
+	gc_json_int_field(j, "sshd_pid", (int)n->sshd_pid);
+	gc_json_key(j, "reachable");
+	gc_json_bool(j, n->reachable);
+	gc_json_obj_close(j);
+}
+
+/* GC_OK, or GC_E_NOMEM (e says so; nothing printed). */
+static gc_rc print_status_json(const struct gc_cluster_status *s, gc_err *e)
+{
+	gc_buf b = GC_BUF_INIT;
+	char subnet[32];
+	gc_json j;
+	gc_rc rc;
 	int i;
 
-	printf("{\"name\":\"%s\",\"dir\":\"%s\",\"subnet\":\"10.213.%d.0/24\",\"healthy\":%s,"
-	       "\"bridge\":%s,\"nodes\":[", s->name, s->dir, s->subnet,
-	       s->healthy ? "true" : "false", s->bridge_exists ? "true" : "false");
-	for (i = 0; i < s->nodes; i++) {
-		const struct gc_node_status *n = &s->node[i];
-		printf("%s{\"name\":\"%s\",\"address\":\"%s\",\"netns\":\"%s\",\"netns_exists\":%s,"
-		       "\"sshd_pid\":%d,\"reachable\":%s}", i ? "," : "", n->name, n->address,
-		       n->netns, n->netns_exists ? "true" : "false", (int)n->sshd_pid,
-		       n->reachable ? "true" : "false");
-	}
-	printf("]}\n");
+	snprintf(subnet, sizeof(subnet), "10.213.%d.0/24", s->subnet);
+	gc_json_init(&j, &b, 0);
+	gc_json_obj_open(&j);
+	gc_json_str_field(&j, "name", s->name);
+	gc_json_str_field(&j, "dir", s->dir);
+	gc_json_str_field(&j, "subnet", subnet);
+	gc_json_key(&j, "healthy");
+	gc_json_bool(&j, s->healthy);
+	gc_json_key(&j, "bridge");
+	gc_json_bool(&j, s->bridge_exists);
+	gc_json_key(&j, "nodes");
+	gc_json_arr_open(&j);
+	for (i = 0; i < s->nodes; i++)
+		node_json(&j, &s->node[i]);
+	gc_json_arr_close(&j);
+	gc_json_obj_close(&j);
+	rc = gc_json_finish(&j);
+	if (rc)
+		gc_fail(e, rc, "cannot write the status as JSON: %s", gc_strerror(rc));
+	else
+		printf("%s\n", b.p);
+	gc_buf_release(&b);
+	return rc;
 }
 
 struct cl_args {
@@ -154,8 +186,10 @@ int cmd_cluster(int argc, char **argv)
 	} else if (!strcmp(a.verb, "status")) {
 		st = calloc(1, sizeof(*st));
 		rc = st ? gc_cluster_status(a.name, st, &e) : GC_E_NOMEM;
-		if (!rc)
-			a.json ? print_status_json(st) : print_status_text(st);
+		if (!rc && a.json)
+			rc = print_status_json(st, &e);
+		else if (!rc)
+			print_status_text(st);
 		r = !rc && st && !st->healthy;
 		free(st);
 		if (!rc)

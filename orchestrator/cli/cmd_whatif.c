@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "commands.h"
+#include "json.h"
 #include "log.h"
 #include "cmd_whatif.h"
 #include "report/whatif_svg.h"
@@ -345,9 +346,31 @@ static void tally_add(struct tally *t, size_t k, double sp, int p, double bw, do
 	}
 }
 
-/* One row: every method at (s, c, p, bw). */
+static void point_json(gc_json *j, const gc_model_method *m, double s, double c, int p,
+		       double bw, double sp, const gc_model_result *rs,
+		       const gc_model_result *rm)
+{
+	gc_json_newline(j);
+	gc_json_obj_open(j);
+	gc_json_numg_field(j, "compute_speedup", s, 6);
+	gc_json_numg_field(j, "codec_speedup", c, 6);
+	gc_json_int_field(j, "workers", p);
+	gc_json_numg_field(j, "gbps", bw, 6);
+	gc_json_str_field(j, "method", m->label);
+	gc_json_key(j, "speedup");
+	gc_json_fixed(j, sp, 4);
+	gc_json_numg_field(j, "syncsgd_s", rs->total, 6);
+	gc_json_numg_field(j, "method_s", rm->total, 6);
+	gc_json_numg_field(j, "encode_s", rm->encode, 6);
+	gc_json_numg_field(j, "decode_s", rm->decode, 6);
+	gc_json_numg_field(j, "exposed_comm_s", rm->exposed, 6);
+	gc_json_uint_field(j, "bytes_sent", rm->bytes_sent);
+	gc_json_obj_close(j);
+}
+
+/* One row: every method at (s, c, p, bw); into j when not NULL, else a table row. */
 static int row(const struct opts *o, gc_arch *a, double s, double c, int p, double bw,
-	       int *first, struct tally *t, gc_err *e)
+	       gc_json *j, struct tally *t, gc_err *e)
 {
 	const gc_whatif *w = &o->w;
 	gc_model_result rm, rs;
@@ -358,15 +381,8 @@ static int row(const struct opts *o, gc_arch *a, double s, double c, int p, doub
 		if (gc_whatif_eval(w, a, &w->methods[k], p, bw, s, c, &sp, &rm, &rs, e))
 			return -1;
 		tally_add(t, k, sp, p, bw, s, c);
-		if (o->json) {
-			printf("%s\n    {\"compute_speedup\": %g, \"codec_speedup\": %g, "
-			       "\"workers\": %d, \"gbps\": %g, "
-			       "\"method\": \"%s\", \"speedup\": %.4f, \"syncsgd_s\": %.6g, "
-			       "\"method_s\": %.6g, \"encode_s\": %.6g, \"decode_s\": %.6g, "
-			       "\"exposed_comm_s\": %.6g, \"bytes_sent\": %zu}", *first ? "" : ",",
-			       s, c, p, bw, w->methods[k].label, sp, rs.total, rm.total, rm.encode,
-			       rm.decode, rm.exposed, rm.bytes_sent);
-			*first = 0;
+		if (j) {
+			point_json(j, &w->methods[k], s, c, p, bw, sp, &rs, &rm);
 			continue;
 		}
 		if (k == 0) {
@@ -377,7 +393,7 @@ static int row(const struct opts *o, gc_arch *a, double s, double c, int p, doub
 		}
 		printf("  %*.2f", colw(&w->methods[k]), sp);
 	}
-	if (!o->json)
+	if (!j)
 		printf("\n");
 	t->points++;
 	return 0;
@@ -389,39 +405,64 @@ static double codec_of(const gc_whatif *w, size_t n, double s)
 	return w->ncodec ? w->codec[n] : s;
 }
 
-static int sweep(const struct opts *o, gc_arch *a, struct tally *t, gc_err *e)
+/* The sweep's points: into js (the document's head and its "points" list) when not
+ * NULL, else the table. */
+static int sweep(const struct opts *o, gc_arch *a, struct tally *t, gc_json *js, gc_err *e)
 {
 	const gc_whatif *w = &o->w;
 	size_t i, n, j, l, nc = w->ncodec ? w->ncodec : 1;
-	int first = 1;
 
-	if (o->json)
-		printf("{\"model\": \"%s\", \"batch\": %d, \"preset\": \"%s\", \"points\": [",
-		       w->model, w->batch, w->source);
-	else
+	if (js) {
+		gc_json_obj_open(js);
+		gc_json_str_field(js, "model", w->model);
+		gc_json_int_field(js, "batch", w->batch);
+		gc_json_str_field(js, "preset", w->source);
+		gc_json_key(js, "points");
+		gc_json_arr_open(js);
+	} else {
 		header(o);
+	}
 	for (i = 0; i < w->nspeed; i++)
 		for (n = 0; n < nc; n++)
 			for (j = 0; j < w->nworkers; j++)
 				for (l = 0; l < w->nbw; l++)
 					if (row(o, a, w->speedup[i], codec_of(w, n, w->speedup[i]),
-						w->workers[j], w->bw_gbps[l], &first, t, e))
+						w->workers[j], w->bw_gbps[l], js, t, e))
 						return -1;
-	if (o->json)
-		printf("\n  ],\n  \"crossover\": [");
+	if (js) {
+		gc_json_newline(js);
+		gc_json_arr_close(js);
+	}
 	return 0;
 }
 
-static void print_cross(const struct opts *o, const gc_model_method *m, int p, double s,
-			double c, double x, int *first)
+static void cross_json(gc_json *j, const gc_model_method *m, int p, double s, double c,
+		       double x)
 {
-	if (o->json) {
-		printf("%s\n    {\"compute_speedup\": %g, \"codec_speedup\": %g, \"workers\": %d, "
-		       "\"method\": \"%s\", \"wins_below_gbps\": %s%.4g%s}", *first ? "" : ",", s,
-		       c, p, m->label, isinf(x) ? "\"" : "", isinf(x) ? 1e4 : x,
-		       isinf(x) ? "+\"" : "");
-		*first = 0;
-	} else if (x == 0) {
+	char top[32];
+
+	gc_json_newline(j);
+	gc_json_obj_open(j);
+	gc_json_numg_field(j, "compute_speedup", s, 6);
+	gc_json_numg_field(j, "codec_speedup", c, 6);
+	gc_json_int_field(j, "workers", p);
+	gc_json_str_field(j, "method", m->label);
+	if (isinf(x)) {                 /* wins up to the top of the range: "1e+04+" */
+		snprintf(top, sizeof(top), "%.4g+", 1e4);
+		gc_json_str_field(j, "wins_below_gbps", top);
+	} else {
+		gc_json_numg_field(j, "wins_below_gbps", x, 4);
+	}
+	gc_json_obj_close(j);
+}
+
+/* One method's crossover x: into j when not NULL, else a line of text. */
+static void print_cross(gc_json *j, const gc_model_method *m, int p, double s, double c,
+			double x)
+{
+	if (j)
+		cross_json(j, m, p, s, c, x);
+	else if (x == 0) {
 		printf("  %-22s never wins (0.1 to 10000 Gbit/s)\n", m->label);
 	} else if (isinf(x)) {
 		printf("  %-22s wins at every bandwidth up to 10000 Gbit/s\n", m->label);
@@ -430,44 +471,62 @@ static void print_cross(const struct opts *o, const gc_model_method *m, int p, d
 	}
 }
 
-static int crossovers(const struct opts *o, gc_arch *a, gc_err *e)
+/* The crossovers: into js (the document's "crossover" list) when not NULL, else text. */
+static int crossovers(const struct opts *o, gc_arch *a, gc_json *js, gc_err *e)
 {
 	const gc_whatif *w = &o->w;
 	size_t i, n, j, k, nc = w->ncodec ? w->ncodec : 1;
-	int first = 1;
 	double x, c;
 
-	if (!o->json)
+	if (js) {
+		gc_json_newline(js);
+		gc_json_key(js, "crossover");
+		gc_json_arr_open(js);
+	} else {
 		printf("\ncrossover bandwidth (the method beats sync SGD below it):\n");
+	}
 	for (i = 0; i < w->nspeed; i++)
 		for (n = 0; n < nc; n++)
 			for (j = 0; j < w->nworkers; j++) {
 				c = codec_of(w, n, w->speedup[i]);
-				if (!o->json)
+				if (!js)
 					printf(" compute %gx, codec %gx, %d workers:\n", w->speedup[i],
 					       c, w->workers[j]);
 				for (k = 0; k < w->nmethods; k++) {
 					if (gc_whatif_crossover(w, a, &w->methods[k], w->workers[j],
 								w->speedup[i], c, &x, e))
 						return -1;
-					print_cross(o, &w->methods[k], w->workers[j], w->speedup[i],
-						    c, x, &first);
+					print_cross(js, &w->methods[k], w->workers[j],
+						    w->speedup[i], c, x);
 				}
 			}
+	if (js) {
+		gc_json_newline(js);
+		gc_json_arr_close(js);
+	}
 	return 0;
 }
 
-static void summary(const struct opts *o, const struct tally *t)
+/* The summary: into j (closing the document) when not NULL, else text. */
+static void summary(const struct opts *o, const struct tally *t, gc_json *j)
 {
 	const gc_whatif *w = &o->w;
 	size_t k, wins = 0, n = t->points * w->nmethods;
 
 	for (k = 0; k < w->nmethods; k++)
 		wins += t->wins[k];
-	if (o->json) {
-		printf("\n  ],\n  \"summary\": {\"configurations\": %zu, \"gains\": %zu, "
-		       "\"best_speedup\": %.4f, \"best_method\": \"%s\"}\n}\n", n, wins, t->best,
-		       w->methods[t->best_m].label);
+	if (j) {
+		gc_json_newline(j);
+		gc_json_key(j, "summary");
+		gc_json_obj_open(j);
+		gc_json_uint_field(j, "configurations", n);
+		gc_json_uint_field(j, "gains", wins);
+		gc_json_key(j, "best_speedup");
+		gc_json_fixed(j, t->best, 4);
+		gc_json_str_field(j, "best_method", w->methods[t->best_m].label);
+		gc_json_obj_close(j);
+		gc_json_newline(j);
+		gc_json_obj_close(j);
 		return;
 	}
 	printf("\nsummary: %zu of %zu configurations gain (speedup > 1)", wins, n);
@@ -479,9 +538,37 @@ static void summary(const struct opts *o, const struct tally *t)
 	       "measured gains in 6 of 200+ setups (gcbench whatif --grid paper compares).\n");
 }
 
+/* The sweep, its crossovers and its summary: tables (printed as they come), or with
+ * --json one document, printed once whole. 0, or -1 (e says why). */
+static int report(const struct opts *o, gc_arch *a, gc_err *e)
+{
+	gc_buf b = GC_BUF_INIT;
+	gc_json j, *js = NULL;
+	struct tally t;
+	gc_rc rc;
+	int r;
+
+	memset(&t, 0, sizeof(t));
+	if (o->json) {
+		gc_json_init(&j, &b, GC_JSON_SPACED);
+		js = &j;
+	}
+	r = sweep(o, a, &t, js, e) || crossovers(o, a, js, e);
+	if (!r)
+		summary(o, &t, js);
+	if (!r && js) {
+		rc = gc_json_finish(js);
+		if (rc)
+			r = gc_fail(e, rc, "cannot write the JSON document: %s", gc_strerror(rc));
+		else
+			printf("%s\n", b.p);
+	}
+	gc_buf_release(&b);
+	return r ? -1 : 0;
+}
+
 int cmd_whatif(int argc, char **argv)
 {
-	struct tally t;
 	struct opts o;
 	gc_arch a;
 	gc_err e;
@@ -515,10 +602,7 @@ int cmd_whatif(int argc, char **argv)
 		return 2;
 	}
 	apply_topology(&o, &a);
-	memset(&t, 0, sizeof(t));
-	r = sweep(&o, &a, &t, &e) || crossovers(&o, &a, &e);
-	if (!r)
-		summary(&o, &t);
+	r = report(&o, &a, &e);
 	if (!r && o.svg) {
 		size_t nf;
 		if (!(r = gc_whatif_svg(&o.w, &a, o.svg, &nf, &e) != GC_OK))

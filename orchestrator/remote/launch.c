@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "proc.h"
 #include "reap.h"
 #include "strutil.h"
@@ -200,14 +201,24 @@ gc_rc gc_launch_argv(const gc_launch *l, char ***out, gc_err *e)
 
 char *gc_launch_settings_json(const gc_launch *l)
 {
-	char *s = malloc(1024);
-	if (!s)
+	gc_buf b = GC_BUF_INIT;
+	gc_json j;
+
+	gc_json_init(&j, &b, 0);
+	gc_json_obj_open(&j);
+	gc_json_str_field(&j, "pml", "ob1");
+	gc_json_str_field(&j, "btl", "tcp,self");
+	gc_json_str_field(&j, "btl_tcp_if_include", l->iface);
+	gc_json_str_field(&j, "allreduce_algorithm", "ring");
+	gc_json_str_field(&j, "allgather_algorithm", "ring");
+	gc_json_int_field(&j, "mpi_yield_when_idle", l->oversubscribe);
+	gc_json_str_field(&j, "NCCL_IB_DISABLE", "1");
+	gc_json_str_field(&j, "NCCL_SOCKET_IFNAME", l->iface);
+	gc_json_str_field(&j, "backend", l->backend ? l->backend : "mpi");
+	gc_json_obj_close(&j);
+	if (gc_json_finish(&j)) {
+		gc_buf_release(&b);
 		return NULL;
-	snprintf(s, 1024,
-		 "{\"pml\":\"ob1\",\"btl\":\"tcp,self\",\"btl_tcp_if_include\":\"%s\","
-		 "\"allreduce_algorithm\":\"ring\",\"allgather_algorithm\":\"ring\","
-		 "\"mpi_yield_when_idle\":%d,\"NCCL_IB_DISABLE\":\"1\",\"NCCL_SOCKET_IFNAME\":\"%s\","
-		 "\"backend\":\"%s\"}",
-		 l->iface, l->oversubscribe, l->iface, l->backend ? l->backend : "mpi");
-	return s;
+	}
+	return gc_buf_take(&b);
 }

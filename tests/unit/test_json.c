@@ -203,6 +203,83 @@ static void test_growth(void)
 	gc_buf_release(&b);
 }
 
+/* GC_JSON_SPACED alone: one line, a space after every comma and colon. */
+static void test_spaced(void)
+{
+	gc_buf b = GC_BUF_INIT;
+	gc_json j;
+
+	gc_json_init(&j, &b, GC_JSON_SPACED);
+	gc_json_obj_open(&j);
+	gc_json_str_field(&j, "a", "x, y: z");
+	gc_json_key(&j, "b");
+	gc_json_arr_open(&j);
+	gc_json_bool(&j, 1);
+	gc_json_null(&j);
+	gc_json_obj_open(&j);
+	gc_json_obj_close(&j);
+	gc_json_arr_close(&j);
+	gc_json_obj_close(&j);
+	CHECK(gc_json_finish(&j) == GC_OK);
+	CHECK_STR(b.p, "{\"a\": \"x, y: z\", \"b\": [true, null, {}]}");
+	gc_buf_release(&b);
+}
+
+/* Line breaks where the caller puts them: the comma ends the line, items are indented
+ * two spaces per level, a closing bracket one level less; the layout of
+ * gcbench whatif --json. */
+static void test_newline(void)
+{
+	gc_buf b = GC_BUF_INIT;
+	gc_json j;
+	int i;
+
+	gc_json_init(&j, &b, GC_JSON_SPACED);
+	gc_json_obj_open(&j);
+	gc_json_int_field(&j, "n", 2);
+	gc_json_key(&j, "points");
+	gc_json_arr_open(&j);
+	for (i = 0; i < 2; i++) {
+		gc_json_newline(&j);
+		gc_json_newline(&j);                   /* twice: still one break */
+		gc_json_obj_open(&j);
+		gc_json_int_field(&j, "i", i);
+		gc_json_str_field(&j, "m", "k");
+		gc_json_obj_close(&j);
+	}
+	gc_json_newline(&j);
+	gc_json_arr_close(&j);
+	gc_json_newline(&j);
+	gc_json_key(&j, "s");
+	gc_json_newline(&j);                           /* between a key and its value */
+	gc_json_obj_open(&j);
+	gc_json_newline(&j);
+	gc_json_obj_close(&j);
+	gc_json_newline(&j);
+	gc_json_obj_close(&j);
+	CHECK(gc_json_finish(&j) == GC_OK);
+	CHECK_STR(b.p, "{\"n\": 2, \"points\": [\n"
+		  "    {\"i\": 0, \"m\": \"k\"},\n"
+		  "    {\"i\": 1, \"m\": \"k\"}\n"
+		  "  ],\n"
+		  "  \"s\":\n"
+		  "  {\n"
+		  "  }\n"
+		  "}");
+	gc_buf_release(&b);
+
+	gc_json_init(&j, &b, 0);                       /* compact, and at the top */
+	gc_json_newline(&j);
+	gc_json_arr_open(&j);
+	gc_json_int(&j, 1);
+	gc_json_newline(&j);
+	gc_json_int(&j, 2);
+	gc_json_arr_close(&j);
+	CHECK(gc_json_finish(&j) == GC_OK);
+	CHECK_STR(b.p, "\n[1,\n  2]");
+	gc_buf_release(&b);
+}
+
 int main(void)
 {
 	GCT_SUITE("json");
@@ -214,5 +291,7 @@ int main(void)
 	GCT_RUN(test_depth);
 	GCT_RUN(test_append_and_oom);
 	GCT_RUN(test_growth);
+	GCT_RUN(test_spaced);
+	GCT_RUN(test_newline);
 	return gct_finish();
 }

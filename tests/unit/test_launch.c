@@ -138,6 +138,26 @@ static void test_duration(void)
 	CHECK_STR(b, "?");
 }
 
+/* The runs table's network settings: the bytes they always had, strings escaped. */
+static void test_settings_json(void)
+{
+	gc_launch l = base();
+	char *s;
+
+	l.oversubscribe = 1;
+	s = gc_launch_settings_json(&l);
+	CHECK_STR(s, "{\"pml\":\"ob1\",\"btl\":\"tcp,self\",\"btl_tcp_if_include\":\"eth0\","
+		  "\"allreduce_algorithm\":\"ring\",\"allgather_algorithm\":\"ring\","
+		  "\"mpi_yield_when_idle\":1,\"NCCL_IB_DISABLE\":\"1\","
+		  "\"NCCL_SOCKET_IFNAME\":\"eth0\",\"backend\":\"mpi\"}");
+	free(s);
+	l.iface = "e\"0";
+	l.backend = NULL;
+	s = gc_launch_settings_json(&l);
+	CHECK(s && strstr(s, "\"NCCL_SOCKET_IFNAME\":\"e\\\"0\",\"backend\":\"mpi\"}"));
+	free(s);
+}
+
 int main(void)
 {
 	GCT_SUITE("launch");
@@ -146,5 +166,6 @@ int main(void)
 	GCT_RUN(test_rejects_injection);
 	GCT_RUN(test_lock);
 	GCT_RUN(test_duration);
+	GCT_RUN(test_settings_json);
 	return gct_finish();
 }
