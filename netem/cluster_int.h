@@ -1,0 +1,55 @@
+/* netem/cluster_int.h: shared by cluster.c, cluster_view.c and cluster_sshd.c (not an API). */
+#ifndef GC_CLUSTER_INT_H
+#define GC_CLUSTER_INT_H
+
+#include <sys/types.h>
+
+#include "cluster.h"
+
+struct cl {
+	const char *name;
+	const char *user;   /* an extra unprivileged login on every node, or NULL */
+	int shared_fs;      /* the nodes see this machine's file system */
+	int k, n;
+	int k_known;     /* k was read from cluster.conf (else: the name's hash, unclaimed) */
+	char dir[128];
+};
+
+/* ---- cluster.c: names and paths ---- */
+
+/* Node i's network namespace, gcb-NAME-n<i>. */
+void cl_node_netns(const struct cl *c, int i, char *buf, size_t n);
+/* Node i's address, 10.213.K.(10+i). */
+void cl_node_addr(const struct cl *c, int i, char *buf, size_t n);
+/* DIR/file: a file in the cluster directory. */
+void cl_path_of(const struct cl *c, const char *file, char *buf, size_t n);
+/* $GCBENCH_HOME/nodes/NAME, the nodes' trees (beside clusters/NAME). */
+void cl_nodes_dir(const struct cl *c, char *buf, size_t n);
+/* Write text to path (created or truncated); GC_E_IO naming path on failure. */
+gc_rc cl_write_file(const char *path, const char *text, gc_err *e);
+
+/* ---- cluster_view.c: each node's own mount view ---- */
+
+/* Node i's tree under cl_nodes_dir: its directories, etc/hosts and (with c->user) the
+ * login user's passwd/group/shadow entries and home. */
+gc_rc cl_make_node_tree(const struct cl *c, int i, gc_err *e);
+/* In sshd's child, after unshare(CLONE_NEWNS): bind node i's tree over the host's paths;
+ * 0 on success, -1 (errno set) on failure. */
+int cl_enter_node_view(const struct cl *c, int i);
+
+/* ---- cluster_sshd.c: each node's sshd, the cluster's keys and client files ---- */
+
+/* 1 when addr:22 accepts a TCP connection within timeout_ms. */
+int cl_tcp_reachable(const char *addr, int timeout_ms);
+/* The pid of node i's sshd from its pid file, when it still runs; else 0. */
+pid_t cl_sshd_pid(const struct cl *c, int i);
+/* Write node i's sshd_config and fork its sshd (in the node's namespaces); pid in DIR/n<i>.pid. */
+gc_rc cl_start_sshd(const struct cl *c, int i, gc_err *e);
+/* Wait until node i's sshd accepts connections (15 s); GC_E_TIMEOUT with its log's last line. */
+gc_rc cl_wait_sshd(const struct cl *c, int i, gc_err *e);
+/* The host key, the client key id_ed25519 and authorized_keys in the cluster directory. */
+gc_rc cl_make_keys(const struct cl *c, gc_err *e);
+/* known_hosts, ssh_config and inventory.yaml for nodes 1..c->n. */
+gc_rc cl_write_client_files(const struct cl *c, gc_err *e);
+
+#endif
