@@ -7,7 +7,7 @@
 #   remote/  what runs on or against the nodes: ssh, provisioning, mpirun's command
 #            line, reaping leftovers, this host's environment probe
 #   ops/     operations on the results: regression tracking and its statistics,
-#            history, scheduling, notifications, the CLI's text tables
+#            scheduling, notifications, the CLI's text tables
 # Everything but cli/ goes into libgcbench.a, so unit tests link it.
 ORCH_PARTS := spec run remote ops
 LIB_SRCS += $(foreach p,$(ORCH_PARTS),$(wildcard orchestrator/$(p)/*.c))
