@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsutil.h"
 #include "strutil.h"
 #include "arch.h"
 
@@ -268,37 +269,17 @@ gc_rc gc_arch_parse_csv(const char *buf, size_t len, const char *label, gc_arch 
 }
 
 /* Read a whole file (at most 256 MiB) into a malloc'd buffer. */
+/* The most a model CSV or profile may hold: it is untrusted input. */
+#define GC_ARCH_FILE_MAX (256u << 20)
+
+/* Read path whole (NUL-terminated) within GC_ARCH_FILE_MAX. */
 static gc_rc slurp(const char *path, char **buf, size_t *len, gc_err *e)
 {
-	FILE *f = fopen(path, "rb");
-	size_t cap = 1 << 16, n = 0;
-	char *p = NULL;
+	unsigned char *b;
+	gc_rc rc = gc_read_whole(path, NULL, GC_ARCH_FILE_MAX, &b, len, e);
 
-	if (!f)
-		return gc_fail(e, GC_E_IO, "cannot open '%s': %s", path, strerror(errno));
-	for (;;) {
-		char *q = realloc(p, cap);
-		if (!q) {
-			free(p);
-			fclose(f);
-			return gc_fail(e, GC_E_NOMEM, "cannot read '%s': out of memory", path);
-		}
-		p = q;
-		n += fread(p + n, 1, cap - n, f);
-		if (n < cap || cap >= (256u << 20))
-			break;
-		cap *= 2;
-	}
-	if (ferror(f) || n == cap) {
-		free(p);
-		fclose(f);
-		return gc_fail(e, GC_E_IO, "cannot read '%s': %s", path,
-			       n == cap ? "larger than 256 MiB" : "read error");
-	}
-	fclose(f);
-	*buf = p;
-	*len = n;
-	return GC_OK;
+	*buf = (char *)b;
+	return rc;
 }
 
 gc_rc gc_arch_load_csv(const char *path, gc_arch *out, gc_err *e)

@@ -87,7 +87,7 @@ gc_rc gc_rec_read(const char *path, gc_rec_file *out, gc_err *e)
 	gc_rc rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = gc_read_whole(path, NULL, &buf, &len, e)))
+	if ((rc = gc_read_whole(path, NULL, 0, &buf, &len, e)))
 		return rc;
 	rc = gc_rec_parse(buf, len, out, e);
 	free(buf);

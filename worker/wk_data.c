@@ -121,7 +121,7 @@ gc_rc gc_data_read(const char *path, gc_data *out, gc_err *e)
 	gc_rc rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = gc_read_whole(path, "data set", &buf, &len, e)))
+	if ((rc = gc_read_whole(path, "data set", 0, &buf, &len, e)))
 		return rc;
 	rc = gc_data_parse(buf, len, out, e);
 	free(buf);

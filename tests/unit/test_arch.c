@@ -158,7 +158,7 @@ static void test_unknown_arch(void)
 	CHECK_EQ_INT(gc_arch_build("resnet51", &a, &e), GC_E_INVAL);
 	CHECK_CONTAINS(e.msg, "'resnet51'");
 	CHECK_CONTAINS(e.msg, "resnet50");
-	CHECK_EQ_INT(gc_arch_build("csv:/nonexistent/x.csv", &a, &e), GC_E_IO);
+	CHECK_EQ_INT(gc_arch_build("csv:/nonexistent/x.csv", &a, &e), GC_E_NOTFOUND);
 	CHECK_CONTAINS(e.msg, "/nonexistent/x.csv");
 	CHECK(a.t == NULL && a.n == 0);
 }

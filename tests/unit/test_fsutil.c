@@ -1,4 +1,4 @@
-/* tests/unit/test_fsutil.c: gc_mkdir_p (common/fsutil.h). */
+/* tests/unit/test_fsutil.c: gc_mkdir_p and gc_read_whole (common/fsutil.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,9 +38,46 @@ static void test_mkdir_p(void)
 	CHECK(system(p) == 0);
 }
 
+/* a regular file whole, NUL-terminated; the limit; a missing file; a /proc file (its
+ * size reads as 0) and a pipe, read to their end without seeking */
+static void test_read_whole(void)
+{
+	char path[] = "/tmp/gcbench-fsutil-read.XXXXXX";
+	unsigned char *b = NULL;
+	size_t n = 0;
+	gc_err e = { "" };
+	int fd = mkstemp(path), p[2];
+
+	CHECK(fd >= 0 && write(fd, "abc\0def", 7) == 7);
+	close(fd);
+	CHECKF(gc_read_whole(path, "test file", 0, &b, &n, &e) == GC_OK, "%s", e.msg);
+	CHECK(n == 7 && b && !memcmp(b, "abc\0def", 7) && b[7] == 0);
+	free(b);
+	CHECK(gc_read_whole(path, NULL, 7, &b, &n, &e) == GC_OK && n == 7);
+	free(b);
+	CHECK(gc_read_whole(path, "test file", 6, &b, &n, &e) == GC_E_IO && !b && n == 0);
+	CHECK_CONTAINS(e.msg, "larger than 6 bytes");
+	CHECK_CONTAINS(e.msg, "test file '/tmp/gcbench-fsutil-read.");
+	unlink(path);
+	CHECK(gc_read_whole(path, "test file", 0, &b, &n, &e) == GC_E_NOTFOUND && !b);
+	CHECK_CONTAINS(e.msg, "cannot open test file");
+	CHECKF(gc_read_whole("/proc/self/status", NULL, 0, &b, &n, &e) == GC_OK, "%s", e.msg);
+	CHECK(n > 0 && b && strstr((char *)b, "Pid:") && strlen((char *)b) == n);
+	free(b);
+	CHECK(pipe(p) == 0);
+	CHECK(write(p[1], "through a pipe", 14) == 14);
+	close(p[1]);
+	snprintf(path, sizeof(path), "/dev/fd/%d", p[0]);
+	CHECKF(gc_read_whole(path, NULL, 0, &b, &n, &e) == GC_OK, "%s", e.msg);
+	CHECK(n == 14 && b && !strcmp((char *)b, "through a pipe"));
+	free(b);
+	close(p[0]);
+}
+
 int main(void)
 {
 	GCT_SUITE("fsutil");
 	GCT_RUN(test_mkdir_p);
+	GCT_RUN(test_read_whole);
 	return gct_finish();
 }
