@@ -15,8 +15,8 @@ void gc_model_params_default(gc_model_params *p)
 	p->gpus_per_node = 1;
 	p->alpha_intra = 5e-6;
 	p->bw_intra = 100e9;
-	p->first_bucket_bytes = GC_BUCKET_FIRST_BYTES;
-	p->bucket_bytes = GC_BUCKET_BYTES;
+	p->first_bucket_bytes = GC_DDP_FIRST_BYTES;
+	p->bucket_bytes = GC_DDP_BYTES;
 }
 
 /* Nodes and GPUs per node of a p-worker job; flat (g = 1) if p does not exceed g. */

@@ -37,9 +37,8 @@
  * tensors in backward order (forward index n-1 first), whole tensors only; a bucket
  * closes once it holds >= first_bytes (the first) or >= bytes (the others) of fp32
  * gradient; the last may be smaller. DDP's defaults: 1 MiB, 25 MiB. A gc_bucket_span's
- * tensor j has the forward index arch.n - 1 - (first + j). */
-#define GC_BUCKET_FIRST_BYTES GC_DDP_FIRST_BYTES
-#define GC_BUCKET_BYTES GC_DDP_BYTES
+ * tensor j has the forward index arch.n - 1 - (first + j). The defaults are
+ * GC_DDP_FIRST_BYTES and GC_DDP_BYTES (kernels/plan.h). */
 
 typedef struct gc_buckets {
 	gc_bucket_span *b;

@@ -244,11 +244,11 @@ static void test_bucketing_resnet50(void)
 	size_t i, n = 0, numel = 0, nb;
 
 	CHECK(!gc_arch_build("resnet50", &a, &e));
-	CHECK(!gc_buckets_make(&a, GC_BUCKET_FIRST_BYTES, GC_BUCKET_BYTES, &bk, &e));
+	CHECK(!gc_buckets_make(&a, GC_DDP_FIRST_BYTES, GC_DDP_BYTES, &bk, &e));
 	CHECK_EQ_INT(bk.b[0].count, 2);                 /* fc.bias, fc.weight */
 	for (i = 0; i < bk.n; i++) {
 		const gc_bucket_span *s = &bk.b[i];
-		size_t cap = i ? GC_BUCKET_BYTES : GC_BUCKET_FIRST_BYTES;
+		size_t cap = i ? GC_DDP_BYTES : GC_DDP_FIRST_BYTES;
 		size_t last = a.t[a.n - 1 - (s->first + s->count - 1)].numel;
 		if (s->first != n || (i + 1 < bk.n && (4 * s->numel < cap ||
 						       4 * (s->numel - last) >= cap)))
