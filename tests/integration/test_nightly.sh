@@ -55,12 +55,18 @@ runs=$(q "SELECT count(*) FROM runs WHERE status = 'ok'")
 
 # ResNet-50's 25.6M-float gradient, uncapped: the exchange (the kernel's TCP over the
 # veths), decode, PowerSGD's products and the SGD step are CPU work, so the loops slow
-# every point far more than 25% (about 3x here); two quiet nights differ by noise
-out=$("$BIN/gcbench" regress --db "$db" --baseline tag=a --candidate tag=b --min-effect 0.25 2>&1); rc=$?
+# every point far more than the minimum effect (about 3x here); two quiet nights differ
+# by noise. That noise is large for PowerSGD on this 2-core emulated cluster: one quiet
+# night against another was measured at +26.5% (interval +23..+45%, one run of 10
+# iterations a point, fresh-clone CI), so the minimum effect is 50%, still far below
+# what the loaded night shows. The cause of PowerSGD's run-to-run spread here is not
+# established (the ranks already get one thread each: run_point.c, shared_cores).
+min=0.5
+out=$("$BIN/gcbench" regress --db "$db" --baseline tag=a --candidate tag=b --min-effect $min 2>&1); rc=$?
 n=$(grep -c 'REGRESSION$' <<<"$out")
 [ "$rc" = 1 ] && [ "$n" -ge 1 ] && pass regress_flags_loaded ||
 	fail regress_flags_loaded "exit $rc, $n regressions: $out"
-out=$("$BIN/gcbench" regress --db "$db" --baseline tag=a --candidate tag=c --min-effect 0.25 2>&1); rc=$?
+out=$("$BIN/gcbench" regress --db "$db" --baseline tag=a --candidate tag=c --min-effect $min 2>&1); rc=$?
 [ "$rc" = 0 ] && grep -q "0 regressions" <<<"$out" && pass regress_quiet_same ||
 	fail regress_quiet_same "exit $rc: $out"
 
@@ -69,6 +75,6 @@ rows=$(grep -cE '^[0-9]+ +20[0-9-]+ ' <<<"$out")
 [ "$rows" = 3 ] && grep -q ' b ' <<<"$out" && pass history_per_sweep ||
 	fail history_per_sweep "$rows rows (want 3): $out"
 
-out=$("$BIN/gcbench" regress --db "$db" --baseline previous --min-effect 0.25 2>&1); rc=$?
+out=$("$BIN/gcbench" regress --db "$db" --baseline previous --min-effect $min 2>&1); rc=$?
 grep -q "candidate: latest (sweep 3)" <<<"$out" && grep -q "baseline:  previous (sweep 2)" <<<"$out" &&
 	[ "$rc" = 0 ] && pass previous_sweeps || fail previous_sweeps "exit $rc: $out"
