@@ -27,6 +27,7 @@
 #include "db/q_regress.h"
 #include "db/q_report.h"
 #include "db/q_summary.h"
+#include "db_fixture.h"
 #include "harness.h"
 
 #define G1 1000000000ull
@@ -37,16 +38,7 @@ static int64_t env1, env2, env3, sweep1, sweep2;
 static int64_t add_run(gc_db *db, int64_t sweep, int64_t env, const char *method,
 		       uint64_t bw, double t, enum gc_run_status st)
 {
-	struct gc_db_run r = {
-		.sweep_id = sweep, .point_key = method, .workload = "replay", .model = "resnet50",
-		.method = method, .params = strcmp(method, "powersgd") ? "" : "rank=4",
-		.world_size = 4, .nodes = 4, .batch = 32, .bw_cap_bps = bw, .backend = "mpi",
-		.compute_scale = 1, .iterations = 3, .warmup = 1, .env_id = env,
-	};
 	struct gc_iter_rec recs[8];
-	gc_rec_file f = { .recs = recs, .n = 8, .complete = 1 };
-	int64_t id = -1;
-	gc_err e;
 
 	memset(recs, 0, sizeof(recs));
 	for (int i = 0; i < 8; i++) {
@@ -58,28 +50,8 @@ static int64_t add_run(gc_db *db, int64_t sweep, int64_t env, const char *method
 		recs[i].t_backward = 0.4 * t;
 		recs[i].t_comm = 0.3 * t;
 	}
-	if (gc_db_run_begin(db, &r, &id, &e) ||
-	    (st == GC_RUN_OK && gc_db_ingest(db, id, &f, &e)) ||
-	    gc_db_run_end(db, id, st, st == GC_RUN_OK ? NULL : "failed", NULL, &e)) {
-		printf("# add_run: %s\n", e.msg);
-		return -1;
-	}
-	return id;
-}
-
-static int64_t env_of(gc_db *db, const char *nccl, const char *driver)
-{
-	struct gc_envinfo i;
-	int64_t id = -1;
-	gc_err e;
-
-	memset(&i, 0, sizeof(i));
-	strcpy(i.host, "n1");
-	strcpy(i.nccl, nccl);
-	strcpy(i.driver, driver);
-	if (gc_db_env_get(db, &i, &id, &e))
-		printf("# env: %s\n", e.msg);
-	return id;
+	return fx_run(db, sweep, env, method, strcmp(method, "powersgd") ? "" : "rank=4", bw,
+		      recs, 8, st, st == GC_RUN_OK ? NULL : "failed", NULL);
 }
 
 static int build(void)
@@ -91,9 +63,9 @@ static int build(void)
 	unlink(dbpath);
 	if (gc_db_open(dbpath, 0, &db, &e))
 		return 0;
-	env1 = env_of(db, "2.9.9", "535.104.05");
-	env2 = env_of(db, "2.18.3", "550.54.15");
-	env3 = env_of(db, "2.20.1", "550.54.15");
+	env1 = fx_env(db, "2.9.9", "535.104.05");
+	env2 = fx_env(db, "2.18.3", "550.54.15");
+	env3 = fx_env(db, "2.20.1", "550.54.15");
 	ok = !gc_db_sweep_begin(db, "before", "spec", "h1", "syncsgd", &sweep1, &e) &&
 	     !gc_db_sweep_begin(db, "after", "spec", "h1", "syncsgd", &sweep2, &e);
 	ok = ok && add_run(db, sweep1, env1, "syncsgd", G1, 2.0, GC_RUN_OK) == 1 &&

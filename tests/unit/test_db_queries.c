@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db_fixture.h"
 #include "harness.h"
 #include "db/db.h"
 #include "db/db_internal.h"   /* gc_db_handle, gc_db_exec: the fixtures' SQL */
@@ -34,16 +35,7 @@ static int64_t add_run(gc_db *db, int64_t sweep, int64_t env, const char *method
 		       uint64_t bw, const double *t, size_t nt, enum gc_run_status st,
 		       const char *err)
 {
-	struct gc_db_run r = {
-		.sweep_id = sweep, .point_key = method, .workload = "replay", .model = "resnet50",
-		.method = method, .params = strcmp(method, "powersgd") ? "" : PS,
-		.world_size = 4, .nodes = 4, .batch = 32, .bw_cap_bps = bw, .backend = "mpi",
-		.compute_scale = 1, .iterations = 3, .warmup = 1, .env_id = env,
-	};
 	struct gc_iter_rec recs[8];
-	gc_rec_file f = { .recs = recs, .n = 8, .complete = 1 };
-	int64_t id = -1;
-	gc_err e;
 
 	memset(recs, 0, sizeof(recs));
 	for (int i = 0; i < 8; i++) {
@@ -59,29 +51,8 @@ static int64_t add_run(gc_db *db, int64_t sweep, int64_t env, const char *method
 		recs[i].t_exposed = 0.3;
 		recs[i].t_optimizer = 0.05;
 	}
-	if (gc_db_run_begin(db, &r, &id, &e) ||
-	    (st == GC_RUN_OK && gc_db_ingest(db, id, &f, &e)) ||
-	    gc_db_run_end(db, id, st, err, st == GC_RUN_OK ? NULL : "...\nMPI_ABORT was invoked",
-			  &e)) {
-		printf("# add_run: %s\n", e.msg);
-		return -1;
-	}
-	return id;
-}
-
-static int64_t env_of(gc_db *db, const char *nccl, const char *driver)
-{
-	struct gc_envinfo i;
-	int64_t id = -1;
-	gc_err e;
-
-	memset(&i, 0, sizeof(i));
-	strcpy(i.host, "n1");
-	strcpy(i.nccl, nccl);
-	strcpy(i.driver, driver);
-	if (gc_db_env_get(db, &i, &id, &e))
-		printf("# env: %s\n", e.msg);
-	return id;
+	return fx_run(db, sweep, env, method, strcmp(method, "powersgd") ? "" : PS, bw, recs, 8,
+		      st, err, st == GC_RUN_OK ? NULL : "...\nMPI_ABORT was invoked");
 }
 
 static gc_db *build(void)
@@ -95,8 +66,8 @@ static gc_db *build(void)
 
 	if (gc_db_open(dbpath, 0, &db, &e))
 		return NULL;
-	e1 = env_of(db, "2.9.9", "535.104.05");
-	e2 = env_of(db, "2.18.3", "550.54.15");
+	e1 = fx_env(db, "2.9.9", "535.104.05");
+	e2 = fx_env(db, "2.18.3", "550.54.15");
 	ok = !gc_db_sweep_begin(db, "before", "spec", "h1", "syncsgd", &s1, &e) &&
 	     !gc_db_sweep_begin(db, "after", "spec", "h1", "syncsgd", &s2, &e);
 	ok = ok && add_run(db, s1, e1, "syncsgd", 1000000000ull, r1, 6, GC_RUN_OK, NULL) == 1;
