@@ -5,8 +5,8 @@
 LIB_SRCS += netem/rate.c netem/netns.c netem/state.c netem/shape.c netem/netem_check.c netem/pids.c netem/link.c \
 	netem/cluster.c netem/cluster_view.c netem/cluster_sshd.c
 UNIT_TESTS += $(BUILD)/tests/test_netem_rate $(BUILD)/tests/test_netem_state \
-	$(BUILD)/tests/test_netem_links
-FUZZ_TARGETS += fuzz_rate
+	$(BUILD)/tests/test_netem_links $(BUILD)/tests/test_netem_request
+FUZZ_TARGETS += fuzz_rate fuzz_delay
 
 BINS += $(BUILD)/bin/gcbench-netem
 $(BUILD)/bin/gcbench-netem: $(BUILD)/obj/netem/main.o $(LIB)

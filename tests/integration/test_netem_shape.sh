@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 cases="tbf_1gbit tbf_30gbit htb_40gbit clear_restores clear_idempotent crash_restore_all
 missing_iface missing_netns gbps_trap not_root_message delay_malformed delay_tbf delay_htb
-delay_only delay_rate0_unchanged"
+delay_only delay_rate0_unchanged check_netem"
 need_root $cases || exit 0
 need_cmd tc $cases || exit 0
 N=$BIN/gcbench-netem
@@ -89,6 +89,12 @@ out=$($N set --dev "$b" --netns "$ns" --rate 1gbit --delay 10 2>&1)
 if [ $? -eq 2 ] && grep -q "\-\-delay: time '10' needs a unit" <<<"$out" && tcq | grep -q "noqueue 0: root"; then
 	pass delay_malformed; else fail delay_malformed "$out"; fi
 has_netem=0; $N check --netem >/dev/null 2>&1 && has_netem=1
+ns_before=$(ip netns list | wc -l)
+out=$($N check --netem 2>&1); rc=$?
+if { [ $rc -eq 0 ] && grep -q "^netem=1 (" <<<"$out"; } ||
+	{ [ $rc -eq 1 ] && grep -q "^netem=0" <<<"$out" && grep -q "module sch_netem" <<<"$out"; } &&
+	[ "$(ip netns list | wc -l)" = "$ns_before" ]; then pass "check_netem (netem=$has_netem here)"
+else fail check_netem "rc=$rc: $out"; fi
 # delay_case NAME KIND_AT_ROOT ARGS...
 delay_case() {
 	local name=$1 root=$2 out j t; shift 2
