@@ -244,21 +244,45 @@ gc_rc gc_node_shape(gc_node *n, uint64_t rate_bps, uint32_t delay_us, uint32_t *
 	return GC_OK;
 }
 
+/* The reason gcbench-netem gave on the node: its last stderr line without the
+ * "gcbench-netem: error: " prefix and the "the kernel has no netem qdisc (...): " that
+ * the caller says itself. */
+static void netem_reason(const char *err_tail, char *out, size_t n)
+{
+	static const char *const skip[] = { "gcbench-netem: error: ",
+		"the kernel has no netem qdisc (module sch_netem): " };
+	const char *p;
+	size_t i;
+
+	last_line(err_tail, out, n);
+	p = out;
+	for (i = 0; i < 2; i++)
+		if (!strncmp(p, skip[i], strlen(skip[i])))
+			p += strlen(skip[i]);
+	memmove(out, p, strlen(p) + 1);
+	if ((p = strstr(out, "; load it with")))   /* the caller says what to do */
+		out[p - out] = 0;
+	for (char *c = out; *c; c++)      /* what the node printed: printable only */
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+			*c = '?';
+}
+
 gc_rc gc_node_check_netem(gc_node *n, gc_err *e)
 {
 	char *args[] = { "check", "--netem", NULL };
+	char why[300];
 	gc_proc_result res;
 	gc_err ne = { "" };
 	gc_rc rc = netem_res(n, args, &res, &ne);
-	int absent = res.out && strstr(res.out, "netem=0");
+	int absent = rc && res.out && strstr(res.out, "netem=0");
 
+	netem_reason(res.err_tail, why, sizeof(why));
 	gc_proc_result_release(&res);
 	if (!rc)
 		return GC_OK;
 	if (absent)
-		return gc_fail(e, GC_E_UNSUPPORTED, "node '%s' (%s): the kernel has no netem qdisc "
-			       "(module sch_netem), which the spec's nonzero latency needs (%s)",
-			       n->name, n->address, ne.msg);
+		return gc_fail(e, GC_E_UNSUPPORTED, "node '%s' (%s) has no netem qdisc (kernel "
+			       "module sch_netem): %s", n->name, n->address, why);
 	return gc_fail(e, rc, "node '%s' (%s): cannot tell whether the kernel has netem "
 		       "(module sch_netem): %s", n->name, n->address, ne.msg);
 }

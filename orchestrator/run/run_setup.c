@@ -216,6 +216,6 @@ gc_rc gc_run_check_latency(struct gc_sweep_ctx *c, const struct gc_exec_point *p
 		       "ha%s no netem qdisc (kernel module sch_netem); nothing was shaped and no point "
 		       "ran. Load it there ('modprobe sch_netem'; some distributions ship it in the "
 		       "kernel's extra modules package), or keep only 'latency: [0]' in the spec. "
-		       "First: %s", most * 1e3, absent > 1 ? "s" : "", names, absent > 1 ? "ve" : "s",
+		       "(%s)", most * 1e3, absent > 1 ? "s" : "", names, absent > 1 ? "ve" : "s",
 		       first);
 }
