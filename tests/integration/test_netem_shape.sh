@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 cases="tbf_1gbit tbf_30gbit htb_40gbit clear_restores clear_idempotent crash_restore_all
 missing_iface missing_netns gbps_trap not_root_message delay_malformed delay_tbf delay_htb
-delay_only delay_rate0_unchanged check_netem"
+delay_only delay_rate0_unchanged check_netem check_netem_nocap"
 need_root $cases || exit 0
 need_cmd tc $cases || exit 0
 N=$BIN/gcbench-netem
@@ -95,6 +95,16 @@ if { [ $rc -eq 0 ] && grep -q "^netem=1 (" <<<"$out"; } ||
 	{ [ $rc -eq 1 ] && grep -q "^netem=0" <<<"$out" && grep -q "module sch_netem" <<<"$out"; } &&
 	[ "$(ip netns list | wc -l)" = "$ns_before" ]; then pass "check_netem (netem=$has_netem here)"
 else fail check_netem "rc=$rc: $out"; fi
+# a login with CAP_NET_ADMIN but not CAP_SYS_ADMIN (the file capability) cannot make a
+# namespace: check --netem looks for the module instead, and must agree with root's answer
+if command -v setpriv >/dev/null; then
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+net_admin \
+		--ambient-caps=+net_admin $N check --netem 2>&1); rc=$?
+	if { [ $has_netem = 1 ] && [ $rc -eq 0 ] && grep -q "^netem=1 (/" <<<"$out"; } ||
+		{ [ $has_netem = 0 ] && [ $rc -eq 1 ] && grep -q "module sch_netem is neither loaded" <<<"$out"; }; then
+		pass check_netem_nocap
+	else fail check_netem_nocap "as root netem=$has_netem; without CAP_SYS_ADMIN rc=$rc: $out"; fi
+else skip check_netem_nocap "setpriv (util-linux) is not installed"; fi
 # delay_case NAME KIND_AT_ROOT ARGS...
 delay_case() {
 	local name=$1 root=$2 out j t; shift 2
