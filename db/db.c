@@ -524,6 +524,19 @@ gc_rc gc_db_link_add(gc_db *db, int64_t run_id, const char *src, const char *dst
 	return gc_db_step_done(db, st, "recording a link measurement", e);
 }
 
+gc_rc gc_db_run_set_latency_applied(gc_db *db, int64_t run_id, double applied_s, gc_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	gc_rc rc = gc_db_prep(db, GC_ST_RUN_LATENCY,
+		"UPDATE runs SET latency_applied_s = ? WHERE id = ?", &st, e);
+
+	if (rc)
+		return rc;
+	bind_opt(st, 1, applied_s);
+	sqlite3_bind_int64(st, 2, run_id);
+	return gc_db_step_done(db, st, "recording the delay the links held", e);
+}
+
 gc_rc gc_db_prediction_put(gc_db *db, int64_t run_id, const struct gc_db_prediction *p,
 			   gc_err *e)
 {

@@ -132,6 +132,10 @@ gc_rc gc_db_run_add_host(gc_db *db, int64_t run_id, const char *node, int64_t en
 gc_rc gc_db_link_add(gc_db *db, int64_t run_id, const char *src, const char *dst,
 		     uint64_t cap_bps, double goodput_bps, double rtt_s, gc_err *e);
 
+/* The netem delay the run's links held, read back from the kernel after shaping
+ * (seconds; runs.latency_applied_s, docs/database.md); negative stores NULL. */
+gc_rc gc_db_run_set_latency_applied(gc_db *db, int64_t run_id, double applied_s, gc_err *e);
+
 /* A model prediction (model/): total and breakdown in seconds (negative = NULL). */
 struct gc_db_prediction {
 	const char *model_version;

@@ -376,3 +376,10 @@ CREATE VIEW time_to_target_speedup AS
 	 AND b.bw_cap_bps = m.bw_cap_bps AND b.latency_s = m.latency_s
 	 AND b.world_size = m.world_size AND b.batch = m.batch AND b.backend = m.backend
 	 AND b.compute_scale = m.compute_scale AND b.env_id IS m.env_id;
+
+-- @migration 6
+-- The delay the run's links held, read back through libnl from every used node after
+-- shaping (seconds, the smallest over the nodes): 0 when the links were capped without
+-- a delay, NULL when no link was shaped (unlimited bandwidth and no latency) or the run
+-- is older than this migration. runs.latency_s is the delay the spec asked for.
+ALTER TABLE runs ADD COLUMN latency_applied_s REAL;

@@ -13,12 +13,12 @@
 #include "strutil.h"
 
 static const char usage_text[] =
-"usage: gcbench-netem set   --dev IFACE [--netns NAME] --rate RATE [--burst SIZE]\n"
+"usage: gcbench-netem set   --dev IFACE [--netns NAME] [--rate RATE [--burst SIZE]]\n"
 "                           [--delay TIME [--jitter TIME]] [--loss PCT] [--owner PID]\n"
 "       gcbench-netem show  --dev IFACE [--netns NAME] [--json]\n"
 "       gcbench-netem clear --dev IFACE [--netns NAME]\n"
 "       gcbench-netem restore-all [--all]\n"
-"       gcbench-netem check\n"
+"       gcbench-netem check [--netem]\n"
 "\n"
 "Caps the egress of IFACE (inside network namespace NAME, from 'ip netns list') through\n"
 "libnl, reads the kernel back to check it holds what was asked, and remembers what was\n"
@@ -34,14 +34,19 @@ static const char usage_text[] =
 "SIZE (burst) in bytes, or b, kb, mb, gb (powers of 1024), kbit, mbit, gbit.\n"
 "  Default: max(64kb, rate x 4 ms). Smaller bursts lose throughput (15 kB at 5 Gbit/s\n"
 "  gave 65% of the cap on veth).\n"
-"TIME: 10ms, 500us, 1s. PCT: 0.1% or 0.1. Delay, jitter and loss need the kernel's\n"
-"  netem qdisc (module sch_netem); without it they fail and rate caps still work.\n"
+"TIME: 10ms, 500us, 1.5s (also tc's sec, msec, usec; a bare number other than 0 is\n"
+"  rejected). PCT: 0.1% or 0.1. Delay, jitter and loss add a netem qdisc (module\n"
+"  sch_netem): under the rate's tbf/htb class 1:1 as handle 10:, or alone at the\n"
+"  root when there is no --rate. Without sch_netem they fail, nothing is left, and\n"
+"  rate caps still work. set needs --rate, --delay or --loss.\n"
 "--owner PID: restore-all undoes this cap once PID has exited (default: the parent\n"
 "  process, i.e. the shell or program that ran gcbench-netem).\n"
 "restore-all: restores every link whose owner is gone (--all: every link).\n"
 "check: prints 'uid=N cap_net_admin=0|1' for this process (root, sudo, or the\n"
 "  cap_net_admin file capability: setcap cap_net_admin+ep gcbench-netem) and exits 0\n"
-"  when it may shape, 1 when not; it changes nothing.\n"
+"  when it may shape, 1 when not; it changes nothing. check --netem also tests that\n"
+"  the kernel has the netem qdisc (adds one in a private network namespace that ends\n"
+"  at once) and prints 'netem=1' or 'netem=0' with the reason; exit 1 when absent.\n"
 "State files: $GCBENCH_NETEM_STATE_DIR (default /run/gcbench/netem; for a user that is\n"
 "  not root, ~/.cache/gcbench/netem-state).\n"
 "\n"
@@ -90,23 +95,27 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 static gc_rc build_req(const struct opts *o, struct gc_shape_req *r, gc_err *e)
 {
+	gc_err te;
 	uint64_t v;
 	gc_rc rc;
 
 	memset(r, 0, sizeof(*r));
 	r->dev = o->dev;
 	r->netns = o->netns;
-	if (!o->rate)
-		return gc_fail(e, GC_E_INVAL, "set needs --rate (e.g. --rate 10gbit)");
-	if ((rc = gc_rate_parse_flags(o->rate, o->bytes_ok ? GC_RATE_ALLOW_BYTES : 0,
-				      &r->rate_bps, e)))
+	if (!o->rate && !o->delay && !o->loss)
+		return gc_fail(e, GC_E_INVAL, "set needs --rate, --delay or --loss (e.g. --rate "
+			       "10gbit --delay 10ms)");
+	if (o->rate && (rc = gc_rate_parse_flags(o->rate, o->bytes_ok ? GC_RATE_ALLOW_BYTES : 0,
+						 &r->rate_bps, e)))
 		return rc;
+	if (o->burst && !o->rate)
+		return gc_fail(e, GC_E_INVAL, "--burst needs --rate");
 	if (o->burst && (rc = gc_size_parse(o->burst, &r->burst, e)))
 		return rc;
-	if (o->delay && (rc = gc_time_parse(o->delay, &r->delay_us, e)))
-		return rc;
-	if (o->jitter && (rc = gc_time_parse(o->jitter, &r->jitter_us, e)))
-		return rc;
+	if (o->delay && (rc = gc_time_parse(o->delay, &r->delay_us, &te)))
+		return gc_fail(e, rc, "--delay: %s", te.msg);
+	if (o->jitter && (rc = gc_time_parse(o->jitter, &r->jitter_us, &te)))
+		return gc_fail(e, rc, "--jitter: %s", te.msg);
 	if (o->loss && (rc = gc_percent_parse(o->loss, &r->loss_pct, e)))
 		return rc;
 	r->owner = getppid();
@@ -236,13 +245,29 @@ static int have_net_admin(void)
 	return (cap >> 12) & 1;
 }
 
-static int check(void)
+/* netem=1 or netem=0 on stdout, with how it was decided; 0 when present */
+static int check_netem(void)
+{
+	char how[600] = "";
+	gc_err e = { { 0 } };
+	gc_rc rc = gc_netem_available(how, sizeof(how), &e);
+
+	if (!rc) {
+		printf("netem=1 (%s)\n", how);
+		return 0;
+	}
+	printf("netem=0\n");
+	gc_error("%s", e.msg);
+	return 1;
+}
+
+static int check(int netem)
 {
 	int cap = have_net_admin();
 
 	printf("uid=%d euid=%d cap_net_admin=%d\n", (int)getuid(), (int)geteuid(), cap);
 	if (cap)
-		return 0;
+		return netem ? check_netem() : 0;
 	gc_error("cannot shape: this process lacks CAP_NET_ADMIN (run it as root, through "
 		 "sudo, or give the binary the file capability: setcap cap_net_admin+ep %s)",
 		 "gcbench-netem");
@@ -262,9 +287,9 @@ int main(int argc, char **argv)
 		return argc < 2 ? 2 : 0;
 	}
 	if (!strcmp(argv[1], "check")) {
-		if (argc == 2)
-			return check();
-		gc_error("check takes no options, not '%s'", argv[2]);
+		if (argc == 2 || (argc == 3 && !strcmp(argv[2], "--netem")))
+			return check(argc == 3);
+		gc_error("check takes no option but --netem, not '%s'", argv[2]);
 		return 2;
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)

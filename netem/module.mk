@@ -2,11 +2,11 @@
 # cluster of namespaced nodes (cluster.c; each node's mount view: cluster_view.c; its
 # sshd and the cluster's keys: cluster_sshd.c), and two programs: gcbench-netem (set,
 # show, clear, restore-all) and gcbench-probe (TCP goodput / RTT probe).
-LIB_SRCS += netem/rate.c netem/netns.c netem/state.c netem/shape.c netem/pids.c netem/link.c \
+LIB_SRCS += netem/rate.c netem/netns.c netem/state.c netem/shape.c netem/netem_check.c netem/pids.c netem/link.c \
 	netem/cluster.c netem/cluster_view.c netem/cluster_sshd.c
 UNIT_TESTS += $(BUILD)/tests/test_netem_rate $(BUILD)/tests/test_netem_state \
-	$(BUILD)/tests/test_netem_links
-FUZZ_TARGETS += fuzz_rate
+	$(BUILD)/tests/test_netem_links $(BUILD)/tests/test_netem_request
+FUZZ_TARGETS += fuzz_rate fuzz_delay
 
 BINS += $(BUILD)/bin/gcbench-netem
 $(BUILD)/bin/gcbench-netem: $(BUILD)/obj/netem/main.o $(LIB)
@@ -16,7 +16,8 @@ BINS += $(BUILD)/bin/gcbench-probe
 $(BUILD)/bin/gcbench-probe: $(BUILD)/obj/netem/probe.o $(LIB)
 	$(link_rule)
 
-INTEG_TESTS += tests/integration/test_netem_shape.sh tests/integration/test_cluster.sh
+INTEG_TESTS += tests/integration/test_netem_shape.sh tests/integration/test_cluster.sh \
+	tests/integration/test_run_latency.sh
 
 BENCHES += bench-netem
 bench: bench-netem

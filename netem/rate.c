@@ -194,7 +194,8 @@ char *gc_size_format(uint64_t bytes, char *buf, size_t n)
 gc_rc gc_time_parse(const char *s, uint32_t *usec, gc_err *e)
 {
 	static const struct unit t[] = { { "s", 1000000, 0 }, { "sec", 1000000, 0 },
-		{ "ms", 1000, 0 }, { "msec", 1000, 0 }, { "us", 1, 0 }, { "usec", 1, 0 },
+		{ "secs", 1000000, 0 }, { "ms", 1000, 0 }, { "msec", 1000, 0 },
+		{ "msecs", 1000, 0 }, { "us", 1, 0 }, { "usec", 1, 0 }, { "usecs", 1, 0 },
 		{ NULL, 0, 0 } };
 	const struct unit *u;
 	const char *end;
@@ -203,14 +204,33 @@ gc_rc gc_time_parse(const char *s, uint32_t *usec, gc_err *e)
 	if (!s || !*s || parse_number(s, &v, &end))
 		return gc_fail(e, GC_E_INVAL, "invalid time '%.64s': write e.g. 10ms, 500us, 1s",
 			       s ? s : "");
+	if (!*end && v == 0.0L) {        /* a bare 0 is 0 in every unit */
+		*usec = 0;
+		return GC_OK;
+	}
 	u = find_unit(t, end);
 	if (!u)
-		return gc_fail(e, GC_E_INVAL, "time '%.64s' needs a unit: s, ms or us", s);
+		return gc_fail(e, GC_E_INVAL, "time '%.64s' needs a unit: s, ms or us (tc's "
+			       "sec, msec, usec also work)", s);
 	v *= (long double)u->scale;
 	if (v > 60000000.0L)
 		return gc_fail(e, GC_E_INVAL, "time '%.64s' is above 60 s", s);
+	if (v > 0 && v < 0.5L)
+		return gc_fail(e, GC_E_INVAL, "time '%.64s' is below 1 us, the resolution of a "
+			       "netem delay; write 0 or at least 1us", s);
 	*usec = (uint32_t)llroundl(v);
 	return GC_OK;
+}
+
+char *gc_time_format(uint32_t usec, char *buf, size_t n)
+{
+	if (usec && usec % 1000000 == 0)
+		snprintf(buf, n, "%us", usec / 1000000);
+	else if (usec && usec % 1000 == 0)
+		snprintf(buf, n, "%ums", usec / 1000);
+	else
+		snprintf(buf, n, "%uus", usec);
+	return buf;
 }
 
 gc_rc gc_percent_parse(const char *s, double *pct, gc_err *e)

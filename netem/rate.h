@@ -49,9 +49,16 @@ char *gc_rate_format(uint64_t bits_per_s, char *buf, size_t n);
 /* Format a size exactly with tc's units ("64kb", "1mb", "1500b"); round-trips. */
 char *gc_size_format(uint64_t bytes, char *buf, size_t n);
 
-/* Parse a time as tc does: a decimal number with unit s, ms, us (or usec, msec,
- * sec), into microseconds; bare numbers are rejected. Range [0, 60 s]. */
+/* Parse a time as tc does: a decimal number (as for rates) with unit s, ms, us (or
+ * tc's sec, secs, msec, msecs, usec, usecs; case-insensitive) into microseconds,
+ * rounded. A bare number is rejected (tc would read it as microseconds), except a bare
+ * 0. Range [0, 60 s]; a nonzero time under 0.5 us (which would round to no delay) is
+ * rejected. Errors as gc_rate_parse. */
 gc_rc gc_time_parse(const char *s, uint32_t *usec, gc_err *e);
+
+/* Format a time exactly with the largest unit that divides it ("10ms", "1s",
+ * "250us", "0us"); gc_time_parse reads it back to the same value. */
+char *gc_time_format(uint32_t usec, char *buf, size_t n);
 
 /* Parse a loss probability: a decimal number in [0, 100] with an optional '%'. */
 gc_rc gc_percent_parse(const char *s, double *pct, gc_err *e);

@@ -24,12 +24,13 @@
 #include "netns.h"
 #include "pids.h"
 #include "rate.h"
+#include "shape_int.h"
 #include "state.h"
 #include "strutil.h"
 
-#define H_ROOT   0x00010000u   /* 1:  */
-#define H_CLASS  0x00010001u   /* 1:1 */
-#define H_NETEM  0x000a0000u   /* 10: */
+#define H_ROOT   GC_SHAPE_H_ROOT
+#define H_CLASS  GC_SHAPE_H_CLASS
+#define H_NETEM  GC_SHAPE_H_NETEM
 
 /* A netlink session on one link, inside its namespace. */
 struct nlctx {
@@ -132,14 +133,14 @@ static struct rtnl_qdisc *root_qdisc(struct nlctx *c, struct nl_cache **cache, i
 	return q;
 }
 
-static struct rtnl_qdisc *qdisc_new(struct nlctx *c, uint32_t parent, uint32_t handle,
+static struct rtnl_qdisc *qdisc_new(int ifindex, uint32_t parent, uint32_t handle,
 				    const char *kind)
 {
 	struct rtnl_qdisc *q = rtnl_qdisc_alloc();
 
 	if (!q)
 		return NULL;
-	rtnl_tc_set_ifindex(TC_CAST(q), c->ifindex);
+	rtnl_tc_set_ifindex(TC_CAST(q), ifindex);
 	rtnl_tc_set_parent(TC_CAST(q), parent);
 	rtnl_tc_set_handle(TC_CAST(q), handle);
 	if (rtnl_tc_set_kind(TC_CAST(q), kind) < 0) {
@@ -165,58 +166,53 @@ static int delete_root(struct nlctx *c)
 	return err < 0 ? err : 0;
 }
 
-static int add_tbf(struct nlctx *c, const struct gc_qdisc_plan *p)
+int gc_shape_wants_netem(const struct gc_shape_req *r)
 {
-	struct rtnl_qdisc *q = qdisc_new(c, TC_H_ROOT, H_ROOT, "tbf");
-	int err;
+	return r->delay_us || r->jitter_us || r->loss_pct > 0;
+}
+
+static struct rtnl_qdisc *tbf_new(int ifindex, const struct gc_qdisc_plan *p)
+{
+	struct rtnl_qdisc *q = qdisc_new(ifindex, TC_H_ROOT, H_ROOT, "tbf");
 
 	if (!q)
-		return -NLE_NOMEM;
+		return NULL;
 	rtnl_qdisc_tbf_set_limit(q, (int)p->limit);
 	/* libnl 3.7 takes an int of bytes/s; the kernel field is u32: cast through it */
 	rtnl_qdisc_tbf_set_rate(q, (int)(uint32_t)p->rate_bytes, (int)p->burst, 0);
-	err = rtnl_qdisc_add(c->sk, q, NLM_F_CREATE | NLM_F_EXCL);
-	rtnl_qdisc_put(q);
-	return err;
+	return q;
 }
 
-static int add_htb(struct nlctx *c, const struct gc_qdisc_plan *p)
+static int htb_new(int ifindex, const struct gc_qdisc_plan *p, struct gc_shape_objs *o)
 {
-	struct rtnl_qdisc *q = qdisc_new(c, TC_H_ROOT, H_ROOT, "htb");
 	struct rtnl_class *k;
 	int err;
 
-	if (!q)
+	o->root = qdisc_new(ifindex, TC_H_ROOT, H_ROOT, "htb");
+	if (!o->root || rtnl_htb_set_defcls(o->root, 1) < 0)
 		return -NLE_NOMEM;
-	rtnl_htb_set_defcls(q, 1);
-	err = rtnl_qdisc_add(c->sk, q, NLM_F_CREATE | NLM_F_EXCL);
-	rtnl_qdisc_put(q);
-	if (err < 0)
-		return err;
-	k = rtnl_class_alloc();
+	k = o->cls = rtnl_class_alloc();
 	if (!k)
 		return -NLE_NOMEM;
-	rtnl_tc_set_ifindex(TC_CAST(k), c->ifindex);
+	rtnl_tc_set_ifindex(TC_CAST(k), ifindex);
 	rtnl_tc_set_parent(TC_CAST(k), H_ROOT);
 	rtnl_tc_set_handle(TC_CAST(k), H_CLASS);
 	if ((err = rtnl_tc_set_kind(TC_CAST(k), "htb")) >= 0 &&
 	    (err = rtnl_htb_set_rate64(k, p->rate_bytes)) >= 0 &&
 	    (err = rtnl_htb_set_ceil64(k, p->rate_bytes)) >= 0 &&
 	    (err = rtnl_htb_set_rbuffer(k, p->burst)) >= 0 &&
-	    (err = rtnl_htb_set_cbuffer(k, p->burst)) >= 0 &&
-	    (err = rtnl_htb_set_quantum(k, p->quantum)) >= 0)
-		err = rtnl_class_add(c->sk, k, NLM_F_CREATE | NLM_F_EXCL);
-	rtnl_class_put(k);
-	return err;
+	    (err = rtnl_htb_set_cbuffer(k, p->burst)) >= 0)
+		err = rtnl_htb_set_quantum(k, p->quantum);
+	return err < 0 ? err : 0;
 }
 
-static int add_netem(struct nlctx *c, const struct gc_shape_req *r)
+static struct rtnl_qdisc *netem_new(int ifindex, uint32_t parent, uint32_t handle,
+				    const struct gc_shape_req *r)
 {
-	struct rtnl_qdisc *q = qdisc_new(c, H_CLASS, H_NETEM, "netem");
-	int err;
+	struct rtnl_qdisc *q = qdisc_new(ifindex, parent, handle, "netem");
 
 	if (!q)
-		return -NLE_OBJ_NOTFOUND;   /* libnl knows no netem: treat as missing */
+		return NULL;
 	rtnl_netem_set_limit(q, 100000);
 	if (r->delay_us)
 		rtnl_netem_set_delay(q, (int)r->delay_us);
@@ -224,8 +220,40 @@ static int add_netem(struct nlctx *c, const struct gc_shape_req *r)
 		rtnl_netem_set_jitter(q, (int)r->jitter_us);
 	if (r->loss_pct > 0)
 		rtnl_netem_set_loss(q, (int)(uint32_t)llround(r->loss_pct / 100.0 * UINT32_MAX));
-	err = rtnl_qdisc_add(c->sk, q, NLM_F_CREATE | NLM_F_EXCL);
-	rtnl_qdisc_put(q);
+	return q;
+}
+
+void gc_shape_objs_release(struct gc_shape_objs *o)
+{
+	if (o->root)
+		rtnl_qdisc_put(o->root);
+	if (o->cls)
+		rtnl_class_put(o->cls);
+	if (o->leaf)
+		rtnl_qdisc_put(o->leaf);
+	memset(o, 0, sizeof(*o));
+}
+
+int gc_shape_objs_build(int ifindex, const struct gc_shape_req *r,
+			const struct gc_qdisc_plan *p, struct gc_shape_objs *o)
+{
+	int err = 0;
+
+	memset(o, 0, sizeof(*o));
+	if (!p) {                        /* delay without a rate: netem alone at the root */
+		o->root = netem_new(ifindex, TC_H_ROOT, H_ROOT, r);
+		err = o->root ? 0 : -NLE_OBJ_NOTFOUND;   /* libnl knows no netem */
+	} else if (p->kind == GC_QDISC_TBF) {
+		o->root = tbf_new(ifindex, p);
+		err = o->root ? 0 : -NLE_NOMEM;
+	} else {
+		err = htb_new(ifindex, p, o);
+	}
+	if (!err && p && gc_shape_wants_netem(r) &&
+	    !(o->leaf = netem_new(ifindex, H_CLASS, H_NETEM, r)))
+		err = -NLE_OBJ_NOTFOUND;
+	if (err)
+		gc_shape_objs_release(o);
 	return err;
 }
 
@@ -247,6 +275,13 @@ static void fill_htb(struct nlctx *c, struct gc_shape_info *o)
 	nl_cache_free(cc);
 }
 
+static void fill_netem(struct rtnl_qdisc *q, struct gc_shape_info *o)
+{
+	o->netem = 1;
+	o->delay_us = (uint32_t)rtnl_netem_get_delay(q);
+	o->jitter_us = (uint32_t)rtnl_netem_get_jitter(q);
+}
+
 static void fill_root(struct nlctx *c, struct rtnl_qdisc *q, struct gc_shape_info *o)
 {
 	const char *kind = rtnl_tc_get_kind(TC_CAST(q));
@@ -263,6 +298,8 @@ static void fill_root(struct nlctx *c, struct rtnl_qdisc *q, struct gc_shape_inf
 		o->burst = (uint32_t)rtnl_qdisc_tbf_get_rate_bucket(q);
 	} else if (!strcmp(o->kind, "htb")) {
 		fill_htb(c, o);
+	} else if (!strcmp(o->kind, "netem")) {
+		fill_netem(q, o);
 	}
 }
 
@@ -284,35 +321,47 @@ static gc_rc read_info(struct nlctx *c, struct gc_shape_info *o, gc_err *e)
 		rtnl_qdisc_put(q);
 	}
 	nq = rtnl_qdisc_get(cache, c->ifindex, H_NETEM);
-	if (nq && rtnl_tc_get_kind(TC_CAST(nq)) && !strcmp(rtnl_tc_get_kind(TC_CAST(nq)), "netem")) {
-		o->netem = 1;
-		o->delay_us = (uint32_t)rtnl_netem_get_delay(nq);
-		o->jitter_us = (uint32_t)rtnl_netem_get_jitter(nq);
-	}
+	if (nq && rtnl_tc_get_kind(TC_CAST(nq)) && !strcmp(rtnl_tc_get_kind(TC_CAST(nq)), "netem"))
+		fill_netem(nq, o);
 	if (nq)
 		rtnl_qdisc_put(nq);
 	nl_cache_free(cache);
 	return GC_OK;
 }
 
-/* Compare what the kernel holds with the plan. The burst comes back through tick
- * arithmetic (bytes -> time -> bytes), so it is compared within 1% + 64 bytes. */
-static gc_rc verify(struct nlctx *c, const struct gc_qdisc_plan *p, gc_err *e)
+/* The delay read back may differ from the one asked by the rounding of its trip
+ * through the kernel's ticks (64 ns): 1 us either way. */
+static int delay_close(uint32_t got, uint32_t want)
+{
+	return got + 1 >= want && got <= want + 1;
+}
+
+/* Compare what the kernel holds with the request (p: its rate plan, NULL for a delay
+ * alone). The burst comes back through tick arithmetic (bytes -> time -> bytes), so
+ * it is compared within 1% + 64 bytes. */
+static gc_rc verify(struct nlctx *c, const struct gc_shape_req *r, const struct gc_qdisc_plan *p,
+		    gc_err *e)
 {
 	struct gc_shape_info o;
 	char w[96];
-	double tol = p->burst * 0.01 + 64;
+	double tol = p ? p->burst * 0.01 + 64 : 0;
 	gc_rc rc = read_info(c, &o, e);
 
 	if (rc)
 		return rc;
-	if (strcmp(o.kind, gc_qdisc_kind_name(p->kind)) || o.rate_bps != p->rate_bytes * 8 ||
-	    fabs((double)o.burst - (double)p->burst) > tol)
+	if (p && (strcmp(o.kind, gc_qdisc_kind_name(p->kind)) || o.rate_bps != p->rate_bytes * 8 ||
+		  fabs((double)o.burst - (double)p->burst) > tol))
 		return gc_fail(e, GC_E_MISMATCH, "the kernel holds %s rate %llu bit/s burst %u on "
 			       "'%s'%s, not the %s rate %llu bit/s burst %u asked for; the change "
 			       "was rolled back", o.kind, (unsigned long long)o.rate_bps, o.burst,
 			       c->dev, where(c, w, sizeof(w)), gc_qdisc_kind_name(p->kind),
 			       (unsigned long long)p->rate_bytes * 8, p->burst);
+	if (gc_shape_wants_netem(r) && (!o.netem || !delay_close(o.delay_us, r->delay_us) ||
+					!delay_close(o.jitter_us, r->jitter_us)))
+		return gc_fail(e, GC_E_MISMATCH, "the kernel holds %s delay %u us jitter %u us on "
+			       "'%s'%s, not the netem delay %u us jitter %u us asked for; the change "
+			       "was rolled back", o.netem ? "netem" : "no netem", o.delay_us,
+			       o.jitter_us, c->dev, where(c, w, sizeof(w)), r->delay_us, r->jitter_us);
 	return GC_OK;
 }
 
@@ -343,6 +392,8 @@ static gc_rc check_req(const struct gc_shape_req *r, gc_err *e)
 		return gc_fail(e, GC_E_INVAL, "jitter needs a delay (netem varies the delay)");
 	if (r->delay_us > 60000000u || r->jitter_us > r->delay_us)
 		return gc_fail(e, GC_E_INVAL, "delay must be at most 60 s and jitter at most the delay");
+	if (!r->rate_bps && !gc_shape_wants_netem(r))
+		return gc_fail(e, GC_E_INVAL, "nothing to set: give a rate, a delay or a loss");
 	return GC_OK;
 }
 
@@ -377,29 +428,57 @@ static gc_rc save_state(struct nlctx *c, const struct gc_shape_req *r,
 	st->owner_start = gc_proc_start_time(st->owner);
 	if (!st->owner_start)
 		return gc_fail(e, GC_E_INVAL, "owner process %d does not exist", (int)st->owner);
-	gc_strlcpy(st->kind, gc_qdisc_kind_name(p->kind), sizeof(st->kind));
-	st->rate_bps = p->rate_bytes * 8;
-	st->burst = p->burst;
+	gc_strlcpy(st->kind, p ? gc_qdisc_kind_name(p->kind) : "netem", sizeof(st->kind));
+	st->rate_bps = p ? p->rate_bytes * 8 : 0;
+	st->burst = p ? p->burst : 0;
+	st->delay_us = r->delay_us;
 	return gc_state_write(st, e);
 }
 
+static int no_netem(int err)
+{
+	return err == -NLE_OBJ_NOTFOUND || err == -NLE_OPNOTSUPP || err == -NLE_NOATTR;
+}
+
+static gc_rc netem_missing(struct nlctx *c, gc_err *e)
+{
+	char w[96];
+
+	return gc_fail(e, GC_E_UNSUPPORTED, "cannot add a netem qdisc on '%s'%s: the kernel has "
+		       "no netem qdisc (module sch_netem); delay/jitter/loss are unavailable "
+		       "there (load it with 'modprobe sch_netem', or install the kernel's "
+		       "extra modules); rate caps still work", c->dev, where(c, w, sizeof(w)));
+}
+
+/* Replace the root qdisc with the chain of gc_shape_objs_build. */
 static gc_rc install(struct nlctx *c, const struct gc_shape_req *r,
 		     const struct gc_qdisc_plan *p, gc_err *e)
 {
+	struct gc_shape_objs o;
 	int err = delete_root(c);
 
 	if (err < 0)
 		return nl_fail(c, e, err, "remove the previous root qdisc");
-	err = p->kind == GC_QDISC_TBF ? add_tbf(c, p) : add_htb(c, p);
+	err = gc_shape_objs_build(c->ifindex, r, p, &o);
 	if (err < 0)
-		return nl_fail(c, e, err, p->kind == GC_QDISC_TBF ? "add a tbf qdisc" :
-			       "add an htb qdisc and class");
-	if (!r->delay_us && !(r->loss_pct > 0))
-		return GC_OK;
-	err = add_netem(c, r);
-	if (err == -NLE_OBJ_NOTFOUND || err == -NLE_OPNOTSUPP || err == -NLE_NOATTR)
-		return gc_fail(e, GC_E_UNSUPPORTED, "the kernel has no netem qdisc (module "
-			       "sch_netem); delay/jitter/loss are unavailable; rate caps still work");
+		return no_netem(err) ? netem_missing(c, e) : nl_fail(c, e, err, "build the qdiscs");
+	err = rtnl_qdisc_add(c->sk, o.root, NLM_F_CREATE | NLM_F_EXCL);
+	if (err < 0 && !p && no_netem(err)) {
+		gc_shape_objs_release(&o);
+		return netem_missing(c, e);
+	}
+	if (err >= 0 && o.cls)
+		err = rtnl_class_add(c->sk, o.cls, NLM_F_CREATE | NLM_F_EXCL);
+	if (err < 0) {
+		gc_shape_objs_release(&o);
+		return nl_fail(c, e, err, !p ? "add a netem qdisc" : p->kind == GC_QDISC_TBF ?
+			       "add a tbf qdisc" : "add an htb qdisc and class");
+	}
+	if (o.leaf)
+		err = rtnl_qdisc_add(c->sk, o.leaf, NLM_F_CREATE | NLM_F_EXCL);
+	gc_shape_objs_release(&o);
+	if (no_netem(err))
+		return netem_missing(c, e);
 	return err < 0 ? nl_fail(c, e, err, "add a netem qdisc") : GC_OK;
 }
 
@@ -425,22 +504,22 @@ static gc_rc restore(struct nlctx *c, const char *path, gc_err *e)
 
 gc_rc gc_shape_set(const struct gc_shape_req *r, gc_err *e)
 {
-	struct gc_qdisc_plan p;
+	struct gc_qdisc_plan plan, *p = r->rate_bps ? &plan : NULL;
 	struct gc_netem_state st;
 	struct nlctx c;
 	char path[PATH_MAX];
 	gc_rc rc;
 
-	if ((rc = check_req(r, e)) || (rc = gc_qdisc_plan_make(r->rate_bps, r->burst, &p, e)))
+	if ((rc = check_req(r, e)) || (p && (rc = gc_qdisc_plan_make(r->rate_bps, r->burst, p, e))))
 		return rc;
 	if ((rc = ctx_open(&c, r->dev, r->netns, e)))
 		return rc;
 	if ((rc = gc_state_path(r->dev, r->netns, path, sizeof(path), e)) ||
-	    (rc = save_state(&c, r, &p, &st, e)))
+	    (rc = save_state(&c, r, p, &st, e)))
 		goto out;
-	rc = install(&c, r, &p, e);
+	rc = install(&c, r, p, e);
 	if (!rc)
-		rc = verify(&c, &p, e);
+		rc = verify(&c, r, p, e);
 	if (rc)
 		restore(&c, path, NULL);   /* roll back; the first error is the one to report */
 out:

@@ -4,8 +4,10 @@
  *   rate <= 34.36 Gbit/s: root tbf (handle 1:) rate, burst, limit = burst + 10 ms;
  *   rate  > 34.36 Gbit/s: root htb (handle 1:, default class 1:1) and class 1:1 with
  *                         rate64 = ceil64, rbuffer = cbuffer = burst;
- *   delay/jitter/loss:    a netem qdisc (handle 10:) under class 1:1, when the
- *                         kernel has sch_netem (else GC_E_UNSUPPORTED, nothing left).
+ *   delay/jitter/loss:    with a rate, a netem qdisc (handle 10:) under class 1:1 (the
+ *                         tbf's own class or the htb class); without a rate, a root
+ *                         netem (handle 1:). Needs sch_netem (else GC_E_UNSUPPORTED,
+ *                         and nothing is left). shape_int.h builds these objects.
  * (see netem/rate.h for the mapping and its reasons).
  *
  * Before touching the kernel, set() writes a state file, atomically:
@@ -36,7 +38,7 @@
 struct gc_shape_req {
 	const char *dev;        /* interface name (required) */
 	const char *netns;      /* namespace name under /var/run/netns, or NULL */
-	uint64_t rate_bps;      /* cap in bits/s (layer 2, as tc counts) */
+	uint64_t rate_bps;      /* cap in bits/s (layer 2, as tc counts); 0 = no cap */
 	uint64_t burst;         /* bytes; 0 = max(64 KiB, rate x 4 ms) */
 	uint32_t delay_us;      /* 0 = no netem */
 	uint32_t jitter_us;
@@ -72,6 +74,14 @@ gc_rc gc_shape_clear(const char *dev, const char *netns, gc_err *e);
  * every link). *n_restored (may be NULL) counts them. Continues past failures and
  * returns the first error. */
 gc_rc gc_shape_restore_all(int all, int *n_restored, gc_err *e);
+
+/* Whether this kernel has the netem qdisc (module sch_netem): with CAP_SYS_ADMIN, by
+ * adding one on lo in a private network namespace that ends at once (nothing is left
+ * and nothing of the caller's changes); without it, by looking for the module
+ * (/sys/module/sch_netem, /lib/modules/RELEASE/modules.builtin or modules.dep). GC_OK
+ * when present, GC_E_UNSUPPORTED (naming sch_netem) when not, another code when it
+ * cannot tell. how (size n) says how it was decided. */
+gc_rc gc_netem_available(char *how, size_t n, gc_err *e);
 
 /* The state directory in use: $GCBENCH_NETEM_STATE_DIR, else /run/gcbench/netem as root,
  * else ~/.cache/gcbench/netem-state of the real user (a login shaping through the

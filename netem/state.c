@@ -90,6 +90,8 @@ gc_rc gc_state_write(const struct gc_netem_state *st, gc_err *e)
 		st->dev, st->netns[0] ? st->netns : "-", st->orig_kind, st->orig_handle,
 		(int)st->owner, st->owner_start, st->kind, (unsigned long long)st->rate_bps,
 		st->burst);
+	if (st->delay_us)
+		fprintf(f, "delay_us=%u\n", st->delay_us);
 	if (fflush(f) || fsync(fileno(f)) || fclose(f) || rename(tmp, path)) {
 		unlink(tmp);
 		return gc_fail(e, GC_E_IO, "cannot write state file '%s': %s", path, strerror(errno));
@@ -126,6 +128,8 @@ static int state_set(struct gc_netem_state *st, const char *k, const char *v)
 		st->rate_bps = u;
 	else if (!strcmp(k, "burst") && u <= UINT32_MAX)
 		st->burst = (uint32_t)u;
+	else if (!strcmp(k, "delay_us") && u <= UINT32_MAX)
+		st->delay_us = (uint32_t)u;
 	else
 		return -1;
 	return 0;

@@ -19,9 +19,10 @@ struct gc_netem_state {
 	uint32_t orig_handle;    /* 0: the kernel's default */
 	pid_t owner;
 	unsigned long long owner_start;  /* /proc/<pid>/stat starttime, against pid reuse */
-	char kind[8];            /* what gcbench installed: tbf or htb */
-	uint64_t rate_bps;
+	char kind[8];            /* what gcbench installed at the root: tbf, htb or netem */
+	uint64_t rate_bps;       /* 0 for netem alone */
 	uint32_t burst;
+	uint32_t delay_us;       /* netem delay (0: none; written only when set) */
 };
 
 /* The path of the state file for (dev, netns) into buf (size n). */

@@ -161,33 +161,130 @@ gc_rc gc_node_check(gc_node *n, gc_err *e)
 	return rc;
 }
 
-static gc_rc netem(gc_node *n, char *const args[], gc_err *e)
+/* gcbench-netem ARGS on the node (through sudo -n with n->sudo); res is released by
+ * the caller. */
+static gc_rc netem_res(gc_node *n, char *const args[], gc_proc_result *res, gc_err *e)
 {
 	char prog[1100];
 	char *argv[20] = { "sudo", "-n", "--" };   /* without sudo, prog goes first */
-	gc_proc_result res;
 	size_t i, k = n->sudo ? 3 : 0;
-	gc_rc rc;
 
 	bin(n, "gcbench-netem", prog, sizeof(prog));
 	argv[k] = prog;
 	for (i = 0; args[i] && i < 14; i++)
 		argv[k + i + 1] = args[i];
 	argv[k + i + 1] = NULL;
-	rc = gc_node_exec(n, argv, 15, &res, e);
+	return gc_node_exec(n, argv, 15, res, e);
+}
+
+static gc_rc netem(gc_node *n, char *const args[], gc_err *e)
+{
+	gc_proc_result res;
+	gc_rc rc = netem_res(n, args, &res, e);
+
 	gc_proc_result_release(&res);
 	return rc;
 }
 
-gc_rc gc_node_shape(gc_node *n, uint64_t rate_bps, gc_err *e)
+/* The "delay_us" of gcbench-netem's `set --json` line (0 when it holds no netem);
+ * -1 when the line is not there. */
+static long long json_delay_us(const char *out)
 {
-	char rate[64];
-	char *args[] = { "set", "--dev", (char *)n->iface, "--rate", rate, NULL };
+	const char *netem = out ? strstr(out, "\"netem\":") : NULL;
+	const char *d = out ? strstr(out, "\"delay_us\":") : NULL;
+	char *end;
+	long long v;
 
-	if (!rate_bps)
+	if (!netem || !d)
+		return -1;
+	if (!strncmp(netem + 8, "false", 5))
+		return 0;
+	v = strtoll(d + 11, &end, 10);
+	return end == d + 11 || v < 0 ? -1 : v;
+}
+
+gc_rc gc_node_shape(gc_node *n, uint64_t rate_bps, uint32_t delay_us, uint32_t *applied_us,
+		    gc_err *e)
+{
+	char rate[64], delay[32];
+	char *args[12] = { "set", "--dev", (char *)n->iface };
+	gc_proc_result res;
+	long long got;
+	size_t k = 3;
+	gc_rc rc;
+
+	if (applied_us)
+		*applied_us = 0;
+	if (!rate_bps && !delay_us)
 		return gc_node_unshape(n, e);
 	snprintf(rate, sizeof(rate), "%llubit", (unsigned long long)rate_bps);
-	return netem(n, args, e);
+	snprintf(delay, sizeof(delay), "%uus", delay_us);
+	if (rate_bps) {
+		args[k++] = "--rate";
+		args[k++] = rate;
+	}
+	if (delay_us) {             /* with no delay, the same command as rate-only shaping */
+		args[k++] = "--delay";
+		args[k++] = delay;
+	}
+	args[k++] = "--json";       /* only changes what set prints: the read-back */
+	args[k] = NULL;
+	rc = netem_res(n, args, &res, e);
+	got = rc ? 0 : json_delay_us(res.out);
+	gc_proc_result_release(&res);
+	if (rc)
+		return rc;
+	/* gcbench-netem verified it within 1 us; a read-back missing or far off is a bug */
+	if (got < 0 || got + 1 < (long long)delay_us || got > (long long)delay_us + 1)
+		return gc_fail(e, GC_E_MISMATCH, "node '%s': gcbench-netem set a delay of %u us on "
+			       "'%s' but reads back %lld us; the link is restored after the point",
+			       n->name, delay_us, n->iface, got);
+	if (applied_us)
+		*applied_us = (uint32_t)got;
+	return GC_OK;
+}
+
+/* The reason gcbench-netem gave on the node: its last stderr line without the
+ * "gcbench-netem: error: " prefix and the "the kernel has no netem qdisc (...): " that
+ * the caller says itself. */
+static void netem_reason(const char *err_tail, char *out, size_t n)
+{
+	static const char *const skip[] = { "gcbench-netem: error: ",
+		"the kernel has no netem qdisc (module sch_netem): " };
+	const char *p;
+	size_t i;
+
+	last_line(err_tail, out, n);
+	p = out;
+	for (i = 0; i < 2; i++)
+		if (!strncmp(p, skip[i], strlen(skip[i])))
+			p += strlen(skip[i]);
+	memmove(out, p, strlen(p) + 1);
+	if ((p = strstr(out, "; load it with")))   /* the caller says what to do */
+		out[p - out] = 0;
+	for (char *c = out; *c; c++)      /* what the node printed: printable only */
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+			*c = '?';
+}
+
+gc_rc gc_node_check_netem(gc_node *n, gc_err *e)
+{
+	char *args[] = { "check", "--netem", NULL };
+	char why[300];
+	gc_proc_result res;
+	gc_err ne = { "" };
+	gc_rc rc = netem_res(n, args, &res, &ne);
+	int absent = rc && res.out && strstr(res.out, "netem=0");
+
+	netem_reason(res.err_tail, why, sizeof(why));
+	gc_proc_result_release(&res);
+	if (!rc)
+		return GC_OK;
+	if (absent)
+		return gc_fail(e, GC_E_UNSUPPORTED, "node '%s' (%s) has no netem qdisc (kernel "
+			       "module sch_netem): %s", n->name, n->address, why);
+	return gc_fail(e, rc, "node '%s' (%s): cannot tell whether the kernel has netem "
+		       "(module sch_netem): %s", n->name, n->address, ne.msg);
 }
 
 gc_rc gc_node_unshape(gc_node *n, gc_err *e)

@@ -52,8 +52,20 @@ gc_rc gc_node_exec(gc_node *n, char *const argv[], double timeout_s,
  * package. Fills n->tcp_cc. */
 gc_rc gc_node_check(gc_node *n, gc_err *e);
 
-/* Cap egress of n->iface at rate_bps (bits/s, layer 2); 0 removes any cap. */
-gc_rc gc_node_shape(gc_node *n, uint64_t rate_bps, gc_err *e);
+/* Cap egress of n->iface at rate_bps (bits/s, layer 2; 0 = no cap) and delay it by
+ * delay_us (a netem qdisc chained under the cap, docs/netem.md; 0 = no netem: then
+ * exactly the rate-only command). Both 0 removes any shaping. *applied_us (may be NULL)
+ * gets the delay the node's kernel holds, read back by gcbench-netem; GC_E_MISMATCH
+ * when it is not the delay asked (within 1 us). A node without netem fails with
+ * gcbench-netem's message naming sch_netem (and nothing is left on its link). */
+gc_rc gc_node_shape(gc_node *n, uint64_t rate_bps, uint32_t delay_us, uint32_t *applied_us,
+		    gc_err *e);
+
+/* Whether the node's kernel has the netem qdisc (`gcbench-netem check --netem` there,
+ * through sudo as for shaping; changes nothing). GC_E_UNSUPPORTED with a message that
+ * names the node, its address and sch_netem when not; another code when the node
+ * cannot tell (unreachable, not permitted). */
+gc_rc gc_node_check_netem(gc_node *n, gc_err *e);
 /* Restore the interface (idempotent). */
 gc_rc gc_node_unshape(gc_node *n, gc_err *e);
 /* Restore every link a crashed gcbench left capped on the node. */

@@ -52,6 +52,7 @@ void gc_exec_point_init(struct gc_exec_point *x, const struct gc_spec *spec,
 struct gc_calibration {
 	int valid;
 	uint64_t cap;
+	uint32_t delay_us;
 	size_t used, pairs;
 	double bps[GC_CAL_MAX_PAIRS], rtt[GC_CAL_MAX_PAIRS];
 };

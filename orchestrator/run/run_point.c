@@ -1,5 +1,6 @@
 /* One sweep point: shape, calibrate, launch, collect, ingest, unshape. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,15 +76,28 @@ static gc_rc fill_launch(const struct gc_sweep_ctx *c, const struct gc_exec_poin
 	return GC_OK;
 }
 
-static gc_rc shape_all(struct gc_sweep_ctx *c, size_t used, uint64_t bw, gc_err *e)
+/* The point's latency as gcbench-netem's delay (microseconds, rounded). */
+static uint32_t point_delay_us(const struct gc_point *pt)
 {
+	return pt->latency_s > 0 ? (uint32_t)llround(pt->latency_s * 1e6) : 0;
+}
+
+/* Cap and delay the used nodes' links; store the delay their kernels hold (the
+ * smallest read-back) with the run. */
+static gc_rc shape_all(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
+		       const struct gc_point *pt, gc_err *e)
+{
+	uint32_t delay = point_delay_us(pt), got, least = UINT32_MAX;
 	size_t i;
+	gc_rc rc;
+
 	for (i = 0; i < used; i++) {
-		gc_rc rc = gc_node_shape(&c->nodes[i], bw, e);
+		rc = gc_node_shape(&c->nodes[i], pt->bw_bps, delay, &got, e);
 		if (rc)
 			return rc;
+		least = got < least ? got : least;
 	}
-	return GC_OK;
+	return used ? gc_db_run_set_latency_applied(c->db, run_id, least / 1e6, e) : GC_OK;
 }
 
 /* Always runs: every node of the inventory, not only the used ones. */
@@ -101,14 +115,16 @@ static void unshape_all(struct gc_sweep_ctx *c)
 /* Probe the ring pairs at this cap and store the result with the run. A cap is probed
  * once per sweep (its points run back to back): the next points of the same cap and
  * nodes store the same measurement, which saves about 1 s per point (docs/spec.md). */
-static void calibrate(struct gc_sweep_ctx *c, int64_t run_id, size_t used, uint64_t cap)
+static void calibrate(struct gc_sweep_ctx *c, int64_t run_id, size_t used, uint64_t cap,
+		      uint32_t delay_us)
 {
 	struct gc_calibration *k = &c->cal;
 	size_t i, pairs = c->o->calibrate_all ? used : 1;
 
 	if (c->o->calibrate_s <= 0 || used < 2)
 		return;
-	if (!(k->valid && k->cap == cap && k->used == used && k->pairs == pairs)) {
+	if (!(k->valid && k->cap == cap && k->delay_us == delay_us && k->used == used &&
+	      k->pairs == pairs)) {
 		for (i = 0; i < pairs && i < GC_CAL_MAX_PAIRS; i++) {
 			gc_node *a = &c->nodes[i], *b = &c->nodes[(i + 1) % used];
 			gc_err e;
@@ -116,7 +132,7 @@ static void calibrate(struct gc_sweep_ctx *c, int64_t run_id, size_t used, uint6
 			if (gc_node_probe(a, b, c->o->calibrate_s, &k->bps[i], &k->rtt[i], &e))
 				gc_warn("calibration %s -> %s failed: %s", a->name, b->name, e.msg);
 		}
-		k->valid = 1, k->cap = cap, k->used = used, k->pairs = pairs;
+		k->valid = 1, k->cap = cap, k->delay_us = delay_us, k->used = used, k->pairs = pairs;
 	}
 	for (i = 0; i < pairs && i < GC_CAL_MAX_PAIRS; i++) {
 		gc_node *a = &c->nodes[i], *b = &c->nodes[(i + 1) % used];
@@ -361,10 +377,10 @@ static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 	if (c->reap_pending)
 		reap_nodes(c);
 	rc = run_on_nodes(c, used, mk, e);
-	if (!rc && p->pt->bw_bps)
-		rc = shape_all(c, used, p->pt->bw_bps, e);
+	if (!rc && (p->pt->bw_bps || point_delay_us(p->pt)))
+		rc = shape_all(c, run_id, used, p->pt, e);
 	if (!rc && !gc_run_interrupted())
-		calibrate(c, run_id, used, p->pt->bw_bps);
+		calibrate(c, run_id, used, p->pt->bw_bps, point_delay_us(p->pt));
 	if (!rc && gc_run_interrupted())
 		rc = gc_fail(e, GC_E_INTERRUPTED, "interrupted");
 	if (rc)

@@ -186,3 +186,36 @@ void gc_run_release_nodes(struct gc_sweep_ctx *c)
 	c->nodes = NULL;
 	c->n_nodes = 0;
 }
+
+gc_rc gc_run_check_latency(struct gc_sweep_ctx *c, const struct gc_exec_point *pts, size_t n,
+			   gc_err *e)
+{
+	char names[512] = "", first[600] = "";
+	double most = 0;
+	size_t i, absent = 0;
+
+	for (i = 0; i < n; i++)
+		most = pts[i].pt->latency_s > most ? pts[i].pt->latency_s : most;
+	if (most <= 0)
+		return GC_OK;
+	for (i = 0; i < c->n_nodes; i++) {
+		gc_err ne;
+		gc_rc rc = gc_node_check_netem(&c->nodes[i], &ne);
+		if (rc && rc != GC_E_UNSUPPORTED)
+			return gc_fail(e, rc, "%s", ne.msg);
+		if (!rc)
+			continue;
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s'%s'",
+			 absent++ ? ", " : "", c->nodes[i].name);
+		if (!*first)
+			gc_strlcpy(first, ne.msg, sizeof(first));
+	}
+	if (!absent)
+		return GC_OK;
+	return gc_fail(e, GC_E_UNSUPPORTED, "the spec asks for latencies up to %g ms, but node%s %s "
+		       "ha%s no netem qdisc (kernel module sch_netem); nothing was shaped and no point "
+		       "ran. Load it there ('modprobe sch_netem'; some distributions ship it in the "
+		       "kernel's extra modules package), or keep only 'latency: [0]' in the spec. "
+		       "(%s)", most * 1e3, absent > 1 ? "s" : "", names, absent > 1 ? "ve" : "s",
+		       first);
+}

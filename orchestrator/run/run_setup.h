@@ -20,6 +20,13 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 			 size_t lockpath_len, gc_err *e);
 void gc_run_release_nodes(struct gc_sweep_ctx *c);
 
+/* When some point of pts asks for a nonzero latency: every node's kernel must have
+ * the netem qdisc (gc_node_check_netem), checked before anything is shaped. Else
+ * GC_E_UNSUPPORTED naming every node without it and sch_netem (or the first node that
+ * cannot tell, with its error). GC_OK at once when every latency is 0. */
+gc_rc gc_run_check_latency(struct gc_sweep_ctx *c, const struct gc_exec_point *pts, size_t n,
+			   gc_err *e);
+
 /* The directory of this program (/proc/self/exe), "/usr/local/bin" if unknown. */
 void gc_self_dir(char *buf, size_t n);
 

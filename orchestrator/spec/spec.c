@@ -73,6 +73,9 @@ gc_rc gc_latency_parse(const char *s, double *out, gc_err *e)
 		v *= units[k].mul;
 		if (v > 10)
 			return gc_fail(e, GC_E_INVAL, "latency '%s' is over 10 s; use at most 10s", s);
+		if (v > 0 && v < 0.5e-6)   /* netem's delay is whole microseconds */
+			return gc_fail(e, GC_E_INVAL, "latency '%s' is below 1 us, the resolution "
+				       "of a netem delay; write 0 or at least 1us", s);
 		*out = v;
 		return GC_OK;
 	}

@@ -4,7 +4,8 @@
 # libnl (show --json) and cross-checked against `tc -s qdisc show`.
 . "$(dirname "$0")/../lib.sh"
 cases="tbf_1gbit tbf_30gbit htb_40gbit clear_restores clear_idempotent crash_restore_all
-missing_iface missing_netns gbps_trap not_root_message"
+missing_iface missing_netns gbps_trap not_root_message delay_malformed delay_tbf delay_htb
+delay_only delay_rate0_unchanged check_netem check_netem_nocap"
 need_root $cases || exit 0
 need_cmd tc $cases || exit 0
 N=$BIN/gcbench-netem
@@ -80,3 +81,53 @@ if command -v setpriv >/dev/null; then
 	if grep -q "need CAP_NET_ADMIN" <<<"$out" && ! tc qdisc show dev lo | grep -q tbf; then
 		pass not_root_message; else fail not_root_message "$out"; fi
 else skip not_root_message "setpriv (util-linux) is not installed"; fi
+
+# Delay: a netem qdisc under the rate's class 1:1 (or alone at the root). On a kernel
+# without sch_netem (check --netem says which) the set fails naming the module and the
+# link is left as it was, with no state file.
+out=$($N set --dev "$b" --netns "$ns" --rate 1gbit --delay 10 2>&1)
+if [ $? -eq 2 ] && grep -q "\-\-delay: time '10' needs a unit" <<<"$out" && tcq | grep -q "noqueue 0: root"; then
+	pass delay_malformed; else fail delay_malformed "$out"; fi
+has_netem=0; $N check --netem >/dev/null 2>&1 && has_netem=1
+ns_before=$(ip netns list | wc -l)
+out=$($N check --netem 2>&1); rc=$?
+if { [ $rc -eq 0 ] && grep -q "^netem=1 (" <<<"$out"; } ||
+	{ [ $rc -eq 1 ] && grep -q "^netem=0" <<<"$out" && grep -q "module sch_netem" <<<"$out"; } &&
+	[ "$(ip netns list | wc -l)" = "$ns_before" ]; then pass "check_netem (netem=$has_netem here)"
+else fail check_netem "rc=$rc: $out"; fi
+# a login with CAP_NET_ADMIN but not CAP_SYS_ADMIN (the file capability) cannot make a
+# namespace: check --netem looks for the module instead, and must agree with root's answer
+if command -v setpriv >/dev/null; then
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+net_admin \
+		--ambient-caps=+net_admin $N check --netem 2>&1); rc=$?
+	if { [ $has_netem = 1 ] && [ $rc -eq 0 ] && grep -q "^netem=1 (/" <<<"$out"; } ||
+		{ [ $has_netem = 0 ] && [ $rc -eq 1 ] && grep -q "module sch_netem is neither loaded" <<<"$out"; }; then
+		pass check_netem_nocap
+	else fail check_netem_nocap "as root netem=$has_netem; without CAP_SYS_ADMIN rc=$rc: $out"; fi
+else skip check_netem_nocap "setpriv (util-linux) is not installed"; fi
+# delay_case NAME KIND_AT_ROOT ARGS...
+delay_case() {
+	local name=$1 root=$2 out j t; shift 2
+	out=$($N set --dev "$b" --netns "$ns" "$@" --delay 10ms 2>&1); local rc=$?
+	j=$(json); t=$(tcq)
+	if [ $has_netem = 1 ]; then
+		if [ $rc -eq 0 ] && grep -q "\"kind\":\"$root\"" <<<"$j" && grep -q '"netem":true,"delay_us":10000' <<<"$j" &&
+			grep -q "netem .*delay 10ms" <<<"$t"; then pass "$name"
+		else fail "$name" "set rc=$rc: $out; libnl: $j; tc: $(tr '\n' ' ' <<<"$t")"; fi
+		$N clear --dev "$b" --netns "$ns"
+	elif [ $rc -eq 1 ] && grep -q "module sch_netem" <<<"$out" && grep -q "'$b' in namespace '$ns'" <<<"$out" &&
+		grep -q "noqueue 0: root" <<<"$t" && ! grep -q "tbf\|htb\|netem" <<<"$t" &&
+		[ -z "$(ls "$GCBENCH_NETEM_STATE_DIR")" ]; then
+		pass "$name (refused: this kernel has no sch_netem)"
+	else fail "$name" "set rc=$rc: $out; tc: $(tr '\n' ' ' <<<"$t"); state: $(ls "$GCBENCH_NETEM_STATE_DIR")"; fi
+}
+delay_case delay_tbf tbf --rate 1gbit
+delay_case delay_htb htb --rate 40gbit
+delay_case delay_only netem
+# a zero delay is the rate cap alone, exactly as without --delay
+out=$($N set --dev "$b" --netns "$ns" --rate 1gbit --delay 0 2>&1); j=$(json); t=$(tcq)
+if grep -q '"kind":"tbf".*"rate_bps":1000000000,"burst":500000,.*"netem":false' <<<"$j" &&
+	[ "$(grep -c "qdisc" <<<"$t")" = 1 ] && ! grep -q delay_us "$GCBENCH_NETEM_STATE_DIR"/*; then
+	pass delay_rate0_unchanged
+else fail delay_rate0_unchanged "$out; libnl: $j; tc: $(tr '\n' ' ' <<<"$t")"; fi
+$N clear --dev "$b" --netns "$ns"

@@ -185,6 +185,49 @@ static void test_plan_rejects(void)
 	CHECK(gc_qdisc_plan_make(1000000000ull, 1ull << 33, &p, &e) == GC_E_INVAL);
 }
 
+/* The delay parser (gcbench-netem --delay): tc's time units, strictly. */
+static void test_time_units(void)
+{
+	uint32_t us;
+	char f[32];
+	gc_err e;
+
+	CHECK(gc_time_parse("0", &us, NULL) == GC_OK && us == 0);
+	CHECK(gc_time_parse("10msec", &us, NULL) == GC_OK && us == 10000);
+	CHECK(gc_time_parse("10MS", &us, NULL) == GC_OK && us == 10000);
+	CHECK(gc_time_parse("2secs", &us, NULL) == GC_OK && us == 2000000);
+	CHECK(gc_time_parse("7usecs", &us, NULL) == GC_OK && us == 7);
+	CHECK(gc_time_parse("0.5ms", &us, NULL) == GC_OK && us == 500);
+	CHECK(gc_time_parse("60s", &us, NULL) == GC_OK && us == 60000000);
+	CHECK(gc_time_parse("1us", &us, NULL) == GC_OK && us == 1);
+	CHECK(strcmp(gc_time_format(10000, f, sizeof(f)), "10ms") == 0);
+	CHECK(strcmp(gc_time_format(2000000, f, sizeof(f)), "2s") == 0);
+	CHECK(strcmp(gc_time_format(1500, f, sizeof(f)), "1500us") == 0);
+	CHECK(strcmp(gc_time_format(0, f, sizeof(f)), "0us") == 0);
+	CHECK(gc_time_parse(f, &us, NULL) == GC_OK && us == 0);
+	/* a nonzero time that would round to no delay at all */
+	CHECK(gc_time_parse("0.1us", &us, &e) == GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "below 1 us");
+	CHECK(gc_time_parse("10ns", &us, &e) == GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "needs a unit");
+	CHECK(gc_time_parse("10 ms", &us, NULL) == GC_E_INVAL);
+	CHECK(gc_time_parse(" 10ms", &us, NULL) == GC_E_INVAL);
+	CHECK(gc_time_parse("10ms ", &us, NULL) == GC_E_INVAL);
+	CHECK(gc_time_parse("+10ms", &us, NULL) == GC_E_INVAL);
+	CHECK(gc_time_parse("1e3ms", &us, NULL) == GC_E_INVAL);
+	CHECK(gc_time_parse("0x10ms", &us, NULL) == GC_E_INVAL);
+	CHECK(gc_time_parse("nanms", &us, NULL) == GC_E_INVAL);
+	CHECK(gc_time_parse("10mss", &us, NULL) == GC_E_INVAL);
+	CHECK(gc_time_parse(".5ms", &us, NULL) == GC_E_INVAL);
+	CHECK(gc_time_parse("5.ms", &us, NULL) == GC_E_INVAL);
+	CHECK(gc_time_parse("ms", &us, &e) == GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "invalid time 'ms'");
+	CHECK(gc_time_parse("60.000001s", &us, &e) == GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "above 60 s");
+	CHECK(gc_time_parse("99999999999999999999999ms", &us, NULL) == GC_E_INVAL);
+	CHECK(gc_time_parse(NULL, &us, NULL) == GC_E_INVAL);
+}
+
 static void test_time_percent(void)
 {
 	uint32_t us;
@@ -217,6 +260,7 @@ int main(void)
 	GCT_RUN(test_burst_default);
 	GCT_RUN(test_plan_tbf_htb);
 	GCT_RUN(test_plan_rejects);
+	GCT_RUN(test_time_units);
 	GCT_RUN(test_time_percent);
 	return gct_finish();
 }

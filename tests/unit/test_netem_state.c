@@ -51,6 +51,35 @@ static void test_roundtrip(void)
 	CHECK(gc_state_read(path, &b, &e) == GC_E_NOTFOUND);
 }
 
+/* a delay is recorded only when there is one: a rate-only file is as before */
+static void test_delay_recorded(void)
+{
+	struct gc_netem_state a, b;
+	char path[512], text[1024];
+	gc_err e = { { 0 } };
+	FILE *f;
+	size_t n;
+
+	fill(&a, "eth1", "gcbt-ns", getpid());
+	CHECKF(gc_state_write(&a, &e) == GC_OK, "%s", e.msg);
+	CHECK(gc_state_path("eth1", "gcbt-ns", path, sizeof(path), &e) == GC_OK);
+	f = fopen(path, "r");
+	CHECK(f != NULL);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	CHECK(strstr(text, "delay_us") == NULL);
+	strcpy(a.kind, "netem");
+	a.rate_bps = 0;
+	a.burst = 0;
+	a.delay_us = 10000;
+	CHECKF(gc_state_write(&a, &e) == GC_OK, "%s", e.msg);
+	CHECKF(gc_state_read(path, &b, &e) == GC_OK, "%s", e.msg);
+	CHECK_STR(b.kind, "netem");
+	CHECK(b.delay_us == 10000 && b.rate_bps == 0);
+	unlink(path);
+}
+
 static void test_malformed(void)
 {
 	struct gc_netem_state b;
@@ -167,6 +196,7 @@ int main(void)
 	setenv("GCBENCH_NETEM_STATE_DIR", dir, 1);
 	GCT_SUITE("netem_state");
 	GCT_RUN(test_roundtrip);
+	GCT_RUN(test_delay_recorded);
 	GCT_RUN(test_malformed);
 	GCT_RUN(test_owner_gone);
 	GCT_RUN(test_restore_all_vanished);

@@ -242,6 +242,9 @@ static void test_latency_parse(void)
 	CHECK(gc_latency_parse("2s", &v, &e) == GC_OK && v == 2);
 	CHECK(gc_latency_parse("5", &v, &e) == GC_E_INVAL);
 	CHECK_CONTAINS(e.msg, "write a number and a unit");
+	CHECK(gc_latency_parse("0.1us", &v, &e) == GC_E_INVAL);   /* would round to no delay */
+	CHECK_CONTAINS(e.msg, "below 1 us");
+	CHECK(gc_latency_parse("1us", &v, &e) == GC_OK && fabs(v - 1e-6) < 1e-15);
 	CHECK(gc_latency_parse("11s", &v, &e) == GC_E_INVAL);
 	CHECK(gc_latency_parse("-1ms", &v, &e) == GC_E_INVAL);
 	CHECK(gc_latency_parse("1 ms", &v, &e) == GC_E_INVAL);
