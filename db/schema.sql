@@ -376,3 +376,10 @@ CREATE VIEW time_to_target_speedup AS
 	 AND b.bw_cap_bps = m.bw_cap_bps AND b.latency_s = m.latency_s
 	 AND b.world_size = m.world_size AND b.batch = m.batch AND b.backend = m.backend
 	 AND b.compute_scale = m.compute_scale AND b.env_id IS m.env_id;
+
+-- @migration 6
+-- Placement (docs/spec.md): the most ranks on one host of the run and every used host
+-- with its ranks ("n1:2,n2:2,n3:1"); runs.nodes is the number of hosts used. Runs from
+-- before this migration have 0 and ''.
+ALTER TABLE runs ADD COLUMN ranks_per_node INTEGER NOT NULL DEFAULT 0 CHECK (ranks_per_node >= 0);
+ALTER TABLE runs ADD COLUMN placement TEXT NOT NULL DEFAULT '';
