@@ -83,7 +83,7 @@ gc_rc gc_placement_compute(const char *backend, int world, int rpn, const char *
 	}
 	for (i = 0; i < n; i++) {
 		if (p->slots[i])
-			p->used = i + 1;
+			p->used = i + 1, p->nodes++;
 		if (p->slots[i] > p->ranks_per_node)
 			p->ranks_per_node = p->slots[i];
 	}
@@ -92,19 +92,20 @@ gc_rc gc_placement_compute(const char *backend, int world, int rpn, const char *
 
 void gc_placement_text(const struct gc_placement *p, char *buf, size_t n)
 {
-	size_t o, i;
+	size_t o, i, k;
 	int uniform = 1;
 
 	for (i = 0; i < p->used; i++)
-		uniform &= p->slots[i] == p->ranks_per_node;
-	o = (size_t)snprintf(buf, n, "%zu node%s x ", p->used, p->used == 1 ? "" : "s");
+		uniform &= !p->slots[i] || p->slots[i] == p->ranks_per_node;
+	o = (size_t)snprintf(buf, n, "%zu node%s x ", p->nodes, p->nodes == 1 ? "" : "s");
 	if (uniform) {
 		snprintf(buf + (o < n ? o : n), o < n ? n - o : 0, "%d rank%s", p->ranks_per_node,
 			 p->ranks_per_node == 1 ? "" : "s");
 		return;
 	}
-	for (i = 0; i < p->used && o < n; i++)
-		o += (size_t)snprintf(buf + o, n - o, "%s%d", i ? "," : "", p->slots[i]);
+	for (i = 0, k = 0; i < p->used && o < n; i++)
+		if (p->slots[i])
+			o += (size_t)snprintf(buf + o, n - o, "%s%d", k++ ? "," : "", p->slots[i]);
 	if (o < n)
 		snprintf(buf + o, n - o, " ranks");
 }

@@ -23,7 +23,9 @@
 struct gc_placement {
 	int slots[GC_PLACE_MAX_HOSTS];   /* ranks on host i (0: unused) */
 	size_t n_hosts;                  /* hosts considered (the inventory's, up to the max) */
-	size_t used;                     /* hosts with a rank: always the first `used` ones */
+	size_t used;                     /* the hosts up to the last with a rank (a host
+	                                  * without capacity before it has none) */
+	size_t nodes;                    /* hosts with a rank */
 	int ranks_per_node;              /* the most ranks on one host */
 	int world;
 };
@@ -33,7 +35,8 @@ struct gc_placement {
 gc_rc gc_placement_compute(const char *backend, int world, int rpn, const char *const *names,
 			   const int *gpus, size_t n, struct gc_placement *p, gc_err *e);
 
-/* For people: "4 nodes x 2 ranks", "1 node x 1 rank", "3 nodes x 2,2,1 ranks". */
+/* For people: "4 nodes x 2 ranks", "1 node x 1 rank", "3 nodes x 2,2,1 ranks" (the
+ * hosts with ranks). */
 void gc_placement_text(const struct gc_placement *p, char *buf, size_t n);
 
 /* The hosts and their ranks as stored in runs.placement: "n1:2,n2:2,n3:1". */

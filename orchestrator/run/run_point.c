@@ -42,12 +42,12 @@ gc_rc gc_run_place_points(const struct gc_sweep_ctx *c, struct gc_exec_point *pt
 		if (place(c, &pts[i], &pl, &pe))
 			return gc_fail(e, GC_E_INVAL, "point '%s': %s", pts[i].label, pe.msg);
 		gc_placement_text(&pl, pts[i].placement, sizeof(pts[i].placement));
-		if (pl.used == 1 && (pt->bw_bps || pt->latency_s > 0) && !pts[i].spec->allow_single_node)
+		if (pl.nodes == 1 && (pt->bw_bps || pt->latency_s > 0) && !pts[i].spec->allow_single_node)
 			return gc_fail(e, GC_E_INVAL, "point '%s': all %d ranks sit on node '%s', so "
 				       "the %s never touches their traffic (only traffic between hosts "
 				       "crosses the shaped interface); lower ranks_per_node, add hosts, "
 				       "or set allow_single_node: true in the spec", pts[i].label,
-				       pt->world_size, c->nodes[0].name,
+				       pt->world_size, c->nodes[pl.used - 1].name,
 				       pt->bw_bps ? "bandwidth cap" : "latency");
 	}
 	return GC_OK;
@@ -399,14 +399,15 @@ static gc_rc begin_run(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 		names[i] = c->nodes[i].name;
 	gc_placement_hosts_text(pl, names, hosts, sizeof(hosts));
 	net = gc_launch_settings_json(&l);
-	gc_point_to_run(p->spec, p->pt, c->sweep_id, (int)used, c->env_ids ? c->env_ids[0] : 0, &r);
+	gc_point_to_run(p->spec, p->pt, c->sweep_id, (int)pl->nodes, c->env_ids ? c->env_ids[0] : 0, &r);
 	r.network_json = net;
 	rc = gc_db_run_begin(c->db, &r, run_id, e);
 	rc = rc ? rc : gc_db_run_set_placement(c->db, *run_id, pl->ranks_per_node, hosts, e);
 	free(net);
 	for (i = 0; !rc && i < used; i++)
-		rc = gc_db_run_add_host(c->db, *run_id, c->nodes[i].name,
-					c->env_ids ? c->env_ids[i] : 0, e);
+		if (pl->slots[i])
+			rc = gc_db_run_add_host(c->db, *run_id, c->nodes[i].name,
+						c->env_ids ? c->env_ids[i] : 0, e);
 	return rc;
 }
 

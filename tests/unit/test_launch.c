@@ -213,6 +213,15 @@ static void test_placement(void)
 	CHECK(gc_placement_compute("nccl", 5, 2, names, gpus, 4, &p, &e) == GC_OK);
 	gc_placement_hosts_text(&p, names, t, sizeof(t));   /* hosts with fewer GPUs, fewer ranks */
 	CHECK_STR(t, "n1:2,n2:2,n3:1");
+	{   /* a host without GPUs before others holds no rank and is not counted */
+		int mixed[4] = { 0, 1, 2, 0 };
+		CHECK(gc_placement_compute("nccl", 3, 0, names, mixed, 4, &p, &e) == GC_OK);
+		gc_placement_hosts_text(&p, names, t, sizeof(t));
+		CHECK_STR(t, "n2:1,n3:2");
+		CHECK(p.nodes == 2 && p.used == 3 && p.ranks_per_node == 2);
+		gc_placement_text(&p, t, sizeof(t));
+		CHECK_STR(t, "2 nodes x 1,2 ranks");
+	}
 	CHECK(gc_placement_compute("nccl", 7, 0, names, gpus, 4, &p, &e) == GC_E_INVAL);
 	CHECK_CONTAINS(e.msg, "GPUs: n1 2, n2 2, n3 1, n4 1) hold 6 ranks");
 	CHECK(gc_placement_compute("nccl", 1, 0, names, none, 4, &p, &e) == GC_E_INVAL);
