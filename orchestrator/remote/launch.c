@@ -73,6 +73,9 @@ static gc_rc check_values(const gc_launch *l, gc_err *e)
 			return gc_fail(e, GC_E_INVAL, "refusing parameter '%s': not a safe token", l->params[i]);
 	if (!l->worker || !l->method || !l->workload || !l->out_pattern || !l->iface)
 		return gc_fail(e, GC_E_INVAL, "launch lacks worker, method, workload, iface or output");
+	if (l->worker[0] != '/' && !l->data_cidr)
+		return gc_fail(e, GC_E_INVAL, "worker path '%s' is relative: it needs the data subnet's "
+			       "wrapper (data_cidr)", l->worker);
 	for (i = 0; i < l->nhosts; i++)
 		sum += l->slots[i] > 0 ? l->slots[i] : 0;
 	if (l->world < 1 || sum != l->world)
@@ -138,11 +141,11 @@ static void add_network(struct argv_buf *a, const gc_launch *l)
 /* Each rank's wrapper: $1 the data subnet, the worker's argv after it. A fixed text:
  * the values are arguments, never part of the script. */
 static const char iface_script[] =
-	"c=$1; shift; PATH=$PATH:/usr/sbin:/sbin; "
+	"c=$1; w=$2; shift 2; case $w in /*) ;; *) w=$HOME/$w ;; esac; PATH=$PATH:/usr/sbin:/sbin; "
 	"i=$(ip -o -4 addr show to \"$c\" 2>/dev/null | awk '{ print $2; exit }'); "
 	"if [ -z \"$i\" ]; then echo \"gcbench-worker: error: no interface on $(hostname) has an "
 	"address in the data subnet $c (ip -o -4 addr)\" >&2; exit 3; fi; "
-	"NCCL_SOCKET_IFNAME=$i; export NCCL_SOCKET_IFNAME; exec \"$@\" --iface \"$i\"";
+	"NCCL_SOCKET_IFNAME=$i; export NCCL_SOCKET_IFNAME; exec \"$w\" \"$@\" --iface \"$i\"";
 
 static void add_wrapper(struct argv_buf *a, const gc_launch *l)
 {
@@ -155,11 +158,18 @@ static void add_wrapper(struct argv_buf *a, const gc_launch *l)
 	add(a, l->data_cidr);
 }
 
+/* The worker's path: absolute, or (only through the wrapper) relative to each host's
+ * home, where provisioning puts the build (~/.cache/gcbench/HASH) for every login. */
+static void add_program(struct argv_buf *a, const gc_launch *l)
+{
+	add(a, l->worker);
+}
+
 static void add_worker(struct argv_buf *a, const gc_launch *l)
 {
 	size_t i;
 
-	add(a, l->worker);
+	add_program(a, l);
 	add(a, "--backend");
 	add(a, l->backend ? l->backend : "mpi");
 	add(a, "--method");

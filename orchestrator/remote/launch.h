@@ -35,7 +35,8 @@
 
 typedef struct gc_launch {
 	const char *mpirun;            /* "mpirun" if NULL */
-	const char *worker;            /* path of gcbench-worker on the nodes */
+	const char *worker;            /* path of gcbench-worker on the nodes; relative: to each
+	                                * host's $HOME (needs data_cidr: the wrapper resolves it) */
 	const char *hosts[GC_LAUNCH_MAX_HOSTS]; /* host names as the agent's ssh knows them */
 	int slots[GC_LAUNCH_MAX_HOSTS];         /* ranks on each host (0: unused) */
 	size_t nhosts;

@@ -53,6 +53,28 @@ gc_rc gc_run_place_points(const struct gc_sweep_ctx *c, struct gc_exec_point *pt
 	return GC_OK;
 }
 
+/* The worker's path for mpirun: the hosts' common bin_dir, or, when provisioning put
+ * the build in each login's own home (users differ), the path under $HOME that every
+ * host shares (.cache/gcbench/HASH), resolved on each host by the rank's wrapper.
+ * Nonzero when neither. */
+static int worker_path(const struct gc_sweep_ctx *c, const struct gc_placement *pl, char *out,
+		       size_t n)
+{
+	const char *d0 = c->nodes[0].bin_dir, *tail = strstr(d0, "/.cache/gcbench/");
+	int same = 1, shared_tail = tail != NULL;
+
+	for (size_t i = 1; i < pl->used; i++) {
+		const char *d = c->nodes[i].bin_dir, *t = strstr(d, "/.cache/gcbench/");
+		same &= !strcmp(d, d0);
+		shared_tail &= t && tail && !strcmp(t, tail);
+	}
+	if (same || !*c->data_cidr)
+		snprintf(out, n, "%s/gcbench-worker", d0);
+	else if (shared_tail)
+		snprintf(out, n, "%s/gcbench-worker", tail + 1);
+	return !same && (!shared_tail || !*c->data_cidr);
+}
+
 static gc_rc fill_launch(const struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 			 const struct gc_placement *pl, int64_t run_id, gc_launch *l,
 			 char *params_buf, char *worker, char *out, gc_err *e)
@@ -61,7 +83,11 @@ static gc_rc fill_launch(const struct gc_sweep_ctx *c, const struct gc_exec_poin
 	char *tok, *save = NULL;
 
 	memset(l, 0, sizeof(*l));
-	snprintf(worker, 1100, "%s/gcbench-worker", c->nodes[0].bin_dir);
+	if (worker_path(c, pl, worker, 1100))
+		return gc_fail(e, GC_E_INVAL, "the used hosts' binaries are in different places (%s on "
+			       "'%s'), not each in its login's ~/.cache/gcbench/BUILD: give one "
+			       "--bin-dir, or let gcbench run provision them", c->nodes[0].bin_dir,
+			       c->nodes[0].name);
 	snprintf(out, 1200, "%s/run-%lld/records-r%%r.gcr", c->remote_work, (long long)run_id);
 	l->worker = worker;
 	l->out_pattern = out;

@@ -113,10 +113,21 @@ static void test_hostfile_and_subnet(void)
 	CHECK(!strstr(joined(v), "--iface|eth0"));
 	CHECK_CONTAINS(joined(v), "|/bin/sh|-c|");
 	CHECK_CONTAINS(joined(v), "ip -o -4 addr show to \"$c\"");
-	CHECK_CONTAINS(joined(v), "export NCCL_SOCKET_IFNAME; exec \"$@\" --iface \"$i\"|gcbench-iface|"
+	CHECK_CONTAINS(joined(v), "export NCCL_SOCKET_IFNAME; exec \"$w\" \"$@\" --iface \"$i\"|gcbench-iface|"
 		       "10.10.0.0/24|/opt/gcbench/bin/gcbench-worker|--backend|mpi|");
 	gc_argv_free(v);
+	/* logins that differ: the build under each one's home, resolved there */
+	l.worker = ".cache/gcbench/0123456789abcdef/gcbench-worker";
+	CHECK(gc_launch_argv(&l, &v, &e) == GC_OK);
+	CHECK_CONTAINS(joined(v), "case $w in /*) ;; *) w=$HOME/$w ;; esac");
+	CHECK_CONTAINS(joined(v), "|10.10.0.0/24|.cache/gcbench/0123456789abcdef/gcbench-worker|--backend|");
+	gc_argv_free(v);
+	l.data_cidr = NULL;   /* a relative path needs the wrapper */
+	CHECK(gc_launch_argv(&l, &v, &e) == GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "is relative");
+	l.worker = "/opt/gcbench/bin/gcbench-worker";
 	l.data_cidr = "10.10.0.0/24;id";
+	l.hostfile = "/w/run-3/hostfile";
 	CHECK(gc_launch_argv(&l, &v, &e) == GC_E_INVAL);
 	CHECK_CONTAINS(e.msg, "data subnet");
 	l.data_cidr = NULL;
