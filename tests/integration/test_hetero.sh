@@ -12,12 +12,14 @@
 #   links_restored   no qdisc left on any node's data interface afterwards
 #   summary_placement the end-of-sweep table is followed by the placement line
 #   dry_run_gpus     --dry-run with backend nccl places ranks by each host's gpus
+#   single_node      ranks that all sit on one host under a cap: refused (dry run) unless
+#                    allow_single_node: true
 #   subnet_refused   a host whose iface is off the data subnet: refused with the table
 #   latency_refused  a nonzero latency on a kernel without sch_netem: refused before
 #                    anything is shaped, naming the host and the module
 . "$(dirname "$0")/../lib.sh"
 cases="sweep_ok placement_stored links_shaped links_restored summary_placement dry_run_gpus
-subnet_refused latency_refused"
+single_node subnet_refused latency_refused"
 need_sweep $cases && need_cmd unshare $cases && need_cmd nsenter $cases || exit 0
 need_cmd sudo $cases || exit 0
 G=$(realpath "$BIN/gcbench" 2>/dev/null)
@@ -134,6 +136,16 @@ if [ $drc -eq 0 ] && grep -q "placement 2 nodes x 1,2 ranks" <<<"$dout" && [ $dr
    [ ! -e "$GCBENCH_HOME/d.db" ]
 then pass dry_run_gpus
 else fail dry_run_gpus "rc $drc/$drc4: $(grep placement <<<"$dout" | head -n 2 | tr '\n' ' ') / $(tail -n 1 <<<"$dout4")"; fi
+
+# --- every rank on one host under a cap ----------------------------------------------------
+sed -e 's/^world_size: .*/world_size: 2/' -e 's/^name: .*/name: hetero-one/' "$GCBENCH_HOME/spec.yaml" >"$GCBENCH_HOME/one.yaml"
+oout=$("$G" run "$GCBENCH_HOME/one.yaml" --inventory "$inv" --db "$GCBENCH_HOME/o.db" --dry-run 2>&1); orc=$?
+echo "allow_single_node: true" >>"$GCBENCH_HOME/one.yaml"
+oout2=$("$G" run "$GCBENCH_HOME/one.yaml" --inventory "$inv" --db "$GCBENCH_HOME/o.db" --dry-run 2>&1); orc2=$?
+if [ $orc -ne 0 ] && grep -qF "all 2 ranks sit on node 'n1', so the bandwidth cap never touches their traffic" <<<"$oout" &&
+   grep -qF "allow_single_node: true" <<<"$oout" && [ $orc2 -eq 0 ] && grep -q "placement 1 node x 2 ranks" <<<"$oout2"
+then pass single_node
+else fail single_node "rc $orc/$orc2: $(tail -n 1 <<<"$oout") / $(grep placement <<<"$oout2")"; fi
 
 # --- a data interface off the common subnet --------------------------------------------------
 ip -n "$(ns 4)" link add off0 type veth peer name off1 && ip -n "$(ns 4)" addr add 10.99.0.4/24 dev off0 &&
