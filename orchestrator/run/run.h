@@ -91,11 +91,6 @@ struct gc_sweep_ctx {
 gc_rc gc_run_place_points(const struct gc_sweep_ctx *c, struct gc_exec_point *pts, size_t n,
 			  gc_err *e);
 
-/* Learn every node's data-interface address (orchestrator/remote/subnet.h) and set
- * c->data_cidr to their common subnet; refuses, with a table of host, interface and
- * address on stderr, when they are not on one. */
-gc_rc gc_run_data_subnet(struct gc_sweep_ctx *c, gc_err *e);
-
 /* Run one point: returns GC_OK when it ran (ok or failed: the status is in the
  * database), GC_E_INTERRUPTED when a signal stopped it, another code when the
  * database itself failed. *ok tells whether the run succeeded. */

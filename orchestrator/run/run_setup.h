@@ -20,6 +20,11 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 			 size_t lockpath_len, gc_err *e);
 void gc_run_release_nodes(struct gc_sweep_ctx *c);
 
+/* Learn every node's data-interface address (orchestrator/remote/subnet.h) and set
+ * c->data_cidr to their common subnet; refuses, with a table of host, interface and
+ * address on stderr, when they are not on one. */
+gc_rc gc_run_data_subnet(struct gc_sweep_ctx *c, gc_err *e);
+
 /* The directory of this program (/proc/self/exe), "/usr/local/bin" if unknown. */
 void gc_self_dir(char *buf, size_t n);
 
