@@ -127,6 +127,11 @@ gc_rc gc_db_run_stats_refresh(gc_db *db, int64_t run_id, gc_err *e);
 gc_rc gc_db_run_add_host(gc_db *db, int64_t run_id, const char *node, int64_t env_id,
 			 gc_err *e);
 
+/* The run's placement (docs/spec.md, Placement): the most ranks on one host and every
+ * used host with its ranks, "n1:2,n2:1" (runs.ranks_per_node, runs.placement). */
+gc_rc gc_db_run_set_placement(gc_db *db, int64_t run_id, int ranks_per_node,
+			      const char *placement, gc_err *e);
+
 /* A link measurement: cap (bits/s, 0 = none), goodput (bits/s) and RTT (s); a
  * negative goodput or rtt stores NULL (not measured). */
 gc_rc gc_db_link_add(gc_db *db, int64_t run_id, const char *src, const char *dst,

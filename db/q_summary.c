@@ -93,3 +93,30 @@ gc_rc gc_db_sweep_summary(gc_db *db, int64_t sweep_id, int with_target,
 		return gc_fail(e, GC_E_DB, "%s", sqlite3_errmsg(db->h));
 	return GC_OK;
 }
+
+gc_rc gc_db_sweep_placements(gc_db *db, int64_t sweep_id, char *out, size_t n, gc_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	size_t o = 0;
+	int r;
+
+	if (n)
+		out[0] = '\0';
+	if (sqlite3_prepare_v2(db->h, "SELECT DISTINCT backend, world_size, nodes, ranks_per_node, "
+			       "placement FROM runs WHERE sweep_id = ? AND ranks_per_node > 0 "
+			       "ORDER BY backend, world_size, placement", -1, &st, NULL) != SQLITE_OK)
+		return gc_fail(e, GC_E_DB, "%s", sqlite3_errmsg(db->h));
+	sqlite3_bind_int64(st, 1, sweep_id);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW && o < n) {
+		int world = sqlite3_column_int(st, 1), nodes = sqlite3_column_int(st, 2);
+		int rpn = sqlite3_column_int(st, 3);
+		o += (size_t)snprintf(out + o, n - o, "%sworld %d (%s): %d node%s x %s%d rank%s (%s)",
+				      o ? "; " : "", world, gc_db_col_text(st, 0), nodes,
+				      nodes == 1 ? "" : "s", rpn * nodes == world ? "" : "up to ", rpn,
+				      rpn == 1 ? "" : "s", gc_db_col_text(st, 4));
+	}
+	sqlite3_finalize(st);
+	if (r != SQLITE_ROW && r != SQLITE_DONE)
+		return gc_fail(e, GC_E_DB, "%s", sqlite3_errmsg(db->h));
+	return GC_OK;
+}

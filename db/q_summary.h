@@ -40,4 +40,10 @@ gc_rc gc_db_sweep_summary(gc_db *db, int64_t sweep_id, int with_target,
 			  int (*fn)(const struct gc_db_summary_row *row, void *arg), void *arg,
 			  gc_err *e);
 
+/* The placements of sweep sweep_id's runs, for people, into out (n bytes, cut to fit):
+ * "world 2 (mpi): 2 nodes x 1 rank (n1:1,n2:1); world 3 (mpi): 2 nodes x up to 2 ranks
+ * (n1:2,n2:1)"; "" when its runs predate
+ * placement (migration 6). */
+gc_rc gc_db_sweep_placements(gc_db *db, int64_t sweep_id, char *out, size_t n, gc_err *e);
+
 #endif

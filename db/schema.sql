@@ -383,3 +383,10 @@ CREATE VIEW time_to_target_speedup AS
 -- a delay, NULL when no link was shaped (unlimited bandwidth and no latency) or the run
 -- is older than this migration. runs.latency_s is the delay the spec asked for.
 ALTER TABLE runs ADD COLUMN latency_applied_s REAL;
+
+-- @migration 7
+-- Placement (docs/spec.md): the most ranks on one host of the run and every used host
+-- with its ranks ("n1:2,n2:2,n3:1"); runs.nodes is the number of hosts used. Runs from
+-- before this migration have 0 and ''.
+ALTER TABLE runs ADD COLUMN ranks_per_node INTEGER NOT NULL DEFAULT 0 CHECK (ranks_per_node >= 0);
+ALTER TABLE runs ADD COLUMN placement TEXT NOT NULL DEFAULT '';

@@ -248,7 +248,7 @@ static void check_iface(const gc_wk_cfg *c, int rank)
 		return;
 	if (c->backend == GC_WK_NCCL && !getenv("NCCL_SOCKET_IFNAME"))
 		setenv("NCCL_SOCKET_IFNAME", c->iface, 1);
-	if (rank == 0 && c->backend == GC_WK_MPI && (!inc || strcmp(inc, c->iface)))
+	if (rank == 0 && c->backend == GC_WK_MPI && (!inc || (strcmp(inc, c->iface) && !strchr(inc, '/'))))
 		gc_warn("--iface '%s' but btl_tcp_if_include is '%s': MPI traffic may bypass the "
 			"shaped interface; add --mca btl_tcp_if_include %s to mpirun", c->iface,
 			inc ? inc : "(unset)", c->iface);

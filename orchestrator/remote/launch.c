@@ -54,9 +54,12 @@ static void mca(struct argv_buf *a, const char *k, const char *v)
 static gc_rc check_values(const gc_launch *l, gc_err *e)
 {
 	const char *vals[] = { l->worker, l->ssh_config, l->iface, l->oob_include, l->backend,
-			       l->method, l->workload, l->out_pattern, l->mpirun };
+			       l->method, l->workload, l->out_pattern, l->mpirun, l->hostfile,
+			       l->data_cidr };
 	const char *what[] = { "worker path", "ssh_config", "iface", "oob interface", "backend",
-			       "method", "workload", "output path", "mpirun" };
+			       "method", "workload", "output path", "mpirun", "hostfile",
+			       "data subnet" };
+	long long sum = 0;
 	size_t i;
 
 	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
@@ -70,22 +73,33 @@ static gc_rc check_values(const gc_launch *l, gc_err *e)
 			return gc_fail(e, GC_E_INVAL, "refusing parameter '%s': not a safe token", l->params[i]);
 	if (!l->worker || !l->method || !l->workload || !l->out_pattern || !l->iface)
 		return gc_fail(e, GC_E_INVAL, "launch lacks worker, method, workload, iface or output");
-	if (l->world < 1 || l->slots_per_host < 1 ||
-	    (size_t)((l->world + l->slots_per_host - 1) / l->slots_per_host) > l->nhosts)
-		return gc_fail(e, GC_E_INVAL, "%d ranks need %d hosts with %d slots each; the inventory has %zu",
-			       l->world, (l->world + l->slots_per_host - 1) / l->slots_per_host,
-			       l->slots_per_host, l->nhosts);
+	if (l->worker[0] != '/' && !l->data_cidr)
+		return gc_fail(e, GC_E_INVAL, "worker path '%s' is relative: it needs the data subnet's "
+			       "wrapper (data_cidr)", l->worker);
+	for (i = 0; i < l->nhosts; i++)
+		sum += l->slots[i] > 0 ? l->slots[i] : 0;
+	if (l->world < 1 || sum != l->world)
+		return gc_fail(e, GC_E_INVAL, "%d ranks but the hosts' slots add up to %lld; place "
+			       "the ranks first (orchestrator/run/placement.h)", l->world, sum);
 	return GC_OK;
 }
 
 static void add_hosts(struct argv_buf *a, const gc_launch *l)
 {
 	char list[8192] = "";
-	size_t used = (size_t)((l->world + l->slots_per_host - 1) / l->slots_per_host), i, o = 0;
+	size_t i, o = 0;
 
-	for (i = 0; i < used && o < sizeof(list); i++)
-		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s:%d", i ? "," : "",
-				      l->hosts[i], l->slots_per_host);
+	if (l->hostfile) {
+		add(a, "--hostfile");
+		add(a, l->hostfile);
+		return;
+	}
+	for (i = 0; i < l->nhosts && o < sizeof(list); i++)
+		if (l->slots[i] > 0)
+			o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s:%d", o ? "," : "",
+					      l->hosts[i], l->slots[i]);
+	if (o >= sizeof(list))
+		a->rc = GC_E_INVAL;
 	add(a, "--host");
 	add(a, list);
 }
@@ -99,7 +113,7 @@ static void add_network(struct argv_buf *a, const gc_launch *l)
 	}
 	mca(a, "pml", "ob1");
 	mca(a, "btl", "tcp,self");
-	mca(a, "btl_tcp_if_include", l->iface);
+	mca(a, "btl_tcp_if_include", l->data_cidr ? l->data_cidr : l->iface);
 	if (l->oob_include)
 		mca(a, "oob_tcp_if_include", l->oob_include);
 	mca(a, "coll_tuned_use_dynamic_rules", "1");
@@ -112,20 +126,50 @@ static void add_network(struct argv_buf *a, const gc_launch *l)
 		char agent[1200];
 		snprintf(agent, sizeof(agent), "ssh -F %s -o BatchMode=yes", l->ssh_config);
 		mca(a, "plm_rsh_agent", agent);
+		mca(a, "plm_rsh_no_tree_spawn", "1");   /* the config exists only here */
 	}
 	add(a, "-x");
 	add(a, "MALLOC_MMAP_THRESHOLD_=1073741824");
 	add(a, "-x");
 	add(a, "NCCL_IB_DISABLE=1");
-	add(a, "-x");
-	addf(a, "NCCL_SOCKET_IFNAME=%s", l->iface);
+	if (!l->data_cidr) {   /* else per host, by the wrapper */
+		add(a, "-x");
+		addf(a, "NCCL_SOCKET_IFNAME=%s", l->iface);
+	}
+}
+
+/* Each rank's wrapper: $1 the data subnet, the worker's argv after it. A fixed text:
+ * the values are arguments, never part of the script. */
+static const char iface_script[] =
+	"c=$1; w=$2; shift 2; case $w in /*) ;; *) w=$HOME/$w ;; esac; PATH=$PATH:/usr/sbin:/sbin; "
+	"i=$(ip -o -4 addr show to \"$c\" 2>/dev/null | awk '{ print $2; exit }'); "
+	"if [ -z \"$i\" ]; then echo \"gcbench-worker: error: no interface on $(hostname) has an "
+	"address in the data subnet $c (ip -o -4 addr)\" >&2; exit 3; fi; "
+	"NCCL_SOCKET_IFNAME=$i; export NCCL_SOCKET_IFNAME; exec \"$w\" \"$@\" --iface \"$i\"";
+
+static void add_wrapper(struct argv_buf *a, const gc_launch *l)
+{
+	if (!l->data_cidr)
+		return;
+	add(a, "/bin/sh");
+	add(a, "-c");
+	add(a, iface_script);
+	add(a, "gcbench-iface");
+	add(a, l->data_cidr);
+}
+
+/* The worker's path: absolute, or (only through the wrapper) relative to each host's
+ * home, where provisioning puts the build (~/.cache/gcbench/HASH) for every login. */
+static void add_program(struct argv_buf *a, const gc_launch *l)
+{
+	add(a, l->worker);
 }
 
 static void add_worker(struct argv_buf *a, const gc_launch *l)
 {
 	size_t i;
 
-	add(a, l->worker);
+	add_program(a, l);
 	add(a, "--backend");
 	add(a, l->backend ? l->backend : "mpi");
 	add(a, "--method");
@@ -160,8 +204,10 @@ static void add_worker(struct argv_buf *a, const gc_launch *l)
 		add(a, "--data");
 		add(a, l->data);
 	}
-	add(a, "--iface");
-	add(a, l->iface);
+	if (!l->data_cidr) {
+		add(a, "--iface");
+		add(a, l->iface);
+	}
 	add(a, "--out");
 	add(a, l->out_pattern);
 }
@@ -190,6 +236,7 @@ gc_rc gc_launch_argv(const gc_launch *l, char ***out, gc_err *e)
 	add(&a, "--map-by");
 	add(&a, "node");
 	add_network(&a, l);
+	add_wrapper(&a, l);
 	add_worker(&a, l);
 	if (a.rc) {
 		gc_argv_free(a.v);
@@ -208,12 +255,12 @@ char *gc_launch_settings_json(const gc_launch *l)
 	gc_json_obj_open(&j);
 	gc_json_str_field(&j, "pml", "ob1");
 	gc_json_str_field(&j, "btl", "tcp,self");
-	gc_json_str_field(&j, "btl_tcp_if_include", l->iface);
+	gc_json_str_field(&j, "btl_tcp_if_include", l->data_cidr ? l->data_cidr : l->iface);
 	gc_json_str_field(&j, "allreduce_algorithm", "ring");
 	gc_json_str_field(&j, "allgather_algorithm", "ring");
 	gc_json_int_field(&j, "mpi_yield_when_idle", l->oversubscribe);
 	gc_json_str_field(&j, "NCCL_IB_DISABLE", "1");
-	gc_json_str_field(&j, "NCCL_SOCKET_IFNAME", l->iface);
+	gc_json_str_field(&j, "NCCL_SOCKET_IFNAME", l->data_cidr ? "per host: its interface on btl_tcp_if_include" : l->iface);
 	gc_json_str_field(&j, "backend", l->backend ? l->backend : "mpi");
 	gc_json_obj_close(&j);
 	if (gc_json_finish(&j)) {
@@ -221,4 +268,63 @@ char *gc_launch_settings_json(const gc_launch *l)
 		return NULL;
 	}
 	return gc_buf_take(&b);
+}
+
+gc_rc gc_launch_hostfile(const gc_launch *l, gc_buf *out, gc_err *e)
+{
+	for (size_t i = 0; i < l->nhosts; i++) {
+		if (l->slots[i] <= 0)
+			continue;
+		if (!gc_is_safe_token(l->hosts[i]))
+			return gc_fail(e, GC_E_INVAL, "refusing host '%s': not a safe token", l->hosts[i]);
+		if (gc_buf_addf(out, "%s slots=%d\n", l->hosts[i], l->slots[i]))
+			return gc_fail(e, GC_E_NOMEM, "out of memory");
+	}
+	return GC_OK;
+}
+
+static gc_rc host_block(const gc_node *nd, gc_buf *b, gc_err *e)
+{
+	const char *vals[] = { nd->name, nd->address, nd->user, nd->identity, nd->control_dir };
+	const char *what[] = { "host name", "address", "user", "identity", "control directory" };
+	gc_ssh_target t;
+
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		if (*vals[i] && !gc_is_safe_token(vals[i]))
+			return gc_fail(e, GC_E_INVAL, "refusing %s '%s' of host '%s': not a safe token",
+				       what[i], vals[i], nd->name);
+	gc_node_target(nd, &t);
+	gc_buf_addf(b, "Host %s\n", nd->name);
+	if (!t.ssh_config)
+		gc_buf_addf(b, "  HostName %s\n", t.address);
+	if (t.port > 0)
+		gc_buf_addf(b, "  Port %d\n", t.port);
+	if (t.user)
+		gc_buf_addf(b, "  User %s\n", t.user);
+	if (t.identity)
+		gc_buf_addf(b, "  IdentityFile %s\n  IdentitiesOnly yes\n", t.identity);
+	if (t.control_dir)
+		gc_buf_addf(b, "  ControlMaster auto\n  ControlPath %s/cm-%%C\n  ControlPersist 60\n",
+			    t.control_dir);
+	return GC_OK;
+}
+
+gc_rc gc_launch_ssh_config(const gc_node *nodes, size_t n, gc_buf *out, gc_err *e)
+{
+	const char *inc = n && *nodes[0].ssh_config ? nodes[0].ssh_config : NULL;
+	gc_rc rc;
+
+	gc_buf_addf(out, "# written by gcbench for mpirun's ssh: the inventory's hosts\n");
+	for (size_t i = 0; i < n; i++)
+		if ((rc = host_block(&nodes[i], out, e)))
+			return rc;
+	if (inc && !gc_is_safe_token(inc))
+		return gc_fail(e, GC_E_INVAL, "refusing ssh_config '%s': not a safe token", inc);
+	gc_buf_addf(out, "Host *\n  BatchMode yes\n  StrictHostKeyChecking yes\n"
+		    "  ConnectTimeout 10\n  ServerAliveInterval 5\n  ServerAliveCountMax 3\n");
+	if (inc)
+		gc_buf_addf(out, "  Include %s\n", inc);
+	else
+		gc_buf_addf(out, "  Include ~/.ssh/config\n  Include /etc/ssh/ssh_config\n");
+	return out->oom ? gc_fail(e, GC_E_NOMEM, "out of memory") : GC_OK;
 }

@@ -1,18 +1,33 @@
-/* orchestrator/remote/launch.h: the mpirun command line for one sweep point.
+/* orchestrator/remote/launch.h: the mpirun command line for one sweep point, its
+ * hostfile and the ssh configuration mpirun reaches the hosts with.
+ *
+ * Reach (docs/spec.md, Reaching the hosts): mpirun gets a hostfile (`NAME slots=K`,
+ * each host's own ranks) and, as its rsh agent, `ssh -F FILE` where FILE is an
+ * ssh_config written for the run from the inventory: per host its address, user,
+ * port, key and gcbench's ControlMaster socket, the options gcbench's own ssh uses,
+ * and the inventory's ssh_config (or the user's and the system's) included after
+ * them, so mpirun reaches every host exactly as provisioning and shaping do. Tree
+ * spawn is off: only the controller runs ssh.
  *
  * Keeps the workers' traffic on the shaped interface (DESIGN.md): OpenMPI with
- * `pml ob1`, `btl tcp,self` and `btl_tcp_if_include <iface>` so neither UCX nor shared
- * memory bypasses tc; ring algorithms for all-reduce and all-gather (the defaults
- * reach only 0.5-0.7 of a cap here); `mpi_yield_when_idle` when ranks outnumber cores;
- * a raised MALLOC_MMAP_THRESHOLD_ so per-call buffers do not page-fault; for NCCL,
- * NCCL_IB_DISABLE=1 and NCCL_SOCKET_IFNAME=<iface> (RDMA would bypass tc). Every value
- * is validated as a safe token before it reaches the command line.
+ * `pml ob1`, `btl tcp,self` and `btl_tcp_if_include <data subnet CIDR>` (or an
+ * interface name) so neither UCX nor shared memory bypasses tc; ring algorithms for
+ * all-reduce and all-gather (the defaults reach only 0.5-0.7 of a cap here);
+ * `mpi_yield_when_idle` when ranks outnumber cores; a raised MALLOC_MMAP_THRESHOLD_ so
+ * per-call buffers do not page-fault; for NCCL, NCCL_IB_DISABLE=1 (RDMA would bypass
+ * tc) and NCCL_SOCKET_IFNAME set per host: with a data subnet each rank starts
+ * through `/bin/sh -c` with a fixed script that finds the host's interface on that
+ * subnet (`ip -o -4 addr show to CIDR`), exports NCCL_SOCKET_IFNAME and passes it as
+ * the worker's --iface. Every value is validated as a safe token before it reaches
+ * the command line.
  */
 #ifndef GC_LAUNCH_H
 #define GC_LAUNCH_H
 
 #include <stddef.h>
 
+#include "buf.h"
+#include "nodes.h"
 #include "result.h"
 
 #define GC_LAUNCH_MAX_HOSTS 256
@@ -20,13 +35,16 @@
 
 typedef struct gc_launch {
 	const char *mpirun;            /* "mpirun" if NULL */
-	const char *worker;            /* path of gcbench-worker on the nodes */
-	const char *hosts[GC_LAUNCH_MAX_HOSTS]; /* host names as ssh knows them */
+	const char *worker;            /* path of gcbench-worker on the nodes; relative: to each
+	                                * host's $HOME (needs data_cidr: the wrapper resolves it) */
+	const char *hosts[GC_LAUNCH_MAX_HOSTS]; /* host names as the agent's ssh knows them */
+	int slots[GC_LAUNCH_MAX_HOSTS];         /* ranks on each host (0: unused) */
 	size_t nhosts;
-	int slots_per_host;            /* ranks per host (1 for one GPU or CPU rank per node) */
-	int world;                     /* ranks; uses the first ceil(world/slots) hosts */
-	const char *ssh_config;        /* for plm_rsh_agent, or NULL */
-	const char *iface;             /* data interface (or CIDR) for btl_tcp_if_include */
+	int world;                     /* ranks: the sum of slots */
+	const char *hostfile;          /* --hostfile PATH (gc_launch_hostfile), or NULL: --host */
+	const char *ssh_config;        /* for plm_rsh_agent (gc_launch_ssh_config), or NULL */
+	const char *iface;             /* data interface (first host's; without data_cidr, all) */
+	const char *data_cidr;         /* the hosts' data subnet, "10.0.0.0/24", or NULL */
 	const char *oob_include;       /* interface or CIDR for OpenMPI's control channel, or NULL */
 	const char *backend;           /* "mpi" or "nccl" */
 	const char *method;
@@ -49,6 +67,18 @@ typedef struct gc_launch {
 /* The argv (NULL-terminated, owned: free with gc_argv_free). GC_E_INVAL names
  * the unsafe or missing value. */
 gc_rc gc_launch_argv(const gc_launch *l, char ***out, gc_err *e);
+
+/* The hostfile's text: "NAME slots=K" for each host with ranks. GC_E_INVAL when a
+ * name is not a safe token. */
+gc_rc gc_launch_hostfile(const gc_launch *l, gc_buf *out, gc_err *e);
+
+/* The ssh_config mpirun's agent uses for these nodes: a Host block per node with what
+ * gc_node_target gives gcbench's own ssh (HostName and Port unless the inventory has
+ * an ssh_config, User, IdentityFile, ControlPath), then BatchMode, strict host keys
+ * and timeouts for every host, then `Include` of the inventory's ssh_config, or of
+ * ~/.ssh/config and /etc/ssh/ssh_config (where jump hosts are set). GC_E_INVAL names
+ * an unsafe value. */
+gc_rc gc_launch_ssh_config(const gc_node *nodes, size_t n, gc_buf *out, gc_err *e);
 
 /* The network settings the launch applies, as a JSON object (owned string), for the
  * runs table. */

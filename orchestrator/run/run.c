@@ -200,9 +200,9 @@ static void dry_run(struct gc_sweep_ctx *c, struct sweep_state *s)
 	printf("resume: %s\n", why);
 	printf("%zu points on %zu nodes (%s):\n", s->sw.n, c->n_nodes, c->nodes[0].name);
 	for (i = 0; i < s->sw.n; i++)
-		printf("  %s%s\n      key %s\n", s->pts[i].label,
+		printf("  %s%s\n      key %s\n      placement %s\n", s->pts[i].label,
 		       gc_strlist_has(&s->done, s->pts[i].pt->key) ? "  (done: skipped)" : "",
-		       s->pts[i].pt->key);
+		       s->pts[i].pt->key, s->pts[i].placement);
 }
 
 static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
@@ -221,6 +221,7 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	for (i = 0; i < s->sw.n; i++)
 		gc_exec_point_init(&s->pts[i], &s->spec, &s->sw.pts[i]);
 	rc = gc_run_setup_nodes(c->o, c, lockpath, sizeof(lockpath), e);
+	rc = rc ? rc : gc_run_place_points(c, s->pts, s->sw.n, e);
 	if (rc || c->o->dry_run)
 		return rc;
 	rc = gc_lock_acquire(lockpath, &s->lockfd, e);
@@ -236,6 +237,7 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	restore_nodes(c);
 	rc = check_nodes(c, e);
 	rc = rc ? rc : gc_run_check_latency(c, s->pts, s->sw.n, e);   /* run_setup.h */
+	rc = rc ? rc : gc_run_data_subnet(c, e);
 	rc = rc ? rc : collect_envs(c, e);
 	rc = rc ? rc : sweep_env_key(c, key, sizeof(key), e);
 	rc = rc ? rc : choose_sweep(c, s, key, why, sizeof(why), e);

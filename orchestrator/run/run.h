@@ -41,6 +41,7 @@ struct gc_exec_point {
 	const struct gc_point *pt;
 	char label[512];              /* for people: "resnet50 powersgd(rank=4) @ 1gbit x4" */
 	char workload[96];            /* worker syntax: "replay:resnet50" or "train:mlp" */
+	char placement[64];           /* "2 nodes x 1 rank" (gc_run_place_points) */
 };
 
 /* Fill x for point p of spec. */
@@ -66,6 +67,7 @@ struct gc_sweep_ctx {
 	int64_t sweep_id;
 	int64_t *env_ids;             /* per node */
 	char oob_cidr[32];            /* OpenMPI control channel (local cluster), or "" */
+	char data_cidr[32];           /* the hosts' common data subnet (gc_run_data_subnet), or "" */
 	int shared_cores;             /* nodes are namespaces of this machine: they share its
 	                               * cores, so each rank gets cores / world threads */
 	char local_work[1024];        /* where fetched record files go */
@@ -83,6 +85,12 @@ struct gc_sweep_ctx {
  * most deadline + 10 + 12 s (plus cleanup of the nodes that answer) after it did. */
 #define GC_STALL_GRACE_S 10.0
 #define GC_SILENT_PROBE_S 12.0
+
+/* Place every point's ranks on the nodes (orchestrator/run/placement.h) and fill each
+ * point's placement text; GC_E_INVAL names the first point that cannot be placed, or
+ * whose ranks all sit on one host under a cap or latency without allow_single_node. */
+gc_rc gc_run_place_points(const struct gc_sweep_ctx *c, struct gc_exec_point *pts, size_t n,
+			  gc_err *e);
 
 /* Run one point: returns GC_OK when it ran (ok or failed: the status is in the
  * database), GC_E_INTERRUPTED when a signal stopped it, another code when the

@@ -9,46 +9,98 @@
 #include "db/db.h"
 #include "fsutil.h"
 #include "log.h"
+#include "buf.h"
 #include "orchestrator/remote/launch.h"
 #include "lock.h"
+#include "placement.h"
 #include "run.h"
 #include "strutil.h"
 
-/* ranks per node: one per GPU with NCCL, else one per node unless there are more
- * ranks than nodes */
-static int slots_for(const struct gc_sweep_ctx *c, const struct gc_exec_point *p)
+/* Where point p's ranks run (orchestrator/run/placement.h). */
+static gc_rc place(const struct gc_sweep_ctx *c, const struct gc_exec_point *p,
+		   struct gc_placement *pl, gc_err *e)
 {
-	int gpus = c->nodes[0].gpus > 0 ? c->nodes[0].gpus : 1;
-	if (!strcmp(p->pt->backend, "nccl"))
-		return gpus;
-	return (int)((p->pt->world_size + (int)c->n_nodes - 1) / (int)c->n_nodes);
+	const char *names[GC_PLACE_MAX_HOSTS];
+	int gpus[GC_PLACE_MAX_HOSTS];
+	size_t i, n = c->n_nodes < GC_PLACE_MAX_HOSTS ? c->n_nodes : GC_PLACE_MAX_HOSTS;
+
+	for (i = 0; i < n; i++) {
+		names[i] = c->nodes[i].name;
+		gpus[i] = c->nodes[i].gpus;
+	}
+	return gc_placement_compute(p->pt->backend, p->pt->world_size, p->spec->ranks_per_node,
+				    names, gpus, n, pl, e);
 }
 
-static size_t nodes_used(const struct gc_sweep_ctx *c, const struct gc_exec_point *p)
+gc_rc gc_run_place_points(const struct gc_sweep_ctx *c, struct gc_exec_point *pts, size_t n,
+			  gc_err *e)
 {
-	int s = slots_for(c, p);
-	size_t n = (size_t)((p->pt->world_size + s - 1) / s);
-	return n > c->n_nodes ? c->n_nodes : n;
+	struct gc_placement pl;
+	gc_err pe;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct gc_point *pt = pts[i].pt;
+		if (place(c, &pts[i], &pl, &pe))
+			return gc_fail(e, GC_E_INVAL, "point '%s': %s", pts[i].label, pe.msg);
+		gc_placement_text(&pl, pts[i].placement, sizeof(pts[i].placement));
+		if (pl.nodes == 1 && (pt->bw_bps || pt->latency_s > 0) && !pts[i].spec->allow_single_node)
+			return gc_fail(e, GC_E_INVAL, "point '%s': all %d ranks sit on node '%s', so "
+				       "the %s never touches their traffic (only traffic between hosts "
+				       "crosses the shaped interface); lower ranks_per_node, add hosts, "
+				       "or set allow_single_node: true in the spec", pts[i].label,
+				       pt->world_size, c->nodes[pl.used - 1].name,
+				       pt->bw_bps ? "bandwidth cap" : "latency");
+	}
+	return GC_OK;
 }
 
-static gc_rc fill_launch(const struct gc_sweep_ctx *c, const struct gc_exec_point *p, int64_t run_id,
-			 gc_launch *l, char *params_buf, char *worker, char *out, gc_err *e)
+/* The worker's path for mpirun: the hosts' common bin_dir, or, when provisioning put
+ * the build in each login's own home (users differ), the path under $HOME that every
+ * host shares (.cache/gcbench/HASH), resolved on each host by the rank's wrapper.
+ * Nonzero when neither. */
+static int worker_path(const struct gc_sweep_ctx *c, const struct gc_placement *pl, char *out,
+		       size_t n)
+{
+	const char *d0 = c->nodes[0].bin_dir, *tail = strstr(d0, "/.cache/gcbench/");
+	int same = 1, shared_tail = tail != NULL;
+
+	for (size_t i = 1; i < pl->used; i++) {
+		const char *d = c->nodes[i].bin_dir, *t = strstr(d, "/.cache/gcbench/");
+		same &= !strcmp(d, d0);
+		shared_tail &= t && tail && !strcmp(t, tail);
+	}
+	if (same || !*c->data_cidr)
+		snprintf(out, n, "%s/gcbench-worker", d0);
+	else if (shared_tail)
+		snprintf(out, n, "%s/gcbench-worker", tail + 1);
+	return !same && (!shared_tail || !*c->data_cidr);
+}
+
+static gc_rc fill_launch(const struct gc_sweep_ctx *c, const struct gc_exec_point *p,
+			 const struct gc_placement *pl, int64_t run_id, gc_launch *l,
+			 char *params_buf, char *worker, char *out, gc_err *e)
 {
 	size_t i;
 	char *tok, *save = NULL;
 
 	memset(l, 0, sizeof(*l));
-	snprintf(worker, 1100, "%s/gcbench-worker", c->nodes[0].bin_dir);
+	if (worker_path(c, pl, worker, 1100))
+		return gc_fail(e, GC_E_INVAL, "the used hosts' binaries are in different places (%s on "
+			       "'%s'), not each in its login's ~/.cache/gcbench/BUILD: give one "
+			       "--bin-dir, or let gcbench run provision them", c->nodes[0].bin_dir,
+			       c->nodes[0].name);
 	snprintf(out, 1200, "%s/run-%lld/records-r%%r.gcr", c->remote_work, (long long)run_id);
 	l->worker = worker;
 	l->out_pattern = out;
-	for (i = 0; i < c->n_nodes && i < GC_LAUNCH_MAX_HOSTS; i++)
-		l->hosts[i] = *c->nodes[i].ssh_config ? c->nodes[i].name : c->nodes[i].address;
+	/* names: mpirun's agent reaches them through the ssh_config written for the run */
+	for (i = 0; i < pl->used && i < GC_LAUNCH_MAX_HOSTS; i++) {
+		l->hosts[i] = c->nodes[i].name;
+		l->slots[i] = pl->slots[i];
+	}
 	l->nhosts = i;
-	l->slots_per_host = slots_for(c, p);
 	l->world = p->pt->world_size;
-	l->ssh_config = *c->nodes[0].ssh_config ? c->nodes[0].ssh_config : NULL;
 	l->iface = c->nodes[0].iface;
+	l->data_cidr = *c->data_cidr ? c->data_cidr : NULL;
 	l->oob_include = *c->oob_cidr ? c->oob_cidr : NULL;
 	l->backend = p->pt->backend;
 	l->method = p->pt->method->name;
@@ -74,6 +126,39 @@ static gc_rc fill_launch(const struct gc_sweep_ctx *c, const struct gc_exec_poin
 	if (l->nhosts == 0)
 		return gc_fail(e, GC_E_INVAL, "the inventory has no hosts");
 	return GC_OK;
+}
+
+static gc_rc write_text(const char *path, const gc_buf *b, gc_err *e)
+{
+	FILE *f = fopen(path, "w");
+	int bad = !f || fwrite(b->p ? b->p : "", 1, b->len, f) != b->len;
+
+	if (f && fclose(f))
+		bad = 1;
+	return bad ? gc_fail(e, GC_E_IO, "cannot write '%s': %s", path, strerror(errno)) : GC_OK;
+}
+
+/* The run's hostfile and the ssh_config of mpirun's agent, in the local run-N. */
+static gc_rc write_reach(const struct gc_sweep_ctx *c, gc_launch *l, int64_t run_id,
+			 char *hostfile, char *sshcfg, gc_err *e)
+{
+	char ldir[1200];
+	gc_buf hf = GC_BUF_INIT, sc = GC_BUF_INIT;
+	gc_rc rc;
+
+	snprintf(ldir, sizeof(ldir), "%s/run-%lld", c->local_work, (long long)run_id);
+	snprintf(hostfile, 1300, "%s/hostfile", ldir);
+	snprintf(sshcfg, 1300, "%s/ssh_config", ldir);
+	rc = gc_mkdir_p(ldir, 0755, e);
+	rc = rc ? rc : gc_launch_hostfile(l, &hf, e);
+	rc = rc ? rc : gc_launch_ssh_config(c->nodes, c->n_nodes, &sc, e);
+	rc = rc ? rc : write_text(hostfile, &hf, e);
+	rc = rc ? rc : write_text(sshcfg, &sc, e);
+	gc_buf_release(&hf);
+	gc_buf_release(&sc);
+	l->hostfile = hostfile;
+	l->ssh_config = sshcfg;
+	return rc;
 }
 
 /* The point's latency as gcbench-netem's delay (microseconds, rounded). */
@@ -281,6 +366,11 @@ static void remove_dirs(struct gc_sweep_ctx *c, int64_t run_id, size_t used, cha
 		unlink(paths[i]);
 		free(paths[i]);
 	}
+	for (i = 0; i < 2; i++) {   /* write_reach's files */
+		char f[1300];
+		snprintf(f, sizeof(f), "%s/%s", ldir, i ? "ssh_config" : "hostfile");
+		unlink(f);
+	}
 	rmdir(ldir);
 }
 
@@ -310,16 +400,18 @@ static void mpirun_cause(const char *tail, char *out, size_t n)
 static const char *const job_failed_marks[] = { "gcbench-worker: error", "MPI_ABORT was invoked",
 						"noticed that process rank", NULL };
 
-static gc_rc launch(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int64_t run_id,
-		    gc_proc_result *res, char *why, size_t whylen, gc_err *e)
+static gc_rc launch(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
+		    const struct gc_placement *pl, int64_t run_id, gc_proc_result *res, char *why,
+		    size_t whylen, gc_err *e)
 {
-	char params[256], worker[1100], out[1200];
+	char params[256], worker[1100], out[1200], hostfile[1300], sshcfg[1300];
 	gc_proc_opts o = { p->spec->timeout_s, 0, job_failed_marks, GC_STALL_GRACE_S };
 	gc_launch l;
 	char **argv;
 	gc_rc rc;
 
-	rc = fill_launch(c, p, run_id, &l, params, worker, out, e);
+	rc = fill_launch(c, p, pl, run_id, &l, params, worker, out, e);
+	rc = rc ? rc : write_reach(c, &l, run_id, hostfile, sshcfg, e);
 	rc = rc ? rc : gc_launch_argv(&l, &argv, e);
 	if (rc)
 		return rc;
@@ -331,27 +423,33 @@ static gc_rc launch(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int64
 	return rc;
 }
 
-static gc_rc begin_run(struct gc_sweep_ctx *c, const struct gc_exec_point *p, size_t used,
-		       int64_t *run_id, gc_err *e)
+static gc_rc begin_run(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
+		       const struct gc_placement *pl, int64_t *run_id, gc_err *e)
 {
-	char params[256], worker[1100], out[1200];
+	char params[256], worker[1100], out[1200], hosts[2048];
+	const char *names[GC_PLACE_MAX_HOSTS];
 	struct gc_db_run r;
 	gc_launch l;
 	char *net;
-	size_t i;
+	size_t i, used = pl->used;
 	gc_rc rc;
 
-	rc = fill_launch(c, p, 0, &l, params, worker, out, e);
+	rc = fill_launch(c, p, pl, 0, &l, params, worker, out, e);
 	if (rc)
 		return rc;
+	for (i = 0; i < used; i++)
+		names[i] = c->nodes[i].name;
+	gc_placement_hosts_text(pl, names, hosts, sizeof(hosts));
 	net = gc_launch_settings_json(&l);
-	gc_point_to_run(p->spec, p->pt, c->sweep_id, (int)used, c->env_ids ? c->env_ids[0] : 0, &r);
+	gc_point_to_run(p->spec, p->pt, c->sweep_id, (int)pl->nodes, c->env_ids ? c->env_ids[0] : 0, &r);
 	r.network_json = net;
 	rc = gc_db_run_begin(c->db, &r, run_id, e);
+	rc = rc ? rc : gc_db_run_set_placement(c->db, *run_id, pl->ranks_per_node, hosts, e);
 	free(net);
 	for (i = 0; !rc && i < used; i++)
-		rc = gc_db_run_add_host(c->db, *run_id, c->nodes[i].name,
-					c->env_ids ? c->env_ids[i] : 0, e);
+		if (pl->slots[i])
+			rc = gc_db_run_add_host(c->db, *run_id, c->nodes[i].name,
+						c->env_ids ? c->env_ids[i] : 0, e);
 	return rc;
 }
 
@@ -366,8 +464,10 @@ static enum gc_run_status status_of(gc_rc rc)
 
 /* shape, calibrate, launch, collect, ingest; the caller unshapes and cleans up */
 static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int64_t run_id,
-			 size_t used, gc_proc_result *res, char **paths, size_t *np, gc_err *e)
+			 const struct gc_placement *pl, gc_proc_result *res, char **paths,
+			 size_t *np, gc_err *e)
 {
+	size_t used = pl->used;
 	char rdir[1200], why[128];
 	char *mk[] = { "mkdir", "-p", "--", rdir, NULL };
 	size_t rows = 0;
@@ -385,7 +485,7 @@ static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 		rc = gc_fail(e, GC_E_INTERRUPTED, "interrupted");
 	if (rc)
 		return rc;
-	rc = launch(c, p, run_id, res, why, sizeof(why), e);
+	rc = launch(c, p, pl, run_id, res, why, sizeof(why), e);
 	if (rc == GC_E_CHILD || (rc && res->stalled)) {
 		char cause[512], silent[256] = "";
 		mpirun_cause(res->err_tail, cause, sizeof(cause));
@@ -409,7 +509,8 @@ static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *ok, gc_err *e)
 {
 	gc_proc_result res;
-	size_t used = nodes_used(c, p), np = 0;
+	struct gc_placement pl;
+	size_t used, np = 0;
 	char *paths[512];
 	enum gc_run_status st;
 	int64_t run_id;
@@ -421,10 +522,12 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
 	memset(&res, 0, sizeof(res));
 	for (i = 0; i < c->n_nodes; i++)
 		c->nodes[i].down = 0;   /* every point tries every node again */
-	rc = begin_run(c, p, used, &run_id, e);
+	rc = place(c, p, &pl, e);   /* checked before the sweep (gc_run_place_points) */
+	rc = rc ? rc : begin_run(c, p, &pl, &run_id, e);
 	if (rc)
 		return rc;
-	rc = point_steps(c, p, run_id, used, &res, paths, &np, &step);
+	used = pl.used;
+	rc = point_steps(c, p, run_id, &pl, &res, paths, &np, &step);
 	gc_proc_clear_interrupt();   /* cleanup commands must run even after Ctrl-C */
 	unshape_all(c);
 	remove_dirs(c, run_id, used, paths, np);

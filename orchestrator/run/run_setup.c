@@ -9,6 +9,7 @@
 #include "fsutil.h"
 #include "log.h"
 #include "netem/cluster.h"
+#include "orchestrator/remote/subnet.h"
 #include "orchestrator/spec/inventory.h"
 #include "lock.h"
 #include "run_setup.h"
@@ -218,4 +219,38 @@ gc_rc gc_run_check_latency(struct gc_sweep_ctx *c, const struct gc_exec_point *p
 		       "kernel's extra modules package), or keep only 'latency: [0]' in the spec. "
 		       "(%s)", most * 1e3, absent > 1 ? "s" : "", names, absent > 1 ? "ve" : "s",
 		       first);
+}
+
+/* The table of who has what, when the data interfaces share no subnet. */
+static void subnet_table(const struct gc_sweep_ctx *c, const uint32_t *addr, const int *prefix)
+{
+	char a[32];
+
+	fprintf(stderr, "  %-16s %-16s %s\n", "host", "iface", "address");
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		gc_subnet_addr_text(addr[i], prefix[i], a, sizeof(a));
+		fprintf(stderr, "  %-16s %-16s %s\n", c->nodes[i].name, c->nodes[i].iface, a);
+	}
+}
+
+gc_rc gc_run_data_subnet(struct gc_sweep_ctx *c, gc_err *e)
+{
+	uint32_t *addr = calloc(c->n_nodes ? c->n_nodes : 1, sizeof(uint32_t));
+	int *prefix = calloc(c->n_nodes ? c->n_nodes : 1, sizeof(int));
+	gc_rc rc = addr && prefix ? GC_OK : gc_fail(e, GC_E_NOMEM, "out of memory");
+
+	for (size_t i = 0; !rc && i < c->n_nodes; i++)
+		rc = gc_node_data_addr(&c->nodes[i], &addr[i], &prefix[i], e);
+	if (!rc && !gc_subnet_common(addr, prefix, c->n_nodes, c->data_cidr, sizeof(c->data_cidr))) {
+		gc_error("the hosts' data interfaces are not on one subnet:");
+		subnet_table(c, addr, prefix);
+		rc = gc_fail(e, GC_E_INVAL, "MPI and NCCL traffic needs one data subnet that every "
+			     "host's iface is on (same network and prefix length); set each host's "
+			     "iface in the inventory to its interface on that network");
+	}
+	if (!rc && *c->oob_cidr)   /* the local cluster: the control channel too */
+		gc_strlcpy(c->oob_cidr, c->data_cidr, sizeof(c->oob_cidr));
+	free(addr);
+	free(prefix);
+	return rc;
 }

@@ -27,6 +27,11 @@ void gc_run_release_nodes(struct gc_sweep_ctx *c);
 gc_rc gc_run_check_latency(struct gc_sweep_ctx *c, const struct gc_exec_point *pts, size_t n,
 			   gc_err *e);
 
+/* Learn every node's data-interface address (orchestrator/remote/subnet.h) and set
+ * c->data_cidr to their common subnet; refuses, with a table of host, interface and
+ * address on stderr, when they are not on one. */
+gc_rc gc_run_data_subnet(struct gc_sweep_ctx *c, gc_err *e);
+
 /* The directory of this program (/proc/self/exe), "/usr/local/bin" if unknown. */
 void gc_self_dir(char *buf, size_t n);
 

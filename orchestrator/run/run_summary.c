@@ -92,7 +92,7 @@ static void sweep_target(struct gc_db *db, int64_t sweep_id, char *out, size_t n
 
 int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f)
 {
-	char target[64];
+	char target[64], place[1024];
 	gc_table t;
 	gc_err e;
 	int n;
@@ -111,6 +111,8 @@ int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f)
 	fprintf(f, "\nparams: only those that differ from the method's defaults "
 		"(docs/kernels.md); runs.params has all\n"
 		"speedup = baseline median iteration time / method's (> 1: the method is faster)\n");
+	if (!gc_db_sweep_placements(db, sweep_id, place, sizeof(place), &e) && *place)
+		fprintf(f, "placement: %s\n", place);
 	if (*target)
 		fprintf(f, "to_target = iterations until the validation %s was first reached "
 			"(never: within the run)\ntta_speedup = baseline's training seconds to the "

@@ -16,6 +16,7 @@ static const char *const top_keys[] = {
 	"name", "description", "workload", "models", "methods", "baseline", "bandwidth",
 	"latency", "world_size", "batch", "iterations", "warmup", "repeats", "timeout",
 	"compute_scale", "backend", "exclude", "zip", "notify", "target", "eval_every", "data",
+	"ranks_per_node", "allow_single_node",
 };
 #define N_TOP (sizeof(top_keys) / sizeof(top_keys[0]))
 
@@ -454,6 +455,7 @@ static void parse_all(struct spec_ctx *c)
 	parse_counts(c);
 	parse_axes(c);
 	parse_target(c);
+	spec_parse_placement(c);
 	v = gc_yaml_get(c->doc, c->root, "methods");
 	if (!v)
 		gc_diag(c->d, c->root, "the spec has no 'methods'; add e.g. methods: [syncsgd, "
@@ -549,6 +551,8 @@ static gc_rc make_canonical(struct gc_spec *s)
 			    s->target_metric, *s->target_metric ? num : "");
 	}
 	canon_rest(&b, s);
+	if (s->ranks_per_node)   /* specs without it keep their hashes */
+		gc_buf_addf(&b, "ranks_per_node=%d\n", s->ranks_per_node);
 	len = b.len;
 	s->canonical = gc_buf_take(&b);
 	if (!s->canonical)

@@ -59,6 +59,8 @@ struct gc_spec {
 	double *compute_scale;  size_t n_compute_scale;
 	int iterations, warmup, repeats, timeout_s;
 	int eval_every;                  /* train: validate every K iterations */
+	int ranks_per_node;              /* 0: auto (orchestrator/run/placement.h) */
+	int allow_single_node;           /* 1: a point may put every rank on one host under a cap */
 	char data[16];                   /* train: "digits" (default) or "generated" */
 	char target_metric[16];          /* train: "accuracy", "loss" or "" (no target) */
 	double target_value;

@@ -30,6 +30,7 @@ void spec_parse_methods(struct spec_ctx *c, yaml_node_t *v);
 void spec_parse_exclude(struct spec_ctx *c, yaml_node_t *v);
 void spec_parse_zip(struct spec_ctx *c, yaml_node_t *v);
 void spec_parse_notify(struct spec_ctx *c, yaml_node_t *v);
+void spec_parse_placement(struct spec_ctx *c);   /* ranks_per_node, allow_single_node */
 
 /* "%.9g" of v, the one way numbers are written in canonical texts and point keys. */
 void spec_num(double v, char *buf, size_t n);

@@ -4,6 +4,8 @@
 
 #include "harness.h"
 #include "orchestrator/remote/launch.h"
+#include "orchestrator/remote/subnet.h"
+#include "orchestrator/run/placement.h"
 #include "orchestrator/run/lock.h"
 #include "orchestrator/run/progress.h"
 #include "proc.h"
@@ -23,7 +25,7 @@ static char *joined(char **v)
 static gc_launch base(void)
 {
 	gc_launch l = { .worker = "/opt/gcbench/bin/gcbench-worker", .hosts = { "n1", "n2", "n3" },
-			.nhosts = 3, .slots_per_host = 1, .world = 2, .ssh_config = "/c/ssh_config",
+			.nhosts = 3, .slots = { 1, 1, 0 }, .world = 2, .ssh_config = "/c/ssh_config",
 			.iface = "eth0", .backend = "mpi", .method = "powersgd",
 			.params = { "rank=4" }, .nparams = 1, .workload = "replay:resnet50",
 			.iters = 10, .warmup = 2, .batch = 32, .compute_scale = 1,
@@ -41,7 +43,8 @@ static void test_argv(void)
 	CHECK_CONTAINS(joined(v), "--mca|btl|tcp,self|--mca|btl_tcp_if_include|eth0|");
 	CHECK_CONTAINS(joined(v), "--mca|pml|ob1|");
 	CHECK_CONTAINS(joined(v), "coll_tuned_allreduce_algorithm|4|");
-	CHECK_CONTAINS(joined(v), "plm_rsh_agent|ssh -F /c/ssh_config -o BatchMode=yes|");
+	CHECK_CONTAINS(joined(v), "plm_rsh_agent|ssh -F /c/ssh_config -o BatchMode=yes|"
+				  "--mca|plm_rsh_no_tree_spawn|1|");
 	CHECK_CONTAINS(joined(v), "NCCL_SOCKET_IFNAME=eth0|");
 	CHECK_CONTAINS(joined(v), "--method|powersgd|--param|rank=4|--workload|replay:resnet50|");
 	CHECK_CONTAINS(joined(v), "--out|/tmp/run1/records-r%r.gcr|");
@@ -66,18 +69,203 @@ static void test_argv(void)
 	gc_argv_free(v);
 }
 
-static void test_too_few_hosts(void)
+static void test_slots(void)
 {
 	gc_launch l = base();
 	char **v;
 	gc_err e;
-	l.world = 4;
+	l.world = 4;   /* the slots hold 2 */
 	CHECK(gc_launch_argv(&l, &v, &e) == GC_E_INVAL);
-	CHECK_CONTAINS(e.msg, "4 ranks need 4 hosts");
-	l.slots_per_host = 2;
+	CHECK_CONTAINS(e.msg, "4 ranks but the hosts' slots add up to 2");
+	l.slots[0] = 2, l.slots[1] = 1, l.slots[2] = 1;   /* each host its own */
 	CHECK(gc_launch_argv(&l, &v, &e) == GC_OK);
-	CHECK_CONTAINS(joined(v), "--host|n1:2,n2:2|");
+	CHECK_CONTAINS(joined(v), "--host|n1:2,n2:1,n3:1|");
 	gc_argv_free(v);
+	l.slots[1] = 0, l.slots[2] = 2;                    /* an unused host is left out */
+	CHECK(gc_launch_argv(&l, &v, &e) == GC_OK);
+	CHECK_CONTAINS(joined(v), "--host|n1:2,n3:2|");
+	gc_argv_free(v);
+	l.slots[1] = -1;
+	CHECK(gc_launch_argv(&l, &v, &e) == GC_OK);        /* negative counts as none */
+	gc_argv_free(v);
+}
+
+/* A hostfile with each host's slots, and the data subnet: btl by CIDR, each rank's
+ * interface found on its own host by a fixed script, no global NCCL_SOCKET_IFNAME. */
+static void test_hostfile_and_subnet(void)
+{
+	gc_launch l = base();
+	gc_buf b = GC_BUF_INIT;
+	char **v;
+	gc_err e;
+
+	l.slots[0] = 2, l.slots[1] = 0, l.slots[2] = 1, l.world = 3;
+	CHECK(gc_launch_hostfile(&l, &b, &e) == GC_OK);
+	CHECK_STR(b.p, "n1 slots=2\nn3 slots=1\n");
+	gc_buf_release(&b);
+	l.hostfile = "/w/run-3/hostfile";
+	l.data_cidr = "10.10.0.0/24";
+	CHECK(gc_launch_argv(&l, &v, &e) == GC_OK);
+	CHECK_CONTAINS(joined(v), "-np|3|--hostfile|/w/run-3/hostfile|--map-by|node|");
+	CHECK(!strstr(joined(v), "--host|"));
+	CHECK_CONTAINS(joined(v), "--mca|btl_tcp_if_include|10.10.0.0/24|");
+	CHECK(!strstr(joined(v), "NCCL_SOCKET_IFNAME=eth0"));
+	CHECK(!strstr(joined(v), "--iface|eth0"));
+	CHECK_CONTAINS(joined(v), "|/bin/sh|-c|");
+	CHECK_CONTAINS(joined(v), "ip -o -4 addr show to \"$c\"");
+	CHECK_CONTAINS(joined(v), "export NCCL_SOCKET_IFNAME; exec \"$w\" \"$@\" --iface \"$i\"|gcbench-iface|"
+		       "10.10.0.0/24|/opt/gcbench/bin/gcbench-worker|--backend|mpi|");
+	gc_argv_free(v);
+	/* logins that differ: the build under each one's home, resolved there */
+	l.worker = ".cache/gcbench/0123456789abcdef/gcbench-worker";
+	CHECK(gc_launch_argv(&l, &v, &e) == GC_OK);
+	CHECK_CONTAINS(joined(v), "case $w in /*) ;; *) w=$HOME/$w ;; esac");
+	CHECK_CONTAINS(joined(v), "|10.10.0.0/24|.cache/gcbench/0123456789abcdef/gcbench-worker|--backend|");
+	gc_argv_free(v);
+	l.data_cidr = NULL;   /* a relative path needs the wrapper */
+	CHECK(gc_launch_argv(&l, &v, &e) == GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "is relative");
+	l.worker = "/opt/gcbench/bin/gcbench-worker";
+	l.data_cidr = "10.10.0.0/24;id";
+	l.hostfile = "/w/run-3/hostfile";
+	CHECK(gc_launch_argv(&l, &v, &e) == GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "data subnet");
+	l.data_cidr = NULL;
+	l.hostfile = "/w/$(id)";
+	CHECK(gc_launch_argv(&l, &v, &e) == GC_E_INVAL);
+	l = base();
+	l.hosts[0] = "n1 slots=99";
+	CHECK(gc_launch_hostfile(&l, &b, &e) == GC_E_INVAL);
+	gc_buf_release(&b);
+}
+
+static gc_node node(const char *name, const char *addr, const char *user, int port,
+		    const char *key)
+{
+	gc_node n;
+	memset(&n, 0, sizeof(n));
+	snprintf(n.name, sizeof(n.name), "%s", name);
+	snprintf(n.address, sizeof(n.address), "%s", addr);
+	snprintf(n.user, sizeof(n.user), "%s", user);
+	n.port = port;
+	snprintf(n.identity, sizeof(n.identity), "%s", key);
+	return n;
+}
+
+/* mpirun's ssh reaches each host as gcbench's own does: address, user, port, key,
+ * ControlMaster socket; the inventory's ssh_config (or the user's) comes after. */
+static void test_ssh_config(void)
+{
+	gc_node n[3] = { node("n1", "10.0.0.1", "", 22, ""),
+			 node("n2", "10.0.0.2", "alice", 2222, "/keys/n2"),
+			 node("n3", "h3.lab", "root", 22, "/keys/n3") };
+	gc_buf b = GC_BUF_INIT;
+	gc_err e;
+
+	snprintf(n[0].control_dir, sizeof(n[0].control_dir), "/var/lib/gcbench/ssh");
+	CHECK(gc_launch_ssh_config(n, 3, &b, &e) == GC_OK);
+	CHECK_CONTAINS(b.p, "Host n1\n  HostName 10.0.0.1\n  Port 22\n  ControlMaster auto\n"
+		       "  ControlPath /var/lib/gcbench/ssh/cm-%C\n  ControlPersist 60\nHost n2\n");
+	CHECK_CONTAINS(b.p, "Host n2\n  HostName 10.0.0.2\n  Port 2222\n  User alice\n"
+		       "  IdentityFile /keys/n2\n  IdentitiesOnly yes\nHost n3\n");
+	CHECK_CONTAINS(b.p, "Host n3\n  HostName h3.lab\n  Port 22\n  User root\n"
+		       "  IdentityFile /keys/n3\n");
+	CHECK_CONTAINS(b.p, "Host *\n  BatchMode yes\n  StrictHostKeyChecking yes\n");
+	CHECK_CONTAINS(b.p, "  Include ~/.ssh/config\n  Include /etc/ssh/ssh_config\n");
+	gc_buf_release(&b);
+	/* with the inventory's ssh_config: the alias resolves the address and port there */
+	for (int i = 0; i < 3; i++)
+		snprintf(n[i].ssh_config, sizeof(n[i].ssh_config), "/lab/ssh_config");
+	CHECK(gc_launch_ssh_config(n, 3, &b, &e) == GC_OK);
+	CHECK(!strstr(b.p, "HostName"));
+	CHECK(!strstr(b.p, "Port 2222"));
+	CHECK_CONTAINS(b.p, "Host n2\n  User alice\n  IdentityFile /keys/n2\n");
+	CHECK_CONTAINS(b.p, "  Include /lab/ssh_config\n");
+	CHECK(!strstr(b.p, "~/.ssh/config"));
+	gc_buf_release(&b);
+	/* nothing unsafe reaches the file: a newline would add a directive */
+	snprintf(n[1].user, sizeof(n[1].user), "alice\n  ProxyCommand x");
+	CHECK(gc_launch_ssh_config(n, 3, &b, &e) == GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "refusing user");
+	gc_buf_release(&b);
+}
+
+static void test_placement(void)
+{
+	const char *names[4] = { "n1", "n2", "n3", "n4" };
+	int none[4] = { 0, 0, 0, 0 }, gpus[4] = { 2, 2, 1, 1 }, eight[4] = { 8, 8, 8, 8 };
+	struct gc_placement p;
+	char t[64];
+	gc_err e;
+
+	/* MPI, auto: one rank per node while there are nodes, then dealt round-robin */
+	CHECK(gc_placement_compute("mpi", 2, 0, names, none, 4, &p, &e) == GC_OK);
+	gc_placement_text(&p, t, sizeof(t));
+	CHECK_STR(t, "2 nodes x 1 rank");
+	CHECK(p.used == 2 && p.ranks_per_node == 1 && p.slots[2] == 0);
+	CHECK(gc_placement_compute("mpi", 6, 0, names, none, 4, &p, &e) == GC_OK);
+	gc_placement_text(&p, t, sizeof(t));
+	CHECK_STR(t, "4 nodes x 2,2,1,1 ranks");
+	/* MPI, ranks_per_node 2: fill, fewest nodes */
+	CHECK(gc_placement_compute("mpi", 4, 2, names, none, 4, &p, &e) == GC_OK);
+	gc_placement_text(&p, t, sizeof(t));
+	CHECK_STR(t, "2 nodes x 2 ranks");
+	gc_placement_hosts_text(&p, names, t, sizeof(t));
+	CHECK_STR(t, "n1:2,n2:2");
+	CHECK(gc_placement_compute("mpi", 9, 2, names, none, 4, &p, &e) == GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "world_size 9 cannot be placed: ranks_per_node 2 on 4 hosts holds 8 ranks");
+	/* NCCL: one rank per GPU; auto spans the most nodes with the fewest GPUs each */
+	CHECK(gc_placement_compute("nccl", 8, 0, names, eight, 4, &p, &e) == GC_OK);
+	gc_placement_text(&p, t, sizeof(t));
+	CHECK_STR(t, "4 nodes x 2 ranks");
+	CHECK(gc_placement_compute("nccl", 5, 0, names, gpus, 4, &p, &e) == GC_OK);
+	gc_placement_hosts_text(&p, names, t, sizeof(t));
+	CHECK_STR(t, "n1:2,n2:1,n3:1,n4:1");
+	CHECK(gc_placement_compute("nccl", 5, 2, names, gpus, 4, &p, &e) == GC_OK);
+	gc_placement_hosts_text(&p, names, t, sizeof(t));   /* hosts with fewer GPUs, fewer ranks */
+	CHECK_STR(t, "n1:2,n2:2,n3:1");
+	{   /* a host without GPUs before others holds no rank and is not counted */
+		int mixed[4] = { 0, 1, 2, 0 };
+		CHECK(gc_placement_compute("nccl", 3, 0, names, mixed, 4, &p, &e) == GC_OK);
+		gc_placement_hosts_text(&p, names, t, sizeof(t));
+		CHECK_STR(t, "n2:1,n3:2");
+		CHECK(p.nodes == 2 && p.used == 3 && p.ranks_per_node == 2);
+		gc_placement_text(&p, t, sizeof(t));
+		CHECK_STR(t, "2 nodes x 1,2 ranks");
+	}
+	CHECK(gc_placement_compute("nccl", 7, 0, names, gpus, 4, &p, &e) == GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "GPUs: n1 2, n2 2, n3 1, n4 1) hold 6 ranks");
+	CHECK(gc_placement_compute("nccl", 1, 0, names, none, 4, &p, &e) == GC_E_INVAL);
+	CHECK(gc_placement_compute("mpi", 0, 0, names, none, 4, &p, &e) == GC_E_INVAL);
+	CHECK(gc_placement_compute("mpi", 2, 0, names, none, 0, &p, &e) == GC_E_INVAL);
+	CHECK(gc_placement_compute("mpi", 1, 0, names, none, 4, &p, &e) == GC_OK);
+	gc_placement_text(&p, t, sizeof(t));
+	CHECK_STR(t, "1 node x 1 rank");
+}
+
+static void test_subnet(void)
+{
+	uint32_t a[3];
+	int pf[3];
+	char cidr[32];
+
+	CHECK(gc_subnet_parse_ip("3: dat0    inet 10.213.7.12/24 brd 10.213.7.255 scope global dat0\\"
+				 "       valid_lft forever preferred_lft forever\n", &a[0], &pf[0]) == GC_OK);
+	CHECK(a[0] == (10u << 24 | 213u << 16 | 7u << 8 | 12u) && pf[0] == 24);
+	CHECK(gc_subnet_parse_ip("", &a[1], &pf[1]) == GC_E_FORMAT);
+	CHECK(gc_subnet_parse_ip("2: eth0 inet 10.0.0.300/24 brd", &a[1], &pf[1]) == GC_E_FORMAT);
+	CHECK(gc_subnet_parse_ip("2: eth0 inet 10.0.0.3/33 brd", &a[1], &pf[1]) == GC_E_FORMAT);
+	CHECK(gc_subnet_parse_ip("2: eth0 inet 10.0.0.3 brd", &a[1], &pf[1]) == GC_E_FORMAT);
+	CHECK(gc_subnet_parse_ip("2: eth0 inet 10.213.7.40/24 x", &a[1], &pf[1]) == GC_OK);
+	CHECK(gc_subnet_parse_ip("2: eth0 inet 10.213.7.41/24 x", &a[2], &pf[2]) == GC_OK);
+	CHECK(gc_subnet_common(a, pf, 3, cidr, sizeof(cidr)));
+	CHECK_STR(cidr, "10.213.7.0/24");
+	CHECK(gc_subnet_parse_ip("2: eth0 inet 10.213.8.41/24 x", &a[2], &pf[2]) == GC_OK);
+	CHECK(!gc_subnet_common(a, pf, 3, cidr, sizeof(cidr)));
+	CHECK(gc_subnet_parse_ip("2: eth0 inet 10.213.7.41/16 x", &a[2], &pf[2]) == GC_OK);
+	CHECK(!gc_subnet_common(a, pf, 3, cidr, sizeof(cidr)));   /* same network, other prefix */
+	gc_subnet_cidr(a[2], 16, cidr, sizeof(cidr));
+	CHECK_STR(cidr, "10.213.0.0/16");
 }
 
 static void test_rejects_injection(void)
@@ -162,7 +350,11 @@ int main(void)
 {
 	GCT_SUITE("launch");
 	GCT_RUN(test_argv);
-	GCT_RUN(test_too_few_hosts);
+	GCT_RUN(test_slots);
+	GCT_RUN(test_hostfile_and_subnet);
+	GCT_RUN(test_ssh_config);
+	GCT_RUN(test_placement);
+	GCT_RUN(test_subnet);
 	GCT_RUN(test_rejects_injection);
 	GCT_RUN(test_lock);
 	GCT_RUN(test_duration);

@@ -9,6 +9,7 @@
 
 #include "harness.h"
 #include "db/db.h"
+#include "db/q_summary.h"
 #include "orchestrator/run/run.h"
 
 static char dbpath[64];
@@ -239,6 +240,46 @@ static void test_table_target(void)
 	free(txt);
 }
 
+/* runs.ranks_per_node and runs.placement (migration 6), and the summary's placement
+ * line; a run without a placement (before the migration) is not listed */
+static void test_table_placement(void)
+{
+	static const struct { int world, nodes, rpn; const char *hosts; } runs[] = {
+		{ 4, 2, 2, "n1:2,n2:2" }, { 3, 2, 2, "n1:2,n2:1" }, { 4, 2, 2, "n1:2,n2:2" },
+		{ 8, 4, 0, NULL },
+	};
+	char place[512], *txt;
+	gc_db *db = NULL;
+	int64_t sw, id;
+	int rows;
+	gc_err e;
+
+	unlink(dbpath);
+	CHECK(gc_db_open(dbpath, 0, &db, &e) == GC_OK);
+	CHECK(gc_db_sweep_begin(db, "t", "spec", "h", "syncsgd", &sw, &e) == GC_OK);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		struct gc_db_run r = {
+			.sweep_id = sw, .point_key = "k", .workload = "replay", .model = "tiny",
+			.method = "syncsgd", .params = "", .world_size = runs[i].world,
+			.nodes = runs[i].nodes, .batch = 8, .backend = "mpi", .compute_scale = 1,
+			.iterations = 3, .warmup = 1,
+		};
+		CHECK(gc_db_run_begin(db, &r, &id, &e) == GC_OK);
+		if (runs[i].hosts)
+			CHECK(gc_db_run_set_placement(db, id, runs[i].rpn, runs[i].hosts, &e) == GC_OK);
+	}
+	CHECK(gc_db_sweep_placements(db, sw, place, sizeof(place), &e) == GC_OK);
+	CHECK_STR(place, "world 3 (mpi): 2 nodes x up to 2 ranks (n1:2,n2:1); "
+		  "world 4 (mpi): 2 nodes x 2 ranks (n1:2,n2:2)");
+	txt = table_of(db, sw, &rows);
+	CHECK(gc_db_sweep_placements(db, sw + 1, place, sizeof(place), &e) == GC_OK);
+	CHECK_STR(place, "");
+	gc_db_close(db);
+	CHECK(txt);
+	CHECKF(strstr(txt, "\nplacement: world 3 (mpi): 2 nodes x up to 2 ranks") != NULL, "%s", txt);
+	free(txt);
+}
+
 int main(void)
 {
 	GCT_SUITE("run_summary");
@@ -248,6 +289,7 @@ int main(void)
 	GCT_RUN(test_table_content);
 	GCT_RUN(test_table_empty);
 	GCT_RUN(test_table_target);
+	GCT_RUN(test_table_placement);
 	unlink(dbpath);
 	{
 		char p[80];

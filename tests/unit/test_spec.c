@@ -231,6 +231,54 @@ static void test_yaml_syntax_and_kinds(void)
 	gc_diags_release(&d);
 }
 
+/* ranks_per_node: a whole number or auto, in the hash only when set; allow_single_node
+ * a boolean; malformed values are diagnosed at their line. */
+static void test_placement_keys(void)
+{
+	static const char *const cases[][2] = {
+		{ "ranks_per_node: 0\n", "ranks_per_node '0' is not a whole number in 1..4096" },
+		{ "ranks_per_node: -2\n", "ranks_per_node '-2'" },
+		{ "ranks_per_node: two\n", "ranks_per_node 'two'" },
+		{ "ranks_per_node: 2.5\n", "ranks_per_node '2.5'" },
+		{ "ranks_per_node: 99999\n", "ranks_per_node '99999'" },
+		{ "ranks_per_node: [1, 2]\n", "ranks_per_node is a list" },
+		{ "allow_single_node: maybe\n", "allow_single_node 'maybe' is not true or false" },
+		{ "allow_single_node: {a: 1}\n", "allow_single_node 'a mapping' is not true or false" },
+	};
+	char buf[2048];
+	struct gc_spec a, b;
+	struct gc_diags d;
+
+	CHECK(parse(good, &a, &d) == GC_OK);
+	CHECK_EQ_INT(a.ranks_per_node, 0);
+	CHECK_EQ_INT(a.allow_single_node, 0);
+	gc_diags_release(&d);
+	snprintf(buf, sizeof(buf), "%sranks_per_node: auto\nallow_single_node: true\n", good);
+	CHECK(parse(buf, &b, &d) == GC_OK);
+	CHECK_EQ_INT(b.ranks_per_node, 0);
+	CHECK_EQ_INT(b.allow_single_node, 1);
+	CHECK_STR(a.hash, b.hash);   /* auto is the default; allow_single_node measures nothing */
+	gc_spec_release(&b);
+	gc_diags_release(&d);
+	snprintf(buf, sizeof(buf), "%sranks_per_node: 2\n", good);
+	CHECK(parse(buf, &b, &d) == GC_OK);
+	CHECK_EQ_INT(b.ranks_per_node, 2);
+	CHECK(strcmp(a.hash, b.hash) != 0);
+	CHECK(strstr(b.canonical, "\nranks_per_node=2\n"));
+	gc_spec_release(&a);
+	gc_spec_release(&b);
+	gc_diags_release(&d);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s%s", good, cases[i][0]);
+		CHECKF(parse(buf, &a, &d) == GC_E_INVAL, "'%s' accepted", cases[i][0]);
+		if (!has_diag(&d, cases[i][1]))
+			dump(&d);
+		CHECKF(has_diag(&d, cases[i][1]), "'%s': no '%s'", cases[i][0], cases[i][1]);
+		CHECKF(has_diag(&d, "t.yaml:24:"), "'%s': not at its line", cases[i][0]);
+		gc_diags_release(&d);
+	}
+}
+
 static void test_latency_parse(void)
 {
 	double v;
@@ -319,6 +367,7 @@ int main(void)
 	GCT_RUN(test_baseline_ambiguous_and_dup);
 	GCT_RUN(test_yaml_syntax_and_kinds);
 	GCT_RUN(test_latency_parse);
+	GCT_RUN(test_placement_keys);
 	GCT_RUN(test_fnv);
 	GCT_RUN(test_experiments_parse);
 	GCT_RUN(test_bad_corpus);
