@@ -6,6 +6,9 @@
 # Every program prints one line per test (see tests/harness.h, tests/lib.sh). A program
 # that exits non-zero without printing FAIL (a crash, a sanitizer report, a timeout)
 # counts as one failure, with the tail of its output shown.
+# Each program runs in its own process group (timeout's); when run.sh itself is told to
+# stop (TERM, INT, HUP: an outer timeout), it kills that whole group first, so nothing
+# it started outlives it.
 set -u
 timeout_s=${GCBENCH_TEST_TIMEOUT:-900}
 if [ "${1:-}" = "-t" ]; then timeout_s=$2; shift 2; fi
@@ -13,17 +16,34 @@ if [ "${1:-}" = "-t" ]; then timeout_s=$2; shift 2; fi
 pass=0 fail=0 skip=0
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-tests.XXXXXX")
 trap 'rm -rf "$logdir"' EXIT
+child=""
+# stop_child SIG: the running program's process group (timeout made it its leader)
+stop_child() {
+	[ -n "$child" ] || return 0
+	kill -TERM -- "-$child" 2>/dev/null || kill -TERM "$child" 2>/dev/null
+	sleep 1
+	kill -KILL -- "-$child" 2>/dev/null
+	child=""
+}
+for sig in TERM INT HUP; do
+	trap "stop_child; echo 'run.sh: stopped by SIG$sig' >&2; exit 143" "$sig"
+done
 
 for t in "$@"; do
 	name=$(basename "$t")
 	log="$logdir/$name.log"
 	start=$(date +%s)
+	# in the background, so that a signal's trap runs at once (bash defers traps until a
+	# foreground command returns)
 	if [ -x "$t" ] && [ "${t##*.}" != sh ]; then
-		timeout --kill-after=10 "$timeout_s" "$t" >"$log" 2>&1
+		timeout --kill-after=10 "$timeout_s" "$t" >"$log" 2>&1 &
 	else
-		timeout --kill-after=10 "$timeout_s" bash "$t" >"$log" 2>&1
+		timeout --kill-after=10 "$timeout_s" bash "$t" >"$log" 2>&1 &
 	fi
+	child=$!
+	wait "$child"
 	rc=$?
+	child=""
 	p=$(grep -c '^PASS ' "$log")
 	f=$(grep -c '^FAIL ' "$log")
 	s=$(grep -c '^SKIP ' "$log")
