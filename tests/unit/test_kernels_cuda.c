@@ -577,8 +577,10 @@ static void test_cuda_spin_many(void)
 	CHECK(gc_cuda_sync(NULL) == GC_OK);
 	ns = gc_now_ns() - t0;
 	printf("# 2000 spins of 50 us back to back: %.2f ms\n", ns / 1e6);
-	/* under 100 ms: some spin ended early (a stale deadline in a reused slot) */
-	CHECKF(ns > 100000000ull && ns < 150000000ull, "2000 spins of 50 us took %.2f ms", ns / 1e6);
+	/* well under 100 ms: some spins ended early (a stale deadline in a reused slot).
+	 * %globaltimer may tick only every microsecond or so, so a spin can end up to a tick
+	 * early: 45 us each is the bound */
+	CHECKF(ns > 90000000ull && ns < 150000000ull, "2000 spins of 50 us took %.2f ms", ns / 1e6);
 }
 
 static void test_cuda_syncsgd(void)
