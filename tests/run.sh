@@ -6,9 +6,10 @@
 # Every program prints one line per test (see tests/harness.h, tests/lib.sh). A program
 # that exits non-zero without printing FAIL (a crash, a sanitizer report, a timeout)
 # counts as one failure, with the tail of its output shown.
-# Each program runs in its own process group (timeout's); when run.sh itself is told to
-# stop (TERM, INT, HUP: an outer timeout), it kills that whole group first, so nothing
-# it started outlives it.
+# Each program runs in its own session (setsid): when it times out, or run.sh itself is
+# told to stop (TERM, INT, HUP: an outer timeout), every process of that session is
+# killed, those in the process groups of nested timeouts included, so nothing it
+# started outlives it.
 set -u
 timeout_s=${GCBENCH_TEST_TIMEOUT:-900}
 if [ "${1:-}" = "-t" ]; then timeout_s=$2; shift 2; fi
@@ -17,12 +18,18 @@ pass=0 fail=0 skip=0
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-tests.XXXXXX")
 trap 'rm -rf "$logdir"' EXIT
 child=""
-# stop_child SIG: the running program's process group (timeout made it its leader)
+ssid=$(command -v setsid)
+# kill_session SID: every process left in the program's session (TERM, then KILL)
+kill_session() {
+	pkill -TERM -s "$1" 2>/dev/null || return 0
+	sleep 1
+	pkill -KILL -s "$1" 2>/dev/null
+	return 0
+}
 stop_child() {
 	[ -n "$child" ] || return 0
-	kill -TERM -- "-$child" 2>/dev/null || kill -TERM "$child" 2>/dev/null
-	sleep 1
-	kill -KILL -- "-$child" 2>/dev/null
+	kill_session "$child"
+	kill -KILL -- "-$child" "$child" 2>/dev/null
 	child=""
 }
 for sig in TERM INT HUP; do
@@ -36,13 +43,15 @@ for t in "$@"; do
 	# in the background, so that a signal's trap runs at once (bash defers traps until a
 	# foreground command returns)
 	if [ -x "$t" ] && [ "${t##*.}" != sh ]; then
-		timeout --kill-after=10 "$timeout_s" "$t" >"$log" 2>&1 &
+		$ssid timeout --kill-after=10 "$timeout_s" "$t" >"$log" 2>&1 </dev/null &
 	else
-		timeout --kill-after=10 "$timeout_s" bash "$t" >"$log" 2>&1 &
+		$ssid timeout --kill-after=10 "$timeout_s" bash "$t" >"$log" 2>&1 </dev/null &
 	fi
 	child=$!
 	wait "$child"
 	rc=$?
+	# timed out: what it started in other process groups goes too
+	[ -n "$ssid" ] && { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && kill_session "$child"
 	child=""
 	p=$(grep -c '^PASS ' "$log")
 	f=$(grep -c '^FAIL ' "$log")
