@@ -331,24 +331,33 @@ static unsigned char *gathered(const gc_bucket *b, int cuda, size_t *bytes)
 }
 
 /* |a - b| <= tol * scale for every element; tol 0: bit-identical. Returns the first
- * index that fails, or -1. */
+ * index that fails, or -1. In parallel (OpenMP): the model buckets compare 25-110M
+ * elements per worker and step. */
 static long cmp_floats(const float *a, const float *b, size_t n, double tol, double scale)
 {
-	size_t i;
-	for (i = 0; i < n; i++) {
-		if (tol == 0 ? memcmp(&a[i], &b[i], sizeof(float)) != 0
-			     : !(fabs((double)a[i] - (double)b[i]) <= tol * scale) &&
-			       !(isinf(a[i]) && a[i] == b[i]))
-			return (long)i;
+	long first = -1;
+#pragma omp parallel
+	{
+		long mine = -1;
+#pragma omp for schedule(static)
+		for (long i = 0; i < (long)n; i++) {
+			if (mine < 0 && (tol == 0 ? memcmp(&a[i], &b[i], sizeof(float)) != 0
+					    : !(fabs((double)a[i] - (double)b[i]) <= tol * scale) &&
+					      !(isinf(a[i]) && a[i] == b[i])))
+				mine = i;
+		}
+#pragma omp critical
+		if (mine >= 0 && (first < 0 || mine < first))
+			first = mine;
 	}
-	return -1;
+	return first;
 }
 
 static double max_abs(const float *a, size_t n)
 {
 	double m = 0;
-	size_t i;
-	for (i = 0; i < n; i++)
+#pragma omp parallel for schedule(static) reduction(max : m)
+	for (long i = 0; i < (long)n; i++)
 		if (isfinite(a[i]) && fabs(a[i]) > m)
 			m = fabs(a[i]);
 	return m;
