@@ -19,11 +19,24 @@ logdir=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-tests.XXXXXX")
 trap 'rm -rf "$logdir"' EXIT
 child=""
 ssid=$(command -v setsid)
+# session_pids SID: the processes of session SID, from /proc (no procps needed)
+session_pids() {
+	local f l s p
+	for f in /proc/[0-9]*/stat; do
+		{ read -r l <"$f"; } 2>/dev/null || continue
+		read -r _ _ _ s _ <<<"${l##*) }"
+		[ "$s" = "$1" ] && { p=${f#/proc/}; echo "${p%/stat}"; }
+	done
+}
 # kill_session SID: every process left in the program's session (TERM, then KILL)
 kill_session() {
-	pkill -TERM -s "$1" 2>/dev/null || return 0
+	local p
+	p=$(session_pids "$1")
+	[ -n "$p" ] || return 0
+	kill -TERM $p 2>/dev/null
 	sleep 1
-	pkill -KILL -s "$1" 2>/dev/null
+	p=$(session_pids "$1")
+	[ -n "$p" ] && kill -KILL $p 2>/dev/null
 	return 0
 }
 stop_child() {
