@@ -10,7 +10,8 @@
 #
 # Knobs: V=1 (show commands), DEBUG=1 (-O0), SANITIZE=address,undefined,
 #        CUDA=0|1|auto, CUDA_ARCH="80 90", ARCH=native, BUILD=dir,
-#        WERROR= (warnings stay warnings: an unknown compiler version)
+#        WERROR= (warnings stay warnings: an unknown compiler version),
+#        EXTRA_CFLAGS, EXTRA_NVCCFLAGS
 #
 # Each component adds itself in its own module.mk (see common/module.mk for
 # the variables it may append to).
@@ -90,7 +91,7 @@ LDLIBS   += $(DEP_LIBS)
 ifeq ($(USE_CUDA),1)
 NVCCFLAGS := -O3 -std=c++17 -Xcompiler -Wall$(if $(WERROR),$(comma)-Werror -Werror all-warnings) \
              $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
-             -I. -Icommon -DGC_HAVE_CUDA=1
+             -I. -Icommon -DGC_HAVE_CUDA=1 $(EXTRA_NVCCFLAGS)
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart
 CPPFLAGS  += -I$(CUDA_HOME)/include
 LDLIBS    += $(CUDA_LIBS) -lstdc++

@@ -275,9 +275,11 @@ use_lib() {
 	case :${LIBRARY_PATH:-}: in *:$libdir:*) ;; *) export LIBRARY_PATH=$libdir${LIBRARY_PATH:+:$LIBRARY_PATH} ;; esac
 	case :${LD_LIBRARY_PATH:-}: in *:$d:*) ;; *) export LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ;; esac
 }
+# use_hdr DIR: headers found outside the default paths, for gcc (CPATH) and nvcc
+nvinc=""
 use_hdr() {
 	case $1 in "$CUDA_HOME/include"|/usr/include) return 0 ;; esac
-	case :${CPATH:-}: in *:$1:*) ;; *) export CPATH=$1${CPATH:+:$CPATH} ;; esac
+	case :${CPATH:-}: in *:$1:*) ;; *) export CPATH=$1${CPATH:+:$CPATH}; nvinc="$nvinc -I$1" ;; esac
 }
 [ -n "$cublas_h" ] && use_hdr "$cublas_h"
 [ -n "$cublas_l" ] && use_lib cublas "$cublas_l"
@@ -286,6 +288,7 @@ if [ -n "$nccl_h" ] && [ -n "$nccl_l" ]; then
 	# the wheels' other libraries (cublasLt, nvrtc ...) at run time
 	for d in "${wheel_lib[@]}"; do case :${LD_LIBRARY_PATH:-}: in *:$d:*) ;; *) export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$d ;; esac; done
 fi
+[ -n "$nvinc" ] && mkargs+=("EXTRA_NVCCFLAGS=${nvinc# }")
 # MPI: pkg-config (ompi-c or mpich), else the compiler wrapper's flags, of the flavour mpirun is
 mpi_ok=0
 if [ "$stubs" = 0 ] && [ "$mpi_flavor" = openmpi ] && pc --exists ompi-c; then mpi_ok=1
@@ -372,6 +375,7 @@ if want build; then
 else
 	{ [ -x "$kt" ] || [ -x "$cc/gcbench-bench-kernels" ]; } && built=1
 	[ "$worker" = 1 ] && [ -x "$cc/gcbench-worker" ] && wk=$cc/gcbench-worker
+	[ "$built" = 1 ] || [ "$dry" = 1 ] || row build FAIL 0 "--only without build, and nothing built in $build: add build to --only"
 fi
 
 # ---- 2. the CUDA tests ---------------------------------------------------------------
