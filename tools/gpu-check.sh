@@ -29,7 +29,8 @@
 # running step when gpu-check itself is stopped. summary.txt is rewritten after every
 # step, so a killed run still brings back what it measured. Files under $OUT (flat):
 # env.txt, build.log, kernels.log, bench.txt, torch.txt, worker.txt, sanitizer.log,
-# summary.txt, gpu-check.log. A rerun in the same --build rebuilds only what changed.
+# summary.txt, gpu-check.log (each step starts its files afresh; with --only, the
+# other steps' files stay). A rerun in the same --build rebuilds only what changed.
 # GCBENCH_EXPECT_GPU=1 is exported: a missing GPU fails loudly instead of skipping.
 # --stubs builds as on a bare machine (no pkg-config, the MPI stub, the CBLAS shim).
 # Test hooks (tests/integration/test_gpu_check.sh): GPU_CHECK_KERNELS,
@@ -351,6 +352,7 @@ if want build; then
 	want_wk=0
 	if [ "$worker" = 1 ] && [ -n "$nccl_h" ] && [ -n "$nccl_l" ]; then targets+=(cuda-check-worker); want_wk=1; fi
 	[ "$dry" = 1 ] || restore_times
+	: >"$out/build.log"
 	# one make for both (-k: the tests and the benchmark even if the worker does not link);
 	# make -q then says which are up to date, i.e. built
 	run_to "$out/build.log" "$(cap 200 90)" make -k "${mkargs[@]}" "${targets[@]}"
@@ -381,6 +383,7 @@ fi
 # ---- 2. the CUDA tests ---------------------------------------------------------------
 if want kernels && [ "$built" = 1 ]; then
 	t0=$(date +%s) c=$(cap 120 60)
+	: >"$out/kernels.log"
 	inner=$(( c * 9 / 10 )); [ "$inner" -lt 3 ] && inner=3
 	run_to "$out/kernels.log" "$c" tests/run.sh -t "$inner" "$kt"
 	rc=$?
@@ -398,6 +401,7 @@ fi
 # ---- 3. the kernel benchmark -----------------------------------------------------------
 if want bench && [ "$built" = 1 ]; then
 	t0=$(date +%s) c=$(cap 90 50)
+	: >"$out/bench.txt"
 	run_to "$out/bench.txt" "$c" "$cc/gcbench-bench-kernels" --cuda-only --spin \
 		--reps "$reps" --model resnet50 --model resnet101 --model bert-base
 	rc=$?
@@ -417,6 +421,7 @@ if want torch && [ "$torch" = 1 ]; then
 		row torch-eager N/A 0 "torch with CUDA not found (${torch_v:-no torch}); not a failure"
 	else
 		c=$(cap 60 40)
+		: >"$out/torch.txt"
 		run_to "$out/torch.txt" "$c" "$py" tools/torch_codecs.py --device cuda --reps "$(( reps < 3 ? reps : 3 ))"
 		rc=$?
 		if [ "$rc" -eq 0 ]; then row torch-eager PASS "$(since "$t0")" "torch.txt: $(grep -c '^[a-z0-9-]* ' "$out/torch.txt") rows"
@@ -438,6 +443,7 @@ replay_fig() {
 if want worker && [ "$worker" = 1 ] && [ -n "$wk" ]; then
 	t0=$(date +%s) c=$(cap 90 40)
 	W=$out/worker.txt
+	: >"$W"
 	run_to "$W" "$c" env GCBENCH_WORKER="$wk" GCBENCH_WORKER_DIRECT="$direct" \
 		GCBENCH_DEADLINE_EPOCH=$(( $(date +%s) + c - 5 )) bash "${GPU_CHECK_WORKER_TEST:-tests/integration/test_worker_nccl.sh}"
 	rc=$?
@@ -507,6 +513,7 @@ mem_pat='^========= (Invalid|Misaligned|Out-of-range|Address .* is out of bounds
 sanitizer_bin=${GPU_CHECK_SANITIZER:-compute-sanitizer}
 if want memcheck && [ "$sanitizer" = 1 ] && [ "$built" = 1 ]; then
 	t0=$(date +%s) lt=$(( $(left) - 10 ))
+	: >"$out/sanitizer.log"
 	if ! command -v "$sanitizer_bin" >/dev/null 2>&1; then
 		row memcheck N/A 0 "compute-sanitizer not on PATH; not a failure"
 	elif [ "$lt" -lt 30 ]; then
