@@ -19,13 +19,14 @@ logdir=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-tests.XXXXXX")
 trap 'rm -rf "$logdir"' EXIT
 child=""
 ssid=$(command -v setsid)
-# session_pids SID: the processes of session SID, from /proc (no procps needed)
+# session_pids SID: the live processes of session SID (zombies left out), from /proc
+# (no procps needed)
 session_pids() {
-	local f l s p
+	local f l st s p
 	for f in /proc/[0-9]*/stat; do
 		{ read -r l <"$f"; } 2>/dev/null || continue
-		read -r _ _ _ s _ <<<"${l##*) }"
-		[ "$s" = "$1" ] && { p=${f#/proc/}; echo "${p%/stat}"; }
+		read -r st _ _ s _ <<<"${l##*) }"
+		[ "$s" = "$1" ] && [ "$st" != Z ] && { p=${f#/proc/}; echo "${p%/stat}"; }
 	done
 }
 # kill_session SID: every process left in the program's session (TERM, then KILL)

@@ -109,13 +109,14 @@ row() {
 # ---- steps in their own session, killed whole ----------------------------------
 step_pid=""
 ssid=$(command -v setsid)
-# session_pids SID: the processes of session SID, from /proc (no procps needed)
+# session_pids SID: the live processes of session SID (zombies left out), from /proc
+# (no procps needed)
 session_pids() {
-	local f l s p
+	local f l st s p
 	for f in /proc/[0-9]*/stat; do
 		{ read -r l <"$f"; } 2>/dev/null || continue
-		read -r _ _ _ s _ <<<"${l##*) }"
-		[ "$s" = "$1" ] && { p=${f#/proc/}; echo "${p%/stat}"; }
+		read -r st _ _ s _ <<<"${l##*) }"
+		[ "$s" = "$1" ] && [ "$st" != Z ] && { p=${f#/proc/}; echo "${p%/stat}"; }
 	done
 }
 # kill_session SID: every process of the session (the step and whatever it started,
@@ -125,7 +126,7 @@ kill_session() {
 	p=$(session_pids "$sid"); [ -z "$p" ] && p=$sid   # no setsid: the step alone
 	kill -TERM $p 2>/dev/null
 	for i in 1 2 3 4 5 6 7 8 9 10; do
-		[ -z "$(session_pids "$sid")" ] && ! kill -0 "$sid" 2>/dev/null && return 0
+		[ -z "$(session_pids "$sid")" ] && return 0
 		sleep 0.3
 	done
 	p=$(session_pids "$sid")
