@@ -6,6 +6,10 @@
 # Every program prints one line per test (see tests/harness.h, tests/lib.sh). A program
 # that exits non-zero without printing FAIL (a crash, a sanitizer report, a timeout)
 # counts as one failure, with the tail of its output shown.
+# Each program runs in its own session (setsid): when it times out, or run.sh itself is
+# told to stop (TERM, INT, HUP: an outer timeout), every process of that session is
+# killed, those in the process groups of nested timeouts included, so nothing it
+# started outlives it.
 set -u
 timeout_s=${GCBENCH_TEST_TIMEOUT:-900}
 if [ "${1:-}" = "-t" ]; then timeout_s=$2; shift 2; fi
@@ -13,17 +17,56 @@ if [ "${1:-}" = "-t" ]; then timeout_s=$2; shift 2; fi
 pass=0 fail=0 skip=0
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-tests.XXXXXX")
 trap 'rm -rf "$logdir"' EXIT
+child=""
+ssid=$(command -v setsid)
+# session_pids SID: the live processes of session SID (zombies left out), from /proc
+# (no procps needed)
+session_pids() {
+	local f l st s p
+	for f in /proc/[0-9]*/stat; do
+		{ read -r l <"$f"; } 2>/dev/null || continue
+		read -r st _ _ s _ <<<"${l##*) }"
+		[ "$s" = "$1" ] && [ "$st" != Z ] && { p=${f#/proc/}; echo "${p%/stat}"; }
+	done
+}
+# kill_session SID: every process left in the program's session (TERM, then KILL)
+kill_session() {
+	local p
+	p=$(session_pids "$1")
+	[ -n "$p" ] || return 0
+	kill -TERM $p 2>/dev/null
+	sleep 1
+	p=$(session_pids "$1")
+	[ -n "$p" ] && kill -KILL $p 2>/dev/null
+	return 0
+}
+stop_child() {
+	[ -n "$child" ] || return 0
+	kill_session "$child"
+	kill -KILL -- "-$child" "$child" 2>/dev/null
+	child=""
+}
+for sig in TERM INT HUP; do
+	trap "stop_child; echo 'run.sh: stopped by SIG$sig' >&2; exit 143" "$sig"
+done
 
 for t in "$@"; do
 	name=$(basename "$t")
 	log="$logdir/$name.log"
 	start=$(date +%s)
+	# in the background, so that a signal's trap runs at once (bash defers traps until a
+	# foreground command returns)
 	if [ -x "$t" ] && [ "${t##*.}" != sh ]; then
-		timeout --kill-after=10 "$timeout_s" "$t" >"$log" 2>&1
+		$ssid timeout --kill-after=10 "$timeout_s" "$t" >"$log" 2>&1 </dev/null &
 	else
-		timeout --kill-after=10 "$timeout_s" bash "$t" >"$log" 2>&1
+		$ssid timeout --kill-after=10 "$timeout_s" bash "$t" >"$log" 2>&1 </dev/null &
 	fi
+	child=$!
+	wait "$child"
 	rc=$?
+	# timed out: what it started in other process groups goes too
+	[ -n "$ssid" ] && { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && kill_session "$child"
+	child=""
 	p=$(grep -c '^PASS ' "$log")
 	f=$(grep -c '^FAIL ' "$log")
 	s=$(grep -c '^SKIP ' "$log")

@@ -5,6 +5,7 @@
  *   wk_layout.c  tensors in backward order, buckets, byte accounting    [libgcbench.a]
  *   wk_data.c    training data: the GCBDAT1 reader, generated clusters  [libgcbench.a]
  *   wk_net.c     the trained models' common part; wk_mlp.c, wk_cnn.c     [libgcbench.a]
+ *   wk_exchange.c one bucket's encode -> rounds -> decode, timed        [libgcbench.a]
  *   wk_comm_mpi.c / wk_comm_nccl.c   collectives with deadlines         [the program]
  *   wk_train.c   the training loop and the communication thread         [the program]
  *   wk_main.c    main: parse, bootstrap MPI, run, write records         [the program]

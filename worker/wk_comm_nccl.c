@@ -10,8 +10,11 @@
  * collectives). A bucket's gradients are marked with an event on the compute stream;
  * the communication stream waits for it. Deadlines: the communication thread polls
  * cudaStreamQuery and ncclCommGetAsyncError; on expiry ncclCommAbort, a message naming
- * rank, bucket and collective, then MPI_Abort. */
+ * rank, bucket and collective, then MPI_Abort. t_encode and t_decode are CUDA events on
+ * the communication stream around the compressor's work (tmark/tspan, wk_exchange.h),
+ * so the wait for a bucket's gradients queued before them is not counted. */
 #include "wk_run.h"
+#include "wk_exchange.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -44,6 +47,7 @@ struct nccl_st {
 	cudaEvent_t mark[MAX_MARKS];
 	int nmark;
 	cudaEvent_t it0, it1;
+	cudaEvent_t tev[GC_WK_T_SLOTS];  /* encode/decode spans on the communication stream */
 	cublasHandle_t blas;
 };
 
@@ -202,6 +206,28 @@ static double nccl_iter_gpu(gc_wk_comm *c, int phase)
 	return ms * 1e-3;
 }
 
+static gc_rc nccl_tmark(gc_wk_comm *c, int slot)
+{
+	struct nccl_st *s = c->st;
+	gc_rc rc = use_device(c);
+	if (rc)
+		return rc;
+	return cuda_err(c, cudaEventRecord(s->tev[slot], s->cs), "cudaEventRecord (encode/decode time)");
+}
+
+static gc_rc nccl_tspan(gc_wk_comm *c, int a, int b, uint64_t *ns)
+{
+	struct nccl_st *s = c->st;
+	float ms = 0;
+	cudaError_t ce = cudaEventSynchronize(s->tev[b]);
+	if (ce == cudaSuccess)
+		ce = cudaEventElapsedTime(&ms, s->tev[a], s->tev[b]);
+	if (cuda_err(c, ce, "the CUDA-event encode/decode time"))
+		return GC_E_CUDA;
+	*ns = ms > 0 ? (uint64_t)((double)ms * 1e6 + 0.5) : 0;
+	return GC_OK;
+}
+
 static gc_rc nccl_dalloc(gc_wk_comm *c, void **p, size_t bytes)
 {
 	(void)c;
@@ -243,6 +269,9 @@ static void nccl_release(gc_wk_comm *c)
 		cudaEventDestroy(s->mark[i]);
 	cudaEventDestroy(s->it0);
 	cudaEventDestroy(s->it1);
+	for (int i = 0; i < GC_WK_T_SLOTS; i++)
+		if (s->tev[i])
+			cudaEventDestroy(s->tev[i]);
 	if (s->blas)
 		cublasDestroy(s->blas);
 	cudaStreamDestroy(s->compute);
@@ -271,6 +300,10 @@ static gc_rc cuda_setup(gc_wk_comm *c, struct nccl_st *s, gc_err *e)
 	    (ce = cudaEventCreate(&s->it0)) != cudaSuccess || (ce = cudaEventCreate(&s->it1)) != cudaSuccess)
 		return gc_fail(e, GC_E_CUDA, "rank %d: cannot create CUDA streams/events on GPU %d: %s",
 			       c->rank, s->dev, cudaGetErrorString(ce));
+	for (int i = 0; i < GC_WK_T_SLOTS; i++)
+		if ((ce = cudaEventCreate(&s->tev[i])) != cudaSuccess)
+			return gc_fail(e, GC_E_CUDA, "rank %d: cannot create the timing events on GPU %d: %s",
+				       c->rank, s->dev, cudaGetErrorString(ce));
 	for (; s->nmark < MAX_MARKS; s->nmark++)
 		if ((ce = cudaEventCreateWithFlags(&s->mark[s->nmark], cudaEventDisableTiming)) != cudaSuccess)
 			return gc_fail(e, GC_E_CUDA, "rank %d: cannot create CUDA event %d of %d: %s", c->rank,
@@ -394,7 +427,7 @@ gc_rc gc_wk_comm_nccl_init(gc_wk_comm *c, const gc_wk_cfg *cfg, gc_err *e)
 		.compute = nccl_compute, .mark = nccl_mark, .wait_mark = nccl_wait_mark,
 		.sync_compute = nccl_sync_compute, .flush = nccl_flush, .axpy = nccl_axpy,
 		.dalloc = nccl_dalloc, .dfree = nccl_dfree, .dcopy = nccl_dcopy,
-		.iter_gpu = nccl_iter_gpu };
+		.iter_gpu = nccl_iter_gpu, .tmark = nccl_tmark, .tspan = nccl_tspan };
 	MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &c->world);
 	c->local_rank = local_rank();

@@ -38,6 +38,11 @@ struct gc_wk_comm {
 	/* CUDA-event iteration time: phase 0 marks the start, phase 1 the end and returns
 	 * the seconds between (device back ends only). */
 	double (*iter_gpu)(gc_wk_comm *c, int phase);
+	/* Timing events on the communication stream (device back ends; NULL: the host
+	 * clock, wk_exchange.h): record event slot (GC_WK_T_*) on it; the nanoseconds
+	 * between slots a and b, both recorded and the stream drained. */
+	gc_rc (*tmark)(gc_wk_comm *c, int slot);
+	gc_rc (*tspan)(gc_wk_comm *c, int a, int b, uint64_t *ns);
 	void *stream;                  /* the communication stream (cudaStream_t) */
 	void *st;                      /* the back end's state */
 	char algo_allreduce[96], algo_allgather[96];

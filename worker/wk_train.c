@@ -20,6 +20,7 @@
 #include "timing.h"
 #include "formats/arch.h"
 #include "wk_data.h"
+#include "wk_exchange.h"
 
 typedef struct wk_state {
 	const gc_wk_cfg *cfg;
@@ -52,55 +53,16 @@ static void post(wk_state *s, size_t nposted)
 	pthread_mutex_unlock(&s->mu);
 }
 
-static gc_rc exchange_rounds(wk_state *s, size_t i, uint64_t *enc, uint64_t *cm, gc_err *e)
-{
-	gc_round r;
-	gc_rc rc;
-	while (gc_round_get(s->bk[i], &r)) {
-		uint64_t t0 = gc_now_ns(), t1, snt, rcv;
-		rc = s->comm->run(s->comm, &r, (int)i, e);
-		if (rc)
-			return rc;
-		t1 = gc_now_ns();
-		*cm += t1 - t0;
-		gc_wk_round_bytes(r.coll, r.dtype, r.count, s->comm->world, &snt, &rcv);
-		s->sent += snt, s->recv += rcv;
-		rc = gc_round_done(s->bk[i]);
-		/* a device back end queues round_done's work (PowerSGD: orthogonalization, Q
-		 * products): wait for it here, or the next round's t_comm would hold it */
-		if (!rc && s->comm->flush)
-			rc = s->comm->flush(s->comm);
-		if (rc)
-			return gc_fail(e, rc, "round_done of bucket %zu: %s", i, gc_strerror(rc));
-		*enc += gc_now_ns() - t1;
-	}
-	return GC_OK;
-}
-
 static gc_rc exchange_bucket(wk_state *s, size_t i, gc_err *e)
 {
 	const gc_wk_bucket *b = &s->lay.b[i];
-	uint64_t enc = 0, cm = 0, t0 = gc_now_ns(), t1;
-	gc_rc rc;
-	if (s->comm->wait_mark && (rc = s->comm->wait_mark(s->comm, (int)i)))
-		return gc_fail(e, rc, "waiting for the gradients of bucket %zu failed", i);
-	rc = gc_encode(s->bk[i], s->grad + b->off);
-	if (!rc && s->comm->flush)
-		rc = s->comm->flush(s->comm);
-	if (rc)
-		return gc_fail(e, rc, "encode of bucket %zu: %s", i, gc_strerror(rc));
-	enc = gc_now_ns() - t0;
-	rc = exchange_rounds(s, i, &enc, &cm, e);
+	gc_wk_xfig f = { 0 };
+	gc_rc rc = gc_wk_exchange(s->comm, s->bk[i], (int)i, s->grad + b->off, s->avg + b->off, &f, e);
 	if (rc)
 		return rc;
-	t1 = gc_now_ns();
-	rc = gc_decode(s->bk[i], s->avg + b->off);
-	if (rc)
-		return gc_fail(e, rc, "decode of bucket %zu: %s", i, gc_strerror(rc));
-	if (s->comm->flush && (rc = s->comm->flush(s->comm)))
-		return gc_fail(e, rc, "decode of bucket %zu did not complete", i);
 	pthread_mutex_lock(&s->mu);
-	s->enc_ns += enc, s->comm_ns += cm, s->dec_ns += gc_now_ns() - t1;
+	s->enc_ns += f.enc_ns, s->comm_ns += f.comm_ns, s->dec_ns += f.dec_ns;
+	s->sent += f.sent, s->recv += f.recv;
 	s->last_done_ns = gc_now_ns();
 	s->done++;
 	pthread_cond_broadcast(&s->cv);

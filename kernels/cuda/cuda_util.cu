@@ -114,6 +114,43 @@ out:
 	return rc;
 }
 
+extern "C" gc_rc gc_cuda_event_new(void **ev)
+{
+	gc_rc rc = GC_OK;
+	cudaEvent_t e = NULL;
+	*ev = NULL;
+	GC_CUDA_CHECK(cudaEventCreate(&e));
+	*ev = e;
+out:
+	return rc;
+}
+
+extern "C" void gc_cuda_event_free(void *ev)
+{
+	if (ev)
+		(void)cudaEventDestroy((cudaEvent_t)ev);
+}
+
+extern "C" gc_rc gc_cuda_event_record(void *ev, void *stream)
+{
+	gc_rc rc = GC_OK;
+	GC_CUDA_CHECK(cudaEventRecord((cudaEvent_t)ev, (cudaStream_t)stream));
+out:
+	return rc;
+}
+
+extern "C" gc_rc gc_cuda_event_ms(void *a, void *b, double *ms)
+{
+	gc_rc rc = GC_OK;
+	float f = 0;
+	*ms = 0;
+	GC_CUDA_CHECK(cudaEventSynchronize((cudaEvent_t)b));
+	GC_CUDA_CHECK(cudaEventElapsedTime(&f, (cudaEvent_t)a, (cudaEvent_t)b));
+	*ms = f;
+out:
+	return rc;
+}
+
 unsigned gc_cu_grid(size_t n, unsigned threads)
 {
 	static int sms;                /* same device for the whole process */

@@ -51,6 +51,15 @@ gc_rc gc_cuda_copy(void *dst, const void *src, size_t bytes, int kind, void *str
 /* Wait until everything queued on stream is done; reports errors of earlier kernels. */
 gc_rc gc_cuda_sync(void *stream);
 
+/* Timing events (cudaEvent_t as void *): new into *ev, free (NULL-safe), record on a
+ * stream (NULL: the default stream), and the milliseconds from a to b (waits for b;
+ * both recorded). The device's own clock for work of 10 us and more, where a host
+ * clock around a synchronization adds the launch and wake-up latencies. */
+gc_rc gc_cuda_event_new(void **ev);
+void gc_cuda_event_free(void *ev);
+gc_rc gc_cuda_event_record(void *ev, void *stream);
+gc_rc gc_cuda_event_ms(void *a, void *b, double *ms);
+
 /* Set up the spin kernel on the current device (blocks of one resident wave, the
  * device slots of the launch start times) and warm it up; gc_cuda_spin does it on
  * first use. Not thread-safe: call once before threads, on the device the spins run on. */

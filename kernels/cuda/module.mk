@@ -6,6 +6,8 @@ CU_SRCS += kernels/cuda/cuda_util.cu kernels/cuda/spin.cu kernels/cuda/dispatch.
 	   kernels/cuda/powersgd.cu
 LIB_SRCS += kernels/cuda/bisect.c
 UNIT_TESTS += $(BUILD)/tests/test_kernels_cuda
+# tools/gpu-check.sh up to the GPU (fakes for the device steps; runs on any host)
+INTEG_TESTS += tests/integration/test_gpu_check.sh
 
 # `make CUDA=1 cuda-check`: the GPU tests and the kernel benchmark on a GPU machine,
 # linked from common/, kernels/ and the architecture tables (worker/arch*.c: tensor

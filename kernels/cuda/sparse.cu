@@ -173,12 +173,15 @@ out:
 
 /* ---- decode ---------------------------------------------------------------- */
 
-/* avg[idx[j]] += val[j] for one worker (its indices are distinct: no races). */
+/* avg[idx[j]] += val[j] for one worker. Its selected indices are distinct and
+ * ascending; the pad entries past the selection (index 0, value 0) would all add to
+ * avg[0] at once, racing with a selected element 0 (at j = 0 only): they are skipped,
+ * as adding 0 changes nothing. */
 __global__ void k_sp_scatter(float *avg, const uint32_t *idx, const float *val, size_t k, size_t n)
 {
 	for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < k; j += (size_t)gridDim.x * blockDim.x) {
 		uint32_t i = idx[j];
-		if (i < n)
+		if (i < n && (i != 0 || j == 0))
 			avg[i] += val[j];
 	}
 }

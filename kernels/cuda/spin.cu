@@ -38,13 +38,18 @@ __global__ void k_spin(unsigned long long ns, spin_slot *slot, float *sink)
 {
 	__shared__ unsigned long long dl;
 	float a = (float)threadIdx.x * 1e-3f;
+	long long c0 = clock64(), cmax = (long long)(ns < (1ull << 60) / 4 ? ns * 4 : 1ull << 60);
 	if (threadIdx.x == 0) {
 		unsigned long long mine = gc_globaltimer() + ns;
 		unsigned long long old = atomicCAS(&slot->deadline, 0ull, mine);
-		dl = old ? old : mine;
+		/* never past this block's own start + ns: a stale deadline left in the slot (a
+		 * launch killed before its last block cleared it) cannot make it spin longer */
+		dl = old && old < mine ? old : mine;
 	}
 	__syncthreads();
-	while (gc_globaltimer() < dl) {
+	/* the safety bound: 4 cycles per requested ns (at least 2x the time at 2 GHz), in
+	 * case the global timer does not advance */
+	while (gc_globaltimer() < dl && clock64() - c0 < cmax) {
 #pragma unroll
 		for (int i = 0; i < 32; i++)
 			a = fmaf(a, 0.999999f, 1e-7f);

@@ -12,6 +12,11 @@
 # GCBENCH_WORKER: the worker to test (default $BIN/gcbench-worker; gpu-check.sh passes
 # the one of make cuda-check-worker). GCBENCH_WORKER_DIRECT=1: no mpirun (a worker built
 # with tools/gpu-check/mpi, world size 1): one rank, started directly.
+# GCBENCH_MPI_FLAVOR=openmpi|mpich: mpirun's flavour (default: from mpirun --version);
+# MPICH gets no Open MPI flags and passes the environment on by itself.
+# GCBENCH_DEADLINE_EPOCH: no launch runs past this time (gpu-check.sh's cap). Launches
+# stay in this script's process group (timeout --foreground), so killing the group
+# (tests/run.sh, gpu-check.sh) leaves nothing behind.
 source "$(dirname "$0")/../lib.sh"
 W=${GCBENCH_WORKER:-$BIN/gcbench-worker}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-wnccl.XXXXXX")
@@ -33,14 +38,36 @@ if "$W" --backend nccl --workload replay:tiny --iters 1 --out "$tmp/probe-r%r.gc
 fi
 ngpu=0
 command -v nvidia-smi >/dev/null 2>&1 && ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-MPIBASE=(mpirun --oversubscribe --mca btl self,tcp -x NCCL_IB_DISABLE=1 -x NCCL_SOCKET_IFNAME=lo)
-# launch N [VAR=VALUE]... CMD...: run N ranks by mpirun (the variables exported with -x),
-# or with GCBENCH_WORKER_DIRECT=1 one process under env; 180 s at most
+flavor=${GCBENCH_MPI_FLAVOR:-}
+if [ -z "$flavor" ] && [ "$direct" != 1 ]; then
+	case $(mpirun --version 2>&1 | head -n 5) in
+	*"Open MPI"*|*"Open RTE"*|*OpenRTE*|*PRRTE*) flavor=openmpi ;;
+	*) flavor=mpich ;;
+	esac
+fi
+if [ "$flavor" = openmpi ]; then
+	MPIBASE=(mpirun --oversubscribe --mca btl self,tcp -x NCCL_IB_DISABLE=1 -x NCCL_SOCKET_IFNAME=lo)
+else
+	MPIBASE=(env NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo mpirun)
+fi
+# limit S: S seconds, or less to end by GCBENCH_DEADLINE_EPOCH (at least 5)
+limit() {
+	local s=$1 l
+	[ -n "${GCBENCH_DEADLINE_EPOCH:-}" ] || { echo "$s"; return; }
+	l=$(( GCBENCH_DEADLINE_EPOCH - $(date +%s) ))
+	[ "$l" -lt "$s" ] && s=$l
+	[ "$s" -lt 5 ] && s=5
+	echo "$s"
+}
+# launch N [VAR=VALUE]... CMD...: run N ranks by mpirun (Open MPI: the variables exported
+# with -x; MPICH: in the environment), or with GCBENCH_WORKER_DIRECT=1 one process under
+# env; 180 s at most
 launch() {
 	local n=$1 e=() x=(); shift
 	while [ $# -gt 0 ] && [[ $1 == [A-Z_]*=* ]]; do e+=("$1"); x+=(-x "$1"); shift; done
-	if [ "$direct" = 1 ]; then timeout 180 env NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo "${e[@]}" "$@"
-	else timeout 180 "${MPIBASE[@]}" -np "$n" "${x[@]}" "$@"; fi
+	if [ "$direct" = 1 ]; then timeout --foreground -k 5 "$(limit 180)" env NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo "${e[@]}" "$@"
+	elif [ "$flavor" = openmpi ]; then timeout --foreground -k 5 "$(limit 180)" "${MPIBASE[@]}" -np "$n" "${x[@]}" "$@"
+	else timeout --foreground -k 5 "$(limit 180)" env "${e[@]}" "${MPIBASE[@]}" -np "$n" "$@"; fi
 }
 
 # ---- no GPU: local ranks from MPI, the reason printed ----
@@ -53,7 +80,7 @@ elif [ "$ngpu" -lt 1 ]; then
 	exec "$@"
 	EOF
 	chmod +x "$tmp/nolr.sh"
-	timeout 60 "${MPIBASE[@]}" -np 2 "$tmp/nolr.sh" "$W" --backend nccl --workload replay:tiny \
+	timeout --foreground -k 5 "$(limit 60)" "${MPIBASE[@]}" -np 2 "$tmp/nolr.sh" "$W" --backend nccl --workload replay:tiny \
 		--iters 1 --deadline 20 --out "$tmp/x-r%r.gcr" >"$tmp/out" 2>&1; rc=$?
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q "rank 1 (local rank 1)" "$tmp/out" &&
 	   grep -q "rank 0 (local rank 0)" "$tmp/out" && grep -q "driver" "$tmp/out"; then

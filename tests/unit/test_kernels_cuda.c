@@ -194,20 +194,40 @@ static const struct layout layouts[] = {
 
 /* Gradients with ties in magnitude (+-x, repeated values), +0.0 and -0.0, values that
  * overflow fp16 after / p = 1, and a smooth random part. */
+/* xorshift64 on a local state (fill_grad's blocks run in parallel) */
+static uint32_t x_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return (uint32_t)(*x >> 16);
+}
+
+/* The gradient of worker at step: blocks of 64K elements, each from its own seed, filled
+ * in parallel (OpenMP): a ResNet-50 bucket of 4 workers took about 1 s per step on one
+ * core. */
+#define FILL_BLOCK 65536
 static void fill_grad(float *g, size_t n, int worker, int step)
 {
-	size_t i;
-	t_rng = 0x9e3779b97f4a7c15ull * (uint64_t)(worker * 131 + step * 7 + 1);
-	for (i = 0; i < n; i++) {
-		uint32_t r = t_rand();
-		float u = (float)(int)(t_rand() % 2000001 - 1000000) * 1e-6f;
-		switch (r % 16) {
-		case 0: g[i] = 0.0f; break;
-		case 1: g[i] = -0.0f; break;
-		case 2: g[i] = (r & 16) ? 0.5f : -0.5f; break;        /* ties */
-		case 3: g[i] = (r & 16) ? 0.25f : -0.25f; break;
-		case 4: g[i] = (r % 64 == 4) ? 70000.0f : u; break;   /* fp16 overflow */
-		default: g[i] = u * (float)(1 + r % 3); break;
+	long nb = (long)((n + FILL_BLOCK - 1) / FILL_BLOCK);
+#pragma omp parallel for schedule(static)
+	for (long bi = 0; bi < nb; bi++) {
+		uint64_t x = 0x9e3779b97f4a7c15ull * (uint64_t)(worker * 131 + step * 7 + 1) ^
+			     (0xbf58476d1ce4e5b9ull * (uint64_t)(bi + 1));
+		size_t lo = (size_t)bi * FILL_BLOCK, hi = lo + FILL_BLOCK < n ? lo + FILL_BLOCK : n;
+		if (!x)
+			x = 1;
+		for (size_t i = lo; i < hi; i++) {
+			uint32_t r = x_rand(&x);
+			float u = (float)(int)(x_rand(&x) % 2000001 - 1000000) * 1e-6f;
+			switch (r % 16) {
+			case 0: g[i] = 0.0f; break;
+			case 1: g[i] = -0.0f; break;
+			case 2: g[i] = (r & 16) ? 0.5f : -0.5f; break;        /* ties */
+			case 3: g[i] = (r & 16) ? 0.25f : -0.25f; break;
+			case 4: g[i] = (r % 64 == 4) ? 70000.0f : u; break;   /* fp16 overflow */
+			default: g[i] = u * (float)(1 + r % 3); break;
+			}
 		}
 	}
 }
@@ -311,24 +331,33 @@ static unsigned char *gathered(const gc_bucket *b, int cuda, size_t *bytes)
 }
 
 /* |a - b| <= tol * scale for every element; tol 0: bit-identical. Returns the first
- * index that fails, or -1. */
+ * index that fails, or -1. In parallel (OpenMP): the model buckets compare 25-110M
+ * elements per worker and step. */
 static long cmp_floats(const float *a, const float *b, size_t n, double tol, double scale)
 {
-	size_t i;
-	for (i = 0; i < n; i++) {
-		if (tol == 0 ? memcmp(&a[i], &b[i], sizeof(float)) != 0
-			     : !(fabs((double)a[i] - (double)b[i]) <= tol * scale) &&
-			       !(isinf(a[i]) && a[i] == b[i]))
-			return (long)i;
+	long first = -1;
+#pragma omp parallel
+	{
+		long mine = -1;
+#pragma omp for schedule(static)
+		for (long i = 0; i < (long)n; i++) {
+			if (mine < 0 && (tol == 0 ? memcmp(&a[i], &b[i], sizeof(float)) != 0
+					    : !(fabs((double)a[i] - (double)b[i]) <= tol * scale) &&
+					      !(isinf(a[i]) && a[i] == b[i])))
+				mine = i;
+		}
+#pragma omp critical
+		if (mine >= 0 && (first < 0 || mine < first))
+			first = mine;
 	}
-	return -1;
+	return first;
 }
 
 static double max_abs(const float *a, size_t n)
 {
 	double m = 0;
-	size_t i;
-	for (i = 0; i < n; i++)
+#pragma omp parallel for schedule(static) reduction(max : m)
+	for (long i = 0; i < (long)n; i++)
 		if (isfinite(a[i]) && fabs(a[i]) > m)
 			m = fabs(a[i]);
 	return m;
@@ -577,8 +606,10 @@ static void test_cuda_spin_many(void)
 	CHECK(gc_cuda_sync(NULL) == GC_OK);
 	ns = gc_now_ns() - t0;
 	printf("# 2000 spins of 50 us back to back: %.2f ms\n", ns / 1e6);
-	/* under 100 ms: some spin ended early (a stale deadline in a reused slot) */
-	CHECKF(ns > 100000000ull && ns < 150000000ull, "2000 spins of 50 us took %.2f ms", ns / 1e6);
+	/* well under 100 ms: some spins ended early (a stale deadline in a reused slot).
+	 * %globaltimer may tick only every microsecond or so, so a spin can end up to a tick
+	 * early: 45 us each is the bound */
+	CHECKF(ns > 90000000ull && ns < 150000000ull, "2000 spins of 50 us took %.2f ms", ns / 1e6);
 }
 
 static void test_cuda_syncsgd(void)
