@@ -418,7 +418,8 @@ static void check_baseline(struct spec_ctx *c)
 	if (!t && c->s->workload && !strcmp(c->s->workload, "command") && c->s->n_methods) {
 		gc_diag(c->d, c->root, "workload: command needs 'baseline', the method label the "
 			"others are compared with; add e.g. baseline: %s", c->s->methods[0].name);
-		t = "";
+		c->s->baseline = strdup("");
+		return;
 	}
 	if (!t)
 		t = "syncsgd";

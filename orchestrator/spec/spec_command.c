@@ -41,22 +41,24 @@ const char *gc_command_arg_problem(const char *a, int first)
 	size_t len = strlen(a);
 
 	if (!len)
-		return "is empty";
+		return "is empty; remove it or write a value";
 	if (len > GC_COMMAND_MAX_ARG)
-		return "is longer than 255 characters";
+		return "is longer than 255 characters; shorten it";
 	if (first && a[0] == '-')
-		return "starts with '-' (the first argument is the program)";
+		return "starts with '-'; the first argument is the program (e.g. python3)";
 	for (size_t i = 0; i < len; i++) {
 		if (a[i] == '{') {
 			const char *end = strchr(a + i, '}');
 			if (!end)
-				return "has a '{' without its '}'";
+				return "has a '{' without its '}'; close it, e.g. {records}";
 			if (!gc_command_placeholder(a + i + 1, (size_t)(end - a - i - 1)))
-				return "has an unknown placeholder";
+				return "has an unknown placeholder; the placeholders are "
+				       GC_COMMAND_PLACEHOLDERS;
 			i = (size_t)(end - a);
 		} else if (!in_set((unsigned char)a[i], "._:@%+=,/-")) {
-			return "has a character other than letters, digits, ._:@%+=,/- and "
-			       "placeholders (no shell: spaces, quotes and $ are not interpreted)";
+			return "has a character other than letters, digits and ._:@%+=,/- (no "
+			       "shell reads it); write each word as an argument of its own, "
+			       "without quotes, $ or spaces";
 		}
 	}
 	return NULL;
@@ -179,9 +181,7 @@ static void parse_template(struct spec_ctx *c, yaml_node_t *v)
 			continue;
 		}
 		if ((why = gc_command_arg_problem(t, i == 0))) {
-			gc_diag(c->d, it, "argument %zu of 'command' %s; write letters, digits, "
-				"._:@%%+=,/- and the placeholders %s", i + 1, why,
-				GC_COMMAND_PLACEHOLDERS);
+			gc_diag(c->d, it, "argument %zu of 'command' %s", i + 1, why);
 			continue;
 		}
 		if (!(c->s->command[c->s->n_command] = strdup(t))) {
