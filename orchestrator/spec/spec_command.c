@@ -5,6 +5,8 @@
 #include "spec_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,32 +198,37 @@ static void parse_template(struct spec_ctx *c, yaml_node_t *v)
 
 static int read_digest(const char *path, char out[17], int *too_big)
 {
-	FILE *f = fopen(path, "rb");
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);   /* a FIFO must not block */
 	uint64_t h = 0xcbf29ce484222325ull;
 	unsigned char b[8192];
-	size_t k, total = 0;
+	size_t total = 0;
 	struct stat st;
+	ssize_t k;
 
 	*too_big = 0;
-	if (!f)
+	if (fd < 0)
 		return -1;
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		fclose(f);
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > GC_SPEC_FILE_MAX_BYTES) {
+		*too_big = S_ISREG(st.st_mode) && st.st_size > GC_SPEC_FILE_MAX_BYTES;
+		errno = 0;
+		close(fd);
 		return -1;
 	}
-	while ((k = fread(b, 1, sizeof(b), f)) > 0) {
-		total += k;
+	while ((k = read(fd, b, sizeof(b))) > 0) {
+		total += (size_t)k;
 		if (total > GC_SPEC_FILE_MAX_BYTES) {
 			*too_big = 1;
-			fclose(f);
+			close(fd);
 			return -1;
 		}
-		for (size_t i = 0; i < k; i++) {
+		for (ssize_t i = 0; i < k; i++) {
 			h ^= b[i];
 			h *= 0x100000001b3ull;
 		}
 	}
-	fclose(f);
+	close(fd);
+	if (k < 0)
+		return -1;
 	snprintf(out, 17, "%016llx", (unsigned long long)h);
 	return 0;
 }

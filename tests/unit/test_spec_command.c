@@ -70,7 +70,7 @@ static void test_parse_good(void)
 	CHECK_EQ_INT(rc, GC_OK);
 	CHECK_STR(s.workload, "command");
 	CHECK_EQ_INT(s.n_command, 14);
-	CHECK_STR(s.command[5], "--params={params}");
+	CHECK_STR(s.command[4], "--params={params}");
 	CHECK_EQ_INT(s.n_methods, 4);
 	CHECK_STR(s.methods[0].label, "allreduce");
 	CHECK_STR(s.methods[2].name, "powersgd");
