@@ -250,8 +250,8 @@ static gc_rc check_command(const gc_launch *l, gc_err *e)
 	for (i = 0; i < l->nhosts; i++)
 		if (!gc_is_safe_token(l->hosts[i]))
 			return gc_fail(e, GC_E_INVAL, "refusing host '%s': not a safe token", l->hosts[i]);
-	for (i = 0; i < l->n_command; i++)
-		if (gc_command_arg_problem(l->command[i], i == 0))
+	for (i = 0; i < l->n_command; i++)   /* empty: a placeholder with no value ({params}) */
+		if ((i == 0 || *l->command[i]) && gc_command_arg_problem(l->command[i], i == 0))
 			return gc_fail(e, GC_E_INVAL, "refusing argument %zu of the command: it %s", i + 1,
 				       gc_command_arg_problem(l->command[i], i == 0));
 	if (!l->n_command || !l->records_dir || !l->iface || !l->master_addr)
