@@ -4,10 +4,12 @@
 # mpirun at two caps with three method labels; it checks its environment (RANK, ...,
 # MASTER_ADDR:MASTER_PORT reachable on the data subnet), moves its method's payload
 # between the ranks over TCP and writes a record file per rank. The runs are ok, their
-# iteration rows are in, the speedup view pairs each label with the baseline, the caps
-# are restored and nothing is left on the nodes. Time: about 30-60 s.
+# iteration rows are in, the speedup view pairs each label with the baseline, an edited
+# file makes a new sweep, regress compares two tagged sweeps, a failing rank fails its
+# point with its own message, the caps are restored and nothing is left on the nodes.
+# Time: about 30-40 s.
 . "$(dirname "$0")/../lib.sh"
-cases="sweep_ok iteration_rows env_mapped speedup_pairs files_hashed caps_restored"
+cases="sweep_ok iteration_rows env_mapped speedup_pairs files_hashed regress_works failure_reported caps_restored"
 need_sweep $cases && need_cmd python3 $cases || exit 0
 
 name=command$(( $$ % 100000 ))
@@ -34,6 +36,7 @@ if a["--out"] != env["GCBENCH_RECORDS"]: die("--out %s is not GCBENCH_RECORDS %s
 if not os.path.exists("fake_train.py") or os.path.realpath(".") != os.path.realpath(env["GCBENCH_FILES"]): die("not run in the files' folder")
 if not env["GLOO_SOCKET_IFNAME"] or env["GLOO_SOCKET_IFNAME"] != env["NCCL_SOCKET_IFNAME"]: die("no interface")
 params = dict(kv.split("=") for kv in a["--params"].split(",") if kv)
+if params.get("crash") == str(rank): die("asked to fail on rank %d" % rank)
 size = int(params.get("kb", "2000")) * 1000
 iters, warm = int(a["--iters"]), int(a["--warmup"])
 with open(os.path.join(a["--side"], "%s-r%d" % (env["MASTER_PORT"], rank)), "w") as f:
@@ -109,7 +112,7 @@ YAML
 db=$work/c.db
 q() { sqlite3 "$db" "$1"; }
 
-if "$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" >"$work/out" 2>&1; then
+if "$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --tag a >"$work/out" 2>&1; then
 	n=$(q "SELECT count(*) FROM runs WHERE status='ok' AND workload='command' AND model='fake'")
 	[ "$n" = 6 ] && pass sweep_ok || fail sweep_ok "$n ok runs, expected 6: $(tail -5 "$work/out")"
 else
@@ -143,11 +146,28 @@ fast=$(q "SELECT count(*) FROM speedup WHERE method = 'tenth' AND bw_cap_bps = 1
 # the file is part of the spec hash: with the sweep marked failed, the same spec would
 # continue it, an edited file makes a new sweep
 q "UPDATE sweeps SET status = 'failed'"
-dry1=$("$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --dry-run 2>&1)
+dry1=$("$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --tag a --dry-run 2>&1)
 echo "# edited" >>"$work/fake_train.py"
-dry2=$("$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --dry-run 2>&1)
+dry2=$("$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --tag a --dry-run 2>&1)
 grep -q "resume: continuing sweep 1" <<<"$dry1" && grep -q "resume: new sweep: no earlier sweep of this spec" <<<"$dry2" &&
 	pass files_hashed || fail files_hashed "unchanged: $(head -1 <<<"$dry1"); edited: $(head -1 <<<"$dry2")"
+
+# the same spec again under another tag: regress compares the two sweeps' command runs
+"$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --tag b >"$work/out3" 2>&1
+rc=0
+"$BIN/gcbench" regress --db "$db" --baseline tag=a --candidate tag=b --metric speedup >"$work/reg" 2>&1 || rc=$?
+n=$(q "SELECT count(*) FROM runs WHERE status = 'ok'")
+if [ "$n" = 12 ] && [ "$rc" -le 1 ] && grep -q "tenth" "$work/reg" && grep -q "half" "$work/reg"; then pass regress_works
+else fail regress_works "$n ok runs (expected 12), regress exit $rc: $(head -12 "$work/reg" | tr '\n' ' ')"; fi
+
+# a rank that fails: that point fails with the program's own line, the others run
+sed -e 's/^name: command-test/name: command-crash/' -e 's/^bandwidth: .*/bandwidth: 100mbit/' \
+	-e 's/^  - tenth: {kb: 200}/  - crash: {crash: 1}/' "$work/spec.yaml" >"$work/crash.yaml"
+"$BIN/gcbench" run "$work/crash.yaml" --inventory "$inv" --db "$work/crash.db" >"$work/out4" 2>&1
+st=$(sqlite3 "$work/crash.db" "SELECT method || ':' || status FROM runs ORDER BY id" | tr '\n' ' ')
+err=$(sqlite3 "$work/crash.db" "SELECT error || ' ' || stderr_tail FROM runs WHERE method = 'crash'")
+[ "$st" = "full:ok half:ok crash:failed " ] && grep -q "fake_train: error: asked to fail on rank 1" <<<"$err" &&
+	pass failure_reported || fail failure_reported "statuses: $st; error: $(head -c 300 <<<"$err")"
 
 left=""
 for i in 1 2; do
