@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+
+#include "log.h"
 
 #include "strutil.h"
 #include "timing.h"
@@ -163,8 +166,11 @@ static gc_rc check_version(gc_db *db, unsigned flags, gc_err *e)
 	if (flags & GC_DB_NO_MIGRATE)
 		return GC_OK;
 	if (cur < latest && (flags & GC_DB_READONLY))
-		return gc_fail(e, GC_E_DB, "database '%s' has schema version %d, older than %d: "
-			       "open it once read-write to migrate it", db->path, cur, latest);
+		return gc_fail(e, GC_E_DB, "database '%s' has schema version %d, older than this "
+			       "gcbench's %d, and this command only reads it: the next 'gcbench run "
+			       "SPEC --db %s' or 'gcbench model --db %s' (both write to it) upgrades "
+			       "it in place where it is writable; or read it with the gcbench that "
+			       "wrote it", db->path, cur, latest, db->path, db->path);
 	return gc_db_migrate(db, latest, e);
 }
 
@@ -179,40 +185,151 @@ static gc_rc configure(gc_db *db, unsigned flags, gc_err *e)
 	return rc;
 }
 
-gc_rc gc_db_open(const char *path, unsigned flags, gc_db **out, gc_err *e)
+int gc_db_writable(const char *path)
+{
+	char *dir = strdup(path), *slash;
+	int ok;
+
+	if (!dir)
+		return 0;
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash == dir ? (void)(slash[1] = '\0') : (void)(*slash = '\0');
+	ok = !access(path, W_OK) && !access(slash ? dir : ".", W_OK);
+	free(dir);
+	return ok;
+}
+
+/* "file:PATH?mode=ro[&immutable=1]" with PATH's '%', '?' and '#' escaped (SQLite URI
+ * rules); an absolute path gets an empty authority ("file:///abs") so that "//x" is
+ * never read as a host. NULL when out of memory; caller frees. */
+static char *ro_uri(const char *path, int immutable)
+{
+	size_t n = strlen(path), i, o = 0;
+	char *u = malloc(3 * n + 40);
+
+	if (!u)
+		return NULL;
+	o += (size_t)sprintf(u, "file:%s", path[0] == '/' ? "//" : "");
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)path[i];
+		if (c == '%' || c == '?' || c == '#' || c < 0x20 || c >= 0x7f)
+			o += (size_t)sprintf(u + o, "%%%02X", c);
+		else
+			u[o++] = (char)c;
+	}
+	sprintf(u + o, "?mode=ro%s", immutable ? "&immutable=1" : "");
+	return u;
+}
+
+/* A WAL-mode database read by a user who cannot create its -shm file (its folder is
+ * not writable) fails on the first read with SQLITE_READONLY_CANTINIT (or CANTOPEN):
+ * only then is it opened immutable. */
+static int needs_immutable(sqlite3 *h)
+{
+	int x = sqlite3_extended_errcode(h);
+
+	return x == SQLITE_READONLY_CANTINIT || x == SQLITE_READONLY_DIRECTORY ||
+	       x == SQLITE_READONLY_RECOVERY || (x & 0xff) == SQLITE_CANTOPEN;
+}
+
+static int wal_has_data(const char *path)
+{
+	char p[4200];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s-wal", path);
+	return !stat(p, &st) && st.st_size > 0;
+}
+
+static gc_rc open_handle(gc_db *db, unsigned flags, gc_err *e)
 {
 	/* NOMUTEX: a gc_db is used by one thread at a time (db.h), so SQLite's per-call
 	 * connection mutex is pure cost (about a third of ingest CPU time) */
-	int oflags = SQLITE_OPEN_NOMUTEX | ((flags & GC_DB_READONLY) ? SQLITE_OPEN_READONLY
-					      : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+	int oflags = SQLITE_OPEN_NOMUTEX, r;
+	char *uri = NULL;
+
+	if (flags & GC_DB_READONLY) {
+		oflags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+		if (!(uri = ro_uri(db->path, db->immutable)))
+			return gc_fail(e, GC_E_NOMEM, "out of memory");
+	} else {
+		oflags |= SQLITE_OPEN_READWRITE | ((flags & GC_DB_EXISTING) ? 0
+						   : SQLITE_OPEN_CREATE);
+	}
+	r = sqlite3_open_v2(uri ? uri : db->path, &db->h, oflags, NULL);
+	free(uri);
+	if (r != SQLITE_OK)
+		return gc_fail(e, GC_E_DB, "cannot open database '%s': %s; check the path and "
+			       "its permissions", db->path,
+			       db->h ? sqlite3_errmsg(db->h) : "no memory");
+	return GC_OK;
+}
+
+/* Read-only: try a plain read-only open; if SQLite cannot set up the WAL index there,
+ * open the file as immutable and say what that costs. */
+static gc_rc open_ro(gc_db *db, unsigned flags, gc_err *e)
+{
+	gc_rc rc = open_handle(db, flags, e);
+
+	if (rc || gc_db_user_version(db) >= 0 || !needs_immutable(db->h))
+		return rc;
+	sqlite3_close(db->h);
+	db->h = NULL;
+	db->immutable = 1;
+	rc = open_handle(db, flags, e);
+	if (rc)
+		return rc;
+	gc_warn("database '%s': its folder is not writable for this user, so SQLite cannot "
+		"share it with a writer; reading it as an immutable snapshot: writes a running "
+		"sweep makes meanwhile are not seen", db->path);
+	if (wal_has_data(db->path))
+		gc_warn("database '%s': '%s-wal' holds writes not yet in the database file "
+			"and they are not shown; they move there when the last connection that "
+			"can write the folder (a 'gcbench run' of its owner) closes it",
+			db->path, db->path);
+	return GC_OK;
+}
+
+gc_rc gc_db_open(const char *path, unsigned flags, gc_db **out, gc_err *e)
+{
+	struct stat st;
 	gc_db *db;
 	gc_rc rc;
 
 	*out = NULL;
+	if ((flags & (GC_DB_READONLY | GC_DB_EXISTING)) && stat(path, &st))
+		return errno == ENOENT
+			? gc_fail(e, GC_E_NOTFOUND, "no results database at '%s' (this command "
+				  "never creates one): check the path, or run a sweep first "
+				  "('gcbench run SPEC --db %s')", path, path)
+			: gc_fail(e, GC_E_DB, "cannot open database '%s': %s; check the path and "
+				  "its permissions", path, strerror(errno));
 	db = calloc(1, sizeof(*db));
 	if (!db || !(db->path = strdup(path))) {
 		free(db);
 		return gc_fail(e, GC_E_NOMEM, "out of memory");
 	}
-	if (sqlite3_open_v2(path, &db->h, oflags, NULL) != SQLITE_OK) {
-		rc = gc_fail(e, GC_E_DB, "cannot open database '%s': %s; check the path and "
-			     "its permissions", path, db->h ? sqlite3_errmsg(db->h) : "no memory");
-		gc_db_close(db);
-		return rc;
-	}
-	rc = configure(db, flags, e);
+	rc = (flags & GC_DB_READONLY) ? open_ro(db, flags, e) : open_handle(db, flags, e);
+	if (!rc)
+		rc = configure(db, flags, e);
 	if (!rc)
 		rc = check_version(db, flags, e);
-	if (rc && sqlite3_errcode(db->h) == SQLITE_NOTADB)
-		rc = gc_fail(e, GC_E_DB, "'%s' is not a SQLite database (%s): give the path of "
+	if (rc && db->h && sqlite3_errcode(db->h) == SQLITE_NOTADB)
+		rc = gc_fail(e, GC_E_DB, "'%s' is not a SQLite database: give the path of "
 			     "a gcbench results database, or move the file away and let 'gcbench "
-			     "run' create a new one", path, sqlite3_errmsg(db->h));
+			     "run' create a new one", path);
 	if (rc) {
 		gc_db_close(db);
 		return rc;
 	}
 	*out = db;
 	return GC_OK;
+}
+
+int gc_db_is_immutable(const gc_db *db)
+{
+	return db && db->immutable;
 }
 
 void gc_db_close(gc_db *db)
