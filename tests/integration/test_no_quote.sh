@@ -50,3 +50,20 @@ else
 	case_ worker_profile "$tmp/shadow:1:" "expected 2 comma-separated fields" \
 		"$W" --workload replay:resnet50 --method syncsgd --profile "$tmp/shadow"
 fi
+
+# the Python tools read the same kinds of files
+if ! command -v python3 >/dev/null 2>&1; then
+	for n in digits_convert ddp_bench_csv; do skip "$n" "python3 is not installed"; done
+else
+	python3 -c 'import gzip, sys; gzip.open(sys.argv[1], "wt").write(",".join(["1"] * 64 + [sys.argv[2]]) + "\n")' \
+		"$tmp/digits.csv.gz" "$MARK"
+	case_ digits_convert "$tmp/digits.csv.gz" "line 1: a column is not a number" \
+		python3 tools/digits_convert.py --csv "$tmp/digits.csv.gz" --out "$tmp/d.bin"
+	if python3 -c 'import sys; sys.path.insert(0, "tools"); import ddp_bench' 2>/dev/null; then
+		case_ ddp_bench_csv "$tmp/row.csv:2:16:" "field 3 (shape)" python3 -c \
+			'import sys; sys.path.insert(0, "tools"); import ddp_bench; ddp_bench.load_rows(sys.argv[1])' \
+			"csv:$tmp/row.csv"
+	else
+		skip ddp_bench_csv "tools/ddp_bench.py does not import here (torch missing?)"
+	fi
+fi
