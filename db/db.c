@@ -153,9 +153,54 @@ gc_rc gc_db_migrate(gc_db *db, int version, gc_err *e)
 	return GC_OK;
 }
 
+/* The largest database file a reader copies into memory to read it at this build's
+ * schema (a migrated copy; the file is never written). */
+#define GC_DB_RO_COPY_MAX (256ull << 20)
+
+/* Replace db's read-only handle by an in-memory copy of it, migrated to `latest`. */
+static gc_rc migrate_copy(gc_db *db, int cur, int latest, gc_err *e)
+{
+	sqlite3 *m = NULL;
+	sqlite3_backup *b;
+	struct stat st;
+	int r;
+
+	if (stat(db->path, &st) || (unsigned long long)st.st_size > GC_DB_RO_COPY_MAX)
+		return gc_fail(e, GC_E_DB, "database '%s' has schema version %d, older than this "
+			       "gcbench's %d, and is too large to read through a copy in memory "
+			       "(over %llu MiB); this command only reads it: the next 'gcbench run "
+			       "SPEC --db %s' or 'gcbench model --db %s' (both write to it) "
+			       "upgrades it in place where it is writable; or read it with the "
+			       "gcbench that wrote it", db->path, cur, latest,
+			       GC_DB_RO_COPY_MAX >> 20, db->path, db->path);
+	if (sqlite3_open_v2(":memory:", &m, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		sqlite3_close(m);
+		return gc_fail(e, GC_E_NOMEM, "database '%s': cannot open a copy in memory",
+			       db->path);
+	}
+	b = sqlite3_backup_init(m, "main", db->h, "main");
+	r = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
+	if (b)
+		sqlite3_backup_finish(b);
+	if (r != SQLITE_DONE) {
+		gc_rc rc = gc_db_fail(db, e, "copying it into memory");
+		sqlite3_close(m);
+		return rc;
+	}
+	sqlite3_close(db->h);
+	db->h = m;
+	if (cur > 0)
+		gc_warn("database '%s' has schema version %d (this gcbench: %d): reading a copy "
+			"upgraded in memory; the file stays as it is ('gcbench run' upgrades it "
+			"where it is writable)", db->path, cur, latest);
+	return gc_db_exec(db, "PRAGMA foreign_keys = ON", e);
+}
+
 static gc_rc check_version(gc_db *db, unsigned flags, gc_err *e)
 {
 	int cur = gc_db_user_version(db), latest = gc_db_schema_version();
+	gc_rc rc;
 
 	if (cur < 0)
 		return gc_db_fail(db, e, "reading the schema version (is it a SQLite file?)");
@@ -165,12 +210,12 @@ static gc_rc check_version(gc_db *db, unsigned flags, gc_err *e)
 			       db->path, cur, latest);
 	if (flags & GC_DB_NO_MIGRATE)
 		return GC_OK;
-	if (cur < latest && (flags & GC_DB_READONLY))
-		return gc_fail(e, GC_E_DB, "database '%s' has schema version %d, older than this "
-			       "gcbench's %d, and this command only reads it: the next 'gcbench run "
-			       "SPEC --db %s' or 'gcbench model --db %s' (both write to it) upgrades "
-			       "it in place where it is writable; or read it with the gcbench that "
-			       "wrote it", db->path, cur, latest, db->path, db->path);
+	if (cur < latest && (flags & GC_DB_READONLY)) {
+		/* a reader never writes the file: it reads a migrated copy instead */
+		rc = migrate_copy(db, cur, latest, e);
+		if (rc)
+			return rc;
+	}
 	return gc_db_migrate(db, latest, e);
 }
 

@@ -65,8 +65,10 @@ enum {
  *     -shm index: then it is reopened with "&immutable=1" and a warning on stderr
  *     (gc_warn) says that writes made meanwhile by a running sweep are not seen, and
  *     a second one if a non-empty -wal file holds writes the snapshot leaves out.
- *   - A schema older than this build is refused (GC_E_DB) with what upgrades it
- *     (a writing command: gcbench run, gcbench model); one as new is read.
+ *   - A schema older than this build is read through a copy in memory migrated to
+ *     this build's schema (a warning says so; an empty file reads as an empty
+ *     database); a file over 256 MiB is refused instead (GC_E_DB), naming what
+ *     upgrades it in place (a writing command: gcbench run, gcbench model).
  * Caller owns *out; close with gc_db_close(). */
 gc_rc gc_db_open(const char *path, unsigned flags, gc_db **out, gc_err *e);
 void gc_db_close(gc_db *db);                   /* accepts NULL */
