@@ -55,12 +55,12 @@ fi
 if ! command -v python3 >/dev/null 2>&1; then
 	for n in digits_convert ddp_bench_csv; do skip "$n" "python3 is not installed"; done
 else
-	python3 -c 'import gzip, sys; gzip.open(sys.argv[1], "wt").write(",".join(["1"] * 64 + [sys.argv[2]]) + "\n")' \
+	python3 -B -c 'import gzip, sys; gzip.open(sys.argv[1], "wt").write(",".join(["1"] * 64 + [sys.argv[2]]) + "\n")' \
 		"$tmp/digits.csv.gz" "$MARK"
 	case_ digits_convert "$tmp/digits.csv.gz" "line 1: a column is not a number" \
-		python3 tools/digits_convert.py --csv "$tmp/digits.csv.gz" --out "$tmp/d.bin"
-	if python3 -c 'import sys; sys.path.insert(0, "tools"); import ddp_bench' 2>/dev/null; then
-		case_ ddp_bench_csv "$tmp/row.csv:2:16:" "field 3 (shape)" python3 -c \
+		python3 -B tools/digits_convert.py --csv "$tmp/digits.csv.gz" --out "$tmp/d.bin"
+	if python3 -B -c 'import sys; sys.path.insert(0, "tools"); import ddp_bench' 2>/dev/null; then
+		case_ ddp_bench_csv "$tmp/row.csv:2:16:" "field 3 (shape)" python3 -B -c \
 			'import sys; sys.path.insert(0, "tools"); import ddp_bench; ddp_bench.load_rows(sys.argv[1])' \
 			"csv:$tmp/row.csv"
 	else
