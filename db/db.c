@@ -238,8 +238,10 @@ int gc_db_writable(const char *path)
 	if (!dir)
 		return 0;
 	slash = strrchr(dir, '/');
-	if (slash)
-		slash == dir ? (void)(slash[1] = '\0') : (void)(*slash = '\0');
+	if (slash == dir)
+		slash[1] = '\0';          /* "/x.db": the folder is "/" */
+	else if (slash)
+		*slash = '\0';
 	ok = !access(path, W_OK) && !access(slash ? dir : ".", W_OK);
 	free(dir);
 	return ok;
