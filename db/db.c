@@ -348,8 +348,7 @@ gc_rc gc_db_open(const char *path, unsigned flags, gc_db **out, gc_err *e)
 	if ((flags & (GC_DB_READONLY | GC_DB_EXISTING)) && stat(path, &st))
 		return errno == ENOENT
 			? gc_fail(e, GC_E_NOTFOUND, "no results database at '%s': check the path "
-				  "(this command only reads one; 'gcbench run SPEC --db PATH' "
-				  "creates it)", path)
+				  "(only 'gcbench run SPEC --db PATH' creates one)", path)
 			: gc_fail(e, GC_E_DB, "cannot open database '%s': %s; check the path and "
 				  "its permissions", path, strerror(errno));
 	db = calloc(1, sizeof(*db));
