@@ -313,28 +313,54 @@ static gc_rc open_handle(gc_db *db, unsigned flags, gc_err *e)
 	return GC_OK;
 }
 
-/* Read-only: try a plain read-only open; if SQLite cannot set up the WAL index there,
- * open the file as immutable and say what that costs. */
+/* 1 if path's header says WAL mode (bytes 18 and 19 are 2); 0 otherwise or unreadable. */
+static int is_wal(const char *path)
+{
+	unsigned char h[20];
+	FILE *f = fopen(path, "rb");
+	int wal = f && fread(h, 1, sizeof(h), f) == sizeof(h) && h[18] == 2 && h[19] == 2;
+
+	if (f)
+		fclose(f);
+	return wal;
+}
+
+static int shm_exists(const char *path)
+{
+	char p[4200];
+
+	snprintf(p, sizeof(p), "%s-shm", path);
+	return !access(p, F_OK);
+}
+
+/* Read-only. A WAL database needs its -shm index to be shared with a writer. If a
+ * writer has it open (the -shm exists), or this user owns the file, a plain read-only
+ * open uses (or makes) the index and sees concurrent writes. Another user's database
+ * with no -shm is opened immutable instead: no file is created next to it (an index
+ * owned by the reader would lock its owner's next sweep out), and so is one whose index
+ * SQLite cannot create (a folder this user cannot write, a read-only mount). */
 static gc_rc open_ro(gc_db *db, unsigned flags, gc_err *e)
 {
-	gc_rc rc = open_handle(db, flags, e);
+	gc_rc rc;
 
-	if (rc || gc_db_user_version(db) >= 0 || !needs_immutable(db->h))
-		return rc;
-	sqlite3_close(db->h);
-	db->h = NULL;
-	db->immutable = 1;
+	if (is_wal(db->path) && !shm_exists(db->path) && access(db->path, W_OK))
+		db->immutable = 1;
 	rc = open_handle(db, flags, e);
-	if (rc)
+	if (!rc && !db->immutable && gc_db_user_version(db) < 0 && needs_immutable(db->h)) {
+		sqlite3_close(db->h);
+		db->h = NULL;
+		db->immutable = 1;
+		rc = open_handle(db, flags, e);
+	}
+	if (rc || !db->immutable)
 		return rc;
-	gc_warn("database '%s': its folder is not writable for this user, so SQLite cannot "
-		"share it with a writer; reading it as an immutable snapshot: writes a running "
-		"sweep makes meanwhile are not seen", db->path);
+	gc_warn("database '%s': no sweep has it open and this user cannot write it (or its "
+		"folder), so it is read as an immutable snapshot, creating no file next to it: "
+		"writes a sweep makes meanwhile are not seen", db->path);
 	if (wal_has_data(db->path))
 		gc_warn("database '%s': '%s-wal' holds writes not yet in the database file "
-			"and they are not shown; they move there when the last connection that "
-			"can write the folder (a 'gcbench run' of its owner) closes it",
-			db->path, db->path);
+			"and they are not shown; they move there when its owner's next 'gcbench "
+			"run' closes it", db->path, db->path);
 	return GC_OK;
 }
 

@@ -61,10 +61,13 @@ enum {
  *   - A missing file is GC_E_NOTFOUND ("no results database at ..."), never created.
  *   - The file is opened as the URI "file:PATH?mode=ro", so a read-only file (another
  *     user's, a read-only mount) opens.
- *   - A WAL database whose folder this user cannot write has no way to create its
- *     -shm index: then it is reopened with "&immutable=1" and a warning on stderr
- *     (gc_warn) says that writes made meanwhile by a running sweep are not seen, and
- *     a second one if a non-empty -wal file holds writes the snapshot leaves out.
+ *   - A WAL database needs a -shm index shared with its writer. If a writer has made
+ *     one, or this user may write the file, the plain read-only open uses (or makes)
+ *     it and sees concurrent writes. Otherwise (another user's database with no
+ *     writer, a folder this user cannot write, a read-only mount) it is opened with
+ *     "&immutable=1", creating no file next to it, and a warning on stderr (gc_warn)
+ *     says that writes a sweep makes meanwhile are not seen; a second one if a
+ *     non-empty -wal file holds writes the snapshot leaves out.
  *   - A schema older than this build is read through a copy in memory migrated to
  *     this build's schema (a warning says so; an empty file reads as an empty
  *     database); a file over 256 MiB is refused instead (GC_E_DB), naming what

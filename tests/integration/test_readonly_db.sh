@@ -48,7 +48,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
 fi
 if [ -z "$as_nobody" ]; then
 	for n in other_user_same_output report_other_user other_user_nothing_written \
-		other_user_says_immutable model_other_user_no_store; do skip "$n" "needs root and setpriv to run as nobody"; done
+		other_user_says_immutable shared_folder_no_files model_other_user_no_store; do skip "$n" "needs root and setpriv to run as nobody"; done
 else
 	mkdir "$tmp/ro" "$tmp/out" && cp "$tmp/r.db" "$tmp/m.db" "$tmp/ro/" && chown nobody "$tmp/out"
 	chmod 0444 "$tmp/ro/"*.db && chmod 0555 "$tmp/ro"
@@ -74,9 +74,19 @@ else
 	if [ -z "$extra" ] && [ "$(sha256sum <"$tmp/ro/r.db")" = "${sum0[r]}" ] &&
 	   [ "$(sha256sum <"$tmp/ro/m.db")" = "${sum0[m]}" ]; then pass other_user_nothing_written
 	else fail other_user_nothing_written "new files '$extra' or a changed database"; fi
-	if grep -q 'reading it as an immutable snapshot' "$tmp/err.ro" &&
+	if grep -q 'read as an immutable snapshot' "$tmp/err.ro" &&
 	   ! grep -q 'attempt to write' "$tmp/err.ro"; then pass other_user_says_immutable
 	else fail other_user_says_immutable "stderr: $(head -n 3 "$tmp/err.ro" | tr '\n' ' ')"; fi
+	# another user's database in a folder this user may write (a shared, sticky
+	# folder): no -shm or -wal of the reader's is left next to it (it would lock the
+	# owner's next sweep out), and the reader says it reads a snapshot
+	mkdir "$tmp/shared" && chmod 1777 "$tmp/shared" && cp "$tmp/r.db" "$tmp/shared/" &&
+		chmod 0644 "$tmp/shared/r.db"
+	out=$($as_nobody "$GC" status --db "$tmp/shared/r.db" 2>&1); rc=$?
+	extra=$(ls "$tmp/shared" | grep -v '^r\.db$')
+	if [ $rc -eq 0 ] && [ -z "$extra" ] && grep -q 'immutable snapshot' <<<"$out"; then
+		pass shared_folder_no_files
+	else fail shared_folder_no_files "rc $rc, new files '$extra': $(head -n 2 <<<"$out" | tr '\n' ' ')"; fi
 	# model without --no-store on a database it cannot write: predicts, stores nothing
 	out=$($as_nobody "$GC" model --db "$tmp/ro/m.db" 2>&1); rc=$?
 	if [ $rc -eq 0 ] && grep -q 'predictions (not stored)' <<<"$out" &&
