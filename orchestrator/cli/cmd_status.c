@@ -110,8 +110,8 @@ static int show(const char *path, int nsweeps, int nruns)
 			 "pass --db PATH", path);
 		return 1;
 	}
-	/* read-write when we may (an older schema is then migrated), else read-only */
-	if (gc_db_open(path, access(path, W_OK) ? GC_DB_READONLY : 0, &db, &e)) {
+	/* only read: never migrates, works on another user's file or a read-only mount */
+	if (gc_db_open(path, GC_DB_READONLY, &db, &e)) {
 		gc_error("%s", e.msg);
 		return 1;
 	}

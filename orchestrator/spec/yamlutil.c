@@ -279,23 +279,33 @@ static void check_key(yaml_document_t *doc, const yaml_node_t *map, yaml_node_pa
 		gc_diag(d, kn, "a key in %s is %s; keys are plain words", where, gc_yaml_kind(kn));
 		return;
 	}
+	/* a key is named only when it is one of ours: the text of a file that is not what
+	 * it should be (a spec given /etc/shadow) is never quoted, the position says where */
+	const char *known = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(allowed[i], k))
+			known = allowed[i];
 	for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
 		const char *k2 = gc_yaml_text(yaml_document_get_node(doc, q->key));
 		if (k2 && !strcmp(k, k2)) {
-			gc_diag(d, kn, "duplicate key '%s' in %s; keep one of them", k, where);
+			if (known)
+				gc_diag(d, kn, "duplicate key '%s' in %s; keep one of them", known,
+					where);
+			else
+				gc_diag(d, kn, "duplicate key in %s; keep one of them", where);
 			return;
 		}
 	}
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(allowed[i], k))
-			return;
+	if (known)
+		return;
 	hint = gc_did_you_mean(k, allowed, n);
 	if (hint) {
-		gc_diag(d, kn, "unknown key '%s' in %s; did you mean '%s'?", k, where, hint);
+		gc_diag(d, kn, "unknown key in %s; did you mean '%s'?", where, hint);
 		return;
 	}
 	list_keys(allowed, n, keys, sizeof(keys));
-	gc_diag(d, kn, "unknown key '%s' in %s; the keys here are: %s", k, where, keys);
+	gc_diag(d, kn, "unknown key in %s; the keys here are: %s", where, keys);
 }
 
 void gc_yaml_check_keys(yaml_document_t *doc, const yaml_node_t *map,

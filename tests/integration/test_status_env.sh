@@ -91,8 +91,11 @@ then pass status_new_db
 else fail status_new_db "rc $rc: $(tr '\n' ' ' <<<"$out")"; fi
 
 if need_cmd sqlite3 status_with_runs status_limits; then
-	# the empty file is now a migrated database: add two sweeps and three runs
-	sqlite3 "$db" "
+	# status only read the empty file (it stays empty): give it the schema (every
+	# migration of db/schema.sql, in order), then two sweeps and three runs
+	[ -s "$db" ] && fail status_with_runs "status wrote to $db"
+	sqlite3 "$db" <db/schema.sql &&
+	sqlite3 "$db" "PRAGMA user_version = $(grep -c '^-- @migration' db/schema.sql);
 INSERT INTO sweeps (id, name, spec_text, spec_hash, baseline, started, status)
   VALUES (1, 'older', '', 'h1', 'syncsgd', 1700000000, 'done'),
          (2, 'quickstart', '', 'h2', 'syncsgd', 1700001000, 'running');
