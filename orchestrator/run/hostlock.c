@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "proc.h"
 #include "strutil.h"
 
@@ -39,10 +40,20 @@ static const char HOLDER[] =
 	"( : 9<>\"$d/lock\" ) 2>/dev/null || { echo \"gcbench-hostlock: no-open $d/lock\"; exit 4; }; "
 	"exec 9<>\"$d/lock\"; "
 	"if ! flock -n 9; then echo busy; cat \"$d/owner\" 2>/dev/null; exit 3; fi; "
-	"{ printf '%ssince=%s\\n' \"$1\" \"$(date +%s)\" >\"$d/owner.$$\" && "
+	"{ printf '%ssince=%s\\nholder=%s\\n' \"$1\" \"$(date +%s)\" \"$$\" >\"$d/owner.$$\" && "
 	"mv -f \"$d/owner.$$\" \"$d/owner\"; } 2>/dev/null || "
 	"{ echo \"gcbench-hostlock: no-write $d/owner\"; exit 4; }; "
-	"echo locked; cat >/dev/null; rm -f \"$d/owner\"";
+	"echo locked; cat >/dev/null 9>&-; rm -f \"$d/owner\"";
+
+/* $1: the pid of a holder whose owner is gone. Ended only when it is still the holder
+ * that the record names and it has the lock file open (fd 9, or where the shell saved
+ * fd 9 while it waits for cat: dash moves it); exit 5 otherwise. */
+static const char BREAKER[] =
+	"n=$(readlink /proc/$$/ns/net 2>/dev/null | tr -cd 0-9); "
+	"d=${GCBENCH_HOSTLOCK_DIR:-" GC_HOSTLOCK_DIR "${n:-0}}; "
+	"grep -qx \"holder=$1\" \"$d/owner\" 2>/dev/null || exit 5; "
+	"for f in /proc/$1/fd/*; do "
+	"[ \"$(readlink \"$f\" 2>/dev/null)\" = \"$d/lock\" ] && exec kill -KILL \"$1\"; done; exit 5";
 
 static double now_s(void)
 {
@@ -158,7 +169,8 @@ static void last_line(const char *s, char *out, size_t n)
 }
 
 /* What a holder that did not lock said, as an error. */
-static gc_rc refused(const gc_node *nd, int status, const char *said, gc_err *e)
+static gc_rc refused(const gc_node *nd, int status, const char *said, long long *stale,
+		     gc_err *e)
 {
 	const char *busy = NULL;
 	char line[256], desc[2048];
@@ -172,6 +184,7 @@ static gc_rc refused(const gc_node *nd, int status, const char *said, gc_err *e)
 	if (status == 3 && busy) {
 		if (gc_hostlock_owner_parse(busy, &o, &pe) == GC_OK) {
 			gc_hostlock_owner_describe(&o, time(NULL), desc, sizeof(desc));
+			*stale = gc_hostlock_owner_gone(&o) ? o.holder : 0;
 			return gc_fail(e, GC_E_BUSY, "host '%s' (%s) is held by another gcbench run: %s; "
 				       "nothing was changed on any host: wait for that run to end or stop it "
 				       "(its lock goes with it)", nd->name, nd->address, desc);
@@ -191,6 +204,58 @@ static gc_rc refused(const gc_node *nd, int status, const char *said, gc_err *e)
 	return gc_fail(e, GC_E_COMM, "cannot lock host '%s' (%s): ssh ended (%s)%s%s", nd->name,
 		       nd->address, status == 255 ? "cannot connect" : "unexpected end",
 		       *line ? ": " : "", line);
+}
+
+/* End the holder hpid of a lock whose owner is gone (BREAKER). */
+static int break_stale(gc_node *nd, long long hpid)
+{
+	char pid[32], *argv[] = { "sh", "-c", (char *)BREAKER, "gcbench-hostlock", pid, NULL };
+	gc_ssh_target t;
+	gc_proc_result r;
+	gc_err e;
+	int ok;
+
+	snprintf(pid, sizeof(pid), "%lld", hpid);
+	gc_node_target(nd, &t);
+	ok = gc_ssh_run(&t, argv, NULL, HOLD_ANSWER_S, &r, &e) == GC_OK && r.status == 0;
+	gc_proc_result_release(&r);
+	return ok;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* The holder i ended without locking: its error, or GC_OK once a lock whose owner is
+ * provably gone (gc_hostlock_owner_gone) was taken over. */
+static gc_rc settle(gc_node *nd, const char *record, struct gc_hostlocks *hl, size_t i,
+		    char *said, size_t n, gc_err *e)
+{
+	long long stale = 0;
+	gc_rc rc = refused(nd, reap(hl->pid[i], HOLD_RELEASE_S), said, &stale, e);
+	int tries;
+
+	hl->pid[i] = 0;   /* reaped */
+	for (tries = 0; rc == GC_E_BUSY && stale > 0 && tries < 3; tries++) {
+		if (!break_stale(nd, stale))
+			return rc;
+		gc_info("host '%s': its lock belonged to a gcbench run of this machine that is gone: "
+			"taken over", nd->name);
+		close_fd(&hl->in[i]);
+		close_fd(&hl->out[i]);
+		usleep(100000);
+		if ((rc = spawn(nd, record, &hl->pid[i], &hl->in[i], &hl->out[i], e)))
+			return rc;
+		if (await(hl->out[i], now_s() + HOLD_ANSWER_S, said, n) == 1)
+			return GC_OK;
+		stale = 0;
+		rc = refused(nd, reap(hl->pid[i], HOLD_RELEASE_S), said, &stale, e);
+		hl->pid[i] = 0;
+	}
+	return rc;
 }
 
 static int by_address(const void *a, const void *b)
@@ -250,10 +315,8 @@ gc_rc gc_hostlock_acquire(gc_node *nodes, size_t n, const struct gc_hostlock_own
 		else if (got < 0)
 			rc = gc_fail(e, GC_E_TIMEOUT, "host '%s' (%s) did not answer within %.0f s while "
 				     "being locked", order[i]->name, order[i]->address, HOLD_ANSWER_S);
-		else {
-			rc = refused(order[i], reap(hl->pid[i], HOLD_RELEASE_S), said, e);
-			hl->pid[i] = 0;   /* reaped */
-		}
+		else
+			rc = settle(order[i], record, hl, i, said, sizeof(said), e);
 	}
 	free(order);
 	if (rc)
@@ -267,12 +330,12 @@ void gc_hostlock_release(struct gc_hostlocks *hl)
 	double end = now_s() + HOLD_RELEASE_S;
 
 	for (i = 0; i < hl->n; i++)
-		close(hl->in[i]);   /* the holder reads end of file, removes its record and ends */
+		close_fd(&hl->in[i]);   /* the holder reads end of file, removes its record, ends */
 	for (i = 0; i < hl->n; i++) {
 		double left = end - now_s();
 		if (hl->pid[i] > 0 && waitpid(hl->pid[i], NULL, WNOHANG) != hl->pid[i])
 			reap(hl->pid[i], left > 0 ? left : 0);
-		close(hl->out[i]);
+		close_fd(&hl->out[i]);
 	}
 	free(hl->pid);
 	free(hl->in);

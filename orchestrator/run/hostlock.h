@@ -14,7 +14,8 @@
  *
  * The owner record is text, one "key=value" a line (# comments allowed):
  *   version=1, controller (host name), user, home (GCBENCH_HOME), inventory, spec,
- *   db, pid (of gcbench run), since (seconds since the epoch, written by the holder)
+ *   db, pid (of gcbench run), machine, boot, pidns, start (which process pid is),
+ *   and, written by the holder, since (seconds since the epoch) and holder (its pid)
  * Values are printable (no control characters) and short; unknown keys are ignored.
  */
 #ifndef GC_HOSTLOCK_H
@@ -38,12 +39,24 @@ struct gc_hostlock_owner {
 	char db[512];
 	long long pid;
 	long long since;       /* 0: not written yet (a record about to be sent) */
+	/* which process pid is: its machine (/etc/machine-id), boot (boot_id), pid
+	 * namespace inode and start time (clock ticks after boot); "" or 0 when unknown */
+	char machine[64];
+	char boot[64];
+	long long pidns;
+	long long start;
+	long long holder;      /* the holder's pid on the host (written by the holder) */
 };
 
 /* This process as an owner: host name, login, gc_home(), pid; the three paths as
  * given (NULL: "-"). Control characters become '?'; long values are cut. */
 void gc_hostlock_owner_self(struct gc_hostlock_owner *o, const char *inventory,
 			    const char *spec, const char *db);
+
+/* 1 when o's gcbench run is provably gone: it ran on this machine, in this boot and
+ * pid namespace, and its pid is not running or is another process now. 0 otherwise
+ * (another machine, or not known: then it is not taken over). */
+int gc_hostlock_owner_gone(const struct gc_hostlock_owner *o);
 
 /* The record text of o (without since when o->since is 0), into buf; the number of
  * bytes it needs (like snprintf). */

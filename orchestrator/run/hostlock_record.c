@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "netem/pids.h"
 #include "run_setup.h"
 #include "strutil.h"
 
@@ -35,10 +37,29 @@ static const char *absolute(const char *path, char *buf, size_t n)
 	return buf;
 }
 
+/* the first line of a small file, [0-9a-f-] only; "" when unreadable */
+static void read_id(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	size_t i;
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	if (!fgets(buf, (int)n, f))
+		buf[0] = 0;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	for (i = 0; buf[i]; i++)
+		if (!strchr("0123456789abcdef-", buf[i]))
+			buf[0] = 0;
+}
+
 void gc_hostlock_owner_self(struct gc_hostlock_owner *o, const char *inventory,
 			    const char *spec, const char *db)
 {
 	char host[256] = "", abs[PATH_MAX];
+	struct stat st;
 	struct passwd *pw = getpwuid(getuid());
 
 	memset(o, 0, sizeof(*o));
@@ -53,13 +74,37 @@ void gc_hostlock_owner_self(struct gc_hostlock_owner *o, const char *inventory,
 	clean_copy(o->spec, sizeof(o->spec), absolute(spec, abs, sizeof(abs)));
 	clean_copy(o->db, sizeof(o->db), absolute(db, abs, sizeof(abs)));
 	o->pid = (long long)getpid();
+	read_id("/etc/machine-id", o->machine, sizeof(o->machine));
+	read_id("/proc/sys/kernel/random/boot_id", o->boot, sizeof(o->boot));
+	if (!stat("/proc/self/ns/pid", &st))
+		o->pidns = (long long)st.st_ino;
+	o->start = (long long)gc_proc_start_time(getpid());
+}
+
+int gc_hostlock_owner_gone(const struct gc_hostlock_owner *o)
+{
+	struct gc_hostlock_owner me;
+	unsigned long long start;
+
+	gc_hostlock_owner_self(&me, NULL, NULL, NULL);
+	/* only a process this machine's kernel would show, in the same pid namespace */
+	if (!*o->machine || strcmp(o->machine, me.machine) || !*o->boot ||
+	    strcmp(o->boot, me.boot) || !o->pidns || o->pidns != me.pidns || !o->start ||
+	    strcmp(o->controller, me.controller))
+		return 0;
+	if (o->pid == me.pid)
+		return 0;
+	start = o->pid > 0 && o->pid <= INT_MAX ? gc_proc_start_time((pid_t)o->pid) : 0;
+	return start != (unsigned long long)o->start;
 }
 
 int gc_hostlock_owner_format(const struct gc_hostlock_owner *o, char *buf, size_t n)
 {
 	int len = snprintf(buf, n, "# gcbench host lock: who shapes this host\nversion=1\n"
-			   "controller=%s\nuser=%s\nhome=%s\ninventory=%s\nspec=%s\ndb=%s\npid=%lld\n",
-			   o->controller, o->user, o->home, o->inventory, o->spec, o->db, o->pid);
+			   "controller=%s\nuser=%s\nhome=%s\ninventory=%s\nspec=%s\ndb=%s\npid=%lld\n"
+			   "machine=%s\nboot=%s\npidns=%lld\nstart=%lld\n",
+			   o->controller, o->user, o->home, o->inventory, o->spec, o->db, o->pid,
+			   o->machine, o->boot, o->pidns, o->start);
 
 	if (len >= 0 && o->since)
 		len += snprintf(buf + ((size_t)len < n ? (size_t)len : n), (size_t)len < n ? n - (size_t)len : 0,
@@ -80,9 +125,15 @@ static int owner_set(struct gc_hostlock_owner *o, const char *k, const char *v, 
 {
 	static const struct { const char *key; size_t off, size; } str[] = {
 #define S(f) { #f, offsetof(struct gc_hostlock_owner, f), sizeof(((struct gc_hostlock_owner *)0)->f) }
-		S(controller), S(user), S(home), S(inventory), S(spec), S(db),
+		S(controller), S(user), S(home), S(inventory), S(spec), S(db), S(machine), S(boot),
 #undef S
 		{ NULL, 0, 0 }
+	};
+	static const struct { const char *key; size_t off; } num[] = {
+#define N(f) { #f, offsetof(struct gc_hostlock_owner, f) }
+		N(pid), N(since), N(pidns), N(start), N(holder),
+#undef N
+		{ NULL, 0 }
 	};
 	uint64_t u;
 	size_t i;
@@ -92,16 +143,16 @@ static int owner_set(struct gc_hostlock_owner *o, const char *k, const char *v, 
 	for (i = 0; str[i].size; i++)
 		if (!strcmp(k, str[i].key))
 			return *v && gc_strlcpy((char *)o + str[i].off, v, str[i].size) < str[i].size ? 0 : -1;
-	if (strcmp(k, "version") && strcmp(k, "pid") && strcmp(k, "since"))
+	for (i = 0; num[i].key && strcmp(k, num[i].key); i++) {
+	}
+	if (!num[i].key && strcmp(k, "version"))
 		return 1;
 	if (gc_parse_u64(v, &u) || u == 0 || u > (uint64_t)1 << 62)
 		return -1;
-	if (!strcmp(k, "version"))
+	if (!num[i].key)
 		*version = (int)(u < 100 ? u : 100);
-	else if (!strcmp(k, "pid"))
-		o->pid = (long long)u;
 	else
-		o->since = (long long)u;
+		*(long long *)((char *)o + num[i].off) = (long long)u;
 	return 0;
 }
 

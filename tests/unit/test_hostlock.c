@@ -236,6 +236,84 @@ static void test_hold_takeover_after_sigkill(void)
 	gc_hostlock_release(&h);
 }
 
+/* The controller is gone but its holder was not told (a connection that did not carry
+ * the end of input: here a leftover process keeps the holder's stdin open): the owner
+ * is provably gone on this machine, so the next run ends that holder and takes over. */
+static void test_hold_takeover_stale_holder(void)
+{
+	gc_node a[1] = { node("n1", "10.0.0.31") };
+	struct gc_hostlocks h;
+	struct gc_hostlock_owner me;
+	int sync[2];
+	pid_t kid, keeper = 0;
+	gc_err e = { "" };
+
+	if (!have_flock())
+		SKIP("no flock(1) here (util-linux)");
+	gc_hostlock_owner_self(&me, NULL, "spec.yaml", "a.db");
+	CHECK(pipe(sync) == 0);
+	fflush(stdout);
+	kid = fork();
+	if (kid == 0) {
+		struct gc_hostlocks mine;
+		struct gc_hostlock_owner self;
+		pid_t k;
+		gc_hostlock_owner_self(&self, NULL, "spec.yaml", "a.db");   /* this pid */
+		if (gc_hostlock_acquire(a, 1, &self, &mine, NULL) != GC_OK)
+			_exit(1);
+		k = fork();   /* keeps the holder's stdin open after this process is killed */
+		if (k == 0) {
+			sleep(60);
+			_exit(0);
+		}
+		if (write(sync[1], &k, sizeof(k)) != sizeof(k))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(sync[1]);
+	CHECK(read(sync[0], &keeper, sizeof(keeper)) == sizeof(keeper));
+	close(sync[0]);
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	CHECKF(gc_hostlock_acquire(a, 1, &me, &h, &e) == GC_OK, "%s", e.msg);
+	gc_hostlock_release(&h);
+	kill(keeper, SIGKILL);
+	/* a live owner of this machine is never taken over */
+	me.pid = getpid();
+	CHECK(gc_hostlock_owner_gone(&me) == 0);
+}
+
+static void test_owner_gone(void)
+{
+	struct gc_hostlock_owner o;
+	pid_t kid;
+
+	gc_hostlock_owner_self(&o, NULL, NULL, NULL);
+	CHECK(*o.machine && *o.boot && o.pidns && o.start);
+	CHECK(gc_hostlock_owner_gone(&o) == 0);   /* this process */
+	fflush(stdout);
+	kid = fork();
+	if (kid == 0)
+		_exit(0);
+	waitpid(kid, NULL, 0);
+	o.pid = kid;                              /* ended */
+	CHECK(gc_hostlock_owner_gone(&o) == 1);
+	o.pid = getppid();                        /* alive, but another process than recorded */
+	CHECK(gc_hostlock_owner_gone(&o) == 1);
+	o.pid = kid;
+	snprintf(o.machine, sizeof(o.machine), "0123");   /* another machine: not known */
+	CHECK(gc_hostlock_owner_gone(&o) == 0);
+	gc_hostlock_owner_self(&o, NULL, NULL, NULL);
+	o.pid = kid;
+	snprintf(o.controller, sizeof(o.controller), "elsewhere");
+	CHECK(gc_hostlock_owner_gone(&o) == 0);
+	gc_hostlock_owner_self(&o, NULL, NULL, NULL);
+	o.pid = kid;
+	o.start = 0;                              /* an older record: not known */
+	CHECK(gc_hostlock_owner_gone(&o) == 0);
+}
+
 int main(void)
 {
 	char cmd[400];
@@ -251,9 +329,11 @@ int main(void)
 	GCT_RUN(test_owner_unknown_key);
 	GCT_RUN(test_owner_malformed);
 	GCT_RUN(test_owner_describe);
+	GCT_RUN(test_owner_gone);
 	GCT_RUN(test_hold_busy_release);
 	GCT_RUN(test_hold_malformed_owner);
 	GCT_RUN(test_hold_takeover_after_sigkill);
+	GCT_RUN(test_hold_takeover_stale_holder);
 	rc = gct_finish();
 	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", base);
 	if (system(cmd)) {
