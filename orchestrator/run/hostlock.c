@@ -26,34 +26,44 @@
 #define HOLD_ANSWER_S 30.0   /* the ssh connect timeout (10 s) and slack */
 #define HOLD_RELEASE_S 5.0
 
-/* $1: the owner record without since. GCBENCH_HOSTLOCK_DIR replaces the directory
- * (tests: ssh does not carry it to a host). Exit 3: held by someone else (the record
+/* Where the lock is (shared by HOLDER and BREAKER): f, the file host@INODE in d.
+ * root: d is GC_HOSTLOCK_DIR (made 0755, the file 0666, so that other logins can
+ * lock it too; nobody but root can put anything in d). Another login: GC_HOSTLOCK_DIR
+ * when root made the file there, else its own ~/.cache/gcbench/hostlock.
+ * GCBENCH_HOSTLOCK_DIR replaces d (tests: ssh does not carry it to a host). */
+#define LOCATE \
+	"n=$(readlink /proc/$$/ns/net 2>/dev/null | tr -cd 0-9); n=${n:-0}; r=" GC_HOSTLOCK_DIR "; " \
+	"if [ -n \"${GCBENCH_HOSTLOCK_DIR:-}\" ]; then d=$GCBENCH_HOSTLOCK_DIR; " \
+	"elif [ \"$(id -u)\" = 0 ]; then d=$r; " \
+	"elif [ -w \"$r/host@$n\" ]; then d=$r; " \
+	"else d=${HOME:-/nonexistent}/.cache/gcbench/hostlock; fi; f=$d/host@$n; "
+
+/* $1: the owner record without since. Exit 3: held by someone else (the record
  * follows "busy"); 4: this host cannot hold the lock (the reason follows
- * "gcbench-hostlock:"). `( : 9<>F )` tests the open first: a failed redirection of
- * exec ends a POSIX shell. */
+ * "gcbench-hostlock:"). The record is written into the locked file itself (the
+ * flock is on the file, whatever its content) and emptied at the end. `( : 9<>F )`
+ * tests the open first: a failed redirection of exec ends a POSIX shell. */
 static const char HOLDER[] =
-	"umask 0; n=$(readlink /proc/$$/ns/net 2>/dev/null | tr -cd 0-9); "
-	"d=${GCBENCH_HOSTLOCK_DIR:-" GC_HOSTLOCK_DIR "${n:-0}}; "
+	LOCATE
 	"command -v flock >/dev/null 2>&1 || { echo 'gcbench-hostlock: no-flock'; exit 4; }; "
-	"[ -d \"$d\" ] || mkdir -m 0777 \"$d\" 2>/dev/null; "
-	"if [ -L \"$d\" ] || [ ! -d \"$d\" ]; then echo \"gcbench-hostlock: no-dir $d\"; exit 4; fi; "
-	"( : 9<>\"$d/lock\" ) 2>/dev/null || { echo \"gcbench-hostlock: no-open $d/lock\"; exit 4; }; "
-	"exec 9<>\"$d/lock\"; "
-	"if ! flock -n 9; then echo busy; cat \"$d/owner\" 2>/dev/null; exit 3; fi; "
-	"{ printf '%ssince=%s\\nholder=%s\\n' \"$1\" \"$(date +%s)\" \"$$\" >\"$d/owner.$$\" && "
-	"mv -f \"$d/owner.$$\" \"$d/owner\"; } 2>/dev/null || "
-	"{ echo \"gcbench-hostlock: no-write $d/owner\"; exit 4; }; "
-	"echo locked; cat >/dev/null 9>&-; rm -f \"$d/owner\"";
+	"mkdir -p \"$d\" 2>/dev/null; "
+	"if [ \"$d\" = \"$r\" ] && [ \"$(id -u)\" = 0 ]; then chmod 0755 \"$d\"; "
+	"[ -e \"$f\" ] || : >>\"$f\"; chmod 0666 \"$f\"; fi 2>/dev/null; "
+	"( : 9<>\"$f\" ) 2>/dev/null || { echo \"gcbench-hostlock: no-open $f\"; exit 4; }; "
+	"exec 9<>\"$f\"; "
+	"if ! flock -n 9; then echo busy; cat \"$f\" 2>/dev/null; exit 3; fi; "
+	"printf '%ssince=%s\\nholder=%s\\n' \"$1\" \"$(date +%s)\" \"$$\" 2>/dev/null >\"$f\" || "
+	"{ echo \"gcbench-hostlock: no-write $f\"; exit 4; }; "
+	"echo locked; cat >/dev/null 9>&-; : >\"$f\"";
 
 /* $1: the pid of a holder whose owner is gone. Ended only when it is still the holder
  * that the record names and it has the lock file open (fd 9, or where the shell saved
  * fd 9 while it waits for cat: dash moves it); exit 5 otherwise. */
 static const char BREAKER[] =
-	"n=$(readlink /proc/$$/ns/net 2>/dev/null | tr -cd 0-9); "
-	"d=${GCBENCH_HOSTLOCK_DIR:-" GC_HOSTLOCK_DIR "${n:-0}}; "
-	"grep -qx \"holder=$1\" \"$d/owner\" 2>/dev/null || exit 5; "
-	"for f in /proc/$1/fd/*; do "
-	"[ \"$(readlink \"$f\" 2>/dev/null)\" = \"$d/lock\" ] && exec kill -KILL \"$1\"; done; exit 5";
+	LOCATE
+	"grep -qx \"holder=$1\" \"$f\" 2>/dev/null || exit 5; "
+	"for p in /proc/$1/fd/*; do "
+	"[ \"$(readlink \"$p\" 2>/dev/null)\" = \"$f\" ] && exec kill -KILL \"$1\"; done; exit 5";
 
 static double now_s(void)
 {
@@ -190,7 +200,7 @@ static gc_rc refused(const gc_node *nd, int status, const char *said, long long 
 				       "(its lock goes with it)", nd->name, nd->address, desc);
 		}
 		return gc_fail(e, GC_E_BUSY, "host '%s' (%s) is held by another gcbench run whose owner "
-			       "record (" GC_HOSTLOCK_DIR "N/owner there) cannot be read: %s; nothing was "
+			       "record (" GC_HOSTLOCK_DIR "/host@N there) cannot be read: %s; nothing was "
 			       "changed on any host: wait for that run to end or stop it", nd->name,
 			       nd->address, *busy ? pe.msg : "it is not written yet, or was removed");
 	}
@@ -200,7 +210,9 @@ static gc_rc refused(const gc_node *nd, int status, const char *said, long long 
 			       "gcbench host lock: install util-linux there", nd->name, nd->address);
 	if (status == 4)
 		return gc_fail(e, GC_E_IO, "host '%s' (%s) cannot hold the gcbench host lock (%s): "
-			       "check that /tmp there is writable", nd->name, nd->address, line);
+			       "a login other than root needs the file that a root login's run makes in "
+			       GC_HOSTLOCK_DIR " (docs/spec.md, \"Who holds a host\"), or a writable "
+			       "home directory there", nd->name, nd->address, line);
 	return gc_fail(e, GC_E_COMM, "cannot lock host '%s' (%s): ssh ended (%s)%s%s", nd->name,
 		       nd->address, status == 255 ? "cannot connect" : "unexpected end",
 		       *line ? ": " : "", line);

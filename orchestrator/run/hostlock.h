@@ -1,16 +1,18 @@
 /* orchestrator/run/hostlock.h: the lock on the hosts a sweep shapes (docs/spec.md,
  * "Who holds a host").
  *
- * Each host holds its own lock: the directory /tmp/gcbench-host@INODE on the host
- * (INODE: its network namespace's, so nodes that share one file system still have one
- * each) with a file "lock" that a holder process keeps under flock(2), and a file
- * "owner" that says who holds it (an owner record, below). The holder is a small POSIX
- * shell script that `gcbench run` starts on every host over ssh before it changes
- * anything; it prints "locked" and then reads its stdin until end of file. When the
- * controller ends (also by SIGKILL) its ssh sees end of file on its stdin, the holder
- * exits and the kernel drops the flock: a lock whose owner is gone is free by
- * construction. Hosts are locked all at once without waiting; when one is held, every
- * lock taken is given back and the run stops with the owner's description (GC_E_BUSY).
+ * Each host holds its own lock: the file GC_HOSTLOCK_DIR/host@INODE on the host (INODE:
+ * its network namespace's, so nodes that share one file system still have one each),
+ * which a holder process keeps under flock(2) and in which it writes who holds it (an
+ * owner record, below). The holder is a small POSIX shell script that `gcbench run`
+ * starts on every host over ssh before it changes anything; it prints "locked" and
+ * then reads its stdin until end of file. When the controller ends (also by SIGKILL)
+ * its ssh sees end of file on its stdin, the holder exits and the kernel drops the
+ * flock: a lock whose owner is gone is free by construction. Hosts are locked all at
+ * once without waiting; when one is held, every lock taken is given back and the run
+ * stops with the owner's description (GC_E_BUSY). A root login makes the directory
+ * (0755) and the file (0666, so that other logins lock the same file); another login
+ * uses it when it is there, else its own ~/.cache/gcbench/hostlock.
  *
  * The owner record is text, one "key=value" a line (# comments allowed):
  *   version=1, controller (host name), user, home (GCBENCH_HOME), inventory, spec,
@@ -28,7 +30,7 @@
 #include "orchestrator/remote/nodes.h"
 #include "result.h"
 
-#define GC_HOSTLOCK_DIR "/tmp/gcbench-host@"   /* + the namespace inode */
+#define GC_HOSTLOCK_DIR "/run/gcbench/hostlock"
 
 struct gc_hostlock_owner {
 	char controller[128];

@@ -2,11 +2,11 @@
 # The host lock (docs/spec.md, "Who holds a host"): two controllers (two GCBENCH_HOMEs,
 # two inventories naming the same hosts of one emulated cluster). While the first runs
 # a sweep, the second stops with the first's description, exit 3, and changes nothing
-# (no qdisc, no database); `local: N` of another size does not rebuild the cluster
-# under it; after the first is killed with SIGKILL the second takes over, restores the
+# (no qdisc, no database); so does a run that logs in to the same hosts as another
+# user; `local: N` of another size does not rebuild the cluster under it; after the first is killed with SIGKILL the second takes over, restores the
 # links the killed sweep left capped and completes.
 . "$(dirname "$0")/../lib.sh"
-cases="second_stops local_not_rebuilt takeover_after_sigkill"
+cases="second_stops other_login_stops local_not_rebuilt takeover_after_sigkill"
 need_sweep $cases || exit 0
 need_cmd flock $cases || exit 0
 
@@ -19,9 +19,14 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-cluster_up 2 $cases || exit 0
+if ! out=$("$BIN/gcbench" cluster up 2 --name "$name" --user hlu 2>&1); then
+	for c in $cases; do fail "$c" "cluster up failed: $out"; done
+	exit 0
+fi
+inv=$GCBENCH_HOME/clusters/$name/inventory.yaml
 sed "s/^name: .*/name: first/" "$inv" >"$work/inv-a.yaml"
 sed "s/^name: .*/name: second/" "$inv" >"$work/inv-b.yaml"
+sed -e "s/^name: .*/name: login/" -e "s/^\( *\)user: root/\1user: hlu/" "$inv" >"$work/inv-u.yaml"
 mkdir -p "$work/b"
 
 spec() {   # spec FILE ITERATIONS
@@ -84,7 +89,18 @@ else
 	fail second_stops "exit $rc, qdiscs changed: $([ "$before" = "$after" ] && echo no || echo yes), database: $(ls "$work/b.db" 2>&1), output: $(echo "$msg" | tail -2 | tr '\n' ' ')"
 fi
 
-# 2. local: 3 on the same cluster, from either home: not rebuilt, the first goes on
+# 2. the same hosts through another login (hlu): the root run's lock file is theirs too
+second "$work/short.yaml" "$work/inv-u.yaml" "$work/u.db"
+after=$(qdiscs)
+if [ "$rc" = 3 ] && grep -q "is held by another gcbench run: user 'root'" "$work/b.out" &&
+	grep -q "gcbench run pid $gpid," "$work/b.out" && grep -q "user: hlu" "$work/inv-u.yaml" &&
+	[ "$before" = "$after" ] && [ ! -e "$work/u.db" ]; then
+	pass other_login_stops
+else
+	fail other_login_stops "exit $rc, qdiscs changed: $([ "$before" = "$after" ] && echo no || echo yes): $(tail -2 "$work/b.out" | tr '\n' ' ')"
+fi
+
+# 3. local: 3 on the same cluster, from either home: not rebuilt, the first goes on
 printf 'name: %s\nlocal: 3\n' "$name" >"$work/local3.yaml"
 second "$work/short.yaml" "$work/local3.yaml" "$work/c.db"
 rc_b=$rc; msg_b=$(cat "$work/b.out")
@@ -99,7 +115,7 @@ else
 	fail local_not_rebuilt "exits $rc_b/$rc_a, n3: $(ip netns list | grep -c "gcb-$name-n3"), first alive: $(kill -0 "$gpid" 2>/dev/null && echo yes || echo no): $(echo "$msg_b" | tail -1)"
 fi
 
-# 3. SIGKILL the first: its links stay capped; the second takes over, restores and runs
+# 4. SIGKILL the first: its links stay capped; the second takes over, restores and runs
 kill -9 "$gpid"; wait "$gpid" 2>/dev/null; gpid=
 capped && left_capped=1 || left_capped=0
 sleep 1

@@ -134,6 +134,21 @@ static int fake_ssh(void)
 	return setenv("PATH", env, 1);
 }
 
+/* the lock file of the stand-in host addr */
+static void lock_file(const char *addr, char *buf, size_t n)
+{
+	struct stat st;
+	unsigned long long ino = stat("/proc/self/ns/net", &st) ? 0 : (unsigned long long)st.st_ino;
+
+	snprintf(buf, n, "%s/h-%s/host@%llu", base, addr, ino);
+}
+
+static long long file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) ? -1 : (long long)st.st_size;
+}
+
 static int have_flock(void)
 {
 	return system("command -v flock >/dev/null 2>&1") == 0;
@@ -153,8 +168,8 @@ static void test_hold_busy_release(void)
 		SKIP("no flock(1) here (util-linux)");
 	gc_hostlock_owner_self(&me, "inv-a.yaml", "spec.yaml", "a.db");
 	CHECKF(gc_hostlock_acquire(a, 2, &me, &ha, &e) == GC_OK, "%s", e.msg);
-	snprintf(p, sizeof(p), "%s/h-10.0.0.1/owner", base);
-	CHECK(access(p, F_OK) == 0);
+	lock_file("10.0.0.1", p, sizeof(p));
+	CHECK(file_size(p) > 0);
 	/* a second owner on hosts that overlap: stops, names the host and the owner */
 	CHECK(gc_hostlock_acquire(b, 2, &me, &hb, &e) == GC_E_BUSY);
 	CHECK_CONTAINS(e.msg, "host 'm2' (10.0.0.2) is held by another gcbench run");
@@ -164,7 +179,7 @@ static void test_hold_busy_release(void)
 	CHECKF(gc_hostlock_acquire(c, 1, &me, &hc, &e) == GC_OK, "%s", e.msg);
 	gc_hostlock_release(&hc);
 	gc_hostlock_release(&ha);
-	CHECK(access(p, F_OK) != 0);   /* the holder removed its record */
+	CHECK(file_size(p) == 0);   /* the holder emptied its record */
 	CHECKF(gc_hostlock_acquire(b, 2, &me, &hb, &e) == GC_OK, "%s", e.msg);
 	gc_hostlock_release(&hb);
 	gc_hostlock_release(&hb);      /* twice: harmless */
@@ -183,7 +198,7 @@ static void test_hold_malformed_owner(void)
 		SKIP("no flock(1) here (util-linux)");
 	gc_hostlock_owner_self(&me, NULL, "spec.yaml", "a.db");
 	CHECKF(gc_hostlock_acquire(a, 1, &me, &ha, &e) == GC_OK, "%s", e.msg);
-	snprintf(p, sizeof(p), "%s/h-10.0.0.7/owner", base);
+	lock_file("10.0.0.7", p, sizeof(p));
 	f = fopen(p, "w");
 	CHECK(f != NULL);
 	fputs("root:$6$SECRETHASH:19000:0:99999:7:::\n", f);
