@@ -7,7 +7,8 @@
  * or Ctrl-C. A failed point is recorded with the reason and the stderr tail and the
  * sweep goes on; SIGINT/SIGTERM stop cleanly (links restored, the point in flight
  * marked interrupted); rerunning the same spec resumes. A lock on each host
- * (hostlock.h) keeps two sweeps off the same hosts; links a killed sweep left capped are restored first.
+ * (hostlock.h) keeps two sweeps off the same hosts; links a killed sweep left capped
+ * are restored first.
  */
 #ifndef GC_RUN_H
 #define GC_RUN_H
