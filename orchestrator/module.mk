@@ -22,6 +22,10 @@ $(BUILD)/obj/orchestrator/cli/main.o $(BUILD)/obj/orchestrator/cli/cmd_env.o: \
 $(BUILD)/bin/gcbench: $(ORCH_OBJS) $(LIB)
 	$(link_rule)
 
+# run/: the host lock
+UNIT_TESTS += $(BUILD)/tests/test_hostlock
+FUZZ_TARGETS += fuzz_hostlock
+INTEG_TESTS += tests/integration/test_hostlock.sh
 # spec/, run/, remote/
 UNIT_TESTS += $(BUILD)/tests/test_spec $(BUILD)/tests/test_sweep $(BUILD)/tests/test_inventory \
 	$(BUILD)/tests/test_ssh $(BUILD)/tests/test_launch $(BUILD)/tests/test_reap \

@@ -8,6 +8,7 @@
 #include "db/db.h"
 #include "log.h"
 #include "orchestrator/remote/launch.h"
+#include "hostlock.h"
 #include "lock.h"
 #include "orchestrator/ops/notify.h"
 #include "progress.h"
@@ -141,6 +142,7 @@ struct sweep_state {
 	struct gc_exec_point *pts;
 	struct gc_strlist done;
 	int lockfd;
+	struct gc_hostlocks hosts;    /* hostlock.h: held until the end */
 };
 
 /* Continue one of the spec's sweeps or begin a new one (orchestrator/run/resume.h). With
@@ -225,6 +227,11 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	if (rc || c->o->dry_run)
 		return rc;
 	rc = gc_lock_acquire(lockpath, &s->lockfd, e);
+	if (!rc) {
+		struct gc_hostlock_owner me;
+		gc_hostlock_owner_self(&me, c->o->inventory_path, c->o->spec_path, c->o->db_path);
+		rc = gc_hostlock_acquire(c->nodes, c->n_nodes, &me, &s->hosts, e);
+	}
 	rc = rc ? rc : gc_db_open(c->o->db_path, 0, &c->db, e);
 	rc = rc ? rc : gc_db_mark_interrupted(c->db, NULL, 0, &n, e);
 	if (!rc && n)
@@ -305,8 +312,9 @@ int gc_sweep_run(const struct gc_run_opts *o)
 		remove_work_dirs(&c);
 	if (rc)
 		gc_error("%s", e.msg);
-	status = gc_run_interrupted() ? 130 : rc || failed ? 1 : 0;
+	status = gc_run_interrupted() ? 130 : rc == GC_E_BUSY ? 3 : rc || failed ? 1 : 0;
 	gc_db_close(c.db);
+	gc_hostlock_release(&s.hosts);
 	gc_lock_release(s.lockfd);
 	gc_run_release_nodes(&c);
 	free(c.env_ids);

@@ -6,8 +6,9 @@
  * ranks in one transaction), and unshape — always, after success, failure, timeout
  * or Ctrl-C. A failed point is recorded with the reason and the stderr tail and the
  * sweep goes on; SIGINT/SIGTERM stop cleanly (links restored, the point in flight
- * marked interrupted); rerunning the same spec resumes. A sweep lock keeps two
- * sweeps off the same nodes; links a killed sweep left capped are restored first.
+ * marked interrupted); rerunning the same spec resumes. A lock on each host
+ * (hostlock.h) keeps two sweeps off the same hosts; links a killed sweep left capped
+ * are restored first.
  */
 #ifndef GC_RUN_H
 #define GC_RUN_H
