@@ -7,6 +7,7 @@
 #include "json.h"
 #include "log.h"
 #include "netem/cluster.h"
+#include "orchestrator/run/hostlock.h"
 #include "strutil.h"
 
 static const char cluster_usage[] =
@@ -136,6 +137,22 @@ static int parse_args(int argc, char **argv, struct cl_args *a)
 	return 0;
 }
 
+/* A cluster that `up` would rebuild (it exists with another number of nodes) or that
+ * `down` removes must not hold a live host lock (orchestrator/run/hostlock.h): a sweep
+ * runs on it. */
+static gc_rc guard_in_use(const char *name, int nodes, gc_err *e)
+{
+	struct gc_cluster_status *st = calloc(1, sizeof(*st));
+	gc_rc rc = st ? GC_OK : gc_fail(e, GC_E_NOMEM, "out of memory");
+
+	if (!rc && nodes > 0 && (gc_cluster_status(name, st, e) || st->nodes == 0 || st->nodes == nodes))
+		nodes = -1;   /* nothing to rebuild */
+	if (!rc && nodes != -1)
+		rc = gc_hostlock_check_cluster(name, e);
+	free(st);
+	return rc;
+}
+
 /* Returns -1 after a usage error (printed), else the gc_rc of gc_cluster_up. */
 static int do_up(const struct cl_args *a, gc_err *e)
 {
@@ -150,7 +167,8 @@ static int do_up(const struct cl_args *a, gc_err *e)
 	}
 	struct gc_cluster_opts o = { a->user, a->shared_fs };
 
-	rc = gc_cluster_up_opts(a->name, (int)n, &o, &was_up, e);
+	rc = guard_in_use(a->name, (int)n, e);
+	rc = rc ? rc : gc_cluster_up_opts(a->name, (int)n, &o, &was_up, e);
 	if (rc)
 		return rc;
 	printf("cluster '%s' %s: %d nodes; inventory: %s/clusters/%s/inventory.yaml\n", a->name,
@@ -180,7 +198,8 @@ int cmd_cluster(int argc, char **argv)
 			return 2;
 		rc = (gc_rc)r;
 	} else if (!strcmp(a.verb, "down")) {
-		rc = gc_cluster_down(a.name, &e);
+		rc = guard_in_use(a.name, 0, &e);
+		rc = rc ? rc : gc_cluster_down(a.name, &e);
 		if (!rc)
 			printf("cluster '%s' is down (nothing of it is left)\n", a.name);
 	} else if (!strcmp(a.verb, "status")) {
@@ -200,5 +219,5 @@ int cmd_cluster(int argc, char **argv)
 	}
 	if (rc)
 		gc_error("cluster %s: %s", a.verb, e.msg[0] ? e.msg : gc_strerror(rc));
-	return rc ? (rc == GC_E_INVAL ? 2 : 1) : 0;
+	return rc ? (rc == GC_E_INVAL ? 2 : rc == GC_E_BUSY ? 3 : 1) : 0;
 }

@@ -3,10 +3,11 @@
 # two inventories naming the same hosts of one emulated cluster). While the first runs
 # a sweep, the second stops with the first's description, exit 3, and changes nothing
 # (no qdisc, no database); so does a run that logs in to the same hosts as another
-# user; `local: N` of another size does not rebuild the cluster under it; after the first is killed with SIGKILL the second takes over, restores the
+# user; `local: N` of another size does not rebuild the cluster under it, nor do `cluster
+# up` of another size and `cluster down`; after the first is killed with SIGKILL the second takes over, restores the
 # links the killed sweep left capped and completes.
 . "$(dirname "$0")/../lib.sh"
-cases="second_stops other_login_stops local_not_rebuilt takeover_after_sigkill"
+cases="second_stops other_login_stops local_not_rebuilt cluster_cmds_refused takeover_after_sigkill"
 need_sweep $cases || exit 0
 need_cmd flock $cases || exit 0
 
@@ -113,6 +114,17 @@ if [ "$rc_b" = 3 ] && [ "$rc_a" = 3 ] && [[ "$msg_b" == *"local cluster '$name' 
 	pass local_not_rebuilt
 else
 	fail local_not_rebuilt "exits $rc_b/$rc_a, n3: $(ip netns list | grep -c "gcb-$name-n3"), first alive: $(kill -0 "$gpid" 2>/dev/null && echo yes || echo no): $(echo "$msg_b" | tail -1)"
+fi
+
+# 4. `gcbench cluster up` of another size and `cluster down` refuse a cluster in use
+GCBENCH_HOME=$work/a "$BIN/gcbench" cluster up 3 --name "$name" >"$work/up3.out" 2>&1; rc_u=$?
+GCBENCH_HOME=$work/a "$BIN/gcbench" cluster down --name "$name" >"$work/down.out" 2>&1; rc_d=$?
+if [ "$rc_u" = 3 ] && [ "$rc_d" = 3 ] && grep -q "gcbench run pid $gpid," "$work/up3.out" &&
+	grep -q "gcbench run pid $gpid," "$work/down.out" && ! ip netns list | grep -q "gcb-$name-n3" &&
+	ip netns list | grep -q "gcb-$name-n1" && [ "$(qdiscs)" = "$before" ] && kill -0 "$gpid" 2>/dev/null; then
+	pass cluster_cmds_refused
+else
+	fail cluster_cmds_refused "exits up $rc_u, down $rc_d: $(tail -1 "$work/up3.out") / $(tail -1 "$work/down.out")"
 fi
 
 # 4. SIGKILL the first: its links stay capped; the second takes over, restores and runs
