@@ -5,7 +5,8 @@
 #   run/     the sweep engine: expansion into points, resume, lock, one point's steps,
 #            progress and the end-of-sweep summary
 #   remote/  what runs on or against the nodes: ssh, provisioning, mpirun's command
-#            line, reaping leftovers, this host's environment probe
+#            line, reaping leftovers, this host's environment probe, the SLURM
+#            allocation and sbatch script
 #   ops/     operations on the results: regression tracking and its statistics,
 #            scheduling, notifications, the CLI's text tables
 # Everything but cli/ goes into libgcbench.a, so unit tests link it.
@@ -25,11 +26,12 @@ $(BUILD)/bin/gcbench: $(ORCH_OBJS) $(LIB)
 # spec/, run/, remote/
 UNIT_TESTS += $(BUILD)/tests/test_spec $(BUILD)/tests/test_sweep $(BUILD)/tests/test_inventory \
 	$(BUILD)/tests/test_ssh $(BUILD)/tests/test_launch $(BUILD)/tests/test_reap \
-	$(BUILD)/tests/test_resume $(BUILD)/tests/test_provision $(BUILD)/tests/test_run_summary
-FUZZ_TARGETS += fuzz_spec fuzz_inventory
+	$(BUILD)/tests/test_resume $(BUILD)/tests/test_provision $(BUILD)/tests/test_run_summary \
+	$(BUILD)/tests/test_slurm
+FUZZ_TARGETS += fuzz_spec fuzz_inventory fuzz_slurm
 INTEG_TESTS += tests/integration/test_run_e2e.sh tests/integration/test_run_faults.sh \
 	tests/integration/test_nightly.sh tests/integration/test_hosts.sh \
-	tests/integration/test_status_env.sh
+	tests/integration/test_status_env.sh tests/integration/test_slurm.sh
 # ops/
 UNIT_TESTS += $(BUILD)/tests/test_notify $(BUILD)/tests/test_schedule $(BUILD)/tests/test_stats \
 	$(BUILD)/tests/test_regress $(BUILD)/tests/test_bootstrap
