@@ -32,6 +32,12 @@ FUZZ_TARGETS += fuzz_spec fuzz_inventory fuzz_slurm
 INTEG_TESTS += tests/integration/test_run_e2e.sh tests/integration/test_run_faults.sh \
 	tests/integration/test_nightly.sh tests/integration/test_hosts.sh \
 	tests/integration/test_status_env.sh tests/integration/test_slurm.sh
+# a test tool: the SLURM module against a live allocation (tests/integration/test_slurm.sh)
+all: $(BUILD)/tests/slurm_probe
+$(BUILD)/tests/slurm_probe: tests/tools/slurm_probe.c $(LIB)
+	@mkdir -p $(@D) $(BUILD)/obj/tests/tools
+	$(if $(Q),@echo "  TOOL    $@")
+	$(Q)$(CC) $(CPPFLAGS) -MF $(BUILD)/obj/tests/tools/slurm_probe.d $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
 # ops/
 UNIT_TESTS += $(BUILD)/tests/test_notify $(BUILD)/tests/test_schedule $(BUILD)/tests/test_stats \
 	$(BUILD)/tests/test_regress $(BUILD)/tests/test_bootstrap
