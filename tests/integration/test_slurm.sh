@@ -8,7 +8,8 @@
 # nothing of the cluster left after down.
 . "$(dirname "$0")/../lib.sh"
 cases="up sinfo_idle conf_in_cluster_dir srun_hostnames worker_pmix_4 module_hostnames
-module_exclusive module_shared sbatch_script step_overhead status_slurm down_leaves_nothing"
+module_exclusive module_shared sbatch_script step_overhead two_clusters status_slurm
+down_leaves_nothing"
 need_root $cases || exit 0
 for c in slurmctld slurmd munged sinfo srun salloc sbatch scontrol; do
 	if ! command -v "$c" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$c" ]; then
@@ -25,11 +26,12 @@ for b in "$G" "$PROBE" "$BIN/gcbench-worker"; do
 done
 PROBE=$(realpath "$PROBE") src=$PWD   # steps run from / (the nodes have no view of this tree)
 
-name=slurm$$
+name=slurm$$ name2=slb$$
 export GCBENCH_HOME=$(mktemp -d "${TMPDIR:-/tmp}/gcb.XXXXXX")
 D=$GCBENCH_HOME/clusters/$name
 cleanup() {
 	"$G" cluster down --name "$name" >/dev/null 2>&1
+	"$G" cluster down --name "$name2" >/dev/null 2>&1
 	rm -rf "$GCBENCH_HOME"
 }
 trap cleanup EXIT
@@ -114,30 +116,58 @@ if [ "$rc" = 0 ] && grep -qx 'nodes=4' <<<"$jout" && grep -qx 'OverSubscribe=NO'
 	grep -qx 'n1 n2 n3 n4 ' <<<"$jout"; then pass sbatch_script
 else fail sbatch_script "rc=$rc $sb :: $(tr '\n' '|' <<<"$jout")"; fi
 
-# the cost of one step: srun -N4 true (one step, four nodes) and srun -N1 -w nX true (a
-# per-host step) against ssh to each node (ControlMaster warm, as a sweep's ssh is),
-# median of 10, in ms. A figure, not a limit: it fails only when a command fails.
+# the cost of one step inside an allocation (salloc -N4 --exclusive, as a sweep runs):
+# srun -N4 true with the default MPI plugin (pmix) and with --mpi=none, and four
+# per-host steps srun --mpi=none -N1 -w nX true one after another; against ssh to each
+# node (ControlMaster warm, as a sweep's ssh is) in parallel and one after another.
+# Median of 10, in ms. A figure, not a limit: it fails only when a command fails.
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-ms() { local s=$(date +%s%N); "$@" >/dev/null 2>&1 || return 1; echo $(( ($(date +%s%N) - s) / 1000000 )); }
-ssh4() { for i in 1 2 3 4; do ssh -F "$D/ssh_config" "n$i" true & done; wait; }
-ssh4seq() { for i in 1 2 3 4; do ssh -F "$D/ssh_config" "n$i" true || return 1; done; }
-srun1() { for i in 1 2 3 4; do srun -N1 -w "n$i" --chdir /tmp true || return 1; done; }
-ssh4seq >/dev/null 2>&1   # the masters
-okm=1; a=; b=; c=; d=
+cat >"$GCBENCH_HOME/steps.sh" <<'EOS'
+ms() { local s=$(date +%s%N); "$@" >/dev/null 2>&1 || { echo "FAILED $*"; return 1; }; echo $(( ($(date +%s%N) - s) / 1000000 )); }
+per_host() { for i in 1 2 3 4; do srun --mpi=none -N1 -n1 -w "n$i" --chdir /tmp true || return 1; done; }
 for r in 1 2 3 4 5 6 7 8 9 10; do
-	a="$a $(cd / && ms srun -N4 --chdir /tmp true)" || okm=0
-	b="$b $(cd / && ms srun1)" || okm=0
-	c="$c $(ms ssh4)" || okm=0
-	d="$d $(ms ssh4seq)" || okm=0
+	echo "srun_pmix $(ms srun -N4 --chdir /tmp true)"
+	echo "srun_none $(ms srun --mpi=none -N4 --chdir /tmp true)"
+	echo "srun_per_host $(ms per_host)"
 done
-if [ "$okm" = 1 ]; then
-	ma=$(tr ' ' '\n' <<<"$a" | grep . | median) mb=$(tr ' ' '\n' <<<"$b" | grep . | median)
-	mc=$(tr ' ' '\n' <<<"$c" | grep . | median) md=$(tr ' ' '\n' <<<"$d" | grep . | median)
-	echo "# step cost, median of 10 (ms): srun -N4 true $ma; 4 x srun -N1 -w nX true $mb;" \
-		"ssh to 4 nodes in parallel $mc; ssh to 4 nodes one after another $md"
+EOS
+ms() { local s=$(date +%s%N); "$@" >/dev/null 2>&1 || { echo "FAILED $*"; return 1; }; echo $(( ($(date +%s%N) - s) / 1000000 )); }
+ssh_par() { for i in 1 2 3 4; do ssh -F "$D/ssh_config" "n$i" true & done; wait; }
+ssh_seq() { for i in 1 2 3 4; do ssh -F "$D/ssh_config" "n$i" true || return 1; done; }
+ssh_seq >/dev/null 2>&1   # the masters
+steps=$(cd / && timeout 300 salloc -N4 --exclusive bash "$GCBENCH_HOME/steps.sh" 2>/dev/null)
+for r in 1 2 3 4 5 6 7 8 9 10; do
+	steps="$steps
+ssh_par $(ms ssh_par)
+ssh_seq $(ms ssh_seq)"
+done
+figs="" okm=1
+for k in srun_pmix srun_none srun_per_host ssh_par ssh_seq; do
+	v=$(awk -v k=$k '$1 == k { print $2 }' <<<"$steps")
+	[ "$(grep -c '^[0-9][0-9]*$' <<<"$v")" = 10 ] || okm=0
+	figs="$figs $k=$(median <<<"$v")"
+done
+if [ "$okm" = 1 ] && ! grep -q FAILED <<<"$steps"; then
+	echo "# step cost on 4 nodes, median of 10 (ms):$figs"
 	pass step_overhead
 else
-	fail step_overhead "a step failed: srun '$a' srun -N1 '$b' ssh '$c' '$d'"
+	fail step_overhead "a step failed: $(tr '\n' ' ' <<<"$steps" | head -c 600)"
+fi
+
+# a second cluster with SLURM beside the first: its own ports and munge, both answer
+if out=$("$G" cluster up 1 --slurm --name "$name2" 2>&1); then
+	s2=$(SLURM_CONF=$GCBENCH_HOME/clusters/$name2/slurm.conf sinfo -h -N -o '%N %t' 2>&1)
+	s1=$(sinfo -h -N -o '%N %t' 2>&1)
+	p1=$(sed -n 's/^SlurmctldPort=//p' "$D/slurm.conf")
+	p2=$(sed -n 's/^SlurmctldPort=//p' "$GCBENCH_HOME/clusters/$name2/slurm.conf")
+	if [ "$s2" = "n1 idle" ] && [ "$(grep -c ' idle$' <<<"$s1")" = 4 ] && [ "$p1" != "$p2" ] &&
+		"$G" cluster down --name "$name2" >/dev/null 2>&1 && [ "$(sinfo -h -N -o '%t' | sort -u)" = idle ]; then
+		pass two_clusters
+	else
+		fail two_clusters "second: '$s2' (port $p2), first: $(tr '\n' '|' <<<"$s1") (port $p1)"
+	fi
+else
+	fail two_clusters "cluster up 1 --slurm --name $name2: $out"
 fi
 
 st=$("$G" cluster status --name "$name" --json)
