@@ -305,6 +305,9 @@ gc_rc cl_slurm_write_conf(const struct cl *c, int cpus, gc_err *e)
 	    "SlurmctldTimeout=30\nSlurmdTimeout=30\nInactiveLimit=0\nKillWait=5\n",
 	    c->name, c->dir, c->name, c->k, ctld, slurmd, c->dir, c->dir, c->dir, c->dir, c->dir,
 	    c->dir, c->dir, have_pmix() ? "pmix" : "none");
+	/* nodes that share this machine's /tmp: PMIx's per-step folders apart, per node */
+	if (c->shared_fs)
+		ADD("TmpFS=%s/slurmd/%%n\n", c->dir);
 	for (int i = 1; i <= c->n; i++) {
 		cl_node_addr(c, i, addr, sizeof(addr));
 		ADD("NodeName=n%d NodeHostname=n%d NodeAddr=%s CPUs=%d State=UNKNOWN\n", i, i, addr,

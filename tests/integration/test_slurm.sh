@@ -8,7 +8,7 @@
 # nothing of the cluster left after down.
 . "$(dirname "$0")/../lib.sh"
 cases="up sinfo_idle conf_in_cluster_dir srun_hostnames worker_pmix_4 module_hostnames
-module_exclusive module_shared sbatch_script step_overhead two_clusters status_slurm
+module_exclusive module_shared sbatch_script step_overhead two_clusters shared_fs_pmix status_slurm
 down_leaves_nothing"
 need_root $cases || exit 0
 for c in slurmctld slurmd munged sinfo srun salloc sbatch scontrol; do
@@ -154,20 +154,31 @@ else
 	fail step_overhead "a step failed: $(tr '\n' ' ' <<<"$steps" | head -c 600)"
 fi
 
-# a second cluster with SLURM beside the first: its own ports and munge, both answer
-if out=$("$G" cluster up 1 --slurm --name "$name2" 2>&1); then
-	s2=$(SLURM_CONF=$GCBENCH_HOME/clusters/$name2/slurm.conf sinfo -h -N -o '%N %t' 2>&1)
+# a second cluster with SLURM beside the first, its nodes on this machine's file system
+# (--shared-fs: one /tmp, so PMIx's step folders must be apart): its own ports and
+# munge, both answer, and the worker runs from this build tree on its 2 nodes
+if out=$("$G" cluster up 2 --slurm --shared-fs --name "$name2" 2>&1); then
+	s2=$(SLURM_CONF=$GCBENCH_HOME/clusters/$name2/slurm.conf sinfo -h -N -o '%N %t' 2>&1 | tr '\n' ' ')
 	s1=$(sinfo -h -N -o '%N %t' 2>&1)
 	p1=$(sed -n 's/^SlurmctldPort=//p' "$D/slurm.conf")
 	p2=$(sed -n 's/^SlurmctldPort=//p' "$GCBENCH_HOME/clusters/$name2/slurm.conf")
-	if [ "$s2" = "n1 idle" ] && [ "$(grep -c ' idle$' <<<"$s1")" = 4 ] && [ "$p1" != "$p2" ] &&
-		"$G" cluster down --name "$name2" >/dev/null 2>&1 && [ "$(sinfo -h -N -o '%t' | sort -u)" = idle ]; then
+	w=$(SLURM_CONF=$GCBENCH_HOME/clusters/$name2/slurm.conf OMPI_MCA_btl=self,tcp timeout 120 \
+		salloc -N2 srun --mpi=pmix -N2 -n2 "$(realpath "$BIN/gcbench-worker")" --workload replay:tiny \
+		--iters 2 --warmup 1 --deadline 60 --out "$GCBENCH_HOME/$name2-r%r.gcr" 2>&1); rc=$?
+	h0=$("$BIN/gcbench-worker" --dump "$GCBENCH_HOME/$name2-r0.gcr" 2>&1 | grep -o '"host":"[^"]*"')
+	h1=$("$BIN/gcbench-worker" --dump "$GCBENCH_HOME/$name2-r1.gcr" 2>&1 | grep -o '"host":"[^"]*"')
+	if [ "$s2" = "n1 idle n2 idle " ] && [ "$(grep -c ' idle$' <<<"$s1")" = 4 ] && [ "$p1" != "$p2" ]; then
 		pass two_clusters
 	else
 		fail two_clusters "second: '$s2' (port $p2), first: $(tr '\n' '|' <<<"$s1") (port $p1)"
 	fi
+	if [ "$rc" = 0 ] && [ "$h0" = '"host":"n1"' ] && [ "$h1" = '"host":"n2"' ]; then pass shared_fs_pmix
+	else fail shared_fs_pmix "rc=$rc hosts '$h0' '$h1': $(tail -n 4 <<<"$w" | tr '\n' ' ')"; fi
+	"$G" cluster down --name "$name2" >/dev/null 2>&1
+	[ "$(sinfo -h -N -o '%t' | sort -u)" = idle ] || fail two_clusters "the first cluster is not idle after the second's down"
 else
-	fail two_clusters "cluster up 1 --slurm --name $name2: $out"
+	fail two_clusters "cluster up 2 --slurm --shared-fs --name $name2: $out"
+	skip shared_fs_pmix "the second cluster did not come up"
 fi
 
 st=$("$G" cluster status --name "$name" --json)
