@@ -502,6 +502,7 @@ gc_rc gc_cluster_up_opts(const char *name, int nodes, const struct gc_cluster_op
 			 int *was_up, gc_err *e)
 {
 	const char *user = o ? o->user : NULL;
+	char missing[64];
 	struct gc_cluster_status *st;
 	struct cl c;
 	gc_rc rc;
@@ -517,6 +518,10 @@ gc_rc gc_cluster_up_opts(const char *name, int nodes, const struct gc_cluster_op
 	if (user && !valid_user(user))
 		return gc_fail(e, GC_E_INVAL, "invalid login user '%.32s': use 1-16 of [a-z0-9-], "
 			       "starting with a letter, not root", user);
+	if (o && o->slurm && gc_cluster_slurm_missing(missing, sizeof(missing)))
+		return gc_fail(e, GC_E_NOTFOUND, "cannot give the cluster SLURM: '%s' is not "
+			       "installed; run as root: apt-get install -y slurmctld slurmd "
+			       "slurm-client munge", missing);
 	c.n = nodes;
 	c.user = user;
 	c.shared_fs = o ? o->shared_fs != 0 : 0;

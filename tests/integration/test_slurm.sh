@@ -7,7 +7,7 @@
 # script it wrote run by `sbatch --wait`, the per-step cost of srun against ssh, and
 # nothing of the cluster left after down.
 . "$(dirname "$0")/../lib.sh"
-cases="up sinfo_idle conf_in_cluster_dir srun_hostnames worker_pmix_4 module_hostnames
+cases="up sinfo_idle up_again_noop conf_in_cluster_dir srun_hostnames worker_pmix_4 module_hostnames
 module_exclusive module_shared sbatch_script step_overhead two_clusters shared_fs_pmix status_slurm
 down_leaves_nothing"
 need_root $cases || exit 0
@@ -52,6 +52,11 @@ export SLURM_CONF
 st=$(sinfo -h -N -o '%N %t' 2>&1)
 if [ "$(grep -c ' idle$' <<<"$st")" = 4 ] && [ "$(awk '{print $1}' <<<"$st" | sort -u | tr '\n' ' ')" = "n1 n2 n3 n4 " ]; then
 	pass sinfo_idle; else fail sinfo_idle "sinfo: $(tr '\n' '|' <<<"$st")"; fi
+
+pid_ctld=$(cat "$D/slurmctld.pid")
+out=$("$G" cluster up 4 --slurm --name "$name" 2>&1)
+if grep -q "already up" <<<"$out" && [ "$(cat "$D/slurmctld.pid")" = "$pid_ctld" ] && [ -d "/proc/$pid_ctld" ]; then
+	pass up_again_noop; else fail up_again_noop "$out"; fi
 
 # every file in the cluster's directory: no /etc/slurm, %n for the slurmds, the cluster's ports
 conf=$D/slurm.conf
