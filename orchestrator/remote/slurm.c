@@ -441,6 +441,16 @@ gc_rc gc_slurm_job_info(const char *job_id, gc_slurm_job *j, gc_err *e)
 	return rc;
 }
 
+gc_rc gc_slurm_require_exclusive(const gc_slurm_job *j, gc_err *e)
+{
+	if (j->exclusive)
+		return GC_OK;
+	return gc_fail(e, GC_E_PERM, "job %s shares its nodes with other jobs (OverSubscribe=%s): "
+		       "a cap would shape their traffic too; ask for whole nodes with "
+		       "'salloc --exclusive' or '#SBATCH --exclusive', or sweep without caps",
+		       j->job_id, j->oversubscribe[0] ? j->oversubscribe : "unknown");
+}
+
 /* ---- the sbatch script ---- */
 
 static gc_rc submit_check(const gc_slurm_submit *s, gc_err *e)

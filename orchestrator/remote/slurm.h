@@ -79,6 +79,12 @@ gc_rc gc_slurm_parse_job(const char *text, gc_slurm_job *j, gc_err *e);
 /* Run `scontrol show job -o JOB_ID` and parse it. */
 gc_rc gc_slurm_job_info(const char *job_id, gc_slurm_job *j, gc_err *e);
 
+/* GC_OK when the job has its nodes to itself (j->exclusive); else GC_E_PERM with a
+ * message that names the job, its OverSubscribe and the option to add (salloc/sbatch
+ * --exclusive): a cap on a NIC another job shares would shape that job too. For a
+ * sweep with caps, before any node is changed. */
+gc_rc gc_slurm_require_exclusive(const gc_slurm_job *j, gc_err *e);
+
 /* The batch script of a submitted sweep. */
 typedef struct gc_slurm_submit {
 	const char *job_name;        /* --job-name; NULL: gcbench */

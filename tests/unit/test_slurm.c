@@ -191,6 +191,19 @@ static void test_job_shared(void)
 	}
 }
 
+static void test_require_exclusive(void)
+{
+	gc_slurm_job j = { .job_id = "12", .oversubscribe = "OK", .exclusive = 0 };
+	gc_err e;
+
+	CHECK(gc_slurm_require_exclusive(&j, &e) == GC_E_PERM);
+	CHECK_CONTAINS(e.msg, "job 12 shares its nodes");
+	CHECK_CONTAINS(e.msg, "OverSubscribe=OK");
+	CHECK_CONTAINS(e.msg, "--exclusive");
+	CHECK(gc_slurm_parse_job(job_excl, &j, &e) == GC_OK);
+	CHECK(gc_slurm_require_exclusive(&j, &e) == GC_OK);
+}
+
 static void test_job_values_with_spaces(void)
 {
 	gc_slurm_job j;
@@ -385,6 +398,7 @@ int main(void)
 	GCT_RUN(test_hostnames_malformed);
 	GCT_RUN(test_job_exclusive);
 	GCT_RUN(test_job_shared);
+	GCT_RUN(test_require_exclusive);
 	GCT_RUN(test_job_values_with_spaces);
 	GCT_RUN(test_job_malformed);
 	GCT_RUN(test_time);
