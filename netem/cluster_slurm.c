@@ -13,8 +13,10 @@
  * has), so jobs see what a login on the node sees. */
 #include "cluster_int.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -394,6 +396,27 @@ gc_rc cl_slurm_wait_idle(const struct cl *c, gc_err *e)
 		       bad[0] ? "" : last);
 }
 
+/* GC_E_BUSY when TCP port on this machine is taken (slurmctld listens on every address) */
+static gc_rc port_free(const struct cl *c, int port, gc_err *e)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_ANY) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, err = 0;
+
+	if (fd < 0)
+		return GC_OK;   /* slurmctld will say */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		err = errno;
+	close(fd);
+	if (err == EADDRINUSE)
+		return gc_fail(e, GC_E_BUSY, "cannot start slurmctld of cluster '%s': TCP port %d "
+			       "(%d + 2 x its subnet %d) is in use on this machine; end what "
+			       "listens there (ss -ltnp 'sport = %d') or use another cluster name",
+			       c->name, port, GC_CLUSTER_SLURM_PORT0, c->k, port);
+	return GC_OK;
+}
+
 /* ---- up ---- */
 
 static gc_rc make_dirs(const struct cl *c, gc_err *e)
@@ -433,13 +456,16 @@ gc_rc cl_slurm_start(const struct cl *c, gc_err *e)
 	char conf[PATH_MAX], missing[64];
 	char *ctld[] = { SBIN_SLURMCTLD, "-f", conf, "-i", NULL };
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int port, sport;
 	gc_rc rc;
 
 	if (gc_cluster_slurm_missing(missing, sizeof(missing)))
 		return gc_fail(e, GC_E_NOTFOUND, "cannot start SLURM: '%s' is missing; run as root: "
 			       "apt-get install -y slurmctld slurmd slurm-client munge", missing);
 	cl_path_of(c, "slurm.conf", conf, sizeof(conf));
-	if ((rc = make_dirs(c, e)) || (rc = start_munged(c, e)) ||
+	if (gc_cluster_slurm_ports(c->k, &port, &sport))
+		return gc_fail(e, GC_E_STATE, "cluster '%s' has no subnet yet", c->name);
+	if ((rc = port_free(c, port, e)) || (rc = make_dirs(c, e)) || (rc = start_munged(c, e)) ||
 	    (rc = cl_slurm_write_conf(c, cpus > 0 ? (int)cpus : 1, e)) ||
 	    (rc = start_daemon(c, 0, ctld, "slurmctld", "slurmctld.start", e)))
 		return rc;

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/../lib.sh"
 cases="up sinfo_idle up_again_noop conf_in_cluster_dir srun_hostnames worker_pmix_4 module_hostnames
 module_exclusive module_shared sbatch_script step_overhead two_clusters shared_fs_pmix status_slurm
-down_leaves_nothing"
+down_leaves_nothing port_taken"
 need_root $cases || exit 0
 for c in slurmctld slurmd munged sinfo srun salloc sbatch scontrol; do
 	if ! command -v "$c" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$c" ]; then
@@ -32,7 +32,9 @@ noleak=ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 name=slurm$$ name2=slb$$
 export GCBENCH_HOME=$(mktemp -d "${TMPDIR:-/tmp}/gcb.XXXXXX")
 D=$GCBENCH_HOME/clusters/$name
+holder=
 cleanup() {
+	[ -n "$holder" ] && kill "$holder" 2>/dev/null
 	"$G" cluster down --name "$name" >/dev/null 2>&1
 	"$G" cluster down --name "$name2" >/dev/null 2>&1
 	rm -rf "$GCBENCH_HOME"
@@ -150,10 +152,10 @@ ssh_par $(ms ssh_par)
 ssh_seq $(ms ssh_seq)"
 done
 figs="" okm=1
-for k in srun_pmix srun_none srun_per_host ssh_par ssh_seq; do
-	v=$(awk -v k=$k '$1 == k { print $2 }' <<<"$steps")
+for what in srun_pmix srun_none srun_per_host ssh_par ssh_seq; do
+	v=$(awk -v k=$what '$1 == k { print $2 }' <<<"$steps")
 	[ "$(grep -c '^[0-9][0-9]*$' <<<"$v")" = 10 ] || okm=0
-	figs="$figs $k=$(median <<<"$v")"
+	figs="$figs $what=$(median <<<"$v")"
 done
 if [ "$okm" = 1 ] && ! grep -q FAILED <<<"$steps"; then
 	echo "# step cost on 4 nodes, median of 10 (ms):$figs"
@@ -202,4 +204,21 @@ if [ "$rc" = 0 ] && [ -n "$pids" ] && [ -z "$left" ] && [ -z "$mine" ] && [ ! -e
 	pass down_leaves_nothing
 else
 	fail down_leaves_nothing "rc=$rc pids '$pids' left '$left' matching '$mine': $out"
+fi
+
+# slurmctld's port taken by another program: up refuses before starting anything of
+# SLURM, names the port, and leaves nothing
+port=$((16800 + 2 * k))
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", int(sys.argv[1]))); s.listen(1); time.sleep(120)' "$port" &
+holder=$!
+for i in $(seq 50); do ss -ltn "sport = :$port" 2>/dev/null | grep -q LISTEN && break; sleep 0.1; done
+out=$("$G" cluster up 1 --slurm --name "$name" 2>&1); rc=$?
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null; holder=
+if [ "$rc" != 0 ] && grep -q "TCP port $port" <<<"$out" && grep -q "is in use" <<<"$out" &&
+	[ ! -e "$D" ] && [ -z "$(pgrep -f -- "$D/" 2>/dev/null)" ]; then
+	pass port_taken
+else
+	fail port_taken "rc=$rc (dir left: $([ -e "$D" ] && echo yes || echo no)): $out"
 fi
