@@ -278,6 +278,16 @@ static int have_pmix(void)
 	return access(PMIX_PLUGIN, R_OK) == 0;
 }
 
+/* DIR/slurm.env: SLURM_CONF=DIR/slurm.conf, for scripts to source */
+static gc_rc write_env(const struct cl *c, gc_err *e)
+{
+	char path[PATH_MAX], text[PATH_MAX + 32];
+
+	cl_path_of(c, "slurm.env", path, sizeof(path));
+	snprintf(text, sizeof(text), "SLURM_CONF=%s/slurm.conf\n", c->dir);
+	return cl_write_file(path, text, e);
+}
+
 gc_rc cl_slurm_write_conf(const struct cl *c, int cpus, gc_err *e)
 {
 	char path[PATH_MAX], addr[32], *t;
@@ -320,17 +330,7 @@ gc_rc cl_slurm_write_conf(const struct cl *c, int cpus, gc_err *e)
 	cl_path_of(c, "slurm.conf", path, sizeof(path));
 	rc = o < cap ? cl_write_file(path, t, e) : gc_fail(e, GC_E_INVAL, "slurm.conf too long");
 	free(t);
-	if (!rc) {
-		snprintf(addr, sizeof(addr), "slurm.env");
-		cl_path_of(c, addr, path, sizeof(path));
-		t = malloc(PATH_MAX + 32);
-		if (!t)
-			return gc_fail(e, GC_E_NOMEM, "out of memory");
-		snprintf(t, PATH_MAX + 32, "SLURM_CONF=%s/slurm.conf\n", c->dir);
-		rc = cl_write_file(path, t, e);
-		free(t);
-	}
-	return rc;
+	return rc ? rc : write_env(c, e);
 }
 
 /* ---- waiting for the nodes ---- */
