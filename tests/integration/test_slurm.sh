@@ -53,6 +53,8 @@ fi
 . "$D/slurm.env"
 export SLURM_CONF
 [ "$SLURM_CONF" = "$D/slurm.conf" ] || fail up "slurm.env says SLURM_CONF=$SLURM_CONF"
+grep -qx "# SLURM on these nodes: export SLURM_CONF=$D/slurm.conf (also in $D/slurm.env)" "$D/inventory.yaml" ||
+	fail up "the inventory does not say SLURM_CONF: $(head -n 3 "$D/inventory.yaml" | tr '\n' '|')"
 
 st=$(sinfo -h -N -o '%N %t' 2>&1)
 if [ "$(grep -c ' idle$' <<<"$st")" = 4 ] && [ "$(awk '{print $1}' <<<"$st" | sort -u | tr '\n' ' ')" = "n1 n2 n3 n4 " ]; then
