@@ -133,16 +133,30 @@ static int gpus_count(const char *v)
 	return (int)n;
 }
 
-/* a list of GPU indices "0,1,3" -> 3; -1 when malformed */
+/* a list of GPU indices and ranges "0,1,3" or "0-3,6" -> 3 or 5; -1 when malformed */
 static int gpus_in_list(const char *v)
 {
 	int n = 0;
 
-	if (!*v || strspn(v, "0123456789,") != strlen(v) || v[0] == ',' || strstr(v, ",,") ||
-	    v[strlen(v) - 1] == ',')
+	if (!*v || strspn(v, "0123456789,-") != strlen(v))
 		return -1;
-	for (n = 1; *v; v++)
-		n += *v == ',';
+	while (*v) {
+		char *end;
+		unsigned long a = strtoul(v, &end, 10), b = a;
+
+		if (end == v || a > 4096)
+			return -1;
+		if (*end == '-') {
+			v = end + 1;
+			b = strtoul(v, &end, 10);
+			if (end == v || b < a || b > 4096)
+				return -1;
+		}
+		n += (int)(b - a + 1);
+		if (n > 4096 || (*end && (*end != ',' || !end[1])))
+			return -1;
+		v = *end ? end + 1 : end;
+	}
 	return n;
 }
 

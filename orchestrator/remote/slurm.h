@@ -33,8 +33,8 @@ typedef struct gc_slurm_alloc {
 	char cluster[128];        /* SLURM_CLUSTER_NAME ("" when unset) */
 	int num_nodes;            /* SLURM_JOB_NUM_NODES (0 when unset) */
 	int gpus_per_node;        /* from the first of SLURM_GPUS_PER_NODE ([type:]N),
-	                           * SLURM_GPUS_ON_NODE (N), SLURM_JOB_GPUS (a list: its
-	                           * count); 0 when none is set */
+	                           * SLURM_GPUS_ON_NODE (N), SLURM_JOB_GPUS (indices and
+	                           * ranges 0-3,6: their count); 0 when none is set */
 	char gpus_from[32];       /* the variable gpus_per_node came from, or "" */
 } gc_slurm_alloc;
 

@@ -1,10 +1,12 @@
 /* tests/fuzz/fuzz_slurm.c: the SLURM parsers (orchestrator/remote/slurm.h) on arbitrary
  * bytes: the job record of `scontrol show job -o`, the host names of `scontrol show
- * hostnames`, node lists and time limits.
+ * hostnames`, the allocation's variables (GPU counts and lists, node list), node lists
+ * and time limits.
  * Properties checked (abort on violation): every rejection explains itself; an accepted
  * record has a numeric job id, exclusive exactly when OverSubscribe=NO, and a node list
  * that is valid or empty; accepted host names are 1..max distinct safe tokens. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +57,30 @@ static void check_hosts(const char *s)
 	gc_argv_free(h);
 }
 
+/* the input as the value of each GPU variable and of the node list */
+static void check_env(const char *s)
+{
+	static const char *const vars[] = { "SLURM_GPUS_PER_NODE=", "SLURM_GPUS_ON_NODE=",
+					    "SLURM_JOB_GPUS=", "SLURM_JOB_NODELIST=" };
+	char v[512];
+	const char *env[] = { "SLURM_JOB_ID=1", v, NULL, NULL };
+	gc_slurm_alloc a;
+	gc_err e;
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		snprintf(v, sizeof(v), "%s%.400s", vars[i], s);
+		env[2] = i < 3 ? "SLURM_JOB_NODELIST=n1" : NULL;
+		e.msg[0] = 0;
+		if (gc_slurm_alloc_from_env(env, &a, &e) != GC_OK) {
+			if (!e.msg[0])
+				abort();
+			continue;
+		}
+		if (a.gpus_per_node < 0 || a.gpus_per_node > 4096 || !gc_slurm_valid_nodelist(a.nodelist))
+			abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = malloc(size + 1);
@@ -65,6 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s[size] = 0;
 	check_job(s);
 	check_hosts(s);
+	check_env(s);
 	if (gc_slurm_valid_nodelist(s) && (strpbrk(s, " ;$`'\"\n\\") || s[0] == '-'))
 		abort();
 	if (gc_slurm_valid_time(s) && strpbrk(s, " ;$`'\"\n\\"))

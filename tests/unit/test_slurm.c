@@ -55,6 +55,9 @@ static void test_alloc_gpus(void)
 	CHECK(gc_slurm_alloc_from_env(list, &a, &e) == GC_OK);
 	CHECK_EQ_INT(a.gpus_per_node, 3);
 	CHECK_STR(a.gpus_from, "SLURM_JOB_GPUS");
+	list[2] = "SLURM_JOB_GPUS=0-3,6";
+	CHECK(gc_slurm_alloc_from_env(list, &a, &e) == GC_OK);
+	CHECK_EQ_INT(a.gpus_per_node, 5);
 	CHECK(gc_slurm_alloc_from_env(none, &a, &e) == GC_OK);
 	CHECK_EQ_INT(a.gpus_per_node, 0);
 	CHECK_STR(a.gpus_from, "");
@@ -81,6 +84,8 @@ static void test_alloc_malformed(void)
 		{ "SLURM_JOB_NUM_NODES", "0" }, { "SLURM_JOB_NUM_NODES", "four" },
 		{ "SLURM_GPUS_PER_NODE", "x" }, { "SLURM_GPUS_PER_NODE", "a b:2" },
 		{ "SLURM_GPUS_ON_NODE", "-2" }, { "SLURM_JOB_GPUS", "0,,1" }, { "SLURM_JOB_GPUS", "0,1," },
+		{ "SLURM_JOB_GPUS", "3-1" }, { "SLURM_JOB_GPUS", "0--1" }, { "SLURM_JOB_GPUS", "-1" },
+		{ "SLURM_JOB_GPUS", "1-" }, { "SLURM_JOB_GPUS", ",0" },
 		{ "SLURM_CLUSTER_NAME", "a/b" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
