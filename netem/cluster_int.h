@@ -58,7 +58,8 @@ gc_rc cl_write_client_files(const struct cl *c, gc_err *e);
 /* DIR/slurm.conf and DIR/slurm.env for nodes 1..c->n with cpus CPUs each. */
 gc_rc cl_slurm_write_conf(const struct cl *c, int cpus, gc_err *e);
 /* munged, slurmctld, every node's slurmd (in its namespaces and view); then wait until
- * sinfo shows every node idle (60 s; GC_E_TIMEOUT naming the slurmd log). */
+ * sinfo shows every node idle (60 s; GC_E_TIMEOUT naming the slurmd log; GC_E_CHILD at
+ * once, naming the log, when a slurmd exited). */
 gc_rc cl_slurm_start(const struct cl *c, gc_err *e);
 /* The same wait alone. */
 gc_rc cl_slurm_wait_idle(const struct cl *c, gc_err *e);

@@ -365,9 +365,26 @@ static int count_idle(const char *out, char *first_bad, size_t n)
 	return idle;
 }
 
+/* GC_E_CHILD naming the first node whose slurmd is gone, with its log's last line */
+static gc_rc slurmd_gone(const struct cl *c, gc_err *e)
+{
+	char log[PATH_MAX], f[32], last[256];
+
+	for (int i = 1; i <= c->n; i++) {
+		if (cl_slurm_pid(c, i))
+			continue;
+		snprintf(f, sizeof(f), "slurmd/n%d.log", i);
+		cl_path_of(c, f, log, sizeof(log));
+		last_line(log, last, sizeof(last));
+		return gc_fail(e, GC_E_CHILD, "slurmd of node n%d exited; its log '%s' ends: %.200s",
+			       i, log, last);
+	}
+	return GC_OK;
+}
+
 gc_rc cl_slurm_wait_idle(const struct cl *c, gc_err *e)
 {
-	uint64_t end = gc_now_ns() + (uint64_t)T_IDLE * 1000000000ull;
+	uint64_t start = gc_now_ns(), end = start + (uint64_t)T_IDLE * 1000000000ull;
 	char bad[80] = "", node[16] = "n1", last[256] = "(sinfo gave nothing)";
 	gc_proc_result r;
 	int idle = 0;
@@ -385,6 +402,10 @@ gc_rc cl_slurm_wait_idle(const struct cl *c, gc_err *e)
 			return rc;
 		if (idle == c->n)
 			return GC_OK;
+		/* a slurmd that died will not come back: say so now, not after T_IDLE (its
+		 * pid file is written just after it forks itself away: some grace first) */
+		if (gc_now_ns() - start > 2000000000ull && (rc = slurmd_gone(c, e)))
+			return rc;
 		usleep(250000);
 	}
 	if (bad[0])

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/../lib.sh"
 cases="up sinfo_idle up_again_noop conf_in_cluster_dir srun_hostnames worker_pmix_4 module_hostnames
 module_exclusive module_shared sbatch_script step_overhead two_clusters shared_fs_pmix status_slurm
-down_leaves_nothing port_taken"
+repair_slurmd_killed down_leaves_nothing port_taken"
 need_root $cases || exit 0
 for c in slurmctld slurmd munged sinfo srun salloc sbatch scontrol; do
 	if ! command -v "$c" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$c" ]; then
@@ -195,6 +195,20 @@ fi
 
 st=$("$G" cluster status --name "$name" --json)
 case $st in *'"healthy":true'*'"slurm":true'*) pass status_slurm ;; *) fail status_slurm "$st" ;; esac
+
+# a node's slurmd dies: status says the cluster is not healthy, up rebuilds it
+kill -9 "$(cat "$D/slurmd/n2.pid")" 2>/dev/null
+for i in $(seq 50); do [ -d "/proc/$(cat "$D/slurmd/n2.pid")" ] || break; sleep 0.1; done
+"$G" cluster status --name "$name" >/dev/null 2>&1; src_st=$?
+txt=$("$G" cluster status --name "$name" 2>&1)
+out=$("$G" cluster up 4 --slurm --name "$name" 2>&1); rc=$?
+st=$(sinfo -h -N -o '%N %t' 2>&1)
+if [ "$src_st" = 3 ] && grep -q 'n2 .*slurmd DOWN' <<<"$txt" && [ "$rc" = 0 ] &&
+	grep -q 'rebuilding' <<<"$out" && [ "$(grep -c ' idle$' <<<"$st")" = 4 ]; then
+	pass repair_slurmd_killed
+else
+	fail repair_slurmd_killed "status exit $src_st: $(tr '\n' '|' <<<"$txt") up rc=$rc: $out; sinfo: $(tr '\n' '|' <<<"$st")"
+fi
 
 pids=$(cat "$D/munged.pid" "$D/slurmctld.pid" "$D"/slurmd/n*.pid 2>/dev/null | tr '\n' ' ')
 out=$("$G" cluster down --name "$name" 2>&1); rc=$?
