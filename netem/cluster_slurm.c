@@ -136,8 +136,11 @@ static void daemon_child(const struct cl *c, int i, char *const argv[], const ch
 		snprintf(host, sizeof(host), "n%d", i);
 		if (gc_netns_enter(ns, &saved, NULL) ||
 		    unshare(CLONE_NEWUTS | (c->shared_fs ? 0 : CLONE_NEWNS)) ||
-		    sethostname(host, strlen(host)))
+		    sethostname(host, strlen(host))) {
+			fprintf(stderr, "gcbench: cannot enter the namespaces of node n%d (%s): %s\n",
+				i, ns, strerror(errno));
 			_exit(126);
+		}
 		close(saved);
 		if (!c->shared_fs && cl_enter_node_view(c, i)) {
 			fprintf(stderr, "gcbench: cannot make the file system view of node n%d: %s\n",
@@ -145,6 +148,7 @@ static void daemon_child(const struct cl *c, int i, char *const argv[], const ch
 			_exit(126);
 		}
 	} else if (i == 0 && (unshare(CLONE_NEWUTS) || sethostname("ctl", 3))) {
+		fprintf(stderr, "gcbench: cannot give slurmctld its hostname: %s\n", strerror(errno));
 		_exit(126);
 	}
 	setsid();
@@ -153,7 +157,7 @@ static void daemon_child(const struct cl *c, int i, char *const argv[], const ch
 	_exit(127);
 }
 
-/* The last non-empty line of path into buf ("(empty)" when none). */
+/* The last non-empty line of path into buf ("(nothing)" when none). */
 static void last_line(const char *path, char *buf, size_t n)
 {
 	char line[256];
