@@ -26,13 +26,16 @@ $(BUILD)/bin/gcbench: $(ORCH_OBJS) $(LIB)
 # spec/, run/, remote/
 UNIT_TESTS += $(BUILD)/tests/test_spec $(BUILD)/tests/test_sweep $(BUILD)/tests/test_inventory \
 	$(BUILD)/tests/test_ssh $(BUILD)/tests/test_launch $(BUILD)/tests/test_reap \
-	$(BUILD)/tests/test_resume $(BUILD)/tests/test_provision $(BUILD)/tests/test_run_summary \
-	$(BUILD)/tests/test_slurm
-FUZZ_TARGETS += fuzz_spec fuzz_inventory fuzz_slurm
+	$(BUILD)/tests/test_resume $(BUILD)/tests/test_provision $(BUILD)/tests/test_run_summary
+FUZZ_TARGETS += fuzz_spec fuzz_inventory
 INTEG_TESTS += tests/integration/test_run_e2e.sh tests/integration/test_run_faults.sh \
 	tests/integration/test_nightly.sh tests/integration/test_hosts.sh \
-	tests/integration/test_status_env.sh tests/integration/test_slurm.sh
-# a test tool: the SLURM module against a live allocation (tests/integration/test_slurm.sh)
+	tests/integration/test_status_env.sh
+# remote/slurm.c: its unit test and fuzz target; the emulated cluster with SLURM and the
+# module on live allocations (test_slurm.sh, through the test tool slurm_probe)
+UNIT_TESTS += $(BUILD)/tests/test_slurm
+FUZZ_TARGETS += fuzz_slurm
+INTEG_TESTS += tests/integration/test_slurm.sh
 all: $(BUILD)/tests/slurm_probe
 $(BUILD)/tests/slurm_probe: tests/tools/slurm_probe.c $(LIB)
 	@mkdir -p $(@D) $(BUILD)/obj/tests/tools
