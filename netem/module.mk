@@ -2,10 +2,8 @@
 # cluster of namespaced nodes (cluster.c; each node's mount view: cluster_view.c; its
 # sshd and the cluster's keys: cluster_sshd.c), and two programs: gcbench-netem (set,
 # show, clear, restore-all) and gcbench-probe (TCP goodput / RTT probe).
-# SLURM on the local cluster (cluster up --slurm): cluster_slurm.c.
 LIB_SRCS += netem/rate.c netem/netns.c netem/state.c netem/shape.c netem/pids.c netem/link.c \
 	netem/cluster.c netem/cluster_view.c netem/cluster_sshd.c
-LIB_SRCS += netem/cluster_slurm.c
 UNIT_TESTS += $(BUILD)/tests/test_netem_rate $(BUILD)/tests/test_netem_state \
 	$(BUILD)/tests/test_netem_links
 FUZZ_TARGETS += fuzz_rate
@@ -24,3 +22,6 @@ BENCHES += bench-netem
 bench: bench-netem
 bench-netem: $(BUILD)/bin/gcbench $(BUILD)/bin/gcbench-netem $(BUILD)/bin/gcbench-probe
 	@BUILD=$(BUILD) tools/bench-netem.sh
+
+# SLURM on the local cluster (gcbench cluster up --slurm)
+LIB_SRCS += netem/cluster_slurm.c

@@ -31,6 +31,11 @@ FUZZ_TARGETS += fuzz_spec fuzz_inventory
 INTEG_TESTS += tests/integration/test_run_e2e.sh tests/integration/test_run_faults.sh \
 	tests/integration/test_nightly.sh tests/integration/test_hosts.sh \
 	tests/integration/test_status_env.sh
+# ops/
+UNIT_TESTS += $(BUILD)/tests/test_notify $(BUILD)/tests/test_schedule $(BUILD)/tests/test_stats \
+	$(BUILD)/tests/test_regress $(BUILD)/tests/test_bootstrap
+INTEG_TESTS += tests/integration/test_notify.sh tests/integration/test_regress.sh \
+	tests/integration/test_schedule.sh
 # remote/slurm.c: its unit test and fuzz target; the emulated cluster with SLURM and the
 # module on live allocations (test_slurm.sh, through the test tool slurm_probe)
 UNIT_TESTS += $(BUILD)/tests/test_slurm
@@ -41,8 +46,3 @@ $(BUILD)/tests/slurm_probe: tests/tools/slurm_probe.c $(LIB)
 	@mkdir -p $(@D) $(BUILD)/obj/tests/tools
 	$(if $(Q),@echo "  TOOL    $@")
 	$(Q)$(CC) $(CPPFLAGS) -MF $(BUILD)/obj/tests/tools/slurm_probe.d $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
-# ops/
-UNIT_TESTS += $(BUILD)/tests/test_notify $(BUILD)/tests/test_schedule $(BUILD)/tests/test_stats \
-	$(BUILD)/tests/test_regress $(BUILD)/tests/test_bootstrap
-INTEG_TESTS += tests/integration/test_notify.sh tests/integration/test_regress.sh \
-	tests/integration/test_schedule.sh
