@@ -44,16 +44,14 @@ static void usage(FILE *f)
 		"  --format F          table (default), markdown or json\n"
 		"  --notify-env NAME   on a regression, post to the webhook URL in $NAME\n"
 		"  --notify-type T     webhook (default) or slack\n\n"
-		"exit status (the same for every gcbench command; docs/spec.md):\n"
-		"  0 no significant regression       1 a regression\n"
-		"  2 usage error or bad selector     3 cannot compare: nothing to compare yet\n"
-		"  (first night, a selector that matches nothing), an unreadable database\n"
-		"  130 interrupted\n\n"
+		"For cron and CI: 0 no significant regression, 1 a regression, 2 a usage\n"
+		"error or a malformed selector, 3 cannot compare (the first night, a selector\n"
+		"that matches nothing, an unreadable database).\n\n"
 		"examples:\n"
 		"  gcbench regress --db lab.db --baseline nccl=2.18 --candidate nccl=2.19\n"
 		"  gcbench regress --db lab.db --baseline tag=before --candidate tag=after \\\n"
 		"      --metric speedup\n"
-		"  gcbench regress --db lab.db --baseline previous    # in the nightly job\n");
+		"  gcbench regress --db lab.db --baseline previous    # in the nightly job\n\n");
 }
 
 struct ropts {

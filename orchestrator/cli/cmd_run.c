@@ -49,15 +49,14 @@ static const char run_usage[] =
 "and ssh_config files, GPUs for backend nccl, excludes, duplicate points, the\n"
 "database path. docs/spec.md, \"Checks before a sweep\".\n"
 "\n"
-"exit status (the same for every gcbench command; docs/spec.md):\n"
-"  0 every point ok        1 some points failed\n"
-"  2 usage error or bad input (spec, inventory, --db): nothing was touched\n"
-"  3 environment error: a host unreachable, provisioning, the database\n"
-"  130 interrupted (Ctrl-C, SIGTERM)\n"
+"For run: 0 every point ok, 1 some points failed, 2 the spec, inventory or --db\n"
+"cannot be used (nothing was touched), 3 a host, provisioning or the database\n"
+"failed (or --resume found nothing to continue), 130 interrupted.\n"
 "\n"
 "example:\n"
 "  sudo gcbench run experiments/quickstart.yaml --inventory experiments/inventory-local.yaml\n"
-"  sqlite3 gcbench.db 'SELECT method, bw_cap_bps/1e9, speedup FROM speedup'\n";
+"  sqlite3 gcbench.db 'SELECT method, bw_cap_bps/1e9, speedup FROM speedup'\n"
+"\n";
 
 static int opt_double(const char *name, const char *v, double *out)
 {

@@ -234,15 +234,15 @@ static int do_install(const struct opts *o)
 	if (!o->root && geteuid() != 0) {
 		gc_error("cannot install schedule '%s': writing /etc needs root; run with "
 			 "sudo, or use --root DIR to write the files elsewhere", j.name);
-		return 1;
+		return GC_EXIT_ENV;
 	}
 	if (gc_sched_install(&j, root, be, o->replace, &e))
-		return gc_error("cannot install schedule '%s': %s", j.name, e.msg), 1;
+		return gc_error("cannot install schedule '%s': %s", j.name, e.msg), GC_EXIT_ENV;
 	if (o->root)
 		printf("installed '%s' (%s) under %s; not activated (--root)\n", j.name,
 		       gc_sched_backend_name(be), o->root);
 	else if (activate(&j, be))
-		return 1;
+		return GC_EXIT_ENV;
 	else
 		printf("installed '%s' (%s, %s); logs: %s%s%s\n", j.name,
 		       gc_sched_backend_name(be), j.at,
@@ -266,7 +266,7 @@ static int do_list(const struct opts *o)
 	int n = 0;
 
 	if (gc_sched_list(o->root ? o->root : "", print_entry, &n, &e))
-		return gc_error("cannot list schedules: %s", e.msg), 1;
+		return gc_error("cannot list schedules: %s", e.msg), GC_EXIT_ENV;
 	if (!n)
 		printf("no scheduled sweeps; add one with 'gcbench schedule install'\n");
 	return 0;
@@ -289,7 +289,7 @@ static int do_remove(const struct opts *o)
 	rc = gc_sched_remove(o->root ? o->root : "", o->spec, &b, &e);
 	if (rc)
 		return gc_error("cannot remove schedule '%s': %s", o->spec, e.msg),
-		       1;
+		       rc == GC_E_NOTFOUND ? GC_EXIT_USAGE : GC_EXIT_ENV;   /* not installed: 2 */
 	if (!o->root && b == GC_SCHED_SYSTEMD)
 		run_systemctl("daemon-reload", NULL, NULL);
 	printf("removed '%s' (%s)\n", o->spec, gc_sched_backend_name(b));

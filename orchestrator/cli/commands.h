@@ -9,6 +9,18 @@
 #ifndef GC_COMMANDS_H
 #define GC_COMMANDS_H
 
+#include "result.h"
+
+/* The exit status table, printed at the end of every --help (docs/spec.md has it too). */
+#define GC_EXIT_HELP \
+	"exit status (every gcbench command):\n" \
+	"  0    ok; no regression\n" \
+	"  1    a regression, or points that failed\n" \
+	"  2    usage error or bad input (spec, inventory, options, --db path)\n" \
+	"  3    cannot compare, or an environment error (unreachable host, unreadable\n" \
+	"       database, missing privilege)\n" \
+	"  130  interrupted (Ctrl-C, SIGTERM)\n"
+
 #define GC_CMD(name, fn, summary) int fn(int argc, char **argv);
 #include "commands.def"
 #undef GC_CMD

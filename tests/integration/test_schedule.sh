@@ -26,7 +26,7 @@ l1=$("$GC" schedule list --root "$tmp/root" 2>&1)
 "$GC" schedule remove nightly --root "$tmp/root" >/dev/null 2>&1; r1=$?
 "$GC" schedule remove nightly --root "$tmp/root" >/dev/null 2>&1; r2=$?
 l2=$("$GC" schedule list --root "$tmp/root" 2>&1)
-if echo "$l1" | grep -q '^nightly  *systemd  *daily 02:00' && [ $r1 -eq 0 ] && [ $r2 -eq 1 ] &&
+if echo "$l1" | grep -q '^nightly  *systemd  *daily 02:00' && [ $r1 -eq 0 ] && [ $r2 -eq 2 ] &&
    echo "$l2" | grep -q "no scheduled sweeps" && [ ! -e "$svc" ]; then pass list_remove
 else fail list_remove "list=$l1 rm=$r1,$r2 after=$l2"; fi
 

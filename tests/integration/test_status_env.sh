@@ -150,7 +150,7 @@ else
 	out=$(cd "$work/nr" && setpriv --reuid=nobody --regid=nogroup --clear-groups "$Gabs" run \
 		quickstart.yaml --inventory inventory-local.yaml --db nr.db 2>&1); rc=$?
 	want="the local emulated cluster needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN): run 'sudo gcbench run ...', or give an inventory of real hosts with --inventory"
-	if [ $rc -eq 1 ] && grep -qF "$want" <<<"$out" && ! ls "$work/nr" | grep -q '^nr\.db'
+	if [ $rc -eq 3 ] && grep -qF "$want" <<<"$out" && ! ls "$work/nr" | grep -q '^nr\.db'
 	then pass run_nonroot_message
 	else fail run_nonroot_message "rc $rc, files: $(ls "$work/nr" | tr '\n' ' '), output: $out"; fi
 fi
