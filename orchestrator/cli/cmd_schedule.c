@@ -245,11 +245,11 @@ static int check_job(const gc_sched_job *j, int allow_build_tree)
 	}
 	if (gc_sched_in_build_tree(j->gcbench, root, sizeof(root))) {
 		if (!allow_build_tree) {
-			gc_error("refusing to schedule '%s' from the build tree '%s': 'make clean' "
-				 "removes it and a rebuild changes what runs; run 'sudo make install' "
-				 "there (gcbench in /usr/local/bin; PREFIX=DIR for another place) and "
-				 "install the schedule with that gcbench, or pass --allow-build-tree",
-				 j->gcbench, root);
+			gc_error("refusing to schedule '%s' with '%s', a gcbench in the build tree "
+				 "'%s': 'make clean' removes it and a rebuild changes what runs; run "
+				 "'sudo make install' there (gcbench in /usr/local/bin; PREFIX=DIR for "
+				 "another place) and install the schedule with that gcbench, or pass "
+				 "--allow-build-tree", j->name, j->gcbench, root);
 			return GC_EXIT_USAGE;
 		}
 		gc_warn("scheduling '%s' from the build tree '%s': 'make clean' there stops the "
