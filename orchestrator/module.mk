@@ -26,6 +26,7 @@ $(BUILD)/bin/gcbench: $(ORCH_OBJS) $(LIB)
 UNIT_TESTS += $(BUILD)/tests/test_spec $(BUILD)/tests/test_sweep $(BUILD)/tests/test_inventory \
 	$(BUILD)/tests/test_ssh $(BUILD)/tests/test_launch $(BUILD)/tests/test_reap \
 	$(BUILD)/tests/test_resume $(BUILD)/tests/test_provision $(BUILD)/tests/test_run_summary
+UNIT_TESTS += $(BUILD)/tests/test_validate
 FUZZ_TARGETS += fuzz_spec fuzz_inventory
 INTEG_TESTS += tests/integration/test_run_e2e.sh tests/integration/test_run_faults.sh \
 	tests/integration/test_nightly.sh tests/integration/test_hosts.sh \
