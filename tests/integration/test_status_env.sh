@@ -127,11 +127,11 @@ INSERT INTO run_stats (run_id, field, n, median, p95)
 	else fail status_limits "rc $rc: $(tr '\n' '|' <<<"$out")"; fi
 fi
 
-expect_err status_missing_db 1 "no results database at '$work/nope.db': run a sweep first" \
+expect_err status_missing_db 3 "no results database at '$work/nope.db': run a sweep first" \
 	"$G" status --db "$work/nope.db"
 [ -e "$work/nope.db" ] && fail status_missing_db_created "status created $work/nope.db"
 printf 'this is a text file, not a database; it is long enough to hold a header\n' >"$work/text.db"
-expect_err status_not_a_db 1 "'$work/text.db' is not a SQLite database" "$G" status --db "$work/text.db"
+expect_err status_not_a_db 3 "'$work/text.db' is not a SQLite database" "$G" status --db "$work/text.db"
 expect_err status_bad_count 2 "invalid --runs '-3': give a count from 0 to 100000" \
 	"$G" status --db "$db" --runs -3
 expect_err status_bad_option 2 "unknown option '--bd' for status" "$G" status --bd "$db"
