@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 GC=$BIN/gcbench
 MK=$BUILD/tests/test_regress
-offline="usage_2 bad_spec_2 dry_run_bad_input_2 bad_input_touches_nothing regress_regression_1 regress_none_0 regress_bad_selector_2 regress_no_match_3 regress_first_night_3 regress_unreadable_db_3 unreachable_host_3"
+offline="usage_2 bad_spec_2 dry_run_bad_input_2 bad_input_touches_nothing regress_regression_1 regress_none_0 regress_bad_selector_2 regress_no_match_3 regress_first_night_3 regress_unreadable_db_3 unreachable_host_3 bad_db_before_ssh"
 sweep="points_ok_0 failed_points_1 interrupted_130"
 [ -x "$GC" ] && [ -x "$MK" ] || { for n in $offline $sweep; do skip "$n" "$GC or $MK not built"; done; exit 0; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/gc-exit.XXXXXX")
@@ -100,6 +100,10 @@ hosts:
   - {name: d2, address: 127.0.0.2, port: 9, iface: lo}
 YAML
 expect unreachable_host_3 3 timeout 120 "$GC" run ok.yaml --inventory down.yaml --db "$work/down.db" --calibrate 0
+# a bad --db on the same hosts: refused before any ssh (no cleanup of unreachable nodes)
+"$GC" run ok.yaml --inventory down.yaml --db dbdir --calibrate 0 >"$work/out" 2>&1; r=$?
+if [ $r = 2 ] && grep -q "is a directory" "$work/out" && ! grep -q "cannot reach" "$work/out"; then pass bad_db_before_ssh
+else fail bad_db_before_ssh "exit $r: $(tr '\n' ' ' <"$work/out")"; fi
 
 # --- on a local cluster: 0 ok, 1 failed points, 130 interrupted -----------------------
 need_sweep $sweep || exit 0
