@@ -89,10 +89,19 @@ static void check_models(const struct gc_run_opts *o, const struct gc_spec *s, s
 	}
 }
 
-/* no point left, or two points with one key */
+static int by_key(const void *a, const void *b)
+{
+	const struct gc_point *const *x = a, *const *y = b;
+	int c = strcmp((*x)->key, (*y)->key);
+
+	return c ? c : ((*x)->index > (*y)->index) - ((*x)->index < (*y)->index);
+}
+
+/* no point left, or two points with one key (sorted: a sweep has up to 20,000) */
 static void check_points(const struct gc_spec *s, const struct gc_sweep *sw, struct gc_diags *d)
 {
-	char msg[GC_POINT_KEY_MAX + 200];
+	char msg[GC_POINT_KEY_MAX + 300];
+	const struct gc_point **v;
 
 	if (!sw->n) {
 		snprintf(msg, sizeof(msg), "exclude drops every one of the %zu points of the sweep, "
@@ -101,16 +110,23 @@ static void check_points(const struct gc_spec *s, const struct gc_sweep *sw, str
 		diag_path(d, s->text, sw->n_excluded ? "exclude" : "", msg);
 		return;
 	}
-	for (size_t i = 1; i < sw->n; i++)
-		for (size_t j = 0; j < i; j++) {
-			if (strcmp(sw->pts[i].key, sw->pts[j].key))
-				continue;
-			snprintf(msg, sizeof(msg), "points %zu and %zu have the same key (%s): two "
-				 "values of an axis or two method variants are the same; remove "
-				 "one", j + 1, i + 1, sw->pts[i].key);
-			diag_path(d, s->text, "methods", msg);
-			return;
-		}
+	if (!(v = malloc(sw->n * sizeof(*v)))) {
+		d->oom = 1;
+		return;
+	}
+	for (size_t i = 0; i < sw->n; i++)
+		v[i] = &sw->pts[i];
+	qsort(v, sw->n, sizeof(*v), by_key);
+	for (size_t i = 1; i < sw->n; i++) {
+		if (strcmp(v[i]->key, v[i - 1]->key))
+			continue;
+		snprintf(msg, sizeof(msg), "points %zu and %zu have the same key (%s): two values "
+			 "of an axis, two zipped tuples or two method variants are the same; "
+			 "remove one", v[i - 1]->index + 1, v[i]->index + 1, v[i]->key);
+		diag_path(d, s->text, s->n_zip ? "zip" : "methods", msg);
+		break;
+	}
+	free(v);
 }
 
 /* backend nccl: one rank per GPU, so the hosts must give at least world_size GPUs */

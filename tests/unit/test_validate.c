@@ -109,6 +109,15 @@ static void test_spec_problems(void)
 	CHECK_EQ_INT(check("dupm.yaml", NULL, "x.db", err, sizeof(err)), GC_E_INVAL);
 	CHECKF(strstr(err, "dupm.yaml:3:") && strstr(err, "twice"), "%s", err);
 
+	/* zipped axes may repeat values; a repeated tuple is two points with one key */
+	put("zip.yaml", "name: t\nmodels: [resnet50]\nmethods: [syncsgd]\nbandwidth: 1gbit\n"
+	    "world_size: [2, 2, 4]\nbatch: [8, 16, 32]\nzip: [[world_size, batch]]\niterations: 2\n");
+	CHECK_EQ_INT(check("zip.yaml", NULL, "x.db", err, sizeof(err)), GC_OK);
+	put("zipdup.yaml", "name: t\nmodels: [resnet50]\nmethods: [syncsgd]\nbandwidth: 1gbit\n"
+	    "world_size: [2, 4, 2]\nbatch: [8, 16, 8]\nzip: [[world_size, batch]]\niterations: 2\n");
+	CHECK_EQ_INT(check("zipdup.yaml", NULL, "x.db", err, sizeof(err)), GC_E_INVAL);
+	CHECKF(strstr(err, "zipdup.yaml:7:6: points 1 and 3 have the same key") != NULL, "%s", err);
+
 	put("badbw.yaml", "name: t\nmodels: [resnet50]\nmethods: [syncsgd]\nbandwidth: 10Gbps\n"
 	    "world_size: 2\nbatch: 8\niterations: 2\n");
 	CHECK_EQ_INT(check("badbw.yaml", NULL, "x.db", err, sizeof(err)), GC_E_INVAL);
