@@ -26,14 +26,15 @@ $(BUILD)/bin/gcbench: $(ORCH_OBJS) $(LIB)
 UNIT_TESTS += $(BUILD)/tests/test_spec $(BUILD)/tests/test_sweep $(BUILD)/tests/test_inventory \
 	$(BUILD)/tests/test_ssh $(BUILD)/tests/test_launch $(BUILD)/tests/test_reap \
 	$(BUILD)/tests/test_resume $(BUILD)/tests/test_provision $(BUILD)/tests/test_run_summary
-UNIT_TESTS += $(BUILD)/tests/test_validate
 FUZZ_TARGETS += fuzz_spec fuzz_inventory
 INTEG_TESTS += tests/integration/test_run_e2e.sh tests/integration/test_run_faults.sh \
 	tests/integration/test_nightly.sh tests/integration/test_hosts.sh \
 	tests/integration/test_status_env.sh
-INTEG_TESTS += tests/integration/test_exit_codes.sh
 # ops/
 UNIT_TESTS += $(BUILD)/tests/test_notify $(BUILD)/tests/test_schedule $(BUILD)/tests/test_stats \
 	$(BUILD)/tests/test_regress $(BUILD)/tests/test_bootstrap
 INTEG_TESTS += tests/integration/test_notify.sh tests/integration/test_regress.sh \
 	tests/integration/test_schedule.sh
+# the checks before a sweep and the exit status table
+UNIT_TESTS += $(BUILD)/tests/test_validate
+INTEG_TESTS += tests/integration/test_exit_codes.sh
