@@ -38,13 +38,14 @@ static void diag_path(struct gc_diags *d, const char *text, const char *path, co
 	gc_diag_at(d, line, col, "%s", msg);
 }
 
-/* path as the program that uses it sees it: relative to dir (a spec's folder) unless
- * absolute or dir is NULL, "~/" expanded (as ssh does for -i and -F) */
-static void resolve(const char *p, const char *dir, char *out, size_t n)
+/* path as the program that uses it sees it: relative to dir (a spec's folder, as
+ * provisioning reads a csv: model) unless absolute or dir is NULL; with tilde, "~/"
+ * expanded (as ssh does for -i and -F) */
+static void resolve(const char *p, const char *dir, int tilde, char *out, size_t n)
 {
 	const char *home = getenv("HOME");
 
-	if (!strncmp(p, "~/", 2) && home)
+	if (tilde && !strncmp(p, "~/", 2) && home)
 		snprintf(out, n, "%s/%s", home, p + 2);
 	else if (p[0] == '/' || !dir)
 		snprintf(out, n, "%s", p);
@@ -78,7 +79,7 @@ static void check_models(const struct gc_run_opts *o, const struct gc_spec *s, s
 	for (size_t i = 0; i < s->n_models; i++) {
 		if (strncmp(s->models[i], "csv:", 4))
 			continue;
-		resolve(s->models[i] + 4, slash ? dir : NULL, path, sizeof(path));
+		resolve(s->models[i] + 4, slash ? dir : NULL, 0, path, sizeof(path));
 		if (!(why = file_problem(path)))
 			continue;
 		snprintf(where, sizeof(where), "models/%zu", i);
@@ -169,7 +170,7 @@ static void check_ssh_files(const struct gc_inventory *inv, const char *text, st
 	const char *why;
 
 	if (*inv->ssh_config) {
-		resolve(inv->ssh_config, NULL, path, sizeof(path));
+		resolve(inv->ssh_config, NULL, 1, path, sizeof(path));
 		if ((why = file_problem(path))) {
 			snprintf(msg, sizeof(msg), "ssh_config '%.400s': %s; give the path of an "
 				 "ssh_config file, or remove the key", path, why);
@@ -179,7 +180,7 @@ static void check_ssh_files(const struct gc_inventory *inv, const char *text, st
 	for (size_t h = 0; h < inv->n_hosts; h++) {
 		if (!*inv->hosts[h].identity)
 			continue;
-		resolve(inv->hosts[h].identity, NULL, path, sizeof(path));
+		resolve(inv->hosts[h].identity, NULL, 1, path, sizeof(path));
 		if (!(why = file_problem(path)))
 			continue;
 		snprintf(where, sizeof(where), "hosts/%zu/identity", h);
