@@ -202,7 +202,6 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	rc = rc ? (rc == GC_E_NOMEM ? rc : GC_E_INVAL) : gc_run_validate(c->o, &s->spec, &s->sw, e);
 	if (rc)
 		return rc;
-	c->validated = 1;   /* from here on, a failure is the environment's (exit 3) */
 	s->pts = calloc(s->sw.n ? s->sw.n : 1, sizeof(*s->pts));
 	if (!s->pts)
 		return gc_fail(e, GC_E_NOMEM, "out of memory");
@@ -211,6 +210,8 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	rc = gc_run_setup_nodes(c->o, c, lockpath, sizeof(lockpath), e);
 	if (rc || c->o->dry_run)
 		return rc;
+	c->validated = 1;   /* the inputs are checked: from here on a failure is the
+			     * environment's (exit 3) */
 	rc = gc_lock_acquire(lockpath, &s->lockfd, e);
 	rc = rc ? rc : gc_db_open(c->o->db_path, 0, &c->db, e);
 	rc = rc ? rc : gc_db_mark_interrupted(c->db, NULL, 0, &n, e);

@@ -70,7 +70,8 @@ struct gc_sweep_ctx {
 	char local_work[1024];        /* where fetched record files go */
 	char remote_work[1024];       /* where workers write them on the nodes */
 	struct gc_calibration cal;
-	int validated;                /* the spec, inventory and database passed gc_run_validate */
+	int validated;                /* the spec, inventory and database passed gc_run_validate
+	                               * and the nodes are set up: a failure now is exit 3 */
 	int reap_pending;             /* reap the nodes before the next point: at the start of
 	                               * a sweep and after a point that failed */
 };
