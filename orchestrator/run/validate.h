@@ -8,9 +8,8 @@
  *     point is refused), no two points share a key;
  *   - every `csv:` model is a readable file (relative to the spec's folder);
  *   - the inventory parses; its ssh_config and every host's identity are readable
- *     files; `backend: nccl` has hosts that give the sweep GPUs (`gpus:`), at least
- *     world_size of them (a `local: N` inventory is not checked: its GPUs are this
- *     machine's);
+ *     files; `backend: nccl` has a host that gives the sweep GPUs (`gpus:`; a
+ *     `local: N` inventory is not checked: its GPUs are this machine's);
  *   - the database path is a SQLite file, or a new file in a folder that exists (a
  *     directory or another kind of file is refused).
  * Problems in a file are printed to stderr as FILE:LINE:COL messages, all at once.

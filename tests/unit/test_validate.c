@@ -137,11 +137,10 @@ static void test_inventory_problems(void)
 	CHECKF(strstr(err, "nogpu.yaml:3:") && strstr(err, "host 'b': identity '/nonexistent/k'"),
 	       "%s", err);
 
+	/* with GPUs, where the ranks fit is the placement's question, not this one */
 	put("gpu4.yaml", "hosts:\n  - {name: a, address: 10.0.0.1, iface: eth0, gpus: 2}\n"
 	    "  - {name: b, address: 10.0.0.2, iface: eth0, gpus: 2}\n");
-	CHECK_EQ_INT(check("nccl.yaml", "gpu4.yaml", "x.db", err, sizeof(err)), GC_E_INVAL);
-	CHECKF(strstr(err, "nccl.yaml:5:17: world_size 8 with backend 'nccl' needs 8 GPUs") &&
-	       !strstr(err, "world_size 2 "), "%s", err);
+	CHECK_EQ_INT(check("nccl.yaml", "gpu4.yaml", "x.db", err, sizeof(err)), GC_OK);
 	/* a local cluster's GPUs are this machine's: not checked */
 	put("local.yaml", "local: 2\n");
 	CHECK_EQ_INT(check("nccl.yaml", "local.yaml", "x.db", err, sizeof(err)), GC_OK);
