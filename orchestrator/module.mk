@@ -50,3 +50,6 @@ $(BUILD)/tests/slurm_probe: tests/tools/slurm_probe.c $(LIB)
 	@mkdir -p $(@D) $(BUILD)/obj/tests/tools
 	$(if $(Q),@echo "  TOOL    $@")
 	$(Q)$(CC) $(CPPFLAGS) -MF $(BUILD)/obj/tests/tools/slurm_probe.d $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+# the checks before a sweep and the exit status table
+UNIT_TESTS += $(BUILD)/tests/test_validate
+INTEG_TESTS += tests/integration/test_exit_codes.sh

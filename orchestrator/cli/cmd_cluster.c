@@ -241,5 +241,5 @@ int cmd_cluster(int argc, char **argv)
 	}
 	if (rc)
 		gc_error("cluster %s: %s", a.verb, e.msg[0] ? e.msg : gc_strerror(rc));
-	return rc ? (rc == GC_E_INVAL ? 2 : rc == GC_E_BUSY ? 3 : 1) : 0;
+	return gc_exit_code(rc);
 }

@@ -174,12 +174,12 @@ static int predict_other(const struct opts *o)
 	gc_pdb p;
 	gc_db *db = NULL;
 	gc_err e = { "" };
-	int rc = 1;
+	int rc = GC_EXIT_ENV;
 
 	memset(&p, 0, sizeof(p));
 	if (gc_pdb_fit_load(o->db, o->env, &f, &e)) {
 		gc_error("cannot fit the model to '%s': %s", o->db, e.msg);
-		return 1;
+		return GC_EXIT_ENV;
 	}
 	if (gc_db_open(o->predict, GC_DB_READONLY, &db, &e) || gc_pdb_run_with(db, &f, &p, &e)) {
 		gc_error("cannot predict the runs of '%s': %s", o->predict, e.msg);
@@ -318,7 +318,7 @@ int cmd_model(int argc, char **argv)
 		gc_error("cannot fit the model to '%s': %s", o.db, e.msg);
 		gc_pdb_release(&p);
 		gc_db_close(db);
-		return 1;
+		return GC_EXIT_ENV;
 	}
 	if (o.json) {
 		r = print_json(&p, &o);

@@ -162,7 +162,7 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 		rc = gc_fail(e, GC_E_INVAL, "the inventory lists no hosts");
 	gc_self_dir(self, sizeof(self));
 	snprintf(ctl, sizeof(ctl), "%s/ssh", gc_home());
-	rc = rc ? rc : gc_mkdir_p(ctl, 0755, e);
+	rc = rc || o->dry_run ? rc : gc_mkdir_p(ctl, 0755, e);   /* a dry run creates nothing */
 	if (!rc && !(c->nodes = calloc(inv.n_hosts, sizeof(gc_node))))
 		rc = gc_fail(e, GC_E_NOMEM, "out of memory");
 	for (i = 0; !rc && i < inv.n_hosts; i++)

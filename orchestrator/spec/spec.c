@@ -231,6 +231,47 @@ static int parse_scale(struct spec_ctx *c, yaml_node_t *n, const char *t, void *
 	return 0;
 }
 
+/* 1 when key is named in a group of the spec's zip (whose values may repeat: the
+ * points are the tuples; gc_run_validate checks those for duplicate keys) */
+static int zipped(struct spec_ctx *c, const char *key)
+{
+	yaml_node_t *z = gc_yaml_get(c->doc, c->root, "zip");
+
+	for (size_t g = 0; g < gc_yaml_seq_len(z); g++) {
+		yaml_node_t *grp = gc_yaml_seq_at(c->doc, z, g);
+		for (size_t k = 0; k < gc_yaml_seq_len(grp); k++) {
+			const char *t = gc_yaml_text(gc_yaml_seq_at(c->doc, grp, k));
+			if (t && !strcmp(t, key))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* Value number n of an axis (just parsed into out + n * elem from items[i]) equals an
+ * earlier one: diagnosed (two values that give the same points, with the same keys)
+ * and dropped. Zipped axes may repeat values. */
+static int axis_duplicate(struct spec_ctx *c, const char *key, yaml_node_t **items, size_t i,
+			  char *out, size_t n, size_t elem, int strings)
+{
+	char *v = out + n * elem;
+
+	if (zipped(c, key))
+		return 0;
+	for (size_t j = 0; j < n; j++) {
+		char *w = out + j * elem;
+		if (strings ? strcmp(*(char **)v, *(char **)w) : memcmp(v, w, elem))
+			continue;
+		gc_diag(c->d, items[i], "%s '%s' is the same value as an earlier item of '%s', so "
+			"every point would run twice under one key; remove one", key,
+			gc_yaml_text(items[i]), key);
+		if (strings)
+			free(*(char **)v);
+		return 1;
+	}
+	return 0;
+}
+
 typedef int (*axis_parser)(struct spec_ctx *, yaml_node_t *, const char *, void *);
 
 /* Parse key's values into a malloc'ed array of elem-sized values; a missing key uses
@@ -261,7 +302,9 @@ static void parse_axis(struct spec_ctx *c, const char *key, const char *dflt, si
 		return;
 	}
 	for (size_t i = 0; i < k; i++)
-		if (fn(c, items[i], gc_yaml_text(items[i]), out + *n * elem) == 0)
+		if (fn(c, items[i], gc_yaml_text(items[i]), out + *n * elem) == 0 &&
+		    !axis_duplicate(c, key, items, i, out, *n, elem,
+				    fn == parse_model || fn == parse_train_model || fn == parse_backend))
 			(*n)++;
 	*arr = out;
 	free(items);

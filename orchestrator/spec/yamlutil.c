@@ -332,3 +332,56 @@ yaml_node_t *gc_yaml_seq_at(yaml_document_t *doc, const yaml_node_t *n, size_t i
 		return NULL;
 	return yaml_document_get_node(doc, n->data.sequence.items.start[i]);
 }
+
+/* the child of n named by one path component (a key, or an index in a list) */
+static yaml_node_t *locate_step(yaml_document_t *doc, yaml_node_t *n, const char *comp)
+{
+	char *end;
+	unsigned long i;
+
+	if (n->type == YAML_MAPPING_NODE)
+		return gc_yaml_get(doc, n, comp);
+	i = strtoul(comp, &end, 10);
+	if (end == comp || *end)
+		return NULL;
+	if (n->type == YAML_SCALAR_NODE)
+		return i == 0 ? n : NULL;
+	return gc_yaml_seq_at(doc, n, i);
+}
+
+int gc_yaml_locate(const char *buf, size_t len, const char *path, size_t *line, size_t *col)
+{
+	struct gc_diags d;
+	yaml_document_t doc;
+	yaml_node_t *n;
+	char comp[128];
+	const char *p = path;
+	int found = 0;
+
+	*line = *col = 0;
+	gc_diags_init(&d, "");
+	if (gc_yaml_load(buf, len, &doc, &d)) {
+		gc_diags_release(&d);
+		return 0;
+	}
+	n = yaml_document_get_root_node(&doc);
+	while (n && *p) {
+		size_t k = strcspn(p, "/");
+		if (k >= sizeof(comp)) {
+			n = NULL;
+			break;
+		}
+		memcpy(comp, p, k);
+		comp[k] = 0;
+		n = locate_step(&doc, n, comp);
+		p += k + (p[k] == '/');
+	}
+	if (n) {
+		*line = n->start_mark.line + 1;
+		*col = n->start_mark.column + 1;
+		found = 1;
+	}
+	yaml_document_delete(&doc);
+	gc_diags_release(&d);
+	return found;
+}
