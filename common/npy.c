@@ -68,6 +68,28 @@ static gc_rc parse_shape(const char *p, gc_npy *out, gc_err *e)
 	return GC_OK;
 }
 
+/* d is "'CODE'...": a byte order (<>|=), a kind letter and 0 to 2 digits, copied into
+ * out (8 bytes). Returns 1 if so. */
+static int is_type_code(const char *d, char *out)
+{
+	size_t i = 1, n;
+
+	if (d[0] != '\'')
+		return 0;
+	if (d[i] && strchr("<>|=", d[i]))
+		i++;
+	if (!((d[i] >= 'a' && d[i] <= 'z') || (d[i] >= 'A' && d[i] <= 'Z')))
+		return 0;
+	i++;
+	for (n = 0; n < 2 && d[i] >= '0' && d[i] <= '9'; n++)
+		i++;
+	if (d[i] != '\'')
+		return 0;
+	memcpy(out, d + 1, i - 1);
+	out[i - 1] = 0;
+	return 1;
+}
+
 static gc_rc parse_header(const char *hdr, gc_npy *out, gc_err *e)
 {
 	const char *d = dict_value(hdr, "descr");
@@ -77,8 +99,13 @@ static gc_rc parse_header(const char *hdr, gc_npy *out, gc_err *e)
 	if (!d || !f || !s)
 		return gc_fail(e, GC_E_FORMAT, "header lacks %s", !d ? "'descr'" : !f ? "'fortran_order'" : "'shape'");
 	if (strncmp(d, "'<f4'", 5) != 0) {
-		char found[16] = "";
-		sscanf(d, "'%15[^']", found);
+		char found[8] = "";
+		/* name the dtype only when it is a numpy type code ('<f8', '|u1'): the header
+		 * of a file we cannot parse is untrusted and is never quoted */
+		if (!is_type_code(d, found))
+			return gc_fail(e, GC_E_FORMAT, "'descr' is not a numpy type code; expected "
+				       "float32 ('<f4'): save the array with np.save(path, "
+				       "arr.astype(np.float32))");
 		return gc_fail(e, GC_E_FORMAT,
 			       "dtype is '%s', expected float32 ('<f4'); convert with arr.astype(np.float32)",
 			       found);

@@ -43,3 +43,18 @@ gc_rc gc_fail(gc_err *e, gc_rc rc, const char *fmt, ...)
 	}
 	return rc;
 }
+
+int gc_exit_code(gc_rc rc)
+{
+	switch (rc) {
+	case GC_OK: return GC_EXIT_OK;
+	case GC_E_INVAL: case GC_E_FORMAT: return GC_EXIT_USAGE;
+	case GC_E_INTERRUPTED: return GC_EXIT_INTERRUPTED;
+	default: return GC_EXIT_ENV;
+	}
+}
+
+int gc_exit_env(gc_rc rc)
+{
+	return rc == GC_OK ? GC_EXIT_OK : rc == GC_E_INTERRUPTED ? GC_EXIT_INTERRUPTED : GC_EXIT_ENV;
+}

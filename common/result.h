@@ -37,6 +37,26 @@ typedef enum gc_rc {
 /* A lowercase phrase for rc; never NULL ("unknown error" for out-of-range). */
 const char *gc_strerror(gc_rc rc);
 
+/* The exit status of every gcbench command (the table in docs/spec.md, "Exit status",
+ * and in each --help): what a cron or CI job can act on. */
+enum gc_exit {
+	GC_EXIT_OK = 0,             /* done; no regression */
+	GC_EXIT_FAILED = 1,         /* a regression, or points that failed */
+	GC_EXIT_USAGE = 2,          /* usage error or bad input (spec, inventory, options) */
+	GC_EXIT_ENV = 3,            /* cannot compare, or an environment error: unreachable
+				     * host, unreadable database, missing privilege */
+	GC_EXIT_INTERRUPTED = 130   /* stopped by SIGINT/SIGTERM */
+};
+
+/* The exit status for a command that stopped on rc: GC_EXIT_OK for GC_OK, GC_EXIT_USAGE
+ * for GC_E_INVAL and GC_E_FORMAT (the input is wrong), GC_EXIT_INTERRUPTED for
+ * GC_E_INTERRUPTED, GC_EXIT_ENV for every other code. A command whose input was
+ * already checked maps its later failures with gc_exit_env(). */
+int gc_exit_code(gc_rc rc);
+
+/* The same after validation: every failure but an interruption is GC_EXIT_ENV. */
+int gc_exit_env(gc_rc rc);
+
 /* A message buffer that fallible functions fill with the details of a failure. */
 #define GC_ERRLEN 512
 typedef struct gc_err {

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+
+#include "log.h"
 
 #include "strutil.h"
 #include "timing.h"
@@ -150,9 +153,54 @@ gc_rc gc_db_migrate(gc_db *db, int version, gc_err *e)
 	return GC_OK;
 }
 
+/* The largest database file a reader copies into memory to read it at this build's
+ * schema (a migrated copy; the file is never written). */
+#define GC_DB_RO_COPY_MAX (256ull << 20)
+
+/* Replace db's read-only handle by an in-memory copy of it, migrated to `latest`. */
+static gc_rc migrate_copy(gc_db *db, int cur, int latest, gc_err *e)
+{
+	sqlite3 *m = NULL;
+	sqlite3_backup *b;
+	struct stat st;
+	int r;
+
+	if (stat(db->path, &st) || (unsigned long long)st.st_size > GC_DB_RO_COPY_MAX)
+		return gc_fail(e, GC_E_DB, "database '%s' has schema version %d, older than this "
+			       "gcbench's %d, and is too large to read through a copy in memory "
+			       "(over %llu MiB); this command only reads it: the next 'gcbench run "
+			       "SPEC --db %s' or 'gcbench model --db %s' (both write to it) "
+			       "upgrades it in place where it is writable; or read it with the "
+			       "gcbench that wrote it", db->path, cur, latest,
+			       GC_DB_RO_COPY_MAX >> 20, db->path, db->path);
+	if (sqlite3_open_v2(":memory:", &m, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		sqlite3_close(m);
+		return gc_fail(e, GC_E_NOMEM, "database '%s': cannot open a copy in memory",
+			       db->path);
+	}
+	b = sqlite3_backup_init(m, "main", db->h, "main");
+	r = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
+	if (b)
+		sqlite3_backup_finish(b);
+	if (r != SQLITE_DONE) {
+		gc_rc rc = gc_db_fail(db, e, "copying it into memory");
+		sqlite3_close(m);
+		return rc;
+	}
+	sqlite3_close(db->h);
+	db->h = m;
+	if (cur > 0)
+		gc_warn("database '%s' has schema version %d (this gcbench: %d): reading a copy "
+			"upgraded in memory; the file stays as it is ('gcbench run' upgrades it "
+			"where it is writable)", db->path, cur, latest);
+	return gc_db_exec(db, "PRAGMA foreign_keys = ON", e);
+}
+
 static gc_rc check_version(gc_db *db, unsigned flags, gc_err *e)
 {
 	int cur = gc_db_user_version(db), latest = gc_db_schema_version();
+	gc_rc rc;
 
 	if (cur < 0)
 		return gc_db_fail(db, e, "reading the schema version (is it a SQLite file?)");
@@ -162,9 +210,12 @@ static gc_rc check_version(gc_db *db, unsigned flags, gc_err *e)
 			       db->path, cur, latest);
 	if (flags & GC_DB_NO_MIGRATE)
 		return GC_OK;
-	if (cur < latest && (flags & GC_DB_READONLY))
-		return gc_fail(e, GC_E_DB, "database '%s' has schema version %d, older than %d: "
-			       "open it once read-write to migrate it", db->path, cur, latest);
+	if (cur < latest && (flags & GC_DB_READONLY)) {
+		/* a reader never writes the file: it reads a migrated copy instead */
+		rc = migrate_copy(db, cur, latest, e);
+		if (rc)
+			return rc;
+	}
 	return gc_db_migrate(db, latest, e);
 }
 
@@ -179,40 +230,178 @@ static gc_rc configure(gc_db *db, unsigned flags, gc_err *e)
 	return rc;
 }
 
-gc_rc gc_db_open(const char *path, unsigned flags, gc_db **out, gc_err *e)
+int gc_db_writable(const char *path)
+{
+	char *dir = strdup(path), *slash;
+	int ok;
+
+	if (!dir)
+		return 0;
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';          /* "/x.db": the folder is "/" */
+	else if (slash)
+		*slash = '\0';
+	ok = !access(path, W_OK) && !access(slash ? dir : ".", W_OK);
+	free(dir);
+	return ok;
+}
+
+/* "file:PATH?mode=ro[&immutable=1]" with PATH's '%', '?' and '#' escaped (SQLite URI
+ * rules); an absolute path gets an empty authority ("file:///abs") so that "//x" is
+ * never read as a host. NULL when out of memory; caller frees. */
+static char *ro_uri(const char *path, int immutable)
+{
+	size_t n = strlen(path), i, o = 0;
+	char *u = malloc(3 * n + 40);
+
+	if (!u)
+		return NULL;
+	o += (size_t)sprintf(u, "file:%s", path[0] == '/' ? "//" : "");
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)path[i];
+		if (c == '%' || c == '?' || c == '#' || c < 0x20 || c >= 0x7f)
+			o += (size_t)sprintf(u + o, "%%%02X", c);
+		else
+			u[o++] = (char)c;
+	}
+	sprintf(u + o, "?mode=ro%s", immutable ? "&immutable=1" : "");
+	return u;
+}
+
+/* A WAL-mode database read by a user who cannot create its -shm file (its folder is
+ * not writable) fails on the first read with SQLITE_READONLY_CANTINIT (or CANTOPEN):
+ * only then is it opened immutable. */
+static int needs_immutable(sqlite3 *h)
+{
+	int x = sqlite3_extended_errcode(h);
+
+	return x == SQLITE_READONLY_CANTINIT || x == SQLITE_READONLY_DIRECTORY ||
+	       x == SQLITE_READONLY_RECOVERY || (x & 0xff) == SQLITE_CANTOPEN;
+}
+
+static int wal_has_data(const char *path)
+{
+	char p[4200];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s-wal", path);
+	return !stat(p, &st) && st.st_size > 0;
+}
+
+static gc_rc open_handle(gc_db *db, unsigned flags, gc_err *e)
 {
 	/* NOMUTEX: a gc_db is used by one thread at a time (db.h), so SQLite's per-call
 	 * connection mutex is pure cost (about a third of ingest CPU time) */
-	int oflags = SQLITE_OPEN_NOMUTEX | ((flags & GC_DB_READONLY) ? SQLITE_OPEN_READONLY
-					      : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+	int oflags = SQLITE_OPEN_NOMUTEX, r;
+	char *uri = NULL;
+
+	if (flags & GC_DB_READONLY) {
+		oflags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+		if (!(uri = ro_uri(db->path, db->immutable)))
+			return gc_fail(e, GC_E_NOMEM, "out of memory");
+	} else {
+		oflags |= SQLITE_OPEN_READWRITE | ((flags & GC_DB_EXISTING) ? 0
+						   : SQLITE_OPEN_CREATE);
+	}
+	r = sqlite3_open_v2(uri ? uri : db->path, &db->h, oflags, NULL);
+	free(uri);
+	if (r != SQLITE_OK)
+		return gc_fail(e, GC_E_DB, "cannot open database '%s': %s; check the path and "
+			       "its permissions", db->path,
+			       db->h ? sqlite3_errmsg(db->h) : "no memory");
+	return GC_OK;
+}
+
+/* 1 if path's header says WAL mode (bytes 18 and 19 are 2); 0 otherwise or unreadable. */
+static int is_wal(const char *path)
+{
+	unsigned char h[20];
+	FILE *f = fopen(path, "rb");
+	int wal = f && fread(h, 1, sizeof(h), f) == sizeof(h) && h[18] == 2 && h[19] == 2;
+
+	if (f)
+		fclose(f);
+	return wal;
+}
+
+static int shm_exists(const char *path)
+{
+	char p[4200];
+
+	snprintf(p, sizeof(p), "%s-shm", path);
+	return !access(p, F_OK);
+}
+
+/* Read-only. A WAL database needs its -shm index to be shared with a writer. If a
+ * writer has it open (the -shm exists), or this user owns the file, a plain read-only
+ * open uses (or makes) the index and sees concurrent writes. Another user's database
+ * with no -shm is opened immutable instead: no file is created next to it (an index
+ * owned by the reader would lock its owner's next sweep out), and so is one whose index
+ * SQLite cannot create (a folder this user cannot write, a read-only mount). */
+static gc_rc open_ro(gc_db *db, unsigned flags, gc_err *e)
+{
+	gc_rc rc;
+
+	if (is_wal(db->path) && !shm_exists(db->path) && access(db->path, W_OK))
+		db->immutable = 1;
+	rc = open_handle(db, flags, e);
+	if (!rc && !db->immutable && gc_db_user_version(db) < 0 && needs_immutable(db->h)) {
+		sqlite3_close(db->h);
+		db->h = NULL;
+		db->immutable = 1;
+		rc = open_handle(db, flags, e);
+	}
+	if (rc || !db->immutable)
+		return rc;
+	gc_warn("database '%s': no sweep has it open and this user cannot write it (or its "
+		"folder), so it is read as an immutable snapshot, creating no file next to it: "
+		"writes a sweep makes meanwhile are not seen", db->path);
+	if (wal_has_data(db->path))
+		gc_warn("database '%s': '%s-wal' holds writes not yet in the database file "
+			"and they are not shown; they move there when its owner's next 'gcbench "
+			"run' closes it", db->path, db->path);
+	return GC_OK;
+}
+
+gc_rc gc_db_open(const char *path, unsigned flags, gc_db **out, gc_err *e)
+{
+	struct stat st;
 	gc_db *db;
 	gc_rc rc;
 
 	*out = NULL;
+	if ((flags & (GC_DB_READONLY | GC_DB_EXISTING)) && stat(path, &st))
+		return errno == ENOENT
+			? gc_fail(e, GC_E_NOTFOUND, "no results database at '%s': check the path "
+				  "(only 'gcbench run SPEC --db PATH' creates one)", path)
+			: gc_fail(e, GC_E_DB, "cannot open database '%s': %s; check the path and "
+				  "its permissions", path, strerror(errno));
 	db = calloc(1, sizeof(*db));
 	if (!db || !(db->path = strdup(path))) {
 		free(db);
 		return gc_fail(e, GC_E_NOMEM, "out of memory");
 	}
-	if (sqlite3_open_v2(path, &db->h, oflags, NULL) != SQLITE_OK) {
-		rc = gc_fail(e, GC_E_DB, "cannot open database '%s': %s; check the path and "
-			     "its permissions", path, db->h ? sqlite3_errmsg(db->h) : "no memory");
-		gc_db_close(db);
-		return rc;
-	}
-	rc = configure(db, flags, e);
+	rc = (flags & GC_DB_READONLY) ? open_ro(db, flags, e) : open_handle(db, flags, e);
+	if (!rc)
+		rc = configure(db, flags, e);
 	if (!rc)
 		rc = check_version(db, flags, e);
-	if (rc && sqlite3_errcode(db->h) == SQLITE_NOTADB)
-		rc = gc_fail(e, GC_E_DB, "'%s' is not a SQLite database (%s): give the path of "
+	if (rc && db->h && sqlite3_errcode(db->h) == SQLITE_NOTADB)
+		rc = gc_fail(e, GC_E_DB, "'%s' is not a SQLite database: give the path of "
 			     "a gcbench results database, or move the file away and let 'gcbench "
-			     "run' create a new one", path, sqlite3_errmsg(db->h));
+			     "run' create a new one", path);
 	if (rc) {
 		gc_db_close(db);
 		return rc;
 	}
 	*out = db;
 	return GC_OK;
+}
+
+int gc_db_is_immutable(const gc_db *db)
+{
+	return db && db->immutable;
 }
 
 void gc_db_close(gc_db *db)

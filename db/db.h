@@ -1,8 +1,9 @@
 /* db/db.h: the gcbench results database (SQLite), schema in db/schema.sql.
  *
  * One gc_db per thread: connections are opened without SQLite's per-call mutex.
- * Opening creates the file if needed, turns on WAL and foreign keys, and applies the
- * migrations the file lacks (PRAGMA user_version). Every statement is prepared with
+ * Opening read-write creates the file if needed, turns on WAL and foreign keys, and
+ * applies the migrations the file lacks (PRAGMA user_version); opening read-only
+ * (GC_DB_READONLY) changes nothing on disk (gc_db_open). Every statement is prepared with
  * bound parameters. Record ingest runs in one transaction
  * per call, so a run's iterations are either all there or not at all.
  *
@@ -42,19 +43,48 @@ typedef struct gc_db gc_db;
 int gc_db_schema_version(void);
 
 enum {
-	GC_DB_READONLY = 1u,     /* open read-only; no migration (fails if out of date) */
+	GC_DB_READONLY = 1u,     /* read-only: see gc_db_open */
 	GC_DB_NO_MIGRATE = 2u,   /* tests: open without migrating */
+	GC_DB_EXISTING = 4u,     /* read-write, but never create the file */
 };
 
-/* Open (and create) path. Refuses, with GC_E_DB and a message naming both
- * versions, a database written by a newer gcbench (user_version > ours). A database
- * older than this build is migrated in place (one transaction per migration).
+/* Open path. Refuses, with GC_E_DB and a message naming both versions, a database
+ * written by a newer gcbench (user_version > ours).
+ *
+ * flags 0: read-write; creates the file if needed, turns on WAL, and migrates a
+ * database older than this build in place (one transaction per migration). With
+ * GC_DB_EXISTING the same, but a missing file is GC_E_NOTFOUND.
+ *
+ * GC_DB_READONLY, for every command that only reads (status, history, regress,
+ * report, model --no-store, whatif --db, run --dry-run): never creates, writes or
+ * migrates anything.
+ *   - A missing file is GC_E_NOTFOUND ("no results database at ..."), never created.
+ *   - The file is opened as the URI "file:PATH?mode=ro", so a read-only file (another
+ *     user's, a read-only mount) opens.
+ *   - A WAL database needs a -shm index shared with its writer. If a writer has made
+ *     one, or this user may write the file, the plain read-only open uses (or makes)
+ *     it and sees concurrent writes. Otherwise (another user's database with no
+ *     writer, a folder this user cannot write, a read-only mount) it is opened with
+ *     "&immutable=1", creating no file next to it, and a warning on stderr (gc_warn)
+ *     says that writes a sweep makes meanwhile are not seen; a second one if a
+ *     non-empty -wal file holds writes the snapshot leaves out.
+ *   - A schema older than this build is read through a copy in memory migrated to
+ *     this build's schema (a warning says so; an empty file reads as an empty
+ *     database); a file over 256 MiB is refused instead (GC_E_DB), naming what
+ *     upgrades it in place (a writing command: gcbench run, gcbench model).
  * Caller owns *out; close with gc_db_close(). */
 gc_rc gc_db_open(const char *path, unsigned flags, gc_db **out, gc_err *e);
 void gc_db_close(gc_db *db);                   /* accepts NULL */
 
 /* Apply migrations up to `version` (<= gc_db_schema_version()). For tests and tools. */
 gc_rc gc_db_migrate(gc_db *db, int version, gc_err *e);
+
+/* 1 if this user may write path and its folder (what a read-write open of a WAL
+ * database needs), else 0: a command that writes only as an extra (gcbench model
+ * storing its predictions) opens read-only when this says 0. */
+int gc_db_writable(const char *path);
+/* 1 if db was opened read-only as an immutable snapshot (see gc_db_open). */
+int gc_db_is_immutable(const gc_db *db);
 int gc_db_user_version(gc_db *db);             /* -1 on error */
 
 /* One transaction around several writes (gc_db_prediction_put, ...): begin takes the

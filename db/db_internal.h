@@ -17,6 +17,7 @@ enum gc_db_stmt_id {
 struct gc_db {
 	sqlite3 *h;
 	char *path;
+	int immutable;                      /* opened read-only with immutable=1 */
 	sqlite3_stmt *stmt[GC_ST__COUNT];   /* prepared once, on first use */
 };
 

@@ -23,3 +23,4 @@ bench-db: $(BUILD)/bin/bench_db
 
 bench: bench-db
 UNIT_TESTS += $(BUILD)/tests/test_db_accuracy
+INTEG_TESTS += tests/integration/test_readonly_db.sh

@@ -1,6 +1,7 @@
 /* formats/arch_csv.c: parameter lists from CSV (csv:PATH) and measured backward
- * profiles. Both are untrusted input: every line is checked and every error names the
- * source, the line and the value. */
+ * profiles. Both are untrusted input (csv:/etc/shadow is one keystroke away): every
+ * line is checked and every error names the source, the line, the column and the
+ * field expected there, never the bytes found (they may be a secret). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +134,7 @@ static gc_rc parse_row(char *line, int nf, size_t want_index, gc_arch_tensor *t,
 	char *f[6] = { 0 };
 	uint64_t idx, numel;
 	int got = split(line, f, 5);
+#define COL(i) (int)(f[i] - line + 1)
 
 	memset(t, 0, sizeof(*t));
 	if (got != nf)
@@ -141,22 +143,25 @@ static gc_rc parse_row(char *line, int nf, size_t want_index, gc_arch_tensor *t,
 			       nf == 5 ? ",flops_fwd" : "", got > 5 ? "more than " : "",
 			       got > 5 ? 5 : got);
 	if (gc_parse_u64(f[0], &idx) || idx != want_index)
-		return gc_fail(e, GC_E_FORMAT, "%s:%d: index '%s' should be %zu (rows are "
-			       "numbered 0, 1, 2, ... in order)", label, no, f[0], want_index);
+		return gc_fail(e, GC_E_FORMAT, "%s:%d:%d: field 1 (index) should be %zu (rows "
+			       "are numbered 0, 1, 2, ... in order)", label, no, COL(0),
+			       want_index);
 	if (!valid_name(f[1]))
-		return gc_fail(e, GC_E_FORMAT, "%s:%d: tensor name '%s' is empty, longer than "
-			       "127 bytes, or holds spaces/control bytes", label, no, f[1]);
+		return gc_fail(e, GC_E_FORMAT, "%s:%d:%d: field 2 (name) is empty, longer than "
+			       "127 bytes, or holds spaces/control bytes", label, no, COL(1));
 	gc_strlcpy(t->name, f[1], sizeof(t->name));
 	if (parse_shape(f[2], t))
-		return gc_fail(e, GC_E_FORMAT, "%s:%d: shape of '%s' is not 1 to 4 positive "
-			       "integers joined by 'x' (like 64x3x7x7)", label, no, t->name);
+		return gc_fail(e, GC_E_FORMAT, "%s:%d:%d: field 3 (shape) is not 1 to 4 "
+			       "positive integers joined by 'x' (like 64x3x7x7)", label, no,
+			       COL(2));
 	if (gc_parse_u64(f[3], &numel) || numel != t->numel)
-		return gc_fail(e, GC_E_FORMAT, "%s:%d: numel '%s' of '%s' is not the product of "
-			       "its shape (%zu)", label, no, f[3], t->name, t->numel);
+		return gc_fail(e, GC_E_FORMAT, "%s:%d:%d: field 4 (numel) is not the product of "
+			       "the shape (%zu)", label, no, COL(3), t->numel);
 	if (nf == 5 && (gc_parse_double(f[4], &t->flops_fwd) || t->flops_fwd < 0))
-		return gc_fail(e, GC_E_FORMAT, "%s:%d: flops_fwd '%s' of '%s' is not a finite "
-			       "number >= 0", label, no, f[4], t->name);
+		return gc_fail(e, GC_E_FORMAT, "%s:%d:%d: field 5 (flops_fwd) is not a finite "
+			       "number >= 0", label, no, COL(4));
 	return GC_OK;
+#undef COL
 }
 
 /* The header line: 4 or 5 fields, or 0 if it is not a header. */
@@ -200,8 +205,8 @@ static gc_rc check_unique(const gc_arch *a, const char *label, gc_err *e)
 		return gc_fail(e, GC_E_NOMEM, "%s: out of memory", label);
 	for (i = 1; i < a->n && !rc; i++)
 		if (!strcmp(ix[i - 1]->name, ix[i]->name))
-			rc = gc_fail(e, GC_E_FORMAT, "%s: tensor '%s' is listed twice (rows %zu "
-				     "and %zu); every parameter appears once", label, ix[i]->name,
+			rc = gc_fail(e, GC_E_FORMAT, "%s: rows %zu and %zu have the same tensor "
+				     "name; every parameter appears once", label,
 				     (size_t)(ix[i - 1] - a->t), (size_t)(ix[i] - a->t));
 	free(ix);
 	return rc;
@@ -223,9 +228,10 @@ static gc_rc parse_rows(struct lines *L, gc_arch *out, const char *label, gc_err
 			continue;
 		if (!nf) {
 			if (!(nf = header_fields(line)))
-				return gc_fail(e, GC_E_FORMAT, "%s:%d: expected the header "
-					       "'index,name,shape,numel' (optionally ',flops_fwd'), "
-					       "found '%.60s'", label, L->no, line);
+				return gc_fail(e, GC_E_FORMAT, "%s:%d:1: expected the header "
+					       "'index,name,shape,numel' (optionally ',flops_fwd') "
+					       "as the first line that is not blank or a # comment; "
+					       "is this a model CSV?", label, L->no);
 			continue;
 		}
 		if (out->n >= MAX_TENSORS)
@@ -315,21 +321,26 @@ static gc_rc profile_line(struct profile *P, char *line, const char *path, int n
 	double v;
 	size_t i;
 
-	if (split(line, f, 2) != 2)
-		return gc_fail(e, GC_E_FORMAT, "%s:%d: expected 'name,seconds', found '%.60s'",
-			       path, no, line);
+	int nf = split(line, f, 2);
+
+	if (nf != 2)
+		return gc_fail(e, GC_E_FORMAT, "%s:%d: expected 2 comma-separated fields "
+			       "'name,seconds' (after an optional header 'name,t_bwd_seconds'), "
+			       "found %s%d", path, no, nf > 2 ? "more than " : "", nf > 2 ? 2 : nf);
 	if (gc_strlcpy(key.name, f[0], sizeof(key.name)) >= sizeof(key.name) ||
 	    !(hit = bsearch(&kp, P->ix, P->a->n, sizeof(*P->ix), cmp_tensor_ptr)))
-		return gc_fail(e, GC_E_NOTFOUND, "%s:%d: tensor '%.128s' is not a parameter of "
+		return gc_fail(e, GC_E_NOTFOUND, "%s:%d:1: field 1 (name) is not a parameter of "
 			       "'%s'; names must match the architecture's (gcbench whatif uses "
-			       "the names of data/models/*.csv)", path, no, f[0], P->a->name);
+			       "the names of data/models/*.csv)", path, no, P->a->name);
 	i = (size_t)(*hit - P->a->t);
 	if (P->line[i])
-		return gc_fail(e, GC_E_FORMAT, "%s:%d: tensor '%s' appears again (first on line "
-			       "%d); give each tensor once", path, no, f[0], P->line[i]);
+		return gc_fail(e, GC_E_FORMAT, "%s:%d:1: tensor '%s' of '%s' appears again "
+			       "(first on line %d); give each tensor once", path, no,
+			       (*hit)->name, P->a->name, P->line[i]);
 	if (gc_parse_double(f[1], &v) || v < 0)
-		return gc_fail(e, GC_E_FORMAT, "%s:%d: time '%s' of '%s' is not a number of "
-			       "seconds >= 0", path, no, f[1], f[0]);
+		return gc_fail(e, GC_E_FORMAT, "%s:%d:%d: field 2 (seconds) of tensor '%s' is "
+			       "not a number >= 0", path, no, (int)(f[1] - line + 1),
+			       (*hit)->name);
 	P->t[i] = v;
 	P->line[i] = no;
 	return GC_OK;

@@ -101,20 +101,22 @@ struct jcur {
 	gc_err *e;
 };
 
-/* Fail at the cursor, quoting at most 16 bytes from there (unprintable bytes as '?'). */
+/* Fail at the cursor, naming its line and column (1-based) and what was expected
+ * there, never the bytes found: the text is untrusted and may hold anything. */
 static gc_rc jfail(struct jcur *c, const char *what)
 {
-	char ex[17];
-	size_t i;
+	size_t i, line = 1, col = 1;
 
-	for (i = 0; i < 16 && c->pos + i < c->len; i++) {
-		unsigned char ch = (unsigned char)c->s[c->pos + i];
-		ex[i] = (ch >= 0x20 && ch < 0x7f && ch != '\'') ? (char)ch : '?';
+	for (i = 0; i < c->pos && i < c->len; i++) {
+		if (c->s[i] == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
 	}
-	ex[i] = 0;
-	return gc_fail(c->e, GC_E_FORMAT,
-		       "environment JSON: %s at byte %zu%s%s%s", what, c->pos,
-		       i ? " (near '" : " (at the end)", ex, i ? "')" : "");
+	return gc_fail(c->e, GC_E_FORMAT, "environment JSON: %s at line %zu, column %zu%s",
+		       what, line, col, c->pos >= c->len ? " (at the end)" : "");
 }
 
 static void jspace(struct jcur *c)

@@ -6,3 +6,4 @@ FORMATS_SRCS := formats/arch.c formats/arch_csv.c formats/records.c formats/envi
 LIB_SRCS += $(FORMATS_SRCS)
 UNIT_TESTS += $(BUILD)/tests/test_arch $(BUILD)/tests/test_envinfo
 FUZZ_TARGETS += fuzz_arch_csv fuzz_records fuzz_envinfo
+INTEG_TESTS += tests/integration/test_no_quote.sh

@@ -1,10 +1,10 @@
 /* netem/cluster.c: the local cluster's names and paths, cluster.conf, status, and the
  * up/down orchestration (see cluster.h): namespaces + veth + bridge per node, links
  * through libnl-route (netem/link.h), namespaces made in C (netem/netns.h). Each node's
- * file-system view is in cluster_view.c, its sshd and the keys in cluster_sshd.c. */
+ * file-system view is in cluster_view.c, its sshd and the keys in cluster_sshd.c, SLURM
+ * (--slurm) in cluster_slurm.c. */
 #include "cluster_int.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -140,6 +140,23 @@ gc_rc cl_write_file(const char *path, const char *text, gc_err *e)
 	return GC_OK;
 }
 
+/* 1 when cluster.conf says slurm=1 */
+static int read_conf_slurm(const struct cl *c)
+{
+	char path[PATH_MAX], line[128];
+	FILE *f;
+	int on = 0;
+
+	cl_path_of(c, "cluster.conf", path, sizeof(path));
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "slurm=", 6))
+			on = atoi(line + 6) == 1;
+	if (f)
+		fclose(f);
+	return on;
+}
+
 /* Read nodes=N from cluster.conf; 0 when absent or unreadable. */
 static int read_conf_nodes(const struct cl *c, char *owner, size_t on)
 {
@@ -168,6 +185,7 @@ static void node_status(const struct cl *c, int i, struct gc_node_status *s)
 	cl_node_addr(c, i, s->address, sizeof(s->address));
 	s->netns_exists = gc_netns_exists(s->netns);
 	s->sshd_pid = cl_sshd_pid(c, i);
+	s->slurmd_pid = cl_slurm_pid(c, i);
 	s->reachable = s->sshd_pid && cl_tcp_reachable(s->address, 1000);
 }
 
@@ -189,6 +207,11 @@ gc_rc gc_cluster_status(const char *name, struct gc_cluster_status *st, gc_err *
 	bridge_name(&c, br, sizeof(br));
 	st->bridge_exists = c.k_known && link_exists(br);
 	st->healthy = st->nodes > 0 && st->bridge_exists;
+	st->slurm = read_conf_slurm(&c);
+	st->slurmctld_pid = cl_slurm_pid(&c, 0);
+	st->munged_pid = cl_slurm_pid(&c, -1);
+	if (st->slurm && (!st->slurmctld_pid || !st->munged_pid))
+		st->healthy = 0;
 	/* look past the configured size too: a half-built cluster may have more */
 	for (i = 1, n = st->nodes; i <= GC_CLUSTER_MAX_NODES; i++) {
 		node_status(&c, i, &st->node[i - 1]);
@@ -196,7 +219,8 @@ gc_rc gc_cluster_status(const char *name, struct gc_cluster_status *st, gc_err *
 			break;
 		if (i > st->nodes)
 			st->nodes = i, st->healthy = 0;
-		if (!st->node[i - 1].reachable || !st->node[i - 1].netns_exists)
+		if (!st->node[i - 1].reachable || !st->node[i - 1].netns_exists ||
+		    (st->slurm && !st->node[i - 1].slurmd_pid))
 			st->healthy = 0;
 	}
 	return GC_OK;
@@ -219,32 +243,23 @@ static void down_node(const struct cl *c, struct gc_links *host, int i)
 		gc_links_delete(host, v, NULL);
 }
 
-/* Remove the cluster directory (flat: only files gcbench wrote). */
-static gc_rc remove_dir(const struct cl *c, gc_err *e)
-{
-	char path[PATH_MAX];
-	struct dirent *d;
-	DIR *dp = opendir(c->dir);
-
-	if (!dp)
-		return errno == ENOENT ? GC_OK : gc_fail(e, GC_E_IO, "cannot read '%s': %s",
-							 c->dir, strerror(errno));
-	while ((d = readdir(dp)))
-		if (strcmp(d->d_name, ".") && strcmp(d->d_name, "..")) {
-			cl_path_of(c, d->d_name, path, sizeof(path));
-			unlink(path);
-		}
-	closedir(dp);
-	if (rmdir(c->dir) && errno != ENOENT)
-		return gc_fail(e, GC_E_IO, "cannot remove '%s': %s", c->dir, strerror(errno));
-	return GC_OK;
-}
-
 static int remove_tree_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
 {
 	(void)st;
 	(void)f;
 	return (flag == FTW_DP ? rmdir(path) : unlink(path)) && errno != ENOENT ? -1 : 0;
+}
+
+/* Remove the cluster directory: the files gcbench wrote and SLURM's folders (never
+ * crossing into another file system). */
+static gc_rc remove_dir(const struct cl *c, gc_err *e)
+{
+	if (access(c->dir, F_OK))
+		return GC_OK;
+	if (nftw(c->dir, remove_tree_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) &&
+	    errno != ENOENT)
+		return gc_fail(e, GC_E_IO, "cannot remove '%s': %s", c->dir, strerror(errno));
+	return GC_OK;
 }
 
 /* Remove the nodes' trees (never crossing into another file system). */
@@ -292,6 +307,7 @@ gc_rc gc_cluster_down(const char *name, gc_err *e)
 	if ((rc = cl_init(&c, name, e)) || (rc = need_root(e)))
 		return rc;
 	read_conf_subnet(&c);   /* without it, no bridge or host veth is this cluster's */
+	cl_slurm_stop(&c);      /* slurmd, slurmctld, munged by their pid files */
 	/* sshd (-f DIR/n1.sshd_config) and ssh ControlMaster processes (DIR/cm-...) */
 	snprintf(needle, sizeof(needle), "%s/", c.dir);
 	gc_kill_matching(needle);
@@ -385,8 +401,8 @@ static gc_rc write_conf(const struct cl *c, gc_err *e)
 {
 	char path[PATH_MAX], conf[128];
 
-	snprintf(conf, sizeof(conf), "name=%s\nnodes=%d\nsubnet=%d\nuser=%s\nshared_fs=%d\n",
-		 c->name, c->n, c->k, c->user ? c->user : "", c->shared_fs);
+	snprintf(conf, sizeof(conf), "name=%s\nnodes=%d\nsubnet=%d\nuser=%s\nshared_fs=%d\n"
+		 "slurm=%d\n", c->name, c->n, c->k, c->user ? c->user : "", c->shared_fs, c->slurm);
 	cl_path_of(c, "cluster.conf", path, sizeof(path));
 	return cl_write_file(path, conf, e);
 }
@@ -444,7 +460,9 @@ static gc_rc build(struct cl *c, gc_err *e)
 	for (i = 1; i <= c->n; i++)
 		if ((rc = cl_wait_sshd(c, i, e)))
 			return rc;
-	return cl_write_client_files(c, e);
+	if ((rc = cl_write_client_files(c, e)))
+		return rc;
+	return c->slurm ? cl_slurm_start(c, e) : GC_OK;
 }
 
 /* cluster.conf holds these options (a file of before them: no user, own views) */
@@ -484,6 +502,7 @@ gc_rc gc_cluster_up_opts(const char *name, int nodes, const struct gc_cluster_op
 			 int *was_up, gc_err *e)
 {
 	const char *user = o ? o->user : NULL;
+	char missing[64];
 	struct gc_cluster_status *st;
 	struct cl c;
 	gc_rc rc;
@@ -499,16 +518,21 @@ gc_rc gc_cluster_up_opts(const char *name, int nodes, const struct gc_cluster_op
 	if (user && !valid_user(user))
 		return gc_fail(e, GC_E_INVAL, "invalid login user '%.32s': use 1-16 of [a-z0-9-], "
 			       "starting with a letter, not root", user);
+	if (o && o->slurm && gc_cluster_slurm_missing(missing, sizeof(missing)))
+		return gc_fail(e, GC_E_NOTFOUND, "cannot give the cluster SLURM: '%s' is not "
+			       "installed; run as root: apt-get install -y slurmctld slurmd "
+			       "slurm-client munge", missing);
 	c.n = nodes;
 	c.user = user;
 	c.shared_fs = o ? o->shared_fs != 0 : 0;
+	c.slurm = o ? o->slurm != 0 : 0;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return gc_fail(e, GC_E_NOMEM, "out of memory");
 	rc = gc_cluster_status(name, st, e);
 	exists = st->nodes > 0 || st->bridge_exists || access(c.dir, F_OK) == 0;
 	if (!rc && st->healthy && st->nodes == nodes &&
-	    conf_opts_are(&c, user, c.shared_fs)) {
+	    conf_opts_are(&c, user, c.shared_fs) && st->slurm == c.slurm) {
 		if (was_up)
 			*was_up = 1;
 		free(st);

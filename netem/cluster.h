@@ -17,8 +17,9 @@
  *   directory $GCBENCH_HOME/clusters/NAME (GCBENCH_HOME default /var/lib/gcbench):
  *             cluster.conf, host_key(.pub), id_ed25519(.pub), authorized_keys,
  *             known_hosts, ssh_config, inventory.yaml, n<i>.sshd_config, n<i>.pid,
- *             n<i>.log. ControlMaster sockets live in GC_CLUSTER_CM_DIR (a socket path
- *             must stay under 108 bytes). The user's ~/.ssh is never touched.
+ *             n<i>.log; with SLURM also slurm.conf, slurm.env, munge*, slurmctld*,
+ *             slurmd/ (netem/cluster_slurm.c). ControlMaster sockets live in
+ *             GC_CLUSTER_CM_DIR (a socket path must stay under 108 bytes). The user's ~/.ssh is never touched.
  * All of it needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN): GC_E_PERM otherwise.
  */
 #ifndef GC_NETEM_CLUSTER_H
@@ -39,6 +40,7 @@ struct gc_node_status {
 	char address[16];
 	int netns_exists;
 	pid_t sshd_pid;        /* 0 when no live sshd */
+	pid_t slurmd_pid;      /* 0 when no live slurmd (or no SLURM) */
 	int reachable;         /* port 22 accepts a TCP connection */
 };
 
@@ -48,8 +50,11 @@ struct gc_cluster_status {
 	int subnet;            /* K */
 	int nodes;             /* from cluster.conf (0 when absent) */
 	int bridge_exists;
+	int slurm;             /* cluster.conf says SLURM */
+	pid_t slurmctld_pid, munged_pid;   /* 0 when not running */
 	struct gc_node_status node[GC_CLUSTER_MAX_NODES];
-	int healthy;           /* everything exists, every sshd alive and reachable */
+	int healthy;           /* everything exists, every sshd alive and reachable (and,
+	                        * with SLURM, munged, slurmctld and every slurmd alive) */
 };
 
 /* 1 when name matches [a-z0-9-]{1,12}. */
@@ -76,8 +81,20 @@ struct gc_cluster_opts {
 	/* 1: the nodes share this machine's file system (no mount view of their own),
 	 * like hosts with one NFS tree; for tools that expect a checkout everywhere */
 	int shared_fs;
+	/* 1: also SLURM (munged, slurmctld on 10.213.K.1, one slurmd per node), every file
+	 * in the cluster directory; clients use SLURM_CONF=DIR/slurm.conf (also in
+	 * DIR/slurm.env); up returns when sinfo shows every node idle */
+	int slurm;
 };
 #define GC_CLUSTER_USER_UID 64123
+/* slurmctld of the cluster on subnet K listens on PORT0 + 2K, the slurmds on PORT0 + 2K + 1 */
+#define GC_CLUSTER_SLURM_PORT0 16800
+
+/* 1 when a program SLURM needs is not installed, its path into what; else 0. */
+int gc_cluster_slurm_missing(char *what, size_t n);
+
+/* The ports of the SLURM of subnet k (1..250); -1 for another k. */
+int gc_cluster_slurm_ports(int k, int *ctld, int *slurmd);
 
 /* gc_cluster_up with options (o may be NULL); a healthy cluster with other options is
  * rebuilt. */

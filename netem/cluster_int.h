@@ -10,6 +10,7 @@ struct cl {
 	const char *name;
 	const char *user;   /* an extra unprivileged login on every node, or NULL */
 	int shared_fs;      /* the nodes see this machine's file system */
+	int slurm;          /* munged, slurmctld and one slurmd per node (cluster_slurm.c) */
 	int k, n;
 	int k_known;     /* k was read from cluster.conf (else: the name's hash, unclaimed) */
 	char dir[128];
@@ -51,5 +52,22 @@ gc_rc cl_wait_sshd(const struct cl *c, int i, gc_err *e);
 gc_rc cl_make_keys(const struct cl *c, gc_err *e);
 /* known_hosts, ssh_config and inventory.yaml for nodes 1..c->n. */
 gc_rc cl_write_client_files(const struct cl *c, gc_err *e);
+
+/* ---- cluster_slurm.c: SLURM on the cluster (DIR/slurm.conf, munged, slurmctld, slurmd) ---- */
+
+/* DIR/slurm.conf and DIR/slurm.env for nodes 1..c->n with cpus CPUs each. */
+gc_rc cl_slurm_write_conf(const struct cl *c, int cpus, gc_err *e);
+/* munged, slurmctld, every node's slurmd (in its namespaces and view); then wait until
+ * sinfo shows every node idle (60 s; GC_E_TIMEOUT naming the slurmd log; GC_E_CHILD at
+ * once, naming the log, when a slurmd exited). */
+gc_rc cl_slurm_start(const struct cl *c, gc_err *e);
+/* The same wait alone. */
+gc_rc cl_slurm_wait_idle(const struct cl *c, gc_err *e);
+/* The live pid from DIR's pid files: node i's slurmd (i >= 1), slurmctld (0), munged
+ * (-1); 0 when it does not run. */
+pid_t cl_slurm_pid(const struct cl *c, int node);
+/* End every slurmd, then slurmctld, then munged, by their pid files (SIGTERM, SIGKILL
+ * after 5 s). */
+void cl_slurm_stop(const struct cl *c);
 
 #endif

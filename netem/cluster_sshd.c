@@ -305,8 +305,13 @@ gc_rc cl_write_client_files(const struct cl *c, gc_err *e)
 	}
 	ls += (size_t)snprintf(sc + ls, cap - ls, "# ssh client config of gcbench cluster '%s': "
 			       "ssh -F %s/ssh_config n1 hostname\n", c->name, c->dir);
-	li += (size_t)snprintf(inv + li, cap - li, "# gcbench inventory written by `gcbench "
-			       "cluster up`\nname: %s\nssh_config: %s/ssh_config\nhosts:\n",
+	li += (size_t)snprintf(inv + li, cap - li, "%s", "# gcbench inventory written by "
+			       "`gcbench cluster up`\n");
+	if (c->slurm)
+		li += (size_t)snprintf(inv + li, cap - li, "# SLURM on these nodes: export "
+				       "SLURM_CONF=%s/slurm.conf (also in %s/slurm.env)\n",
+				       c->dir, c->dir);
+	li += (size_t)snprintf(inv + li, cap - li, "name: %s\nssh_config: %s/ssh_config\nhosts:\n",
 			       c->name, c->dir);
 	for (i = 1; i <= c->n; i++) {
 		cl_node_addr(c, i, addr, sizeof(addr));

@@ -6,7 +6,8 @@
  * are bound over /tmp, /root, /home, /var/lib/gcbench, /run/gcbench, /etc/sudoers.d
  * and the etc files; the
  * cluster directory is bound back read-only at its own path (sshd's keys and config,
- * the ssh_config OpenMPI's daemons use); the top directory holding the controller's
+ * the ssh_config OpenMPI's daemons use), but for DIR/slurmd, SLURM's node files, which
+ * stay writable; the top directory holding the controller's
  * source tree (/work for /work/x/build/bin/gcbench) is covered by an empty tmpfs. */
 #include "cluster_int.h"
 
@@ -190,8 +191,8 @@ int cl_enter_node_view(const struct cl *c, int i)
 		{ "etc/group", "/etc/group" }, { "etc/shadow", "/etc/shadow" },
 		{ "etc/hosts", "/etc/hosts" },
 	};
-	int fds[sizeof(binds) / sizeof(binds[0])], fd;
-	char src[PATH_MAX], mask[PATH_MAX], fdp[64];
+	int fds[sizeof(binds) / sizeof(binds[0])], fd, spool;
+	char src[PATH_MAX], mask[PATH_MAX], fdp[64], spool_path[PATH_MAX];
 	size_t k;
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
@@ -201,6 +202,8 @@ int cl_enter_node_view(const struct cl *c, int i)
 	fd = open(c->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
+	snprintf(spool_path, sizeof(spool_path), "%s/slurmd", c->dir);
+	spool = open(spool_path, O_PATH | O_DIRECTORY | O_CLOEXEC);   /* -1: no SLURM */
 	mkdir("/var/lib/gcbench", 0755);   /* on the host, once: the mount point */
 	for (k = 0; k < sizeof(binds) / sizeof(binds[0]); k++) {
 		node_tree(c, i, binds[k].sub, src, sizeof(src));
@@ -224,5 +227,12 @@ int cl_enter_node_view(const struct cl *c, int i)
 	if (bind_over(fdp, c->dir, 1))
 		return -1;
 	close(fd);
+	/* SLURM's node files (spool, pid files, logs: DIR/slurmd) stay writable */
+	if (spool >= 0) {
+		snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", spool);
+		if (bind_over(fdp, spool_path, 0))
+			return -1;
+		close(spool);
+	}
 	return 0;
 }

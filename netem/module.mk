@@ -23,3 +23,6 @@ BENCHES += bench-netem
 bench: bench-netem
 bench-netem: $(BUILD)/bin/gcbench $(BUILD)/bin/gcbench-netem $(BUILD)/bin/gcbench-probe
 	@BUILD=$(BUILD) tools/bench-netem.sh
+
+# SLURM on the local cluster (gcbench cluster up --slurm)
+LIB_SRCS += netem/cluster_slurm.c

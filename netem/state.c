@@ -152,9 +152,12 @@ gc_rc gc_state_read(const char *path, struct gc_netem_state *st, gc_err *e)
 			continue;
 		eq = strchr(line, '=');
 		if (!eq || (*eq = 0, state_set(st, line, eq + 1))) {
+			/* the line is not quoted: whatever the file holds stays out of logs */
 			fclose(f);
-			return gc_fail(e, GC_E_FORMAT, "%s:%d: malformed state line '%.64s'; "
-				       "remove the file if the link is already restored", path, ln, line);
+			return gc_fail(e, GC_E_FORMAT, "%s:%d:%d: expected KEY=VALUE with a key "
+				       "and value this gcbench-netem writes (version=1, dev=, "
+				       "rate_bps=, ...); remove the file if the link is already "
+				       "restored", path, ln, eq ? (int)(eq - line) + 2 : 1);
 		}
 	}
 	fclose(f);

@@ -5,7 +5,8 @@
 #   run/     the sweep engine: expansion into points, resume, lock, one point's steps,
 #            progress and the end-of-sweep summary
 #   remote/  what runs on or against the nodes: ssh, provisioning, mpirun's command
-#            line, reaping leftovers, this host's environment probe
+#            line, reaping leftovers, this host's environment probe, the SLURM
+#            allocation and sbatch script
 #   ops/     operations on the results: regression tracking and its statistics,
 #            scheduling, notifications, the CLI's text tables
 # Everything but cli/ goes into libgcbench.a, so unit tests link it.
@@ -22,6 +23,10 @@ $(BUILD)/obj/orchestrator/cli/main.o $(BUILD)/obj/orchestrator/cli/cmd_env.o: \
 $(BUILD)/bin/gcbench: $(ORCH_OBJS) $(LIB)
 	$(link_rule)
 
+# run/: the host lock
+UNIT_TESTS += $(BUILD)/tests/test_hostlock
+FUZZ_TARGETS += fuzz_hostlock
+INTEG_TESTS += tests/integration/test_hostlock.sh
 # spec/, run/, remote/
 UNIT_TESTS += $(BUILD)/tests/test_spec $(BUILD)/tests/test_sweep $(BUILD)/tests/test_inventory \
 	$(BUILD)/tests/test_ssh $(BUILD)/tests/test_launch $(BUILD)/tests/test_reap \
@@ -37,3 +42,16 @@ UNIT_TESTS += $(BUILD)/tests/test_notify $(BUILD)/tests/test_schedule $(BUILD)/t
 	$(BUILD)/tests/test_regress $(BUILD)/tests/test_bootstrap
 INTEG_TESTS += tests/integration/test_notify.sh tests/integration/test_regress.sh \
 	tests/integration/test_schedule.sh
+# remote/slurm.c: its unit test and fuzz target; the emulated cluster with SLURM and the
+# module on live allocations (test_slurm.sh, through the test tool slurm_probe)
+UNIT_TESTS += $(BUILD)/tests/test_slurm
+FUZZ_TARGETS += fuzz_slurm
+INTEG_TESTS += tests/integration/test_slurm.sh
+all: $(BUILD)/tests/slurm_probe
+$(BUILD)/tests/slurm_probe: tests/tools/slurm_probe.c $(LIB)
+	@mkdir -p $(@D) $(BUILD)/obj/tests/tools
+	$(if $(Q),@echo "  TOOL    $@")
+	$(Q)$(CC) $(CPPFLAGS) -MF $(BUILD)/obj/tests/tools/slurm_probe.d $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+# the checks before a sweep and the exit status table
+UNIT_TESTS += $(BUILD)/tests/test_validate
+INTEG_TESTS += tests/integration/test_exit_codes.sh

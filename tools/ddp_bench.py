@@ -66,9 +66,16 @@ def load_rows(spec):
                 if not line or line.startswith("#") or line.startswith("index,"):
                     continue
                 parts = line.split(",")
+                # never quote the line: the file may be anything (csv:/etc/shadow)
                 if len(parts) < 4:
-                    raise ValueError("%s:%d: expected index,name,shape,numel, got '%s'" % (spec[4:], ln, line))
-                shape = tuple(int(d) for d in parts[2].split("x"))
+                    raise ValueError("%s:%d: expected index,name,shape,numel, found %d "
+                                     "fields" % (spec[4:], ln, len(parts)))
+                try:
+                    shape = tuple(int(d) for d in parts[2].split("x"))
+                except ValueError:
+                    raise ValueError("%s:%d:%d: field 3 (shape) is not positive integers "
+                                     "joined by 'x'" % (spec[4:], ln,
+                                                        len(parts[0]) + len(parts[1]) + 3)) from None
                 rows.append((parts[1], shape))
         if not rows:
             raise ValueError("%s: no tensors" % spec[4:])

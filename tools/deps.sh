@@ -6,20 +6,21 @@
 #   --install  install what is missing (root), else print the line and fail
 #   --ensure   like --install, quietly when nothing is missing (used by make test/demo)
 #   --extra    also consider the optional packages (clang for fuzzing, chromium for
-#              the report test, python3-torch for the PyTorch comparison)
+#              the report test, python3-torch for the PyTorch comparison, SLURM and
+#              munge for the emulated cluster's batch system: docs/slurm.md)
 set -u
 pkgs="build-essential pkg-config libnl-3-dev libnl-route-3-dev libsqlite3-dev sqlite3
 libyaml-dev libcurl4-openssl-dev libopenblas-dev libopenmpi-dev openmpi-bin
 openssh-server openssh-client iperf3 iproute2 procps python3 util-linux
 python3-sklearn sudo"
-extra="clang chromium python3-torch python3-torchvision"
+extra="clang chromium python3-torch python3-torchvision slurmctld slurmd slurm-client munge"
 
 mode=--print
 for a in "$@"; do
 	case $a in
 	--extra) pkgs="$pkgs $extra" ;;
 	--print|--install|--ensure) mode=$a ;;
-	-h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,10p' "$0"; exit 0 ;;
 	*) echo "deps.sh: unknown option '$a'" >&2; exit 2 ;;
 	esac
 done

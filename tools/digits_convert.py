@@ -35,7 +35,11 @@ def read_csv(path):
             vals = line.split(",")
             if len(vals) != SIDE * SIDE + 1:
                 raise ValueError(f"line {lineno}: {len(vals)} columns, expected {SIDE * SIDE + 1}")
-            nums = [int(float(v)) for v in vals]
+            try:
+                nums = [int(float(v)) for v in vals]
+            except ValueError:
+                # name the line, never its text (the message would quote the bad field)
+                raise ValueError(f"line {lineno}: a column is not a number") from None
             px, label = nums[:-1], nums[-1]
             if any(v < 0 or v > MAXV for v in px) or not 0 <= label < CLASSES:
                 raise ValueError(f"line {lineno}: a pixel outside 0..{MAXV} or a label outside 0..9")

@@ -1,4 +1,5 @@
 /* orchestrator/cli/cmd_cluster.c: gcbench cluster up|down|status (netem/cluster.h). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,10 +8,11 @@
 #include "json.h"
 #include "log.h"
 #include "netem/cluster.h"
+#include "orchestrator/run/hostlock.h"
 #include "strutil.h"
 
 static const char cluster_usage[] =
-"usage: gcbench cluster up N [--name NAME] [--user LOGIN] [--shared-fs]\n"
+"usage: gcbench cluster up N [--name NAME] [--user LOGIN] [--shared-fs] [--slurm]\n"
 "       gcbench cluster down [--name NAME]\n"
 "       gcbench cluster status [--name NAME] [--json]\n"
 "\n"
@@ -30,9 +32,16 @@ static const char cluster_usage[] =
 "               home /home/LOGIN; in the nodes' own /etc/passwd, not this machine's)\n"
 "  --shared-fs  the nodes share this machine's file system (like hosts with one NFS\n"
 "               tree), for tools that expect a checkout on every host\n"
+"  --slurm      also a SLURM batch system: munged, slurmctld on the bridge's address,\n"
+"               one slurmd per node, every file in the cluster's directory (never\n"
+"               /etc/slurm); 'up' waits until sinfo shows every node idle. Clients\n"
+"               use SLURM_CONF=DIR/slurm.conf (printed; also in DIR/slurm.env).\n"
+"               Needs: apt-get install slurmctld slurmd slurm-client munge\n"
 "  --json       status as one JSON object\n"
 "\n"
-"example: gcbench cluster up 4 && ssh -F /var/lib/gcbench/clusters/gcb/ssh_config n2 hostname\n";
+"example: gcbench cluster up 4 && ssh -F /var/lib/gcbench/clusters/gcb/ssh_config n2 hostname\n"
+"         gcbench cluster up 4 --slurm &&\n"
+"           SLURM_CONF=/var/lib/gcbench/clusters/gcb/slurm.conf srun -N4 --chdir /tmp hostname\n";
 
 static void print_status_text(const struct gc_cluster_status *s)
 {
@@ -44,10 +53,14 @@ static void print_status_text(const struct gc_cluster_status *s)
 	       s->dir);
 	for (i = 0; i < s->nodes; i++) {
 		const struct gc_node_status *n = &s->node[i];
-		printf("  %-4s %-15s netns %-20s %s sshd %-8s %s\n", n->name, n->address, n->netns,
-		       n->netns_exists ? "ok     " : "MISSING", n->sshd_pid ? "running" : "DOWN",
-		       n->reachable ? "reachable" : "UNREACHABLE");
+		printf("  %-4s %-15s netns %-20s %s sshd %-8s %s%s%s\n", n->name, n->address,
+		       n->netns, n->netns_exists ? "ok     " : "MISSING",
+		       n->sshd_pid ? "running" : "DOWN", n->reachable ? "reachable" : "UNREACHABLE",
+		       s->slurm ? " slurmd " : "", s->slurm ? (n->slurmd_pid ? "running" : "DOWN") : "");
 	}
+	if (s->slurm)
+		printf("  slurm: slurmctld %s, munged %s; SLURM_CONF=%s/slurm.conf\n",
+		       s->slurmctld_pid ? "running" : "DOWN", s->munged_pid ? "running" : "DOWN", s->dir);
 }
 
 static void node_json(gc_json *j, const struct gc_node_status *n)
@@ -59,6 +72,7 @@ static void node_json(gc_json *j, const struct gc_node_status *n)
 	gc_json_key(j, "netns_exists");
 	gc_json_bool(j, n->netns_exists);
 	gc_json_int_field(j, "sshd_pid", (int)n->sshd_pid);
+	gc_json_int_field(j, "slurmd_pid", (int)n->slurmd_pid);
 	gc_json_key(j, "reachable");
 	gc_json_bool(j, n->reachable);
 	gc_json_obj_close(j);
@@ -83,6 +97,10 @@ static gc_rc print_status_json(const struct gc_cluster_status *s, gc_err *e)
 	gc_json_bool(&j, s->healthy);
 	gc_json_key(&j, "bridge");
 	gc_json_bool(&j, s->bridge_exists);
+	gc_json_key(&j, "slurm");
+	gc_json_bool(&j, s->slurm);
+	gc_json_int_field(&j, "slurmctld_pid", (int)s->slurmctld_pid);
+	gc_json_int_field(&j, "munged_pid", (int)s->munged_pid);
 	gc_json_key(&j, "nodes");
 	gc_json_arr_open(&j);
 	for (i = 0; i < s->nodes; i++)
@@ -100,7 +118,7 @@ static gc_rc print_status_json(const struct gc_cluster_status *s, gc_err *e)
 
 struct cl_args {
 	const char *verb, *name, *count, *user;
-	int json, shared_fs;
+	int json, shared_fs, slurm;
 };
 
 static int parse_args(int argc, char **argv, struct cl_args *a)
@@ -116,6 +134,8 @@ static int parse_args(int argc, char **argv, struct cl_args *a)
 			a->json = 1;
 		else if (!strcmp(argv[i], "--shared-fs"))
 			a->shared_fs = 1;
+		else if (!strcmp(argv[i], "--slurm"))
+			a->slurm = 1;
 		else if (!strcmp(argv[i], "--name") && i + 1 < argc)
 			a->name = argv[++i];
 		else if (!strcmp(argv[i], "--user") && i + 1 < argc)
@@ -136,6 +156,22 @@ static int parse_args(int argc, char **argv, struct cl_args *a)
 	return 0;
 }
 
+/* A cluster that `up` would rebuild (it exists with another number of nodes) or that
+ * `down` removes must not hold a live host lock (orchestrator/run/hostlock.h): a sweep
+ * runs on it. */
+static gc_rc guard_in_use(const char *name, int nodes, gc_err *e)
+{
+	struct gc_cluster_status *st = calloc(1, sizeof(*st));
+	gc_rc rc = st ? GC_OK : gc_fail(e, GC_E_NOMEM, "out of memory");
+
+	if (!rc && nodes > 0 && (gc_cluster_status(name, st, e) || st->nodes == 0 || st->nodes == nodes))
+		nodes = -1;   /* nothing to rebuild */
+	if (!rc && nodes != -1)
+		rc = gc_hostlock_check_cluster(name, e);
+	free(st);
+	return rc;
+}
+
 /* Returns -1 after a usage error (printed), else the gc_rc of gc_cluster_up. */
 static int do_up(const struct cl_args *a, gc_err *e)
 {
@@ -148,15 +184,19 @@ static int do_up(const struct cl_args *a, gc_err *e)
 			 "not '%s'", GC_CLUSTER_MAX_NODES, a->count ? a->count : "");
 		return -1;
 	}
-	struct gc_cluster_opts o = { a->user, a->shared_fs };
+	struct gc_cluster_opts o = { a->user, a->shared_fs, a->slurm };
+	char dir[PATH_MAX];
 
-	rc = gc_cluster_up_opts(a->name, (int)n, &o, &was_up, e);
+	rc = guard_in_use(a->name, (int)n, e);
+	rc = rc ? rc : gc_cluster_up_opts(a->name, (int)n, &o, &was_up, e);
+	if (!rc)
+		rc = gc_cluster_dir(a->name, dir, sizeof(dir), e);
 	if (rc)
 		return rc;
-	printf("cluster '%s' %s: %d nodes; inventory: %s/clusters/%s/inventory.yaml\n", a->name,
-	       was_up ? "is already up (nothing changed)" : "is up", (int)n,
-	       getenv("GCBENCH_HOME") && *getenv("GCBENCH_HOME") ? getenv("GCBENCH_HOME") :
-	       "/var/lib/gcbench", a->name);
+	printf("cluster '%s' %s: %d nodes; inventory: %s/inventory.yaml\n", a->name,
+	       was_up ? "is already up (nothing changed)" : "is up", (int)n, dir);
+	if (a->slurm)
+		printf("slurm: every node idle; clients: export SLURM_CONF=%s/slurm.conf\n", dir);
 	return 0;
 }
 
@@ -180,7 +220,8 @@ int cmd_cluster(int argc, char **argv)
 			return 2;
 		rc = (gc_rc)r;
 	} else if (!strcmp(a.verb, "down")) {
-		rc = gc_cluster_down(a.name, &e);
+		rc = guard_in_use(a.name, 0, &e);
+		rc = rc ? rc : gc_cluster_down(a.name, &e);
 		if (!rc)
 			printf("cluster '%s' is down (nothing of it is left)\n", a.name);
 	} else if (!strcmp(a.verb, "status")) {
@@ -200,5 +241,5 @@ int cmd_cluster(int argc, char **argv)
 	}
 	if (rc)
 		gc_error("cluster %s: %s", a.verb, e.msg[0] ? e.msg : gc_strerror(rc));
-	return rc ? (rc == GC_E_INVAL ? 2 : 1) : 0;
+	return gc_exit_code(rc);
 }

@@ -300,11 +300,12 @@ int cmd_compress(int argc, char **argv)
 	g = calloc((size_t)o.nin, sizeof(*g));
 	b = calloc((size_t)o.nin, sizeof(*b));
 	avg = calloc((size_t)o.nin, sizeof(*avg));
-	rc = 1;
+	rc = GC_EXIT_USAGE;   /* the inputs */
 	if (!g || !b || !avg)
 		gc_error("out of memory for %d workers", o.nin);
 	else if (!read_inputs(&o, g))
-		rc = run(&o, g, b, avg);
+		rc = run(&o, g, b, avg) ? GC_EXIT_ENV : GC_EXIT_OK;   /* the method failed, or
+									 * writing the outputs */
 	for (w = 0; w < o.nin; w++) {
 		if (g)
 			gc_npy_release(&g[w]);

@@ -57,7 +57,7 @@ int cmd_env(int argc, char **argv)
 	if (gc_envinfo_json(&info, buf, sizeof(buf))) {
 		gc_error("cannot format the environment as JSON: it is longer than %zu bytes",
 			 sizeof(buf));
-		return 1;
+		return GC_EXIT_ENV;
 	}
 	printf("%s\n", buf);
 	return 0;

@@ -102,7 +102,7 @@ int cmd_history(int argc, char **argv)
 	if (parse_args(argc, argv, &model, &method, &path, &bw))
 		return 2;
 	if (gc_db_open(path, GC_DB_READONLY, &db, &e))
-		return gc_error("cannot open database '%s': %s", path, e.msg), 1;
+		return gc_error("cannot open database '%s': %s", path, e.msg), GC_EXIT_ENV;
 	gc_table_init(&t, NCOL, head, "lllllllrrrr", 6);
 	rc = gc_db_history(db, model, method, bw, add_row, &t, &e);
 	gc_db_close(db);
@@ -110,7 +110,7 @@ int cmd_history(int argc, char **argv)
 		rc = gc_fail(&e, GC_E_NOMEM, "out of memory");
 	if (rc) {
 		gc_table_release(&t);
-		return gc_error("cannot read history: %s", e.msg), 1;
+		return gc_error("cannot read history: %s", e.msg), GC_EXIT_ENV;
 	}
 	n = (int)t.n;
 	if (n)

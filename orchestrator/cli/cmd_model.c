@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "commands.h"
@@ -28,7 +29,8 @@ static void usage(FILE *f)
 		"a fit without it).\n"
 		"`gcbench report` plots these predictions against the measurements.\n\n"
 		"options:\n"
-		"  --db FILE     results database (default gcbench.db)\n"
+		"  --db FILE     results database (default gcbench.db); it must exist, and one this\n"
+		"                user cannot write (or its folder) is only read, as --no-store\n"
 		"  --fit-only    print the fitted parameters only; store nothing\n"
 		"  --no-store    predict and print, but do not write the predictions\n"
 		"  --json        one JSON document instead of tables\n"
@@ -172,12 +174,12 @@ static int predict_other(const struct opts *o)
 	gc_pdb p;
 	gc_db *db = NULL;
 	gc_err e = { "" };
-	int rc = 1;
+	int rc = GC_EXIT_ENV;
 
 	memset(&p, 0, sizeof(p));
 	if (gc_pdb_fit_load(o->db, o->env, &f, &e)) {
 		gc_error("cannot fit the model to '%s': %s", o->db, e.msg);
-		return 1;
+		return GC_EXIT_ENV;
 	}
 	if (gc_db_open(o->predict, GC_DB_READONLY, &db, &e) || gc_pdb_run_with(db, &f, &p, &e)) {
 		gc_error("cannot predict the runs of '%s': %s", o->predict, e.msg);
@@ -306,11 +308,17 @@ int cmd_model(int argc, char **argv)
 		return predict_other(&o);
 	memset(&p, 0, sizeof(p));
 	store = !o.fit_only && !o.no_store;
-	if (gc_db_open(o.db, store ? 0 : GC_DB_READONLY, &db, &e) || gc_pdb_run(db, store, &p, &e)) {
+	if (store && !access(o.db, F_OK) && !gc_db_writable(o.db)) {
+		gc_warn("'%s' (or its folder) is not writable for this user: predicting without "
+			"storing the predictions (as --no-store)", o.db);
+		store = 0;
+	}
+	if (gc_db_open(o.db, store ? GC_DB_EXISTING : GC_DB_READONLY, &db, &e) ||
+	    gc_pdb_run(db, store, &p, &e)) {
 		gc_error("cannot fit the model to '%s': %s", o.db, e.msg);
 		gc_pdb_release(&p);
 		gc_db_close(db);
-		return 1;
+		return GC_EXIT_ENV;
 	}
 	if (o.json) {
 		r = print_json(&p, &o);

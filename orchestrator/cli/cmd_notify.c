@@ -109,5 +109,5 @@ int cmd_notify(int argc, char **argv)
 		return 2;
 	}
 	ev.summary = msg;
-	return gc_notify_send(&t, 1, &ev, &o, NULL) ? 1 : 0;
+	return gc_notify_send(&t, 1, &ev, &o, NULL) ? GC_EXIT_ENV : GC_EXIT_OK;
 }

@@ -62,5 +62,5 @@ int cmd_provision(int argc, char **argv)
 	if (rc)
 		gc_error("%s", e.msg);
 	gc_run_release_nodes(&c);
-	return rc ? 1 : 0;
+	return gc_exit_code(rc);
 }

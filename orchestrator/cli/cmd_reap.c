@@ -39,7 +39,7 @@ int cmd_reap(int argc, char **argv)
 	}
 	if (gc_reap(dry, 2.0, stdout, &n, &e)) {
 		gc_error("%s", e.msg);
-		return 1;
+		return GC_EXIT_ENV;
 	}
 	return 0;
 }

@@ -44,13 +44,14 @@ static void usage(FILE *f)
 		"  --format F          table (default), markdown or json\n"
 		"  --notify-env NAME   on a regression, post to the webhook URL in $NAME\n"
 		"  --notify-type T     webhook (default) or slack\n\n"
-		"exit status: 0 no significant regression, 1 regression found (or an error),\n"
-		"             2 usage error: for cron and CI.\n\n"
+		"For cron and CI: 0 no significant regression, 1 a regression, 2 a usage\n"
+		"error or a malformed selector, 3 cannot compare (the first night, a selector\n"
+		"that matches nothing, an unreadable database).\n\n"
 		"examples:\n"
 		"  gcbench regress --db lab.db --baseline nccl=2.18 --candidate nccl=2.19\n"
 		"  gcbench regress --db lab.db --baseline tag=before --candidate tag=after \\\n"
 		"      --metric speedup\n"
-		"  gcbench regress --db lab.db --baseline previous    # in the nightly job\n");
+		"  gcbench regress --db lab.db --baseline previous    # in the nightly job\n\n");
 }
 
 struct ropts {
@@ -164,26 +165,26 @@ int cmd_regress(int argc, char **argv)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
 			return usage(stdout), 0;
 	if (parse_args(argc, argv, &r))
-		return 2;
+		return GC_EXIT_USAGE;
 	if (strcmp(r.format, "table") && strcmp(r.format, "markdown") && strcmp(r.format, "json"))
-		return gc_error("unknown --format '%s': table, markdown or json", r.format), 2;
+		return gc_error("unknown --format '%s': table, markdown or json", r.format), GC_EXIT_USAGE;
 	if (gc_db_open(r.db, GC_DB_READONLY, &db, &e))
-		return gc_error("cannot open database '%s': %s", r.db, e.msg), 1;
+		return gc_error("cannot open database '%s': %s", r.db, e.msg), GC_EXIT_ENV;
 	rc = gc_regress_compare(db, &r.o, &rep, &e);
 	gc_db_close(db);
 	if (rc) {
 		gc_error("cannot compare: %s", e.msg);
-		return rc == GC_E_INVAL ? 2 : 1;
+		return gc_exit_code(rc);   /* a bad selector 2, nothing to compare 3 */
 	}
 	if (gc_regress_print(stdout, &rep, r.format, &e)) {
 		gc_error("%s", e.msg);
 		gc_regress_report_release(&rep);
-		return 1;
+		return GC_EXIT_ENV;
 	}
 	fflush(stdout);
 	if (rep.n_regressions && r.notify_env)
 		notify_regression(&r, &rep);
-	rc = rep.n_regressions ? 1 : 0;
+	i = rep.n_regressions ? GC_EXIT_FAILED : GC_EXIT_OK;
 	gc_regress_report_release(&rep);
-	return (int)rc;
+	return i;
 }

@@ -64,7 +64,7 @@ int cmd_report(int argc, char **argv)
 	    gc_report_write(db, db_path, out, &st, &e)) {
 		gc_error("cannot write the report of '%s' to '%s': %s", db_path, out, e.msg);
 		gc_db_close(db);
-		return 1;
+		return GC_EXIT_ENV;
 	}
 	gc_db_close(db);
 	printf("wrote %s/index.html, %s/report.md and %zu charts (%zu ok runs, %zu predictions%s)\n",

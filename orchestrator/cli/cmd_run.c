@@ -42,11 +42,21 @@ static const char run_usage[] =
 "there. Otherwise, e.g. the next night or after an upgrade, a new sweep measures\n"
 "every point. docs/spec.md, \"Resume\".\n"
 "Ctrl-C stops cleanly: the links are restored and the point in flight is marked\n"
-"interrupted. Exit status: 0 all points ok, 1 some failed, 130 interrupted.\n"
+"interrupted.\n"
+"\n"
+"Before anything is touched (no ssh, no database, no work directory), the spec,\n"
+"the inventory and --db are checked as --dry-run checks them: csv: models, identity\n"
+"and ssh_config files, GPUs for backend nccl, excludes, duplicate points, the\n"
+"database path. docs/spec.md, \"Checks before a sweep\".\n"
+"\n"
+"For run: 0 every point ok, 1 some points failed, 2 the spec, inventory or --db\n"
+"cannot be used (nothing was touched), 3 a host, provisioning or the database\n"
+"failed (or --resume found nothing to continue), 130 interrupted.\n"
 "\n"
 "example:\n"
 "  sudo gcbench run experiments/quickstart.yaml --inventory experiments/inventory-local.yaml\n"
-"  sqlite3 gcbench.db 'SELECT method, bw_cap_bps/1e9, speedup FROM speedup'\n";
+"  sqlite3 gcbench.db 'SELECT method, bw_cap_bps/1e9, speedup FROM speedup'\n"
+"\n";
 
 static int opt_double(const char *name, const char *v, double *out)
 {

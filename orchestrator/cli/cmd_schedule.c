@@ -12,6 +12,7 @@
 #include "log.h"
 #include "proc.h"
 #include "orchestrator/ops/schedule.h"
+#include "orchestrator/run/validate.h"
 #include "strutil.h"
 
 static void usage(FILE *f)
@@ -23,6 +24,12 @@ static void usage(FILE *f)
 		"Run a sweep on a schedule: 'gcbench run SPEC --inventory INV --db DB' from a\n"
 		"systemd timer (where systemd runs) or a line in /etc/cron.d. The run takes the\n"
 		"sweep lock and resumes an interrupted sweep instead of starting over.\n\n"
+		"Before it installs anything it checks the spec, the inventory and the database\n"
+		"as 'gcbench run --dry-run' does, and refuses (exit 2) a job that would fail\n"
+		"every night. It schedules an installed gcbench: 'sudo make install' puts the\n"
+		"binaries in /usr/local/bin (PREFIX=DIR for another place); a gcbench in a build\n"
+		"tree is refused, because 'make clean' removes it and every rebuild changes what\n"
+		"the job runs (--allow-build-tree schedules it anyway, with a warning).\n\n"
 		"WHEN: 'hourly', 'daily HH:MM', 'weekly Mon HH:MM', or a 5-field cron expression\n"
 		"      ('30 2 * * 1-5': minute hour day-of-month month day-of-week)\n\n"
 		"install options:\n"
@@ -33,19 +40,20 @@ static void usage(FILE *f)
 		"  --backend B        systemd, cron or auto (default: systemd if it runs)\n"
 		"  --replace          overwrite a job of the same name\n"
 		"  --gcbench PATH     the binary to run (default: this one)\n"
+		"  --allow-build-tree schedule a gcbench in a build tree (see above)\n"
 		"  --root DIR         write the files under DIR instead of / and activate\n"
 		"                     nothing (tests, packaging); also $GCBENCH_SCHEDULE_ROOT\n\n"
 		"logs: systemd: journalctl -u gcbench-NAME.service\n"
 		"      cron:    /var/log/gcbench/NAME.log\n\n"
 		"example:\n"
 		"  sudo gcbench schedule install nightly.yaml --inventory lab.yaml \\\n"
-		"       --db /srv/gcbench.db --at 'daily 02:00' --tag nccl-2.19\n");
+		"       --db /srv/gcbench.db --at 'daily 02:00' --tag nccl-2.19\n\n");
 }
 
 struct opts {
 	const char *root, *backend, *name, *tag, *env_file, *db, *inventory, *at;
 	const char *gcbench, *spec;
-	int replace;
+	int replace, allow_build_tree;
 };
 
 /* argv[i] takes a value: store it; returns 1 when consumed, 0 if not an option of
@@ -77,8 +85,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	int i, r;
 
 	for (i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--replace")) {
-			o->replace = 1;
+		if (!strcmp(argv[i], "--replace") || !strcmp(argv[i], "--allow-build-tree")) {
+			*(argv[i][2] == 'r' ? &o->replace : &o->allow_build_tree) = 1;
 			continue;
 		}
 		if ((r = take_value(argc, argv, i, o)) < 0)
@@ -217,32 +225,70 @@ static int activate(const gc_sched_job *j, gc_sched_backend b)
 	return 0;
 }
 
+/* What the job will run: the sweep as 'gcbench run --dry-run' checks it, and an
+ * installed gcbench. 0, or the exit status of the refusal. */
+static int check_job(const gc_sched_job *j, int allow_build_tree)
+{
+	struct gc_run_opts ro = { .spec_path = j->spec, .inventory_path = j->inventory,
+				  .db_path = j->db };
+	char root[PATH_MAX];
+	size_t n = 0;
+	gc_err e = { "" };
+	gc_rc rc = gc_run_check(&ro, &n, &e);
+
+	if (rc) {
+		gc_error("%s", e.msg);
+		gc_error("refusing to schedule '%s': 'gcbench run' would stop on this every time; "
+			 "fix it, check with 'gcbench run %s --inventory %s --db %s --dry-run', "
+			 "and install again", j->name, j->spec, j->inventory, j->db);
+		return gc_exit_code(rc);
+	}
+	if (gc_sched_in_build_tree(j->gcbench, root, sizeof(root))) {
+		if (!allow_build_tree) {
+			gc_error("refusing to schedule '%s' with '%s', a gcbench in the build tree "
+				 "'%s': 'make clean' removes it and a rebuild changes what runs; run "
+				 "'sudo make install' there (gcbench in /usr/local/bin; PREFIX=DIR for "
+				 "another place) and install the schedule with that gcbench, or pass "
+				 "--allow-build-tree", j->name, j->gcbench, root);
+			return GC_EXIT_USAGE;
+		}
+		gc_warn("scheduling '%s' from the build tree '%s': 'make clean' there stops the "
+			"job; 'make install' and --gcbench PREFIX/bin/gcbench avoid that",
+			j->gcbench, root);
+	}
+	gc_info("checked: %zu points, as 'gcbench run --dry-run' checks them", n);
+	return 0;
+}
+
 static int do_install(const struct opts *o)
 {
 	struct jobbufs b;
 	gc_sched_job j;
 	gc_sched_backend be;
 	gc_err e;
+	int r;
 	const char *root = o->root ? o->root : "";
 
 	if (parse_backend(o->backend, &be) || fill_job(o, &b, &j))
 		return 2;
 	if (gc_sched_job_check(&j, &e))
 		return gc_error("%s", e.msg), 2;
+	if ((r = check_job(&j, o->allow_build_tree)))
+		return r;
 	if (be == GC_SCHED_AUTO)
 		be = gc_sched_detect(root);
 	if (!o->root && geteuid() != 0) {
 		gc_error("cannot install schedule '%s': writing /etc needs root; run with "
 			 "sudo, or use --root DIR to write the files elsewhere", j.name);
-		return 1;
+		return GC_EXIT_ENV;
 	}
 	if (gc_sched_install(&j, root, be, o->replace, &e))
-		return gc_error("cannot install schedule '%s': %s", j.name, e.msg), 1;
+		return gc_error("cannot install schedule '%s': %s", j.name, e.msg), GC_EXIT_ENV;
 	if (o->root)
 		printf("installed '%s' (%s) under %s; not activated (--root)\n", j.name,
 		       gc_sched_backend_name(be), o->root);
 	else if (activate(&j, be))
-		return 1;
+		return GC_EXIT_ENV;
 	else
 		printf("installed '%s' (%s, %s); logs: %s%s%s\n", j.name,
 		       gc_sched_backend_name(be), j.at,
@@ -266,7 +312,7 @@ static int do_list(const struct opts *o)
 	int n = 0;
 
 	if (gc_sched_list(o->root ? o->root : "", print_entry, &n, &e))
-		return gc_error("cannot list schedules: %s", e.msg), 1;
+		return gc_error("cannot list schedules: %s", e.msg), GC_EXIT_ENV;
 	if (!n)
 		printf("no scheduled sweeps; add one with 'gcbench schedule install'\n");
 	return 0;
@@ -289,7 +335,7 @@ static int do_remove(const struct opts *o)
 	rc = gc_sched_remove(o->root ? o->root : "", o->spec, &b, &e);
 	if (rc)
 		return gc_error("cannot remove schedule '%s': %s", o->spec, e.msg),
-		       1;
+		       rc == GC_E_NOTFOUND ? GC_EXIT_USAGE : GC_EXIT_ENV;   /* not installed: 2 */
 	if (!o->root && b == GC_SCHED_SYSTEMD)
 		run_systemctl("daemon-reload", NULL, NULL);
 	printf("removed '%s' (%s)\n", o->spec, gc_sched_backend_name(b));

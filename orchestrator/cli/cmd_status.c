@@ -108,12 +108,12 @@ static int show(const char *path, int nsweeps, int nruns)
 	if (access(path, F_OK)) {
 		gc_error("no results database at '%s': run a sweep first ('gcbench run'), or "
 			 "pass --db PATH", path);
-		return 1;
+		return GC_EXIT_ENV;
 	}
-	/* read-write when we may (an older schema is then migrated), else read-only */
-	if (gc_db_open(path, access(path, W_OK) ? GC_DB_READONLY : 0, &db, &e)) {
+	/* only read: never migrates, works on another user's file or a read-only mount */
+	if (gc_db_open(path, GC_DB_READONLY, &db, &e)) {
 		gc_error("%s", e.msg);
-		return 1;
+		return GC_EXIT_ENV;
 	}
 	printf("sweeps in %s (newest first)\n", path);
 	printf("%5s  %-20s %-16s %-11s %4s %6s %7s %11s %7s\n", "id", "name", "started",
@@ -143,7 +143,7 @@ static int show(const char *path, int nsweeps, int nruns)
 fail:
 	gc_error("%s", e.msg);
 	gc_db_close(db);
-	return 1;
+	return GC_EXIT_ENV;
 }
 
 int cmd_status(int argc, char **argv)

@@ -572,6 +572,7 @@ int cmd_whatif(int argc, char **argv)
 	struct opts o;
 	gc_arch a;
 	gc_err e;
+	gc_rc rc;
 	int r = parse_args(argc, argv, &o, &e);
 
 	if (r) {
@@ -589,9 +590,9 @@ int cmd_whatif(int argc, char **argv)
 		if (o.db)
 			gc_pdb_fit_params(&o.fit, 25557032.0, &o.w.mp);  /* ResNet-50's optimizer */
 		apply_topology(&o, NULL);
-		if (gc_whatif_print_grid(&o, &e)) {
+		if ((rc = gc_whatif_print_grid(&o, &e))) {
 			gc_error("whatif: %s", e.msg);
-			return 1;
+			return gc_exit_code(rc);   /* an unknown grid or option: 2 */
 		}
 		return 0;
 	}

@@ -1,11 +1,25 @@
 /* orchestrator/cli/commands.h: the subcommand table of the gcbench CLI.
  *
  * A subcommand is `int cmd_<name>(int argc, char **argv)`: argv[0] is the subcommand
- * name; it returns the process exit status (0 ok, 1 failure, 2 usage error) and prints
- * its own --help. Register it with one line in commands.def.
+ * name; it returns the process exit status, one of enum gc_exit (common/result.h: 0 ok,
+ * 1 regression or failed points, 2 usage or bad input, 3 cannot compare or environment
+ * error, 130 interrupted; gc_exit_code() maps a gc_rc) and prints its own --help.
+ * Register it with one line in commands.def.
  */
 #ifndef GC_COMMANDS_H
 #define GC_COMMANDS_H
+
+#include "result.h"
+
+/* The exit status table, printed at the end of every --help (docs/spec.md has it too). */
+#define GC_EXIT_HELP \
+	"exit status (every gcbench command):\n" \
+	"  0    ok; no regression\n" \
+	"  1    a regression, or points that failed\n" \
+	"  2    usage error or bad input (spec, inventory, options, --db path)\n" \
+	"  3    cannot compare, or an environment error (unreachable host, unreadable\n" \
+	"       database, missing privilege)\n" \
+	"  130  interrupted (Ctrl-C, SIGTERM)\n"
 
 #define GC_CMD(name, fn, summary) int fn(int argc, char **argv);
 #include "commands.def"

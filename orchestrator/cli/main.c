@@ -28,7 +28,18 @@ static void usage(FILE *f)
 		   "commands:\n");
 	for (c = cmds; c->name; c++)
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);
-	fprintf(f, "\n'gcbench <command> --help' explains each command.\n");
+	fprintf(f, "\n'gcbench <command> --help' explains each command.\n\n%s", GC_EXIT_HELP);
+}
+
+/* Every --help ends with the exit status table (the same for every command). */
+static int with_exit_help(int rc, int argc, char **argv)
+{
+	for (int i = 2; rc == 0 && i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(GC_EXIT_HELP, stdout);
+			break;
+		}
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -39,7 +50,7 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
 		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+		return argc < 2 ? GC_EXIT_USAGE : GC_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("gcbench %s\n", GC_VERSION);
@@ -47,7 +58,7 @@ int main(int argc, char **argv)
 	}
 	for (c = cmds; c->name; c++)
 		if (!strcmp(c->name, argv[1]))
-			return c->fn(argc - 1, argv + 1);
+			return with_exit_help(c->fn(argc - 1, argv + 1), argc, argv);
 	gc_error("unknown command '%s'; see 'gcbench --help'", argv[1]);
-	return 2;
+	return GC_EXIT_USAGE;
 }

@@ -5,6 +5,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <libgen.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -603,4 +605,26 @@ gc_rc gc_sched_list(const char *root, void (*fn)(const gc_sched_entry *en, void 
 	}
 	free(v);
 	return rc;
+}
+
+int gc_sched_in_build_tree(const char *exe, char *root, size_t n)
+{
+	char real[PATH_MAX], top[PATH_MAX + 64], probe[PATH_MAX + 128];
+	char *bin, *build;
+
+	if (!realpath(exe, real))
+		return 0;
+	bin = dirname(real);                 /* ROOT/BUILD/bin */
+	if (strcmp(basename(bin), "bin"))
+		return 0;
+	build = dirname(bin);                /* ROOT/BUILD */
+	snprintf(top, sizeof(top), "%s", dirname(build));
+	snprintf(probe, sizeof(probe), "%s/Makefile", top);
+	if (access(probe, F_OK))
+		return 0;
+	snprintf(probe, sizeof(probe), "%s/orchestrator/cli/main.c", top);
+	if (access(probe, F_OK))
+		return 0;
+	gc_strlcpy(root, top, n);
+	return 1;
 }

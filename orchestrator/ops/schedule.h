@@ -10,6 +10,10 @@
  * ROOT is "" for the real system, or a directory (like DESTDIR: files go under it,
  * their contents name the real paths), for tests and packaging.
  *
+ * What it runs: `gcbench schedule install` refuses a spec, inventory or database
+ * that `gcbench run --dry-run` would refuse (orchestrator/run/validate.h), and a
+ * gcbench binary in a build tree (gc_sched_in_build_tree) unless --allow-build-tree.
+ *
  * Injection: every path and the tag must be absolute/safe tokens (gc_is_safe_token)
  * without '%' (a specifier in systemd, a newline in cron); the name is [A-Za-z0-9_-].
  * Anything else is refused with a message, never escaped into a unit file.
@@ -87,5 +91,11 @@ gc_rc gc_sched_remove(const char *root, const char *name, gc_sched_backend *b, g
 
 /* 1 if s is a valid job name. */
 int gc_sched_name_ok(const char *s);
+
+/* 1 when the binary exe sits in a gcbench build tree (ROOT/BUILD/bin/gcbench, with
+ * ROOT/Makefile and ROOT/orchestrator/), which the next 'make clean' removes and the
+ * next build replaces under the schedule; *root gets ROOT. A schedule should run an
+ * installed gcbench ('make install', PREFIX/bin). */
+int gc_sched_in_build_tree(const char *exe, char *root, size_t n);
 
 #endif

@@ -107,10 +107,12 @@ static gc_rc add_data(struct gc_build *b, const char *path, size_t *o, gc_err *e
 			       path);
 	if (st.st_size > 16 << 20)
 		return gc_fail(e, GC_E_INVAL, "model 'csv:%.300s' is larger than 16 MiB", path);
-	/* read here, as a parameter list; what it holds is not quoted */
+	/* read here, as a parameter list; its messages name the line and column, never
+	 * what the file holds (formats/arch_csv.c) */
 	if (gc_arch_load_csv(path, &a, &pe))
 		return gc_fail(e, GC_E_FORMAT, "model 'csv:%.300s' is not a parameter list (a header "
-			       "index,name,shape,numel and one row per tensor; docs/spec.md)", path);
+			       "index,name,shape,numel and one row per tensor; docs/spec.md): %s",
+			       path, pe.msg);
 	gc_arch_release(&a);
 	if ((rc = file_sha256(path, hex, e)))
 		return rc;

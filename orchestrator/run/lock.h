@@ -1,4 +1,6 @@
-/* orchestrator/run/lock.h: one sweep at a time per set of nodes.
+/* orchestrator/run/lock.h: one sweep at a time per inventory name on this controller
+ * ($GCBENCH_HOME/locks/NAME.lock), before any host is reached. The hosts themselves
+ * are locked by orchestrator/run/hostlock.h, whoever the controller.
  *
  * An advisory flock(2) on a lock file, with the holder's pid written inside for the
  * message. The kernel drops the lock when the holder dies, so a crashed sweep never

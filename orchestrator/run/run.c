@@ -8,6 +8,7 @@
 #include "db/db.h"
 #include "log.h"
 #include "orchestrator/remote/launch.h"
+#include "hostlock.h"
 #include "lock.h"
 #include "orchestrator/ops/notify.h"
 #include "progress.h"
@@ -15,6 +16,7 @@
 #include "resume.h"
 #include "run.h"
 #include "run_setup.h"
+#include "validate.h"
 #include "proc.h"
 #include "strutil.h"
 
@@ -120,27 +122,13 @@ static size_t run_points(struct gc_sweep_ctx *c, struct gc_exec_point *pts, size
 	return failed;
 }
 
-static gc_rc load_spec(const char *path, struct gc_spec *spec, struct gc_sweep *sw, gc_err *e)
-{
-	struct gc_diags d;
-	gc_rc rc;
-
-	gc_diags_init(&d, path);
-	rc = gc_spec_load(path, spec, &d, e);
-	if (d.n)
-		gc_diags_print(&d, stderr);
-	gc_diags_release(&d);
-	if (rc)
-		return rc;
-	return gc_sweep_expand(spec, sw, e);
-}
-
 struct sweep_state {
 	struct gc_spec spec;
 	struct gc_sweep sw;
 	struct gc_exec_point *pts;
 	struct gc_strlist done;
 	int lockfd;
+	struct gc_hostlocks hosts;    /* hostlock.h: held until the end */
 };
 
 /* Continue one of the spec's sweeps or begin a new one (orchestrator/run/resume.h). With
@@ -212,7 +200,8 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	size_t i;
 	gc_rc rc;
 
-	rc = load_spec(c->o->spec_path, &s->spec, &s->sw, e);
+	rc = gc_run_load_spec(c->o->spec_path, &s->spec, &s->sw, e);
+	rc = rc ? (rc == GC_E_NOMEM ? rc : GC_E_INVAL) : gc_run_validate(c->o, &s->spec, &s->sw, e);
 	if (rc)
 		return rc;
 	s->pts = calloc(s->sw.n ? s->sw.n : 1, sizeof(*s->pts));
@@ -224,7 +213,14 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	rc = rc ? rc : gc_run_place_points(c, s->pts, s->sw.n, e);
 	if (rc || c->o->dry_run)
 		return rc;
+	c->validated = 1;   /* the inputs are checked: from here on a failure is the
+			     * environment's (exit 3) */
 	rc = gc_lock_acquire(lockpath, &s->lockfd, e);
+	if (!rc) {
+		struct gc_hostlock_owner me;
+		gc_hostlock_owner_self(&me, c->o->inventory_path, c->o->spec_path, c->o->db_path);
+		rc = gc_hostlock_acquire(c->nodes, c->n_nodes, &me, &s->hosts, e);
+	}
 	rc = rc ? rc : gc_db_open(c->o->db_path, 0, &c->db, e);
 	rc = rc ? rc : gc_db_mark_interrupted(c->db, NULL, 0, &n, e);
 	if (!rc && n)
@@ -305,8 +301,11 @@ int gc_sweep_run(const struct gc_run_opts *o)
 		remove_work_dirs(&c);
 	if (rc)
 		gc_error("%s", e.msg);
-	status = gc_run_interrupted() ? 130 : rc || failed ? 1 : 0;
+	status = gc_run_interrupted() ? GC_EXIT_INTERRUPTED :
+		 rc ? (c.validated ? gc_exit_env(rc) : gc_exit_code(rc)) :
+		 failed ? GC_EXIT_FAILED : GC_EXIT_OK;
 	gc_db_close(c.db);
+	gc_hostlock_release(&s.hosts);
 	gc_lock_release(s.lockfd);
 	gc_run_release_nodes(&c);
 	free(c.env_ids);

@@ -6,8 +6,9 @@
  * ranks in one transaction), and unshape — always, after success, failure, timeout
  * or Ctrl-C. A failed point is recorded with the reason and the stderr tail and the
  * sweep goes on; SIGINT/SIGTERM stop cleanly (links restored, the point in flight
- * marked interrupted); rerunning the same spec resumes. A sweep lock keeps two
- * sweeps off the same nodes; links a killed sweep left capped are restored first.
+ * marked interrupted); rerunning the same spec resumes. A lock on each host
+ * (hostlock.h) keeps two sweeps off the same hosts; links a killed sweep left capped
+ * are restored first.
  */
 #ifndef GC_RUN_H
 #define GC_RUN_H
@@ -73,6 +74,8 @@ struct gc_sweep_ctx {
 	char local_work[1024];        /* where fetched record files go */
 	char remote_work[1024];       /* where workers write them on the nodes */
 	struct gc_calibration cal;
+	int validated;                /* the spec, inventory and database passed gc_run_validate
+	                               * and the nodes are set up: a failure now is exit 3 */
 	int reap_pending;             /* reap the nodes before the next point: at the start of
 	                               * a sweep and after a point that failed */
 };
@@ -97,8 +100,10 @@ gc_rc gc_run_place_points(const struct gc_sweep_ctx *c, struct gc_exec_point *pt
  * database itself failed. *ok tells whether the run succeeded. */
 gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *ok, gc_err *e);
 
-/* The whole sweep; returns the process exit status (0 all points ok, 1 some failed or
- * an error, 130 interrupted). */
+/* The whole sweep; returns the process exit status (enum gc_exit, common/result.h):
+ * 0 all points ok, 1 some failed, 2 the spec, inventory or database cannot be used
+ * (orchestrator/run/validate.h; nothing was touched), 3 an environment error (a host
+ * unreachable, provisioning, the database), 130 interrupted. */
 int gc_sweep_run(const struct gc_run_opts *o);
 
 /* The end-of-sweep table: every method's speedup over the baseline at each point of

@@ -11,6 +11,7 @@
 #include "netem/cluster.h"
 #include "orchestrator/remote/subnet.h"
 #include "orchestrator/spec/inventory.h"
+#include "hostlock.h"
 #include "lock.h"
 #include "run_setup.h"
 #include "strutil.h"
@@ -72,7 +73,8 @@ static gc_rc local_cluster(int n, struct gc_inventory *inv, gc_err *e)
 	if (getuid() != 0)
 		return gc_fail(e, GC_E_PERM,
 			       "the local emulated cluster needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN): run 'sudo gcbench run ...', or give an inventory of real hosts with --inventory");
-	rc = gc_cluster_up(name, n, &was_up, e);
+	rc = gc_hostlock_check_cluster(name, e);   /* never rebuild a cluster in use */
+	rc = rc ? rc : gc_cluster_up(name, n, &was_up, e);
 	rc = rc ? rc : gc_cluster_dir(name, dir, sizeof(dir), e);
 	if (rc)
 		return rc;
@@ -160,7 +162,7 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 		rc = gc_fail(e, GC_E_INVAL, "the inventory lists no hosts");
 	gc_self_dir(self, sizeof(self));
 	snprintf(ctl, sizeof(ctl), "%s/ssh", gc_home());
-	rc = rc ? rc : gc_mkdir_p(ctl, 0755, e);
+	rc = rc || o->dry_run ? rc : gc_mkdir_p(ctl, 0755, e);   /* a dry run creates nothing */
 	if (!rc && !(c->nodes = calloc(inv.n_hosts, sizeof(gc_node))))
 		rc = gc_fail(e, GC_E_NOMEM, "out of memory");
 	for (i = 0; !rc && i < inv.n_hosts; i++)

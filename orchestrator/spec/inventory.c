@@ -48,13 +48,13 @@ static int token(struct inv_ctx *c, const yaml_node_t *map, const char *key, cha
 		return -1;
 	}
 	if (!gc_is_safe_token(t)) {
-		gc_diag(c->d, v, "%s: %s '%.80s' is refused: %s; use only letters, digits and "
-			"._:@%%+=,/-", where, key, t, unsafe_why(t));
+		gc_diag(c->d, v, "%s: %s is refused: %s; use only letters, digits and "
+			"._:@%%+=,/-", where, key, unsafe_why(t));
 		return -1;
 	}
 	if (strlen(t) >= n) {
-		gc_diag(c->d, v, "%s: %s '%.80s' is longer than %zu bytes; shorten it", where,
-			key, t, n - 1);
+		gc_diag(c->d, v, "%s: %s is longer than %zu bytes; shorten it", where,
+			key, n - 1);
 		return -1;
 	}
 	gc_strlcpy(dst, t, n);
@@ -71,8 +71,9 @@ static int number(struct inv_ctx *c, const yaml_node_t *map, const char *key, in
 	if (!v)
 		return dflt;
 	if (!t || gc_parse_i64(t, &x) || x < lo || x > hi) {
-		gc_diag(c->d, v, "%s: %s '%s' is not a whole number in %d..%d; write e.g. %d",
-			where, key, t ? t : gc_yaml_kind(v), lo, hi, dflt > lo ? dflt : lo);
+		gc_diag(c->d, v, "%s: %s%s%s is not a whole number in %d..%d; write e.g. %d",
+			where, key, t ? "" : ", ", t ? "" : gc_yaml_kind(v), lo, hi,
+			dflt > lo ? dflt : lo);
 		return dflt;
 	}
 	return (int)x;
@@ -95,8 +96,8 @@ static int boolean(struct inv_ctx *c, const yaml_node_t *map, const char *key, i
 		gc_diag(c->d, v, "%s: %s is %s, not true or false; write %s: true", where, key,
 			gc_yaml_kind(v), key);
 	else
-		gc_diag(c->d, v, "%s: %s '%.40s' is not true or false; write %s: true", where,
-			key, t, key);
+		gc_diag(c->d, v, "%s: %s is not true or false; write %s: true", where,
+			key, key);
 	return dflt;
 }
 
@@ -192,9 +193,8 @@ static void parse_root(struct inv_ctx *c, yaml_node_t *root)
 	token(c, root, "name", c->inv->name, sizeof(c->inv->name), "the inventory");
 	if (token(c, root, "ssh_config", c->inv->ssh_config, sizeof(c->inv->ssh_config),
 		  "the inventory") > 0 && c->inv->ssh_config[0] != '/')
-		gc_diag(c->d, gc_yaml_get(c->doc, root, "ssh_config"), "ssh_config '%s' is not "
-			"an absolute path; write the full path, e.g. /root/.ssh/config",
-			c->inv->ssh_config);
+		gc_diag(c->d, gc_yaml_get(c->doc, root, "ssh_config"), "ssh_config is not "
+			"an absolute path; write the full path, e.g. /root/.ssh/config");
 	if (local && c->inv->sudo)
 		gc_diag(c->d, gc_yaml_get(c->doc, root, "sudo"), "the inventory: 'sudo' is for "
 			"hosts with a non-root login; the local cluster logs in as root");

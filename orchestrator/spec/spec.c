@@ -73,16 +73,16 @@ gc_rc gc_latency_parse(const char *s, double *out, gc_err *e)
 			continue;
 		v *= units[k].mul;
 		if (v > 10)
-			return gc_fail(e, GC_E_INVAL, "latency '%s' is over 10 s; use at most 10s", s);
+			return gc_fail(e, GC_E_INVAL, "latency is over 10 s; use at most 10s");
 		if (v > 0 && v < 0.5e-6)   /* netem's delay is whole microseconds */
-			return gc_fail(e, GC_E_INVAL, "latency '%s' is below 1 us, the resolution "
-				       "of a netem delay; write 0 or at least 1us", s);
+			return gc_fail(e, GC_E_INVAL, "latency is below 1 us, the resolution of a "
+				       "netem delay; write 0 or at least 1us");
 		*out = v;
 		return GC_OK;
 	}
 bad:
-	return gc_fail(e, GC_E_INVAL, "latency '%s' is not a duration; write a number and a "
-		       "unit, e.g. 0, 250us, 1.5ms or 2s", s);
+	return gc_fail(e, GC_E_INVAL, "latency is not a duration; write a number and a "
+		       "unit, e.g. 0, 250us, 1.5ms or 2s");
 }
 
 size_t spec_items(struct spec_ctx *c, yaml_node_t *v, const char *key, yaml_node_t ***items)
@@ -134,10 +134,10 @@ static int parse_model(struct spec_ctx *c, yaml_node_t *n, const char *t, void *
 		return (*(char **)out = strdup(t)) ? 0 : -1;
 	hint = gc_did_you_mean(t, names, nn);
 	if (hint)
-		gc_diag(c->d, n, "unknown model '%s'; did you mean '%s'?", t, hint);
+		gc_diag(c->d, n, "unknown model; did you mean '%s'?", hint);
 	else
-		gc_diag(c->d, n, "unknown model '%s'; use a built-in one (resnet50, resnet101, "
-			"vgg16, bert-base, gpt2-small) or csv:PATH to a parameter list", t);
+		gc_diag(c->d, n, "unknown model; use a built-in one (resnet50, resnet101, "
+			"vgg16, bert-base, gpt2-small) or csv:PATH to a parameter list");
 	return -1;
 }
 
@@ -161,12 +161,13 @@ static int parse_bw(struct spec_ctx *c, yaml_node_t *n, const char *t, void *out
 		return 0;
 	}
 	if (gc_rate_parse(t, &bps, &e)) {
-		gc_diag(c->d, n, "%s", e.msg);
+		gc_diag(c->d, n, "bandwidth is not a rate; write a number and a unit (bit, kbit, "
+			"mbit, gbit, tbit; bps is bytes/s), e.g. 10gbit or 500mbit, or 'unlimited'");
 		return -1;
 	}
 	if (bps < GC_BW_MIN || bps > GC_BW_MAX) {
-		gc_diag(c->d, n, "bandwidth '%s' is out of range; use 1mbit to 400gbit, or "
-			"'unlimited'", t);
+		gc_diag(c->d, n, "bandwidth is out of range; use 1mbit to 400gbit, or "
+			"'unlimited'");
 		return -1;
 	}
 	*(uint64_t *)out = bps;
@@ -190,8 +191,8 @@ static int parse_int_range(struct spec_ctx *c, yaml_node_t *n, const char *t, in
 	int64_t v;
 
 	if (gc_parse_i64(t, &v) || v < lo || v > hi) {
-		gc_diag(c->d, n, "%s '%s' is not a whole number in %lld..%lld; write e.g. %lld",
-			what, t, (long long)lo, (long long)hi, (long long)(lo > 1 ? lo : 1));
+		gc_diag(c->d, n, "%s is not a whole number in %lld..%lld; write e.g. %lld",
+			what, (long long)lo, (long long)hi, (long long)(lo > 1 ? lo : 1));
 		return -1;
 	}
 	*out = (int)v;
@@ -211,7 +212,7 @@ static int parse_batch(struct spec_ctx *c, yaml_node_t *n, const char *t, void *
 static int parse_backend(struct spec_ctx *c, yaml_node_t *n, const char *t, void *out)
 {
 	if (strcmp(t, "mpi") && strcmp(t, "nccl")) {
-		gc_diag(c->d, n, "backend '%s' is unknown; use mpi (CPU ranks) or nccl (GPUs)", t);
+		gc_diag(c->d, n, "backend is unknown; use mpi (CPU ranks) or nccl (GPUs)");
 		return -1;
 	}
 	return (*(char **)out = strdup(t)) ? 0 : -1;
@@ -222,11 +223,52 @@ static int parse_scale(struct spec_ctx *c, yaml_node_t *n, const char *t, void *
 	double v;
 
 	if (gc_parse_double(t, &v) || !(v > 0 && v <= 1000)) {
-		gc_diag(c->d, n, "compute_scale '%s' is not a number in (0, 1000]; write e.g. 1 "
-			"(measured speed) or 4 (4x faster compute)", t);
+		gc_diag(c->d, n, "compute_scale is not a number in (0, 1000]; write e.g. 1 "
+			"(measured speed) or 4 (4x faster compute)");
 		return -1;
 	}
 	*(double *)out = v;
+	return 0;
+}
+
+/* 1 when key is named in a group of the spec's zip (whose values may repeat: the
+ * points are the tuples; gc_run_validate checks those for duplicate keys) */
+static int zipped(struct spec_ctx *c, const char *key)
+{
+	yaml_node_t *z = gc_yaml_get(c->doc, c->root, "zip");
+
+	for (size_t g = 0; g < gc_yaml_seq_len(z); g++) {
+		yaml_node_t *grp = gc_yaml_seq_at(c->doc, z, g);
+		for (size_t k = 0; k < gc_yaml_seq_len(grp); k++) {
+			const char *t = gc_yaml_text(gc_yaml_seq_at(c->doc, grp, k));
+			if (t && !strcmp(t, key))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* Value number n of an axis (just parsed into out + n * elem from items[i]) equals an
+ * earlier one: diagnosed (two values that give the same points, with the same keys)
+ * and dropped. Zipped axes may repeat values. */
+static int axis_duplicate(struct spec_ctx *c, const char *key, yaml_node_t **items, size_t i,
+			  char *out, size_t n, size_t elem, int strings)
+{
+	char *v = out + n * elem;
+
+	if (zipped(c, key))
+		return 0;
+	for (size_t j = 0; j < n; j++) {
+		char *w = out + j * elem;
+		if (strings ? strcmp(*(char **)v, *(char **)w) : memcmp(v, w, elem))
+			continue;
+		gc_diag(c->d, items[i], "%s '%s' is the same value as an earlier item of '%s', so "
+			"every point would run twice under one key; remove one", key,
+			gc_yaml_text(items[i]), key);
+		if (strings)
+			free(*(char **)v);
+		return 1;
+	}
 	return 0;
 }
 
@@ -260,7 +302,9 @@ static void parse_axis(struct spec_ctx *c, const char *key, const char *dflt, si
 		return;
 	}
 	for (size_t i = 0; i < k; i++)
-		if (fn(c, items[i], gc_yaml_text(items[i]), out + *n * elem) == 0)
+		if (fn(c, items[i], gc_yaml_text(items[i]), out + *n * elem) == 0 &&
+		    !axis_duplicate(c, key, items, i, out, *n, elem,
+				    fn == parse_model || fn == parse_train_model || fn == parse_backend))
 			(*n)++;
 	*arr = out;
 	free(items);
@@ -295,8 +339,8 @@ static void parse_name(struct spec_ctx *c)
 	const char *t = scalar(c, "name", 1);
 
 	if (t && (!gc_is_safe_token(t) || strchr(t, '/')))
-		gc_diag(c->d, gc_yaml_get(c->doc, c->root, "name"), "name '%s' has characters "
-			"other than letters, digits and ._:@%%+=,-; write e.g. quickstart", t);
+		gc_diag(c->d, gc_yaml_get(c->doc, c->root, "name"), "name has characters "
+			"other than letters, digits and ._:@%%+=,-; write e.g. quickstart");
 	c->s->name = strdup(t ? t : "");
 	t = scalar(c, "description", 0);
 	c->s->description = strdup(t ? t : "");
@@ -309,13 +353,13 @@ static void parse_workload(struct spec_ctx *c)
 
 	if (!t)
 		t = "replay";
-	if (!strncmp(t, "train:", 6))
+	if (!strcmp(t, "train:mlp") || !strcmp(t, "train:cnn"))
 		gc_diag(c->d, n, "workload '%s' is the old form; write workload: train and "
-			"models: [%.40s]", t, t + 6);
+			"models: [%s]", t, t + 6);
 	else if (strcmp(t, "replay") && strcmp(t, "train") && strcmp(t, "command"))
-		gc_diag(c->d, n, "workload '%s' is unknown; use replay (real architectures, "
+		gc_diag(c->d, n, "workload is unknown; use replay (real architectures, "
 			"emulated compute), train (models mlp, cnn trained on real data) or command "
-			"(your own program)", t);
+			"(your own program)");
 	c->s->workload = strdup(t);
 }
 
@@ -364,8 +408,8 @@ static void parse_data(struct spec_ctx *c, int train)
 	if (!train)
 		gc_diag(c->d, n, "'data' applies to workload: train only");
 	else if (t && strcmp(t, "digits") && strcmp(t, "generated"))
-		gc_diag(c->d, n, "data '%s' is unknown; use digits (python3-sklearn's, built into "
-			"gcbench-worker) or generated (Gaussian clusters)", t);
+		gc_diag(c->d, n, "data is unknown; use digits (python3-sklearn's, built into "
+			"gcbench-worker) or generated (Gaussian clusters)");
 	else if (t)
 		snprintf(c->s->data, sizeof(c->s->data), "%s", t);
 }
@@ -400,8 +444,9 @@ static void parse_target(struct spec_ctx *c)
 			continue;
 		t = gc_yaml_text(n);
 		if (!t || gc_parse_double(t, &x) || !(i ? x > 0 && x < 1e6 : x > 0 && x <= 1)) {
-			gc_diag(c->d, n, "target %s '%s' is not a number in %s", keys[i],
-				t ? t : gc_yaml_kind(n), i ? "(0, 1e6)" : "(0, 1], e.g. 0.95");
+			gc_diag(c->d, n, "target %s%s%s is not a number in %s", keys[i],
+				t ? "" : ", ", t ? "" : gc_yaml_kind(n),
+				i ? "(0, 1e6)" : "(0, 1], e.g. 0.95");
 			return;
 		}
 		snprintf(c->s->target_metric, sizeof(c->s->target_metric), "%s", keys[i]);
@@ -427,8 +472,8 @@ static void check_baseline(struct spec_ctx *c)
 	for (size_t i = 0; i < c->s->n_methods; i++)
 		found += !strcmp(c->s->methods[i].name, t);
 	if (found == 0 && c->s->n_methods)
-		gc_diag(c->d, n ? n : c->root, "baseline '%s' is not among the methods; add it "
-			"to 'methods' or name one of them as baseline", t);
+		gc_diag(c->d, n ? n : c->root, "baseline%s is not among the methods; add it "
+			"to 'methods' or name one of them as baseline", n ? "" : " syncsgd (the default)");
 	else if (found > 1)
 		gc_diag(c->d, n ? n : c->root, "baseline '%s' has %zu parameter sets; give the "
 			"baseline method one set of parameters", t, found);

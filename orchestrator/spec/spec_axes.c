@@ -51,7 +51,9 @@ static int normalize(struct spec_ctx *c, enum gc_axis a, yaml_node_t *n, char *o
 		if (!strcmp(t, "unlimited"))
 			bps = 0;
 		else if (gc_rate_parse(t, &bps, &e)) {
-			gc_diag(c->d, n, "%s", e.msg);
+			/* not e.msg: it quotes the text, and a spec's text is never quoted */
+			gc_diag(c->d, n, "bandwidth is not a rate; write a number and a unit, "
+				"e.g. 10gbit or 500mbit, or 'unlimited'");
 			return 0;
 		}
 		snprintf(out, len, "%llu", (unsigned long long)bps);
@@ -65,14 +67,14 @@ static int normalize(struct spec_ctx *c, enum gc_axis a, yaml_node_t *n, char *o
 		return 1;
 	case GC_AX_WORLD: case GC_AX_BATCH:
 		if (gc_parse_i64(t, &i)) {
-			gc_diag(c->d, n, "'%s' is not a whole number; write e.g. 4", t);
+			gc_diag(c->d, n, "not a whole number; write e.g. 4");
 			return 0;
 		}
 		snprintf(out, len, "%lld", (long long)i);
 		return 1;
 	case GC_AX_SCALE:
 		if (gc_parse_double(t, &d)) {
-			gc_diag(c->d, n, "'%s' is not a number; write e.g. 1", t);
+			gc_diag(c->d, n, "not a number; write e.g. 1");
 			return 0;
 		}
 		spec_num(d, out, len);
@@ -100,8 +102,8 @@ int spec_axis_value(struct spec_ctx *c, enum gc_axis a, yaml_node_t *n, char *ou
 			o += (size_t)snprintf(list + o, sizeof(list) - o, "%s'%s'", i ? ", " : "",
 					      have);
 	}
-	gc_diag(c->d, n, "exclude: %s '%s' is not a value of the sweep, so it excludes "
-		"nothing; use one of: %s", gc_axis_name(a), gc_yaml_text(n), list);
+	gc_diag(c->d, n, "exclude: this %s is not a value of the sweep, so it excludes "
+		"nothing; use one of: %s", gc_axis_name(a), list);
 	return 0;
 }
 

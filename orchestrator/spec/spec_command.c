@@ -243,8 +243,8 @@ static void add_file(struct spec_ctx *c, yaml_node_t *it, const char *t)
 	base = base ? base + 1 : t;
 	if (!gc_is_safe_token(t) || !*base || !strcmp(base, ".") || !strcmp(base, "..") ||
 	    strlen(base) >= sizeof(f->name)) {
-		gc_diag(c->d, it, "file '%s' is not a path of letters, digits and ._:@%%+=,/- "
-			"ending in a file name; write e.g. files: [train.py]", t);
+		gc_diag(c->d, it, "this file is not a path of letters, digits and ._:@%%+=,/- "
+			"ending in a file name; write e.g. files: [train.py]");
 		return;
 	}
 	for (size_t i = 0; i < c->s->n_files; i++)
@@ -403,8 +403,8 @@ void spec_command_method(struct spec_ctx *c, yaml_node_t *it)
 		return;
 	}
 	if (!gc_command_label_ok(label)) {
-		gc_diag(c->d, kn, "method label '%s' is not 1-31 letters, digits and ._- (not "
-			"starting with - or .); write e.g. powersgd", label);
+		gc_diag(c->d, kn, "this method label is not 1-31 letters, digits and ._- (not "
+			"starting with - or .); write e.g. powersgd");
 		return;
 	}
 	if (pv && pv->type == YAML_SCALAR_NODE && (!*gc_yaml_text(pv) ||
@@ -437,9 +437,8 @@ void spec_command_method(struct spec_ctx *c, yaml_node_t *it)
 		bad |= kv[nk].n == 0;
 		for (size_t i = 0; i < kv[nk].n; i++)
 			if (!gc_command_value_ok(gc_yaml_text(kv[nk].vals[i]))) {
-				gc_diag(c->d, kv[nk].vals[i], "value '%s' of parameter '%s' is not 1-63 "
-					"letters, digits and ._:@%%+/-; write e.g. %s: 4",
-					gc_yaml_text(kv[nk].vals[i]), kt, kt);
+				gc_diag(c->d, kv[nk].vals[i], "this value of parameter '%s' is not "
+					"1-63 letters, digits and ._:@%%+/-; write e.g. %s: 4", kt, kt);
 				bad = 1;
 			}
 		nk++;
@@ -455,8 +454,8 @@ void spec_command_method(struct spec_ctx *c, yaml_node_t *it)
 int spec_command_model(struct spec_ctx *c, yaml_node_t *n, const char *t, void *out)
 {
 	if (!gc_command_label_ok(t)) {
-		gc_diag(c->d, n, "model '%s' is not 1-31 letters, digits and ._- (with workload: "
-			"command it is a label passed as {model}); write e.g. mlp", t);
+		gc_diag(c->d, n, "this model is not 1-31 letters, digits and ._- (with workload: "
+			"command it is a label passed as {model}); write e.g. mlp");
 		return -1;
 	}
 	return (*(char **)out = strdup(t)) ? 0 : -1;

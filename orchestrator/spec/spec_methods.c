@@ -28,6 +28,31 @@ static void pset_release(struct pset *p)
 
 static const char *method_names[GC_M__COUNT];
 
+/* Why gc_params_set refused key: value, in words that name the parameter only when it
+ * is one of ours and never quote the value (its position says where it is). */
+static void param_diag(struct spec_ctx *c, yaml_node_t *vn,
+		       const gc_params *p, const char *key)
+{
+	const gc_param_def *d = gc_param_lookup(key);
+	const char *v = gc_yaml_text(vn);
+	char keys[128];
+	gc_params tmp = *p;
+
+	gc_method_keys(p->method, keys, sizeof(keys));
+	if (!d || !gc_method_takes(p->method, d)) {
+		gc_diag(c->d, vn, "method '%s' does not take %s%s%s (its parameters: %s)",
+			gc_method_name(p->method), d ? "parameter '" : "this parameter",
+			d ? d->key : "", d ? "'" : "", keys[0] ? keys : "none");
+		return;
+	}
+	if (v && gc_param_put(&tmp, d, v) == GC_PF_RANGE)
+		gc_diag(c->d, vn, "parameter '%s': %s is out of range; use %s", d->key, v, d->range);
+	else
+		gc_diag(c->d, vn, "parameter '%s' is not %s; use %s", d->key,
+			d->type == GC_PT_U64 ? "an unsigned integer" : d->type == GC_PT_DOUBLE ?
+			"a number" : "an integer", d->range);
+}
+
 static void unknown_method(struct spec_ctx *c, yaml_node_t *n, const char *name)
 {
 	const char *hint;
@@ -36,10 +61,10 @@ static void unknown_method(struct spec_ctx *c, yaml_node_t *n, const char *name)
 		method_names[i] = gc_method_name((gc_method)i);
 	hint = gc_did_you_mean(name, method_names, GC_M__COUNT);
 	if (hint)
-		gc_diag(c->d, n, "unknown method '%s'; did you mean '%s'?", name, hint);
+		gc_diag(c->d, n, "unknown method; did you mean '%s'?", hint);
 	else
-		gc_diag(c->d, n, "unknown method '%s'; use syncsgd, fp16, signsgd, topk, mstopk "
-			"or powersgd", name);
+		gc_diag(c->d, n, "unknown method; use syncsgd, fp16, signsgd, topk, mstopk "
+			"or powersgd");
 }
 
 /* Collect and check each parameter value on its own; 0 if all are valid. */
@@ -67,7 +92,7 @@ static int collect_params(struct spec_ctx *c, gc_method m, yaml_node_t *pv, stru
 			gc_err e;
 			gc_params_default(&gp, m);
 			if (gc_params_set(&gp, k, gc_yaml_text(ps->vals[ps->n][i]), &e)) {
-				gc_diag(c->d, ps->vals[ps->n][i], "%s", e.msg);
+				param_diag(c, ps->vals[ps->n][i], &gp, k);
 				bad = 1;
 			}
 		}

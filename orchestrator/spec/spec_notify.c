@@ -39,9 +39,8 @@ static void notify_item(struct spec_ctx *c, yaml_node_t *it)
 	}
 	gc_yaml_check_keys(c->doc, it, keys, 2, "a notify entry", c->d);
 	if (!gc_yaml_text(tn) || gc_notify_type_parse(gc_yaml_text(tn), &t->type, &e)) {
-		gc_diag(c->d, tn ? tn : it, "notify: type %s%s%s is unknown; use webhook or slack",
-			tn ? "'" : "", tn && gc_yaml_text(tn) ? gc_yaml_text(tn) : "(missing)",
-			tn ? "'" : "");
+		gc_diag(c->d, tn ? tn : it, "notify: type is %s; use webhook or slack",
+			tn ? "unknown" : "missing");
 		return;
 	}
 	if (!env_name_ok(gc_yaml_text(un))) {

@@ -26,8 +26,8 @@ static void parse_rpn(struct spec_ctx *c)
 	if (!strcmp(t, "auto"))
 		return;
 	if (gc_parse_i64(t, &v) || v < 1 || v > GC_SPEC_MAX_RPN) {
-		gc_diag(c->d, n, "ranks_per_node '%s' is not a whole number in 1..%d or auto; write "
-			"e.g. ranks_per_node: 2", t, GC_SPEC_MAX_RPN);
+		gc_diag(c->d, n, "ranks_per_node is not a whole number in 1..%d or auto; write "
+			"e.g. ranks_per_node: 2", GC_SPEC_MAX_RPN);
 		return;
 	}
 	c->s->ranks_per_node = (int)v;
@@ -44,8 +44,8 @@ static void parse_single(struct spec_ctx *c)
 	if (t && (!strcmp(t, "true") || !strcmp(t, "yes")))
 		c->s->allow_single_node = 1;
 	else if (!t || (strcmp(t, "false") && strcmp(t, "no")))
-		gc_diag(c->d, n, "allow_single_node '%s' is not true or false; write "
-			"allow_single_node: true", t ? t : gc_yaml_kind(n));
+		gc_diag(c->d, n, "allow_single_node is %s; write allow_single_node: true "
+			"or false", t ? "not true or false" : gc_yaml_kind(n));
 }
 
 void spec_parse_placement(struct spec_ctx *c)

@@ -26,10 +26,11 @@ static void zip_group(struct spec_ctx *c, yaml_node_t *g, unsigned *used)
 		size_t al;
 
 		if (a < 0 || a == GC_AX_METHOD || a == GC_AX_PARAMS) {
-			const char *hint = t ? gc_did_you_mean(t, spec_axis_list(), GC_AX__COUNT) : NULL;
-			gc_diag(c->d, an, "zip: '%s' is not an axis that can be zipped; use model, "
+			const char *hint = t && a < 0 ? gc_did_you_mean(t, spec_axis_list(), GC_AX__COUNT) : NULL;
+			gc_diag(c->d, an, "zip: %s is not an axis that can be zipped; use model, "
 				"bandwidth, latency, world_size, batch, backend or compute_scale%s%s%s",
-				t ? t : gc_yaml_kind(an), hint ? " (did you mean '" : "",
+				t && a >= 0 ? gc_axis_name((enum gc_axis)a) : t ? "this" : gc_yaml_kind(an),
+				hint ? " (did you mean '" : "",
 				hint ? hint : "", hint ? "'?)" : "");
 			continue;
 		}

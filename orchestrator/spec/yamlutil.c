@@ -279,23 +279,33 @@ static void check_key(yaml_document_t *doc, const yaml_node_t *map, yaml_node_pa
 		gc_diag(d, kn, "a key in %s is %s; keys are plain words", where, gc_yaml_kind(kn));
 		return;
 	}
+	/* a key is named only when it is one of ours: the text of a file that is not what
+	 * it should be (a spec given /etc/shadow) is never quoted, the position says where */
+	const char *known = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(allowed[i], k))
+			known = allowed[i];
 	for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
 		const char *k2 = gc_yaml_text(yaml_document_get_node(doc, q->key));
 		if (k2 && !strcmp(k, k2)) {
-			gc_diag(d, kn, "duplicate key '%s' in %s; keep one of them", k, where);
+			if (known)
+				gc_diag(d, kn, "duplicate key '%s' in %s; keep one of them", known,
+					where);
+			else
+				gc_diag(d, kn, "duplicate key in %s; keep one of them", where);
 			return;
 		}
 	}
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(allowed[i], k))
-			return;
+	if (known)
+		return;
 	hint = gc_did_you_mean(k, allowed, n);
 	if (hint) {
-		gc_diag(d, kn, "unknown key '%s' in %s; did you mean '%s'?", k, where, hint);
+		gc_diag(d, kn, "unknown key in %s; did you mean '%s'?", where, hint);
 		return;
 	}
 	list_keys(allowed, n, keys, sizeof(keys));
-	gc_diag(d, kn, "unknown key '%s' in %s; the keys here are: %s", k, where, keys);
+	gc_diag(d, kn, "unknown key in %s; the keys here are: %s", where, keys);
 }
 
 void gc_yaml_check_keys(yaml_document_t *doc, const yaml_node_t *map,
@@ -321,4 +331,57 @@ yaml_node_t *gc_yaml_seq_at(yaml_document_t *doc, const yaml_node_t *n, size_t i
 	if (i >= gc_yaml_seq_len(n))
 		return NULL;
 	return yaml_document_get_node(doc, n->data.sequence.items.start[i]);
+}
+
+/* the child of n named by one path component (a key, or an index in a list) */
+static yaml_node_t *locate_step(yaml_document_t *doc, yaml_node_t *n, const char *comp)
+{
+	char *end;
+	unsigned long i;
+
+	if (n->type == YAML_MAPPING_NODE)
+		return gc_yaml_get(doc, n, comp);
+	i = strtoul(comp, &end, 10);
+	if (end == comp || *end)
+		return NULL;
+	if (n->type == YAML_SCALAR_NODE)
+		return i == 0 ? n : NULL;
+	return gc_yaml_seq_at(doc, n, i);
+}
+
+int gc_yaml_locate(const char *buf, size_t len, const char *path, size_t *line, size_t *col)
+{
+	struct gc_diags d;
+	yaml_document_t doc;
+	yaml_node_t *n;
+	char comp[128];
+	const char *p = path;
+	int found = 0;
+
+	*line = *col = 0;
+	gc_diags_init(&d, "");
+	if (gc_yaml_load(buf, len, &doc, &d)) {
+		gc_diags_release(&d);
+		return 0;
+	}
+	n = yaml_document_get_root_node(&doc);
+	while (n && *p) {
+		size_t k = strcspn(p, "/");
+		if (k >= sizeof(comp)) {
+			n = NULL;
+			break;
+		}
+		memcpy(comp, p, k);
+		comp[k] = 0;
+		n = locate_step(&doc, n, comp);
+		p += k + (p[k] == '/');
+	}
+	if (n) {
+		*line = n->start_mark.line + 1;
+		*col = n->start_mark.column + 1;
+		found = 1;
+	}
+	yaml_document_delete(&doc);
+	gc_diags_release(&d);
+	return found;
 }

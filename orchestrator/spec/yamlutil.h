@@ -74,4 +74,11 @@ const char *gc_did_you_mean(const char *word, const char *const *cands, size_t n
 size_t gc_yaml_seq_len(const yaml_node_t *n);
 yaml_node_t *gc_yaml_seq_at(yaml_document_t *doc, const yaml_node_t *n, size_t i);
 
+/* Where the node at path is in the YAML text buf: path is keys and list indexes
+ * separated by '/' ("hosts/2/identity", "models/0", "exclude"); an index 0 of a
+ * scalar is the scalar itself (an axis written as one value). Sets *line and *col
+ * (1-based) and returns 1, or returns 0 (line and col 0) when the text does not parse
+ * or has no such node. For messages about values checked after parsing. */
+int gc_yaml_locate(const char *buf, size_t len, const char *path, size_t *line, size_t *col);
+
 #endif

@@ -47,7 +47,7 @@ export GCT_HOOK="http://127.0.0.1:$port/x/$secret"
 t0=$(now_ms)
 out=$("$GC" notify test --type webhook --url-env GCT_HOOK --backoff-ms 100 2>&1); rc=$?
 dt=$(elapsed "$t0"); hits=$(wc -l < "$tmp/fail/hits" 2>/dev/null || echo 0)
-if [ $rc -eq 1 ] && [ "$hits" -eq 3 ] && echo "$out" | grep -q "HTTP 500" &&
+if [ $rc -eq 3 ] && [ "$hits" -eq 3 ] && echo "$out" | grep -q "HTTP 500" &&
    echo "$out" | grep -q "gave up after 3 tries" && ! echo "$out" | grep -q "$secret" && [ "$dt" -lt 10000 ]; then
 	pass http500_retried
 else fail http500_retried "rc=$rc hits=$hits dt=${dt}ms out=$out"; fi
@@ -57,7 +57,7 @@ export GCT_HOOK="http://127.0.0.1:$port/"
 t0=$(now_ms)
 out=$("$GC" notify test --type slack --url-env GCT_HOOK --timeout-ms 500 --tries 2 --backoff-ms 100 2>&1); rc=$?
 dt=$(elapsed "$t0")
-if [ $rc -eq 1 ] && [ "$dt" -ge 1000 ] && [ "$dt" -lt 5000 ] && echo "$out" | grep -qi "timeout"; then
+if [ $rc -eq 3 ] && [ "$dt" -ge 1000 ] && [ "$dt" -lt 5000 ] && echo "$out" | grep -qi "timeout"; then
 	pass hang_bounded
 else fail hang_bounded "rc=$rc dt=${dt}ms (want 1.1 s to 5 s) out=$out"; fi
 
@@ -67,13 +67,13 @@ export GCT_HOOK="http://127.0.0.1:$port/"
 t0=$(now_ms)
 out=$("$GC" notify test --type webhook --url-env GCT_HOOK --backoff-ms 100 2>&1); rc=$?
 dt=$(elapsed "$t0")
-if [ $rc -eq 1 ] && [ "$dt" -lt 5000 ] && echo "$out" | grep -q "connect"; then
+if [ $rc -eq 3 ] && [ "$dt" -lt 5000 ] && echo "$out" | grep -q "connect"; then
 	pass refused
 else fail refused "rc=$rc dt=${dt}ms out=$out"; fi
 
 unset GCT_HOOK
 out=$("$GC" notify test --type webhook --url-env GCT_HOOK 2>&1); rc=$?
-if [ $rc -eq 1 ] && echo "$out" | grep -q 'GCT_HOOK (unset)'; then pass unset_var
+if [ $rc -eq 3 ] && echo "$out" | grep -q 'GCT_HOOK (unset)'; then pass unset_var
 else fail unset_var "rc=$rc out=$out"; fi
 
 "$GC" notify test --type email --url-env X >/dev/null 2>&1; r1=$?

@@ -107,7 +107,7 @@ if "$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" >"$work/ou
 	"$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --resume >"$work/out4" 2>&1; r1=$?
 	"$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --resume --new >/dev/null 2>&1; r2=$?
 	if [[ "$dry" == *"resume: new sweep: sweep 1 of this spec on these environments finished"* ]] &&
-	   [ "$r1" = 1 ] && grep -q "no unfinished sweep of this spec" "$work/out4" && [ "$r2" = 2 ] &&
+	   [ "$r1" = 3 ] && grep -q "no unfinished sweep of this spec" "$work/out4" && [ "$r2" = 2 ] &&
 	   [ "$(q 'SELECT count(*) FROM sweeps')" = 1 ]; then pass resume
 	else fail resume "after the sweep finished: dry run '$(head -1 <<<"$dry")', --resume exit $r1 ($(tail -1 "$work/out4")), --resume --new exit $r2"; fi
 else

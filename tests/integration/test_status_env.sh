@@ -91,8 +91,11 @@ then pass status_new_db
 else fail status_new_db "rc $rc: $(tr '\n' ' ' <<<"$out")"; fi
 
 if need_cmd sqlite3 status_with_runs status_limits; then
-	# the empty file is now a migrated database: add two sweeps and three runs
-	sqlite3 "$db" "
+	# status only read the empty file (it stays empty): give it the schema (every
+	# migration of db/schema.sql, in order), then two sweeps and three runs
+	[ -s "$db" ] && fail status_with_runs "status wrote to $db"
+	sqlite3 "$db" <db/schema.sql &&
+	sqlite3 "$db" "PRAGMA user_version = $(grep -c '^-- @migration' db/schema.sql);
 INSERT INTO sweeps (id, name, spec_text, spec_hash, baseline, started, status)
   VALUES (1, 'older', '', 'h1', 'syncsgd', 1700000000, 'done'),
          (2, 'quickstart', '', 'h2', 'syncsgd', 1700001000, 'running');
@@ -127,11 +130,11 @@ INSERT INTO run_stats (run_id, field, n, median, p95)
 	else fail status_limits "rc $rc: $(tr '\n' '|' <<<"$out")"; fi
 fi
 
-expect_err status_missing_db 1 "no results database at '$work/nope.db': run a sweep first" \
+expect_err status_missing_db 3 "no results database at '$work/nope.db': run a sweep first" \
 	"$G" status --db "$work/nope.db"
 [ -e "$work/nope.db" ] && fail status_missing_db_created "status created $work/nope.db"
 printf 'this is a text file, not a database; it is long enough to hold a header\n' >"$work/text.db"
-expect_err status_not_a_db 1 "'$work/text.db' is not a SQLite database" "$G" status --db "$work/text.db"
+expect_err status_not_a_db 3 "'$work/text.db' is not a SQLite database" "$G" status --db "$work/text.db"
 expect_err status_bad_count 2 "invalid --runs '-3': give a count from 0 to 100000" \
 	"$G" status --db "$db" --runs -3
 expect_err status_bad_option 2 "unknown option '--bd' for status" "$G" status --bd "$db"
@@ -150,7 +153,7 @@ else
 	out=$(cd "$work/nr" && setpriv --reuid=nobody --regid=nogroup --clear-groups "$Gabs" run \
 		quickstart.yaml --inventory inventory-local.yaml --db nr.db 2>&1); rc=$?
 	want="the local emulated cluster needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN): run 'sudo gcbench run ...', or give an inventory of real hosts with --inventory"
-	if [ $rc -eq 1 ] && grep -qF "$want" <<<"$out" && ! ls "$work/nr" | grep -q '^nr\.db'
+	if [ $rc -eq 3 ] && grep -qF "$want" <<<"$out" && ! ls "$work/nr" | grep -q '^nr\.db'
 	then pass run_nonroot_message
 	else fail run_nonroot_message "rc $rc, files: $(ls "$work/nr" | tr '\n' ' '), output: $out"; fi
 fi

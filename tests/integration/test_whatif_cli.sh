@@ -142,7 +142,7 @@ if [ -x "$BUILD/tests/test_model_db" ] && "$BUILD/tests/test_model_db" --make-db
 		fail model_predict "cannot make a second database"
 	fi
 	out=$("$G" model --db "$tmp/w.db" --predict "$tmp/none.db" 2>&1); rc=$?
-	[ $rc -eq 1 ] && grep -q "cannot predict the runs of '$tmp/none.db'" <<<"$out" && pass model_predict_missing ||
+	[ $rc -eq 3 ] && grep -q "cannot predict the runs of '$tmp/none.db'" <<<"$out" && pass model_predict_missing ||
 		fail model_predict_missing "rc $rc: $out"
 	out=$("$G" model --db "$tmp/w.db" --env 1 2>&1); rc=$?
 	[ $rc -eq 2 ] && grep -q -- "--env needs --predict" <<<"$out" && pass model_env_needs_predict ||

@@ -148,17 +148,113 @@ static void test_refuse_newer(void)
 	CHECK_CONTAINS(e.msg, "new.db");
 }
 
-static void test_readonly_old_refused(void)
+/* A reader given an older schema reads a copy migrated in memory; the file keeps its
+ * version and contents. */
+static void test_readonly_old_copy(void)
 {
 	gc_db *db;
 	gc_err e;
 
 	unlink(tmp_path("ro.db"));
 	CHECK(gc_db_open(tmp_path("ro.db"), GC_DB_NO_MIGRATE, &db, &e) == GC_OK);
-	CHECK(gc_db_exec(db, "CREATE TABLE t (x)", &e) == GC_OK);
+	CHECK(gc_db_migrate(db, 1, &e) == GC_OK);
+	CHECK(gc_db_exec(db, "INSERT INTO sweeps (name, spec_text, spec_hash, baseline, "
+			 "started, status) VALUES ('old', '', 'h', 'syncsgd', 1, 'done')", &e)
+	      == GC_OK);
 	gc_db_close(db);
-	CHECK(gc_db_open(tmp_path("ro.db"), GC_DB_READONLY, &db, &e) == GC_E_DB);
-	CHECK_CONTAINS(e.msg, "open it once read-write to migrate it");
+	CHECKF(gc_db_open(tmp_path("ro.db"), GC_DB_READONLY, &db, &e) == GC_OK, "%s", e.msg);
+	CHECK(gc_db_user_version(db) == gc_db_schema_version());
+	CHECK(q_int(db, "SELECT count(*) FROM sweeps WHERE name = 'old'") == 1);
+	gc_db_close(db);
+	/* the file is as it was: version 1 */
+	CHECK(gc_db_open(tmp_path("ro.db"), GC_DB_NO_MIGRATE, &db, &e) == GC_OK);
+	CHECK(gc_db_user_version(db) == 1);
+	gc_db_close(db);
+	/* an empty file reads as an empty database and stays empty */
+	fclose(fopen(tmp_path("empty.db"), "w"));
+	CHECKF(gc_db_open(tmp_path("empty.db"), GC_DB_READONLY, &db, &e) == GC_OK, "%s", e.msg);
+	CHECK(q_int(db, "SELECT count(*) FROM sweeps") == 0);
+	gc_db_close(db);
+	CHECK(access(tmp_path("empty.db-wal"), F_OK) != 0);
+	{
+		FILE *f = fopen(tmp_path("empty.db"), "r");
+		CHECK(f && fgetc(f) == EOF);
+		if (f)
+			fclose(f);
+	}
+}
+
+/* A reader never creates the file (nor its -wal/-shm); GC_DB_EXISTING neither. */
+static void test_readonly_missing(void)
+{
+	static const unsigned fl[] = { GC_DB_READONLY, GC_DB_EXISTING,
+				       GC_DB_READONLY | GC_DB_NO_MIGRATE };
+	gc_db *db = (gc_db *)1;
+	gc_err e;
+
+	for (size_t i = 0; i < sizeof(fl) / sizeof(fl[0]); i++) {
+		unlink(tmp_path("typo.db"));
+		CHECK(gc_db_open(tmp_path("typo.db"), fl[i], &db, &e) == GC_E_NOTFOUND);
+		CHECK(db == NULL);
+		CHECK_CONTAINS(e.msg, "no results database at");
+		CHECK_CONTAINS(e.msg, "typo.db");
+		CHECK(access(tmp_path("typo.db"), F_OK) != 0);
+		CHECK(access(tmp_path("typo.db-wal"), F_OK) != 0);
+	}
+}
+
+/* Read-only opens go through a "file:" URI: names with '?', '#', '%' and spaces
+ * must still name the file, and reading changes nothing in it. */
+static void test_readonly_uri_names(void)
+{
+	static const char *names[] = { "q?mode=rwc.db", "h#x.db", "p%41.db", "s p.db" };
+	gc_db *db;
+	gc_err e;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		db = fresh(names[i]);
+		CHECK(db);
+		gc_db_close(db);
+		CHECK(access(tmp_path(names[i]), F_OK) == 0);
+		CHECKF(gc_db_open(tmp_path(names[i]), GC_DB_READONLY, &db, &e) == GC_OK,
+		       "%s: %s", names[i], e.msg);
+		CHECK(gc_db_user_version(db) == gc_db_schema_version());
+		CHECK(!gc_db_is_immutable(db));
+		/* a write through a read-only handle fails */
+		CHECK(gc_db_exec(db, "CREATE TABLE t (x)", &e) != GC_OK);
+		gc_db_close(db);
+	}
+	/* "p%41.db" must not have been read as "pA.db" */
+	CHECK(access(tmp_path("pA.db"), F_OK) != 0);
+	CHECK(access(tmp_path("q"), F_OK) != 0);
+}
+
+/* A relative path opens read-only too (no "file://" authority confusion). */
+static void test_readonly_relative(void)
+{
+	char cwd[1024];
+	gc_db *db = fresh("rel.db");
+	gc_err e;
+
+	CHECK(db);
+	gc_db_close(db);
+	CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
+	CHECK(chdir(dir) == 0);
+	CHECKF(gc_db_open("rel.db", GC_DB_READONLY, &db, &e) == GC_OK, "%s", e.msg);
+	gc_db_close(db);
+	CHECK(chdir(cwd) == 0);
+}
+
+/* gc_db_writable: a file in a writable folder, a missing folder. */
+static void test_writable(void)
+{
+	gc_db *db = fresh("w.db");
+
+	CHECK(db);
+	gc_db_close(db);
+	CHECK(gc_db_writable(tmp_path("w.db")) == 1);
+	CHECK(gc_db_writable("/nonexistent-gcbench-dir/x.db") == 0);
+	CHECK(gc_db_writable(tmp_path("nope.db")) == 0);
 }
 
 static void test_not_sqlite(void)
@@ -535,7 +631,11 @@ int main(void)
 	GCT_RUN(test_migrate_each_older);
 	GCT_RUN(test_migrate_keeps_summary);
 	GCT_RUN(test_refuse_newer);
-	GCT_RUN(test_readonly_old_refused);
+	GCT_RUN(test_readonly_old_copy);
+	GCT_RUN(test_readonly_missing);
+	GCT_RUN(test_readonly_uri_names);
+	GCT_RUN(test_readonly_relative);
+	GCT_RUN(test_writable);
 	GCT_RUN(test_not_sqlite);
 	GCT_RUN(test_env_get);
 	GCT_RUN(test_version_num);

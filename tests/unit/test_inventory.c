@@ -154,6 +154,40 @@ static void test_example_files(void)
 	}
 }
 
+/* No message quotes what the parser refused: S3CR3T stands for a secret (an
+ * inventory given /etc/shadow, a key pasted where a path belongs). */
+static void test_never_quotes(void)
+{
+	static const char *const cases[] = {
+		"root:$y$j9T$S3CR3T:19000:0:99999:7:::\n",
+		"hosts: [S3CR3T\n",
+		"S3CR3T: 1\nlocal: 2\n",
+		"local: S3CR3T\n",
+		"sudo: S3CR3T\nlocal: 2\n",
+		"ssh_config: S3CR3T\nhosts:\n  - {name: n1, address: 10.0.0.1, iface: eth0}\n",
+		"hosts:\n  - {name: n1, address: 10.0.0.1, iface: eth0, port: S3CR3T}\n",
+		"hosts:\n  - {name: n1, address: 10.0.0.1, iface: eth0, identity: \"S3CR3T key\"}\n",
+		"hosts:\n  - {name: n1, address: \"$S3CR3T\", iface: eth0}\n",
+		"hosts:\n  - {name: n1, address: 10.0.0.1, iface: eth0, S3CR3T: 1}\n",
+		"hosts:\n  - {name: n1, address: 10.0.0.1, iface: eth0, gpus: S3CR3T, sudo: S3CR3T}\n",
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gc_diags d;
+		gc_rc rc;
+
+		gc_diags_init(&d, "i.yaml");
+		rc = parse_inv(cases[i], strlen(cases[i]), "i.yaml", &d);
+		CHECKF(rc != GC_OK && d.n > 0, "case %zu accepted", i);
+		for (size_t k = 0; k < d.n; k++) {
+			CHECKF(!strstr(d.msg[k], "S3CR3T"), "case %zu quotes the file: %s", i,
+			       d.msg[k]);
+			CHECKF(!strncmp(d.msg[k], "i.yaml:", 7), "case %zu: no position: %s", i,
+			       d.msg[k]);
+		}
+		gc_diags_release(&d);
+	}
+}
+
 int main(void)
 {
 	GCT_SUITE("inventory");
@@ -162,6 +196,7 @@ int main(void)
 	GCT_RUN(test_injection_matrix);
 	GCT_RUN(test_sudo);
 	GCT_RUN(test_bad_corpus);
+	GCT_RUN(test_never_quotes);
 	GCT_RUN(test_example_files);
 	return gct_finish();
 }

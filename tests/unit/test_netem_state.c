@@ -90,11 +90,18 @@ static void test_malformed(void)
 	snprintf(path, sizeof(path), "%s/bad.state", dir);
 	f = fopen(path, "w");
 	CHECK(f != NULL);
-	fputs("version=1\ndev=eth0\nrate_bps=12x\n", f);
+	fputs("version=1\ndev=eth0\nrate_bps=12S3CR3T\n", f);
 	fclose(f);
 	CHECK(gc_state_read(path, &b, &e) == GC_E_FORMAT);
-	CHECK_CONTAINS(e.msg, "bad.state:3");
-	CHECK_CONTAINS(e.msg, "rate_bps");
+	CHECK_CONTAINS(e.msg, "bad.state:3:10: expected KEY=VALUE");
+	CHECK(!strstr(e.msg, "S3CR3T"));   /* never quotes the file */
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	fputs("version=1\nroot:$y$S3CR3T:19000:0:99999:7:::\n", f);
+	fclose(f);
+	CHECK(gc_state_read(path, &b, &e) == GC_E_FORMAT);
+	CHECK_CONTAINS(e.msg, "bad.state:2:1: expected KEY=VALUE");
+	CHECK(!strstr(e.msg, "S3CR3T"));
 	unlink(path);
 }
 

@@ -91,6 +91,26 @@ static void expect_error(const char *name, const void *buf, size_t len, const ch
 	CHECK(a.data == NULL);
 	CHECK_CONTAINS(e.msg, name);
 	CHECK_CONTAINS(e.msg, needle);
+	CHECKF(!strstr(e.msg, "S3CR3T"), "%s: the message quotes the file: '%s'", name, e.msg);
+}
+
+/* S3CR3T stands for a secret in a file that is not a valid .npy: never quoted */
+static void test_never_quotes(void)
+{
+	unsigned char b[512];
+	size_t n;
+
+	expect_error("shadow.npy", "root:$y$S3CR3T:19000:0:99999:7:::\n", 34, "not a .npy file");
+	n = make_npy(b, "{'descr': 'S3CR3T', 'fortran_order': False, 'shape': (2,), }\n", "", 0);
+	expect_error("descr.npy", b, n, "'descr' is not a numpy type code");
+	n = make_npy(b, "{'descr': '<S3CR3T', 'fortran_order': False, 'shape': (2,), }\n", "", 0);
+	expect_error("descr2.npy", b, n, "'descr' is not a numpy type code");
+	n = make_npy(b, "{'descr': '<f4', 'fortran_order': S3CR3T, 'shape': (2,), }\n", "", 0);
+	expect_error("order.npy", b, n, "Fortran order");
+	n = make_npy(b, "{'descr': '<f4', 'fortran_order': False, 'shape': (S3CR3T,), }\n", "", 0);
+	expect_error("shape2.npy", b, n, "non-integer");
+	n = make_npy(b, "{'S3CR3T': '<f4', 'fortran_order': False, 'shape': (2,), }\n", "", 0);
+	expect_error("nodescr.npy", b, n, "header lacks 'descr'");
 }
 
 static void test_not_npy(void)
@@ -166,6 +186,7 @@ int main(void)
 	GCT_RUN(test_truncated_header);
 	GCT_RUN(test_bad_shape);
 	GCT_RUN(test_missing_file);
+	GCT_RUN(test_never_quotes);
 	{
 		char cmd[300];
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);

@@ -66,6 +66,7 @@ static void test_build_hash(void)
 		data[0] = bad;
 		CHECK(gc_build_init(&b, dir, data, 1, &e) == GC_E_FORMAT);
 		CHECK_CONTAINS(e.msg, "is not a parameter list");
+		CHECK_CONTAINS(e.msg, "shadow:1:1: expected the header");   /* where, not what */
 		CHECK(!strstr(e.msg, "root:") && !strstr(e.msg, "SECRET"));
 		snprintf(bad, sizeof(bad), "%s/none.csv", dir);
 		CHECK(gc_build_init(&b, dir, data, 1, &e) == GC_E_NOTFOUND);

@@ -170,20 +170,20 @@ static void test_all_errors_at_once(void)
 
 	CHECK_EQ_INT(parse(bad, &s, &d), GC_E_INVAL);
 	dump(&d);
-	CHECK(has_diag(&d, "t.yaml:2:10: unknown model 'resnet51'; did you mean 'resnet50'?"));
-	CHECK(has_diag(&d, "t.yaml:5:5: unknown method 'signsdg'; did you mean 'signsgd'?"));
+	CHECK(has_diag(&d, "t.yaml:2:10: unknown model; did you mean 'resnet50'?"));
+	CHECK(has_diag(&d, "t.yaml:5:5: unknown method; did you mean 'signsgd'?"));
 	CHECK(has_diag(&d, "t.yaml:6:21: parameter 'ratio': 2 is out of range"));                    /* ratio 2 */
 	CHECK(has_diag(&d, "t.yaml:7:26: parameter 'rank': 0 is out of range"));                    /* rank 0 */
-	CHECK(has_diag(&d, "baseline 'fp16' is not among the methods"));
-	CHECK(has_diag(&d, "t.yaml:9:1: unknown key 'bandwith' in the spec; did you mean 'bandwidth'?"));
-	CHECK(has_diag(&d, "t.yaml:10:13: bandwidth '10kbit' is out of range"));
-	CHECK(has_diag(&d, "t.yaml:10:21: bandwidth '500gbit' is out of range"));
-	CHECK(has_diag(&d, "t.yaml:10:30: rate '3 apples'"));                   /* 3 apples */
+	CHECK(has_diag(&d, "baseline is not among the methods"));
+	CHECK(has_diag(&d, "t.yaml:9:1: unknown key in the spec; did you mean 'bandwidth'?"));
+	CHECK(has_diag(&d, "t.yaml:10:13: bandwidth is out of range"));
+	CHECK(has_diag(&d, "t.yaml:10:21: bandwidth is out of range"));
+	CHECK(has_diag(&d, "t.yaml:10:30: bandwidth is not a rate"));                   /* 3 apples */
 	CHECK(has_diag(&d, "t.yaml:11:13: 'world_size' is an empty list"));
 	CHECK(has_diag(&d, "t.yaml:12:8: 'batch' is a mapping"));
-	CHECK(has_diag(&d, "t.yaml:13:13: iterations '0' is not a whole number in 1..1000000"));
-	CHECK(has_diag(&d, "t.yaml:14:9: warmup '-1'"));
-	CHECK(has_diag(&d, "t.yaml:15:10: backend 'gloo' is unknown; use mpi"));
+	CHECK(has_diag(&d, "t.yaml:13:13: iterations is not a whole number in 1..1000000"));
+	CHECK(has_diag(&d, "t.yaml:14:9: warmup is not a whole number"));
+	CHECK(has_diag(&d, "t.yaml:15:10: backend is unknown; use mpi"));
 	CHECK(has_diag(&d, "a URL is a secret"));
 	CHECK(d.n >= 15);
 	/* sorted by position */
@@ -236,14 +236,14 @@ static void test_yaml_syntax_and_kinds(void)
 static void test_placement_keys(void)
 {
 	static const char *const cases[][2] = {
-		{ "ranks_per_node: 0\n", "ranks_per_node '0' is not a whole number in 1..4096" },
-		{ "ranks_per_node: -2\n", "ranks_per_node '-2'" },
-		{ "ranks_per_node: two\n", "ranks_per_node 'two'" },
-		{ "ranks_per_node: 2.5\n", "ranks_per_node '2.5'" },
-		{ "ranks_per_node: 99999\n", "ranks_per_node '99999'" },
+		{ "ranks_per_node: 0\n", "ranks_per_node is not a whole number in 1..4096" },
+		{ "ranks_per_node: -2\n", "ranks_per_node is not a whole number" },
+		{ "ranks_per_node: two\n", "ranks_per_node is not a whole number" },
+		{ "ranks_per_node: 2.5\n", "ranks_per_node is not a whole number" },
+		{ "ranks_per_node: 99999\n", "ranks_per_node is not a whole number" },
 		{ "ranks_per_node: [1, 2]\n", "ranks_per_node is a list" },
-		{ "allow_single_node: maybe\n", "allow_single_node 'maybe' is not true or false" },
-		{ "allow_single_node: {a: 1}\n", "allow_single_node 'a mapping' is not true or false" },
+		{ "allow_single_node: maybe\n", "allow_single_node is not true or false" },
+		{ "allow_single_node: {a: 1}\n", "allow_single_node is a mapping" },
 	};
 	char buf[2048];
 	struct gc_spec a, b;
@@ -357,6 +357,76 @@ static void test_bad_corpus(void)
 	CHECKF(n >= 15, "only %d bad specs", n);
 }
 
+/* No message quotes what the parser refused: S3CR3T stands for a secret (a spec
+ * given /etc/shadow, a password pasted in the wrong place). Each case is a spec wrong
+ * in one place, with the marker there; every message must name the position instead. */
+#define SPEC_HEAD "name: t\nmodels: [resnet50]\nmethods: [syncsgd]\nbandwidth: [1gbit]\n" \
+	"world_size: [2]\nbatch: [8]\niterations: 3\n"
+static void test_never_quotes(void)
+{
+	static const char *const cases[] = {
+		"root:$y$j9T$S3CR3T:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n",
+		"root:S3CR3T:19000:0:99999:7:::\n",
+		"name: t\nmodels: [S3CR3T\n",
+		"name: [S3CR3T\n",
+		"\"S3CR3T\n",
+		SPEC_HEAD "S3CR3T: 1\n",
+		SPEC_HEAD "S3CR3T: 1\nS3CR3T: 2\n",
+		"name: t;S3CR3T\nmodels: [resnet50]\nmethods: [syncsgd]\nbandwidth: [1gbit]\n"
+		"world_size: [2]\nbatch: [8]\niterations: 3\n",
+		"name: t\nmodels: [S3CR3T]\nmethods: [syncsgd]\nbandwidth: [1gbit]\n"
+		"world_size: [2]\nbatch: [8]\niterations: 3\n",
+		"name: t\nmodels: [resnet50]\nmethods: [S3CR3T]\nbandwidth: [1gbit]\n"
+		"world_size: [2]\nbatch: [8]\niterations: 3\n",
+		"name: t\nmodels: [resnet50]\nmethods: [syncsgd]\nbandwidth: [S3CR3T]\n"
+		"world_size: [2]\nbatch: [8]\niterations: 3\n",
+		"name: t\nmodels: [resnet50]\nmethods: [syncsgd]\nbandwidth: [1gbit]\n"
+		"world_size: [S3CR3T]\nbatch: [8]\niterations: 3\n",
+		"name: t\nmodels: [resnet50]\nmethods: [syncsgd]\nbandwidth: [1gbit]\n"
+		"world_size: [2]\nbatch: [8]\niterations: S3CR3T\n",
+		SPEC_HEAD "latency: [S3CR3T]\n",
+		SPEC_HEAD "ranks_per_node: S3CR3T\n",
+		SPEC_HEAD "allow_single_node: S3CR3T\n",
+		SPEC_HEAD "backend: S3CR3T\n",
+		SPEC_HEAD "compute_scale: S3CR3T\n",
+		SPEC_HEAD "workload: S3CR3T\n",
+		SPEC_HEAD "workload: train:S3CR3T\n",
+		SPEC_HEAD "baseline: S3CR3T\n",
+		SPEC_HEAD "warmup: S3CR3T\n",
+		SPEC_HEAD "exclude:\n  - {bandwidth: S3CR3T}\n",
+		SPEC_HEAD "exclude:\n  - {S3CR3T: 1gbit}\n",
+		SPEC_HEAD "zip: [[S3CR3T, model]]\n",
+		SPEC_HEAD "notify:\n  - {type: S3CR3T, url_env: X}\n",
+		SPEC_HEAD "notify:\n  - {type: webhook, url_env: S3CR3T$}\n",
+		"name: t\nmodels: [resnet50]\nmethods: [{powersgd: {S3CR3T: 1}}]\n"
+		"bandwidth: [1gbit]\nworld_size: [2]\nbatch: [8]\niterations: 3\n",
+		"name: t\nmodels: [resnet50]\nmethods: [{powersgd: {rank: S3CR3T}}]\n"
+		"bandwidth: [1gbit]\nworld_size: [2]\nbatch: [8]\niterations: 3\n",
+		"name: t\nmodels: [resnet50]\nmethods: [{topk: {ratio: S3CR3T}}]\n"
+		"bandwidth: [1gbit]\nworld_size: [2]\nbatch: [8]\niterations: 3\n",
+		"name: t\nworkload: train\nmodels: [mlp]\nmethods: [syncsgd]\nbandwidth: [1gbit]\n"
+		"world_size: [2]\nbatch: [8]\niterations: 3\ndata: S3CR3T\n"
+		"target: {accuracy: S3CR3T}\neval_every: S3CR3T\n",
+		"name: t\nworkload: train\nmodels: [mlp]\nmethods: [syncsgd]\nbandwidth: [1gbit]\n"
+		"world_size: [2]\nbatch: [8]\niterations: 3\ntarget: {S3CR3T: 1}\n",
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gc_spec sp;
+		struct gc_diags d;
+		int rc = parse(cases[i], &sp, &d);
+		if (rc == GC_OK)
+			gc_spec_release(&sp);
+		CHECKF(rc != GC_OK && d.n > 0, "case %zu accepted", i);
+		for (size_t k = 0; k < d.n; k++) {
+			CHECKF(!strstr(d.msg[k], "S3CR3T"), "case %zu quotes the file: %s", i,
+			       d.msg[k]);
+			CHECKF(!strncmp(d.msg[k], "t.yaml:", 7), "case %zu: no position: %s", i,
+			       d.msg[k]);
+		}
+		gc_diags_release(&d);
+	}
+}
+
 int main(void)
 {
 	GCT_SUITE("spec");
@@ -371,5 +441,6 @@ int main(void)
 	GCT_RUN(test_fnv);
 	GCT_RUN(test_experiments_parse);
 	GCT_RUN(test_bad_corpus);
+	GCT_RUN(test_never_quotes);
 	return gct_finish();
 }

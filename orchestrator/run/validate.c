@@ -1,0 +1,298 @@
+/* Checks before a sweep touches a host (orchestrator/run/validate.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "orchestrator/spec/inventory.h"
+#include "strutil.h"
+#include "sweep.h"
+#include "validate.h"
+
+gc_rc gc_run_load_spec(const char *path, struct gc_spec *spec, struct gc_sweep *sw, gc_err *e)
+{
+	struct gc_diags d;
+	gc_rc rc;
+
+	gc_diags_init(&d, path);
+	rc = gc_spec_load(path, spec, &d, e);
+	if (d.n)
+		gc_diags_print(&d, stderr);
+	gc_diags_release(&d);
+	if (rc)
+		return rc;
+	return gc_sweep_expand(spec, sw, e);
+}
+
+/* msg as a diagnostic at the node at path of the YAML text (line 0 when not found) */
+static void diag_path(struct gc_diags *d, const char *text, const char *path, const char *msg)
+{
+	size_t line = 0, col = 0;
+
+	if (text)
+		gc_yaml_locate(text, strlen(text), path, &line, &col);
+	gc_diag_at(d, line, col, "%s", msg);
+}
+
+/* path as the program that uses it sees it: relative to dir (a spec's folder, as
+ * provisioning reads a csv: model) unless absolute or dir is NULL; with tilde, "~/"
+ * expanded (as ssh does for -i and -F) */
+static void resolve(const char *p, const char *dir, int tilde, char *out, size_t n)
+{
+	const char *home = getenv("HOME");
+
+	if (tilde && !strncmp(p, "~/", 2) && home)
+		snprintf(out, n, "%s/%s", home, p + 2);
+	else if (p[0] == '/' || !dir)
+		snprintf(out, n, "%s", p);
+	else
+		snprintf(out, n, "%s/%s", dir, p);
+}
+
+/* NULL when path is a readable regular file, else why not */
+static const char *file_problem(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return errno == ENOENT ? "no such file" : strerror(errno);
+	if (S_ISDIR(st.st_mode))
+		return "a directory, not a file";
+	if (!S_ISREG(st.st_mode))
+		return "not a regular file";
+	if (access(path, R_OK))
+		return "not readable by this user";
+	return NULL;
+}
+
+static void check_models(const struct gc_run_opts *o, const struct gc_spec *s, struct gc_diags *d)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 8], where[32], msg[1400];
+	const char *slash = strrchr(o->spec_path, '/'), *why;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - o->spec_path) : 1,
+		 slash ? o->spec_path : ".");
+	for (size_t i = 0; i < s->n_models; i++) {
+		if (strncmp(s->models[i], "csv:", 4))
+			continue;
+		resolve(s->models[i] + 4, slash ? dir : NULL, 0, path, sizeof(path));
+		if (!(why = file_problem(path)))
+			continue;
+		snprintf(where, sizeof(where), "models/%zu", i);
+		snprintf(msg, sizeof(msg), "model '%.300s': '%.400s': %s; give the path of a "
+			 "parameter list (relative to the spec's folder, or absolute)",
+			 s->models[i], path, why);
+		diag_path(d, s->text, where, msg);
+	}
+}
+
+static int by_key(const void *a, const void *b)
+{
+	const struct gc_point *const *x = a, *const *y = b;
+	int c = strcmp((*x)->key, (*y)->key);
+
+	return c ? c : ((*x)->index > (*y)->index) - ((*x)->index < (*y)->index);
+}
+
+/* no point left, or two points with one key (sorted: a sweep has up to 20,000) */
+static void check_points(const struct gc_spec *s, const struct gc_sweep *sw, struct gc_diags *d)
+{
+	char msg[GC_POINT_KEY_MAX + 300];
+	const struct gc_point **v;
+
+	if (!sw->n) {
+		snprintf(msg, sizeof(msg), "exclude drops every one of the %zu points of the sweep, "
+			 "so it would run nothing; remove an entry or add values to an axis",
+			 sw->n_product);
+		diag_path(d, s->text, sw->n_excluded ? "exclude" : "", msg);
+		return;
+	}
+	if (!(v = malloc(sw->n * sizeof(*v)))) {
+		d->oom = 1;
+		return;
+	}
+	for (size_t i = 0; i < sw->n; i++)
+		v[i] = &sw->pts[i];
+	qsort(v, sw->n, sizeof(*v), by_key);
+	for (size_t i = 1; i < sw->n; i++) {
+		if (strcmp(v[i]->key, v[i - 1]->key))
+			continue;
+		snprintf(msg, sizeof(msg), "points %zu and %zu have the same key (%s): two values "
+			 "of an axis, two zipped tuples or two method variants are the same; "
+			 "remove one", v[i - 1]->index + 1, v[i]->index + 1, v[i]->key);
+		diag_path(d, s->text, s->n_zip ? "zip" : "methods", msg);
+		break;
+	}
+	free(v);
+}
+
+/* backend nccl: one rank per GPU, so some host must give the sweep a GPU (how many
+ * ranks fit where is the placement's to say, with every host's GPUs) */
+static void check_gpus(const struct gc_spec *s, const struct gc_inventory *inv,
+		       const char *inv_path, struct gc_diags *d)
+{
+	char msg[700], where[32];
+	long gpus = 0;
+
+	for (size_t h = 0; h < inv->n_hosts; h++)
+		gpus += inv->hosts[h].gpus > 0 ? inv->hosts[h].gpus : 0;
+	for (size_t b = 0; b < s->n_backend && !gpus; b++) {
+		if (strcmp(s->backend[b], "nccl"))
+			continue;
+		snprintf(where, sizeof(where), "backend/%zu", b);
+		snprintf(msg, sizeof(msg), "backend 'nccl' runs one rank per GPU, but no host of "
+			 "'%.300s' gives the sweep a GPU (gpus: 0 or unset); set gpus: N on its "
+			 "hosts, or use backend: mpi", inv_path);
+		diag_path(d, s->text, where, msg);
+		return;
+	}
+}
+
+/* the inventory's ssh_config and every identity: files ssh can read */
+static void check_ssh_files(const struct gc_inventory *inv, const char *text, struct gc_diags *d)
+{
+	char path[PATH_MAX + 8], where[64], msg[1200];
+	const char *why;
+
+	if (*inv->ssh_config) {
+		resolve(inv->ssh_config, NULL, 1, path, sizeof(path));
+		if ((why = file_problem(path))) {
+			snprintf(msg, sizeof(msg), "ssh_config '%.400s': %s; give the path of an "
+				 "ssh_config file, or remove the key", path, why);
+			diag_path(d, text, "ssh_config", msg);
+		}
+	}
+	for (size_t h = 0; h < inv->n_hosts; h++) {
+		if (!*inv->hosts[h].identity)
+			continue;
+		resolve(inv->hosts[h].identity, NULL, 1, path, sizeof(path));
+		if (!(why = file_problem(path)))
+			continue;
+		snprintf(where, sizeof(where), "hosts/%zu/identity", h);
+		snprintf(msg, sizeof(msg), "host '%s': identity '%.400s': %s; give the path of "
+			 "its private key, or remove the key to use ssh's default", inv->hosts[h].name,
+			 path, why);
+		diag_path(d, text, where, msg);
+	}
+}
+
+/* The inventory's problems into d (its own file); GC_OK when it parsed. */
+static gc_rc check_inventory(const struct gc_run_opts *o, const struct gc_spec *s,
+			     struct gc_diags *sd, struct gc_diags *d, gc_err *e)
+{
+	struct gc_inventory inv = { .local = 4 };
+	char *text = NULL;
+	size_t len = 0;
+	gc_rc rc;
+
+	if (!o->inventory_path)
+		return GC_OK;   /* local: 4 */
+	rc = gc_inventory_load(o->inventory_path, &inv, d, e);
+	if (rc)
+		return rc;
+	if (!inv.local) {
+		if (gc_read_file(o->inventory_path, &text, &len, e))
+			text = NULL;
+		check_ssh_files(&inv, text, d);
+		check_gpus(s, &inv, o->inventory_path, sd);
+	}
+	free(text);
+	gc_inventory_release(&inv);
+	return GC_OK;
+}
+
+/* The database: an SQLite file, or a new one in a folder that exists. GC_E_INVAL for
+ * a wrong path, GC_E_PERM for one this user cannot use; messages printed. */
+static gc_rc check_db(const struct gc_run_opts *o)
+{
+	static const char magic[16] = "SQLite format 3";
+	const char *p = o->db_path;
+	char head[16], dir[PATH_MAX];
+	const char *slash = strrchr(p, '/');
+	struct stat st;
+	size_t got = 0;
+	FILE *f;
+
+	if (stat(p, &st)) {
+		if (errno != ENOENT)
+			return gc_error("--db '%s': %s; check the path", p, strerror(errno)), GC_E_INVAL;
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - p) + (slash == p) : 1,
+			 slash ? p : ".");
+		if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+			return gc_error("--db '%s': the folder '%s' does not exist; create it or give "
+					"another path", p, dir), GC_E_INVAL;
+		if (!o->dry_run && access(dir, W_OK | X_OK))
+			return gc_error("--db '%s': cannot create it: this user cannot write to '%s'",
+					p, dir), GC_E_PERM;
+		return GC_OK;
+	}
+	if (S_ISDIR(st.st_mode))
+		return gc_error("--db '%s' is a directory; give the path of a results database "
+				"file, e.g. %s/gcbench.db", p, p), GC_E_INVAL;
+	if (!S_ISREG(st.st_mode))
+		return gc_error("--db '%s' is not a regular file; give the path of a results "
+				"database file", p), GC_E_INVAL;
+	if (!(f = fopen(p, "rb")))
+		return gc_error("--db '%s': cannot read it: %s", p, strerror(errno)), GC_E_PERM;
+	got = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	if (got && (got < sizeof(head) || memcmp(head, magic, sizeof(magic))))
+		return gc_error("--db '%s' is not a SQLite database; give the path of a gcbench "
+				"results database, or move the file away and let 'gcbench run' "
+				"create a new one", p), GC_E_INVAL;
+	if (!o->dry_run && access(p, W_OK))
+		return gc_error("--db '%s': this user cannot write to it", p), GC_E_PERM;
+	return GC_OK;
+}
+
+gc_rc gc_run_validate(const struct gc_run_opts *o, const struct gc_spec *spec,
+		      const struct gc_sweep *sw, gc_err *e)
+{
+	struct gc_diags sd, idl;
+	gc_rc irc, dbrc, rc;
+	size_t n;
+
+	gc_diags_init(&sd, o->spec_path);
+	gc_diags_init(&idl, o->inventory_path ? o->inventory_path : "inventory");
+	check_models(o, spec, &sd);
+	check_points(spec, sw, &sd);
+	irc = check_inventory(o, spec, &sd, &idl, e);
+	gc_diags_sort(&sd);
+	gc_diags_sort(&idl);
+	gc_diags_print(&sd, stderr);
+	gc_diags_print(&idl, stderr);
+	dbrc = check_db(o);
+	n = sd.n + idl.n + (dbrc != GC_OK);
+	if (irc && !idl.n)
+		gc_error("%s", e->msg);   /* the inventory file itself: missing, unreadable */
+	if (irc || sd.n || idl.n || dbrc == GC_E_INVAL)
+		(void)gc_fail(e, GC_E_INVAL, "the sweep cannot run: %zu problem%s above; nothing was "
+			"changed", n + (irc && !idl.n), n + (irc && !idl.n) == 1 ? "" : "s");
+	else if (dbrc)
+		gc_fail(e, dbrc, "the sweep cannot run: the results database is not usable");
+	rc = irc || sd.n || idl.n || dbrc == GC_E_INVAL ? GC_E_INVAL : dbrc;
+	gc_diags_release(&sd);
+	gc_diags_release(&idl);
+	return rc;
+}
+
+gc_rc gc_run_check(const struct gc_run_opts *o, size_t *points, gc_err *e)
+{
+	struct gc_spec spec = { 0 };
+	struct gc_sweep sw = { 0 };
+	gc_rc rc = gc_run_load_spec(o->spec_path, &spec, &sw, e);
+
+	if (rc)
+		rc = rc == GC_E_NOMEM ? rc : GC_E_INVAL;
+	else
+		rc = gc_run_validate(o, &spec, &sw, e);
+	if (points)
+		*points = sw.n;
+	gc_sweep_release(&sw);
+	gc_spec_release(&spec);
+	return rc;
+}
