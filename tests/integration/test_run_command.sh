@@ -80,7 +80,8 @@ for it in range(warm + iters):
                             t3 - t2, t2 - t1, t3 - t1, 0.0, t3 - t0, 0.0, 0.0,
                             size if rank else 0, 0 if rank else size, 0.0, 0.0, 0.0))
 hdr = json.dumps({"producer": "test_run_command", "method": a["--method"], "params": a["--params"],
-                  "rank": rank, "world": world}).encode()
+                  "workload": "command", "model": a["--model"], "world": world, "rank": rank,
+                  "backend": "tcp", "batch": int(a["--batch"])}).encode()
 tmp = a["--out"] + ".tmp"
 with open(tmp, "wb") as f:
     f.write(b"GCBREC1\n" + struct.pack("<I", len(hdr)) + hdr + b"".join(recs) +
