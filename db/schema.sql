@@ -383,3 +383,17 @@ CREATE VIEW time_to_target_speedup AS
 -- a delay, NULL when no link was shaped (unlimited bandwidth and no latency) or the run
 -- is older than this migration. runs.latency_s is the delay the spec asked for.
 ALTER TABLE runs ADD COLUMN latency_applied_s REAL;
+
+-- @migration 7
+-- Record headers (docs/records.md, "Header"): the JSON header of every rank's record
+-- file, stored as written, and per run the program that wrote its records (rank 0's
+-- "producer"; "gcbench-worker VERSION" for gcbench-worker's files). Runs ingested
+-- before this migration have producer '' and no header rows.
+ALTER TABLE runs ADD COLUMN producer TEXT NOT NULL DEFAULT '';
+CREATE TABLE run_headers (
+	run_id    INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	rank      INTEGER NOT NULL,
+	producer  TEXT NOT NULL DEFAULT '',
+	header    TEXT NOT NULL CHECK (json_valid(header)),
+	PRIMARY KEY (run_id, rank)
+) STRICT, WITHOUT ROWID;
