@@ -263,7 +263,9 @@ static const struct key keys[] = {
 	{ "workload", S(workload) }, { "model", S(model) }, { "backend", S(backend) },
 	{ "world", I(world, 1, 65536) }, { "rank", I(rank, 0, 65535) },
 	{ "batch", I(batch, 1, 2147483647LL) },
+	{ "host", S(host) },   /* the keys from here on are optional */
 };
+#define NREQUIRED 9
 #undef S
 #undef I
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -408,7 +410,7 @@ gc_rc gc_rec_header_parse(const char *text, size_t len, struct gc_rec_header *ou
 
 gc_rc gc_rec_header_require(const struct gc_rec_header *h, gc_err *e)
 {
-	for (size_t i = 0; i < NKEYS; i++)
+	for (size_t i = 0; i < NREQUIRED; i++)
 		if (!(h->have & (1u << i)))
 			return gc_fail(e, GC_E_FORMAT, "record header: no \"%s\" (required, see "
 				       "docs/records.md)", keys[i].name);

@@ -22,6 +22,7 @@ enum {
 	GC_RECH_PRODUCER = 1u << 0, GC_RECH_METHOD = 1u << 1, GC_RECH_PARAMS = 1u << 2,
 	GC_RECH_WORKLOAD = 1u << 3, GC_RECH_MODEL = 1u << 4, GC_RECH_BACKEND = 1u << 5,
 	GC_RECH_WORLD = 1u << 6, GC_RECH_RANK = 1u << 7, GC_RECH_BATCH = 1u << 8,
+	GC_RECH_HOST = 1u << 9,   /* optional */
 };
 
 struct gc_rec_header {
@@ -34,6 +35,7 @@ struct gc_rec_header {
 	char workload[GC_RECH_NAME];
 	char model[GC_RECH_NAME];
 	char backend[GC_RECH_NAME];
+	char host[GC_RECH_TEXT];            /* optional: the rank's host name */
 	long long world, rank, batch;       /* -1 when absent */
 };
 
