@@ -35,4 +35,4 @@ INTEG_TESTS += tests/integration/test_run_e2e.sh tests/integration/test_run_faul
 UNIT_TESTS += $(BUILD)/tests/test_notify $(BUILD)/tests/test_schedule $(BUILD)/tests/test_stats \
 	$(BUILD)/tests/test_regress $(BUILD)/tests/test_bootstrap $(BUILD)/tests/test_ingest
 INTEG_TESTS += tests/integration/test_notify.sh tests/integration/test_regress.sh \
-	tests/integration/test_schedule.sh
+	tests/integration/test_schedule.sh tests/integration/test_ingest_foreign.sh

@@ -131,8 +131,8 @@ static gc_rc by_rank(struct gc_ingest_set *s, const char *const *paths, gc_err *
 	for (size_t i = 0; !rc && i < n; i++) {
 		size_t r = (size_t)s->hdr[i].rank;
 		if (r >= n) {
-			rc = gc_fail(e, GC_E_FORMAT, "'%s' is rank %zu of %zu, but %zu files were "
-				     "given: give one file per rank", paths[i], r, world, n);
+			rc = gc_fail(e, GC_E_FORMAT, "'%s' is rank %zu of a world of %zu: give "
+				     "one file per rank", paths[i], r, world);
 		} else if (nm[r]) {
 			rc = gc_fail(e, GC_E_FORMAT, "'%s' and '%s' are both rank %zu: give one file "
 				     "per rank", nm[r], paths[i], r);
@@ -151,6 +151,19 @@ static gc_rc by_rank(struct gc_ingest_set *s, const char *const *paths, gc_err *
 	return GC_OK;
 }
 
+/* the smallest rank below world that no header gives */
+static size_t first_missing(const struct gc_ingest_set *s, size_t world)
+{
+	for (size_t r = 0; r < world; r++) {
+		size_t i;
+		for (i = 0; i < s->n && (size_t)s->hdr[i].rank != r; i++)
+			;
+		if (i == s->n)
+			return r;
+	}
+	return world;
+}
+
 static gc_rc check_set(struct gc_ingest_set *s, const char *const *paths, gc_err *e)
 {
 	size_t world = (size_t)s->hdr[0].world;
@@ -159,12 +172,12 @@ static gc_rc check_set(struct gc_ingest_set *s, const char *const *paths, gc_err
 	for (size_t i = 1; i < s->n; i++)
 		if ((rc = agree_all(s, paths, i, e)))
 			return rc;
-	if ((rc = by_rank(s, paths, e)))
-		return rc;
-	if (s->n != world)
+	if (s->n < world)
 		return gc_fail(e, GC_E_FORMAT, "the run has world %zu but %zu file%s given: rank "
 			       "%zu is missing (give one file per rank)", world, s->n,
-			       s->n == 1 ? " was" : "s were", s->n);
+			       s->n == 1 ? " was" : "s were", first_missing(s, world));
+	if ((rc = by_rank(s, paths, e)))
+		return rc;
 	for (size_t i = 0; i < s->n; i++) {
 		int it = 0, w = 0;
 		if ((rc = rank_records(s, i, &it, &w, e)))
