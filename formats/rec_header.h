@@ -40,9 +40,9 @@ struct gc_rec_header {
 };
 
 /* Parse text (len bytes, no NUL needed) into *out (cleared first). GC_E_FORMAT, with e
- * naming the byte offset and what is wrong (quoting at most 16 printable bytes of the
- * input), when text is not exactly one JSON object, nests deeper than 64, holds a raw
- * control character or \u0000 in a string, gives a key gcbench reads twice or with
+ * naming the byte offset and what is wrong (nothing of the text is quoted), when text
+ * is not exactly one JSON object, nests deeper than 64, holds a raw control character
+ * or \u0000 in a string, gives a key gcbench reads twice or with
  * the wrong type (a string where an integer is read, ...), a string longer than its
  * field, or world/rank/batch out of range (world 1..65536, rank 0..65535, batch
  * 1..2^31-1). */
