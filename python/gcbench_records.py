@@ -388,6 +388,8 @@ class Recorder:
                 setattr(dist, name, self._collective(orig, sizes))
 
     def _uninstall(self):
+        if not self._patched:
+            return
         import torch.distributed as dist
         for name, orig in self._patched.items():
             setattr(dist, name, orig)

@@ -9,7 +9,7 @@
 # and the header says how the times were taken.
 . "$(dirname "$0")/../lib.sh"
 GC=$BIN/gcbench
-names_w="writer_file writer_refuses"
+names_w="writer_file writer_refuses recorder_phases"
 names_t="ddp_runs ingest phases_nonzero nested_rounds speedup_pairs replicas_equal timing_note"
 need_cmd sqlite3 $names_w $names_t || exit 0
 [ -x "$GC" ] || { for n in $names_w $names_t; do skip "$n" "$GC not built"; done; exit 0; }
@@ -36,6 +36,29 @@ else fail writer_file "python: $out; ingest: $out2; rows: $v"; fi
 out=$(python3 -c 'import gcbench_records as gr; gr.RecordWriter("/nonexistent/x", {"method": "m"})' 2>&1)
 if echo "$out" | grep -q "ValueError: record header lacks producer, params"; then pass writer_refuses
 else fail writer_refuses "$out"; fi
+
+# the Recorder's phases and an evaluation, without torch (sleeps of known length)
+out=$(python3 - "$tmp/r.rec" <<'EOF' 2>&1
+import sys, time, gcbench_records as gr
+rec = gr.Recorder(sys.argv[1], method="m", params="", workload="w", model="x", world=1,
+                  rank=0, backend="none", batch=1)
+for i in range(3):
+    with rec.iteration(warmup=i == 0) as it:
+        with it.phase("forward"):
+            time.sleep(0.02)
+        with it.phase("backward"):
+            time.sleep(0.04)
+        with it.phase("optimizer"):
+            time.sleep(0.01)
+        it.loss = 2.0 - i
+    it.evaluate(50, 0.7, 0.8, 0.003)
+rec.close(final_loss=0.0)
+EOF
+)
+"$GC" ingest "$tmp/r.rec" --sweep r --baseline m --db "$tmp/r.db" >/dev/null 2>&1
+v=$(sqlite3 "$tmp/r.db" "SELECT sum(t_forward BETWEEN 0.02 AND 0.2), sum(t_backward BETWEEN 0.04 AND 0.4), sum(t_optimizer BETWEEN 0.01 AND 0.1), sum(t_iter >= t_forward + t_backward + t_optimizer), sum(loss), sum(t_comm + t_encode + t_decode) FROM iterations; SELECT count(*), sum(val_n), min(val_acc) > 0.79 FROM evals; SELECT json_extract(header, '\$.timing') LIKE 'perf_counter%' FROM run_headers" 2>&1 | tr '\n' ' ')
+if [ -z "$out" ] && [ "$v" = "3|3|3|3|3.0|0.0 3|150|1 1 " ]; then pass recorder_phases
+else fail recorder_phases "python: $out; rows: $v"; fi
 
 PY=""
 for p in ${PYTHON:-} /usr/bin/python3 python3; do
