@@ -174,6 +174,8 @@ demo:
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/share/gcbench/python
+	install -m 0644 python/gcbench_records.py $(DESTDIR)$(PREFIX)/share/gcbench/python/
 
 clean:
 	rm -rf build build-san build-fuzz

@@ -192,9 +192,38 @@ gc_rc gc_db_model_fit_put(gc_db *db, int64_t env_id, const char *model_version, 
 gc_rc gc_db_ingest(gc_db *db, int64_t run_id, const gc_rec_file *f, gc_err *e);
 
 /* Read and insert n record files (one per rank) in ONE transaction: all or none.
+ * Each file's header is stored in run_headers (its rank is the header's "rank", else
+ * its place in paths) and rank 0's producer in runs.producer; a header that is not one
+ * JSON object is refused (formats/rec_header.h).
  * *rows (may be NULL) gets the number of rows inserted. The message names the file. */
 gc_rc gc_db_ingest_files(gc_db *db, int64_t run_id, const char *const *paths, size_t n,
 			 size_t *rows, gc_err *e);
+
+/* A run recorded elsewhere (gcbench ingest: record files from any producer,
+ * docs/records.md), stored as one ok run of the newest sweep called `sweep`, or of a
+ * new sweep with that name (spec_hash GC_DB_INGEST_HASH, status 'done'), in ONE
+ * transaction: on any error nothing is written. The caller has checked the files
+ * (complete, one per rank, headers that agree). */
+#define GC_DB_INGEST_HASH "ingest"
+struct gc_db_ingest_req {
+	const char *sweep;
+	const char *baseline;        /* NULL/"": the existing sweep's; a new sweep needs one,
+	                              * an existing sweep with another baseline is refused */
+	struct gc_db_run run;        /* as for gc_db_run_begin; sweep_id, env_id and repeat
+	                              * (the runs of point_key already in the sweep) are set here */
+	const struct gc_envinfo *env;  /* this host's (NULL: none); also the run's one host */
+	const char *producer;        /* runs.producer and every rank's run_headers.producer */
+	const gc_rec_file *files;    /* files[i] is rank i's; n of them */
+	const char *const *names;    /* NULL or their paths, for messages */
+	size_t n;
+};
+struct gc_db_ingest_out {
+	int64_t sweep_id, run_id;
+	int sweep_created;
+	size_t rows;                 /* iteration rows inserted */
+};
+gc_rc gc_db_ingest_run(gc_db *db, struct gc_db_ingest_req *q, struct gc_db_ingest_out *out,
+		       gc_err *e);
 
 /* --- resume and status ---------------------------------------------------------- */
 

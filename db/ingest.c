@@ -1,4 +1,5 @@
-/* db/ingest.c: record files -> iterations, resume keys, interrupted sweeps, status. */
+/* db/ingest.c: record files -> iterations and their headers (run_headers), a run
+ * recorded elsewhere (gcbench ingest), resume keys, interrupted sweeps. */
 #include "db.h"
 #include "db_internal.h"
 
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "strutil.h"
+#include "formats/rec_header.h"
 
 #define ITER_COLS 17
 #define ITER_BATCH 64     /* rows per INSERT statement (1088 variables): fewer steps */
@@ -183,7 +185,7 @@ static gc_rc ingest_one(gc_db *db, int64_t run_id, const gc_rec_file *f, gc_err 
  * A record file is read in chunks into one reused buffer (no copy of the whole file,
  * no page faults per file), after its frame is checked as gc_rec_parse does (magic,
  * header length, trailer present and matching the record count; see
- * formats/records.h). The header JSON is not stored, so it is not read. */
+ * formats/records.h). The header is read whole and stored in run_headers. */
 
 #define ITER_CHUNK 512    /* records per read: 64 KiB, a multiple of ITER_BATCH */
 
@@ -191,6 +193,7 @@ struct rec_stream {
 	int fd;
 	off_t off;        /* of the next record */
 	size_t n, done;   /* records in the file, records read */
+	uint32_t hl;      /* header length */
 };
 
 static gc_rc pread_all(int fd, void *buf, size_t len, off_t off, gc_err *e)
@@ -233,6 +236,7 @@ static gc_rc rec_frame(struct rec_stream *s, off_t size, gc_err *e)
 	    tr[1] != (body - 16) / sizeof(struct gc_iter_rec))
 		return gc_fail(e, GC_E_FORMAT, "trailer count does not match the records");
 	s->off = 12 + (off_t)hl;
+	s->hl = hl;
 	s->n = (size_t)tr[1];
 	s->done = 0;
 	return GC_OK;
@@ -310,7 +314,55 @@ gc_rc gc_db_ingest(gc_db *db, int64_t run_id, const gc_rec_file *f, gc_err *e)
 	return bulk_end(db, ingest_one(db, run_id, f, e), e);
 }
 
-static gc_rc ingest_path(gc_db *db, int64_t run_id, const char *path,
+/* A rank's header into run_headers; rank 0's producer also into runs.producer. */
+static gc_rc header_put(gc_db *db, int64_t run_id, long long rank, const char *producer,
+			const char *header, gc_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	gc_rc rc = gc_db_prep(db, GC_ST_HEADER_INSERT, "INSERT INTO run_headers (run_id, rank, "
+			      "producer, header) VALUES (?,?,?,?)", &st, e);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, rank);
+	sqlite3_bind_text(st, 3, producer, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, header, -1, SQLITE_STATIC);
+	if ((rc = gc_db_step_done(db, st, "storing the record header", e)) || rank)
+		return rc;
+	rc = gc_db_prep(db, GC_ST_RUN_PRODUCER, "UPDATE runs SET producer = ? WHERE id = ?", &st, e);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, producer, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, run_id);
+	return gc_db_step_done(db, st, "storing the run's producer", e);
+}
+
+/* The header of an open stream (between the magic and the records), checked to be one
+ * JSON object and stored; its rank is the header's "rank", else the file's place. */
+static gc_rc stream_header(gc_db *db, int64_t run_id, const struct rec_stream *s,
+			   size_t idx, gc_err *e)
+{
+	size_t hl = s->hl;
+	char *h = malloc(hl + 1);
+	struct gc_rec_header rh;
+	gc_rc rc = h ? pread_all(s->fd, h, hl, 12, e) : gc_fail(e, GC_E_NOMEM, "out of memory");
+
+	if (!rc) {
+		h[hl] = 0;
+		if (memchr(h, 0, hl))
+			rc = gc_fail(e, GC_E_FORMAT, "header holds a NUL byte");
+	}
+	if (!rc)
+		rc = gc_rec_header_parse(h, hl, &rh, e);
+	if (!rc)
+		rc = header_put(db, run_id, (rh.have & GC_RECH_RANK) ? rh.rank : (long long)idx,
+				rh.producer, h, e);
+	free(h);
+	return rc;
+}
+
+static gc_rc ingest_path(gc_db *db, int64_t run_id, const char *path, size_t idx,
 			 struct gc_iter_rec *buf, size_t *rows, gc_err *e)
 {
 	struct rec_stream s = { .fd = -1 };
@@ -324,6 +376,8 @@ static gc_rc ingest_path(gc_db *db, int64_t run_id, const char *path,
 			break;
 		rc = insert_recs(db, run_id, buf, n, first, &clk, e);
 	}
+	if (!rc)
+		rc = stream_header(db, run_id, &s, idx, e);
 	if (s.fd >= 0)
 		close(s.fd);
 	if (!rc)
@@ -367,12 +421,153 @@ gc_rc gc_db_ingest_files(gc_db *db, int64_t run_id, const char *const *paths, si
 
 	if (!rc) {
 		for (size_t i = 0; i < n && !rc; i++)
-			rc = ingest_path(db, run_id, paths[i], buf, &total, e);
+			rc = ingest_path(db, run_id, paths[i], i, buf, &total, e);
 		rc = bulk_end(db, rc, e);
 	}
 	free(buf);
 	if (rows)
 		*rows = rc ? 0 : total;
+	return rc;
+}
+
+/* --- a run recorded elsewhere (gcbench ingest) --------------------------------------- */
+
+/* The newest sweep called q->sweep (its baseline checked against q's), or a new one. */
+static gc_rc ingest_sweep(gc_db *db, const struct gc_db_ingest_req *q,
+			  struct gc_db_ingest_out *out, gc_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	const char *want = q->baseline && *q->baseline ? q->baseline : NULL;
+	gc_rc rc = GC_OK;
+	int r;
+
+	if (sqlite3_prepare_v2(db->h, "SELECT id, baseline FROM sweeps WHERE name = ? ORDER BY "
+			       "id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return gc_db_fail(db, e, "finding the sweep");
+	sqlite3_bind_text(st, 1, q->sweep, -1, SQLITE_STATIC);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		out->sweep_id = sqlite3_column_int64(st, 0);
+		if (want && strcmp(want, gc_db_col_text(st, 1)))
+			rc = gc_fail(e, GC_E_INVAL, "sweep '%s' has baseline '%s', not '%s': leave "
+				     "--baseline out, or name another sweep", q->sweep,
+				     gc_db_col_text(st, 1), want);
+	} else if (r != SQLITE_DONE) {
+		rc = gc_db_fail(db, e, "finding the sweep");
+	}
+	sqlite3_finalize(st);
+	if (rc || r == SQLITE_ROW)
+		return rc;
+	if (!want)
+		return gc_fail(e, GC_E_INVAL, "sweep '%s' is new: give --baseline METHOD, the "
+			       "method its speedup view compares the others with (for example "
+			       "allreduce)", q->sweep);
+	rc = gc_db_sweep_begin(db, q->sweep, "# runs recorded by gcbench ingest\n",
+			       GC_DB_INGEST_HASH, want, &out->sweep_id, e);
+	if (!rc)
+		rc = gc_db_sweep_end(db, out->sweep_id, "done", e);
+	out->sweep_created = !rc;
+	return rc;
+}
+
+/* the repeat index of the run: the runs of the same point already in the sweep */
+static gc_rc ingest_repeat(gc_db *db, int64_t sweep_id, const char *key, int *repeat,
+			   gc_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	gc_rc rc = GC_OK;
+
+	if (sqlite3_prepare_v2(db->h, "SELECT count(*) FROM runs WHERE sweep_id = ? AND "
+			       "point_key = ?", -1, &st, NULL) != SQLITE_OK)
+		return gc_db_fail(db, e, "counting the point's runs");
+	sqlite3_bind_int64(st, 1, sweep_id);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*repeat = sqlite3_column_int(st, 0);
+	else
+		rc = gc_db_fail(db, e, "counting the point's runs");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static gc_rc ingest_ranks(gc_db *db, const struct gc_db_ingest_req *q,
+			  struct gc_db_ingest_out *out, gc_err *e)
+{
+	gc_rc rc = GC_OK;
+
+	for (size_t i = 0; !rc && i < q->n; i++) {
+		const gc_rec_file *f = &q->files[i];
+		struct train_clock clk = { (uint32_t)i, 0 };
+		if (!f->complete)
+			rc = incomplete(e);
+		if (!rc)
+			rc = insert_recs(db, out->run_id, f->recs, f->n, 0, &clk, e);
+		if (!rc)
+			rc = header_put(db, out->run_id, (long long)i, q->producer,
+					f->header ? f->header : "{}", e);
+		if (rc && e && q->names) {
+			char inner[GC_ERRLEN];
+			gc_strlcpy(inner, e->msg, sizeof(inner));
+			gc_fail(e, rc, "cannot ingest '%s': %s", q->names[i], inner);
+		}
+		out->rows += rc ? 0 : f->n;
+	}
+	return rc;
+}
+
+/* the run ends ok at once: it ran before, elsewhere; started and finished are now */
+static gc_rc ingest_ok(gc_db *db, int64_t run_id, gc_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	gc_rc rc = GC_OK;
+
+	if (sqlite3_prepare_v2(db->h, "UPDATE runs SET status = 'ok', finished = started WHERE "
+			       "id = ?", -1, &st, NULL) != SQLITE_OK)
+		return gc_db_fail(db, e, "ending the run");
+	sqlite3_bind_int64(st, 1, run_id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = gc_db_fail(db, e, "ending the run");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static gc_rc ingest_run_txn(gc_db *db, struct gc_db_ingest_req *q, struct gc_db_ingest_out *out,
+			    gc_err *e)
+{
+	gc_rc rc = ingest_sweep(db, q, out, e);
+
+	q->run.sweep_id = out->sweep_id;
+	if (!rc && q->env)
+		rc = gc_db_env_get(db, q->env, &q->run.env_id, e);
+	if (!rc)
+		rc = ingest_repeat(db, out->sweep_id, q->run.point_key, &q->run.repeat, e);
+	if (!rc)
+		rc = gc_db_run_begin(db, &q->run, &out->run_id, e);
+	if (!rc && q->env)
+		rc = gc_db_run_add_host(db, out->run_id, q->env->host, q->run.env_id, e);
+	if (!rc)
+		rc = ingest_ranks(db, q, out, e);
+	if (!rc)
+		rc = ingest_ok(db, out->run_id, e);
+	if (!rc)
+		rc = gc_db_run_stats_refresh(db, out->run_id, e);
+	return rc;
+}
+
+gc_rc gc_db_ingest_run(gc_db *db, struct gc_db_ingest_req *q, struct gc_db_ingest_out *out,
+		       gc_err *e)
+{
+	gc_rc rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!q->sweep || !*q->sweep || !q->n || !q->files || !q->producer)
+		return gc_fail(e, GC_E_INVAL, "ingest: a sweep name, a producer and at least one "
+			       "record file are required");
+	if ((rc = gc_db_exec(db, "BEGIN IMMEDIATE", e)))
+		return rc;
+	rc = txn_end(db, ingest_run_txn(db, q, out, e), e);
+	if (rc)
+		memset(out, 0, sizeof(*out));
 	return rc;
 }
 

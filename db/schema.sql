@@ -390,3 +390,17 @@ ALTER TABLE runs ADD COLUMN latency_applied_s REAL;
 -- before this migration have 0 and ''.
 ALTER TABLE runs ADD COLUMN ranks_per_node INTEGER NOT NULL DEFAULT 0 CHECK (ranks_per_node >= 0);
 ALTER TABLE runs ADD COLUMN placement TEXT NOT NULL DEFAULT '';
+
+-- @migration 8
+-- Record headers (docs/records.md, "Header"): the JSON header of every rank's record
+-- file, stored as written, and per run the program that wrote its records (rank 0's
+-- "producer"; "gcbench-worker VERSION" for gcbench-worker's files). Runs ingested
+-- before this migration have producer '' and no header rows.
+ALTER TABLE runs ADD COLUMN producer TEXT NOT NULL DEFAULT '';
+CREATE TABLE run_headers (
+	run_id    INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	rank      INTEGER NOT NULL,
+	producer  TEXT NOT NULL DEFAULT '',
+	header    TEXT NOT NULL CHECK (json_valid(header)),
+	PRIMARY KEY (run_id, rank)
+) STRICT, WITHOUT ROWID;

@@ -17,7 +17,8 @@ ORCH_SRCS := $(wildcard orchestrator/cli/*.c)
 ORCH_OBJS := $(ORCH_SRCS:%.c=$(BUILD)/obj/%.o)
 BINS += $(BUILD)/bin/gcbench
 
-$(BUILD)/obj/orchestrator/cli/main.o $(BUILD)/obj/orchestrator/cli/cmd_env.o: \
+$(BUILD)/obj/orchestrator/cli/main.o $(BUILD)/obj/orchestrator/cli/cmd_env.o \
+	$(BUILD)/obj/orchestrator/cli/cmd_ingest.o: \
 	CPPFLAGS += -DGC_VERSION='"$(GC_VERSION)"'
 
 $(BUILD)/bin/gcbench: $(ORCH_OBJS) $(LIB)
@@ -39,9 +40,9 @@ INTEG_TESTS += tests/integration/test_run_e2e.sh tests/integration/test_run_faul
 	tests/integration/test_run_command.sh
 # ops/
 UNIT_TESTS += $(BUILD)/tests/test_notify $(BUILD)/tests/test_schedule $(BUILD)/tests/test_stats \
-	$(BUILD)/tests/test_regress $(BUILD)/tests/test_bootstrap
+	$(BUILD)/tests/test_regress $(BUILD)/tests/test_bootstrap $(BUILD)/tests/test_ingest
 INTEG_TESTS += tests/integration/test_notify.sh tests/integration/test_regress.sh \
-	tests/integration/test_schedule.sh
+	tests/integration/test_schedule.sh tests/integration/test_ingest_foreign.sh
 # remote/slurm.c: its unit test and fuzz target; the emulated cluster with SLURM and the
 # module on live allocations (test_slurm.sh, through the test tool slurm_probe)
 UNIT_TESTS += $(BUILD)/tests/test_slurm

@@ -5,6 +5,8 @@
 #   tools/bench_vs_pytorch.sh make bench-vs-pytorch: both stacks, same cluster, same caps
 INTEG_TESTS += tests/integration/test_export_model.sh tests/integration/test_pytorch_ddp.sh \
 	tests/integration/test_pytorch_bench.sh
+# python/gcbench_records.py: its writer (no torch needed), DDP hooks timed, gcbench ingest
+INTEG_TESTS += tests/integration/test_python_records.sh
 
 BENCHES += bench-vs-pytorch
 bench: bench-vs-pytorch

@@ -221,19 +221,19 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 		gc_hostlock_owner_self(&me, c->o->inventory_path, c->o->spec_path, c->o->db_path);
 		rc = gc_hostlock_acquire(c->nodes, c->n_nodes, &me, &s->hosts, e);
 	}
-	rc = rc ? rc : gc_db_open(c->o->db_path, 0, &c->db, e);
-	rc = rc ? rc : gc_db_mark_interrupted(c->db, NULL, 0, &n, e);
-	if (!rc && n)
-		gc_warn("%d runs left 'running' by a stopped sweep are now marked interrupted", n);
-	if (rc)
-		return rc;
-	rc = gc_provision_for_run(c->o, s->pts, s->sw.n, c->nodes, c->n_nodes, e);   /* provision.h */
+	rc = rc ? rc : gc_provision_for_run(c->o, s->pts, s->sw.n, c->nodes, c->n_nodes, e);
 	if (rc)
 		return rc;
 	restore_nodes(c);
 	rc = check_nodes(c, e);
 	rc = rc ? rc : gc_run_check_latency(c, s->pts, s->sw.n, e);   /* run_setup.h */
 	rc = rc ? rc : gc_run_data_subnet(c, e);
+	/* the database only once the hosts are known to serve: a sweep refused by its
+	 * hosts leaves no file behind */
+	rc = rc ? rc : gc_db_open(c->o->db_path, 0, &c->db, e);
+	rc = rc ? rc : gc_db_mark_interrupted(c->db, NULL, 0, &n, e);
+	if (!rc && n)
+		gc_warn("%d runs left 'running' by a stopped sweep are now marked interrupted", n);
 	rc = rc ? rc : collect_envs(c, e);
 	rc = rc ? rc : sweep_env_key(c, key, sizeof(key), e);
 	rc = rc ? rc : choose_sweep(c, s, key, why, sizeof(why), e);

@@ -92,14 +92,16 @@ if [ -s r.db ]; then
 	[ "$r1$r2" = 33 ] && pass regress_unreadable_db_3 || fail regress_unreadable_db_3 "exits $r1 $r2, want 3 3"
 fi
 
-# --- 3: a host nobody answers (a closed loopback port) -------------------------------
+# --- 3: a host nobody answers (a closed loopback port); no database is left behind ---
 cat >down.yaml <<'YAML'
 name: exitcodes-down
 hosts:
   - {name: d1, address: 127.0.0.1, port: 9, iface: lo}
   - {name: d2, address: 127.0.0.2, port: 9, iface: lo}
 YAML
-expect unreachable_host_3 3 timeout 120 "$GC" run ok.yaml --inventory down.yaml --db "$work/down.db" --calibrate 0
+timeout 120 "$GC" run ok.yaml --inventory down.yaml --db "$work/down.db" --calibrate 0 >"$work/out" 2>&1; r=$?
+if [ $r = 3 ] && [ ! -e "$work/down.db" ]; then pass unreachable_host_3
+else fail unreachable_host_3 "exit $r (want 3), database left: $(ls "$work/down.db" 2>&1) :: $(tail -n 4 "$work/out" | tr '\n' ' ')"; fi
 # a bad --db on the same hosts: refused before any ssh (no cleanup of unreachable nodes)
 "$GC" run ok.yaml --inventory down.yaml --db dbdir --calibrate 0 >"$work/out" 2>&1; r=$?
 if [ $r = 2 ] && grep -q "is a directory" "$work/out" && ! grep -q "cannot reach" "$work/out"; then pass bad_db_before_ssh
