@@ -12,7 +12,7 @@ bytes; the final parameters' checksum in the header, equal on every replica).
 HOOK: allreduce (DDP's default all-reduce), fp16 (fp16_compress_hook), powersgd
 (powerSGD_hook; params rank=R, start=I), topk (examples/topk_hook.py; params ratio=F).
 Ranks come from the environment gcbench's wrapper sets (RANK, WORLD_SIZE, MASTER_ADDR,
-MASTER_PORT, GLOO_SOCKET_IFNAME); the backend is gloo (CPU) or nccl with --nccl.
+MASTER_PORT, GLOO_SOCKET_IFNAME); CPU ranks on gloo.
 Exit 3 when torch is missing.
 """
 import argparse
@@ -98,7 +98,6 @@ def main():
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--model", default="mlp")
-    ap.add_argument("--nccl", action="store_true")
     a = ap.parse_args()
     if not a.out:
         raise SystemExit("ddp_hooks: error: no --out and no GCBENCH_RECORDS")
@@ -106,26 +105,21 @@ def main():
     threads = int(os.environ.get("OMP_NUM_THREADS", "0") or 0)
     if threads > 0:
         torch.set_num_threads(threads)
-    backend = "nccl" if a.nccl else "gloo"
-    dist.init_process_group(backend)   # env://: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
+    dist.init_process_group("gloo")    # env://: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
     rank, world = dist.get_rank(), dist.get_world_size()
-    dev = torch.device("cuda", int(os.environ.get("LOCAL_RANK", 0))) if a.nccl else None
     torch.manual_seed(0)                # the same initial parameters on every replica
     model, d_in, d_out = model_of(a.model)
-    model = model.to(dev) if dev else model
-    ddp = DDP(model, device_ids=[dev.index] if dev else None)
+    ddp = DDP(model)
     state, hook = make_hook(a.hook, params)
-    rec = gr.Recorder(a.out, device=dev, method=a.hook, params=a.params,
+    rec = gr.Recorder(a.out, method=a.hook, params=a.params,
                       workload="command", model=a.model, world=world, rank=rank,
-                      backend=backend, batch=a.batch, program="examples/ddp_hooks.py")
+                      backend="gloo", batch=a.batch, program="examples/ddp_hooks.py")
     ddp.register_comm_hook(state, rec.wrap_hook(hook))
     opt = torch.optim.SGD(ddp.parameters(), lr=0.01)
     loss_fn = torch.nn.CrossEntropyLoss()
     g = torch.Generator().manual_seed(1 + rank)   # each rank its own data
     x = torch.randn(a.batch, d_in, generator=g)
     y = torch.randint(0, d_out, (a.batch,), generator=g)
-    if dev:
-        x, y = x.to(dev), y.to(dev)
     for i in range(a.warmup + a.iters):
         with rec.iteration(warmup=i < a.warmup) as it:
             with it.phase("forward"):
