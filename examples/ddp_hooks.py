@@ -16,6 +16,7 @@ MASTER_PORT, GLOO_SOCKET_IFNAME); CPU ranks on gloo.
 Exit 3 when torch is missing.
 """
 import argparse
+import datetime
 import os
 import sys
 
@@ -105,7 +106,10 @@ def main():
     threads = int(os.environ.get("OMP_NUM_THREADS", "0") or 0)
     if threads > 0:
         torch.set_num_threads(threads)
-    dist.init_process_group("gloo")    # env://: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
+    # env://: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT; gcbench's --deadline as gloo's
+    # timeout, so a collective with a dead peer fails instead of hanging to the timeout
+    deadline = float(os.environ.get("GCBENCH_DEADLINE_S", "0") or 0)
+    dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=deadline or 1800))
     rank, world = dist.get_rank(), dist.get_world_size()
     torch.manual_seed(0)                # the same initial parameters on every replica
     model, d_in, d_out = model_of(a.model)

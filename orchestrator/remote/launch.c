@@ -273,6 +273,10 @@ static void add_command(struct argv_buf *a, const gc_launch *l)
 		add(a, "-x");
 		addf(a, "OMP_NUM_THREADS=%d", l->threads);
 	}
+	if (l->deadline_s > 0) {   /* the worker's --deadline, for the program to apply */
+		add(a, "-x");
+		addf(a, "GCBENCH_DEADLINE_S=%.17g", l->deadline_s);
+	}
 	add(a, "/bin/sh");
 	add(a, "-c");
 	add(a, command_script);

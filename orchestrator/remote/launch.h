@@ -28,7 +28,8 @@
  * MASTER_PORT, NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME (the host's data interface,
  * found as above), GCBENCH_RECORDS (RECORDS_DIR/records-rRANK.gcr) and, with files,
  * GCBENCH_FILES, changes into that folder, replaces {records} in the arguments with
- * the rank's path and execs the program. With threads, OMP_NUM_THREADS is set.
+ * the rank's path and execs the program. With threads, OMP_NUM_THREADS is set; with
+ * deadline_s, GCBENCH_DEADLINE_S (the program's own collective timeout, if it has one).
  */
 #ifndef GC_LAUNCH_H
 #define GC_LAUNCH_H

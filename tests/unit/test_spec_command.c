@@ -173,10 +173,10 @@ static void test_launch(void)
 	l.files_dir = ".cache/gcbench/0123456789abcdef/files";
 	l.records_dir = "/tmp/gcbench-records-x/run-3";
 	l.master_addr = "10.9.0.2", l.master_port = 20003;
-	l.threads = 1, l.run_id = 3;
+	l.threads = 1, l.run_id = 3, l.deadline_s = 30;
 	CHECKF(gc_launch_argv(&l, &argv, &e) == GC_OK, "%s", e.msg);
 	CHECK(has_arg(argv, "gcbench-command"));
-	CHECK(has_arg(argv, "OMP_NUM_THREADS=1"));
+	CHECK(has_arg(argv, "OMP_NUM_THREADS=1") && has_arg(argv, "GCBENCH_DEADLINE_S=30"));
 	CHECK(has_arg(argv, "10.9.0.2") && has_arg(argv, "20003"));
 	CHECK(!has_arg(argv, "--method"));   /* not the worker's options */
 	for (i = 0; argv[i]; i++)
