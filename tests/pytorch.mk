@@ -7,6 +7,9 @@ INTEG_TESTS += tests/integration/test_export_model.sh tests/integration/test_pyt
 	tests/integration/test_pytorch_bench.sh
 # python/gcbench_records.py: its writer (no torch needed), DDP hooks timed, gcbench ingest
 INTEG_TESTS += tests/integration/test_python_records.sh
+# experiments/pytorch-hooks.yaml (examples/ddp_hooks.py, examples/topk_hook.py) swept as a
+# workload: command on a local cluster
+INTEG_TESTS += tests/integration/test_run_pytorch_hooks.sh
 
 BENCHES += bench-vs-pytorch
 bench: bench-vs-pytorch

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "orchestrator/spec/spec_command.h"
 #include "proc.h"
 #include "reap.h"
 #include "strutil.h"
@@ -212,6 +213,84 @@ static void add_worker(struct argv_buf *a, const gc_launch *l)
 	add(a, l->out_pattern);
 }
 
+/* workload: command: each rank's wrapper. $1 the data subnet or "-", $2 the interface
+ * (without a subnet), $3 the files' folder or "-", $4 the records folder, $5 and $6
+ * MASTER_ADDR and MASTER_PORT, the program's argv after them. A fixed text: the values
+ * are arguments, never part of the script. */
+static const char command_script[] =
+	"c=$1; i=$2; f=$3; d=$4; MASTER_ADDR=$5; MASTER_PORT=$6; shift 6; PATH=$PATH:/usr/sbin:/sbin; "
+	"if [ \"$c\" != - ]; then i=$(ip -o -4 addr show to \"$c\" 2>/dev/null | awk '{ print $2; exit }'); "
+	"if [ -z \"$i\" ]; then echo \"gcbench-command: error: no interface on $(hostname) has an "
+	"address in the data subnet $c (ip -o -4 addr)\" >&2; exit 3; fi; fi; "
+	"RANK=$OMPI_COMM_WORLD_RANK; WORLD_SIZE=$OMPI_COMM_WORLD_SIZE; LOCAL_RANK=$OMPI_COMM_WORLD_LOCAL_RANK; "
+	"if [ -z \"$RANK\" ] || [ -z \"$WORLD_SIZE\" ]; then echo \"gcbench-command: error: "
+	"OMPI_COMM_WORLD_RANK/SIZE are not set on $(hostname): start it with Open MPI's mpirun\" >&2; exit 3; fi; "
+	"GCBENCH_RECORDS=$d/records-r$RANK.gcr; NCCL_SOCKET_IFNAME=$i; GLOO_SOCKET_IFNAME=$i; "
+	"export RANK WORLD_SIZE LOCAL_RANK MASTER_ADDR MASTER_PORT GCBENCH_RECORDS NCCL_SOCKET_IFNAME "
+	"GLOO_SOCKET_IFNAME; "
+	"if [ \"$f\" != - ]; then case $f in /*) ;; *) f=$HOME/$f ;; esac; "
+	"cd \"$f\" || { echo \"gcbench-command: error: the spec's files are not in $f on $(hostname) "
+	"(provision them: gcbench run without --bin-dir)\" >&2; exit 3; }; GCBENCH_FILES=$f; export GCBENCH_FILES; fi; "
+	"n=$#; while [ $n -gt 0 ]; do x=$1; shift; while :; do case $x in *'{records}'*) "
+	"x=${x%%'{records}'*}$GCBENCH_RECORDS${x#*'{records}'};; *) break;; esac; done; "
+	"set -- \"$@\" \"$x\"; n=$((n-1)); done; exec \"$@\"";
+
+static gc_rc check_command(const gc_launch *l, gc_err *e)
+{
+	const char *vals[] = { l->ssh_config, l->iface, l->oob_include, l->mpirun, l->hostfile,
+			       l->data_cidr, l->files_dir, l->records_dir, l->master_addr };
+	const char *what[] = { "ssh_config", "iface", "oob interface", "mpirun", "hostfile",
+			       "data subnet", "files folder", "records folder", "master address" };
+	long long sum = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		if (vals[i] && !gc_is_safe_token(vals[i]))
+			return gc_fail(e, GC_E_INVAL, "refusing %s '%s': not a safe token", what[i], vals[i]);
+	for (i = 0; i < l->nhosts; i++)
+		if (!gc_is_safe_token(l->hosts[i]))
+			return gc_fail(e, GC_E_INVAL, "refusing host '%s': not a safe token", l->hosts[i]);
+	for (i = 0; i < l->n_command; i++)   /* empty: a placeholder with no value ({params}) */
+		if ((i == 0 || *l->command[i]) && gc_command_arg_problem(l->command[i], i == 0))
+			return gc_fail(e, GC_E_INVAL, "refusing argument %zu of the command: it %s", i + 1,
+				       gc_command_arg_problem(l->command[i], i == 0));
+	if (!l->n_command || !l->records_dir || !l->iface || !l->master_addr)
+		return gc_fail(e, GC_E_INVAL, "launch lacks the command, records folder, iface or "
+			       "master address");
+	if (l->master_port < 1024 || l->master_port > 65535)
+		return gc_fail(e, GC_E_INVAL, "master port %d is not in 1024..65535", l->master_port);
+	for (i = 0; i < l->nhosts; i++)
+		sum += l->slots[i] > 0 ? l->slots[i] : 0;
+	if (l->world < 1 || sum != l->world)
+		return gc_fail(e, GC_E_INVAL, "%d ranks but the hosts' slots add up to %lld; place "
+			       "the ranks first (orchestrator/run/placement.h)", l->world, sum);
+	return GC_OK;
+}
+
+static void add_command(struct argv_buf *a, const gc_launch *l)
+{
+	if (l->threads > 0) {
+		add(a, "-x");
+		addf(a, "OMP_NUM_THREADS=%d", l->threads);
+	}
+	if (l->deadline_s > 0) {   /* the worker's --deadline, for the program to apply */
+		add(a, "-x");
+		addf(a, "GCBENCH_DEADLINE_S=%.17g", l->deadline_s);
+	}
+	add(a, "/bin/sh");
+	add(a, "-c");
+	add(a, command_script);
+	add(a, "gcbench-command");
+	add(a, l->data_cidr ? l->data_cidr : "-");
+	add(a, l->iface);
+	add(a, l->files_dir ? l->files_dir : "-");
+	add(a, l->records_dir);
+	add(a, l->master_addr);
+	addf(a, "%d", l->master_port);
+	for (size_t i = 0; i < l->n_command; i++)
+		add(a, l->command[i]);
+}
+
 gc_rc gc_launch_argv(const gc_launch *l, char ***out, gc_err *e)
 {
 	struct argv_buf a = { calloc(LAUNCH_MAX_ARGS, sizeof(char *)), 0, GC_OK };
@@ -220,7 +299,7 @@ gc_rc gc_launch_argv(const gc_launch *l, char ***out, gc_err *e)
 	*out = NULL;
 	if (!a.v)
 		return gc_fail(e, GC_E_NOMEM, "out of memory");
-	rc = check_values(l, e);
+	rc = l->command ? check_command(l, e) : check_values(l, e);
 	if (rc) {
 		free(a.v);
 		return rc;
@@ -236,8 +315,12 @@ gc_rc gc_launch_argv(const gc_launch *l, char ***out, gc_err *e)
 	add(&a, "--map-by");
 	add(&a, "node");
 	add_network(&a, l);
-	add_wrapper(&a, l);
-	add_worker(&a, l);
+	if (l->command) {
+		add_command(&a, l);
+	} else {
+		add_wrapper(&a, l);
+		add_worker(&a, l);
+	}
 	if (a.rc) {
 		gc_argv_free(a.v);
 		return gc_fail(e, a.rc, "mpirun command line too long");

@@ -20,6 +20,16 @@
  * subnet (`ip -o -4 addr show to CIDR`), exports NCCL_SOCKET_IFNAME and passes it as
  * the worker's --iface. Every value is validated as a safe token before it reaches
  * the command line.
+ *
+ * Your own program (workload: command, orchestrator/spec/spec_command.h): the same
+ * mpirun line, network settings and mark, but each rank starts through a fixed
+ * `/bin/sh -c` script (gcbench-command) that maps Open MPI's OMPI_COMM_WORLD_RANK,
+ * _SIZE and _LOCAL_RANK to RANK, WORLD_SIZE and LOCAL_RANK, exports MASTER_ADDR,
+ * MASTER_PORT, NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME (the host's data interface,
+ * found as above), GCBENCH_RECORDS (RECORDS_DIR/records-rRANK.gcr) and, with files,
+ * GCBENCH_FILES, changes into that folder, replaces {records} in the arguments with
+ * the rank's path and execs the program. With threads, OMP_NUM_THREADS is set; with
+ * deadline_s, GCBENCH_DEADLINE_S (the program's own collective timeout, if it has one).
  */
 #ifndef GC_LAUNCH_H
 #define GC_LAUNCH_H
@@ -62,6 +72,15 @@ typedef struct gc_launch {
 	int oversubscribe;             /* ranks may exceed cores (emulated cluster) */
 	long long run_id;              /* > 0: the job's mark, --mca gcbench_run ID
 	                                * (orchestrator/remote/reap.h) */
+	/* workload: command: run this instead of gcbench-worker (worker, method, params,
+	 * workload, out_pattern and the worker's options are then not used) */
+	char *const *command;          /* expanded argv ({records} left for the wrapper) */
+	size_t n_command;
+	const char *files_dir;         /* the spec's files on the hosts (relative: to $HOME),
+	                                * or NULL */
+	const char *records_dir;       /* rank R writes RECORDS_DIR/records-rR.gcr */
+	const char *master_addr;       /* rank 0's host on the data subnet */
+	int master_port;
 } gc_launch;
 
 /* The argv (NULL-terminated, owned: free with gc_argv_free). GC_E_INVAL names

@@ -177,6 +177,47 @@ gc_rc gc_build_init(struct gc_build *b, const char *bin_dir, const char *const *
 	return rc;
 }
 
+gc_rc gc_build_add_files(struct gc_build *b, const char *const *src, const char *const *names,
+			 size_t n, gc_err *e)
+{
+	char *sum[] = { "sha256sum", NULL };
+	size_t o = strlen(b->manifest);
+	gc_proc_result r;
+	struct stat st;
+	char hex[65];
+	gc_rc rc;
+
+	for (size_t i = 0; i < n; i++) {
+		if (b->n_files >= GC_PROVISION_MAX_DATA)
+			return gc_fail(e, GC_E_INVAL, "more than %d files in one sweep",
+				       GC_PROVISION_MAX_DATA);
+		if (stat(src[i], &st) || !S_ISREG(st.st_mode))
+			return gc_fail(e, GC_E_NOTFOUND, "file '%.300s' of the spec: no such file on "
+				       "this machine", src[i]);
+		if (st.st_size > 16 << 20)
+			return gc_fail(e, GC_E_INVAL, "file '%.300s' is larger than 16 MiB", src[i]);
+		if (!gc_is_safe_token(names[i]) || strchr(names[i], '/'))
+			return gc_fail(e, GC_E_INVAL, "refusing file name '%s': not a safe token",
+				       names[i]);
+		if ((rc = file_sha256(src[i], hex, e)))
+			return rc;
+		gc_strlcpy(b->file_src[b->n_files], src[i], sizeof(b->file_src[0]));
+		gc_strlcpy(b->file_name[b->n_files], names[i], sizeof(b->file_name[0]));
+		o += (size_t)snprintf(b->manifest + o, sizeof(b->manifest) - o, "%s  files/%s\n", hex,
+				      names[i]);
+		if (o >= sizeof(b->manifest))
+			return gc_fail(e, GC_E_INVAL, "manifest too long");
+		b->bytes += (unsigned long long)st.st_size;
+		b->n_files++;
+	}
+	rc = gc_proc_run(sum, NULL, b->manifest, 30, 0, &r, e);
+	if (!rc && (r.status || sscanf(r.out, "%64[0-9a-f]", b->hash) != 1 || strlen(b->hash) != 64))
+		rc = gc_fail(e, GC_E_CHILD, "cannot hash the manifest of the build");
+	gc_proc_result_release(&r);
+	gc_strlcpy(b->short_hash, b->hash, sizeof(b->short_hash));
+	return rc;
+}
+
 void gc_provision_lib_package(const char *lib, char *pkg, size_t n)
 {
 	static const struct { const char *lib, *pkg; } known[] = {
@@ -272,11 +313,37 @@ static gc_rc stage_models(const struct gc_build *b, const char *stage, gc_err *e
 	return GC_OK;
 }
 
+/* A command workload's files in stage/files/ (the folder always exists: tar names it). */
+static gc_rc stage_files(const struct gc_build *b, const char *stage, gc_err *e)
+{
+	char dir[1200], to[1400], tmp[1500];
+	gc_proc_result r;
+	gc_rc rc;
+
+	snprintf(dir, sizeof(dir), "%s/files", stage);
+	if ((rc = gc_mkdir_p(dir, 0755, e)))
+		return rc;
+	for (size_t i = 0; i < b->n_files; i++) {
+		char *cp[] = { "cp", "--", (char *)b->file_src[i], tmp, NULL };
+		snprintf(to, sizeof(to), "%s/%s", dir, b->file_name[i]);
+		snprintf(tmp, sizeof(tmp), "%s.%ld", to, (long)getpid());
+		rc = gc_proc_run(cp, NULL, NULL, 60, 0, &r, e);
+		if (!rc && r.status)
+			rc = gc_fail(e, GC_E_IO, "cannot copy '%s' to '%s'", b->file_src[i], tmp);
+		gc_proc_result_release(&r);
+		if (!rc && rename(tmp, to))
+			rc = gc_fail(e, GC_E_IO, "cannot write '%s'", to);
+		if (rc)
+			return rc;
+	}
+	return GC_OK;
+}
+
 /* Copy the build to n: tar on this side, piped into ssh. */
 static gc_rc copy_build(gc_node *n, const struct gc_build *b, gc_proc_result *res, gc_err *e)
 {
 	static const char pipe_sh[] =
-		"s=$1 b=$2; shift 2; tar -cf - -C \"$s\" SHA256SUMS models -C \"$b\" "
+		"s=$1 b=$2; shift 2; tar -cf - -C \"$s\" SHA256SUMS models files -C \"$b\" "
 		"gcbench gcbench-worker gcbench-netem gcbench-probe | \"$@\"";
 	char stage[1100], sums[1200], tmp[1300], hash[32];
 	char *remote[] = { "sh", "-c", (char *)receive_sh, "sh", hash, (char *)b->interp, NULL };
@@ -290,7 +357,8 @@ static gc_rc copy_build(gc_node *n, const struct gc_build *b, gc_proc_result *re
 	gc_strlcpy(hash, b->short_hash, sizeof(hash));
 	snprintf(stage, sizeof(stage), "%s/provision/%s", gc_home(), b->short_hash);
 	snprintf(sums, sizeof(sums), "%s/SHA256SUMS", stage);
-	if ((rc = gc_mkdir_p(stage, 0755, e)) || (rc = stage_models(b, stage, e)))
+	if ((rc = gc_mkdir_p(stage, 0755, e)) || (rc = stage_models(b, stage, e)) ||
+	    (rc = stage_files(b, stage, e)))
 		return rc;
 	/* nodes are provisioned at once: each writes its own file and renames it into
 	 * place, so that no tar ever reads a half-written manifest */
@@ -609,12 +677,27 @@ static gc_rc csv_rewrite(const struct gc_run_opts *o, struct gc_exec_point *pts,
 	return GC_OK;
 }
 
+/* The points' specs' files: (one spec per sweep; each file once). */
+static gc_rc build_spec_files(struct gc_build *b, const struct gc_exec_point *pts, size_t npts,
+			      gc_err *e)
+{
+	const struct gc_spec *s = npts ? pts[0].spec : NULL;
+	const char *src[GC_SPEC_MAX_FILES], *names[GC_SPEC_MAX_FILES];
+	size_t i;
+
+	for (i = 0; s && i < s->n_files && i < GC_SPEC_MAX_FILES; i++) {
+		src[i] = s->files[i].src;
+		names[i] = s->files[i].name;
+	}
+	return i ? gc_build_add_files(b, src, names, i, e) : GC_OK;
+}
+
 gc_rc gc_provision_for_run(const struct gc_run_opts *o, struct gc_exec_point *pts, size_t npts,
 			   gc_node *nodes, size_t n, gc_err *e)
 {
 	struct gc_provision_opts po = { .install_deps = o->install_deps, .check_shape = 1 };
 	char (*paths)[1024] = calloc(GC_PROVISION_MAX_DATA, sizeof(*paths));
-	const char *data[GC_PROVISION_MAX_DATA];
+	const char *data[GC_PROVISION_MAX_DATA] = { NULL };
 	struct gc_build *b = calloc(1, sizeof(*b));
 	char self[1024], p[1024];
 	size_t nd = 0, k;
@@ -641,6 +724,7 @@ gc_rc gc_provision_for_run(const struct gc_run_opts *o, struct gc_exec_point *pt
 	for (k = 0; k < nd; k++)
 		data[k] = paths[k];
 	rc = rc ? rc : gc_build_init(b, self, data, nd, e);
+	rc = rc ? rc : build_spec_files(b, pts, npts, e);
 	rc = rc ? rc : gc_provision_nodes(nodes, n, b, &po, e);
 	rc = rc ? rc : csv_rewrite(o, pts, npts, b, &nodes[0], e);
 	free(paths);

@@ -42,6 +42,10 @@ struct gc_build {
 	size_t n_data;
 	char data_src[GC_PROVISION_MAX_DATA][1024];   /* on the controller */
 	char data_name[GC_PROVISION_MAX_DATA][32];    /* "<first 16 digits of its sha256>.csv" */
+	/* a command workload's files: (orchestrator/spec/spec_command.h), as files/<name> */
+	size_t n_files;
+	char file_src[GC_PROVISION_MAX_DATA][1024];   /* on the controller */
+	char file_name[GC_PROVISION_MAX_DATA][128];   /* its base name */
 };
 
 /* Hash the build in bin_dir (sha256sum of each file, then of the manifest), with the
@@ -50,6 +54,13 @@ struct gc_build {
  * refused without quoting it. GC_E_NOTFOUND naming the file when one is missing. */
 gc_rc gc_build_init(struct gc_build *b, const char *bin_dir, const char *const *data,
 		    size_t n_data, gc_err *e);
+
+/* Add files (a spec's files:, each a regular file of at most 16 MiB, base names
+ * distinct) to an initialised build as files/<name>: each is hashed into the manifest
+ * and the build's hash is computed again, so a changed file is a new build on the
+ * nodes. GC_E_NOTFOUND names a missing file. */
+gc_rc gc_build_add_files(struct gc_build *b, const char *const *src, const char *const *names,
+			 size_t n, gc_err *e);
 
 struct gc_provision_opts {
 	int install_deps;        /* apt-get install a missing library's package (root login) */
@@ -91,7 +102,8 @@ gc_rc gc_provision_nodes(gc_node *nodes, size_t n, const struct gc_build *b,
  * unless absolute; each point's workload then names the node's copy), then
  * gc_node_check of every node (may the login shape?), so that a sweep stops before
  * touching anything; nothing when o->no_provision or o->bin_dir (binaries and files
- * managed by hand). */
+ * managed by hand). The spec's files: (workload: command) go with the build, into
+ * files/ beside the binaries. */
 struct gc_run_opts;
 struct gc_exec_point;
 gc_rc gc_provision_for_run(const struct gc_run_opts *o, struct gc_exec_point *pts, size_t npts,

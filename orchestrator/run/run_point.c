@@ -11,6 +11,8 @@
 #include "log.h"
 #include "buf.h"
 #include "orchestrator/remote/launch.h"
+#include "orchestrator/remote/subnet.h"
+#include "orchestrator/spec/spec_command.h"
 #include "lock.h"
 #include "placement.h"
 #include "run.h"
@@ -125,6 +127,54 @@ static gc_rc fill_launch(const struct gc_sweep_ctx *c, const struct gc_exec_poin
 		l->params[l->nparams++] = tok;
 	if (l->nhosts == 0)
 		return gc_fail(e, GC_E_INVAL, "the inventory has no hosts");
+	return GC_OK;
+}
+
+/* workload: command (orchestrator/spec/spec_command.h): the point's argv, the records
+ * folder, the files beside the worker (files/ of the build), rank 0's host on the data
+ * subnet as MASTER_ADDR and a port chosen from the run's id. Nothing for other
+ * workloads. *argv is freed by the caller (gc_argv_free). */
+static gc_rc fill_command(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int64_t run_id,
+			  gc_launch *l, char ***argv, char *files, char *rdir, char *master,
+			  gc_err *e)
+{
+	const struct gc_spec *s = p->spec;
+	struct gc_command_vals v = { p->pt->method->name, p->pt->method->params_text,
+				     p->pt->model, p->pt->backend, s->iterations, s->warmup,
+				     p->pt->batch, p->pt->world_size };
+	const char *slash = strrchr(l->worker, '/');
+	size_t first = 0;
+	uint32_t addr;
+	int prefix;
+	gc_rc rc;
+
+	*argv = NULL;
+	if (strcmp(s->workload, "command"))
+		return GC_OK;
+	while (first < l->nhosts && l->slots[first] <= 0)
+		first++;   /* rank 0's host: the first with ranks (--map-by node) */
+	if (first == l->nhosts)
+		return gc_fail(e, GC_E_INVAL, "the inventory has no hosts");
+	if (*c->data_cidr) {
+		char t[40];
+		if ((rc = gc_node_data_addr(&c->nodes[first], &addr, &prefix, e)))
+			return rc;
+		gc_subnet_addr_text(addr, prefix, t, sizeof(t));
+		snprintf(master, 64, "%.*s", (int)strcspn(t, "/"), t);
+	} else {
+		snprintf(master, 64, "%.63s", c->nodes[first].address);
+	}
+	snprintf(rdir, 1200, "%s/run-%lld", c->remote_work, (long long)run_id);
+	if (s->n_files)
+		snprintf(files, 1100, "%.*s/files", slash ? (int)(slash - l->worker) : 0, l->worker);
+	if ((rc = gc_command_expand(s->command, s->n_command, &v, argv, e)))
+		return rc;
+	l->command = *argv;
+	l->n_command = s->n_command;
+	l->files_dir = s->n_files ? files : NULL;
+	l->records_dir = rdir;
+	l->master_addr = master;
+	l->master_port = 20000 + (int)(run_id % 20000);
 	return GC_OK;
 }
 
@@ -378,8 +428,8 @@ static void remove_dirs(struct gc_sweep_ctx *c, int64_t run_id, size_t used, cha
  * line, else mpirun's "noticed that process rank ..." line, else the last line. */
 static void mpirun_cause(const char *tail, char *out, size_t n)
 {
-	const char *keys[] = { "gcbench-worker: error", "noticed that process", "ORTE was unable",
-			       "error" };
+	const char *keys[] = { "gcbench-worker: error", "gcbench-command: error",
+			       "noticed that process", "ORTE was unable", "error" };
 	const char *p = NULL, *end;
 	size_t i;
 
@@ -398,21 +448,25 @@ static void mpirun_cause(const char *tail, char *out, size_t n)
  * second or two, unless a node stopped answering: it waits for that node's daemon,
  * until the point's timeout. So once one is seen, mpirun has GC_STALL_GRACE_S more. */
 static const char *const job_failed_marks[] = { "gcbench-worker: error", "MPI_ABORT was invoked",
-						"noticed that process rank", NULL };
+						"noticed that process rank", "gcbench-command: error",
+						NULL };
 
 static gc_rc launch(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 		    const struct gc_placement *pl, int64_t run_id, gc_proc_result *res, char *why,
 		    size_t whylen, gc_err *e)
 {
 	char params[256], worker[1100], out[1200], hostfile[1300], sshcfg[1300];
+	char files[1100], rdir[1200], master[64];
 	gc_proc_opts o = { p->spec->timeout_s, 0, job_failed_marks, GC_STALL_GRACE_S };
 	gc_launch l;
-	char **argv;
+	char **argv, **cmd = NULL;
 	gc_rc rc;
 
 	rc = fill_launch(c, p, pl, run_id, &l, params, worker, out, e);
+	rc = rc ? rc : fill_command(c, p, run_id, &l, &cmd, files, rdir, master, e);
 	rc = rc ? rc : write_reach(c, &l, run_id, hostfile, sshcfg, e);
 	rc = rc ? rc : gc_launch_argv(&l, &argv, e);
+	gc_argv_free(cmd);   /* gc_launch_argv copied it */
 	if (rc)
 		return rc;
 	rc = gc_proc_run_opts(argv, NULL, NULL, &o, res, e);
@@ -553,6 +607,8 @@ void gc_exec_point_init(struct gc_exec_point *x, const struct gc_spec *spec, con
 	x->pt = p;
 	if (!strcmp(spec->workload, "train"))
 		snprintf(x->workload, sizeof(x->workload), "train:%s", p->model);
+	else if (!strcmp(spec->workload, "command"))
+		snprintf(x->workload, sizeof(x->workload), "command:%s", p->model);
 	else
 		snprintf(x->workload, sizeof(x->workload), "replay:%s", p->model);
 	if (p->bw_bps)

@@ -16,7 +16,7 @@ static const char *const top_keys[] = {
 	"name", "description", "workload", "models", "methods", "baseline", "bandwidth",
 	"latency", "world_size", "batch", "iterations", "warmup", "repeats", "timeout",
 	"compute_scale", "backend", "exclude", "zip", "notify", "target", "eval_every", "data",
-	"ranks_per_node", "allow_single_node",
+	"ranks_per_node", "allow_single_node", "command", "files",
 };
 #define N_TOP (sizeof(top_keys) / sizeof(top_keys[0]))
 
@@ -356,9 +356,10 @@ static void parse_workload(struct spec_ctx *c)
 	if (!strcmp(t, "train:mlp") || !strcmp(t, "train:cnn"))
 		gc_diag(c->d, n, "workload '%s' is the old form; write workload: train and "
 			"models: [%s]", t, t + 6);
-	else if (strcmp(t, "replay") && strcmp(t, "train"))
+	else if (strcmp(t, "replay") && strcmp(t, "train") && strcmp(t, "command"))
 		gc_diag(c->d, n, "workload is unknown; use replay (real architectures, "
-			"emulated compute) or train (models mlp, cnn trained on real data)");
+			"emulated compute), train (models mlp, cnn trained on real data) or command "
+			"(your own program)");
 	c->s->workload = strdup(t);
 }
 
@@ -375,9 +376,11 @@ static void parse_counts(struct spec_ctx *c)
 static void parse_axes(struct spec_ctx *c)
 {
 	struct gc_spec *s = c->s;
+	int train = s->workload && !strcmp(s->workload, "train");
+	int cmd = s->workload && !strcmp(s->workload, "command");
 
 	parse_axis(c, "models", NULL, sizeof(char *),
-		   s->workload && !strcmp(s->workload, "train") ? parse_train_model : parse_model,
+		   cmd ? spec_command_model : train ? parse_train_model : parse_model,
 		   (void **)&s->models, &s->n_models);
 	parse_axis(c, "bandwidth", NULL, sizeof(uint64_t), parse_bw, (void **)&s->bandwidth,
 		   &s->n_bandwidth);
@@ -457,6 +460,12 @@ static void check_baseline(struct spec_ctx *c)
 	yaml_node_t *n = gc_yaml_get(c->doc, c->root, "baseline");
 	size_t found = 0;
 
+	if (!t && c->s->workload && !strcmp(c->s->workload, "command") && c->s->n_methods) {
+		gc_diag(c->d, c->root, "workload: command needs 'baseline', the method label the "
+			"others are compared with; add e.g. baseline: %s", c->s->methods[0].name);
+		c->s->baseline = strdup("");
+		return;
+	}
 	if (!t)
 		t = "syncsgd";
 	c->s->baseline = strdup(t);
@@ -501,6 +510,7 @@ static void parse_all(struct spec_ctx *c)
 	parse_axes(c);
 	parse_target(c);
 	spec_parse_placement(c);
+	spec_parse_command(c);
 	v = gc_yaml_get(c->doc, c->root, "methods");
 	if (!v)
 		gc_diag(c->d, c->root, "the spec has no 'methods'; add e.g. methods: [syncsgd, "
@@ -598,6 +608,15 @@ static gc_rc make_canonical(struct gc_spec *s)
 	canon_rest(&b, s);
 	if (s->ranks_per_node)   /* specs without it keep their hashes */
 		gc_buf_addf(&b, "ranks_per_node=%d\n", s->ranks_per_node);
+	if (!strcmp(s->workload, "command")) {   /* arguments have no spaces (spec_command.h) */
+		gc_buf_addf(&b, "command=");
+		for (size_t i = 0; i < s->n_command; i++)
+			gc_buf_addf(&b, "%s%s", i ? " " : "", s->command[i]);
+		gc_buf_addf(&b, "\nfiles=");
+		for (size_t i = 0; i < s->n_files; i++)
+			gc_buf_addf(&b, "%s%s:%s", i ? "," : "", s->files[i].name, s->files[i].digest);
+		gc_buf_addf(&b, "\n");
+	}
 	len = b.len;
 	s->canonical = gc_buf_take(&b);
 	if (!s->canonical)
@@ -667,6 +686,10 @@ void gc_spec_release(struct gc_spec *s)
 	free(s->name);
 	free(s->description);
 	free(s->workload);
+	free_strs(s->command, s->n_command);
+	for (size_t i = 0; s->files && i < s->n_files; i++)
+		free(s->files[i].src);
+	free(s->files);
 	free_strs(s->models, s->n_models);
 	free(s->methods);
 	free(s->baseline);

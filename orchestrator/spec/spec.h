@@ -45,9 +45,22 @@ struct gc_spec_exclude {
 	size_t n[GC_AX__COUNT];
 };
 
+/* workload: command: a file of the spec's files: list, shipped with the build. */
+struct gc_spec_file {
+	char *src;                 /* the path on the controller (relative: to the spec's folder) */
+	char name[128];            /* its base name: files/NAME on the hosts */
+	char digest[17];           /* FNV-1a 64 of its content, 16 hex digits (in the spec hash) */
+};
+
+#define GC_SPEC_MAX_FILES 16
+#define GC_SPEC_FILE_MAX_BYTES (16u << 20)
+
 struct gc_spec {
 	char *name, *description;
-	char *workload;                  /* "replay" or "train" (models: mlp, cnn) */
+	char *workload;                  /* "replay", "train" (models: mlp, cnn) or "command" */
+	char **command;         size_t n_command;  /* workload: command: the argv template
+	                                             * (docs/spec.md; spec_command.h) */
+	struct gc_spec_file *files; size_t n_files; /* workload: command: files: */
 	char **models;          size_t n_models;
 	struct gc_spec_method *methods;  size_t n_methods;   /* expanded variants */
 	char *baseline;                  /* a method name with exactly one variant */

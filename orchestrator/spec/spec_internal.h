@@ -32,6 +32,12 @@ void spec_parse_zip(struct spec_ctx *c, yaml_node_t *v);
 void spec_parse_notify(struct spec_ctx *c, yaml_node_t *v);
 void spec_parse_placement(struct spec_ctx *c);   /* ranks_per_node, allow_single_node */
 
+/* workload: command (spec_command.c): command: and files: (diagnosed under other
+ * workloads), one methods entry (a free label with free parameters), and a model. */
+void spec_parse_command(struct spec_ctx *c);
+void spec_command_method(struct spec_ctx *c, yaml_node_t *it);
+int spec_command_model(struct spec_ctx *c, yaml_node_t *n, const char *t, void *out);
+
 /* "%.9g" of v, the one way numbers are written in canonical texts and point keys. */
 void spec_num(double v, char *buf, size_t n);
 

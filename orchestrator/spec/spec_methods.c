@@ -201,7 +201,11 @@ void spec_parse_methods(struct spec_ctx *c, yaml_node_t *v)
 		gc_diag(c->d, v, "'methods' is an empty list; give at least one method");
 		return;
 	}
-	for (size_t i = 0; i < n; i++)
-		parse_method_item(c, v->type == YAML_SEQUENCE_NODE ? gc_yaml_seq_at(c->doc, v, i)
-								    : v);
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *it = v->type == YAML_SEQUENCE_NODE ? gc_yaml_seq_at(c->doc, v, i) : v;
+		if (c->s->workload && !strcmp(c->s->workload, "command"))
+			spec_command_method(c, it);   /* free labels (spec_command.c) */
+		else
+			parse_method_item(c, it);
+	}
 }

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# tests/integration/test_run_pytorch_hooks.sh: the shipped experiments/pytorch-hooks.yaml
+# (PyTorch DDP with the default all-reduce, fp16_compress_hook, powerSGD_hook rank 4 and
+# examples/topk_hook.py, timed by python/gcbench_records.py) swept at two caps on its own
+# 2-node local cluster, with fewer iterations: every run ok, nonzero encode, comm and
+# decode in every measured iteration of the compressing hooks, the speedup view pairing
+# each hook with the all-reduce baseline, both replicas of every run ending with equal
+# parameters (their headers' checksums), caps restored. SKIPs without torch.
+# Time: about 1-2 minutes on 2 cores (torch's start-up dominates).
+. "$(dirname "$0")/../lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cases="sweep_ok phases_nonzero speedup_pairs replicas_equal caps_restored"
+need_sweep $cases || exit 0
+PY=""
+for p in ${PYTHON:-} python3 /usr/bin/python3; do
+	if "$p" -c 'import torch, torch.distributed' 2>/dev/null; then PY=$(command -v "$p"); break; fi
+done
+if [ -z "$PY" ]; then
+	for n in $cases; do skip "$n" "no python3 imports torch (apt-get install python3-torch)"; done
+	exit 0
+fi
+
+name=hooks$(( $$ % 100000 ))
+work=$(mktemp -d /tmp/gcbench-hooks.XXXXXX)
+export GCBENCH_HOME=$work/home
+cleanup() { "$BIN/gcbench" cluster down --name "$name" >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$work"; }
+trap cleanup EXIT
+
+cluster_up 2 $cases || exit 0
+# the shipped spec, with this machine's python (the nodes share its file system), the
+# files by absolute path, two low caps and few iterations
+sed -e "s|^command: \[python3,|command: [$PY,|" -e "s|\.\./examples/|$ROOT/examples/|g" \
+	-e "s|\.\./python/|$ROOT/python/|g" -e 's/^bandwidth: .*/bandwidth: [100mbit, 200mbit]/' \
+	-e 's/^iterations: .*/iterations: 5/' -e 's/^warmup: .*/warmup: 3/' -e 's/^timeout: .*/timeout: 120/' \
+	"$ROOT/experiments/pytorch-hooks.yaml" >"$work/spec.yaml"
+db=$work/h.db
+q() { sqlite3 "$db" "$1"; }
+
+if "$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" >"$work/out" 2>&1; then
+	n=$(q "SELECT count(*) FROM runs WHERE status = 'ok' AND workload = 'command'")
+	[ "$n" = 8 ] && pass sweep_ok || fail sweep_ok "$n ok runs, expected 8: $(tail -5 "$work/out")"
+else
+	fail sweep_ok "gcbench run failed: $(tail -8 "$work/out" | tr '\n' ' ') $(q "SELECT error, substr(stderr_tail, 1, 400) FROM runs WHERE status <> 'ok' LIMIT 1")"
+fi
+
+# the compressing hooks: every measured iteration of both ranks has its encode, comm and
+# decode (8 runs x 2 ranks x 8 iterations in all)
+n=$(q "SELECT count(*) FROM iterations")
+z=$(q "SELECT count(*) FROM iterations i JOIN runs r ON r.id = i.run_id WHERE r.method <> 'allreduce' AND i.warmup = 0 AND (i.t_encode <= 0 OR i.t_comm <= 0 OR i.t_decode <= 0)")
+m=$(q "SELECT count(*) FROM iterations i JOIN runs r ON r.id = i.run_id WHERE r.method <> 'allreduce' AND i.warmup = 0")
+[ "$n" = 128 ] && [ "$m" = 60 ] && [ "$z" = 0 ] && pass phases_nonzero ||
+	fail phases_nonzero "$n rows (expected 128), $m measured rows of compressing hooks (expected 60), $z without encode, comm or decode"
+
+pairs=$(q "SELECT count(*) FROM speedup WHERE baseline = 'allreduce' AND method IN ('fp16', 'powersgd', 'topk') AND speedup > 0")
+[ "$pairs" = 6 ] && pass speedup_pairs ||
+	fail speedup_pairs "$pairs pairs, expected 6: $(q 'SELECT method, bw_cap_bps, speedup FROM speedup' | tr '\n' ' ')"
+
+# each run: both ranks' headers, one parameter checksum
+eq=$(q "SELECT count(*) FROM (SELECT run_id FROM run_headers GROUP BY run_id HAVING count(*) = 2 AND count(DISTINCT json_extract(header, '\$.checksum_param')) = 1 AND min(json_extract(header, '\$.checksum_param')) IS NOT NULL)" 2>&1)
+[ "$eq" = 8 ] && pass replicas_equal || fail replicas_equal "$eq of 8 runs have one parameter checksum on both ranks"
+
+left=""
+for i in 1 2; do
+	if tc -n "gcb-$name-n$i" qdisc show dev eth0 | grep -Eq 'tbf|htb'; then left="$left n$i"; fi
+done
+procs=$(pgrep -f "ddp_hooks.py --hook" || true)
+[ -z "$left" ] && [ -z "$procs" ] && pass caps_restored || fail caps_restored "still capped:$left; programs left: $procs"

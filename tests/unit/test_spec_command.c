@@ -1,0 +1,261 @@
+/* tests/unit/test_spec_command.c: workload: command: the spec's template, labels,
+ * parameters and files; the placeholders filled in; the launch line it makes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "proc.h"
+#include "orchestrator/remote/launch.h"
+#include "orchestrator/spec/spec.h"
+#include "orchestrator/spec/spec_command.h"
+
+static char dir[] = "/tmp/gcbench-test-spec-command.XXXXXX";
+static char spec_path[256];
+
+static const char *good =
+	"name: hooks\n"
+	"workload: command\n"
+	"command: [python3, train.py, --hook, \"{method}\", \"--params={params}\",\n"
+	"          --out, \"{records}\", --iters, \"{iterations}\", -w, \"{warmup}\",\n"
+	"          \"b{batch}x{world_size}\", \"{model}\", \"{backend}\"]\n"
+	"files: [train.py, lib/util.txt]\n"
+	"models: [mlp]\n"
+	"methods:\n"
+	"  - allreduce\n"
+	"  - fp16\n"
+	"  - powersgd: {rank: [2, 4], iters: 1}\n"
+	"baseline: allreduce\n"
+	"bandwidth: [1gbit, 2gbit]\n"
+	"world_size: 2\n"
+	"batch: 16\n"
+	"iterations: 7\n"
+	"warmup: 1\n";
+
+static void write_file(const char *name, const char *text)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static int load(struct gc_spec *s, struct gc_diags *d)
+{
+	gc_diags_init(d, spec_path);
+	return gc_spec_parse(good, strlen(good), spec_path, s, d);
+}
+
+static void dump(const struct gc_diags *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		printf("# %s\n", d->msg[i]);
+}
+
+static void test_parse_good(void)
+{
+	struct gc_spec s;
+	struct gc_diags d;
+	gc_rc rc = load(&s, &d);
+
+	if (rc)
+		dump(&d);
+	CHECK_EQ_INT(rc, GC_OK);
+	CHECK_STR(s.workload, "command");
+	CHECK_EQ_INT(s.n_command, 14);
+	CHECK_STR(s.command[4], "--params={params}");
+	CHECK_EQ_INT(s.n_methods, 4);
+	CHECK_STR(s.methods[0].label, "allreduce");
+	CHECK_STR(s.methods[2].name, "powersgd");
+	CHECK_STR(s.methods[2].params_text, "iters=1,rank=2");   /* sorted by key */
+	CHECK_STR(s.methods[3].label, "powersgd(iters=1,rank=4)");
+	CHECK_STR(s.baseline, "allreduce");
+	CHECK_EQ_INT(s.n_files, 2);
+	CHECK_STR(s.files[1].name, "util.txt");
+	CHECK_EQ_INT(strlen(s.files[0].digest), 16);
+	CHECK(strstr(s.canonical, "command=python3 train.py --hook {method}") != NULL);
+	CHECK(strstr(s.canonical, "files=train.py:") != NULL);
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+}
+
+/* a file's content is part of the spec hash: an edited script is a new spec */
+static void test_files_in_hash(void)
+{
+	struct gc_spec a, b;
+	struct gc_diags d;
+
+	CHECK_EQ_INT(load(&a, &d), GC_OK);
+	gc_diags_release(&d);
+	write_file("train.py", "print('changed')\n");
+	CHECK_EQ_INT(load(&b, &d), GC_OK);
+	gc_diags_release(&d);
+	CHECKF(strcmp(a.hash, b.hash) != 0, "hash %s did not change with the file", a.hash);
+	CHECK(strcmp(a.files[0].digest, b.files[0].digest) != 0);
+	gc_spec_release(&a);
+	gc_spec_release(&b);
+}
+
+static void test_arg_problem(void)
+{
+	CHECK(gc_command_arg_problem("python3", 1) == NULL);
+	CHECK(gc_command_arg_problem("--out={records}", 0) == NULL);
+	CHECK(gc_command_arg_problem("{method}{params}", 0) == NULL);
+	CHECK(gc_command_arg_problem("--x", 1) != NULL);
+	CHECK(gc_command_arg_problem("", 0) != NULL);
+	CHECK(gc_command_arg_problem("a b", 0) != NULL);
+	CHECK(gc_command_arg_problem("$(id)", 0) != NULL);
+	CHECK(gc_command_arg_problem("a;b", 0) != NULL);
+	CHECK(gc_command_arg_problem("'q'", 0) != NULL);
+	CHECK(gc_command_arg_problem("{nope}", 0) != NULL);
+	CHECK(gc_command_arg_problem("{records", 0) != NULL);
+	CHECK(gc_command_arg_problem("records}", 0) != NULL);
+	CHECK(gc_command_label_ok("powerSGD_r4.v2"));
+	CHECK(!gc_command_label_ok("-x"));
+	CHECK(!gc_command_label_ok("a,b"));
+	CHECK(!gc_command_label_ok("a(b)"));
+	CHECK(gc_command_value_ok("0.01"));
+	CHECK(!gc_command_value_ok("a=b"));
+	CHECK(!gc_command_value_ok("a,b"));
+}
+
+static void test_expand(void)
+{
+	char *tmpl[] = { "python3", "--hook={method}", "{params}", "{records}", "i{iterations}w{warmup}",
+			 "{batch}/{world_size}", "{model}-{backend}" };
+	struct gc_command_vals v = { "powersgd", "rank=4", "mlp", "mpi", 30, 2, 16, 4 };
+	struct gc_command_vals bad = { "x y", "", "m", "mpi", 1, 0, 1, 1 };
+	char **argv;
+	gc_err e;
+
+	CHECK_EQ_INT(gc_command_expand(tmpl, 7, &v, &argv, &e), GC_OK);
+	CHECK_STR(argv[1], "--hook=powersgd");
+	CHECK_STR(argv[2], "rank=4");
+	CHECK_STR(argv[3], "{records}");     /* the wrapper's, per rank */
+	CHECK_STR(argv[4], "i30w2");
+	CHECK_STR(argv[5], "16/4");
+	CHECK_STR(argv[6], "mlp-mpi");
+	CHECK(argv[7] == NULL);
+	gc_argv_free(argv);
+	CHECK_EQ_INT(gc_command_expand(tmpl, 2, &bad, &argv, &e), GC_E_INVAL);
+	CHECK(argv == NULL);
+}
+
+static int has_arg(char **argv, const char *s)
+{
+	for (size_t i = 0; argv[i]; i++)
+		if (!strcmp(argv[i], s))
+			return 1;
+	return 0;
+}
+
+static void test_launch(void)
+{
+	char *cmd[] = { "python3", "train.py", "--out", "{records}", NULL };
+	char *evil[] = { "python3", "a;rm", NULL };
+	gc_launch l = { 0 };
+	char **argv, *script = NULL;
+	gc_err e;
+	size_t i;
+
+	l.hosts[0] = "n1", l.hosts[1] = "n2";
+	l.slots[0] = l.slots[1] = 1;
+	l.nhosts = 2, l.world = 2;
+	l.iface = "eth0", l.data_cidr = "10.9.0.0/24";
+	l.command = cmd, l.n_command = 4;
+	l.files_dir = ".cache/gcbench/0123456789abcdef/files";
+	l.records_dir = "/tmp/gcbench-records-x/run-3";
+	l.master_addr = "10.9.0.2", l.master_port = 20003;
+	l.threads = 1, l.run_id = 3, l.deadline_s = 30;
+	CHECKF(gc_launch_argv(&l, &argv, &e) == GC_OK, "%s", e.msg);
+	CHECK(has_arg(argv, "gcbench-command"));
+	CHECK(has_arg(argv, "OMP_NUM_THREADS=1") && has_arg(argv, "GCBENCH_DEADLINE_S=30"));
+	CHECK(has_arg(argv, "10.9.0.2") && has_arg(argv, "20003"));
+	CHECK(!has_arg(argv, "--method"));   /* not the worker's options */
+	for (i = 0; argv[i]; i++)
+		if (strstr(argv[i], "OMPI_COMM_WORLD_LOCAL_RANK"))
+			script = argv[i];
+	CHECK(script != NULL);
+	CHECK(strstr(script, "GLOO_SOCKET_IFNAME") && strstr(script, "MASTER_PORT") &&
+	      strstr(script, "GCBENCH_RECORDS=$d/records-r$RANK.gcr"));
+	CHECK_STR(argv[i - 1], "{records}");
+	CHECK_STR(argv[i - 4], "python3");
+	gc_argv_free(argv);
+	l.command = evil, l.n_command = 2;
+	CHECK_EQ_INT(gc_launch_argv(&l, &argv, &e), GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "argument 2");
+	l.command = cmd, l.n_command = 4, l.master_addr = "$(x)";
+	CHECK_EQ_INT(gc_launch_argv(&l, &argv, &e), GC_E_INVAL);
+}
+
+/* the wrapper itself: Open MPI's variables mapped, {records} replaced, the folder
+ * entered; run with /bin/sh as mpirun would (no data subnet: the iface given) */
+static void test_wrapper_runs(void)
+{
+	char *cmd[] = { "/bin/sh", "show.sh", "--out={records}", NULL };
+	const char *env[] = { "OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=2",
+			      "OMPI_COMM_WORLD_LOCAL_RANK=0" };
+	gc_launch l = { 0 };
+	char **argv, want[1024];
+	gc_proc_result r;
+	gc_err e;
+	size_t i;
+
+	l.hosts[0] = "n1";
+	l.slots[0] = 1;
+	l.nhosts = 1, l.world = 1;
+	l.iface = "lo";
+	l.command = cmd, l.n_command = 3;
+	l.files_dir = dir;   /* show.sh is found there: the rank runs in it */
+	l.records_dir = "/tmp/recs";
+	l.master_addr = "10.1.2.3", l.master_port = 2000;
+	CHECKF(gc_launch_argv(&l, &argv, &e) == GC_OK, "%s", e.msg);
+	for (i = 0; argv[i] && strcmp(argv[i], "/bin/sh"); i++)
+		;
+	CHECK(argv[i] != NULL);
+	for (size_t k = 0; k < 3; k++)
+		putenv((char *)env[k]);
+	CHECK_EQ_INT(gc_proc_run(argv + i, NULL, NULL, 10, 0, &r, &e), GC_OK);
+	snprintf(want, sizeof(want), "1 2 0 10.1.2.3:2000 lo lo /tmp/recs/records-r1.gcr %s "
+		 "--out=/tmp/recs/records-r1.gcr\n", dir);
+	CHECKF(r.status == 0 && r.out && !strcmp(r.out, want), "got '%s' (%s), want '%s'",
+	       r.out ? r.out : "", r.err_tail, want);
+	gc_proc_result_release(&r);
+	gc_argv_free(argv);
+}
+
+int main(void)
+{
+	char lib[300];
+
+	GCT_SUITE("spec_command");
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(spec_path, sizeof(spec_path), "%s/spec.yaml", dir);
+	snprintf(lib, sizeof(lib), "%s/lib", dir);
+	mkdir(lib, 0755);
+	write_file("train.py", "print('hello')\n");
+	write_file("lib/util.txt", "x\n");
+	write_file("show.sh", "echo \"$RANK $WORLD_SIZE $LOCAL_RANK $MASTER_ADDR:$MASTER_PORT "
+		   "$GLOO_SOCKET_IFNAME $NCCL_SOCKET_IFNAME $GCBENCH_RECORDS $(pwd) $1\"\n");
+	GCT_RUN(test_parse_good);
+	GCT_RUN(test_files_in_hash);
+	GCT_RUN(test_arg_problem);
+	GCT_RUN(test_expand);
+	GCT_RUN(test_launch);
+	GCT_RUN(test_wrapper_runs);
+	{
+		char rm[400];
+		snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
+		if (system(rm))
+			printf("# could not remove %s\n", dir);
+	}
+	return gct_finish();
+}
