@@ -9,7 +9,9 @@
 #   make fuzz       build libFuzzer targets with clang (build-fuzz/)
 #
 # Knobs: V=1 (show commands), DEBUG=1 (-O0), SANITIZE=address,undefined,
-#        CUDA=0|1|auto, CUDA_ARCH="80 90", ARCH=native, BUILD=dir
+#        CUDA=0|1|auto, CUDA_ARCH="80 90", ARCH=x86-64-v2 (the CPU baseline:
+#        hot kernels are dispatched at run time; ARCH=native for one machine,
+#        docs/kernels.md), BUILD=dir
 #
 # Each component adds itself in its own module.mk (see common/module.mk for
 # the variables it may append to).
@@ -18,7 +20,7 @@ V        ?= 0
 DEBUG    ?= 0
 SANITIZE ?=
 CUDA     ?= auto
-ARCH     ?= native
+ARCH     ?= x86-64-v2
 CUDA_ARCH ?= 80 90
 PREFIX   ?= /usr/local
 
