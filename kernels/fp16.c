@@ -8,7 +8,7 @@
 
 #include "isa.h"
 #include "select.h"
-#if GC_ISA_DISPATCH
+#if GC_ISA_MAX_N >= 1
 #include <immintrin.h>
 #endif
 
@@ -39,7 +39,7 @@ static void f16_sum_default(uint16_t *acc, const uint16_t *x, size_t n)
 		acc[i] = gc_f32_to_f16(gc_f16_to_f32(acc[i]) + gc_f16_to_f32(x[i]));
 }
 
-#if GC_ISA_DISPATCH
+#if GC_ISA_MAX_N >= 1
 GC_TARGET_AVX2 static void to_half_avx2(uint16_t *h, const float *c, size_t n, float p)
 {
 	__m256 vp = _mm256_set1_ps(p);
@@ -76,7 +76,13 @@ GC_TARGET_AVX2 static void f16_sum_avx2(uint16_t *acc, const uint16_t *x, size_t
 	}
 	f16_sum_default(acc + i, x + i, n - i);
 }
+#else
+#define to_half_avx2 to_half_default
+#define from_half_avx2 from_half_default
+#define f16_sum_avx2 f16_sum_default
+#endif
 
+#if GC_ISA_MAX_N >= 2
 GC_TARGET_AVX512 static void to_half_avx512(uint16_t *h, const float *c, size_t n, float p)
 {
 	__m512 vp = _mm512_set1_ps(p);
@@ -113,6 +119,10 @@ GC_TARGET_AVX512 static void f16_sum_avx512(uint16_t *acc, const uint16_t *x, si
 	}
 	f16_sum_default(acc + i, x + i, n - i);
 }
+#else
+#define to_half_avx512 to_half_avx2
+#define from_half_avx512 from_half_avx2
+#define f16_sum_avx512 f16_sum_avx2
 #endif
 
 static void to_half(uint16_t *h, const float *c, size_t n, float p)

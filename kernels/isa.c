@@ -71,6 +71,7 @@ gc_isa gc_isa_active(void)
 		__atomic_store_n(&cap_level, c, __ATOMIC_RELAXED);
 	}
 	gc_isa l = gc_isa_cpu();
+	c = c < GC_ISA_MAX_N ? c : GC_ISA_MAX_N;
 	return (int)l < c ? l : (gc_isa)c;
 }
 

@@ -25,16 +25,36 @@
 
 typedef enum gc_isa { GC_ISA_DEFAULT = 0, GC_ISA_AVX2 = 1, GC_ISA_AVX512 = 2 } gc_isa;
 
-/* Function attributes of the variants (x86-64 with GCC or clang). */
+/* The variants. GC_ISA_MAX_N: the highest level compiled in (0, 1, 2). A baseline
+ * without AVX (the default) compiles the avx2 and avx512 variants with target
+ * attributes and dispatches; a baseline with AVX (ARCH=native, x86-64-v3, ...) compiles
+ * every variant for that baseline (no attribute: nothing to gain, and code of the
+ * baseline cannot be inlined into a narrower target) and tops out at what it has. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define GC_ISA_DISPATCH 1
+#if !defined(__AVX__)
 #define GC_TARGET_AVX2 __attribute__((target("arch=x86-64-v3")))
 #define GC_TARGET_AVX512 __attribute__((target("arch=x86-64-v4,prefer-vector-width=512")))
+#define GC_ISA_MAX_N 2
+#else
+#define GC_TARGET_AVX2
+#define GC_TARGET_AVX512
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && \
+	defined(__AVX512VL__) && defined(__F16C__)
+#define GC_ISA_MAX_N 2
+#elif defined(__AVX2__) && defined(__F16C__)
+#define GC_ISA_MAX_N 1
+#else
+#define GC_ISA_MAX_N 0
+#endif
+#endif
 #else
 #define GC_ISA_DISPATCH 0
+#define GC_ISA_MAX_N 0
 #endif
 
-/* The level the kernels use now: the CPU's best, capped by GC_CPU_ISA and gc_isa_cap. */
+/* The level the kernels use now: the CPU's best, capped by GC_ISA_MAX_N, GC_CPU_ISA
+ * and gc_isa_cap. */
 gc_isa gc_isa_active(void);
 /* The best level this CPU supports. */
 gc_isa gc_isa_cpu(void);

@@ -4,7 +4,7 @@ KERNEL_SRCS := kernels/isa.c kernels/params.c kernels/plan.c kernels/compress.c 
                kernels/topk.c kernels/mstopk.c kernels/powersgd.c
 LIB_SRCS += $(KERNEL_SRCS)
 UNIT_TESTS += $(BUILD)/tests/test_kernels $(BUILD)/tests/test_kernels_methods \
-              $(BUILD)/tests/test_kernels_plan
+              $(BUILD)/tests/test_kernels_plan $(BUILD)/tests/test_kernels_isa
 BINS += $(BUILD)/bin/gcbench-bench-kernels
 INTEG_TESTS += tests/integration/test_compress_cli.sh
 BENCHES += bench-kernels

@@ -10,7 +10,9 @@
  * writes P Q^T and the new residual c - P Q^T in the same pass. */
 #include <limits.h>
 #include <stdint.h>
+#ifdef __SSE__
 #include <immintrin.h>
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,6 +380,7 @@ static gc_rc ps_round_done(gc_bucket *b)
 static inline __attribute__((always_inline)) void store16(float *out, const v16f *v,
 							 int stream)
 {
+#ifdef __SSE__
 	if (stream) {
 		float x[VL];
 		memcpy(x, v, sizeof(x));
@@ -385,6 +388,8 @@ static inline __attribute__((always_inline)) void store16(float *out, const v16f
 			_mm_stream_ps(out + l, _mm_loadu_ps(x + l));
 		return;
 	}
+#endif
+	(void)stream;
 	memcpy(out, v, sizeof(*v));
 }
 
@@ -467,7 +472,9 @@ static gc_rc ps_decode(gc_bucket *b, float *avg)
 					   stream);
 			}
 		}
+#ifdef __SSE__
 		_mm_sfence();   /* this thread's streamed stores, before avg is read */
+#endif
 	}
 	for (size_t t = 0; t < b->nt; t++) {
 		const float *sum = s->send0 + s->po[t];

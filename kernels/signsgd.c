@@ -6,7 +6,9 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE__
 #include <immintrin.h>
+#endif
 
 #include "isa.h"
 #include "select.h"
@@ -80,19 +82,32 @@ static void sg_release(gc_bucket *b)
 static void pack_bytes_default(const float *c, uint8_t *bits, size_t j0, size_t j1)
 {
 	for (size_t j = j0; j < j1; j++) {
+#ifdef __SSE__
 		int lo = _mm_movemask_ps(_mm_loadu_ps(c + 8 * j));
 		int hi = _mm_movemask_ps(_mm_loadu_ps(c + 8 * j + 4));
 		bits[j] = (uint8_t)~(lo | hi << 4);
+#else
+		uint32_t v = 0, u;
+		for (int i = 0; i < 8; i++) {
+			memcpy(&u, c + 8 * j + i, 4);
+			v |= (~u >> 31) << i;
+		}
+		bits[j] = (uint8_t)v;
+#endif
 	}
 }
 
-#if GC_ISA_DISPATCH
+#if GC_ISA_MAX_N >= 1
 GC_TARGET_AVX2 static void pack_bytes_avx2(const float *c, uint8_t *bits, size_t j0, size_t j1)
 {
 	for (size_t j = j0; j < j1; j++)
 		bits[j] = (uint8_t)~_mm256_movemask_ps(_mm256_loadu_ps(c + 8 * j));
 }
+#else
+#define pack_bytes_avx2 pack_bytes_default
+#endif
 
+#if GC_ISA_MAX_N >= 2
 GC_TARGET_AVX512 static void pack_bytes_avx512(const float *c, uint8_t *bits, size_t j0,
 					       size_t j1)
 {
@@ -106,6 +121,8 @@ GC_TARGET_AVX512 static void pack_bytes_avx512(const float *c, uint8_t *bits, si
 	for (; j < j1; j++)
 		bits[j] = (uint8_t)~_mm256_movemask_ps(_mm256_loadu_ps(c + 8 * j));
 }
+#else
+#define pack_bytes_avx512 pack_bytes_avx2
 #endif
 
 static void pack_bytes(const float *c, uint8_t *bits, size_t j0, size_t j1)
@@ -455,7 +472,7 @@ static void scaled_range_default(const gc_bucket *b, const struct sg *s, size_t 
 	scaled_body(b, s, t, a, z, out);
 }
 
-#if GC_ISA_DISPATCH
+#if GC_ISA_MAX_N >= 1
 /* The same with 8 lanes of AVX2 (used at the AVX-512 level too). */
 GC_TARGET_AVX2 static void scaled_range_avx2(const gc_bucket *b, const struct sg *s, size_t t,
 					     size_t a, size_t z, float *out)
@@ -486,7 +503,7 @@ GC_TARGET_AVX2 static void scaled_range_avx2(const gc_bucket *b, const struct sg
 static void scaled_range(const gc_bucket *b, const struct sg *s, size_t t, size_t a, size_t z,
 			 float *out)
 {
-#if GC_ISA_DISPATCH
+#if GC_ISA_MAX_N >= 1
 	if (gc_isa_active() >= GC_ISA_AVX2) {
 		scaled_range_avx2(b, s, t, a, z, out);
 		return;
