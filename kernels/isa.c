@@ -38,8 +38,17 @@ gc_isa gc_isa_cpu(void)
 	if (l < 0) {
 #if GC_ISA_DISPATCH
 		__builtin_cpu_init();
-		l = __builtin_cpu_supports("x86-64-v4") ? GC_ISA_AVX512 :
-		    __builtin_cpu_supports("x86-64-v3") ? GC_ISA_AVX2 : GC_ISA_DEFAULT;
+#ifdef __clang__
+		int v3 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") &&
+			 __builtin_cpu_supports("fma");
+		int v4 = v3 && __builtin_cpu_supports("avx512f") &&
+			 __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+			 __builtin_cpu_supports("avx512vl");
+#else
+		int v3 = __builtin_cpu_supports("x86-64-v3");
+		int v4 = __builtin_cpu_supports("x86-64-v4");
+#endif
+		l = v4 ? GC_ISA_AVX512 : v3 ? GC_ISA_AVX2 : GC_ISA_DEFAULT;
 #else
 		l = GC_ISA_DEFAULT;
 #endif

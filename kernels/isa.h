@@ -33,8 +33,16 @@ typedef enum gc_isa { GC_ISA_DEFAULT = 0, GC_ISA_AVX2 = 1, GC_ISA_AVX512 = 2 } g
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define GC_ISA_DISPATCH 1
 #if !defined(__AVX__)
-#define GC_TARGET_AVX2 __attribute__((target("arch=x86-64-v3")))
-#define GC_TARGET_AVX512 __attribute__((target("arch=x86-64-v4,prefer-vector-width=512")))
+/* the features without FMA, so that no compiler contracts a * b + c differently per
+ * level (clang contracts within an expression by default) */
+#define GC_ISA_F2 "avx2,f16c,bmi,bmi2,lzcnt,popcnt"
+#define GC_ISA_F512 GC_ISA_F2 ",avx512f,avx512bw,avx512dq,avx512vl,avx512cd"
+#define GC_TARGET_AVX2 __attribute__((target(GC_ISA_F2)))
+#ifdef __clang__
+#define GC_TARGET_AVX512 __attribute__((target(GC_ISA_F512)))
+#else
+#define GC_TARGET_AVX512 __attribute__((target(GC_ISA_F512 ",prefer-vector-width=512")))
+#endif
 #define GC_ISA_MAX_N 2
 #else
 #define GC_TARGET_AVX2
