@@ -11,7 +11,8 @@
 # Knobs: V=1 (show commands), DEBUG=1 (-O0), SANITIZE=address,undefined,
 #        CUDA=0|1|auto, CUDA_ARCH="80 90", ARCH=x86-64-v2 (the CPU baseline:
 #        hot kernels are dispatched at run time; ARCH=native for one machine,
-#        docs/kernels.md), BUILD=dir
+#        docs/kernels.md), TUNE=native (-mtune: scheduling for the build
+#        machine's CPU, still runs everywhere), BUILD=dir
 #
 # Each component adds itself in its own module.mk (see common/module.mk for
 # the variables it may append to).
@@ -21,6 +22,7 @@ DEBUG    ?= 0
 SANITIZE ?=
 CUDA     ?= auto
 ARCH     ?= x86-64-v2
+TUNE     ?=
 CUDA_ARCH ?= 80 90
 PREFIX   ?= /usr/local
 
@@ -75,6 +77,9 @@ OPT := -O3 -g
 endif
 ifneq ($(ARCH),)
 OPT += -march=$(ARCH)
+endif
+ifneq ($(TUNE),)
+OPT += -mtune=$(TUNE)
 endif
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all,)
 

@@ -184,23 +184,26 @@ static size_t tensor_at(const gc_bucket *b, size_t i)
 }
 
 typedef float v8f __attribute__((vector_size(32)));
-typedef double v8d __attribute__((vector_size(64)));
+typedef float v4f __attribute__((vector_size(16)));
+typedef double v4d __attribute__((vector_size(32)));
 typedef uint32_t v8u __attribute__((vector_size(32)));
 
 /* sum |c| over [a, z); with e, c = e after e[i] += g[i] (error feedback fused in). The
  * order is fixed (8 lanes, each summed in index order, then the lanes in order, then
- * the tail), so every ISA level gives the same bits. */
+ * the tail), so every ISA level gives the same bits. The lanes are two 4-double halves:
+ * one 8-double vector is lowered through the stack below AVX-512. */
 static inline __attribute__((always_inline)) double
 abs_sum_body(float *e, const float *g, size_t a, size_t z)
 {
 	const v8u mask = { 0x7fffffffu, 0x7fffffffu, 0x7fffffffu, 0x7fffffffu,
 			   0x7fffffffu, 0x7fffffffu, 0x7fffffffu, 0x7fffffffu };
-	v8d acc = { 0 };
+	v4d acc0 = { 0 }, acc1 = { 0 };
 	double sum = 0;
 	size_t i = a;
 
 	for (; i + 8 <= z; i += 8) {
 		v8f x, y;
+		v4f lo, hi;
 		v8u u;
 		memcpy(&x, g + i, sizeof(x));
 		if (e) {
@@ -210,11 +213,15 @@ abs_sum_body(float *e, const float *g, size_t a, size_t z)
 		}
 		memcpy(&u, &x, sizeof(u));
 		u &= mask;
-		memcpy(&x, &u, sizeof(x));
-		acc += __builtin_convertvector(x, v8d);
+		memcpy(&lo, &u, sizeof(lo));
+		memcpy(&hi, (const char *)&u + sizeof(lo), sizeof(hi));
+		acc0 += __builtin_convertvector(lo, v4d);
+		acc1 += __builtin_convertvector(hi, v4d);
 	}
-	for (int l = 0; l < 8; l++)
-		sum += acc[l];
+	for (int l = 0; l < 4; l++)
+		sum += acc0[l];
+	for (int l = 0; l < 4; l++)
+		sum += acc1[l];
 	for (; i < z; i++) {
 		if (e)
 			e[i] += g[i];
