@@ -215,7 +215,8 @@ const char *gc_build_host_cpu(void)
 
 int gc_build_is_native(void)
 {
-	return strncmp(GC_BUILD_ARCH, "x86-64", 6) != 0;
+	/* "unknown": compiled outside the Makefile's rule; the flags list still holds */
+	return strncmp(GC_BUILD_ARCH, "x86-64", 6) != 0 && strcmp(GC_BUILD_ARCH, "unknown") != 0;
 }
 
 /* 1 if the space-separated list `list` holds the word w (length wn). */

@@ -79,7 +79,7 @@ const char *gc_build_arch(void);
 const char *gc_build_cpu_flags(void);
 const char *gc_build_host_cpu(void);
 /* 1 when the baseline is tied to the build machine's CPU (ARCH=native or a CPU name),
- * not a portable x86-64-vN level. */
+ * not a portable x86-64-vN level (nor "unknown": built without the Makefile's rule). */
 int gc_build_is_native(void);
 
 /* The flags of `need` (space-separated) missing from `have` (a /proc/cpuinfo "flags"
