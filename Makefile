@@ -9,7 +9,10 @@
 #   make fuzz       build libFuzzer targets with clang (build-fuzz/)
 #
 # Knobs: V=1 (show commands), DEBUG=1 (-O0), SANITIZE=address,undefined,
-#        CUDA=0|1|auto, CUDA_ARCH="80 90", ARCH=native, BUILD=dir,
+#        CUDA=0|1|auto, CUDA_ARCH="80 90", ARCH=x86-64-v2 (the CPU baseline:
+#        hot kernels are dispatched at run time; ARCH=native for one machine,
+#        docs/kernels.md), TUNE=native (-mtune: scheduling for the build
+#        machine's CPU, still runs everywhere), BUILD=dir,
 #        WERROR= (warnings stay warnings: an unknown compiler version),
 #        EXTRA_CFLAGS, EXTRA_NVCCFLAGS
 #
@@ -20,7 +23,8 @@ V        ?= 0
 DEBUG    ?= 0
 SANITIZE ?=
 CUDA     ?= auto
-ARCH     ?= native
+ARCH     ?= x86-64-v2
+TUNE     ?=
 CUDA_ARCH ?= 80 90
 PREFIX   ?= /usr/local
 
@@ -81,6 +85,9 @@ endif
 ifneq ($(ARCH),)
 OPT += -march=$(ARCH)
 endif
+ifneq ($(TUNE),)
+OPT += -mtune=$(TUNE)
+endif
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all,)
 
 CPPFLAGS += -D_GNU_SOURCE -I. -Icommon -MMD -MP -DGC_HAVE_CUDA=$(USE_CUDA)
@@ -123,6 +130,16 @@ include formats/module.mk
 include tests/module.mk
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+
+# Objects depend on the flags they were built with: a change of ARCH, TUNE, DEBUG,
+# CUDA or EXTRA_CFLAGS rebuilds them (build/flags.txt is rewritten only when the flags
+# differ, so an unchanged build stays up to date).
+FLAGS_FILE := $(BUILD)/flags.txt
+FLAGS_NOW := $(CC) $(CPPFLAGS) $(CFLAGS) | $(NVCC) $(NVCCFLAGS) | $(LDFLAGS) $(LDLIBS)
+ifneq ($(FLAGS_NOW),$(file <$(FLAGS_FILE)))
+$(shell mkdir -p $(BUILD))
+$(file >$(FLAGS_FILE),$(FLAGS_NOW))
+endif
 ifeq ($(USE_CUDA),1)
 LIB_OBJS += $(CU_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
 endif
@@ -134,12 +151,12 @@ $(LIB): $(LIB_OBJS)
 	$(if $(Q),@echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/obj/%.o: %.c
+$(BUILD)/obj/%.o: %.c $(FLAGS_FILE)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.cu.o: %.cu
+$(BUILD)/obj/%.cu.o: %.cu $(FLAGS_FILE)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  NVCC    $<")
 	$(Q)$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@

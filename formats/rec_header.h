@@ -14,8 +14,9 @@
 
 #include "result.h"
 
-#define GC_RECH_NAME 64     /* method, workload, model, backend: at most 63 bytes */
-#define GC_RECH_TEXT 256    /* producer, params: at most 255 bytes */
+#define GC_RECH_NAME 64     /* method, backend: at most 63 bytes */
+#define GC_RECH_TEXT 256    /* producer, host: at most 255 bytes */
+#define GC_RECH_PATH 4096   /* workload, model (a csv: model is a path), params: at most 4095 */
 
 /* bits of gc_rec_header.have: the keys the header gives */
 enum {
@@ -31,9 +32,9 @@ struct gc_rec_header {
 	                                     * writes "format": "gcbench-worker" instead),
 	                                     * "gcbench-worker VERSION" from versions.gcbench */
 	char method[GC_RECH_NAME];
-	char params[GC_RECH_TEXT];          /* "k=v,..." or "" */
-	char workload[GC_RECH_NAME];
-	char model[GC_RECH_NAME];
+	char params[GC_RECH_PATH];          /* "k=v,..." or "" */
+	char workload[GC_RECH_PATH];        /* "replay:csv:/path/m.csv", "command" */
+	char model[GC_RECH_PATH];
 	char backend[GC_RECH_NAME];
 	char host[GC_RECH_TEXT];            /* optional: the rank's host name */
 	long long world, rank, batch;       /* -1 when absent */

@@ -1,13 +1,19 @@
 # kernels/: the gradient compressors (CPU back end in C; CUDA in kernels/cuda/).
-KERNEL_SRCS := kernels/params.c kernels/plan.c kernels/compress.c kernels/simulate.c \
+KERNEL_SRCS := kernels/isa.c kernels/params.c kernels/plan.c kernels/compress.c kernels/simulate.c \
                kernels/select.c kernels/sparse.c kernels/syncsgd.c kernels/fp16.c kernels/signsgd.c \
                kernels/topk.c kernels/mstopk.c kernels/powersgd.c
 LIB_SRCS += $(KERNEL_SRCS)
 UNIT_TESTS += $(BUILD)/tests/test_kernels $(BUILD)/tests/test_kernels_methods \
-              $(BUILD)/tests/test_kernels_plan
+              $(BUILD)/tests/test_kernels_plan $(BUILD)/tests/test_kernels_isa
 BINS += $(BUILD)/bin/gcbench-bench-kernels
-INTEG_TESTS += tests/integration/test_compress_cli.sh
+INTEG_TESTS += tests/integration/test_compress_cli.sh tests/integration/test_portable.sh
 BENCHES += bench-kernels
+
+# How the build was made (kernels/isa.h): its -march and, for ARCH=native, the CPU of
+# the machine it was built on (provisioning names it in its warning).
+GC_BUILD_HOST_CPU := $(shell sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n 1 | tr -cd 'A-Za-z0-9 ._@()-' | cut -c1-80)
+$(BUILD)/obj/kernels/isa.o: CPPFLAGS += -DGC_BUILD_ARCH='"$(or $(ARCH),x86-64)"' \
+	-DGC_BUILD_HOST_CPU='"$(or $(GC_BUILD_HOST_CPU),unknown)"'
 
 # The CUDA back end is called only when its dispatch table is part of the build
 # (kernels/cuda/module.mk adds kernels/cuda/dispatch.cu to CU_SRCS); expanded late,

@@ -10,15 +10,36 @@
  * writes P Q^T and the new residual c - P Q^T in the same pass. */
 #include <limits.h>
 #include <stdint.h>
-#if defined(__AVX512F__)
+#ifdef __SSE__
 #include <immintrin.h>
 #endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "isa.h"
 #include "rng.h"
 #include "select.h"
+
+/* The row loops below are compiled for the baseline and for AVX-512 and dispatched at
+ * run time (kernels/isa.h); explicit 16-lane vectors fix the order of every float sum,
+ * so each level gives the same bits. No AVX2 variant: GCC 12 lowers the 16-lane vectors
+ * to AVX2 through the stack, which measured slower than the baseline's SSE (resnet50,
+ * one thread: decode 6.1x a memcpy against 2.9x). */
+#if GC_ISA_DISPATCH
+#define VARIANTS(M) M(default, ) M(avx512, GC_TARGET_AVX512)
+#define VDISPATCH(name, args) do { \
+		if (gc_isa_active() == GC_ISA_AVX512) { \
+			name##_avx512 args; \
+			return; \
+		} \
+		name##_default args; \
+		return; \
+	} while (0)
+#else
+#define VARIANTS(M) M(default, )
+#define VDISPATCH(name, args) do { name##_default args; return; } while (0)
+#endif
 
 struct psgd {
 	int *r;                 /* per tensor: r' if compressed, 0 if sent as is */
@@ -156,7 +177,8 @@ dots4(const float *m, const float *qt, size_t n, int nr, float *out)
 }
 
 /* P row = M row Q, for r ranks in groups of four. */
-static void row_p(const float *m, const float *qt, size_t cols, int r, float *p)
+static inline __attribute__((always_inline)) void
+row_p(const float *m, const float *qt, size_t cols, int r, float *p)
 {
 	for (int c = 0; c < r; c += 4) {
 		const float *q = qt + (size_t)c * cols;
@@ -170,7 +192,7 @@ static void row_p(const float *m, const float *qt, size_t cols, int r, float *p)
 }
 
 /* One row of a compressed tensor in encode: m = m + g (ef) or m = g, then P = M Q. */
-static void encode_row(float *m, const float *g, const float *qt, size_t cols, int r,
+static inline __attribute__((always_inline)) void encode_row_body(float *m, const float *g, const float *qt, size_t cols, int r,
 		       int ef, float *p)
 {
 	size_t j;
@@ -181,6 +203,20 @@ static void encode_row(float *m, const float *g, const float *qt, size_t cols, i
 	else
 		memcpy(m, g, cols * sizeof(float));
 	row_p(m, qt, cols, r, p);
+}
+
+#define ENCODE_ROW(suffix, attr) \
+attr static void encode_row_##suffix(float *m, const float *g, const float *qt, size_t cols, \
+				     int r, int ef, float *p) \
+{ \
+	encode_row_body(m, g, qt, cols, r, ef, p); \
+}
+VARIANTS(ENCODE_ROW)
+
+static void encode_row(float *m, const float *g, const float *qt, size_t cols, int r, int ef,
+		       float *p)
+{
+	VDISPATCH(encode_row, (m, g, qt, cols, r, ef, p));
 }
 
 static gc_rc ps_encode(gc_bucket *b, const float *grad)
@@ -277,7 +313,8 @@ q_block(float *acc, size_t n, const float *m, size_t cols, const float *P, int r
 
 /* Q[j0, j0 + QCHUNK) of one tensor = M^T P over those columns: float accumulators, rows
  * added in order; one unit needs no other, so threads share nothing. */
-static void q_unit(const gc_bucket *b, struct psgd *s, size_t t, size_t j0)
+static inline __attribute__((always_inline)) void
+q_unit_body(const gc_bucket *b, struct psgd *s, size_t t, size_t j0)
 {
 	float acc[32 * QCHUNK];
 	size_t cols = b->t[t].cols, rows = b->t[t].rows, n = cols - j0, i, j;
@@ -305,6 +342,18 @@ static void q_unit(const gc_bucket *b, struct psgd *s, size_t t, size_t j0)
 			q[(j0 + j) * (size_t)r + (size_t)c] = acc[(size_t)c * n + j];
 }
 
+#define Q_UNIT(suffix, attr) \
+attr static void q_unit_##suffix(const gc_bucket *b, struct psgd *s, size_t t, size_t j0) \
+{ \
+	q_unit_body(b, s, t, j0); \
+}
+VARIANTS(Q_UNIT)
+
+static void q_unit(const gc_bucket *b, struct psgd *s, size_t t, size_t j0)
+{
+	VDISPATCH(q_unit, (b, s, t, j0));
+}
+
 static gc_rc ps_round_done(gc_bucket *b)
 {
 	struct psgd *s = b->st;
@@ -328,14 +377,18 @@ static gc_rc ps_round_done(gc_bucket *b)
 	return GC_OK;
 }
 
-/* out[j] = v[0..16): with AVX-512 and a large output (stream: 1), a store that bypasses
- * the cache, so the output's lines are not read first (out + j 64-byte aligned). */
+/* out[j] = v[0..16): for a large output (stream: 1), stores that bypass the cache, so
+ * the output's lines are not read first (out + j 64-byte aligned); SSE's, which every
+ * level has (four to a cache line, combined by the CPU). */
 static inline __attribute__((always_inline)) void store16(float *out, const v16f *v,
 							 int stream)
 {
-#if defined(__AVX512F__)
+#ifdef __SSE__
 	if (stream) {
-		_mm512_stream_ps(out, (__m512)*v);
+		float x[VL];
+		memcpy(x, v, sizeof(x));
+		for (int l = 0; l < VL; l += 4)
+			_mm_stream_ps(out + l, _mm_loadu_ps(x + l));
 		return;
 	}
 #endif
@@ -358,7 +411,7 @@ static inline void decode_elem(const float *p, const float *qt, size_t cols, int
 }
 
 /* One row of a compressed tensor in decode: out = P row Q^T, and e' = c - out (ef). */
-static void decode_row(const float *p, const float *qt, size_t cols, int r, float *out,
+static inline __attribute__((always_inline)) void decode_row_body(const float *p, const float *qt, size_t cols, int r, float *out,
 		       float *m, int ef, int stream)
 {
 	size_t j = 0;
@@ -386,6 +439,26 @@ static void decode_row(const float *p, const float *qt, size_t cols, int r, floa
 		decode_elem(p, qt, cols, r, out, m, ef, j);
 }
 
+/* Streaming stores only at the AVX-512 level (as before the levels were dispatched). */
+#define DECODE_ROW(suffix, attr) \
+attr static void decode_row_##suffix(const float *p, const float *qt, size_t cols, int r, \
+				     float *out, float *m, int ef, int stream) \
+{ \
+	if (stream && GC_ISA_##suffix == GC_ISA_AVX512) \
+		decode_row_body(p, qt, cols, r, out, m, ef, 1); \
+	else \
+		decode_row_body(p, qt, cols, r, out, m, ef, 0); \
+}
+#define GC_ISA_default GC_ISA_DEFAULT
+#define GC_ISA_avx512 GC_ISA_AVX512
+VARIANTS(DECODE_ROW)
+
+static void decode_row(const float *p, const float *qt, size_t cols, int r, float *out,
+		       float *m, int ef, int stream)
+{
+	VDISPATCH(decode_row, (p, qt, cols, r, out, m, ef, stream));
+}
+
 /* M' = P Q^T (e' = c - M'); uncompressed tensors: sum / p (their e stays 0). */
 static gc_rc ps_decode(gc_bucket *b, float *avg)
 {
@@ -408,7 +481,7 @@ static gc_rc ps_decode(gc_bucket *b, float *avg)
 					   stream);
 			}
 		}
-#if defined(__AVX512F__)
+#ifdef __SSE__
 		_mm_sfence();   /* this thread's streamed stores, before avg is read */
 #endif
 	}

@@ -1,11 +1,37 @@
 /* kernels/select.c: shared CPU helpers: buffers, error feedback, magnitude
- * histograms and the sparse payload of topk and mstopk. */
+ * histograms and the sparse payload of topk and mstopk. The passes over the bucket are
+ * compiled per ISA level and dispatched at run time (kernels/isa.h); their results do
+ * not depend on the level (integer work; sums in an order the code fixes). */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "isa.h"
 #include "select.h"
+
+/* name(args) calls name_avx512, name_avx2 or name_default by the active level. */
+#if GC_ISA_DISPATCH
+#define DISPATCH(name, args) do { \
+		switch (gc_isa_active()) { \
+		case GC_ISA_AVX512: return name##_avx512 args; \
+		case GC_ISA_AVX2: return name##_avx2 args; \
+		default: return name##_default args; \
+		} \
+	} while (0)
+#define VDISPATCH(name, args) do { \
+		switch (gc_isa_active()) { \
+		case GC_ISA_AVX512: name##_avx512 args; return; \
+		case GC_ISA_AVX2: name##_avx2 args; return; \
+		default: name##_default args; return; \
+		} \
+	} while (0)
+#define VARIANT_AVX2 GC_TARGET_AVX2
+#define VARIANT_AVX512 GC_TARGET_AVX512
+#else
+#define DISPATCH(name, args) return name##_default args
+#define VDISPATCH(name, args) do { name##_default args; return; } while (0)
+#endif
 
 #define PAR_MIN 65536           /* below this many elements, stay single-threaded */
 #define BLOCK 16                /* elements tested together before a scalar look */
@@ -82,17 +108,29 @@ hist_body(float *e, const float *g, size_t a, size_t b, uint32_t *h, int stats,
 	*maxkey = m;
 }
 
+#define HIST_PART(suffix, attr) \
+attr static void hist_part_##suffix(float *e, const float *g, size_t a, size_t b, uint32_t *h, \
+				    int stats, double *sum, uint32_t *maxkey) \
+{ \
+	if (stats && e) \
+		hist_body(e, g, a, b, h, 1, sum, maxkey); \
+	else if (stats) \
+		hist_body(NULL, g, a, b, h, 1, sum, maxkey); \
+	else if (e) \
+		hist_body(e, g, a, b, h, 0, sum, maxkey); \
+	else \
+		hist_body(NULL, g, a, b, h, 0, sum, maxkey); \
+}
+HIST_PART(default, )
+#if GC_ISA_DISPATCH
+HIST_PART(avx2, VARIANT_AVX2)
+HIST_PART(avx512, VARIANT_AVX512)
+#endif
+
 static void hist_part(float *e, const float *g, size_t a, size_t b, uint32_t *h, int stats,
 		      double *sum, uint32_t *maxkey)
 {
-	if (stats && e)
-		hist_body(e, g, a, b, h, 1, sum, maxkey);
-	else if (stats)
-		hist_body(NULL, g, a, b, h, 1, sum, maxkey);
-	else if (e)
-		hist_body(e, g, a, b, h, 0, sum, maxkey);
-	else
-		hist_body(NULL, g, a, b, h, 0, sum, maxkey);
+	VDISPATCH(hist_part, (e, g, a, b, h, stats, sum, maxkey));
 }
 
 void gc_sel_hist(float *e, const float *g, size_t n, uint32_t *hist, uint32_t *scratch,
@@ -155,7 +193,8 @@ static inline int block_any_in(const float *c, size_t i, uint32_t bin)
 	return any != 0;
 }
 
-void gc_sel_fine(const float *c, size_t n, uint32_t bin, uint32_t *fine)
+static inline __attribute__((always_inline)) void
+fine_body(const float *c, size_t n, uint32_t bin, uint32_t *fine)
 {
 	size_t i = 0, j;
 
@@ -174,8 +213,31 @@ void gc_sel_fine(const float *c, size_t n, uint32_t bin, uint32_t *fine)
 		fine[j - 1] += fine[j];
 }
 
-void gc_sel_scan(const float *c, size_t n, uint32_t lo, uint32_t hi, size_t k,
-		 uint32_t *ai, size_t *na, uint32_t *fi, size_t *nf)
+static void fine_default(const float *c, size_t n, uint32_t bin, uint32_t *fine)
+{
+	fine_body(c, n, bin, fine);
+}
+
+#if GC_ISA_DISPATCH
+VARIANT_AVX2 static void fine_avx2(const float *c, size_t n, uint32_t bin, uint32_t *fine)
+{
+	fine_body(c, n, bin, fine);
+}
+
+VARIANT_AVX512 static void fine_avx512(const float *c, size_t n, uint32_t bin, uint32_t *fine)
+{
+	fine_body(c, n, bin, fine);
+}
+#endif
+
+void gc_sel_fine(const float *c, size_t n, uint32_t bin, uint32_t *fine)
+{
+	VDISPATCH(fine, (c, n, bin, fine));
+}
+
+static inline __attribute__((always_inline)) void
+scan_body(const float *c, size_t n, uint32_t lo, uint32_t hi, size_t k, uint32_t *ai,
+	  size_t *na, uint32_t *fi, size_t *nf)
 {
 	size_t i = 0, a = 0, f = 0, end;
 
@@ -196,6 +258,24 @@ void gc_sel_scan(const float *c, size_t n, uint32_t lo, uint32_t hi, size_t k,
 	}
 	*na = a;
 	*nf = f;
+}
+
+#define SCAN(suffix, attr) \
+attr static void scan_##suffix(const float *c, size_t n, uint32_t lo, uint32_t hi, size_t k, \
+			       uint32_t *ai, size_t *na, uint32_t *fi, size_t *nf) \
+{ \
+	scan_body(c, n, lo, hi, k, ai, na, fi, nf); \
+}
+SCAN(default, )
+#if GC_ISA_DISPATCH
+SCAN(avx2, VARIANT_AVX2)
+SCAN(avx512, VARIANT_AVX512)
+#endif
+
+void gc_sel_scan(const float *c, size_t n, uint32_t lo, uint32_t hi, size_t k,
+		 uint32_t *ai, size_t *na, uint32_t *fi, size_t *nf)
+{
+	VDISPATCH(scan, (c, n, lo, hi, k, ai, na, fi, nf));
 }
 
 /* ---- candidate lists ---------------------------------------------------------- */
@@ -417,6 +497,25 @@ pass_part(struct gc_cand *cd, int p, float *e, const float *g, size_t a, size_t 
 	return over;
 }
 
+#define PASS(suffix, attr) \
+attr static int pass_##suffix(struct gc_cand *cd, int p, float *e, const float *g, size_t a, \
+			      size_t b, uint32_t *maxkey) \
+{ \
+	return e ? pass_part(cd, p, e, g, a, b, maxkey) \
+		 : pass_part(cd, p, NULL, g, a, b, maxkey); \
+}
+PASS(default, )
+#if GC_ISA_DISPATCH
+PASS(avx2, VARIANT_AVX2)
+PASS(avx512, VARIANT_AVX512)
+#endif
+
+static int pass_any(struct gc_cand *cd, int p, float *e, const float *g, size_t a, size_t b,
+		    uint32_t *maxkey)
+{
+	DISPATCH(pass, (cd, p, e, g, a, b, maxkey));
+}
+
 int gc_sel_pass(struct gc_cand *cd, float *e, const float *g, size_t n, size_t k,
 		uint32_t *hist, uint32_t *fine, double *sum, uint32_t *maxkey)
 {
@@ -433,10 +532,7 @@ int gc_sel_pass(struct gc_cand *cd, float *e, const float *g, size_t n, size_t k
 		size_t b = nb * (size_t)(p + 1) / (size_t)parts * GC_SEL_SBLOCK;
 		uint32_t mp;
 		b = b < n ? b : n;
-		if (e)
-			over |= pass_part(cd, p, e, g, a, b, &mp);
-		else
-			over |= pass_part(cd, p, NULL, g, a, b, &mp);
+		over |= pass_any(cd, p, e, g, a, b, &mp);
 		m = mp > m ? mp : m;
 	}
 	for (size_t j = 0; j < nb; j++)
@@ -448,7 +544,8 @@ int gc_sel_pass(struct gc_cand *cd, float *e, const float *g, size_t n, size_t k
 	return cd->tlo != UINT32_MAX && !over && tot >= k;
 }
 
-size_t gc_cand_count(const struct gc_cand *cd, uint32_t x)
+static inline __attribute__((always_inline)) size_t
+count_body(const struct gc_cand *cd, uint32_t x)
 {
 	size_t tot = 0;
 
@@ -460,4 +557,20 @@ size_t gc_cand_count(const struct gc_cand *cd, uint32_t x)
 		tot += c;
 	}
 	return tot;
+}
+
+#define COUNT(suffix, attr) \
+attr static size_t count_##suffix(const struct gc_cand *cd, uint32_t x) \
+{ \
+	return count_body(cd, x); \
+}
+COUNT(default, )
+#if GC_ISA_DISPATCH
+COUNT(avx2, VARIANT_AVX2)
+COUNT(avx512, VARIANT_AVX512)
+#endif
+
+size_t gc_cand_count(const struct gc_cand *cd, uint32_t x)
+{
+	DISPATCH(count, (cd, x));
 }

@@ -1,14 +1,16 @@
 /* kernels/signsgd.c: signSGD (CPU): 1 bit per element, all-gathered; majority vote
  * (scaled=0) or the average of per-tensor scaled signs (scaled=1, optional error
  * feedback). Packing reads 8 sign bits at once (movemask); the vote counts 8 elements
- * per 64-bit add (one byte lane per element, spilled every 255 workers). */
+ * per 64-bit add (one byte lane per element, spilled every 255 workers). The loops are
+ * compiled per ISA level and dispatched at run time (kernels/isa.h). */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __AVX__
+#ifdef __SSE__
 #include <immintrin.h>
 #endif
 
+#include "isa.h"
 #include "select.h"
 
 struct sg {
@@ -75,26 +77,79 @@ static void sg_release(gc_bucket *b)
 	b->st = NULL;
 }
 
-/* bits: bit i%8 of byte i/8 is 1 iff c[i]'s sign bit is clear. */
-static void pack_signs(const float *c, size_t n, uint8_t *bits)
+/* bits[j] for j in [j0, j1): bit i of byte j is 1 iff c[8 j + i]'s sign bit is clear.
+ * The baseline reads 4 signs per SSE movemask. */
+static void pack_bytes_default(const float *c, uint8_t *bits, size_t j0, size_t j1)
 {
-	size_t j = 0, nb = n / 8, i;
-
-#ifdef __AVX__
-#pragma omp parallel for schedule(static) if (n >= 65536)
-	for (j = 0; j < nb; j++)
-		bits[j] = (uint8_t)~_mm256_movemask_ps(_mm256_loadu_ps(c + 8 * j));
-	j = nb;
+	for (size_t j = j0; j < j1; j++) {
+#ifdef __SSE__
+		int lo = _mm_movemask_ps(_mm_loadu_ps(c + 8 * j));
+		int hi = _mm_movemask_ps(_mm_loadu_ps(c + 8 * j + 4));
+		bits[j] = (uint8_t)~(lo | hi << 4);
 #else
-	for (; j < nb; j++) {
 		uint32_t v = 0, u;
-		for (i = 0; i < 8; i++) {
+		for (int i = 0; i < 8; i++) {
 			memcpy(&u, c + 8 * j + i, 4);
 			v |= (~u >> 31) << i;
 		}
 		bits[j] = (uint8_t)v;
+#endif
+	}
+}
+
+#if GC_ISA_MAX_N >= 1
+GC_TARGET_AVX2 static void pack_bytes_avx2(const float *c, uint8_t *bits, size_t j0, size_t j1)
+{
+	for (size_t j = j0; j < j1; j++)
+		bits[j] = (uint8_t)~_mm256_movemask_ps(_mm256_loadu_ps(c + 8 * j));
+}
+#else
+#define pack_bytes_avx2 pack_bytes_default
+#endif
+
+#if GC_ISA_MAX_N >= 2
+GC_TARGET_AVX512 static void pack_bytes_avx512(const float *c, uint8_t *bits, size_t j0,
+					       size_t j1)
+{
+	size_t j = j0;
+
+	for (; j + 2 <= j1; j += 2) {
+		uint16_t m = (uint16_t)~_mm512_movepi32_mask(_mm512_castps_si512(
+			_mm512_loadu_ps(c + 8 * j)));
+		memcpy(bits + j, &m, 2);
+	}
+	for (; j < j1; j++)
+		bits[j] = (uint8_t)~_mm256_movemask_ps(_mm256_loadu_ps(c + 8 * j));
+}
+#else
+#define pack_bytes_avx512 pack_bytes_avx2
+#endif
+
+static void pack_bytes(const float *c, uint8_t *bits, size_t j0, size_t j1)
+{
+#if GC_ISA_DISPATCH
+	switch (gc_isa_active()) {
+	case GC_ISA_AVX512: pack_bytes_avx512(c, bits, j0, j1); return;
+	case GC_ISA_AVX2: pack_bytes_avx2(c, bits, j0, j1); return;
+	default: break;
 	}
 #endif
+	pack_bytes_default(c, bits, j0, j1);
+}
+
+#define PACK_CHUNK 4096          /* bytes of bits per unit of work */
+
+/* bits: bit i%8 of byte i/8 is 1 iff c[i]'s sign bit is clear. */
+static void pack_signs(const float *c, size_t n, uint8_t *bits)
+{
+	size_t nb = n / 8, i;
+	long j, nchunk = (long)((nb + PACK_CHUNK - 1) / PACK_CHUNK);
+
+#pragma omp parallel for schedule(static) if (n >= 65536)
+	for (j = 0; j < nchunk; j++) {
+		size_t j0 = (size_t)j * PACK_CHUNK;
+		pack_bytes(c, bits, j0, j0 + PACK_CHUNK < nb ? j0 + PACK_CHUNK : nb);
+	}
 	if (nb * 8 < n) {
 		uint32_t v = 0, u;
 		for (i = nb * 8; i < n; i++) {
@@ -128,24 +183,116 @@ static size_t tensor_at(const gc_bucket *b, size_t i)
 	return lo;
 }
 
-/* sum |c| over [a, z); with e, c = e after e[i] += g[i] (error feedback fused in). */
-static double abs_sum(float *e, const float *g, size_t a, size_t z)
-{
-	double sum = 0;
-	size_t i;
+typedef float v8f __attribute__((vector_size(32)));
+typedef float v4f __attribute__((vector_size(16)));
+typedef double v4d __attribute__((vector_size(32)));
+typedef uint32_t v8u __attribute__((vector_size(32)));
 
-	if (e) {
-#pragma omp simd reduction(+:sum)
-		for (i = a; i < z; i++) {
-			e[i] += g[i];
-			sum += (double)__builtin_fabsf(e[i]);
+/* sum |c| over [a, z); with e, c = e after e[i] += g[i] (error feedback fused in). The
+ * order is fixed (8 lanes, each summed in index order, then the lanes in order, then
+ * the tail), so every ISA level gives the same bits. The lanes are two 4-double halves:
+ * one 8-double vector is lowered through the stack below AVX-512. */
+static inline __attribute__((always_inline)) double
+abs_sum_body(float *e, const float *g, size_t a, size_t z)
+{
+	const v8u mask = { 0x7fffffffu, 0x7fffffffu, 0x7fffffffu, 0x7fffffffu,
+			   0x7fffffffu, 0x7fffffffu, 0x7fffffffu, 0x7fffffffu };
+	v4d acc0 = { 0 }, acc1 = { 0 };
+	double sum = 0;
+	size_t i = a;
+
+	for (; i + 8 <= z; i += 8) {
+		v8f x, y;
+		v4f lo, hi;
+		v8u u;
+		memcpy(&x, g + i, sizeof(x));
+		if (e) {
+			memcpy(&y, e + i, sizeof(y));
+			x += y;
+			memcpy(e + i, &x, sizeof(x));
 		}
-	} else {
-#pragma omp simd reduction(+:sum)
-		for (i = a; i < z; i++)
-			sum += (double)__builtin_fabsf(g[i]);
+		memcpy(&u, &x, sizeof(u));
+		u &= mask;
+		memcpy(&lo, &u, sizeof(lo));
+		memcpy(&hi, (const char *)&u + sizeof(lo), sizeof(hi));
+		acc0 += __builtin_convertvector(lo, v4d);
+		acc1 += __builtin_convertvector(hi, v4d);
+	}
+	for (int l = 0; l < 4; l++)
+		sum += acc0[l];
+	for (int l = 0; l < 4; l++)
+		sum += acc1[l];
+	for (; i < z; i++) {
+		if (e)
+			e[i] += g[i];
+		sum += (double)__builtin_fabsf(e ? e[i] : g[i]);
 	}
 	return sum;
+}
+
+/* e = c - s * sign(c) over [a, z), in place (e holds c). */
+static inline __attribute__((always_inline)) void
+ef_sub_body(float *e, size_t a, size_t z, float sc)
+{
+#pragma omp simd
+	for (size_t i = a; i < z; i++)
+		e[i] -= __builtin_copysignf(sc, e[i]);
+}
+
+static double abs_sum_default(float *e, const float *g, size_t a, size_t z)
+{
+	return e ? abs_sum_body(e, g, a, z) : abs_sum_body(NULL, g, a, z);
+}
+
+static void ef_sub_default(float *e, size_t a, size_t z, float sc)
+{
+	ef_sub_body(e, a, z, sc);
+}
+
+#if GC_ISA_DISPATCH
+GC_TARGET_AVX2 static double abs_sum_avx2(float *e, const float *g, size_t a, size_t z)
+{
+	return e ? abs_sum_body(e, g, a, z) : abs_sum_body(NULL, g, a, z);
+}
+
+GC_TARGET_AVX512 static double abs_sum_avx512(float *e, const float *g, size_t a, size_t z)
+{
+	return e ? abs_sum_body(e, g, a, z) : abs_sum_body(NULL, g, a, z);
+}
+
+GC_TARGET_AVX2 static void ef_sub_avx2(float *e, size_t a, size_t z, float sc)
+{
+	ef_sub_body(e, a, z, sc);
+}
+
+GC_TARGET_AVX512 static void ef_sub_avx512(float *e, size_t a, size_t z, float sc)
+{
+	ef_sub_body(e, a, z, sc);
+}
+#endif
+
+static double abs_sum(float *e, const float *g, size_t a, size_t z)
+{
+#if GC_ISA_DISPATCH
+	switch (gc_isa_active()) {
+	case GC_ISA_AVX512: return abs_sum_avx512(e, g, a, z);
+	case GC_ISA_AVX2: return abs_sum_avx2(e, g, a, z);
+	default: break;
+	}
+#endif
+	return abs_sum_default(e, g, a, z);
+}
+
+static void ef_sub(float *e, size_t a, size_t z, float sc)
+{
+#if GC_ISA_DISPATCH
+	switch (gc_isa_active()) {
+	case GC_ISA_AVX512: ef_sub_avx512(e, a, z, sc); return;
+	case GC_ISA_AVX2: ef_sub_avx2(e, a, z, sc); return;
+	default: break;
+	}
+#endif
+	ef_sub_default(e, a, z, sc);
 }
 
 /* scales[t] = mean |c| over tensor t (summed in double per thread range, the ranges
@@ -183,17 +330,12 @@ static void ef_update(const gc_bucket *b, struct sg *s)
 
 #pragma omp parallel num_threads(nth)
 	{
-		size_t lo, hi, t, i;
+		size_t lo, hi, t;
 
 		thread_range(b->numel, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
-		for (t = tensor_at(b, lo); lo < hi && t < b->nt && b->off[t] < hi; t++) {
-			size_t a = b->off[t] > lo ? b->off[t] : lo;
-			size_t z = b->off[t + 1] < hi ? b->off[t + 1] : hi;
-			float sc = s->scales[t];
-#pragma omp simd
-			for (i = a; i < z; i++)
-				s->e[i] -= __builtin_copysignf(sc, s->e[i]);
-		}
+		for (t = tensor_at(b, lo); lo < hi && t < b->nt && b->off[t] < hi; t++)
+			ef_sub(s->e, b->off[t] > lo ? b->off[t] : lo,
+			       b->off[t + 1] < hi ? b->off[t + 1] : hi, s->scales[t]);
 	}
 }
 
@@ -215,7 +357,7 @@ static gc_rc sg_encode(gc_bucket *b, const float *grad)
 }
 
 /* Majority vote over bytes [j0, j1) of every worker's bits into out. */
-static void vote_block(const struct sg *s, int p, size_t j0, size_t j1, size_t n, float *out)
+static inline __attribute__((always_inline)) void vote_body(const struct sg *s, int p, size_t j0, size_t j1, size_t n, float *out)
 {
 	uint32_t cnt[CHUNK * 8];
 	uint64_t acc[CHUNK];
@@ -240,6 +382,38 @@ static void vote_block(const struct sg *s, int p, size_t j0, size_t j1, size_t n
 		int v = 2 * (int)cnt[i] - p;
 		out[8 * j0 + i] = (float)((v > 0) - (v < 0));
 	}
+}
+
+static void vote_block_default(const struct sg *s, int p, size_t j0, size_t j1, size_t n,
+			       float *out)
+{
+	vote_body(s, p, j0, j1, n, out);
+}
+
+#if GC_ISA_DISPATCH
+GC_TARGET_AVX2 static void vote_block_avx2(const struct sg *s, int p, size_t j0, size_t j1,
+					   size_t n, float *out)
+{
+	vote_body(s, p, j0, j1, n, out);
+}
+
+GC_TARGET_AVX512 static void vote_block_avx512(const struct sg *s, int p, size_t j0, size_t j1,
+					       size_t n, float *out)
+{
+	vote_body(s, p, j0, j1, n, out);
+}
+#endif
+
+static void vote_block(const struct sg *s, int p, size_t j0, size_t j1, size_t n, float *out)
+{
+#if GC_ISA_DISPATCH
+	switch (gc_isa_active()) {
+	case GC_ISA_AVX512: vote_block_avx512(s, p, j0, j1, n, out); return;
+	case GC_ISA_AVX2: vote_block_avx2(s, p, j0, j1, n, out); return;
+	default: break;
+	}
+#endif
+	vote_block_default(s, p, j0, j1, n, out);
 }
 
 /* The signed scale of element i for one worker: +s if its bit is 1, else -s. */
@@ -272,30 +446,14 @@ static float scaled_one(const struct sg *s, int p, size_t t, size_t i)
 
 /* The same for [a, z) of tensor t; workers are the inner loop, so out is written once,
  * 8 elements (one byte of every worker) at a time in the body. */
-static void scaled_range(const gc_bucket *b, const struct sg *s, size_t t, size_t a, size_t z,
-			 float *out)
+static inline __attribute__((always_inline)) void
+scaled_body(const gc_bucket *b, const struct sg *s, size_t t, size_t a, size_t z, float *out)
 {
 	size_t stride = s->hdr + s->bytes, i = a;
 	float p = (float)b->world;
 
 	for (; i < z && (i & 7); i++)
 		out[i] = scaled_one(s, b->world, t, i);
-#ifdef __AVX2__
-	const __m256i shifts = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-	const __m256 pv = _mm256_set1_ps(p);
-	for (; i + 8 <= z; i += 8) {
-		__m256 acc = _mm256_setzero_ps();
-		for (int w = 0; w < b->world; w++) {
-			uint32_t byte = s->recv[(size_t)w * stride + s->hdr + i / 8];
-			__m256i neg = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(
-				(int)~byte), shifts), _mm256_set1_epi32(1));
-			__m256i u = _mm256_or_si256(_mm256_set1_epi32((int)scale_bits(s, w, t)),
-						    _mm256_slli_epi32(neg, 31));
-			acc = _mm256_add_ps(acc, _mm256_castsi256_ps(u));
-		}
-		_mm256_storeu_ps(out + i, _mm256_div_ps(acc, pv));
-	}
-#endif
 	for (; i + 8 <= z; i += 8) {
 		float acc[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
 		for (int w = 0; w < b->world; w++) {
@@ -313,6 +471,52 @@ static void scaled_range(const gc_bucket *b, const struct sg *s, size_t t, size_
 	}
 	for (; i < z; i++)
 		out[i] = scaled_one(s, b->world, t, i);
+}
+
+static void scaled_range_default(const gc_bucket *b, const struct sg *s, size_t t, size_t a,
+				 size_t z, float *out)
+{
+	scaled_body(b, s, t, a, z, out);
+}
+
+#if GC_ISA_MAX_N >= 1
+/* The same with 8 lanes of AVX2 (used at the AVX-512 level too). */
+GC_TARGET_AVX2 static void scaled_range_avx2(const gc_bucket *b, const struct sg *s, size_t t,
+					     size_t a, size_t z, float *out)
+{
+	size_t stride = s->hdr + s->bytes, i = a;
+	const __m256i shifts = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	const __m256 pv = _mm256_set1_ps((float)b->world);
+
+	for (; i < z && (i & 7); i++)
+		out[i] = scaled_one(s, b->world, t, i);
+	for (; i + 8 <= z; i += 8) {
+		__m256 acc = _mm256_setzero_ps();
+		for (int w = 0; w < b->world; w++) {
+			uint32_t byte = s->recv[(size_t)w * stride + s->hdr + i / 8];
+			__m256i neg = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(
+				(int)~byte), shifts), _mm256_set1_epi32(1));
+			__m256i u = _mm256_or_si256(_mm256_set1_epi32((int)scale_bits(s, w, t)),
+						    _mm256_slli_epi32(neg, 31));
+			acc = _mm256_add_ps(acc, _mm256_castsi256_ps(u));
+		}
+		_mm256_storeu_ps(out + i, _mm256_div_ps(acc, pv));
+	}
+	for (; i < z; i++)
+		out[i] = scaled_one(s, b->world, t, i);
+}
+#endif
+
+static void scaled_range(const gc_bucket *b, const struct sg *s, size_t t, size_t a, size_t z,
+			 float *out)
+{
+#if GC_ISA_MAX_N >= 1
+	if (gc_isa_active() >= GC_ISA_AVX2) {
+		scaled_range_avx2(b, s, t, a, z, out);
+		return;
+	}
+#endif
+	scaled_range_default(b, s, t, a, z, out);
 }
 
 static void scaled_decode(const gc_bucket *b, const struct sg *s, float *avg)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "isa.h"
 #include "select.h"
 
 #define ST(b) ((struct gc_sparse *)(b)->st)
@@ -152,7 +153,8 @@ static size_t lower_bound(const uint32_t *idx, size_t k, size_t x)
 /* avg[a, b) from sorted payloads: zero a block, then each index in it gets the sum over
  * workers 0..p-1 in order (from +0.0f, in float) divided by p; the same values as the
  * scatter-add below, in one pass of writes. */
-static void merge_range(const struct gc_sparse *s, int world, float *avg, size_t a, size_t b)
+static inline __attribute__((always_inline)) void
+merge_body(const struct gc_sparse *s, int world, float *avg, size_t a, size_t b)
 {
 	const uint32_t *idx[MERGE_MAXW];
 	const float *val[MERGE_MAXW];
@@ -183,6 +185,39 @@ static void merge_range(const struct gc_sparse *s, int world, float *avg, size_t
 			avg[i] = sum / p;
 		}
 	}
+}
+
+/* merge_range per ISA level (kernels/isa.h): the same bits at every level. */
+static void merge_range_default(const struct gc_sparse *s, int world, float *avg, size_t a,
+				size_t b)
+{
+	merge_body(s, world, avg, a, b);
+}
+
+#if GC_ISA_DISPATCH
+GC_TARGET_AVX2 static void merge_range_avx2(const struct gc_sparse *s, int world, float *avg,
+					    size_t a, size_t b)
+{
+	merge_body(s, world, avg, a, b);
+}
+
+GC_TARGET_AVX512 static void merge_range_avx512(const struct gc_sparse *s, int world,
+						float *avg, size_t a, size_t b)
+{
+	merge_body(s, world, avg, a, b);
+}
+#endif
+
+static void merge_range(const struct gc_sparse *s, int world, float *avg, size_t a, size_t b)
+{
+#if GC_ISA_DISPATCH
+	switch (gc_isa_active()) {
+	case GC_ISA_AVX512: merge_range_avx512(s, world, avg, a, b); return;
+	case GC_ISA_AVX2: merge_range_avx2(s, world, avg, a, b); return;
+	default: break;
+	}
+#endif
+	merge_range_default(s, world, avg, a, b);
 }
 
 gc_rc gc_sparse_decode(gc_bucket *b, float *avg)

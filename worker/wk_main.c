@@ -17,6 +17,7 @@
 #include "strutil.h"
 #include "timing.h"
 #include "formats/arch.h"
+#include "wk_selftest.h"
 
 #ifndef GC_VERSION
 #define GC_VERSION "0.1"
@@ -351,6 +352,12 @@ int main(int argc, char **argv)
 	gc_err e = { "" };
 	size_t numel = 0;
 	gc_log_init("gcbench-worker", GC_LOG_WARN);
+	if (argc == 2 && !strcmp(argv[1], "--self-test"))
+		return gc_wk_self_test(stdout, GC_VERSION);
+	if (argc == 2 && !strcmp(argv[1], "--build-info")) {
+		gc_wk_build_info(stdout, GC_VERSION);
+		return 0;
+	}
 	if (gc_wk_args_parse(&c, argc, argv, &e)) {
 		gc_error("%s", e.msg);
 		return 2;

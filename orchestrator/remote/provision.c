@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "kernels/isa.h"
 #include "log.h"
 #include "orchestrator/run/run.h"
 #include "formats/arch.h"
@@ -25,13 +26,23 @@ static const char *const files[GC_PROVISION_NFILES] = GC_PROVISION_FILES;
  * binaries run through their ELF interpreter "$2" when it is there (the loader of this
  * build: ld-linux-x86-64.so.2), so that no process of the check is named gcbench-worker
  * (a monitor, or a test, looking for a sweep's workers by name must not see them);
- * a missing library is reported the same way. */
+ * a missing library is reported the same way. Then the node's CPU (cpu_model=,
+ * cpu_flags= from /proc/cpuinfo) and `gcbench-worker --self-test`, which executes every
+ * kernel there (selftest_rc=, 132 for SIGILL, and its verdict line as selftest=). */
 #define CHECK_SH \
 	"for p in gcbench gcbench-worker gcbench-netem gcbench-probe; do " \
 	"if [ -n \"$2\" ] && [ -x \"$2\" ]; then o=$(\"$2\" \"$d/$p\" --help 2>&1 >/dev/null); " \
 	"else o=$(\"$d/$p\" --help 2>&1 >/dev/null); fi || { echo \"broken=$p\"; " \
 	"printf '%s\\n' \"$o\" | tr -cd '[:print:]\\n' | head -c 600 | sed 's/^/err=/'; }; done; " \
-	"echo uid=$(id -u)"
+	"echo uid=$(id -u); " \
+	"echo \"cpu_model=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo " \
+	"2>/dev/null | head -n 1 | tr -cd '[:alnum:] ._@()-' | head -c 100)\"; " \
+	"echo \"cpu_flags=$(sed -n 's/^flags[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo " \
+	"2>/dev/null | head -n 1 | tr -cd 'a-z0-9_ ' | head -c 3000)\"; " \
+	"if [ -n \"$2\" ] && [ -x \"$2\" ]; then o=$(\"$2\" \"$d/gcbench-worker\" --self-test 2>&1); " \
+	"else o=$(\"$d/gcbench-worker\" --self-test 2>&1); fi; echo \"selftest_rc=$?\"; " \
+	"printf '%s\\n' \"$o\" | grep '^self-test:' | tr -cd '[:print:]\\n' | head -c 400 | " \
+	"sed 's/^/selftest=/'"
 
 /* $1 = short hash, $2 = ELF interpreter: is a verified copy there? */
 static const char probe_sh[] =
@@ -287,6 +298,46 @@ static gc_rc check_result(const gc_node *n, const char *out, char *pkg, size_t p
 		       "--install-deps, as root on the node)", broken, n->name, lib, pkg);
 }
 
+gc_rc gc_provision_check_cpu(const char *node, const char *out, const char *needs,
+			     const char *arch, char *isa, size_t in, gc_err *e)
+{
+	char model[128], flags[3100], miss[256], rcs[16], st[420];
+	const char *lv;
+
+	isa[0] = 0;
+	gc_kv_line(out, "cpu_model", model, sizeof(model));
+	gc_kv_line(out, "cpu_flags", flags, sizeof(flags));
+	gc_kv_line(out, "selftest_rc", rcs, sizeof(rcs));
+	gc_kv_line(out, "selftest", st, sizeof(st));
+	if (!model[0])
+		gc_strlcpy(model, "unknown model", sizeof(model));
+	if (flags[0] && gc_isa_missing(needs, flags, miss, sizeof(miss)))
+		return gc_fail(e, GC_E_UNSUPPORTED, "node '%s' cannot run this build: its CPU (%s) "
+			       "lacks %s, which the build (ARCH=%s) needs; rebuild for a baseline "
+			       "every node has (make ARCH=x86-64-v2, the default; docs/kernels.md)",
+			       node, model, miss, arch);
+	if (rcs[0] && !strcmp(rcs, "132"))
+		return gc_fail(e, GC_E_UNSUPPORTED, "node '%s' cannot run this build: gcbench-worker "
+			       "--self-test died with SIGILL (an instruction its CPU, %s, lacks; "
+			       "the build is ARCH=%s); rebuild for a baseline every node has (make "
+			       "ARCH=x86-64-v2, the default; docs/kernels.md)", node, model, arch);
+	if (rcs[0] && strcmp(rcs, "0"))
+		return gc_fail(e, GC_E_CHILD, "gcbench-worker --self-test failed on node '%s' (CPU "
+			       "%s, exit status %s): %.300s", node, model, rcs,
+			       st[0] ? st : "(no verdict line)");
+	if ((lv = strstr(st, "kernels at level ")))
+		snprintf(isa, in, "%.*s", (int)strcspn(lv + 17, " "), lv + 17);
+	if (!gc_is_safe_token(isa))
+		isa[0] = 0;
+	return GC_OK;
+}
+
+static gc_rc check_cpu(const gc_node *n, const char *out, char *isa, size_t in, gc_err *e)
+{
+	return gc_provision_check_cpu(n->name, out, gc_build_cpu_flags(), gc_build_arch(), isa,
+				      in, e);
+}
+
 /* The data files in stage/models/ (each copied to a file of its own, then renamed). */
 static gc_rc stage_models(const struct gc_build *b, const char *stage, gc_err *e)
 {
@@ -426,6 +477,7 @@ gc_rc gc_provision_node(gc_node *n, const struct gc_build *b, const struct gc_pr
 		rc = gc_fail(e, GC_E_INVAL, "node '%s': its build directory '%.100s' is not a safe "
 			     "path (a home directory with spaces?)", n->name, dir);
 	rc = rc ? rc : check_result(n, res.out, pkg, sizeof(pkg), e);
+	rc = rc ? rc : check_cpu(n, res.out, r->kernels, sizeof(r->kernels), e);
 	gc_kv_line(res.out ? res.out : "", "uid", uid, sizeof(uid));
 	gc_proc_result_release(&res);
 	if (rc == GC_E_NOTFOUND && pkg[0] && o->install_deps) {
@@ -439,6 +491,7 @@ gc_rc gc_provision_node(gc_node *n, const struct gc_build *b, const struct gc_pr
 		if (!rc) {
 			rc = gc_node_exec(n, probe, 30, &res, e);
 			rc = rc ? rc : check_result(n, res.out, pkg, sizeof(pkg), e);
+			rc = rc ? rc : check_cpu(n, res.out, r->kernels, sizeof(r->kernels), e);
 			gc_proc_result_release(&res);
 		}
 	}
@@ -608,8 +661,9 @@ static gc_rc provision_parallel(gc_node *nodes, size_t n, const struct gc_build 
 		envs[i] = rep.env;
 		*copied += (size_t)rep.r.copied;
 		if (!o->quiet)
-			gc_info("provision: %s: %s build %s in %.2f s", nodes[i].name,
-				rep.r.copied ? "copied" : "has", b->short_hash, rep.r.seconds);
+			gc_info("provision: %s: %s build %s in %.2f s (self-test ok, kernels: %s)",
+				nodes[i].name, rep.r.copied ? "copied" : "has", b->short_hash,
+				rep.r.seconds, rep.r.kernels[0] ? rep.r.kernels : "?");
 	}
 	free(fds);
 	free(pids);
@@ -628,6 +682,11 @@ gc_rc gc_provision_nodes(gc_node *nodes, size_t n, const struct gc_build *bp,
 	envs = calloc(n ? n : 1, sizeof(*envs));
 	if (!envs)
 		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	if (gc_build_is_native())
+		gc_warn("provision: this build is ARCH=%s, compiled for the CPU it was built on "
+			"(%s): a node whose CPU lacks any of its flags is refused; for a cluster, "
+			"build with the default ARCH=x86-64-v2 (its kernels are chosen per CPU at "
+			"run time; docs/kernels.md)", gc_build_arch(), gc_build_host_cpu());
 	rc = provision_parallel(nodes, n, b, o, envs, &copied, e);
 	rc = rc ? rc : gc_provision_compare_envs(nodes, envs, n, stderr, e);
 	free(envs);

@@ -12,7 +12,12 @@
  *      directory, verified with `sha256sum -c`, renamed into place, then checked;
  *   3. a binary that does not run: the missing shared library is named with the Debian
  *      package that has it and the apt-get line (with install_deps and a root login,
- *      installed there, then checked again).
+ *      installed there, then checked again);
+ *   4. the node's CPU: its /proc/cpuinfo flags must hold every flag the build's
+ *      baseline needs (kernels/isa.h, gc_build_cpu_flags), and `gcbench-worker
+ *      --self-test` (every kernel executed there, against the baseline variant) must
+ *      pass; else the node is refused naming its CPU model and the missing flags (or
+ *      SIGILL). An ARCH=native build is warned about once per provisioning.
  * On success each node's bin_dir is its build directory. Nothing of an inventory
  * reaches a shell unquoted: remote scripts are constant and take values as "$1".
  */
@@ -72,11 +77,21 @@ struct gc_provision_opts {
 struct gc_provision_result {
 	int copied;              /* 0: the node had the build already */
 	double seconds;          /* wall time for this node */
+	char kernels[16];        /* the kernel ISA level its self-test ran ("avx2") */
 };
 
 /* Provision one node (steps 1-3); sets n->bin_dir on success. */
 gc_rc gc_provision_node(gc_node *n, const struct gc_build *b, const struct gc_provision_opts *o,
 			struct gc_provision_result *r, gc_err *e);
+
+/* Step 4 from the node's check output `out` (cpu_model=, cpu_flags=, selftest_rc=,
+ * selftest= lines): GC_E_UNSUPPORTED naming the node, its CPU model and the flags of
+ * `needs` (space-separated, /proc/cpuinfo names) it lacks, or SIGILL (status 132) in
+ * the self-test; GC_E_CHILD for another self-test failure (its verdict line); GC_OK
+ * otherwise, with the self-test's kernel level in isa ("" if not given). arch names the
+ * build in messages. A node without cpu_flags is judged by its self-test alone. */
+gc_rc gc_provision_check_cpu(const char *node, const char *out, const char *needs,
+			     const char *arch, char *isa, size_t in, gc_err *e);
 
 /* The Debian package that ships shared library `lib` ("libyaml-0.so.2" ->
  * "libyaml-0-2"): a table of what gcbench links, else `dpkg-query -S` on this machine;

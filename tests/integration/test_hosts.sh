@@ -3,12 +3,12 @@
 # gcbench provisions them. On a 4-node cluster with an unprivileged login 'gcbuser':
 # a node sees neither this build tree nor the host's /tmp, and each its own /tmp;
 # `gcbench provision` copies the build to every node the first time and nothing the
-# second (both timed); a node missing a shared library is told the Debian package;
+# second (both timed), and runs the worker's self-test on every node each time; a node missing a shared library is told the Debian package;
 # with `sudo: true` but no sudoers rule a sweep stops before touching anything and
 # prints the sudoers line, which, installed on the nodes, lets the same sweep shape,
 # measure and restore; and the cap_net_admin file capability counts without sudo.
 . "$(dirname "$0")/../lib.sh"
-cases="node_isolated provision_copies provision_skips missing_library nonroot_refused
+cases="node_isolated provision_copies provision_skips provision_selftest missing_library nonroot_refused
 nonroot_sudo_sweep nonroot_filecap csv_model shared_fs"
 need_sweep $cases || exit 0
 G=$(realpath "$BIN/gcbench" 2>/dev/null)
@@ -55,6 +55,10 @@ else fail provision_copies "rc $rc1: $(tail -n 6 <<<"$out1" | tr '\n' ' ')"; fi
 if [ $rc2 -eq 0 ] && grep -q "(0 copied," <<<"$out2" && [ "$(grep -c ': has build' <<<"$out2")" = 4 ]
 then pass provision_skips
 else fail provision_skips "rc $rc2: $(tail -n 6 <<<"$out2" | tr '\n' ' ')"; fi
+if [ "$(grep -c 'self-test ok, kernels: [a-z0-9]*)' <<<"$out1")" = 4 ] &&
+   [ "$(grep -c 'self-test ok, kernels: [a-z0-9]*)' <<<"$out2")" = 4 ]
+then pass provision_selftest
+else fail provision_selftest "$(grep -m 2 'provision: n' <<<"$out2" | tr '\n' ' ')"; fi
 
 # --- a node without libyaml (hidden in its own mount namespace) ----------------------------
 pid=$(cat "$D/n2.pid" 2>/dev/null)

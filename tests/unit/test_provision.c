@@ -154,11 +154,56 @@ static void test_compare_envs(void)
 	CHECK_CONTAINS(buf, "kernel");
 }
 
+/* Step 4: the node's CPU against the build's needs, and the self-test's outcome. */
+static void test_check_cpu(void)
+{
+	static const char nehalem[] = "fpu sse sse2 pni ssse3 cx16 sse4_1 sse4_2 popcnt lahf_lm";
+	static const char v2[] = "pni ssse3 sse4_1 sse4_2 popcnt cx16 lahf_lm";
+	char out[1024], isa[16];
+	gc_err e;
+
+	snprintf(out, sizeof(out), "uid=0\ncpu_model=Intel Core i7 950\ncpu_flags=%s\n"
+		 "selftest_rc=0\nselftest=self-test: ok: 7 methods on 69922 elements, kernels "
+		 "at level default (this CPU's best: default) identical\n", nehalem);
+	CHECKF(gc_provision_check_cpu("n1", out, v2, "x86-64-v2", isa, sizeof(isa), &e) == GC_OK,
+	       "%s", e.msg);
+	CHECK_STR(isa, "default");
+	/* a native build with AVX-512 on that node: refused with the node, model and flags */
+	CHECK(gc_provision_check_cpu("n1", out, "sse4_2 avx2 avx512f avx512bw", "native", isa,
+				     sizeof(isa), &e) == GC_E_UNSUPPORTED);
+	CHECK_CONTAINS(e.msg, "node 'n1'");
+	CHECK_CONTAINS(e.msg, "Intel Core i7 950");
+	CHECK_CONTAINS(e.msg, "lacks avx2 avx512f avx512bw");
+	CHECK_CONTAINS(e.msg, "ARCH=native");
+	/* flags unknown (no /proc/cpuinfo): the self-test decides; SIGILL is named */
+	snprintf(out, sizeof(out), "cpu_model=\ncpu_flags=\nselftest_rc=132\n");
+	CHECK(gc_provision_check_cpu("n2", out, v2, "native", isa, sizeof(isa), &e) ==
+	      GC_E_UNSUPPORTED);
+	CHECK_CONTAINS(e.msg, "node 'n2'");
+	CHECK_CONTAINS(e.msg, "SIGILL");
+	CHECK_CONTAINS(e.msg, "unknown model");
+	/* a self-test that ran and failed: its verdict, not a CPU story */
+	snprintf(out, sizeof(out), "cpu_model=AMD EPYC\ncpu_flags=%s\nselftest_rc=1\n"
+		 "selftest=self-test: FAILED: topk at level avx2 differs\n", nehalem);
+	CHECK(gc_provision_check_cpu("n3", out, v2, "x86-64-v2", isa, sizeof(isa), &e) ==
+	      GC_E_CHILD);
+	CHECK_CONTAINS(e.msg, "topk at level avx2 differs");
+	CHECK_CONTAINS(e.msg, "exit status 1");
+	/* malformed output: no lines at all passes on to the other checks; a level that is
+	 * not a token is dropped */
+	CHECK(gc_provision_check_cpu("n4", "", v2, "x86-64-v2", isa, sizeof(isa), &e) == GC_OK);
+	CHECK_STR(isa, "");
+	snprintf(out, sizeof(out), "selftest_rc=0\nselftest=kernels at level $(x)\n");
+	CHECK(gc_provision_check_cpu("n4", out, v2, "x86-64-v2", isa, sizeof(isa), &e) == GC_OK);
+	CHECK_STR(isa, "");
+}
+
 int main(void)
 {
 	GCT_SUITE("provision");
 	GCT_RUN(test_build_hash);
 	GCT_RUN(test_lib_package);
 	GCT_RUN(test_compare_envs);
+	GCT_RUN(test_check_cpu);
 	return gct_finish();
 }

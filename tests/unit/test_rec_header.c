@@ -118,6 +118,27 @@ static void test_limits(void)
 	CHECK(h.world == 3);
 }
 
+/* a csv: model and a replay:csv: workload carry a path (gcbench-worker writes it) */
+static void test_long_paths(void)
+{
+	static struct gc_rec_header h;
+	static char path[5000], txt[11000];
+	gc_err e;
+
+	memset(path, 'd', 300);
+	path[300] = 0;
+	snprintf(txt, sizeof(txt), "{\"workload\": \"replay:csv:/%s/m.csv\", \"model\": \"csv:/%s/m.csv\"}",
+		 path, path);
+	CHECKF(!parse(txt, &h, &e), "%s", e.msg);
+	CHECK(strlen(h.workload) == strlen("replay:csv:/") + 300 + strlen("/m.csv"));
+	CHECK(!strncmp(h.model, "csv:/ddd", 8));
+	memset(path, 'd', 4990);
+	path[4990] = 0;
+	snprintf(txt, sizeof(txt), "{\"workload\": \"replay:csv:/%s\"}", path);
+	CHECK(parse(txt, &h, &e) == GC_E_FORMAT);
+	CHECKF(strstr(e.msg, "\"workload\" is longer than 4095 bytes"), "%s", e.msg);
+}
+
 /* the table of docs/records.md, "The record (128 bytes)" */
 struct fld { const char *name; size_t off, size; const char *type; };
 #define F(n, t) { #n, offsetof(struct gc_iter_rec, n), sizeof(((struct gc_iter_rec *)0)->n), t }
@@ -214,6 +235,7 @@ int main(void)
 	GCT_RUN(test_required);
 	GCT_RUN(test_malformed);
 	GCT_RUN(test_limits);
+	GCT_RUN(test_long_paths);
 	GCT_RUN(test_doc_table);
 	GCT_RUN(test_struct_packed);
 	return gct_finish();
