@@ -48,12 +48,12 @@ for hook in allreduce fp16 powersgd; do
 			--deadline 240 >"$tmp/$hook.r$r.out" 2>"$tmp/$hook.r$r.err" &
 		pids+=($!)
 	done
-	rc=0
-	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	rc=0 rcs=""
+	for p in "${pids[@]}"; do wait "$p"; r=$?; rcs="$rcs $r"; [ $r = 0 ] || rc=1; done
 	pids=()
 	line=$(sed -n 's/^ddp_bench //p' "$tmp/$hook.r0.out")
 	if [ "$rc" != 0 ] || [ -z "$line" ]; then
-		fail "ddp_$hook" "ranks failed: $(cat "$tmp/$hook".r*.err | grep -v -i warn | tail -n 3 | tr '\n' ' ')"; continue; fi
+		fail "ddp_$hook" "ranks failed (exit status$rcs): $(for r in 0 1; do echo "r$r:"; tail -n 4 "$tmp/$hook.r$r.err" "$tmp/$hook.r$r.out"; done | tr '\n' ' ')"; continue; fi
 	# 3 timed iterations, a positive median, identical replicas, the hook and 3 tensors
 	if "$PY" - "$hook" "$line" >"$tmp/$hook.chk" 2>&1 <<'EOF'
 import json, sys
