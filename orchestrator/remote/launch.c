@@ -52,6 +52,32 @@ static void mca(struct argv_buf *a, const char *k, const char *v)
 	add(a, v);
 }
 
+/* Every value a safe token (what[i] names vals[i] in the message), and every host. */
+static gc_rc check_tokens(const gc_launch *l, const char *const *vals, const char *const *what,
+			  size_t n, gc_err *e)
+{
+	for (size_t i = 0; i < n; i++)
+		if (vals[i] && !gc_is_safe_token(vals[i]))
+			return gc_fail(e, GC_E_INVAL, "refusing %s '%s': not a safe token", what[i], vals[i]);
+	for (size_t i = 0; i < l->nhosts; i++)
+		if (!gc_is_safe_token(l->hosts[i]))
+			return gc_fail(e, GC_E_INVAL, "refusing host '%s': not a safe token", l->hosts[i]);
+	return GC_OK;
+}
+
+/* The hosts' slots add up to the world (placement came first). */
+static gc_rc check_slots(const gc_launch *l, gc_err *e)
+{
+	long long sum = 0;
+
+	for (size_t i = 0; i < l->nhosts; i++)
+		sum += l->slots[i] > 0 ? l->slots[i] : 0;
+	if (l->world < 1 || sum != l->world)
+		return gc_fail(e, GC_E_INVAL, "%d ranks but the hosts' slots add up to %lld; place "
+			       "the ranks first (orchestrator/run/placement.h)", l->world, sum);
+	return GC_OK;
+}
+
 static gc_rc check_values(const gc_launch *l, gc_err *e)
 {
 	const char *vals[] = { l->worker, l->ssh_config, l->iface, l->oob_include, l->backend,
@@ -60,15 +86,11 @@ static gc_rc check_values(const gc_launch *l, gc_err *e)
 	const char *what[] = { "worker path", "ssh_config", "iface", "oob interface", "backend",
 			       "method", "workload", "output path", "mpirun", "hostfile",
 			       "data subnet" };
-	long long sum = 0;
 	size_t i;
+	gc_rc rc = check_tokens(l, vals, what, sizeof(vals) / sizeof(vals[0]), e);
 
-	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
-		if (vals[i] && !gc_is_safe_token(vals[i]))
-			return gc_fail(e, GC_E_INVAL, "refusing %s '%s': not a safe token", what[i], vals[i]);
-	for (i = 0; i < l->nhosts; i++)
-		if (!gc_is_safe_token(l->hosts[i]))
-			return gc_fail(e, GC_E_INVAL, "refusing host '%s': not a safe token", l->hosts[i]);
+	if (rc)
+		return rc;
 	for (i = 0; i < l->nparams; i++)
 		if (!gc_is_safe_token(l->params[i]))
 			return gc_fail(e, GC_E_INVAL, "refusing parameter '%s': not a safe token", l->params[i]);
@@ -77,12 +99,7 @@ static gc_rc check_values(const gc_launch *l, gc_err *e)
 	if (l->worker[0] != '/' && !l->data_cidr)
 		return gc_fail(e, GC_E_INVAL, "worker path '%s' is relative: it needs the data subnet's "
 			       "wrapper (data_cidr)", l->worker);
-	for (i = 0; i < l->nhosts; i++)
-		sum += l->slots[i] > 0 ? l->slots[i] : 0;
-	if (l->world < 1 || sum != l->world)
-		return gc_fail(e, GC_E_INVAL, "%d ranks but the hosts' slots add up to %lld; place "
-			       "the ranks first (orchestrator/run/placement.h)", l->world, sum);
-	return GC_OK;
+	return check_slots(l, e);
 }
 
 static void add_hosts(struct argv_buf *a, const gc_launch *l)
@@ -241,15 +258,11 @@ static gc_rc check_command(const gc_launch *l, gc_err *e)
 			       l->data_cidr, l->files_dir, l->records_dir, l->master_addr };
 	const char *what[] = { "ssh_config", "iface", "oob interface", "mpirun", "hostfile",
 			       "data subnet", "files folder", "records folder", "master address" };
-	long long sum = 0;
 	size_t i;
+	gc_rc rc = check_tokens(l, vals, what, sizeof(vals) / sizeof(vals[0]), e);
 
-	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
-		if (vals[i] && !gc_is_safe_token(vals[i]))
-			return gc_fail(e, GC_E_INVAL, "refusing %s '%s': not a safe token", what[i], vals[i]);
-	for (i = 0; i < l->nhosts; i++)
-		if (!gc_is_safe_token(l->hosts[i]))
-			return gc_fail(e, GC_E_INVAL, "refusing host '%s': not a safe token", l->hosts[i]);
+	if (rc)
+		return rc;
 	for (i = 0; i < l->n_command; i++)   /* empty: a placeholder with no value ({params}) */
 		if ((i == 0 || *l->command[i]) && gc_command_arg_problem(l->command[i], i == 0))
 			return gc_fail(e, GC_E_INVAL, "refusing argument %zu of the command: it %s", i + 1,
@@ -259,12 +272,7 @@ static gc_rc check_command(const gc_launch *l, gc_err *e)
 			       "master address");
 	if (l->master_port < 1024 || l->master_port > 65535)
 		return gc_fail(e, GC_E_INVAL, "master port %d is not in 1024..65535", l->master_port);
-	for (i = 0; i < l->nhosts; i++)
-		sum += l->slots[i] > 0 ? l->slots[i] : 0;
-	if (l->world < 1 || sum != l->world)
-		return gc_fail(e, GC_E_INVAL, "%d ranks but the hosts' slots add up to %lld; place "
-			       "the ranks first (orchestrator/run/placement.h)", l->world, sum);
-	return GC_OK;
+	return check_slots(l, e);
 }
 
 static void add_command(struct argv_buf *a, const gc_launch *l)

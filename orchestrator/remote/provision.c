@@ -338,23 +338,26 @@ static gc_rc check_cpu(const gc_node *n, const char *out, char *isa, size_t in, 
 				      in, e);
 }
 
-/* The data files in stage/models/ (each copied to a file of its own, then renamed). */
-static gc_rc stage_models(const struct gc_build *b, const char *stage, gc_err *e)
+/* Copy src[0..n) into stage/SUB/ under name[i] (each to a file of its own, then
+ * renamed): the models' data files (SUB models) and a command workload's files (SUB
+ * files; the folder always exists: tar names it). */
+static gc_rc stage_copy(const char *stage, const char *sub, const char *const *src,
+			const char *const *name, size_t n, gc_err *e)
 {
-	char dir[1200], to[1300], tmp[1400];
+	char dir[1200], to[1400], tmp[1500];
 	gc_proc_result r;
 	gc_rc rc;
 
-	snprintf(dir, sizeof(dir), "%s/models", stage);
+	snprintf(dir, sizeof(dir), "%s/%s", stage, sub);
 	if ((rc = gc_mkdir_p(dir, 0755, e)))
 		return rc;
-	for (size_t i = 0; i < b->n_data; i++) {
-		char *cp[] = { "cp", "--", (char *)b->data_src[i], tmp, NULL };
-		snprintf(to, sizeof(to), "%s/%s", dir, b->data_name[i]);
+	for (size_t i = 0; i < n; i++) {
+		char *cp[] = { "cp", "--", (char *)src[i], tmp, NULL };
+		snprintf(to, sizeof(to), "%s/%s", dir, name[i]);
 		snprintf(tmp, sizeof(tmp), "%s.%ld", to, (long)getpid());
 		rc = gc_proc_run(cp, NULL, NULL, 60, 0, &r, e);
 		if (!rc && r.status)
-			rc = gc_fail(e, GC_E_IO, "cannot copy '%s' to '%s'", b->data_src[i], tmp);
+			rc = gc_fail(e, GC_E_IO, "cannot copy '%s' to '%s'", src[i], tmp);
 		gc_proc_result_release(&r);
 		if (!rc && rename(tmp, to))
 			rc = gc_fail(e, GC_E_IO, "cannot write '%s'", to);
@@ -364,30 +367,19 @@ static gc_rc stage_models(const struct gc_build *b, const char *stage, gc_err *e
 	return GC_OK;
 }
 
-/* A command workload's files in stage/files/ (the folder always exists: tar names it). */
-static gc_rc stage_files(const struct gc_build *b, const char *stage, gc_err *e)
+/* The models' data files in stage/models/, a command workload's files in stage/files/. */
+static gc_rc stage_build_files(const struct gc_build *b, const char *stage, gc_err *e)
 {
-	char dir[1200], to[1400], tmp[1500];
-	gc_proc_result r;
+	const char *src[GC_PROVISION_MAX_DATA], *name[GC_PROVISION_MAX_DATA];
+	size_t i;
 	gc_rc rc;
 
-	snprintf(dir, sizeof(dir), "%s/files", stage);
-	if ((rc = gc_mkdir_p(dir, 0755, e)))
-		return rc;
-	for (size_t i = 0; i < b->n_files; i++) {
-		char *cp[] = { "cp", "--", (char *)b->file_src[i], tmp, NULL };
-		snprintf(to, sizeof(to), "%s/%s", dir, b->file_name[i]);
-		snprintf(tmp, sizeof(tmp), "%s.%ld", to, (long)getpid());
-		rc = gc_proc_run(cp, NULL, NULL, 60, 0, &r, e);
-		if (!rc && r.status)
-			rc = gc_fail(e, GC_E_IO, "cannot copy '%s' to '%s'", b->file_src[i], tmp);
-		gc_proc_result_release(&r);
-		if (!rc && rename(tmp, to))
-			rc = gc_fail(e, GC_E_IO, "cannot write '%s'", to);
-		if (rc)
-			return rc;
-	}
-	return GC_OK;
+	for (i = 0; i < b->n_data; i++)
+		src[i] = b->data_src[i], name[i] = b->data_name[i];
+	rc = stage_copy(stage, "models", src, name, b->n_data, e);
+	for (i = 0; !rc && i < b->n_files; i++)
+		src[i] = b->file_src[i], name[i] = b->file_name[i];
+	return rc ? rc : stage_copy(stage, "files", src, name, b->n_files, e);
 }
 
 /* Copy the build to n: tar on this side, piped into ssh. */
@@ -408,8 +400,7 @@ static gc_rc copy_build(gc_node *n, const struct gc_build *b, gc_proc_result *re
 	gc_strlcpy(hash, b->short_hash, sizeof(hash));
 	snprintf(stage, sizeof(stage), "%s/provision/%s", gc_home(), b->short_hash);
 	snprintf(sums, sizeof(sums), "%s/SHA256SUMS", stage);
-	if ((rc = gc_mkdir_p(stage, 0755, e)) || (rc = stage_models(b, stage, e)) ||
-	    (rc = stage_files(b, stage, e)))
+	if ((rc = gc_mkdir_p(stage, 0755, e)) || (rc = stage_build_files(b, stage, e)))
 		return rc;
 	/* nodes are provisioned at once: each writes its own file and renames it into
 	 * place, so that no tar ever reads a half-written manifest */
