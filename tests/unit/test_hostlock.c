@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char base[256];   /* temporary: fake ssh, one lock directory per address */
@@ -314,8 +315,20 @@ static void test_owner_gone(void)
 	waitpid(kid, NULL, 0);
 	o.pid = kid;                              /* ended */
 	CHECK(gc_hostlock_owner_gone(&o) == 1);
-	o.pid = getppid();                        /* alive, but another process than recorded */
-	CHECK(gc_hostlock_owner_gone(&o) == 1);
+	/* alive, but another process than recorded: a child started 30 ms after this
+	 * process (the start times differ by more than a clock tick; the parent, which
+	 * may have started in the same tick as this process, would not do) */
+	struct timespec ts = { 0, 30 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	pid_t alive = fork();
+	if (alive == 0) {
+		pause();
+		_exit(0);
+	}
+	o.pid = alive;
+	CHECK(alive > 0 && gc_hostlock_owner_gone(&o) == 1);
+	kill(alive, SIGKILL);
+	waitpid(alive, NULL, 0);
 	o.pid = kid;
 	snprintf(o.machine, sizeof(o.machine), "0123");   /* another machine: not known */
 	CHECK(gc_hostlock_owner_gone(&o) == 0);
