@@ -127,7 +127,7 @@ median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 ov_run() { # OUT ARGS...
 	local o=$1; shift
 	timeout 120 "${MPI[@]}" -np 4 "$W" --workload "replay:csv:$tmp/ov.csv" --device-flops 1e9 \
-		--bucket-first-mb 1 --bucket-mb 1 --iters 5 --warmup 1 --out "$tmp/$o-r%r.gcr" "$@" >/dev/null 2>&1
+		--bucket-first-mb 1 --bucket-mb 1 --iters 5 --warmup 1 --out "$tmp/$o-r%r.gcr" "$@" >"$tmp/$o.out" 2>&1
 }
 if ov_run ov && ov_run nov --no-overlap; then
 	it_ov=$("$W" --dump "$tmp/ov-r0.gcr" | awk 'NR > 3 && $3 == 0 { print $11 }' | median)
@@ -143,7 +143,7 @@ if ov_run ov && ov_run nov --no-overlap; then
 		       b < 0.6 + y + 0.06) }'; then
 		pass overlap
 	else fail overlap "overlap iter ${it_ov}s exposed ${ex_ov}s; no-overlap iter ${it_no}s exposed ${ex_no}s (compute 0.6 s)"; fi
-else fail overlap "a replay run failed"; fi
+else fail overlap "a replay run failed (load $(cut -d' ' -f1 /proc/loadavg)): $(cat "$tmp"/ov.out "$tmp"/nov.out 2>/dev/null | grep -m 3 -iE 'error|deadline|abort' | tr '\n' ' ')"; fi
 
 # ---- real training: the loss falls under syncsgd and each compressor (with EF)
 bad=""
