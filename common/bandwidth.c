@@ -168,34 +168,34 @@ char *gc_bw_hint(const char *s, unsigned flags, char *buf, size_t n)
 
 	if (is_bare_number(s, &v)) {
 		if (v == 0)
-			snprintf(buf, n, "a number needs a unit; write unlimited for no cap");
+			snprintf(buf, n, "not a rate: a number needs a unit; write unlimited for no cap");
 		else if (flags & GC_BW_BARE_GBIT) {
 			bps = (uint64_t)llroundl(v * 1e9L);
 			if (bps >= GC_BW_MIN && bps <= GC_BW_MAX)
-				snprintf(buf, n, "a number needs a unit; write %sgbit for %s Gbit/s",
+				snprintf(buf, n, "not a rate: a number needs a unit; write %sgbit for %s Gbit/s",
 					 s, s);
 			else
-				snprintf(buf, n, "a number needs a unit; write e.g. 10gbit or 500mbit");
+				snprintf(buf, n, "not a rate: a number needs a unit; write e.g. 10gbit or 500mbit");
 		} else if (v >= 1 && v <= (long double)GC_BW_MAX * 1000) {
 			bps = (uint64_t)llroundl(v);
-			snprintf(buf, n, "a number needs a unit; write %s for %s bits/s",
+			snprintf(buf, n, "not a rate: a number needs a unit; write %s for %s bits/s",
 				 gc_rate_format(bps, r, sizeof r), s);
 		} else
-			snprintf(buf, n, "a number needs a unit; write e.g. 10gbit or 500mbit");
+			snprintf(buf, n, "not a rate: a number needs a unit; write e.g. 10gbit or 500mbit");
 		return buf;
 	}
 	if (!gc_rate_parse_flags(s, flags & GC_RATE_ALLOW_BYTES, &bps, NULL)) {
-		snprintf(buf, n, "use 1mbit to 400gbit, or unlimited");
+		snprintf(buf, n, "out of range; use 1mbit to 400gbit, or unlimited");
 		return buf;
 	}
-	snprintf(buf, n, "write a number and a unit (bit, kbit, mbit, gbit, tbit; bps is "
+	snprintf(buf, n, "not a rate; write a number and a unit (bit, kbit, mbit, gbit, tbit; bps is "
 		 "bytes/s), e.g. 10gbit or 500mbit, or unlimited");
 	return buf;
 }
 
 gc_rc gc_bw_parse(const char *s, unsigned flags, uint64_t *bits_per_s, gc_err *e)
 {
-	char hint[160], f[32];
+	char hint[160];
 	long double v;
 	uint64_t bps;
 
@@ -204,13 +204,13 @@ gc_rc gc_bw_parse(const char *s, unsigned flags, uint64_t *bits_per_s, gc_err *e
 		return GC_OK;
 	}
 	if (is_bare_number(s, &v))
-		return gc_fail(e, GC_E_INVAL, "bandwidth '%.32s' has no unit: %s", s,
+		return gc_fail(e, GC_E_INVAL, "bandwidth '%.32s' is %s", s,
 			       gc_bw_hint(s, flags, hint, sizeof hint));
 	if (gc_rate_parse_flags(s, flags & GC_RATE_ALLOW_BYTES, &bps, e))
 		return GC_E_INVAL;
 	if (bps < GC_BW_MIN || bps > GC_BW_MAX)
-		return gc_fail(e, GC_E_INVAL, "bandwidth '%.32s' (%s) is out of range: use 1mbit "
-			       "to 400gbit, or unlimited", s, gc_rate_format(bps, f, sizeof f));
+		return gc_fail(e, GC_E_INVAL, "bandwidth '%.32s' is out of range; use 1mbit to "
+			       "400gbit, or unlimited", s);
 	*bits_per_s = bps;
 	return GC_OK;
 }

@@ -158,7 +158,7 @@ static int parse_bw(struct spec_ctx *c, yaml_node_t *n, const char *t, void *out
 
 	/* not e.msg: it quotes the text, and a spec's text is never quoted */
 	if (gc_bw_parse(t, 0, out, &e)) {
-		gc_diag(c->d, n, "bandwidth is not a cap: %s", gc_bw_hint(t, 0, hint, sizeof hint));
+		gc_diag(c->d, n, "bandwidth is %s", gc_bw_hint(t, 0, hint, sizeof hint));
 		return -1;
 	}
 	return 0;

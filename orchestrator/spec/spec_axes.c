@@ -51,7 +51,7 @@ static int normalize(struct spec_ctx *c, enum gc_axis a, yaml_node_t *n, char *o
 	case GC_AX_BANDWIDTH:
 		if (gc_bw_parse(t, 0, &bps, &e)) {
 			/* not e.msg: it quotes the text, and a spec's text is never quoted */
-			gc_diag(c->d, n, "bandwidth is not a cap: %s",
+			gc_diag(c->d, n, "bandwidth is %s",
 				gc_bw_hint(t, 0, hint, sizeof hint));
 			return 0;
 		}

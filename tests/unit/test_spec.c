@@ -178,7 +178,7 @@ static void test_all_errors_at_once(void)
 	CHECK(has_diag(&d, "t.yaml:9:1: unknown key in the spec; did you mean 'bandwidth'?"));
 	CHECK(has_diag(&d, "t.yaml:10:13: bandwidth is out of range"));
 	CHECK(has_diag(&d, "t.yaml:10:21: bandwidth is out of range"));
-	CHECK(has_diag(&d, "t.yaml:10:30: bandwidth is not a cap"));                   /* 3 apples */
+	CHECK(has_diag(&d, "t.yaml:10:30: bandwidth is not a rate"));                   /* 3 apples */
 	CHECK(has_diag(&d, "t.yaml:11:13: 'world_size' is an empty list"));
 	CHECK(has_diag(&d, "t.yaml:12:8: 'batch' is a mapping"));
 	CHECK(has_diag(&d, "t.yaml:13:13: iterations is not a whole number in 1..1000000"));
