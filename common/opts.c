@@ -1,6 +1,8 @@
 /* common/opts.c: the shared option parser (see opts.h). */
 #include "opts.h"
 
+#include "bandwidth.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -194,4 +196,28 @@ int gc_opts_next(gc_opts *o)
 			o->i--;
 		return r;
 	}
+}
+
+gc_rc gc_opts_seconds(const char *opt, const char *v, double lo, double hi, double *out,
+		      gc_err *e)
+{
+	const char *end = NULL;
+	long double ld;
+	double x = -1, scale = 1;
+
+	if (v && !gc_decimal_parse(v, &ld, &end))
+		x = (double)ld;
+	if (end && !strcmp(end, "ms"))
+		scale = 1e-3;
+	else if (end && !strcmp(end, "min"))
+		scale = 60;
+	else if (end && *end && strcmp(end, "s"))
+		x = -1;
+	x *= scale;
+	if (!end || !(x >= lo && x <= hi))
+		return gc_fail(e, GC_E_INVAL, "invalid %s '%.40s': give a duration from %gs to %gs "
+			       "(a number with s, ms or min; a bare number is seconds)", opt,
+			       v ? v : "", lo, hi);
+	*out = x;
+	return GC_OK;
 }

@@ -79,6 +79,12 @@ const char *gc_suggest(const char *word, const char *const *cands, size_t n);
 gc_rc gc_opts_unknown(gc_err *e, const char *kind, const char *word, const char *cmd,
 		      const char *suggestion, const char *help);
 
+/* A duration in seconds, as every time option reads it: a decimal number with an
+ * optional unit s, ms or min ("60", "60s", "500ms", "2min"); a bare number is seconds.
+ * Must lie in [lo, hi] seconds. On error GC_E_INVAL with a message naming opt and v. */
+gc_rc gc_opts_seconds(const char *opt, const char *v, double lo, double hi, double *out,
+		      gc_err *e);
+
 /* Edit distance (Levenshtein) of a and b, capped at 99. */
 int gc_edit_distance(const char *a, const char *b);
 

@@ -9,6 +9,9 @@
 #ifndef GC_COMMANDS_H
 #define GC_COMMANDS_H
 
+#include <stdio.h>
+
+#include "opts.h"
 #include "result.h"
 
 /* The exit status table, printed at the end of every --help (docs/spec.md has it too). */
@@ -20,6 +23,11 @@
 	"  3    cannot compare, or an environment error (unreachable host, unreadable\n" \
 	"       database, missing privilege)\n" \
 	"  130  interrupted (Ctrl-C, SIGTERM)\n"
+
+/* The end of a command's option loop: r is what gc_opts_next returned that is not an
+ * option (GC_OPTS_HELP: usage(stdout), 0; GC_OPTS_VERSION: "gcbench VERSION", 0;
+ * GC_OPTS_ERR: the message, 2). Returns the exit status. */
+int gc_cli_opts_stop(gc_opts *o, int r, void (*usage)(FILE *));
 
 #define GC_CMD(name, fn, summary) int fn(int argc, char **argv);
 #include "commands.def"

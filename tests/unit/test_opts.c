@@ -170,6 +170,26 @@ static void test_suggest(void)
 	CHECK_EQ_INT(gc_edit_distance("kitten", "sitting"), 3);
 }
 
+static void test_seconds(void)
+{
+	static const char *const bad[] = { "", "-1", "1h", "10 s", "s", "1e9", "nan", "inf",
+		"0x10", "5sec", "100000" };
+	double x;
+	gc_err e;
+
+	CHECK(!gc_opts_seconds("--deadline", "60", 0, 3600, &x, &e) && x == 60);
+	CHECK(!gc_opts_seconds("--deadline", "60s", 0, 3600, &x, &e) && x == 60);
+	CHECK(!gc_opts_seconds("--deadline", "500ms", 0, 3600, &x, &e) && x == 0.5);
+	CHECK(!gc_opts_seconds("--deadline", "2min", 0, 3600, &x, &e) && x == 120);
+	CHECK(!gc_opts_seconds("--deadline", "1.5", 0, 3600, &x, &e) && x == 1.5);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		CHECKF(gc_opts_seconds("--deadline", bad[i], 0, 3600, &x, &e) == GC_E_INVAL,
+		       "'%s' accepted", bad[i]);
+	CHECK_STR(e.msg, "invalid --deadline '100000': give a duration from 0s to 3600s (a number "
+		  "with s, ms or min; a bare number is seconds)");
+	CHECK(gc_opts_seconds("--deadline", NULL, 0, 1, &x, &e) == GC_E_INVAL);
+}
+
 int main(void)
 {
 	GCT_SUITE("opts");
@@ -183,5 +203,6 @@ int main(void)
 	GCT_RUN(test_optarg);
 	GCT_RUN(test_odd_words);
 	GCT_RUN(test_suggest);
+	GCT_RUN(test_seconds);
 	return gct_finish();
 }
