@@ -167,21 +167,23 @@ char *gc_bw_hint(const char *s, unsigned flags, char *buf, size_t n)
 	char r[32];
 
 	if (is_bare_number(s, &v)) {
+		/* the likelier meaning first: Gbit/s (whatif's old habit) or bits/s (tc) */
+		long double g = v * 1e9L, b = v;
+		int gfirst = !!(flags & GC_BW_BARE_GBIT);
+		long double first = gfirst ? g : b, second = gfirst ? b : g;
+		long double pick = first >= GC_BW_MIN && first <= GC_BW_MAX ? first :
+				   second >= GC_BW_MIN && second <= GC_BW_MAX ? second : -1;
+
 		if (v == 0)
 			snprintf(buf, n, "not a rate: a number needs a unit; write unlimited for no cap");
-		else if (flags & GC_BW_BARE_GBIT) {
-			bps = (uint64_t)llroundl(v * 1e9L);
-			if (bps >= GC_BW_MIN && bps <= GC_BW_MAX)
-				snprintf(buf, n, "not a rate: a number needs a unit; write %sgbit for %s Gbit/s",
-					 s, s);
-			else
-				snprintf(buf, n, "not a rate: a number needs a unit; write e.g. 10gbit or 500mbit");
-		} else if (v >= 1 && v <= (long double)GC_BW_MAX * 1000) {
-			bps = (uint64_t)llroundl(v);
-			snprintf(buf, n, "not a rate: a number needs a unit; write %s for %s bits/s",
-				 gc_rate_format(bps, r, sizeof r), s);
-		} else
+		else if (pick < 0)
 			snprintf(buf, n, "not a rate: a number needs a unit; write e.g. 10gbit or 500mbit");
+		else if (pick == g)
+			snprintf(buf, n, "not a rate: a number needs a unit; write %sgbit for %s Gbit/s",
+				 s, s);
+		else
+			snprintf(buf, n, "not a rate: a number needs a unit; write %s for %s bits/s",
+				 gc_rate_format((uint64_t)llroundl(b), r, sizeof r), s);
 		return buf;
 	}
 	if (!gc_rate_parse_flags(s, flags & GC_RATE_ALLOW_BYTES, &bps, NULL)) {

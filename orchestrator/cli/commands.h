@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 
+#include "json.h"
 #include "opts.h"
 #include "result.h"
 
@@ -28,6 +29,10 @@
  * option (GC_OPTS_HELP: usage(stdout), 0; GC_OPTS_VERSION: "gcbench VERSION", 0;
  * GC_OPTS_ERR: the message, 2). Returns the exit status. */
 int gc_cli_opts_stop(gc_opts *o, int r, void (*usage)(FILE *));
+
+/* Finish j (written into b), print it and a newline to stdout, release b. 0, or
+ * GC_EXIT_ENV with a message when the document is not whole. */
+int gc_cli_json_print(gc_buf *b, const gc_json *j);
 
 #define GC_CMD(name, fn, summary) int fn(int argc, char **argv);
 #include "commands.def"

@@ -58,6 +58,18 @@ int gc_cli_opts_stop(gc_opts *o, int r, void (*help_fn)(FILE *))
 	return GC_EXIT_USAGE;
 }
 
+int gc_cli_json_print(gc_buf *b, const gc_json *j)
+{
+	gc_rc rc = gc_json_finish(j);
+
+	if (rc)
+		gc_error("cannot write the JSON: %s", gc_strerror(rc));
+	else
+		printf("%s\n", gc_buf_str(b));
+	gc_buf_release(b);
+	return rc ? GC_EXIT_ENV : GC_EXIT_OK;
+}
+
 static const struct gc_cmd *find_cmd(const char *name)
 {
 	const char *names[64];

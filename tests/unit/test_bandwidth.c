@@ -45,7 +45,10 @@ static void test_bare_number_hints(void)
 	CHECK(!strstr(h, "0bit"));
 	CHECK_CONTAINS(gc_bw_hint("0", GC_BW_BARE_GBIT, h, sizeof h), "write unlimited");
 	CHECK_CONTAINS(gc_bw_hint("1000000000", 0, h, sizeof h), "write 1gbit for 1000000000 bits/s");
-	CHECK_CONTAINS(gc_bw_hint("1000000000", GC_BW_BARE_GBIT, h, sizeof h), "e.g. 10gbit");
+	CHECK_CONTAINS(gc_bw_hint("1000000000", GC_BW_BARE_GBIT, h, sizeof h), "write 1gbit for");
+	CHECK_CONTAINS(gc_bw_hint("10", 0, h, sizeof h), "write 10gbit for 10 Gbit/s");
+	CHECK_CONTAINS(gc_bw_hint("1000", 0, h, sizeof h), "write e.g. 10gbit or 500mbit");
+	CHECK_CONTAINS(gc_bw_hint("0.5", GC_BW_BARE_GBIT, h, sizeof h), "write 0.5gbit");
 	CHECK_CONTAINS(gc_bw_hint("100kbit", 0, h, sizeof h), "out of range; use 1mbit to 400gbit");
 	CHECK_CONTAINS(gc_bw_hint("apples", 0, h, sizeof h), "not a rate; write a number and a unit");
 	CHECK(gc_bw_parse("10", GC_BW_BARE_GBIT, &b, &e) == GC_E_INVAL);
