@@ -21,27 +21,28 @@ void gc_opts_init(gc_opts *o, const char *cmd, const struct gc_opt *tab, size_t 
 int gc_edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
-	int row[64], prev, tmp;
+	int d[62][62];
 
 	if (la > 60 || lb > 60)
 		return 99;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (int)i;
 	for (size_t j = 0; j <= lb; j++)
-		row[j] = (int)j;
-	for (size_t i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = (int)i;
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= la; i++)
 		for (size_t j = 1; j <= lb; j++) {
-			int best = prev + (a[i - 1] != b[j - 1]);
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			tmp = row[j];
-			row[j] = best;
-			prev = tmp;
+			int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			/* a swap of two neighbours is one edit (Damerau) */
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
 		}
-	}
-	return row[lb] > 99 ? 99 : row[lb];
+	return d[la][lb] > 99 ? 99 : d[la][lb];
 }
 
 static const char *undash(const char *s)

@@ -85,7 +85,8 @@ gc_rc gc_opts_unknown(gc_err *e, const char *kind, const char *word, const char 
 gc_rc gc_opts_seconds(const char *opt, const char *v, double lo, double hi, double *out,
 		      gc_err *e);
 
-/* Edit distance (Levenshtein) of a and b, capped at 99. */
+/* Edit distance of a and b (Levenshtein, a swap of neighbours counting one), capped
+ * at 99. */
 int gc_edit_distance(const char *a, const char *b);
 
 #endif

@@ -34,6 +34,10 @@ int gc_cli_opts_stop(gc_opts *o, int r, void (*usage)(FILE *));
  * GC_EXIT_ENV with a message when the document is not whole. */
 int gc_cli_json_print(gc_buf *b, const gc_json *j);
 
+/* "unknown command 'word' for CMD; did you mean 'x'? (see 'CMD --help')" for a
+ * subcommand of cmd (cluster up, schedule list, notify test); returns 2. */
+int gc_cli_unknown_sub(const char *cmd, const char *word, const char *const *subs, size_t n);
+
 #define GC_CMD(name, fn, summary) int fn(int argc, char **argv);
 #include "commands.def"
 #undef GC_CMD

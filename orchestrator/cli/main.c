@@ -70,6 +70,17 @@ int gc_cli_json_print(gc_buf *b, const gc_json *j)
 	return rc ? GC_EXIT_ENV : GC_EXIT_OK;
 }
 
+int gc_cli_unknown_sub(const char *cmd, const char *word, const char *const *subs, size_t n)
+{
+	char help[96];
+	gc_err e;
+
+	snprintf(help, sizeof help, "%s --help", cmd);
+	gc_opts_unknown(&e, "command", word, cmd, gc_suggest(word, subs, n), help);
+	gc_error("%s", e.msg);
+	return GC_EXIT_USAGE;
+}
+
 static const struct gc_cmd *find_cmd(const char *name)
 {
 	const char *names[64];

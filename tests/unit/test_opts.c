@@ -168,6 +168,7 @@ static void test_suggest(void)
 	CHECK(gc_suggest("", cmds, 5) == NULL);
 	CHECK(gc_suggest("r", cmds, 5) == NULL);            /* ambiguous */
 	CHECK_EQ_INT(gc_edit_distance("kitten", "sitting"), 3);
+	CHECK_EQ_INT(gc_edit_distance("tset", "test"), 1);
 }
 
 static void test_seconds(void)
