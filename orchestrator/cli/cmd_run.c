@@ -25,11 +25,13 @@ static const char run_usage[] =
 "  --no-provision    do not copy this build to the nodes (hosts managed by hand:\n"
 "                    binaries in /usr/local/bin, or --bin-dir)\n"
 "  --install-deps    provisioning may apt-get a missing library (root login)\n"
-"  --calibrate S     seconds of goodput probe per node pair and cap (default 1;\n"
+"  --calibrate T     time of goodput probe per node pair and cap (default 1s;\n"
 "                    0 skips calibration); a cap is probed once per sweep, its\n"
 "                    later points store the same measurement\n"
 "  --calibrate-all   probe every ring pair (n1->n2, n2->n3, ...), not only n1->n2\n"
-"  --deadline S      per-collective deadline of the workers (default 60)\n"
+"  --deadline T      per-collective deadline of the workers (default 60s)\n"
+"                    (a time: a number with s, ms or min; a bare number is seconds)\n"
+"  --json            print the end-of-sweep summary as one JSON object\n"
 "  --dry-run         list the points, say whether the sweep would be continued or\n"
 "                    new and why, and stop (reads the database, changes nothing)\n"
 "  --resume          continue the newest unfinished sweep of this spec even if the\n"
@@ -64,7 +66,7 @@ static void run_help(FILE *f)
 }
 
 enum { R_DRY = 1, R_RESUME, R_NEW, R_NOPROV, R_DEPS, R_CALALL, R_CAL, R_DEADLINE, R_INV, R_DB,
-       R_TAG, R_BINDIR };
+       R_TAG, R_BINDIR, R_JSON };
 static const struct gc_opt run_opts[] = {
 	{ "--dry-run", NULL, 0, R_DRY }, { "--resume", NULL, 0, R_RESUME },
 	{ "--new", NULL, 0, R_NEW }, { "--no-provision", NULL, 0, R_NOPROV },
@@ -72,6 +74,7 @@ static const struct gc_opt run_opts[] = {
 	{ "--calibrate", NULL, GC_OPT_ARG, R_CAL }, { "--deadline", NULL, GC_OPT_ARG, R_DEADLINE },
 	{ "--inventory", NULL, GC_OPT_ARG, R_INV }, { "--db", NULL, GC_OPT_ARG, R_DB },
 	{ "--tag", NULL, GC_OPT_ARG, R_TAG }, { "--bin-dir", NULL, GC_OPT_ARG, R_BINDIR },
+	{ "--json", NULL, 0, R_JSON },
 };
 
 /* One option or the spec; 0, or the exit status of a mistake. */
@@ -103,6 +106,7 @@ static int run_opt(struct gc_run_opts *o, gc_opts *p, int r)
 	case R_DB: o->db_path = p->val; break;
 	case R_TAG: o->tag = p->val; break;
 	case R_BINDIR: o->bin_dir = p->val; break;
+	case R_JSON: o->json = 1; break;
 	}
 	return 0;
 }
@@ -122,6 +126,11 @@ int cmd_run(int argc, char **argv)
 		return gc_cli_opts_stop(&p, r, run_help);
 	if (!o.spec_path) {
 		fputs(run_usage, stderr);
+		return 2;
+	}
+	if (o.json && o.dry_run) {
+		gc_error("--json applies to the summary of a sweep that runs; --dry-run prints "
+			 "text only (drop one of them)");
 		return 2;
 	}
 	return gc_sweep_run(&o);
