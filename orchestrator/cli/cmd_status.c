@@ -158,8 +158,7 @@ static int add_run(const struct gc_db_run_stat *r, void *arg)
 	snprintf(sw, sizeof(sw), "%lld", (long long)r->sweep_id);
 	fmt_time(r->started, started, sizeof(started));
 	gc_params_brief(r->method, r->params, params, sizeof(params));
-	if (r->bw_cap_bps > 0)
-		gc_rate_format((uint64_t)r->bw_cap_bps, bw, sizeof(bw));
+	gc_bw_format(r->bw_cap_bps > 0 ? (uint64_t)r->bw_cap_bps : 0, bw, sizeof(bw));
 	snprintf(pb, sizeof(pb), "%dx%d", r->world_size, r->batch);
 	if (r->t_iter_median >= 0)
 		snprintf(ms, sizeof(ms), "%.2f", r->t_iter_median * 1e3);
