@@ -5,4 +5,4 @@ LIB_SRCS += common/result.c common/log.c common/npy.c common/strutil.c common/pr
 UNIT_TESTS += $(BUILD)/tests/test_npy $(BUILD)/tests/test_strutil $(BUILD)/tests/test_proc \
 	$(BUILD)/tests/test_fsutil $(BUILD)/tests/test_buf $(BUILD)/tests/test_json $(BUILD)/tests/test_opts \
 	$(BUILD)/tests/test_bandwidth
-FUZZ_TARGETS += fuzz_npy
+FUZZ_TARGETS += fuzz_npy fuzz_opts
