@@ -23,7 +23,7 @@ gc_rc gc_db_sweep_target_get(gc_db *db, int64_t sweep_id, char *metric, size_t n
 struct gc_db_summary_row {
 	const char *model, *method;
 	const char *params;          /* in full (the caller shortens it) */
-	const char *bandwidth;       /* "unlimited" or the cap as "%.3gGbit" ("10Gbit") */
+	const char *bandwidth;       /* "unlimited" or the cap in bits/s ("10000000000") */
 	int world_size;
 	const char *iter_ms;         /* the method's median iteration time, "%.1f" ms */
 	const char *base_ms;         /* the baseline method's, "%.1f" ms */

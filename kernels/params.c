@@ -248,6 +248,32 @@ gc_rc gc_params_set_list(gc_params *p, const char *list, gc_err *e)
 	return GC_OK;
 }
 
+gc_rc gc_params_parse_method(const char *spec, gc_params *p, gc_err *e)
+{
+	char name[64], names[160];
+	const char *colon = spec ? strchr(spec, ':') : NULL;
+	size_t n = colon ? (size_t)(colon - spec) : (spec ? strlen(spec) : 0);
+	gc_method m;
+	gc_rc rc;
+
+	if (!n || n >= sizeof(name))
+		return gc_fail(e, GC_E_INVAL, "method '%.60s' names no method; write e.g. topk or "
+			       "topk:ratio=0.01", spec ? spec : "");
+	memcpy(name, spec, n);
+	name[n] = 0;
+	if (gc_method_parse(name, &m)) {
+		gc_method_names(names, sizeof(names), ", ");
+		return gc_fail(e, GC_E_INVAL, "unknown method '%s'; use one of %s", name, names);
+	}
+	gc_params_default(p, m);
+	if (colon && !colon[1])
+		return gc_fail(e, GC_E_INVAL, "method '%s' ends in ':'; write %s or %s:key=value",
+			       spec, name, name);
+	if (colon && (rc = gc_params_set_list(p, colon + 1, e)))
+		return rc;
+	return GC_OK;
+}
+
 gc_rc gc_params_check(const gc_params *p, gc_err *e)
 {
 	size_t i;

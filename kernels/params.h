@@ -98,6 +98,12 @@ gc_rc gc_params_set(gc_params *p, const char *key, const char *value, gc_err *e)
  * list longer than 255 bytes. */
 gc_rc gc_params_set_list(gc_params *p, const char *list, gc_err *e);
 
+/* Parse a method as every command names it: "NAME" or "NAME:key=value[,key=value...]"
+ * (topk:ratio=0.01, powersgd:rank=4,min_compression=1): p gets NAME's defaults, then
+ * the parameters in order. Does not call gc_params_check. GC_E_INVAL naming the
+ * unknown method or parameter. */
+gc_rc gc_params_parse_method(const char *spec, gc_params *p, gc_err *e);
+
 /* Check the combination (e.g. signsgd ef without scaled) and that every parameter the
  * method takes (int and double ones) is within its range. */
 gc_rc gc_params_check(const gc_params *p, gc_err *e);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "whatif.h"
+#include "bandwidth.h"
 #include "strutil.h"
 
 /* Split s at commas into doubles; what names the option in messages. */
@@ -46,11 +47,28 @@ gc_rc gc_whatif_parse_workers(const char *s, gc_whatif *w, gc_err *e)
 	return rc;
 }
 
+/* One bandwidth of --bandwidth, in tc units (common/bandwidth.h), into Gbit/s. */
+static gc_rc parse_one_bw(const char *t, double *gbps, gc_err *e)
+{
+	uint64_t bps;
+	gc_err e2;
+
+	if (gc_bw_parse(t, GC_BW_BARE_GBIT, &bps, &e2))
+		return gc_fail(e, GC_E_INVAL, "--bandwidth: %s", e2.msg);
+	if (!bps)
+		return gc_fail(e, GC_E_INVAL, "--bandwidth: 'unlimited' has no prediction; give "
+			       "a rate, e.g. 10gbit");
+	*gbps = (double)bps / 1e9;
+	return GC_OK;
+}
+
 static gc_rc parse_range(const char *s, gc_whatif *w, gc_err *e)
 {
 	char buf[128], *c1, *c2;
-	double lo, hi, step = 1;
+	double lo = 0, hi = 0, step = 1;
 	size_t i, n;
+	gc_err e2;
+	gc_rc rc;
 
 	if (gc_strlcpy(buf, s, sizeof(buf)) >= sizeof(buf))
 		return gc_fail(e, GC_E_INVAL, "--bandwidth: range '%.40s...' too long", s);
@@ -58,13 +76,13 @@ static gc_rc parse_range(const char *s, gc_whatif *w, gc_err *e)
 	*c1 = '\0';
 	if ((c2 = strchr(c1 + 1, ':')))
 		*c2 = '\0';
-	if (gc_parse_double(buf, &lo) || gc_parse_double(c1 + 1, &hi) ||
-	    (c2 && gc_parse_double(c2 + 1, &step)) || !(lo > 0) || !(step > 0))
-		return gc_fail(e, GC_E_INVAL, "--bandwidth: range '%s' is not LOW:HIGH[:STEP] "
-			       "in Gbit/s with LOW > 0 and STEP > 0 (like 1:30 or 1:30:0.5)", s);
+	if ((rc = parse_one_bw(buf, &lo, &e2)) || (rc = parse_one_bw(c1 + 1, &hi, &e2)) ||
+	    (c2 && (rc = parse_one_bw(c2 + 1, &step, &e2))))
+		return gc_fail(e, rc, "%s (a range is LOW:HIGH[:STEP], like 1gbit:30gbit or "
+			       "1gbit:30gbit:500mbit; the step defaults to 1gbit)", e2.msg);
 	if (hi < lo)
-		return gc_fail(e, GC_E_INVAL, "--bandwidth: range '%s' runs backwards (%g > %g); "
-			       "write it LOW:HIGH, like %g:%g", s, lo, hi, hi, lo);
+		return gc_fail(e, GC_E_INVAL, "--bandwidth: range '%s' runs backwards (%s > %s); "
+			       "write it LOW:HIGH, like %s:%s", s, buf, c1 + 1, c1 + 1, buf);
 	n = (size_t)floor((hi - lo) / step + 1e-9) + 1;
 	if (n > GC_WHATIF_MAX_LIST)
 		return gc_fail(e, GC_E_INVAL, "--bandwidth: range '%s' has %zu points, more "
@@ -77,9 +95,26 @@ static gc_rc parse_range(const char *s, gc_whatif *w, gc_err *e)
 
 gc_rc gc_whatif_parse_bw(const char *s, gc_whatif *w, gc_err *e)
 {
+	char buf[2048], *tok, *save = NULL;
+	gc_rc rc;
+
 	if (s && strchr(s, ':'))
 		return parse_range(s, w, e);
-	return parse_list(s, w->bw_gbps, GC_WHATIF_MAX_LIST, &w->nbw, "--bandwidth (Gbit/s)", e);
+	w->nbw = 0;
+	if (!s || !*s || gc_strlcpy(buf, s, sizeof(buf)) >= sizeof(buf))
+		return gc_fail(e, GC_E_INVAL, "--bandwidth: empty or too long a list '%.40s'; give "
+			       "rates with units, like 1gbit,10gbit,25gbit", s ? s : "");
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (w->nbw == GC_WHATIF_MAX_LIST)
+			return gc_fail(e, GC_E_INVAL, "--bandwidth: more than %d values",
+				       GC_WHATIF_MAX_LIST);
+		if ((rc = parse_one_bw(tok, &w->bw_gbps[w->nbw], e)))
+			return rc;
+		w->nbw++;
+	}
+	if (!w->nbw)
+		return gc_fail(e, GC_E_INVAL, "--bandwidth: '%s' holds no values", s);
+	return GC_OK;
 }
 
 gc_rc gc_whatif_parse_speedup(const char *s, gc_whatif *w, gc_err *e)

@@ -30,8 +30,10 @@ typedef struct gc_whatif {
 
 /* Worker counts "8,16,32" (each 1..1000000). */
 gc_rc gc_whatif_parse_workers(const char *s, gc_whatif *w, gc_err *e);
-/* Bandwidths in Gbit/s: a list "1,10,25" or a range "A:B" (step 1) or "A:B:STEP";
- * values > 0, ranges ascending, at most GC_WHATIF_MAX_LIST points. */
+/* Bandwidths in tc units (common/bandwidth.h, 1mbit to 400gbit; a bare number is
+ * refused with the unit it needs), into bw_gbps: a list "1gbit,10gbit,25gbit" or a
+ * range "A:B" (step 1gbit) or "A:B:STEP"; ranges ascending, at most
+ * GC_WHATIF_MAX_LIST points. */
 gc_rc gc_whatif_parse_bw(const char *s, gc_whatif *w, gc_err *e);
 /* Compute speedups "1,2,4" (each > 0). */
 gc_rc gc_whatif_parse_speedup(const char *s, gc_whatif *w, gc_err *e);

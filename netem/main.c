@@ -1,6 +1,5 @@
 /* netem/main.c: gcbench-netem, cap a link's egress (set, show, clear, restore-all,
  * check). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +7,7 @@
 
 #include "json.h"
 #include "log.h"
+#include "opts.h"
 #include "rate.h"
 #include "shape.h"
 #include "strutil.h"
@@ -25,7 +25,8 @@ static const char usage_text[] =
 "there before so 'clear' restores it. Needs CAP_NET_ADMIN (root).\n"
 "\n"
 "RATE is in BITS per second with tc's units: bit, kbit, mbit, gbit, tbit (powers of\n"
-"1000) or kibit, mibit, gibit, tibit (powers of 1024); e.g. 10gbit, 1.5gbit, 500mbit.\n"
+"1000) or kibit, mibit, gibit, tibit (powers of 1024); e.g. 10gbit, 1.5gbit, 500mbit;\n"
+"1mbit to 400gbit, as in a sweep spec and gcbench whatif.\n"
 "  The trap: in tc, 'gbps' means gigaBYTES per second, so '30gbps' is 240 Gbit/s.\n"
 "  gcbench-netem rejects the bps units; write 30gbit (or pass --bytes-ok to accept\n"
 "  them with tc's meaning). A bare number is rejected too.\n"
@@ -50,46 +51,61 @@ static const char usage_text[] =
 "State files: $GCBENCH_NETEM_STATE_DIR (default /run/gcbench/netem; for a user that is\n"
 "  not root, ~/.cache/gcbench/netem-state).\n"
 "\n"
+"--version prints the version; 'gcbench-netem help CMD' this text.\n"
+"\n"
 "example: gcbench-netem set --dev eth0 --netns gcb-gcb-n1 --rate 10gbit\n";
 
 struct opts {
 	const char *dev, *netns, *rate, *burst, *delay, *jitter, *loss, *owner;
-	int json, all, bytes_ok;
+	int json, all, bytes_ok, netem;
 };
 
-static int parse_opts(int argc, char **argv, struct opts *o)
+static const struct gc_opt netem_opts[] = {
+	{ "--dev", "-d", GC_OPT_ARG, 'd' }, { "--netns", "-n", GC_OPT_ARG, 'n' },
+	{ "--rate", "-r", GC_OPT_ARG, 'r' }, { "--burst", "-b", GC_OPT_ARG, 'b' },
+	{ "--delay", NULL, GC_OPT_ARG, 'D' }, { "--jitter", NULL, GC_OPT_ARG, 'J' },
+	{ "--loss", NULL, GC_OPT_ARG, 'L' }, { "--owner", NULL, GC_OPT_ARG, 'o' },
+	{ "--json", NULL, 0, 'j' }, { "--all", NULL, 0, 'a' }, { "--bytes-ok", NULL, 0, 'B' },
+	{ "--netem", NULL, 0, 'N' },
+};
+
+static void print_version(void)
 {
-	static const struct option lo[] = {
-		{ "dev", 1, 0, 'd' }, { "netns", 1, 0, 'n' }, { "rate", 1, 0, 'r' },
-		{ "burst", 1, 0, 'b' }, { "delay", 1, 0, 'D' }, { "jitter", 1, 0, 'J' },
-		{ "loss", 1, 0, 'L' }, { "owner", 1, 0, 'o' }, { "json", 0, 0, 'j' },
-		{ "all", 0, 0, 'a' }, { "bytes-ok", 0, 0, 'B' }, { "help", 0, 0, 'h' },
-		{ 0, 0, 0, 0 } };
+	printf("gcbench-netem %s\n", GC_VERSION);
+}
+
+/* 0 to go on, 1 when help or version was printed, 2 on a mistake (reported). */
+static int parse_opts(const char *cmd, int argc, char **argv, struct opts *o)
+{
+	char name[48];
+	gc_opts p;
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:n:r:b:h", lo, NULL)) != -1) {
+	snprintf(name, sizeof name, "gcbench-netem %s", cmd);
+	gc_opts_init(&p, name, netem_opts, sizeof netem_opts / sizeof netem_opts[0], argc, argv);
+	while ((c = gc_opts_next(&p)) > 0) {
 		switch (c) {
-		case 'd': o->dev = optarg; break;
-		case 'n': o->netns = optarg; break;
-		case 'r': o->rate = optarg; break;
-		case 'b': o->burst = optarg; break;
-		case 'D': o->delay = optarg; break;
-		case 'J': o->jitter = optarg; break;
-		case 'L': o->loss = optarg; break;
-		case 'o': o->owner = optarg; break;
+		case 'd': o->dev = p.val; break;
+		case 'n': o->netns = p.val; break;
+		case 'r': o->rate = p.val; break;
+		case 'b': o->burst = p.val; break;
+		case 'D': o->delay = p.val; break;
+		case 'J': o->jitter = p.val; break;
+		case 'L': o->loss = p.val; break;
+		case 'o': o->owner = p.val; break;
 		case 'j': o->json = 1; break;
 		case 'a': o->all = 1; break;
 		case 'B': o->bytes_ok = 1; break;
-		case 'h': fputs(usage_text, stdout); exit(0);
-		default: return 2;
+		case 'N': o->netem = 1; break;
 		}
 	}
-	if (optind != argc) {
-		gc_error("unexpected argument '%s'; see 'gcbench-netem --help'", argv[optind]);
-		return 2;
-	}
+	if (c == GC_OPTS_HELP)
+		return fputs(usage_text, stdout), 1;
+	if (c == GC_OPTS_VERSION)
+		return print_version(), 1;
+	if (c != GC_OPTS_END)
+		return gc_error("%s", p.err.msg), 2;
 	return 0;
 }
 
@@ -105,9 +121,12 @@ static gc_rc build_req(const struct opts *o, struct gc_shape_req *r, gc_err *e)
 	if (!o->rate && !o->delay && !o->loss)
 		return gc_fail(e, GC_E_INVAL, "set needs --rate, --delay or --loss (e.g. --rate "
 			       "10gbit --delay 10ms)");
-	if (o->rate && (rc = gc_rate_parse_flags(o->rate, o->bytes_ok ? GC_RATE_ALLOW_BYTES : 0,
-						 &r->rate_bps, e)))
+	if (o->rate && (rc = gc_bw_parse(o->rate, GC_BW_BARE_GBIT |
+					 (o->bytes_ok ? GC_RATE_ALLOW_BYTES : 0), &r->rate_bps, e)))
 		return rc;
+	if (o->rate && !r->rate_bps)
+		return gc_fail(e, GC_E_INVAL, "--rate unlimited sets no cap; to remove one, run "
+			       "'gcbench-netem clear --dev %s'", o->dev);
 	if (o->burst && !o->rate)
 		return gc_fail(e, GC_E_INVAL, "--burst needs --rate");
 	if (o->burst && (rc = gc_size_parse(o->burst, &r->burst, e)))
@@ -174,7 +193,7 @@ static void print_text(const char *dev, const char *netns, const struct gc_shape
 {
 	char rate[32], burst[32];
 
-	gc_rate_format(s->rate_bps, rate, sizeof(rate));
+	gc_bw_format(s->rate_bps, rate, sizeof(rate));
 	gc_size_format(s->burst, burst, sizeof(burst));
 	printf("%s%s%s: %s", dev, netns ? "@" : "", netns ? netns : "", s->kind);
 	if (s->rate_bps)
@@ -274,32 +293,61 @@ static int check(int netem)
 	return 1;
 }
 
+static int unknown_command(const char *word)
+{
+	static const char *const all[] = { "set", "show", "clear", "restore-all", "check", "help" };
+	gc_err e;
+
+	gc_opts_unknown(&e, "command", word, NULL, gc_suggest(word, all, 6),
+			"gcbench-netem --help");
+	gc_error("%s", e.msg);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
-	static const char *const cmds[] = { "set", "show", "clear", "restore-all" };
+	static const char *const cmds[] = { "set", "show", "clear", "restore-all", "check" };
 	struct opts o;
 	size_t i;
+	int r;
 
 	gc_log_init("gcbench-netem", GC_LOG_INFO);
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
+	    (!strcmp(argv[1], "help") && argc == 2)) {
 		fputs(usage_text, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
-	if (!strcmp(argv[1], "check")) {
-		if (argc == 2 || (argc == 3 && !strcmp(argv[2], "--netem")))
-			return check(argc == 3);
-		gc_error("check takes no option but --netem, not '%s'", argv[2]);
+	if (!strcmp(argv[1], "--version")) {
+		print_version();
+		return 0;
+	}
+	if (argv[1][0] == '-') {
+		gc_opts p;
+		gc_opts_init(&p, "gcbench-netem", NULL, 0, argc, argv);
+		gc_opts_next(&p);
+		gc_error("%s", p.err.msg);
 		return 2;
+	}
+	if (!strcmp(argv[1], "help")) {   /* help CMD: the usage covers every command */
+		for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+			if (!strcmp(argv[2], cmds[i]))
+				return fputs(usage_text, stdout), 0;
+		return unknown_command(argv[2]);
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i]))
 			break;
-	if (i == sizeof(cmds) / sizeof(cmds[0])) {
-		gc_error("unknown command '%s'; use set, show, clear, restore-all or check", argv[1]);
-		return 2;
+	if (i == sizeof(cmds) / sizeof(cmds[0]))
+		return unknown_command(argv[1]);
+	if ((r = parse_opts(argv[1], argc - 1, argv + 1, &o)))
+		return r == 1 ? 0 : 2;
+	if (!strcmp(argv[1], "check")) {
+		if (o.dev || o.netns || o.rate || o.burst || o.delay || o.jitter || o.loss ||
+		    o.owner || o.json || o.all || o.bytes_ok) {
+			gc_error("check takes no option but --netem; see 'gcbench-netem --help'");
+			return 2;
+		}
+		return check(o.netem);
 	}
-	if (parse_opts(argc - 1, argv + 1, &o))
-		return 2;
 	return run(argv[1], &o);
 }

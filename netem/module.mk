@@ -9,6 +9,8 @@ UNIT_TESTS += $(BUILD)/tests/test_netem_rate $(BUILD)/tests/test_netem_state \
 FUZZ_TARGETS += fuzz_rate fuzz_delay
 
 BINS += $(BUILD)/bin/gcbench-netem
+NETEM_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+$(BUILD)/obj/netem/main.o: CPPFLAGS += -DGC_VERSION='"$(NETEM_VERSION)"'
 $(BUILD)/bin/gcbench-netem: $(BUILD)/obj/netem/main.o $(LIB)
 	$(link_rule)
 

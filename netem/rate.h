@@ -1,18 +1,7 @@
 /* netem/rate.h: rates and sizes in tc's units, parsed strictly, and the pure mapping
  * from a requested cap to qdisc parameters (no root, no kernel: unit-testable).
  *
- * Rates (gc_rate_parse): a positive decimal number (digits, optionally '.' and
- * digits; no sign, exponent, spaces, hex, inf or nan) immediately followed by a unit,
- * case-insensitive, as tc spells them:
- *   bit  kbit  mbit  gbit  tbit        SI: 1, 1e3, 1e6, 1e9, 1e12 bits/s
- *   kibit mibit gibit tibit            IEC: 2^10, 2^20, 2^30, 2^40 bits/s
- *   bps kbps mbps gbps tbps            BYTES/s in tc (x8), SI
- *   kibps mibps gibps tibps            BYTES/s in tc (x8), IEC
- * The bps family is the trap: '30gbps' is 30 gigaBYTES/s (240 Gbit/s) in tc. It is
- * rejected with an explanation unless GC_RATE_ALLOW_BYTES is given. A bare number
- * (tc reads it as bytes/s) is rejected too: write the unit. The result, in bits/s,
- * is rounded to the nearest bit and must lie in [8, GC_RATE_MAX] (a qdisc works in
- * whole bytes/s).
+ * Rates and caps: common/bandwidth.h (gc_rate_parse, gc_bw_parse, gc_rate_format).
  *
  * Sizes (gc_size_parse), as tc's get_size: a bare number or 'b' is bytes; k/kb,
  * m/mb, g/gb are KiB, MiB, GiB; kbit, mbit, gbit are 2^10, 2^20, 2^30 BITS (/8).
@@ -24,27 +13,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bandwidth.h"
 #include "result.h"
-
-#define GC_RATE_MAX 1000000000000000ull       /* 1000 tbit: far above any NIC */
-#define GC_RATE_ALLOW_BYTES 1u                /* accept the bps (bytes/s) family */
 
 /* The largest rate TBF can hold through libnl 3.7: its setter takes an int of
  * bytes/s that the kernel reads as u32, so UINT32_MAX bytes/s = 34.36 Gbit/s. */
 #define GC_TBF_MAX_BYTES_PER_S 4294967295ull
 
-/* Parse s into bits/s (strict, see above). On error returns GC_E_INVAL and writes a
- * message naming the value and what to write instead into e (may be NULL). */
-gc_rc gc_rate_parse(const char *s, uint64_t *bits_per_s, gc_err *e);
-gc_rc gc_rate_parse_flags(const char *s, unsigned flags, uint64_t *bits_per_s, gc_err *e);
-
 /* Parse s into bytes (strict, see above). Errors as gc_rate_parse. */
 gc_rc gc_size_parse(const char *s, uint64_t *bytes, gc_err *e);
-
-/* Format a rate exactly, with the largest SI bit unit that divides it ("30gbit",
- * "1500mbit", "123bit"); gc_rate_parse reads it back to the same value. Writes at
- * most n bytes (always NUL-terminated); returns buf. */
-char *gc_rate_format(uint64_t bits_per_s, char *buf, size_t n);
 
 /* Format a size exactly with tc's units ("64kb", "1mb", "1500b"); round-trips. */
 char *gc_size_format(uint64_t bytes, char *buf, size_t n);

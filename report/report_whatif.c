@@ -98,7 +98,7 @@ static void paper(struct gc_rep *r)
 	memset(&w, 0, sizeof w);
 	gc_strlcpy(w.model, "resnet50", sizeof w.model);
 	w.batch = 64;
-	if (gc_whatif_preset(&w, "paper", NULL) || gc_whatif_parse_bw("1:30", &w, NULL) ||
+	if (gc_whatif_preset(&w, "paper", NULL) || gc_whatif_parse_bw("1gbit:30gbit", &w, NULL) ||
 	    gc_whatif_parse_methods("signsgd,topk:ratio=0.01,mstopk:ratio=0.01,powersgd:rank=4",
 				    &w, NULL) || gc_arch_build(w.model, &a, NULL))
 		return;
@@ -106,7 +106,7 @@ static void paper(struct gc_rep *r)
 		 "choice, codec costs counted from the PyTorch code paths the study ran; "
 		 "`gcbench whatif --constants` lists each constant and its source), ResNet-50 at "
 		 "batch 64, 8 and 96 workers, compute 1x and 4x (the codec as fast as the "
-		 "compute). The same charts as `gcbench whatif --workers 8,96 --bandwidth 1:30 "
+		 "compute). The same charts as `gcbench whatif --workers 8,96 --bandwidth 1gbit:30gbit "
 		 "--compute-speedup 1,4 --svg DIR`.");
 	charts(r, &w, &a, wi_paper_workers, 2, "paper-resnet50");
 	gc_arch_release(&a);
@@ -158,7 +158,7 @@ static int fitted(struct gc_rep *r, const gc_pdb *p, const gc_pdb_fit *f)
 	gc_arch a;
 
 	memset(&w, 0, sizeof w);
-	if (!r0 || gc_whatif_preset(&w, "ideal", NULL) || gc_whatif_parse_bw("1:30", &w, NULL))
+	if (!r0 || gc_whatif_preset(&w, "ideal", NULL) || gc_whatif_parse_bw("1gbit:30gbit", &w, NULL))
 		return 0;
 	env_methods(p, f, r0, &w);
 	if (!w.nmethods || gc_arch_build(r0->model, &a, NULL))

@@ -6,7 +6,7 @@
 #   PyTorch: DDP, gloo, bucket_cap_mb 25, one thread per rank: default all-reduce,
 #            fp16_compress_hook, powerSGD_hook (rank 4, error feedback, warm start,
 #            compressing from iteration 2) - tools/ddp_bench.py, one process per node.
-#   gcbench: gcbench-worker --method syncsgd | fp16 | powersgd --param rank=4 --threads 1 under
+#   gcbench: gcbench-worker --method syncsgd | fp16 | powersgd:rank=4 --threads 1 under
 #            mpirun (TCP BTL on the data interface, ring algorithms, yield when idle).
 # Both on a module with exactly the model's parameter tensors and negligible compute
 # (ddp_bench: forward x * sum <p,p>/2; gcbench: a csv: parameter list has no FLOPs, so
@@ -259,7 +259,7 @@ run_gcbench() { # run_gcbench CSV METHOD LOGPREFIX
 
 # ---- the sweep -----------------------------------------------------------------------------
 gc_method() { case $1 in allreduce) echo "--method syncsgd" ;; fp16) echo "--method fp16" ;;
-	powersgd) echo "--method powersgd --param rank=4" ;; esac; }
+	powersgd) echo "--method powersgd:rank=4" ;; esac; }
 res=$tmp/results.tsv
 : >"$res"; : >"$tmp/numel.tsv"
 for m in $models; do

@@ -25,8 +25,8 @@ echo "reference: $ref"
 ar=$(sed -n 's/.* allreduce_s \([0-9.]*\).*/\1/p' <<<"$ref")
 [ -n "$ar" ] || { echo "bench-worker: the reference all-reduce failed"; exit 0; }
 printf "%-34s %10s %10s %10s %10s %8s\n" method iter_s comm_s enc+dec_s exposed_s ratio
-for m in syncsgd "syncsgd --mpi-coll blocking" fp16 signsgd "topk --param ratio=0.01" \
-	"mstopk --param ratio=0.01" "powersgd --param rank=4"; do
+for m in syncsgd "syncsgd --mpi-coll blocking" fp16 signsgd "topk:ratio=0.01" \
+	"mstopk:ratio=0.01" "powersgd:rank=4"; do
 	rm -f "$tmp"/b-r*.gcr
 	if ! "${MPI[@]}" "$W" --method $m --workload replay:resnet50 --compute-scale 1e6 \
 		--iters "$ITERS" --warmup 1 --out "$tmp/b-r%r.gcr" >"$tmp/out" 2>&1; then

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "kernels/plan.h"
+#include "log.h"
+#include "opts.h"
 #include "strutil.h"
 
 /* The --method and --param lines of the usage, from the method table. */
@@ -18,8 +20,9 @@ static void usage_methods(FILE *f)
 	const gc_param_def *d = gc_param_table(&n);
 
 	gc_method_names(names, sizeof(names), " ");
-	fprintf(f, "  --method M               %s; %s\n", names, gc_method_name(GC_M_SYNCSGD));
-	fputs("  --param k=v              method parameter, repeatable; defaults:\n"
+	fprintf(f, "  --method M[:k=v,...]     %s; %s\n", names, gc_method_name(GC_M_SYNCSGD));
+	fputs("                           with its parameters after a colon (topk:ratio=0.01);\n"
+	      "                           defaults:\n"
 	      "                          ", f);
 	for (i = 0; i < n; i++)
 		fprintf(f, " %s=%.15g%s", d[i].key, d[i].def,
@@ -66,7 +69,8 @@ void gc_wk_usage(FILE *f)
 "  --mpi-rings K            nb: an all-reduce of 4 MiB or more runs as K concurrent\n"
 "                           MPI_Iallreduce on slices of it (one fills the link while\n"
 "                           another reduces); 1-8; 2\n"
-"  --deadline SEC           per collective; on expiry: error and MPI_Abort; 60\n"
+"  --deadline T             per collective (60, 60s, 500ms, 2min; bare: seconds); on\n"
+"                           expiry: error and MPI_Abort; 60s\n"
 "  --threads N              CPU threads per rank for encode/decode (OpenMP, OpenBLAS);\n"
 "                           0 = the cores this rank may use / ranks on this host\n"
 "                           (OMPI_COMM_WORLD_LOCAL_SIZE); ranks that share cores but\n"
@@ -81,14 +85,14 @@ void gc_wk_usage(FILE *f)
 "                           this CPU's ISA level and check them against the baseline's\n"
 "  --build-info             (alone) how this build was made: arch, the CPU flags it\n"
 "                           needs, the build machine's CPU, the kernels' ISA level here\n"
-"  --help                   this text\n"
+"  --help, --version        this text; the version\n"
 "\n"
 "Example (4 ranks on one shaped interface, ring algorithms, ranks yield when idle):\n"
 "  mpirun -np 4 --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include eth1 \\\n"
 "    --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm 4 \\\n"
 "    --mca coll_tuned_allgather_algorithm 4 --mca coll_libnbc_iallreduce_algorithm 1 \\\n"
 "    --mca mpi_yield_when_idle 1 \\\n"
-"    gcbench-worker --method powersgd --param rank=4 --workload replay:resnet50 \\\n"
+"    gcbench-worker --method powersgd:rank=4 --workload replay:resnet50 \\\n"
 "      --iters 50 --warmup 5 --batch 32 --out run1-r%r.gcr\n"
 "(As root, OpenMPI also needs OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1.)\n",
 	      f);
@@ -115,16 +119,11 @@ static gc_rc parse_pos(const char *opt, const char *v, double *out, gc_err *e)
 	return GC_OK;
 }
 
+/* --method NAME[:k=v,...]: the method and its parameters (applied at once, so that a
+ * mistake names the method as written). */
 static gc_rc parse_method(gc_wk_cfg *c, const char *v, gc_err *e)
 {
-	gc_method m;
-	char names[128];
-	if (!gc_method_parse(v, &m)) {
-		c->params.method = m;
-		return GC_OK;
-	}
-	gc_method_names(names, sizeof(names), ", ");
-	return gc_fail(e, GC_E_INVAL, "unknown method '%s': choose one of %s", v, names);
+	return gc_params_parse_method(v, &c->params, e);
 }
 
 static gc_rc parse_workload(gc_wk_cfg *c, const char *v, gc_err *e)
@@ -158,7 +157,7 @@ static void cfg_defaults(gc_wk_cfg *c)
 	memset(c, 0, sizeof(*c));
 	c->mode = GC_WK_RUN;
 	c->backend = GC_WK_MPI;
-	c->params.method = GC_M_SYNCSGD;
+	gc_params_default(&c->params, GC_M_SYNCSGD);
 	c->iters = 20;
 	c->warmup = 5;
 	c->batch = 32;
@@ -172,18 +171,6 @@ static void cfg_defaults(gc_wk_cfg *c)
 	gc_strlcpy(c->data, "auto", sizeof(c->data));
 }
 
-/* Options that take no value. Returns 1 if opt was one of them. */
-static int flag_opt(gc_wk_cfg *c, const char *opt)
-{
-	if (!strcmp(opt, "--help") || !strcmp(opt, "-h"))
-		c->mode = GC_WK_HELP;
-	else if (!strcmp(opt, "--no-overlap"))
-		c->overlap = 0;
-	else
-		return 0;
-	return 1;
-}
-
 static gc_rc value_opt2(gc_wk_cfg *c, const char *o, const char *v, gc_err *e)
 {
 	if (!strcmp(o, "--bucket-first-mb"))
@@ -191,7 +178,7 @@ static gc_rc value_opt2(gc_wk_cfg *c, const char *o, const char *v, gc_err *e)
 	if (!strcmp(o, "--bucket-mb"))
 		return parse_pos(o, v, &c->bucket_mb, e);
 	if (!strcmp(o, "--deadline"))
-		return parse_pos(o, v, &c->deadline, e);
+		return gc_opts_seconds(o, v, 0.001, 86400, &c->deadline, e);
 	if (!strcmp(o, "--lr"))
 		return parse_pos(o, v, &c->lr, e);
 	if (!strcmp(o, "--out"))
@@ -221,7 +208,7 @@ static gc_rc value_opt2(gc_wk_cfg *c, const char *o, const char *v, gc_err *e)
 		c->blocking = !strcmp(v, "blocking");
 		return GC_OK;
 	}
-	return gc_fail(e, GC_E_INVAL, "unknown option '%s' (see gcbench-worker --help)", o);
+	return gc_fail(e, GC_E_INVAL, "unknown option '%s' (see 'gcbench-worker --help')", o);
 }
 
 static gc_rc value_opt(gc_wk_cfg *c, const char *o, const char *v, gc_err *e)
@@ -251,12 +238,11 @@ static gc_rc value_opt(gc_wk_cfg *c, const char *o, const char *v, gc_err *e)
 	return value_opt2(c, o, v, e);
 }
 
-/* --param k=v entries, applied once the method is known (it may come later). */
+/* --param k=v entries (deprecated), applied once the method is known (it may come
+ * later), after the parameters of --method NAME:k=v. */
 static gc_rc apply_params(gc_wk_cfg *c, char **kv, int n, gc_err *e)
 {
-	gc_method m = c->params.method;
 	gc_rc rc;
-	gc_params_default(&c->params, m);
 	for (int i = 0; i < n; i++) {
 		char key[64];
 		const char *eq = strchr(kv[i], '=');
@@ -272,12 +258,16 @@ static gc_rc apply_params(gc_wk_cfg *c, char **kv, int n, gc_err *e)
 	if (rc)
 		return rc;
 	gc_params_format(&c->params, c->param_text, sizeof(c->param_text));
+	if (n)
+		gc_warn("--param is deprecated: write --method %s%s%s",
+			gc_method_name(c->params.method), c->param_text[0] ? ":" : "",
+			c->param_text);
 	return GC_OK;
 }
 
 static gc_rc check_cfg(gc_wk_cfg *c, gc_err *e)
 {
-	if (c->mode == GC_WK_HELP || c->mode == GC_WK_DUMP)
+	if (c->mode == GC_WK_HELP || c->mode == GC_WK_VERSION || c->mode == GC_WK_DUMP)
 		return GC_OK;
 	if (!c->workload[0])
 		return gc_fail(e, GC_E_INVAL, "missing --workload: give replay:MODEL (e.g. replay:resnet50), train:mlp or train:cnn");
@@ -299,42 +289,68 @@ static gc_rc check_cfg(gc_wk_cfg *c, gc_err *e)
 	return GC_OK;
 }
 
+enum { W_VALUE = 1, W_PARAM, W_NO_OVERLAP, W_BENCH };
+static const struct gc_opt wk_opts[] = {
+	{ "--backend", NULL, GC_OPT_ARG, W_VALUE }, { "--method", NULL, GC_OPT_ARG, W_VALUE },
+	{ "--param", NULL, GC_OPT_ARG, W_PARAM }, { "--workload", NULL, GC_OPT_ARG, W_VALUE },
+	{ "--data", NULL, GC_OPT_ARG, W_VALUE }, { "--eval-every", NULL, GC_OPT_ARG, W_VALUE },
+	{ "--iters", NULL, GC_OPT_ARG, W_VALUE }, { "--warmup", NULL, GC_OPT_ARG, W_VALUE },
+	{ "--batch", NULL, GC_OPT_ARG, W_VALUE }, { "--compute-scale", NULL, GC_OPT_ARG, W_VALUE },
+	{ "--device-flops", NULL, GC_OPT_ARG, W_VALUE }, { "--profile", NULL, GC_OPT_ARG, W_VALUE },
+	{ "--bucket-first-mb", NULL, GC_OPT_ARG, W_VALUE },
+	{ "--bucket-mb", NULL, GC_OPT_ARG, W_VALUE }, { "--no-overlap", NULL, 0, W_NO_OVERLAP },
+	{ "--mpi-coll", NULL, GC_OPT_ARG, W_VALUE }, { "--mpi-rings", NULL, GC_OPT_ARG, W_VALUE },
+	{ "--deadline", NULL, GC_OPT_ARG, W_VALUE }, { "--threads", NULL, GC_OPT_ARG, W_VALUE },
+	{ "--lr", NULL, GC_OPT_ARG, W_VALUE }, { "--out", NULL, GC_OPT_ARG, W_VALUE },
+	{ "--heartbeat", NULL, GC_OPT_ARG, W_VALUE }, { "--iface", NULL, GC_OPT_ARG, W_VALUE },
+	{ "--dump", NULL, GC_OPT_ARG, W_VALUE }, { "--bench-allreduce", NULL, GC_OPT_OPTARG, W_BENCH },
+};
+
+static gc_rc bench_count(gc_wk_cfg *c, const char *v, gc_err *e)
+{
+	int64_t n;
+
+	c->mode = GC_WK_BENCH_ALLREDUCE;
+	if (!v)
+		return GC_OK;
+	if (gc_parse_i64(v, &n) || n < 1 || n > (1ll << 32))
+		return gc_fail(e, GC_E_INVAL, "invalid --bench-allreduce '%s': expected a float "
+			       "count from 1 to 2^32", v);
+	c->bench_count = n;
+	return GC_OK;
+}
+
 gc_rc gc_wk_args_parse(gc_wk_cfg *c, int argc, char **argv, gc_err *e)
 {
 	char *kv[GC_WK_MAX_PARAMS];
-	int nkv = 0;
+	int nkv = 0, r;
+	gc_opts p;
 	gc_rc rc;
 
 	cfg_defaults(c);
-	for (int i = 1; i < argc; i++) {
-		const char *o = argv[i];
-		if (flag_opt(c, o))
-			continue;
-		if (!strcmp(o, "--bench-allreduce")) {
-			c->mode = GC_WK_BENCH_ALLREDUCE;
-			if (i + 1 < argc && argv[i + 1][0] != '-') {
-				int64_t n;
-				if (gc_parse_i64(argv[++i], &n) || n < 1 || n > (1ll << 32))
-					return gc_fail(e, GC_E_INVAL, "invalid --bench-allreduce '%s': expected a float count from 1 to 2^32", argv[i]);
-				c->bench_count = n;
-			}
-			continue;
-		}
-		if (strncmp(o, "--", 2))
-			return gc_fail(e, GC_E_INVAL, "unexpected argument '%s' (options start with --; see --help)", o);
-		if (i + 1 >= argc)
-			return gc_fail(e, GC_E_INVAL, "option '%s' needs a value (see gcbench-worker --help)", o);
-		if (!strcmp(o, "--param")) {
+	gc_opts_init(&p, "gcbench-worker", wk_opts, sizeof wk_opts / sizeof wk_opts[0], argc,
+		     argv);
+	while ((r = gc_opts_next(&p)) > 0) {
+		if (r == W_NO_OVERLAP) {
+			c->overlap = 0;
+		} else if (r == W_BENCH) {
+			if ((rc = bench_count(c, p.val, e)))
+				return rc;
+		} else if (r == W_PARAM) {
 			if (nkv == GC_WK_MAX_PARAMS)
-				return gc_fail(e, GC_E_INVAL, "too many --param options (at most %d)", GC_WK_MAX_PARAMS);
-			kv[nkv++] = argv[++i];
-			continue;
-		}
-		rc = value_opt(c, o, argv[i + 1], e);
-		if (rc)
+				return gc_fail(e, GC_E_INVAL, "too many --param options (at most %d)",
+					       GC_WK_MAX_PARAMS);
+			kv[nkv++] = (char *)p.val;
+		} else if ((rc = value_opt(c, p.opt, p.val, e))) {
 			return rc;
-		i++;
+		}
 	}
+	if (r == GC_OPTS_HELP || r == GC_OPTS_VERSION) {
+		c->mode = r == GC_OPTS_HELP ? GC_WK_HELP : GC_WK_VERSION;
+		return GC_OK;
+	}
+	if (r != GC_OPTS_END)
+		return gc_fail(e, GC_E_INVAL, "%s", p.err.msg);
 	rc = apply_params(c, kv, nkv, e);
 	return rc ? rc : check_cfg(c, e);
 }

@@ -366,6 +366,10 @@ int main(int argc, char **argv)
 		gc_wk_usage(stdout);
 		return 0;
 	}
+	if (c.mode == GC_WK_VERSION) {
+		printf("gcbench-worker %s\n", GC_VERSION);
+		return 0;
+	}
 	if (c.mode == GC_WK_DUMP)
 		return dump(c.dump);
 	if (prevalidate(&c, &numel, &e)) {

@@ -121,36 +121,58 @@ struct cl_args {
 	int json, shared_fs, slurm;
 };
 
+static void cluster_help(FILE *f)
+{
+	fputs(cluster_usage, f);
+}
+
+static const struct gc_opt cluster_opts[] = {
+	{ "--json", NULL, 0, 1 }, { "--shared-fs", NULL, 0, 2 }, { "--slurm", NULL, 0, 3 },
+	{ "--name", NULL, GC_OPT_ARG, 4 }, { "--user", NULL, GC_OPT_ARG, 5 },
+};
+
+/* 0 to go on, 1 when help or version was printed, else the exit status (2). */
 static int parse_args(int argc, char **argv, struct cl_args *a)
 {
-	int i;
+	static const char *const verbs[] = { "up", "down", "status" };
+	gc_opts o;
+	int r;
 
 	memset(a, 0, sizeof(*a));
 	a->name = "gcb";
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return 1;
-		if (!strcmp(argv[i], "--json"))
-			a->json = 1;
-		else if (!strcmp(argv[i], "--shared-fs"))
-			a->shared_fs = 1;
-		else if (!strcmp(argv[i], "--slurm"))
-			a->slurm = 1;
-		else if (!strcmp(argv[i], "--name") && i + 1 < argc)
-			a->name = argv[++i];
-		else if (!strcmp(argv[i], "--user") && i + 1 < argc)
-			a->user = argv[++i];
-		else if (!a->verb)
-			a->verb = argv[i];
-		else if (!a->count && !strcmp(a->verb, "up"))
-			a->count = argv[i];
-		else {
-			gc_error("cluster: unexpected argument '%s'; see 'gcbench cluster --help'", argv[i]);
-			return 2;
+	gc_opts_init(&o, "gcbench cluster", cluster_opts,
+		     sizeof cluster_opts / sizeof cluster_opts[0], argc, argv);
+	o.positional = 1;
+	while ((r = gc_opts_next(&o)) >= 0) {
+		switch (r) {
+		case 1: a->json = 1; break;
+		case 2: a->shared_fs = 1; break;
+		case 3: a->slurm = 1; break;
+		case 4: a->name = o.val; break;
+		case 5: a->user = o.val; break;
+		default:
+			if (!a->verb) {
+				a->verb = o.val;
+				if (strcmp(a->verb, "up") && strcmp(a->verb, "down") &&
+				    strcmp(a->verb, "status"))
+					return gc_cli_unknown_sub("gcbench cluster", a->verb, verbs, 3);
+			} else if (!a->count && !strcmp(a->verb, "up")) {
+				a->count = o.val;
+			} else {
+				gc_error("unexpected argument '%s' for gcbench cluster %s (see 'gcbench "
+					 "cluster --help')", o.val, a->verb);
+				return 2;
+			}
 		}
 	}
+	if (r != GC_OPTS_END)
+		return (r = gc_cli_opts_stop(&o, r, cluster_help)) ? r : 1;
 	if (!a->verb) {
 		fputs(cluster_usage, stderr);
+		return 2;
+	}
+	if (a->json && strcmp(a->verb, "status")) {
+		gc_error("--json applies to 'gcbench cluster status' only, not '%s'", a->verb);
 		return 2;
 	}
 	return 0;
@@ -208,10 +230,8 @@ int cmd_cluster(int argc, char **argv)
 	int r = parse_args(argc, argv, &a);
 	gc_rc rc = GC_OK;
 
-	if (r == 1) {
-		fputs(cluster_usage, stdout);
+	if (r == 1)
 		return 0;
-	}
 	if (r)
 		return r;
 	if (!strcmp(a.verb, "up")) {

@@ -21,31 +21,33 @@ struct copts {
 	const char *in[MAX_IN];
 	int nin;
 	const char *out_dir;
-	int have_method;
+	int have_method, json;
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gcbench compress --method M [--param key=value ...] --in w0.npy --in w1.npy ...\n"
-		"                        [--out-dir D] [--backend cpu|cuda]\n\n"
+		"usage: gcbench compress --method M[:K=V,...] --in w0.npy --in w1.npy ...\n"
+		"                        [--out-dir D] [--backend cpu|cuda] [--json]\n\n"
 		"Simulate one gradient exchange among as many workers as --in files, with the\n"
 		"collectives run in memory: every worker encodes its gradient, the payloads are\n"
 		"all-reduced or all-gathered, every worker decodes. Prints the payload each worker\n"
 		"sends, the compression ratio (float32 bytes / payload), the relative L2 error of the\n"
 		"result against the exact average, and the encode and decode times.\n\n"
 		"options:\n"
-		"  --method M        syncsgd, fp16, signsgd, topk, mstopk or powersgd\n"
-		"  --param K=V[,..]  a method parameter (repeatable): ef, scaled (signsgd);\n"
-		"                    ratio (topk, mstopk); rounds (mstopk); rank, warm_start,\n"
-		"                    min_compression, seed (powersgd); ef (topk, mstopk, powersgd)\n"
+		"  --method M[:K=V,..] syncsgd, fp16, signsgd, topk, mstopk or powersgd, with its\n"
+		"                    parameters after a colon (topk:ratio=0.01): ef, scaled\n"
+		"                    (signsgd); ratio (topk, mstopk); rounds (mstopk); rank,\n"
+		"                    warm_start, min_compression, seed (powersgd); ef (topk,\n"
+		"                    mstopk, powersgd)\n"
 		"  --in FILE         one worker's gradient: float32 .npy, the same shape for all;\n"
 		"                    rows = shape[0], cols = the product of the other dimensions\n"
 		"  --out-dir D       write D/result.npy (the average every worker ends with) and\n"
 		"                    D/residual_<w>.npy (error feedback left at worker w)\n"
-		"  --backend B       cpu (default) or cuda\n\n"
+		"  --backend B       cpu (default) or cuda\n"
+		"  --json            the figures as one JSON object (the names above)\n\n"
 		"example:\n"
-		"  gcbench compress --method topk --param ratio=0.01 --in g0.npy --in g1.npy --out-dir out\n");
+		"  gcbench compress --method topk:ratio=0.01 --in g0.npy --in g1.npy --out-dir out\n");
 }
 
 /* Apply "k=v,k2=v2" to o->p (kernels/params.h reads and checks it). */
@@ -60,55 +62,37 @@ static int apply_params(struct copts *o, const char *arg)
 	return 0;
 }
 
-/* The value after option argv[*i], or NULL (with a message) if missing. */
-static const char *optval(int argc, char **argv, int *i)
-{
-	if (*i + 1 >= argc) {
-		gc_error("option '%s' needs a value; see 'gcbench compress --help'", argv[*i]);
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 static int parse_method(struct copts *o, const char *v)
 {
-	gc_method m;
+	gc_err e;
 
-	if (gc_method_parse(v, &m)) {
-		char names[160];
-
-		gc_method_names(names, sizeof(names), ", ");
-		gc_error("unknown method '%s'; use one of %s", v, names);
+	if (gc_params_parse_method(v, &o->p, &e)) {
+		gc_error("invalid --method: %s", e.msg);
 		return 2;
 	}
-	gc_params_default(&o->p, m);
 	o->have_method = 1;
 	return 0;
 }
 
-static int parse_one(struct copts *o, int argc, char **argv, int *i, char **pending, int *np)
-{
-	const char *a = argv[*i], *v;
+enum { C_METHOD = 1, C_PARAM, C_IN, C_OUT, C_BACKEND, C_JSON };
+static const struct gc_opt compress_opts[] = {
+	{ "--method", NULL, GC_OPT_ARG, C_METHOD }, { "--param", NULL, GC_OPT_ARG, C_PARAM },
+	{ "--in", NULL, GC_OPT_ARG, C_IN }, { "--out-dir", NULL, GC_OPT_ARG, C_OUT },
+	{ "--backend", NULL, GC_OPT_ARG, C_BACKEND }, { "--json", NULL, 0, C_JSON },
+};
 
-	if (!strcmp(a, "--method") || !strcmp(a, "--param") || !strcmp(a, "--in") ||
-	    !strcmp(a, "--out-dir") || !strcmp(a, "--backend")) {
-		if (!(v = optval(argc, argv, i)))
-			return 2;
-	} else {
-		gc_error("unknown option '%s'; see 'gcbench compress --help'", a);
-		return 2;
-	}
-	if (!strcmp(a, "--method"))
-		return parse_method(o, v);
-	if (!strcmp(a, "--param")) {
+static int parse_one(struct copts *o, int id, const char *v, char **pending, int *np)
+{
+	switch (id) {
+	case C_METHOD: return parse_method(o, v);
+	case C_PARAM:
+		if (*np == MAX_IN)
+			return gc_error("too many --param options"), 2;
 		pending[(*np)++] = (char *)v;       /* applied once the method is known */
 		return 0;
-	}
-	if (!strcmp(a, "--out-dir")) {
-		o->out_dir = v;
-		return 0;
-	}
-	if (!strcmp(a, "--backend")) {
+	case C_OUT: o->out_dir = v; return 0;
+	case C_JSON: o->json = 1; return 0;
+	case C_BACKEND:
 		if (strcmp(v, "cpu") && strcmp(v, "cuda")) {
 			gc_error("unknown back end '%s'; use cpu or cuda", v);
 			return 2;
@@ -124,26 +108,23 @@ static int parse_one(struct copts *o, int argc, char **argv, int *i, char **pend
 	return 0;
 }
 
+/* 0 to go on, -1 when help or version was printed, else the exit status. */
 static int parse_args(struct copts *o, int argc, char **argv)
 {
 	char *pending[MAX_IN];
-	int i, np = 0, rc;
+	int i, np = 0, rc, id;
+	gc_opts p;
 
 	memset(o, 0, sizeof(*o));
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return -1;
-		}
-		if (np == MAX_IN) {
-			gc_error("too many --param options");
-			return 2;
-		}
-		if ((rc = parse_one(o, argc, argv, &i, pending, &np)))
+	gc_opts_init(&p, "gcbench compress", compress_opts,
+		     sizeof compress_opts / sizeof compress_opts[0], argc, argv);
+	while ((id = gc_opts_next(&p)) > 0)
+		if ((rc = parse_one(o, id, p.val, pending, &np)))
 			return rc;
-	}
+	if (id != GC_OPTS_END)
+		return (rc = gc_cli_opts_stop(&p, id, usage)) ? rc : -1;
 	if (!o->have_method) {
-		gc_error("no --method given; e.g. --method topk (see 'gcbench compress --help')");
+		gc_error("no --method given; e.g. --method topk:ratio=0.01 (see 'gcbench compress --help')");
 		return 2;
 	}
 	if (o->nin < 1) {
@@ -153,6 +134,12 @@ static int parse_args(struct copts *o, int argc, char **argv)
 	for (i = 0; i < np; i++)
 		if ((rc = apply_params(o, pending[i])))
 			return rc;
+	if (np) {
+		char pb[256];
+		gc_params_format(&o->p, pb, sizeof pb);
+		gc_warn("--param is deprecated: write --method %s%s%s", gc_method_name(o->p.method),
+			pb[0] ? ":" : "", pb);
+	}
 	return 0;
 }
 
@@ -236,6 +223,35 @@ static int write_outputs(const struct copts *o, const gc_npy *g, gc_bucket **b, 
 	return rc;
 }
 
+static void report_json(const struct copts *o, const gc_npy *g, size_t pay, double err,
+			int same, uint64_t enc, uint64_t dec)
+{
+	char pbuf[256];
+	size_t n = g[0].numel;
+	gc_buf b;
+	gc_json j;
+
+	gc_params_format(&o->p, pbuf, sizeof(pbuf));
+	gc_buf_init(&b);
+	gc_json_init(&j, &b, 0);
+	gc_json_obj_open(&j);
+	gc_json_str_field(&j, "method", gc_method_name(o->p.method));
+	gc_json_str_field(&j, "params", pbuf);
+	gc_json_int_field(&j, "workers", o->nin);
+	gc_json_uint_field(&j, "elements", n);
+	gc_json_uint_field(&j, "rows", g[0].shape[0]);
+	gc_json_uint_field(&j, "cols", n / g[0].shape[0]);
+	gc_json_uint_field(&j, "payload_bytes", pay);
+	gc_json_numg_field(&j, "ratio", (double)(4 * n) / (double)pay, 6);
+	gc_json_numg_field(&j, "rel_error", err, 6);
+	gc_json_key(&j, "identical");
+	gc_json_bool(&j, same);
+	gc_json_numg_field(&j, "encode_ms", enc / 1e6, 6);
+	gc_json_numg_field(&j, "decode_ms", dec / 1e6, 6);
+	gc_json_obj_close(&j);
+	gc_cli_json_print(&b, &j);
+}
+
 static void report(const struct copts *o, const gc_npy *g, gc_bucket *b, float **avg,
 		   uint64_t enc, uint64_t dec)
 {
@@ -245,6 +261,8 @@ static void report(const struct copts *o, const gc_npy *g, gc_bucket *b, float *
 
 	for (w = 1; w < p; w++)
 		same &= !memcmp(avg[w], avg[0], n * sizeof(float));
+	if (o->json)
+		return report_json(o, g, pay, rel_error(g, p, avg[0]), same, enc, dec);
 	gc_params_format(&o->p, pbuf, sizeof(pbuf));
 	printf("method:          %s%s%s\n", gc_method_name(o->p.method), pbuf[0] ? " " : "", pbuf);
 	printf("workers:         %d\n", p);

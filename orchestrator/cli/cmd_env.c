@@ -35,19 +35,21 @@ int cmd_env(int argc, char **argv)
 	int json = 0;
 	char buf[4096];
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--json")) {
+	static const struct gc_opt env_opts[] = {
+		{ "--json", NULL, 0, 1 }, { "--tag", NULL, GC_OPT_ARG, 2 },
+	};
+	gc_opts o;
+	int r;
+
+	gc_opts_init(&o, "gcbench env", env_opts, 2, argc, argv);
+	while ((r = gc_opts_next(&o)) > 0) {
+		if (r == 1)
 			json = 1;
-		} else if (!strcmp(argv[i], "--tag") && i + 1 < argc) {
-			tag = argv[++i];
-		} else {
-			gc_error("unknown option '%s' for env; see 'gcbench env --help'", argv[i]);
-			return 2;
-		}
+		else
+			tag = o.val;
 	}
+	if (r != GC_OPTS_END)
+		return gc_cli_opts_stop(&o, r, usage);
 	gc_envinfo_probe(&info, GC_VERSION);
 	gc_strlcpy(info.tag, tag, sizeof(info.tag));
 	if (!json) {

@@ -14,7 +14,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gcbench history --model M --method X [--bandwidth B] [--db PATH]\n\n"
+		"usage: gcbench history --model M --method X [--bandwidth B] [--db PATH] [--json]\n\n"
 		"Show the speedup of method X over the sweep's baseline (sync SGD) for model M\n"
 		"at every point, one row per sweep (each night of a scheduled sweep is its own\n"
 		"row) with its environment (driver, CUDA, NCCL, tag), oldest first: how a\n"
@@ -24,7 +24,8 @@ static void usage(FILE *f)
 		"  --model M        the model (as in the sweep spec)\n"
 		"  --method X       the method (signsgd, mstopk, powersgd, ...)\n"
 		"  --bandwidth B    only this cap, in tc units (10gbit, 500mbit)\n"
-		"  --db PATH        the results database (default gcbench.db)\n\n"
+		"  --db PATH        the results database (default gcbench.db)\n"
+		"  --json           the rows as a JSON array of objects (the columns above)\n\n"
 		"example:\n"
 		"  gcbench history --db lab.db --model resnet50 --method powersgd --bandwidth 10gbit\n");
 }
@@ -45,8 +46,7 @@ static int add_row(const struct gc_db_history_row *h, void *arg)
 	snprintf(sweep, sizeof sweep, "%lld", (long long)h->sweep_id);
 	if (h->started > 0 && gmtime_r(&tt, &tm))
 		strftime(date, sizeof date, "%Y-%m-%d %H:%M", &tm);
-	if (h->bw_cap_bps > 0)
-		gc_rate_format((uint64_t)h->bw_cap_bps, bw, sizeof bw);
+	gc_bw_format(h->bw_cap_bps > 0 ? (uint64_t)h->bw_cap_bps : 0, bw, sizeof bw);
 	gc_params_brief(h->method, h->params, params, sizeof params);
 	snprintf(pb, sizeof pb, "%dx%d", h->world_size, h->batch);
 	snprintf(ms, sizeof ms, "%.2f", h->t_iter * 1e3);
@@ -56,55 +56,67 @@ static int add_row(const struct gc_db_history_row *h, void *arg)
 	return gc_table_add(t, row) ? 1 : 0;
 }
 
-static int parse_args(int argc, char **argv, const char **model, const char **method,
-		      const char **db, int64_t *bw)
+enum { H_MODEL = 1, H_METHOD, H_DB, H_BW, H_JSON };
+static const struct gc_opt history_opts[] = {
+	{ "--model", NULL, GC_OPT_ARG, H_MODEL }, { "--method", NULL, GC_OPT_ARG, H_METHOD },
+	{ "--db", NULL, GC_OPT_ARG, H_DB }, { "--bandwidth", NULL, GC_OPT_ARG, H_BW },
+	{ "--json", NULL, 0, H_JSON },
+};
+
+struct history_args {
+	const char *model, *method, *db;
+	int64_t bw;
+	int json;
+};
+
+/* 0 to go on, else the exit status (help, version, a mistake). */
+static int parse_args(int argc, char **argv, struct history_args *a, int *stop)
 {
 	uint64_t b;
+	gc_opts o;
 	gc_err e;
-	int i;
+	int r;
 
-	for (i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--model"))
-			*model = argv[i + 1];
-		else if (!strcmp(argv[i], "--method"))
-			*method = argv[i + 1];
-		else if (!strcmp(argv[i], "--db"))
-			*db = argv[i + 1];
-		else if (!strcmp(argv[i], "--bandwidth")) {
-			if (gc_rate_parse(argv[i + 1], &b, &e))
-				return gc_error("invalid --bandwidth: %s", e.msg), -1;
-			*bw = (int64_t)b;
-		} else
-			return gc_error("unknown option '%s'; see 'gcbench history --help'",
-					argv[i]), -1;
+	*stop = 1;
+	gc_opts_init(&o, "gcbench history", history_opts,
+		     sizeof history_opts / sizeof history_opts[0], argc, argv);
+	while ((r = gc_opts_next(&o)) > 0) {
+		switch (r) {
+		case H_MODEL: a->model = o.val; break;
+		case H_METHOD: a->method = o.val; break;
+		case H_DB: a->db = o.val; break;
+		case H_JSON: a->json = 1; break;
+		case H_BW:
+			if (gc_bw_parse(o.val, GC_BW_BARE_GBIT, &b, &e))
+				return gc_error("invalid --bandwidth: %s", e.msg), 2;
+			a->bw = (int64_t)b;
+			break;
+		}
 	}
-	if (i < argc)
-		return gc_error("option '%s' needs a value", argv[i]), -1;
-	if (!*model || !*method)
+	if (r != GC_OPTS_END)
+		return gc_cli_opts_stop(&o, r, usage);
+	if (!a->model || !a->method)
 		return gc_error("history needs --model and --method; see 'gcbench history "
-				"--help'"), -1;
+				"--help'"), 2;
+	*stop = 0;
 	return 0;
 }
 
 int cmd_history(int argc, char **argv)
 {
-	const char *model = NULL, *method = NULL, *path = "gcbench.db";
-	int64_t bw = -1;
+	struct history_args a = { NULL, NULL, "gcbench.db", -1, 0 };
 	gc_db *db = NULL;
 	gc_table t;
 	gc_err e;
-	int i, n = 0;
+	int n = 0, stop, x;
 	gc_rc rc;
 
-	for (i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return usage(stdout), 0;
-	if (parse_args(argc, argv, &model, &method, &path, &bw))
-		return 2;
-	if (gc_db_open(path, GC_DB_READONLY, &db, &e))
-		return gc_error("cannot open database '%s': %s", path, e.msg), GC_EXIT_ENV;
+	if ((x = parse_args(argc, argv, &a, &stop)) || stop)
+		return x;
+	if (gc_db_open(a.db, GC_DB_READONLY, &db, &e))
+		return gc_error("cannot open database '%s': %s", a.db, e.msg), GC_EXIT_ENV;
 	gc_table_init(&t, NCOL, head, "lllllllrrrr", 6);
-	rc = gc_db_history(db, model, method, bw, add_row, &t, &e);
+	rc = gc_db_history(db, a.model, a.method, a.bw, add_row, &t, &e);
 	gc_db_close(db);
 	if (!rc && t.oom)
 		rc = gc_fail(&e, GC_E_NOMEM, "out of memory");
@@ -112,11 +124,21 @@ int cmd_history(int argc, char **argv)
 		gc_table_release(&t);
 		return gc_error("cannot read history: %s", e.msg), GC_EXIT_ENV;
 	}
+	if (a.json) {
+		gc_buf b;
+		gc_json j;
+		gc_buf_init(&b);
+		gc_json_init(&j, &b, 0);
+		gc_table_json(&t, &j);
+		gc_table_release(&t);
+		return gc_cli_json_print(&b, &j);
+	}
 	n = (int)t.n;
 	if (n)
 		gc_table_print(&t, stdout, GC_SUMMARY_WIDTH);
 	gc_table_release(&t);
 	if (!n)
-		printf("no ok runs of %s with %s (and its baseline) in %s\n", model, method, path);
+		printf("no ok runs of %s with %s (and its baseline) in %s\n", a.model, a.method,
+		       a.db);
 	return 0;
 }

@@ -73,66 +73,66 @@ static int parse_int_opt(const char *opt, const char *v, int lo, int hi, int *ou
 	return 0;
 }
 
-/* One option with a value at argv[*i + 1]; 0 ok, -1 bad value, 1 unknown option. */
-static int option(struct ingest_cli *c, int argc, char **argv, int *i)
+enum { I_STR = 1, I_BATCH = 9, I_NODES, I_BW, I_LAT };
+static const struct gc_opt ingest_opts[] = {
+	{ "--sweep", NULL, GC_OPT_ARG, I_STR }, { "--baseline", NULL, GC_OPT_ARG, I_STR + 1 },
+	{ "--db", NULL, GC_OPT_ARG, I_STR + 2 }, { "--tag", NULL, GC_OPT_ARG, I_STR + 3 },
+	{ "--model", NULL, GC_OPT_ARG, I_STR + 4 }, { "--method", NULL, GC_OPT_ARG, I_STR + 5 },
+	{ "--params", NULL, GC_OPT_ARG, I_STR + 6 }, { "--workload", NULL, GC_OPT_ARG, I_STR + 7 },
+	{ "--batch", NULL, GC_OPT_ARG, I_BATCH }, { "--nodes", NULL, GC_OPT_ARG, I_NODES },
+	{ "--bandwidth", NULL, GC_OPT_ARG, I_BW }, { "--latency", NULL, GC_OPT_ARG, I_LAT },
+};
+
+/* One option; 0 ok, -1 bad value (reported). */
+static int option(struct ingest_cli *c, int id, const char *a, const char *v)
 {
-	const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
 	const char **str[] = { &c->o.sweep, &c->o.baseline, &c->db, &c->tag, &c->o.model,
 			       &c->o.method, &c->o.params, &c->o.workload };
-	static const char *const names[] = { "--sweep", "--baseline", "--db", "--tag",
-					      "--model", "--method", "--params", "--workload" };
 	gc_err e;
 	uint32_t us;
 
-	if (!v)
-		return 1;
-	(*i)++;
-	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
-		if (!strcmp(a, names[k])) {
-			*str[k] = v;
-			return 0;
-		}
-	if (!strcmp(a, "--batch"))
+	if (id < I_BATCH) {
+		*str[id - I_STR] = v;
+		return 0;
+	}
+	if (id == I_BATCH)
 		return parse_int_opt(a, v, 1, 2147483647, &c->o.batch);
-	if (!strcmp(a, "--nodes"))
+	if (id == I_NODES)
 		return parse_int_opt(a, v, 1, 65536, &c->o.nodes);
-	if (!strcmp(a, "--bandwidth")) {
-		if (!gc_rate_parse(v, &c->o.bw_cap_bps, &e))
+	if (id == I_BW) {
+		if (!gc_bw_parse(v, GC_BW_BARE_GBIT, &c->o.bw_cap_bps, &e))
 			return 0;
 		gc_error("invalid --bandwidth: %s", e.msg);
 		return -1;
 	}
-	if (!strcmp(a, "--latency")) {
-		if (!gc_time_parse(v, &us, &e)) {
-			c->o.latency_s = us / 1e6;
-			return 0;
-		}
-		gc_error("invalid --latency: %s", e.msg);
-		return -1;
+	if (!gc_time_parse(v, &us, &e)) {
+		c->o.latency_s = us / 1e6;
+		return 0;
 	}
-	(*i)--;
-	return 1;
+	gc_error("invalid --latency: %s", e.msg);
+	return -1;
 }
 
+/* 0 to go on, -1 when help or version was printed, else the exit status. */
 static int parse_args(struct ingest_cli *c, int argc, char **argv)
 {
+	gc_opts p;
+	int r;
+
 	c->files = calloc((size_t)argc, sizeof(*c->files));
 	if (!c->files)
 		return gc_error("out of memory"), 1;
-	for (int i = 1; i < argc; i++) {
-		int r;
-		if (argv[i][0] != '-' || !strcmp(argv[i], "-")) {
-			c->files[c->nfiles++] = argv[i];
-			continue;
-		}
-		if ((r = option(c, argc, argv, &i)) < 0)
+	gc_opts_init(&p, "gcbench ingest", ingest_opts,
+		     sizeof ingest_opts / sizeof ingest_opts[0], argc, argv);
+	p.positional = 1;
+	while ((r = gc_opts_next(&p)) >= 0) {
+		if (r == GC_OPTS_POS)
+			c->files[c->nfiles++] = p.val;
+		else if (option(c, r, p.opt, p.val))
 			return 2;
-		if (r) {
-			gc_error("unknown option '%s' for ingest (or its value is missing); see "
-				 "'gcbench ingest --help'", argv[i]);
-			return 2;
-		}
 	}
+	if (r != GC_OPTS_END)
+		return (r = gc_cli_opts_stop(&p, r, usage)) ? r : -1;
 	if (!c->o.sweep || !*c->o.sweep) {
 		gc_error("ingest needs --sweep NAME (the sweep to add the run to); see 'gcbench "
 			 "ingest --help'");
@@ -181,14 +181,9 @@ int cmd_ingest(int argc, char **argv)
 	gc_err e;
 	int rc;
 
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		}
 	if ((rc = parse_args(&c, argc, argv))) {
 		free(c.files);
-		return rc;
+		return rc < 0 ? 0 : rc;
 	}
 	if (gc_ingest_load(c.files, c.nfiles, &c.o, &s, &e)) {
 		gc_error("nothing was stored: %s", e.msg);

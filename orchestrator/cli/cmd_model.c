@@ -1,6 +1,5 @@
 /* gcbench model: fit the performance model to a results database, predict every ok
  * run, store the predictions and print predicted vs measured (model/predict_db.h). */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,45 +48,42 @@ struct opts {
 	int64_t env;
 };
 
+enum { M_DB = 1, M_FIT, M_NOSTORE, M_JSON, M_PREDICT, M_ENV };
+static const struct gc_opt model_opts[] = {
+	{ "--db", NULL, GC_OPT_ARG, M_DB }, { "--fit-only", NULL, 0, M_FIT },
+	{ "--no-store", NULL, 0, M_NOSTORE }, { "--json", NULL, 0, M_JSON },
+	{ "--predict", NULL, GC_OPT_ARG, M_PREDICT }, { "--env", NULL, GC_OPT_ARG, M_ENV },
+};
+
+/* 0 to go on, -1 for a mistake (reported), 1 when help or version was printed. */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option lo[] = {
-		{ "db", 1, 0, 'd' }, { "fit-only", 0, 0, 'f' }, { "no-store", 0, 0, 'n' },
-		{ "json", 0, 0, 'j' }, { "predict", 1, 0, 'p' }, { "env", 1, 0, 'E' },
-		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
-	};
+	gc_opts p;
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->db = "gcbench.db";
 	o->env = -1;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	gc_opts_init(&p, "gcbench model", model_opts, sizeof model_opts / sizeof model_opts[0],
+		     argc, argv);
+	while ((c = gc_opts_next(&p)) > 0) {
 		switch (c) {
-		case 'd': o->db = optarg; break;
-		case 'f': o->fit_only = 1; break;
-		case 'n': o->no_store = 1; break;
-		case 'j': o->json = 1; break;
-		case 'p': o->predict = optarg; break;
-		case 'E':
-			if (gc_parse_i64(optarg, &o->env) || o->env < 0) {
+		case M_DB: o->db = p.val; break;
+		case M_FIT: o->fit_only = 1; break;
+		case M_NOSTORE: o->no_store = 1; break;
+		case M_JSON: o->json = 1; break;
+		case M_PREDICT: o->predict = p.val; break;
+		case M_ENV:
+			if (gc_parse_i64(p.val, &o->env) || o->env < 0) {
 				gc_error("--env '%s' is not an environment id (a whole number >= 0)",
-					 optarg);
+					 p.val);
 				return -1;
 			}
 			break;
-		case 'h': return 1;
-		default:
-			gc_error("unknown or incomplete option '%s'; see 'gcbench model --help'",
-				 argv[optind - 1]);
-			return -1;
 		}
 	}
-	if (optind < argc) {
-		gc_error("unexpected argument '%s'; see 'gcbench model --help'", argv[optind]);
-		return -1;
-	}
+	if (c != GC_OPTS_END)
+		return gc_cli_opts_stop(&p, c, usage) ? -1 : 1;
 	if (o->env >= 0 && !o->predict) {
 		gc_error("--env needs --predict (without it every environment is fitted)");
 		return -1;
@@ -303,7 +299,7 @@ int cmd_model(int argc, char **argv)
 	int r = parse_args(argc, argv, &o), store;
 
 	if (r)
-		return r > 0 ? (usage(stdout), 0) : (usage(stderr), 2);
+		return r > 0 ? 0 : 2;
 	if (o.predict)
 		return predict_other(&o);
 	memset(&p, 0, sizeof(p));

@@ -20,62 +20,77 @@ static void usage(FILE *f)
 		"  --url-env NAME        the variable that holds the URL\n"
 		"  --message TEXT        the summary line (default: a test message)\n"
 		"  --tries N             attempts (default 3), backoff 0.5 s, 1 s, 2 s...\n"
-		"  --connect-timeout-ms MS, --timeout-ms MS   per attempt (3000, 5000)\n"
-		"  --backoff-ms MS       first backoff (500); --deadline-ms MS the whole call\n\n"
-		"exit status: 0 delivered, 1 not delivered (the reason is printed), 2 usage.\n\n"
+		"  --connect-timeout T, --timeout T   per attempt (3s, 5s)\n"
+		"  --backoff T           first backoff (500ms); --deadline T the whole call (30s)\n"
+		"                        (a time: a number with s, ms or min; bare is seconds)\n\n"
+		"exit status: 0 delivered, 3 not delivered (the reason is printed), 2 usage.\n\n"
 		"example:\n"
-		"  export GC_SLACK_URL=https://hooks.slack.com/services/...\n"
-		"  gcbench notify test --type slack --url-env GC_SLACK_URL\n");
+		"  export GCBENCH_SLACK_URL=https://hooks.slack.com/services/...\n"
+		"  gcbench notify test --type slack --url-env GCBENCH_SLACK_URL\n");
 }
 
-static int parse_ms(const char *opt, const char *v, long *out)
-{
-	int64_t x;
+enum { N_TYPE = 1, N_URLENV, N_MSG, N_TRIES, N_CONNECT, N_TIMEOUT, N_BACKOFF, N_DEADLINE,
+       N_CONNECT_MS, N_TIMEOUT_MS, N_BACKOFF_MS, N_DEADLINE_MS };
+static const struct gc_opt notify_opts[] = {
+	{ "--type", NULL, GC_OPT_ARG, N_TYPE }, { "--url-env", NULL, GC_OPT_ARG, N_URLENV },
+	{ "--message", NULL, GC_OPT_ARG, N_MSG }, { "--tries", NULL, GC_OPT_ARG, N_TRIES },
+	{ "--connect-timeout", NULL, GC_OPT_ARG, N_CONNECT },
+	{ "--timeout", NULL, GC_OPT_ARG, N_TIMEOUT }, { "--backoff", NULL, GC_OPT_ARG, N_BACKOFF },
+	{ "--deadline", NULL, GC_OPT_ARG, N_DEADLINE },
+	/* deprecated: milliseconds; say what to write instead */
+	{ "--connect-timeout-ms", NULL, GC_OPT_ARG, N_CONNECT_MS },
+	{ "--timeout-ms", NULL, GC_OPT_ARG, N_TIMEOUT_MS },
+	{ "--backoff-ms", NULL, GC_OPT_ARG, N_BACKOFF_MS },
+	{ "--deadline-ms", NULL, GC_OPT_ARG, N_DEADLINE_MS },
+};
 
-	if (!v || gc_parse_i64(v, &x) || x < 0 || x > 600000) {
-		gc_error("invalid %s '%s': give milliseconds, 0 to 600000", opt, v ? v : "");
-		return -1;
+static long *time_field(gc_notify_opts *o, int id)
+{
+	switch (id) {
+	case N_CONNECT: case N_CONNECT_MS: return &o->connect_timeout_ms;
+	case N_TIMEOUT: case N_TIMEOUT_MS: return &o->timeout_ms;
+	case N_BACKOFF: case N_BACKOFF_MS: return &o->backoff_ms;
+	default: return &o->deadline_ms;
 	}
-	*out = (long)x;
-	return 0;
 }
 
-/* Parse argv[i] (and its value); returns 1 when consumed two, 0 one, -1 error. */
-static int parse_opt(char **argv, int i, int argc, gc_notify_target *t,
-		     gc_notify_opts *o, const char **msg)
+/* One option; 0 or -1 (reported). */
+static int parse_opt(gc_opts *p, int id, gc_notify_target *t, gc_notify_opts *o,
+		     const char **msg)
 {
-	const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-	long x = 0;
+	const char *v = p->val;
+	char sec[64], what[64];
+	int64_t x;
+	double d;
 	gc_err e;
 
-	if (!v) {
-		gc_error("option '%s' needs a value; see 'gcbench notify --help'", a);
-		return -1;
-	}
-	if (!strcmp(a, "--type")) {
+	switch (id) {
+	case N_TYPE:
 		if (gc_notify_type_parse(v, &t->type, &e))
 			return gc_error("%s", e.msg), -1;
-	} else if (!strcmp(a, "--url-env")) {
-		t->url_env = v;
-	} else if (!strcmp(a, "--message")) {
-		*msg = v;
-	} else if (!strcmp(a, "--tries")) {
-		if (parse_ms(a, v, &x) || x < 1 || x > 10)
+		return 0;
+	case N_URLENV: t->url_env = v; return 0;
+	case N_MSG: *msg = v; return 0;
+	case N_TRIES:
+		if (gc_parse_i64(v, &x) || x < 1 || x > 10)
 			return gc_error("invalid --tries '%s': 1 to 10", v), -1;
 		o->tries = (int)x;
-	} else if (!strcmp(a, "--connect-timeout-ms")) {
-		return parse_ms(a, v, &o->connect_timeout_ms) ? -1 : 1;
-	} else if (!strcmp(a, "--timeout-ms")) {
-		return parse_ms(a, v, &o->timeout_ms) ? -1 : 1;
-	} else if (!strcmp(a, "--backoff-ms")) {
-		return parse_ms(a, v, &o->backoff_ms) ? -1 : 1;
-	} else if (!strcmp(a, "--deadline-ms")) {
-		return parse_ms(a, v, &o->deadline_ms) ? -1 : 1;
-	} else {
-		gc_error("unknown option '%s'; see 'gcbench notify --help'", a);
-		return -1;
+		return 0;
 	}
-	return 1;
+	if (id >= N_CONNECT_MS) {
+		/* the old spelling: milliseconds, said once what to write instead */
+		snprintf(what, sizeof what, "%.*s", (int)strlen(p->opt) - 3, p->opt);
+		if (gc_parse_i64(v, &x) || x < 0 || x > 600000)
+			return gc_error("invalid %s '%s': give milliseconds, 0 to 600000", p->opt,
+					v), -1;
+		gc_warn("%s is deprecated: write %s %lldms", p->opt, what, (long long)x);
+		snprintf(sec, sizeof sec, "%lldms", (long long)x);
+		v = sec;
+	}
+	if (gc_opts_seconds(id >= N_CONNECT_MS ? what : p->opt, v, 0, 600, &d, &e))
+		return gc_error("%s", e.msg), -1;
+	*time_field(o, id) = (long)(d * 1000 + 0.5);
+	return 0;
 }
 
 int cmd_notify(int argc, char **argv)
@@ -85,27 +100,34 @@ int cmd_notify(int argc, char **argv)
 	gc_notify_event ev = { GC_NOTIFY_TEST, "notify-test", NULL,
 			       "gcbench notify --help" };
 	const char *msg = "This is a test notification from 'gcbench notify test'.";
-	int i, r;
+	gc_opts p;
+	int r;
 
 	gc_notify_opts_default(&o);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		usage(stdout);
 		return 0;
 	}
+	if (argc >= 2 && argv[1][0] == '-') {   /* --version, or an option before 'test' */
+		gc_opts_init(&p, "gcbench notify", notify_opts, 0, argc, argv);
+		return gc_cli_opts_stop(&p, gc_opts_next(&p), usage);
+	}
 	if (argc < 2 || strcmp(argv[1], "test")) {
-		usage(stderr);
-		return 2;
+		static const char *const subs[] = { "test" };
+		if (argc < 2)
+			return usage(stderr), 2;
+		return gc_cli_unknown_sub("gcbench notify", argv[1], subs, 1);
 	}
-	for (i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return usage(stdout), 0;
-		if ((r = parse_opt(argv, i, argc, &t, &o, &msg)) < 0)
+	gc_opts_init(&p, "gcbench notify test", notify_opts,
+		     sizeof notify_opts / sizeof notify_opts[0], argc - 1, argv + 1);
+	while ((r = gc_opts_next(&p)) > 0)
+		if (parse_opt(&p, r, &t, &o, &msg))
 			return 2;
-		i += r;
-	}
+	if (r != GC_OPTS_END)
+		return gc_cli_opts_stop(&p, r, usage);
 	if (!t.url_env || !gc_is_safe_token(t.url_env)) {
 		gc_error("missing or invalid --url-env: name the environment variable "
-			 "that holds the hook URL, e.g. --url-env GC_SLACK_URL");
+			 "that holds the hook URL, e.g. --url-env GCBENCH_SLACK_URL");
 		return 2;
 	}
 	ev.summary = msg;

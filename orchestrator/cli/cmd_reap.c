@@ -21,22 +21,19 @@ static void usage(FILE *f)
 		"  --dry-run    list them, end nothing\n");
 }
 
+static const struct gc_opt reap_opts[] = { { "--dry-run", NULL, 0, 1 } };
+
 int cmd_reap(int argc, char **argv)
 {
-	int dry = 0, n = 0;
+	int dry = 0, n = 0, r;
+	gc_opts o;
 	gc_err e;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--dry-run")) {
-			dry = 1;
-		} else {
-			gc_error("unknown option '%s' for reap; see 'gcbench reap --help'", argv[i]);
-			return 2;
-		}
-	}
+	gc_opts_init(&o, "gcbench reap", reap_opts, 1, argc, argv);
+	while ((r = gc_opts_next(&o)) > 0)
+		dry = 1;
+	if (r != GC_OPTS_END)
+		return gc_cli_opts_stop(&o, r, usage);
 	if (gc_reap(dry, 2.0, stdout, &n, &e)) {
 		gc_error("%s", e.msg);
 		return GC_EXIT_ENV;

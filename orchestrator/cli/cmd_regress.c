@@ -42,6 +42,7 @@ static void usage(FILE *f)
 		"  --min-effect F      smallest change of the medians that counts (0.05 = 5%%)\n"
 		"  --alpha P           significance level of the test (default 0.01)\n"
 		"  --format F          table (default), markdown or json\n"
+		"  --json              the same as --format json\n"
 		"  --notify-env NAME   on a regression, post to the webhook URL in $NAME\n"
 		"  --notify-type T     webhook (default) or slack\n\n"
 		"For cron and CI: 0 no significant regression, 1 a regression, 2 a usage\n"
@@ -86,47 +87,48 @@ static int check_args(const struct ropts *r)
 	return 0;
 }
 
+enum { G_BASE = 1, G_CAND, G_DB, G_FORMAT, G_JSON, G_NENV, G_NTYPE, G_METRIC, G_MIN, G_ALPHA };
+static const struct gc_opt regress_opts[] = {
+	{ "--baseline", NULL, GC_OPT_ARG, G_BASE }, { "--candidate", NULL, GC_OPT_ARG, G_CAND },
+	{ "--db", NULL, GC_OPT_ARG, G_DB }, { "--format", NULL, GC_OPT_ARG, G_FORMAT },
+	{ "--json", NULL, 0, G_JSON }, { "--notify-env", NULL, GC_OPT_ARG, G_NENV },
+	{ "--notify-type", NULL, GC_OPT_ARG, G_NTYPE }, { "--metric", NULL, GC_OPT_ARG, G_METRIC },
+	{ "--min-effect", NULL, GC_OPT_ARG, G_MIN }, { "--alpha", NULL, GC_OPT_ARG, G_ALPHA },
+};
+
+static int parse_one(struct ropts *r, int id, const char *a, const char *v)
+{
+	switch (id) {
+	case G_BASE: r->o.baseline = v; break;
+	case G_CAND: r->o.candidate = v; break;
+	case G_DB: r->db = v; break;
+	case G_FORMAT: r->format = v; break;
+	case G_JSON: r->format = "json"; break;
+	case G_NENV: r->notify_env = v; break;
+	case G_NTYPE: r->notify_type = v; break;
+	case G_METRIC:
+		if (gc_regress_metric_parse(v, &r->o.metric))
+			return gc_error("invalid --metric '%s': time or speedup", v), -1;
+		break;
+	case G_MIN: return parse_frac(a, v, 0, 10, &r->o.min_effect);
+	case G_ALPHA: return parse_frac(a, v, 1e-12, 1, &r->o.alpha);
+	}
+	return 0;
+}
+
+/* 0 to go on, -1 for a mistake (reported), 1 when help or version was printed. */
 static int parse_args(int argc, char **argv, struct ropts *r)
 {
-	int i;
-	const char *a, *v;
+	gc_opts o;
+	int id;
 
-	for (i = 1; i < argc; i += 2) {
-		a = argv[i];
-		v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!v) {
-			gc_error("option '%s' needs a value (or is unknown); see 'gcbench "
-				 "regress --help'", a);
+	gc_opts_init(&o, "gcbench regress", regress_opts,
+		     sizeof regress_opts / sizeof regress_opts[0], argc, argv);
+	while ((id = gc_opts_next(&o)) > 0)
+		if (parse_one(r, id, o.opt, o.val))
 			return -1;
-		}
-		if (!strcmp(a, "--baseline"))
-			r->o.baseline = v;
-		else if (!strcmp(a, "--candidate"))
-			r->o.candidate = v;
-		else if (!strcmp(a, "--db"))
-			r->db = v;
-		else if (!strcmp(a, "--format"))
-			r->format = v;
-		else if (!strcmp(a, "--notify-env"))
-			r->notify_env = v;
-		else if (!strcmp(a, "--notify-type"))
-			r->notify_type = v;
-		else if (!strcmp(a, "--metric")) {
-			if (gc_regress_metric_parse(v, &r->o.metric)) {
-				gc_error("invalid --metric '%s': time or speedup", v);
-				return -1;
-			}
-		} else if (!strcmp(a, "--min-effect")) {
-			if (parse_frac(a, v, 0, 10, &r->o.min_effect))
-				return -1;
-		} else if (!strcmp(a, "--alpha")) {
-			if (parse_frac(a, v, 1e-12, 1, &r->o.alpha))
-				return -1;
-		} else {
-			gc_error("unknown option '%s'; see 'gcbench regress --help'", a);
-			return -1;
-		}
-	}
+	if (id != GC_OPTS_END)
+		return gc_cli_opts_stop(&o, id, usage) ? -1 : 1;
 	return check_args(r);
 }
 
@@ -161,11 +163,8 @@ int cmd_regress(int argc, char **argv)
 	int i;
 
 	gc_regress_opts_default(&r.o);
-	for (i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return usage(stdout), 0;
-	if (parse_args(argc, argv, &r))
-		return GC_EXIT_USAGE;
+	if ((i = parse_args(argc, argv, &r)))
+		return i > 0 ? GC_EXIT_OK : GC_EXIT_USAGE;
 	if (strcmp(r.format, "table") && strcmp(r.format, "markdown") && strcmp(r.format, "json"))
 		return gc_error("unknown --format '%s': table, markdown or json", r.format), GC_EXIT_USAGE;
 	if (gc_db_open(r.db, GC_DB_READONLY, &db, &e))

@@ -1,6 +1,5 @@
 /* gcbench report: a self-contained HTML page and a markdown file with the plots and
  * tables of a results database (report/report.h, docs/report.md). */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,32 +31,27 @@ static void usage(FILE *f)
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "db", 1, 0, 'd' }, { "out", 1, 0, 'o' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+	static const struct gc_opt lo[] = {
+		{ "--db", NULL, GC_OPT_ARG, 'd' }, { "--out", NULL, GC_OPT_ARG, 'o' },
 	};
 	const char *db_path = "gcbench.db", *out = NULL;
 	gc_report_stats st;
 	gc_db *db = NULL;
 	gc_err e = { "" };
+	gc_opts o;
 	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'd': db_path = optarg; break;
-		case 'o': out = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default:
-			gc_error("unknown or incomplete option '%s'; see 'gcbench report --help'",
-				 argv[optind - 1]);
-			return 2;
-		}
+	gc_opts_init(&o, "gcbench report", lo, 2, argc, argv);
+	while ((c = gc_opts_next(&o)) > 0) {
+		if (c == 'd')
+			db_path = o.val;
+		else
+			out = o.val;
 	}
-	if (optind < argc || !out || !*out) {
-		gc_error(optind < argc ? "unexpected argument '%s'" : "missing --out DIR%s",
-			 optind < argc ? argv[optind] : "");
-		usage(stderr);
+	if (c != GC_OPTS_END)
+		return gc_cli_opts_stop(&o, c, usage);
+	if (!out || !*out) {
+		gc_error("missing --out DIR; see 'gcbench report --help'");
 		return 2;
 	}
 	if (gc_db_open(db_path, GC_DB_READONLY, &db, &e) ||

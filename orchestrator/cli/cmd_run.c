@@ -25,11 +25,13 @@ static const char run_usage[] =
 "  --no-provision    do not copy this build to the nodes (hosts managed by hand:\n"
 "                    binaries in /usr/local/bin, or --bin-dir)\n"
 "  --install-deps    provisioning may apt-get a missing library (root login)\n"
-"  --calibrate S     seconds of goodput probe per node pair and cap (default 1;\n"
+"  --calibrate T     time of goodput probe per node pair and cap (default 1s;\n"
 "                    0 skips calibration); a cap is probed once per sweep, its\n"
 "                    later points store the same measurement\n"
 "  --calibrate-all   probe every ring pair (n1->n2, n2->n3, ...), not only n1->n2\n"
-"  --deadline S      per-collective deadline of the workers (default 60)\n"
+"  --deadline T      per-collective deadline of the workers (default 60s)\n"
+"                    (a time: a number with s, ms or min; a bare number is seconds)\n"
+"  --json            print the end-of-sweep summary as one JSON object\n"
 "  --dry-run         list the points, say whether the sweep would be continued or\n"
 "                    new and why, and stop (reads the database, changes nothing)\n"
 "  --resume          continue the newest unfinished sweep of this spec even if the\n"
@@ -58,11 +60,53 @@ static const char run_usage[] =
 "  sqlite3 gcbench.db 'SELECT method, bw_cap_bps/1e9, speedup FROM speedup'\n"
 "\n";
 
-static int opt_double(const char *name, const char *v, double *out)
+static void run_help(FILE *f)
 {
-	if (!v || gc_parse_double(v, out) || *out < 0) {
-		gc_error("%s needs a non-negative number of seconds, got '%s'", name, v ? v : "");
-		return 2;
+	fputs(run_usage, f);
+}
+
+enum { R_DRY = 1, R_RESUME, R_NEW, R_NOPROV, R_DEPS, R_CALALL, R_CAL, R_DEADLINE, R_INV, R_DB,
+       R_TAG, R_BINDIR, R_JSON };
+static const struct gc_opt run_opts[] = {
+	{ "--dry-run", NULL, 0, R_DRY }, { "--resume", NULL, 0, R_RESUME },
+	{ "--new", NULL, 0, R_NEW }, { "--no-provision", NULL, 0, R_NOPROV },
+	{ "--install-deps", NULL, 0, R_DEPS }, { "--calibrate-all", NULL, 0, R_CALALL },
+	{ "--calibrate", NULL, GC_OPT_ARG, R_CAL }, { "--deadline", NULL, GC_OPT_ARG, R_DEADLINE },
+	{ "--inventory", NULL, GC_OPT_ARG, R_INV }, { "--db", NULL, GC_OPT_ARG, R_DB },
+	{ "--tag", NULL, GC_OPT_ARG, R_TAG }, { "--bin-dir", NULL, GC_OPT_ARG, R_BINDIR },
+	{ "--json", NULL, 0, R_JSON },
+};
+
+/* One option or the spec; 0, or the exit status of a mistake. */
+static int run_opt(struct gc_run_opts *o, gc_opts *p, int r)
+{
+	gc_err e;
+
+	switch (r) {
+	case GC_OPTS_POS:
+		if (o->spec_path)
+			return gc_error("one spec at a time: '%s' and '%s'", o->spec_path, p->val), 2;
+		o->spec_path = p->val;
+		break;
+	case R_DRY: o->dry_run = 1; break;
+	case R_RESUME: case R_NEW:
+		if (o->resume_mode != GC_RESUME_AUTO)
+			return gc_error("--resume and --new exclude each other; give one"), 2;
+		o->resume_mode = r == R_RESUME ? GC_RESUME_FORCE : GC_RESUME_NEW;
+		break;
+	case R_NOPROV: o->no_provision = 1; break;
+	case R_DEPS: o->install_deps = 1; break;
+	case R_CALALL: o->calibrate_all = 1; break;
+	case R_CAL: case R_DEADLINE:
+		if (gc_opts_seconds(p->opt, p->val, 0, 86400, r == R_CAL ? &o->calibrate_s :
+				    &o->deadline_s, &e))
+			return gc_error("%s", e.msg), 2;
+		break;
+	case R_INV: o->inventory_path = p->val; break;
+	case R_DB: o->db_path = p->val; break;
+	case R_TAG: o->tag = p->val; break;
+	case R_BINDIR: o->bin_dir = p->val; break;
+	case R_JSON: o->json = 1; break;
 	}
 	return 0;
 }
@@ -70,54 +114,23 @@ static int opt_double(const char *name, const char *v, double *out)
 int cmd_run(int argc, char **argv)
 {
 	struct gc_run_opts o = { .db_path = "gcbench.db", .calibrate_s = 1, .deadline_s = 60 };
-	int i, bad = 0;
+	gc_opts p;
+	int r, bad;
 
-	for (i = 1; i < argc && !bad; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(run_usage, stdout);
-			return 0;
-		} else if (!strcmp(a, "--dry-run")) {
-			o.dry_run = 1;
-		} else if (!strcmp(a, "--resume") || !strcmp(a, "--new")) {
-			if (o.resume_mode != GC_RESUME_AUTO) {
-				gc_error("--resume and --new exclude each other; give one");
-				return 2;
-			}
-			o.resume_mode = a[2] == 'r' ? GC_RESUME_FORCE : GC_RESUME_NEW;
-		} else if (!strcmp(a, "--no-provision")) {
-			o.no_provision = 1;
-		} else if (!strcmp(a, "--install-deps")) {
-			o.install_deps = 1;
-		} else if (!strcmp(a, "--calibrate-all")) {
-			o.calibrate_all = 1;
-		} else if (!strcmp(a, "--calibrate")) {
-			bad = opt_double(a, v, &o.calibrate_s), i++;
-		} else if (!strcmp(a, "--deadline")) {
-			bad = opt_double(a, v, &o.deadline_s), i++;
-		} else if (!strcmp(a, "--inventory") || !strcmp(a, "--db") || !strcmp(a, "--tag") ||
-			   !strcmp(a, "--bin-dir")) {
-			if (!v) {
-				gc_error("%s needs a value; see 'gcbench run --help'", a);
-				return 2;
-			}
-			*(a[2] == 'i' ? &o.inventory_path : a[2] == 'd' ? &o.db_path :
-			  a[2] == 't' ? &o.tag : &o.bin_dir) = v;
-			i++;
-		} else if (a[0] == '-') {
-			gc_error("unknown option '%s'; see 'gcbench run --help'", a);
-			return 2;
-		} else if (o.spec_path) {
-			gc_error("one spec at a time: '%s' and '%s'", o.spec_path, a);
-			return 2;
-		} else {
-			o.spec_path = a;
-		}
-	}
-	if (bad)
-		return bad;
+	gc_opts_init(&p, "gcbench run", run_opts, sizeof run_opts / sizeof run_opts[0], argc, argv);
+	p.positional = 1;
+	while ((r = gc_opts_next(&p)) >= 0)
+		if ((bad = run_opt(&o, &p, r)))
+			return bad;
+	if (r != GC_OPTS_END)
+		return gc_cli_opts_stop(&p, r, run_help);
 	if (!o.spec_path) {
 		fputs(run_usage, stderr);
+		return 2;
+	}
+	if (o.json && o.dry_run) {
+		gc_error("--json applies to the summary of a sweep that runs; --dry-run prints "
+			 "text only (drop one of them)");
 		return 2;
 	}
 	return gc_sweep_run(&o);

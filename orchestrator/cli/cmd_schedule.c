@@ -56,52 +56,40 @@ struct opts {
 	int replace, allow_build_tree;
 };
 
-/* argv[i] takes a value: store it; returns 1 when consumed, 0 if not an option of
- * ours, -1 on error. */
-static int take_value(int argc, char **argv, int i, struct opts *o)
-{
-	static const char *const names[] = { "--root", "--backend", "--name", "--tag",
-		"--env-file", "--db", "--inventory", "--at", "--gcbench", NULL };
-	const char **slots[] = { &o->root, &o->backend, &o->name, &o->tag, &o->env_file,
-				 &o->db, &o->inventory, &o->at, &o->gcbench };
-	int k;
+static const struct gc_opt schedule_opts[] = {
+	{ "--root", NULL, GC_OPT_ARG, 1 }, { "--backend", NULL, GC_OPT_ARG, 2 },
+	{ "--name", NULL, GC_OPT_ARG, 3 }, { "--tag", NULL, GC_OPT_ARG, 4 },
+	{ "--env-file", NULL, GC_OPT_ARG, 5 }, { "--db", NULL, GC_OPT_ARG, 6 },
+	{ "--inventory", NULL, GC_OPT_ARG, 7 }, { "--at", NULL, GC_OPT_ARG, 8 },
+	{ "--gcbench", NULL, GC_OPT_ARG, 9 }, { "--replace", NULL, 0, 10 },
+	{ "--allow-build-tree", NULL, 0, 11 },
+};
 
-	for (k = 0; names[k]; k++) {
-		if (strcmp(argv[i], names[k]))
-			continue;
-		if (i + 1 >= argc) {
-			gc_error("option '%s' needs a value; see 'gcbench schedule --help'",
-				 argv[i]);
-			return -1;
-		}
-		*slots[k] = argv[i + 1];
-		return 1;
-	}
-	return 0;
-}
-
+/* 0 to go on, -1 for a mistake (reported), 1 when help or version was printed. */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	int i, r;
+	const char **slots[] = { &o->root, &o->backend, &o->name, &o->tag, &o->env_file,
+				 &o->db, &o->inventory, &o->at, &o->gcbench };
+	gc_opts p;
+	int r;
 
-	for (i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--replace") || !strcmp(argv[i], "--allow-build-tree")) {
-			*(argv[i][2] == 'r' ? &o->replace : &o->allow_build_tree) = 1;
-			continue;
-		}
-		if ((r = take_value(argc, argv, i, o)) < 0)
+	gc_opts_init(&p, "gcbench schedule", schedule_opts,
+		     sizeof schedule_opts / sizeof schedule_opts[0], argc - 1, argv + 1);
+	p.positional = 1;
+	while ((r = gc_opts_next(&p)) >= 0) {
+		if (r == 10 || r == 11)
+			*(r == 10 ? &o->replace : &o->allow_build_tree) = 1;
+		else if (r > 0)
+			*slots[r - 1] = p.val;
+		else if (o->spec) {
+			gc_error("unexpected argument '%s': one spec or job name at a time; see "
+				 "'gcbench schedule --help'", p.val);
 			return -1;
-		if (r) {
-			i++;
-			continue;
-		}
-		if (argv[i][0] == '-' || o->spec) {
-			gc_error("unexpected argument '%s'; see 'gcbench schedule --help'",
-				 argv[i]);
-			return -1;
-		}
-		o->spec = argv[i];
+		} else
+			o->spec = p.val;
 	}
+	if (r != GC_OPTS_END)
+		return gc_cli_opts_stop(&p, r, usage) ? -1 : 1;
 	if (!o->root)
 		o->root = getenv("GCBENCH_SCHEDULE_ROOT");
 	if (o->root && (o->root[0] != '/' || !gc_is_safe_token(o->root))) {
@@ -344,24 +332,28 @@ static int do_remove(const struct opts *o)
 
 int cmd_schedule(int argc, char **argv)
 {
+	static const char *const subs[] = { "install", "list", "remove" };
 	struct opts o = { 0 };
-	int i;
+	int r;
 
-	for (i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return usage(stdout), 0;
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
-	if (parse_args(argc, argv, &o))
-		return 2;
+	if (argv[1][0] == '-') {   /* --help, --version, or an option before the action */
+		gc_opts p;
+		gc_opts_init(&p, "gcbench schedule", schedule_opts, 0, argc, argv);
+		return gc_cli_opts_stop(&p, gc_opts_next(&p), usage);
+	}
+	if (strcmp(argv[1], "install") && strcmp(argv[1], "list") && strcmp(argv[1], "remove"))
+		return gc_cli_unknown_sub("gcbench schedule", argv[1], subs, 3);
+	if ((r = parse_args(argc, argv, &o)))
+		return r > 0 ? 0 : 2;
 	if (!strcmp(argv[1], "install"))
 		return do_install(&o);
 	if (!strcmp(argv[1], "list"))
 		return do_list(&o);
 	if (!strcmp(argv[1], "remove"))
 		return do_remove(&o);
-	gc_error("unknown schedule action '%s': install, list or remove", argv[1]);
-	return 2;
+	return gc_cli_unknown_sub("gcbench schedule", argv[1], subs, 3);
 }

@@ -15,7 +15,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gcbench status [--db PATH] [--sweeps N] [--runs N]\n\n"
+		"usage: gcbench status [--db PATH] [--sweeps N] [--runs N] [--json]\n\n"
 		"Show the sweeps recorded in a results database, newest first, with how many\n"
 		"points ended ok, failed, timed out, were interrupted or are still running, and\n"
 		"the latest runs with their median iteration time or their error. The database\n"
@@ -26,7 +26,8 @@ static void usage(FILE *f)
 		"options:\n"
 		"  --db PATH    the database (default: gcbench.db)\n"
 		"  --sweeps N   how many sweeps to list (default 10)\n"
-		"  --runs N     how many recent runs to list (default 10; 0 for none)\n\n"
+		"  --runs N     how many recent runs to list (default 10; 0 for none)\n"
+		"  --json       one JSON object: {\"db\", \"sweeps\": [...], \"runs\": [...]}\n\n"
 		"example:\n"
 		"  gcbench status --db results/gcbench.db --runs 20\n"
 		"  sqlite3 results/gcbench.db 'SELECT * FROM speedup'   # see docs/database.md\n");
@@ -55,6 +56,88 @@ static int print_sweep(const struct gc_db_sweep_stat *s, void *arg)
 	return 0;
 }
 
+static int json_sweep(const struct gc_db_sweep_stat *s, void *arg)
+{
+	gc_json *j = arg;
+
+	gc_json_obj_open(j);
+	gc_json_int_field(j, "id", s->id);
+	gc_json_str_field(j, "name", s->name);
+	gc_json_str_field(j, "spec_hash", s->spec_hash);
+	gc_json_num_field(j, "started", s->started);
+	gc_json_key(j, "finished");
+	if (s->finished > 0)
+		gc_json_num(j, s->finished);
+	else
+		gc_json_null(j);
+	gc_json_str_field(j, "status", s->status);
+	gc_json_int_field(j, "ok", s->n_ok);
+	gc_json_int_field(j, "failed", s->n_failed);
+	gc_json_int_field(j, "timeout", s->n_timeout);
+	gc_json_int_field(j, "interrupted", s->n_interrupted);
+	gc_json_int_field(j, "running", s->n_running);
+	gc_json_obj_close(j);
+	return 0;
+}
+
+static int json_run(const struct gc_db_run_stat *r, void *arg)
+{
+	gc_json *j = arg;
+	char bw[32];
+
+	gc_json_obj_open(j);
+	gc_json_int_field(j, "id", r->id);
+	gc_json_int_field(j, "sweep", r->sweep_id);
+	gc_json_num_field(j, "started", r->started);
+	gc_json_str_field(j, "status", r->status);
+	gc_json_str_field(j, "model", r->model);
+	gc_json_str_field(j, "method", r->method);
+	gc_json_str_field(j, "params", r->params);
+	gc_json_str_field(j, "bandwidth", gc_bw_format((uint64_t)(r->bw_cap_bps > 0 ?
+							r->bw_cap_bps : 0), bw, sizeof bw));
+	gc_json_int_field(j, "bw_cap_bps", r->bw_cap_bps > 0 ? r->bw_cap_bps : 0);
+	gc_json_int_field(j, "world_size", r->world_size);
+	gc_json_int_field(j, "batch", r->batch);
+	gc_json_key(j, "iter_ms");
+	if (r->t_iter_median >= 0)
+		gc_json_numg(j, r->t_iter_median * 1e3, 6);
+	else
+		gc_json_null(j);
+	gc_json_str_field(j, "error", r->error[0] ? r->error : NULL);
+	gc_json_obj_close(j);
+	return 0;
+}
+
+static int show_json(gc_db *db, const char *path, int nsweeps, int nruns)
+{
+	gc_buf b;
+	gc_json j;
+	gc_err e;
+
+	gc_buf_init(&b);
+	gc_json_init(&j, &b, 0);
+	gc_json_obj_open(&j);
+	gc_json_str_field(&j, "db", path);
+	gc_json_key(&j, "sweeps");
+	gc_json_arr_open(&j);
+	if (gc_db_sweep_stats(db, nsweeps, json_sweep, &j, &e))
+		goto fail;
+	gc_json_arr_close(&j);
+	gc_json_key(&j, "runs");
+	gc_json_arr_open(&j);
+	if (nruns > 0 && gc_db_latest_runs(db, nruns, json_run, &j, &e))
+		goto fail;
+	gc_json_arr_close(&j);
+	gc_json_obj_close(&j);
+	gc_db_close(db);
+	return gc_cli_json_print(&b, &j);
+fail:
+	gc_error("%s", e.msg);
+	gc_db_close(db);
+	gc_buf_release(&b);
+	return GC_EXIT_ENV;
+}
+
 #define RCOL 10
 static const char *const run_head[RCOL] = { "run", "sweep", "started", "status", "model",
 	"method", "params", "bandwidth", "pxb", "iter_ms" };
@@ -75,8 +158,7 @@ static int add_run(const struct gc_db_run_stat *r, void *arg)
 	snprintf(sw, sizeof(sw), "%lld", (long long)r->sweep_id);
 	fmt_time(r->started, started, sizeof(started));
 	gc_params_brief(r->method, r->params, params, sizeof(params));
-	if (r->bw_cap_bps > 0)
-		gc_rate_format((uint64_t)r->bw_cap_bps, bw, sizeof(bw));
+	gc_bw_format(r->bw_cap_bps > 0 ? (uint64_t)r->bw_cap_bps : 0, bw, sizeof(bw));
 	snprintf(pb, sizeof(pb), "%dx%d", r->world_size, r->batch);
 	if (r->t_iter_median >= 0)
 		snprintf(ms, sizeof(ms), "%.2f", r->t_iter_median * 1e3);
@@ -99,7 +181,7 @@ static int parse_count(const char *opt, const char *v, int *out)
 	return 0;
 }
 
-static int show(const char *path, int nsweeps, int nruns)
+static int show(const char *path, int nsweeps, int nruns, int json)
 {
 	gc_db *db;
 	gc_err e;
@@ -115,6 +197,8 @@ static int show(const char *path, int nsweeps, int nruns)
 		gc_error("%s", e.msg);
 		return GC_EXIT_ENV;
 	}
+	if (json)
+		return show_json(db, path, nsweeps, nruns);
 	printf("sweeps in %s (newest first)\n", path);
 	printf("%5s  %-20s %-16s %-11s %4s %6s %7s %11s %7s\n", "id", "name", "started",
 	       "status", "ok", "failed", "timeout", "interrupted", "running");
@@ -146,29 +230,29 @@ fail:
 	return GC_EXIT_ENV;
 }
 
+enum { S_DB = 1, S_SWEEPS, S_RUNS, S_JSON };
+static const struct gc_opt status_opts[] = {
+	{ "--db", NULL, GC_OPT_ARG, S_DB }, { "--sweeps", NULL, GC_OPT_ARG, S_SWEEPS },
+	{ "--runs", NULL, GC_OPT_ARG, S_RUNS }, { "--json", NULL, 0, S_JSON },
+};
+
 int cmd_status(int argc, char **argv)
 {
 	const char *path = "gcbench.db";
-	int nsweeps = 10, nruns = 10;
+	int nsweeps = 10, nruns = 10, json = 0, r;
+	gc_opts o;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "--db") && v) {
-			path = v;
-		} else if (!strcmp(a, "--sweeps")) {
-			if (parse_count(a, v, &nsweeps))
-				return 2;
-		} else if (!strcmp(a, "--runs")) {
-			if (parse_count(a, v, &nruns))
-				return 2;
-		} else {
-			gc_error("unknown option '%s' for status; see 'gcbench status --help'", a);
+	gc_opts_init(&o, "gcbench status", status_opts, sizeof status_opts / sizeof status_opts[0],
+		     argc, argv);
+	while ((r = gc_opts_next(&o)) > 0) {
+		if (r == S_DB)
+			path = o.val;
+		else if (r == S_JSON)
+			json = 1;
+		else if (parse_count(o.opt, o.val, r == S_SWEEPS ? &nsweeps : &nruns))
 			return 2;
-		}
-		i++;
 	}
-	return show(path, nsweeps, nruns);
+	if (r != GC_OPTS_END)
+		return gc_cli_opts_stop(&o, r, usage);
+	return show(path, nsweeps, nruns, json);
 }

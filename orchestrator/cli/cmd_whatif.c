@@ -1,6 +1,5 @@
 /* gcbench whatif: the performance model's answer at scales, bandwidths and compute
  * speeds you do not have (model/whatif.h, docs/model.md). */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include "commands.h"
 #include "json.h"
 #include "log.h"
+#include "bandwidth.h"
 #include "cmd_whatif.h"
 #include "report/whatif_svg.h"
 #include "strutil.h"
@@ -32,7 +32,8 @@ static void usage(FILE *f)
 		"  --model M            resnet50 (default), resnet101, vgg16, bert-base, gpt2-small,\n"
 		"                       or csv:PATH (a parameter list; without FLOPs it has no compute)\n"
 		"  --workers LIST       worker counts (default 8,16,32,64,96)\n"
-		"  --bandwidth R        Gbit/s per node link: LOW:HIGH[:STEP] or a list (default 1:30)\n"
+		"  --bandwidth R        per node link, in tc units: LOW:HIGH[:STEP] or a list\n"
+		"                       (default 1gbit:30gbit, step 1gbit; e.g. 100mbit,10gbit)\n"
 		"  --compute-speedup L  forward/backward speed multipliers (default 1); 4 = 4x faster\n"
 		"  --codec-speedup L    encode/decode speed multipliers, swept on their own (default:\n"
 		"                       each compute speedup, i.e. the codec runs on the same device)\n"
@@ -73,15 +74,16 @@ static void usage(FILE *f)
 		"  --sensitivity        with --grid paper: the counts again with each assumed\n"
 		"                       constant at either end of its range\n"
 		"  --constants          print the paper preset's constants and their sources\n"
-		"  --json               one JSON document instead of tables (sweeps only)\n"
+		"  --json               one JSON document instead of tables (sweeps and\n"
+		"                       --constants; refused with --grid)\n"
 		"  --svg DIR            also write one chart per compute speed, codec speed and\n"
 		"                       worker count into the existing directory DIR: speedup\n"
 		"                       against bandwidth, a line per method\n\n"
 		"example:\n"
-		"  gcbench whatif --model resnet50 --workers 8,32,96 --bandwidth 1:30:1 \\\n"
+		"  gcbench whatif --model resnet50 --workers 8,32,96 --bandwidth 1gbit:30gbit \\\n"
 		"      --compute-speedup 1,4 --method powersgd:rank=4,signsgd\n"
 		"  gcbench whatif --grid paper --sensitivity\n"
-		"  gcbench whatif --db gcbench.db --workers 4,16,64 --bandwidth 1,10,25\n");
+		"  gcbench whatif --db gcbench.db --workers 4,16,64 --bandwidth 1gbit,10gbit,25gbit\n");
 }
 
 /* A double option in lo..hi (what names it in the message). */
@@ -202,18 +204,22 @@ static int finish_args(struct opts *o, const char *const *a, int64_t env, gc_err
 
 static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 {
-	static const struct option lo[] = {
-		{ "model", 1, 0, 'm' }, { "workers", 1, 0, 'w' }, { "bandwidth", 1, 0, 'b' },
-		{ "compute-speedup", 1, 0, 'c' }, { "method", 1, 0, 'M' }, { "preset", 1, 0, 'p' },
-		{ "batch", 1, 0, 'B' }, { "gpus-per-node", 1, 0, 'g' }, { "json", 0, 0, 'j' },
-		{ "db", 1, 0, 'D' }, { "env", 1, 0, 'E' }, { "codec-speedup", 1, 0, 'C' },
-		{ "seq-len", 1, 0, 'S' }, { "collective", 1, 0, 'A' }, { "intra-bw", 1, 0, 'I' },
-		{ "intra-latency", 1, 0, 'L' }, { "grid", 1, 0, 'G' }, { "sensitivity", 0, 0, 's' },
-		{ "assume-free-codec", 0, 0, 'F' }, { "constants", 0, 0, 'K' },
-		{ "svg", 1, 0, 'V' },
-		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+	static const struct gc_opt lo[] = {
+		{ "--model", NULL, GC_OPT_ARG, 'm' }, { "--workers", NULL, GC_OPT_ARG, 'w' },
+		{ "--bandwidth", NULL, GC_OPT_ARG, 'b' },
+		{ "--compute-speedup", NULL, GC_OPT_ARG, 'c' }, { "--method", NULL, GC_OPT_ARG, 'M' },
+		{ "--preset", NULL, GC_OPT_ARG, 'p' }, { "--batch", NULL, GC_OPT_ARG, 'B' },
+		{ "--gpus-per-node", NULL, GC_OPT_ARG, 'g' }, { "--json", NULL, 0, 'j' },
+		{ "--db", NULL, GC_OPT_ARG, 'D' }, { "--env", NULL, GC_OPT_ARG, 'E' },
+		{ "--codec-speedup", NULL, GC_OPT_ARG, 'C' }, { "--seq-len", NULL, GC_OPT_ARG, 'S' },
+		{ "--collective", NULL, GC_OPT_ARG, 'A' }, { "--intra-bw", NULL, GC_OPT_ARG, 'I' },
+		{ "--intra-latency", NULL, GC_OPT_ARG, 'L' }, { "--grid", NULL, GC_OPT_ARG, 'G' },
+		{ "--sensitivity", NULL, 0, 's' }, { "--assume-free-codec", NULL, 0, 'F' },
+		{ "--constants", NULL, 0, 'K' }, { "--svg", NULL, GC_OPT_ARG, 'V' },
 	};
-	const char *a[8] = { "8,16,32,64,96", "1:30", "1", NULL, NULL, NULL, NULL, NULL };
+	const char *optarg;
+	gc_opts op;
+	const char *a[8] = { "8,16,32,64,96", "1gbit:30gbit", "1", NULL, NULL, NULL, NULL, NULL };
 	int64_t v, g = 1, env = -1;
 	int c;
 
@@ -222,9 +228,9 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 	o->w.batch = 64;
 	o->algo = GC_ALGO_AUTO;
 	o->intra_bw = 100, o->intra_lat = 5;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	gc_opts_init(&op, "gcbench whatif", lo, sizeof lo / sizeof lo[0], argc, argv);
+	while ((c = gc_opts_next(&op)) > 0) {
+		optarg = op.val;
 		switch (c) {
 		case 'm': gc_strlcpy(o->w.model, optarg, sizeof(o->w.model)); break;
 		case 'w': a[0] = optarg; break;
@@ -246,7 +252,6 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 					       "(a whole number >= 0)", optarg), -1;
 			break;
 		case 'j': o->json = 1; break;
-		case 'h': return 1;
 		case 'B':
 			if (gc_parse_i64(optarg, &v) || v < 1 || v > 1000000)
 				return gc_fail(e, GC_E_INVAL, "--batch '%s' is not a whole number in "
@@ -272,13 +277,15 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 			if (opt_double(optarg, 0, 1e6, "--intra-latency (us)", &o->intra_lat, e))
 				return -1;
 			break;
-		default:
-			return gc_fail(e, GC_E_INVAL, "unknown or incomplete option '%s'; see "
-				       "'gcbench whatif --help'", argv[optind - 1]), -1;
 		}
 	}
-	if (optind < argc)
-		return gc_fail(e, GC_E_INVAL, "unexpected argument '%s'", argv[optind]), -1;
+	if (c == GC_OPTS_HELP || c == GC_OPTS_VERSION)
+		return gc_cli_opts_stop(&op, c, usage), 1;
+	if (c != GC_OPTS_END)
+		return gc_fail(e, GC_E_INVAL, "%s", op.err.msg), -1;
+	if (o->json && a[7])
+		return gc_fail(e, GC_E_INVAL, "--json does not apply to --grid (the grid prints "
+			       "tables only); drop --json, or ask for sweeps"), -1;
 	o->gpn = (int)g;
 	return finish_args(o, a, env, e);
 }
@@ -329,7 +336,7 @@ static void header(const struct opts *o)
 		printf(", %d GPUs per node (%.3g GB/s, %.3g us inside)", w->mp.gpus_per_node,
 		       w->mp.bw_intra / 1e9, w->mp.alpha_intra * 1e6);
 	printf("\npredicted speedup over sync SGD (> 1: compression is faster)\n\n");
-	printf("%-8s %-8s %7s %8s %11s", "compute", "codec", "workers", "Gbit/s", "syncsgd_ms");
+	printf("%-8s %-8s %7s %9s %11s", "compute", "codec", "workers", "bandwidth", "syncsgd_ms");
 	for (k = 0; k < w->nmethods; k++)
 		printf("  %*s", colw(&w->methods[k]), w->methods[k].label);
 	printf("\n");
@@ -356,6 +363,11 @@ static void point_json(gc_json *j, const gc_model_method *m, double s, double c,
 	gc_json_numg_field(j, "codec_speedup", c, 6);
 	gc_json_int_field(j, "workers", p);
 	gc_json_numg_field(j, "gbps", bw, 6);
+	{
+		char bws[32];
+		gc_json_str_field(j, "bandwidth", gc_bw_format((uint64_t)llround(bw * 1e9), bws,
+							       sizeof bws));
+	}
 	gc_json_str_field(j, "method", m->label);
 	gc_json_key(j, "speedup");
 	gc_json_fixed(j, sp, 4);
@@ -389,7 +401,9 @@ static int row(const struct opts *o, gc_arch *a, double s, double c, int p, doub
 			char sx[32], cx[32];
 			snprintf(sx, sizeof(sx), "%gx", s);
 			snprintf(cx, sizeof(cx), "%gx", c);
-			printf("%-8s %-8s %7d %8.3g %11.1f", sx, cx, p, bw, rs.total * 1e3);
+			char bws[32];
+			gc_bw_format((uint64_t)llround(bw * 1e9), bws, sizeof bws);
+			printf("%-8s %-8s %7d %9s %11.1f", sx, cx, p, bws, rs.total * 1e3);
 		}
 		printf("  %*.2f", colw(&w->methods[k]), sp);
 	}
@@ -530,8 +544,10 @@ static void summary(const struct opts *o, const struct tally *t, gc_json *j)
 		return;
 	}
 	printf("\nsummary: %zu of %zu configurations gain (speedup > 1)", wins, n);
-	printf("; best %.2fx: %s at %d workers, %g Gbit/s, %gx compute, %gx codec\n", t->best,
-	       w->methods[t->best_m].label, t->best_p, t->best_bw, t->best_s, t->best_c);
+	char bws[32];
+	gc_bw_format((uint64_t)llround(t->best_bw * 1e9), bws, sizeof bws);
+	printf("; best %.2fx: %s at %d workers, %s, %gx compute, %gx codec\n", t->best,
+	       w->methods[t->best_m].label, t->best_p, bws, t->best_s, t->best_c);
 	for (k = 0; k < w->nmethods; k++)
 		printf("  %-22s gains in %zu of %zu\n", w->methods[k].label, t->wins[k], t->points);
 	printf("note: predictions of the model (docs/model.md), not measurements; the study "
@@ -567,6 +583,33 @@ static int report(const struct opts *o, gc_arch *a, gc_err *e)
 	return r ? -1 : 0;
 }
 
+/* --constants --json: [{"name", "unit", "value", "lo", "hi", "source"}, ...] */
+static int constants_json(void)
+{
+	size_t n;
+	const gc_whatif_const *c = gc_whatif_constants(&n);
+	gc_buf b;
+	gc_json j;
+
+	gc_buf_init(&b);
+	gc_json_init(&j, &b, GC_JSON_SPACED);
+	gc_json_arr_open(&j);
+	for (size_t i = 0; i < n; i++) {
+		gc_json_newline(&j);
+		gc_json_obj_open(&j);
+		gc_json_str_field(&j, "name", c[i].name);
+		gc_json_str_field(&j, "unit", c[i].unit);
+		gc_json_numg_field(&j, "value", c[i].value, 6);
+		gc_json_numg_field(&j, "lo", c[i].lo, 6);
+		gc_json_numg_field(&j, "hi", c[i].hi, 6);
+		gc_json_str_field(&j, "source", c[i].source);
+		gc_json_obj_close(&j);
+	}
+	gc_json_newline(&j);
+	gc_json_arr_close(&j);
+	return gc_cli_json_print(&b, &j);
+}
+
 int cmd_whatif(int argc, char **argv)
 {
 	struct opts o;
@@ -576,16 +619,12 @@ int cmd_whatif(int argc, char **argv)
 	int r = parse_args(argc, argv, &o, &e);
 
 	if (r) {
-		if (r > 0)
-			usage(stdout);
-		else
-			gc_error("whatif: %s", e.msg);
+		if (r < 0)
+			gc_error("%s", e.msg);
 		return r > 0 ? 0 : 2;
 	}
-	if (o.constants) {
-		gc_whatif_print_constants();
-		return 0;
-	}
+	if (o.constants)
+		return o.json ? constants_json() : (gc_whatif_print_constants(), 0);
 	if (o.grid) {
 		if (o.db)
 			gc_pdb_fit_params(&o.fit, 25557032.0, &o.w.mp);  /* ResNet-50's optimizer */

@@ -9,6 +9,10 @@
 #ifndef GC_COMMANDS_H
 #define GC_COMMANDS_H
 
+#include <stdio.h>
+
+#include "json.h"
+#include "opts.h"
 #include "result.h"
 
 /* The exit status table, printed at the end of every --help (docs/spec.md has it too). */
@@ -20,6 +24,19 @@
 	"  3    cannot compare, or an environment error (unreachable host, unreadable\n" \
 	"       database, missing privilege)\n" \
 	"  130  interrupted (Ctrl-C, SIGTERM)\n"
+
+/* The end of a command's option loop: r is what gc_opts_next returned that is not an
+ * option (GC_OPTS_HELP: usage(stdout), 0; GC_OPTS_VERSION: "gcbench VERSION", 0;
+ * GC_OPTS_ERR: the message, 2). Returns the exit status. */
+int gc_cli_opts_stop(gc_opts *o, int r, void (*usage)(FILE *));
+
+/* Finish j (written into b), print it and a newline to stdout, release b. 0, or
+ * GC_EXIT_ENV with a message when the document is not whole. */
+int gc_cli_json_print(gc_buf *b, const gc_json *j);
+
+/* "unknown command 'word' for CMD; did you mean 'x'? (see 'CMD --help')" for a
+ * subcommand of cmd (cluster up, schedule list, notify test); returns 2. */
+int gc_cli_unknown_sub(const char *cmd, const char *word, const char *const *subs, size_t n);
 
 #define GC_CMD(name, fn, summary) int fn(int argc, char **argv);
 #include "commands.def"

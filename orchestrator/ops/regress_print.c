@@ -16,10 +16,7 @@
 
 static void bw_text(int64_t bps, char *buf, size_t n)
 {
-	if (bps <= 0)
-		gc_strlcpy(buf, "unlimited", n);
-	else
-		gc_rate_format((uint64_t)bps, buf, n);
+	gc_bw_format(bps > 0 ? (uint64_t)bps : 0, buf, n);   /* the one cap spelling */
 }
 
 enum numfmt { NF_MS, NF_PCT, NF_P, NF_X };

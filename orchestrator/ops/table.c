@@ -1,6 +1,7 @@
 #include "table.h"
 
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 void gc_table_init(gc_table *t, int ncol, const char *const *head, const char *align, int wrap)
@@ -150,4 +151,40 @@ void gc_table_release(gc_table *t)
 		free(t->cells[i]);
 	free(t->cells);
 	memset(t, 0, sizeof(*t));
+}
+
+/* A plain decimal number: optional '-', digits, optional '.' and digits. */
+static int is_number(const char *c, double *v)
+{
+	const char *p = c + (*c == '-');
+	size_t d = strspn(p, "0123456789");
+	char *end;
+
+	if (!d || (p[d] && (p[d] != '.' || !p[d + 1] ||
+			    p[d + 1 + strspn(p + d + 1, "0123456789")])))
+		return 0;
+	*v = strtod(c, &end);
+	return !*end && isfinite(*v);
+}
+
+void gc_table_json(const gc_table *t, gc_json *j)
+{
+	double v;
+
+	gc_json_arr_open(j);
+	for (size_t r = 0; r < t->n; r++) {
+		gc_json_obj_open(j);
+		for (int i = 0; i < t->ncol; i++) {
+			const char *c = cell(t, r, i);
+			gc_json_key(j, t->head[i]);
+			if (!strcmp(c, "-"))
+				gc_json_null(j);
+			else if (is_number(c, &v))
+				gc_json_numg(j, v, 15);
+			else
+				gc_json_str(j, c);
+		}
+		gc_json_obj_close(j);
+	}
+	gc_json_arr_close(j);
 }

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "json.h"
+
 #define GC_TABLE_MAX_COLS 16
 #define GC_TABLE_WRAP_MIN 16
 
@@ -34,6 +36,9 @@ int gc_table_add(gc_table *t, const char *const *row);
 void gc_table_print(const gc_table *t, FILE *f, int width);
 /* As a markdown table (no wrapping). */
 void gc_table_markdown(const gc_table *t, FILE *f);
+/* As JSON into j: an array with one object per row, keyed by the header; a cell "-"
+ * is null, a cell that is a plain decimal number is a number, any other a string. */
+void gc_table_json(const gc_table *t, gc_json *j);
 void gc_table_release(gc_table *t);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "json.h"
 #include "orchestrator/spec/spec_command.h"
 #include "proc.h"
@@ -190,11 +191,22 @@ static void add_worker(struct argv_buf *a, const gc_launch *l)
 	add_program(a, l);
 	add(a, "--backend");
 	add(a, l->backend ? l->backend : "mpi");
-	add(a, "--method");
-	add(a, l->method);
-	for (i = 0; i < l->nparams; i++) {
-		add(a, "--param");
-		add(a, l->params[i]);
+	add(a, "--method");   /* NAME[:k=v,...], the one method syntax */
+	if (!l->nparams) {
+		add(a, l->method);
+	} else {
+		gc_buf m;
+		gc_buf_init(&m);
+		gc_buf_puts(&m, l->method);
+		for (i = 0; i < l->nparams; i++) {
+			gc_buf_putc(&m, i ? ',' : ':');
+			gc_buf_puts(&m, l->params[i]);
+		}
+		if (gc_buf_rc(&m))
+			a->rc = GC_E_NOMEM;
+		else
+			add(a, gc_buf_str(&m));
+		gc_buf_release(&m);
 	}
 	add(a, "--workload");
 	add(a, l->workload);

@@ -293,7 +293,10 @@ int gc_sweep_run(const struct gc_run_opts *o)
 		failed = run_points(&c, s.pts, s.sw.n, &s.done, &fatal, &e);
 		gc_db_sweep_end(c.db, c.sweep_id,
 				gc_run_interrupted() ? "interrupted" : fatal || failed ? "failed" : "done", NULL);
-		gc_run_summary_print(c.db, c.sweep_id, stdout);
+		if (o->json)
+			gc_run_summary_json(c.db, c.sweep_id);
+		else
+			gc_run_summary_print(c.db, c.sweep_id, stdout);
 		notify_end(&s, failed, gc_run_interrupted(), o->db_path);
 		rc = fatal == GC_E_INTERRUPTED ? GC_OK : fatal;
 	}

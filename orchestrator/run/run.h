@@ -29,6 +29,7 @@ struct gc_run_opts {
 	double calibrate_s;           /* probe seconds per node pair (0: no calibration) */
 	int calibrate_all;            /* every ring pair instead of n1 -> n2 */
 	int dry_run;                  /* print the points and the first mpirun line, run nothing */
+	int json;                     /* the end-of-sweep summary as JSON (gc_run_summary_json) */
 	double deadline_s;            /* per-collective deadline passed to the workers */
 	int resume_mode;              /* enum gc_resume_mode (orchestrator/run/resume.h) */
 	int no_provision;             /* 1: binaries managed by hand (bin_dir), not copied */
@@ -112,6 +113,10 @@ int gc_sweep_run(const struct gc_run_opts *o);
 #define GC_SUMMARY_WIDTH 100
 
 int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f);
+
+/* The same rows as one JSON object on stdout: {"sweep": ID, "rows": [{"model", ...}]}
+ * (the table's columns; bandwidth as the one cap spelling). Rows, or -1 (warned). */
+int gc_run_summary_json(struct gc_db *db, int64_t sweep_id);
 
 /* The params of a run as the summary shows them: only the key=value items that differ
  * from the method's defaults ("defaults" if none, "-" for a method without params). */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bandwidth.h"
 #include "db/db.h"
 #include "fsutil.h"
 #include "log.h"
@@ -611,10 +612,7 @@ void gc_exec_point_init(struct gc_exec_point *x, const struct gc_spec *spec, con
 		snprintf(x->workload, sizeof(x->workload), "command:%s", p->model);
 	else
 		snprintf(x->workload, sizeof(x->workload), "replay:%s", p->model);
-	if (p->bw_bps)
-		snprintf(bw, sizeof(bw), "%.4ggbit", (double)p->bw_bps / 1e9);
-	else
-		snprintf(bw, sizeof(bw), "unlimited");
+	gc_bw_format(p->bw_bps, bw, sizeof(bw));
 	snprintf(x->label, sizeof(x->label), "%s %s @ %s x%d b%d%s", p->model, p->method->label, bw,
 		 p->world_size, p->batch, p->repeat ? " (repeat)" : "");
 }

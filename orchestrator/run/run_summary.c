@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bandwidth.h"
 #include "db/db.h"
 #include "db/q_summary.h"
 #include "kernels/compress.h"
@@ -69,10 +70,15 @@ void gc_params_brief(const char *method, const char *params, char *out, size_t n
 static int add_row(const struct gc_db_summary_row *w, void *arg)
 {
 	gc_table *t = arg;
-	char brief[256], world[16];
-	const char *row[NCOL] = { w->model, w->method, brief, w->bandwidth, world, w->iter_ms,
+	char brief[256], world[16], bw[32];
+	const char *row[NCOL] = { w->model, w->method, brief, bw, world, w->iter_ms,
 				  w->base_ms, w->speedup, w->to_target, w->tta_speedup };
+	uint64_t bps = 0;
 
+	/* the one way of printing a cap: 100mbit, 10gbit, unlimited */
+	if (w->bandwidth && gc_parse_u64(w->bandwidth, &bps))
+		bps = 0;
+	gc_bw_format(bps, bw, sizeof bw);
 	gc_params_brief(w->method ? w->method : "", w->params, brief, sizeof(brief));
 	snprintf(world, sizeof(world), "%d", w->world_size);
 	return gc_table_add(t, row) ? 1 : 0;
@@ -118,6 +124,40 @@ int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f)
 			"(never: within the run)\ntta_speedup = baseline's training seconds to the "
 			"target / method's (docs/accuracy.md)\n", target);
 	n = (int)t.n;
+	gc_table_release(&t);
+	return n;
+}
+
+int gc_run_summary_json(struct gc_db *db, int64_t sweep_id)
+{
+	char target[64];
+	gc_buf b;
+	gc_json j;
+	gc_table t;
+	gc_err e;
+	int n;
+
+	sweep_target(db, sweep_id, target, sizeof(target));
+	gc_table_init(&t, *target ? NCOL : 8, head, "lllrrrrrrr", PCOL);
+	if (gc_db_sweep_summary(db, sweep_id, *target != '\0', add_row, &t, &e) || t.oom) {
+		gc_warn("cannot print the summary: %s", t.oom ? "out of memory" : e.msg);
+		gc_table_release(&t);
+		return -1;
+	}
+	gc_buf_init(&b);
+	gc_json_init(&j, &b, 0);
+	gc_json_obj_open(&j);
+	gc_json_int_field(&j, "sweep", sweep_id);
+	gc_json_str_field(&j, "target", *target ? target : NULL);
+	gc_json_key(&j, "rows");
+	gc_table_json(&t, &j);
+	gc_json_obj_close(&j);
+	n = gc_json_finish(&j) ? -1 : (int)t.n;
+	if (n >= 0)
+		printf("%s\n", gc_buf_str(&b));
+	else
+		gc_warn("cannot print the summary as JSON: out of memory");
+	gc_buf_release(&b);
 	gc_table_release(&t);
 	return n;
 }

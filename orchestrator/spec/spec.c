@@ -153,24 +153,14 @@ static int parse_train_model(struct spec_ctx *c, yaml_node_t *n, const char *t, 
 
 static int parse_bw(struct spec_ctx *c, yaml_node_t *n, const char *t, void *out)
 {
-	uint64_t bps;
+	char hint[160];
 	gc_err e;
 
-	if (!strcmp(t, "unlimited")) {
-		*(uint64_t *)out = 0;
-		return 0;
-	}
-	if (gc_rate_parse(t, &bps, &e)) {
-		gc_diag(c->d, n, "bandwidth is not a rate; write a number and a unit (bit, kbit, "
-			"mbit, gbit, tbit; bps is bytes/s), e.g. 10gbit or 500mbit, or 'unlimited'");
+	/* not e.msg: it quotes the text, and a spec's text is never quoted */
+	if (gc_bw_parse(t, 0, out, &e)) {
+		gc_diag(c->d, n, "bandwidth is %s", gc_bw_hint(t, 0, hint, sizeof hint));
 		return -1;
 	}
-	if (bps < GC_BW_MIN || bps > GC_BW_MAX) {
-		gc_diag(c->d, n, "bandwidth is out of range; use 1mbit to 400gbit, or "
-			"'unlimited'");
-		return -1;
-	}
-	*(uint64_t *)out = bps;
 	return 0;
 }
 

@@ -13,13 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bandwidth.h"
 #include "result.h"
 #include "kernels/compress.h"
 #include "orchestrator/ops/notify.h"
 #include "yamlutil.h"
 
-#define GC_BW_MIN 1000000ull           /* 1 Mbit/s */
-#define GC_BW_MAX 400000000000ull      /* 400 Gbit/s */
+
+
 #define GC_SPEC_MAX_POINTS 20000       /* an expansion larger than this is refused */
 #define GC_SPEC_EVAL_EVERY 20          /* eval_every when a train spec gives none */
 

@@ -45,15 +45,14 @@ static int normalize(struct spec_ctx *c, enum gc_axis a, yaml_node_t *n, char *o
 	double d;
 	int64_t i;
 	gc_err e;
+	char hint[160];
 
 	switch (a) {
 	case GC_AX_BANDWIDTH:
-		if (!strcmp(t, "unlimited"))
-			bps = 0;
-		else if (gc_rate_parse(t, &bps, &e)) {
+		if (gc_bw_parse(t, 0, &bps, &e)) {
 			/* not e.msg: it quotes the text, and a spec's text is never quoted */
-			gc_diag(c->d, n, "bandwidth is not a rate; write a number and a unit, "
-				"e.g. 10gbit or 500mbit, or 'unlimited'");
+			gc_diag(c->d, n, "bandwidth is %s",
+				gc_bw_hint(t, 0, hint, sizeof hint));
 			return 0;
 		}
 		snprintf(out, len, "%llu", (unsigned long long)bps);

@@ -46,8 +46,8 @@ to_target() {
 # ordering MODEL: the three methods reach the target; the struggler needs 1.5x more
 ordering() {
 	local model=$1 m tag it worst=0 why="" got=""
-	local -a methods=("syncsgd" "powersgd --param rank=2 --param ef=1" "topk --param ratio=0.01 --param ef=1")
-	for m in "${methods[@]}" "topk --param ratio=0.001 --param ef=0"; do
+	local -a methods=("syncsgd" "powersgd:rank=2,ef=1" "topk:ratio=0.01,ef=1")
+	for m in "${methods[@]}" "topk:ratio=0.001,ef=0"; do
 		tag="$model-${m%% *}-$(tr -dc '0-9a-z' <<<"${m#* }" | head -c 24)"
 		if ! train "$model" "$tag" --method $m; then
 			why="$why; '$m' failed: $(tail -n 3 "$tmp/$tag.out" | tr '\n' ' ')"; continue

@@ -69,7 +69,7 @@ fi
 
 # topk keeps ceil(0.5 * 6) = 3 of 6: payload 24 bytes, ratio 1; EF residual + sent = input
 npy "$tmp/c.npy" f4 6 0.5 -4 1 3 -0.25 2
-if out=$("$GC" compress --method topk --param ratio=0.5,ef=1 --in "$tmp/c.npy" --out-dir "$tmp/o2" 2>&1) &&
+if out=$("$GC" compress --method topk:ratio=0.5,ef=1 --in "$tmp/c.npy" --out-dir "$tmp/o2" 2>&1) &&
    printf '%s' "$out" | grep -q 'payload_bytes: *24 per worker' &&
    printf '%s' "$out" | grep -q 'ratio: *1.000' &&
    [ "$(readnpy "$tmp/o2/result.npy" 2>/dev/null | tr '\n' ' ')" = "0.0 -4.0 0.0 3.0 0.0 2.0 " ] &&
@@ -81,7 +81,7 @@ fi
 
 # powersgd on a rank-1 4x3 matrix (3 workers): exact, same shape back
 npy "$tmp/m.npy" f4 4,3 1 2 3 2 4 6 3 6 9 4 8 12
-if out=$("$GC" compress --method powersgd --param rank=1,min_compression=1 --in "$tmp/m.npy" \
+if out=$("$GC" compress --method powersgd:rank=1,min_compression=1 --in "$tmp/m.npy" \
 	--in "$tmp/m.npy" --in "$tmp/m.npy" --out-dir "$tmp/o3" 2>&1) &&
    readnpy "$tmp/o3/result.npy" 2>&1 >/dev/null | grep -q "'shape': (4, 3)" &&
    printf '%s' "$out" | grep -q 'payload_bytes: *28 per worker' &&
@@ -101,4 +101,22 @@ echo "hello" >"$tmp/x.npy"
 expect_err not_npy "x.npy" --method syncsgd --in "$tmp/x.npy"
 expect_err no_input "no --in files" --method syncsgd
 expect_err bad_method "unknown method 'dgc'" --method dgc --in "$tmp/a.npy"
-expect_err bad_param "parameter 'ratio'.*(0, 1]" --method topk --param ratio=7 --in "$tmp/a.npy"
+expect_err bad_param "parameter 'ratio'.*(0, 1]" --method topk:ratio=7 --in "$tmp/a.npy"
+expect_err bad_param_old "parameter 'ratio'.*(0, 1]" --method topk --param ratio=7 --in "$tmp/a.npy"
+expect_err method_colon "ends in ':'" --method topk: --in "$tmp/a.npy"
+
+# the old --param still works, and says on stderr what to write instead
+if out=$("$GC" compress --method topk --param ratio=0.5 --in "$tmp/c.npy" 2>&1 >/dev/null) &&
+   printf '%s' "$out" | grep -q -- "--param is deprecated: write --method topk:.*ratio=0.5"; then
+	pass param_deprecated
+else
+	fail param_deprecated "$out"
+fi
+
+# --json: one valid object with the same figures
+if out=$("$GC" compress --method=topk:ratio=0.5 --json --in "$tmp/c.npy") &&
+   printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["payload_bytes"]==24 and d["method"]=="topk" and d["identical"] is True, d'; then
+	pass json
+else
+	fail json "$out"
+fi

@@ -45,7 +45,7 @@ else fail slack_body "rc=$rc out=$out body=$(cat "$tmp/ok/body.2" 2>&1)"; fi
 start_sink fail "$tmp/fail"
 export GCT_HOOK="http://127.0.0.1:$port/x/$secret"
 t0=$(now_ms)
-out=$("$GC" notify test --type webhook --url-env GCT_HOOK --backoff-ms 100 2>&1); rc=$?
+out=$("$GC" notify test --type webhook --url-env GCT_HOOK --backoff 100ms 2>&1); rc=$?
 dt=$(elapsed "$t0"); hits=$(wc -l < "$tmp/fail/hits" 2>/dev/null || echo 0)
 if [ $rc -eq 3 ] && [ "$hits" -eq 3 ] && echo "$out" | grep -q "HTTP 500" &&
    echo "$out" | grep -q "gave up after 3 tries" && ! echo "$out" | grep -q "$secret" && [ "$dt" -lt 10000 ]; then
@@ -55,7 +55,7 @@ else fail http500_retried "rc=$rc hits=$hits dt=${dt}ms out=$out"; fi
 start_sink hang "$tmp/hang"
 export GCT_HOOK="http://127.0.0.1:$port/"
 t0=$(now_ms)
-out=$("$GC" notify test --type slack --url-env GCT_HOOK --timeout-ms 500 --tries 2 --backoff-ms 100 2>&1); rc=$?
+out=$("$GC" notify test --type slack --url-env GCT_HOOK --timeout 500ms --tries 2 --backoff=0.1s 2>&1); rc=$?
 dt=$(elapsed "$t0")
 if [ $rc -eq 3 ] && [ "$dt" -ge 1000 ] && [ "$dt" -lt 5000 ] && echo "$out" | grep -qi "timeout"; then
 	pass hang_bounded
@@ -67,7 +67,9 @@ export GCT_HOOK="http://127.0.0.1:$port/"
 t0=$(now_ms)
 out=$("$GC" notify test --type webhook --url-env GCT_HOOK --backoff-ms 100 2>&1); rc=$?
 dt=$(elapsed "$t0")
-if [ $rc -eq 3 ] && [ "$dt" -lt 5000 ] && echo "$out" | grep -q "connect"; then
+# (the old -ms spelling still works, and says what to write instead)
+if [ $rc -eq 3 ] && [ "$dt" -lt 5000 ] && echo "$out" | grep -q "connect" &&
+   echo "$out" | grep -q -- "--backoff-ms is deprecated: write --backoff 100ms"; then
 	pass refused
 else fail refused "rc=$rc dt=${dt}ms out=$out"; fi
 

@@ -28,7 +28,7 @@ readers() {
 		"history --db $db --model resnet50 --method powersgd" \
 		"regress --db $db --baseline nccl=2.18 --candidate nccl=2.19" \
 		"model --db $db --no-store" \
-		"whatif --db $db --workers 8 --bandwidth 10"
+		"whatif --db $db --workers 8 --bandwidth 10gbit"
 }
 # run_all DB AS TAG: each reader's stdout and exit status, the warnings apart
 run_all() {

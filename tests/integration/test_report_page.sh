@@ -40,7 +40,7 @@ cli_row() {
 }
 missing=""
 if "$BIN/gcbench" whatif --db "$tmp/r.db" --model resnet50 --batch 32 --workers 4,64 \
-	--bandwidth 1:30 --compute-speedup 1,4 >"$tmp/whatif.out" 2>&1; then
+	--bandwidth 1gbit:30gbit --compute-speedup 1,4 >"$tmp/whatif.out" 2>&1; then
 	for sp in "1 4" "1 64" "4 4" "4 64"; do
 		row=$(cli_row $sp)              # 2 methods: 5 bars, else whatif's text changed
 		[ "$(printf %s "$row" | tr -cd '|' | wc -c)" -eq 5 ] &&

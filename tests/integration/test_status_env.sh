@@ -79,7 +79,7 @@ assert d["gcbench"], "gcbench version is empty"
 	then pass env_json_versions
 	else fail env_json_versions "$(tail -n 1 <<<"$out") :: ${json:0:300}"; fi
 fi
-expect_err env_bad_option 2 "unknown option '--jsn' for env" "$G" env --jsn
+expect_err env_bad_option 2 "unknown option '--jsn' for gcbench env; did you mean '--json'?" "$G" env --jsn
 
 # --- gcbench status -----------------------------------------------------------------
 db=$work/new.db
@@ -137,7 +137,7 @@ printf 'this is a text file, not a database; it is long enough to hold a header\
 expect_err status_not_a_db 3 "'$work/text.db' is not a SQLite database" "$G" status --db "$work/text.db"
 expect_err status_bad_count 2 "invalid --runs '-3': give a count from 0 to 100000" \
 	"$G" status --db "$db" --runs -3
-expect_err status_bad_option 2 "unknown option '--bd' for status" "$G" status --bd "$db"
+expect_err status_bad_option 2 "unknown option '--bd' for gcbench status; did you mean '--db'?" "$G" status --bd "$db"
 
 # --- gcbench run without root (experiments/inventory-local.yaml, docs/spec.md) --------
 if [ "$(id -u)" -ne 0 ]; then

@@ -19,19 +19,19 @@ expect_err() {
 	else fail "$name" "rc $rc, stderr '$out' lacks '$want'"; fi
 }
 
-out=$("$G" whatif --model resnet50 --workers 8,96 --bandwidth 1:30:29 --compute-speedup 1,4 \
+out=$("$G" whatif --model resnet50 --workers 8,96 --bandwidth 1gbit:30gbit:29gbit --compute-speedup 1,4 \
 	--method signsgd,topk:ratio=0.01,powersgd:rank=4 2>&1); rc=$?
 if [ $rc -eq 0 ] && grep -q '^summary: [0-9]* of 24 configurations gain' <<<"$out" &&
    grep -q 'powersgd:rank=4 *wins below' <<<"$out"; then pass sweep_text
 else fail sweep_text "rc $rc: $(tail -n 3 <<<"$out" | tr '\n' ' ')"; fi
 
 # at 1 Gbit/s PowerSGD must beat sync SGD on ResNet-50; at 30 Gbit/s and 1x it must not
-row1=$(grep -E '^1x +1x +8 +1 ' <<<"$out" | awk '{print $NF}')
-row30=$(grep -E '^1x +1x +8 +30 ' <<<"$out" | awk '{print $NF}')
+row1=$(grep -E '^1x +1x +8 +1gbit ' <<<"$out" | awk '{print $NF}')
+row30=$(grep -E '^1x +1x +8 +30gbit ' <<<"$out" | awk '{print $NF}')
 if awk -v a="$row1" -v b="$row30" 'BEGIN { exit !(a > 1 && b < 1) }'; then pass powersgd_direction
 else fail powersgd_direction "speedup at 1 Gbit/s '$row1', at 30 Gbit/s '$row30'"; fi
 
-json=$("$G" whatif --model bert-base --workers 16 --bandwidth 10 --method powersgd:rank=8 --json 2>&1)
+json=$("$G" whatif --model bert-base --workers 16 --bandwidth 10gbit --method powersgd:rank=8 --json 2>&1)
 if command -v python3 >/dev/null 2>&1; then
 	if python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["points"]) == 1 and d["summary"]["configurations"] == 1' <<<"$json"
 	then pass json_valid; else fail json_valid "not the expected JSON: ${json:0:200}"; fi
@@ -42,14 +42,17 @@ fi
 expect_err unknown_model "unknown architecture 'resnet5'" --model resnet5
 expect_err zero_workers "--workers" --workers 0
 expect_err empty_workers "--workers" --workers ""
-expect_err reversed_range "runs backwards" --bandwidth 30:1
+expect_err reversed_range "runs backwards" --bandwidth 30gbit:1gbit
 expect_err empty_bandwidth "--bandwidth" --bandwidth ""
-expect_err bad_bandwidth "'abc' is not a number" --bandwidth 1,abc
+expect_err bad_bandwidth "invalid rate 'abc'" --bandwidth 1gbit,abc
 expect_err unknown_method "unknown method 'qsgd'" --method qsgd
 expect_err unknown_param "unknown parameter 'rank=4' for topk" --method topk:rank=4
 expect_err bad_ratio "ratio 5 is outside" --method topk:ratio=5
 expect_err bad_speedup "--compute-speedup" --compute-speedup 0
-expect_err unknown_option "unknown or incomplete option '--bogus'" --bogus
+expect_err unknown_option "unknown option '--bogus' for gcbench whatif" --bogus
+expect_err bare_bandwidth "write 10gbit for 10 Gbit/s" --bandwidth 10
+expect_err unlimited_bandwidth "'unlimited' has no prediction" --bandwidth unlimited
+expect_err grid_json "--json does not apply to --grid" --grid paper --json
 expect_err unknown_preset "unknown preset 'fast'" --preset fast
 expect_err unknown_grid "unknown grid 'study'" --grid study
 expect_err sens_without_grid "--sensitivity needs --grid paper" --sensitivity
@@ -68,21 +71,24 @@ expect_err bad_rounds "rounds 0 is not an integer in 1..64" --method mstopk:roun
 
 # new options change what they should: a faster codec helps PowerSGD rank 16, faster
 # compute alone does not; a longer BERT sequence raises sync SGD's compute
-sp() { "$G" whatif --workers 8 --bandwidth 25 --method powersgd:rank=16 "$@" 2>&1 | grep -E '^[0-9.]+x ' | awk '{print $NF}'; }
+sp() { "$G" whatif --workers 8 --bandwidth 25gbit --method powersgd:rank=16 "$@" 2>&1 | grep -E '^[0-9.]+x ' | awk '{print $NF}'; }
 c1=$(sp); c4=$(sp --codec-speedup 4); s4=$(sp --compute-speedup 4 --codec-speedup 1)
 if awk -v a="$c1" -v b="$c4" -v c="$s4" 'BEGIN { exit !(b > a && c < a) }'; then pass codec_speedup
 else fail codec_speedup "rank 16 at 25 Gbit/s: ${c1} (1x), ${c4} (codec 4x), ${s4} (compute 4x)"; fi
-t128=$("$G" whatif --model bert-base --workers 8 --bandwidth 100 --method signsgd | awk '/^1x/ {print $5}')
-t512=$("$G" whatif --model bert-base --seq-len 512 --workers 8 --bandwidth 100 --method signsgd | awk '/^1x/ {print $5}')
+t128=$("$G" whatif --model bert-base --workers 8 --bandwidth 100gbit --method signsgd | awk '/^1x/ {print $5}')
+t512=$("$G" whatif --model bert-base --seq-len 512 --workers 8 --bandwidth 100gbit --method signsgd | awk '/^1x/ {print $5}')
 if awk -v a="$t128" -v b="$t512" 'BEGIN { exit !(b > 4 * a) }'; then pass seq_len
 else fail seq_len "sync SGD at 128 tokens ${t128} ms, at 512 ${t512} ms"; fi
 # NCCL's pick: at 4096 GPUs the tree keeps sync SGD near its compute, the ring does not
-r=$("$G" whatif --workers 4096 --bandwidth 100 --method powersgd --collective ring | awk '/^1x/ {print $5}')
-t=$("$G" whatif --workers 4096 --bandwidth 100 --method powersgd | awk '/^1x/ {print $5}')
+r=$("$G" whatif --workers 4096 --bandwidth 100gbit --method powersgd --collective ring | awk '/^1x/ {print $5}')
+t=$("$G" whatif --workers 4096 --bandwidth 100gbit --method powersgd | awk '/^1x/ {print $5}')
 if awk -v a="$r" -v b="$t" 'BEGIN { exit !(a > 1000 && b < 200) }'; then pass collective_auto
 else fail collective_auto "sync SGD at 4096 GPUs: ring ${r} ms, auto ${t} ms"; fi
 if "$G" whatif --constants | grep -q '^launch .*assumption'; then pass constants
 else fail constants "no launch row marked as an assumption"; fi
+if "$G" whatif --constants --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert any(c["name"]=="launch" for c in d)'; then
+	pass constants_json
+else fail constants_json "not a JSON array of constants with launch"; fi
 
 # the figures docs/model.md quotes: each block between '<!-- pin: ARGS -->' and
 # '<!-- /pin -->' holds lines (indented 4) that `gcbench ARGS` must print verbatim
@@ -106,28 +112,28 @@ if "$G" whatif --help | grep -q 'example:'; then pass help; else fail help "no u
 
 # --svg: one chart per compute speed and worker count
 mkdir -p "$tmp/svg"
-out=$("$G" whatif --workers 8,96 --bandwidth 1:30:5 --compute-speedup 1,4 --method signsgd,powersgd:rank=4 --svg "$tmp/svg" 2>&1); rc=$?
+out=$("$G" whatif --workers 8,96 --bandwidth 1gbit:30gbit:5gbit --compute-speedup 1,4 --method signsgd,powersgd:rank=4 --svg "$tmp/svg" 2>&1); rc=$?
 n=$(ls "$tmp/svg"/whatif-resnet50-b64-*w-*x-codec*x.svg 2>/dev/null | wc -l)
 if [ $rc -eq 0 ] && [ "$n" -eq 4 ] && grep -q 'charts: 4 SVG files' <<<"$out" &&
    grep -q '<title>Predicted speedup over sync SGD: resnet50, batch 64, 96 workers, compute 4x' "$tmp/svg/whatif-resnet50-b64-96w-4x-codec4x.svg"
 then pass svg_charts; else fail svg_charts "rc $rc, $n files: $(tail -n 1 <<<"$out")"; fi
-expect_err svg_no_dir "--svg: '$tmp/nodir' is not an existing directory" --workers 8 --bandwidth 1 --method signsgd --svg "$tmp/nodir"
+expect_err svg_no_dir "--svg: '$tmp/nodir' is not an existing directory" --workers 8 --bandwidth 1gbit --method signsgd --svg "$tmp/nodir"
 expect_err svg_grid "--svg draws sweeps" --grid paper --svg "$tmp/svg"
 expect_err svg_json "--svg and --json exclude each other" --json --svg "$tmp/svg"
 
 # --db: the model fitted to a results database (the synthetic one of test_model_db,
 # whose environment 1 has the most runs) instead of a preset
 if [ -x "$BUILD/tests/test_model_db" ] && "$BUILD/tests/test_model_db" --make-db "$tmp/w.db" >/dev/null 2>&1; then
-	out=$("$G" whatif --db "$tmp/w.db" --workers 4,16 --bandwidth 1,10 --method powersgd:rank=4,signsgd 2>&1); rc=$?
+	out=$("$G" whatif --db "$tmp/w.db" --workers 4,16 --bandwidth 1gbit,10gbit --method powersgd:rank=4,signsgd 2>&1); rc=$?
 	if [ $rc -eq 0 ] && grep -q "parameters: $tmp/w.db, environment 1 " <<<"$out" &&
 	   grep -q '^summary: [0-9]* of 8 configurations gain' <<<"$out"; then pass from_db
 	else fail from_db "rc $rc: $(head -n 2 <<<"$out" | tr '\n' ' ') $(tail -n 2 <<<"$out" | tr '\n' ' ')"; fi
-	out=$("$G" whatif --db "$tmp/w.db" --env 2 --workers 4 --bandwidth 1 --method signsgd 2>&1)
+	out=$("$G" whatif --db "$tmp/w.db" --env 2 --workers 4 --bandwidth 1gbit --method signsgd 2>&1)
 	grep -q "environment 2 " <<<"$out" && pass from_db_env || fail from_db_env "$(head -n 2 <<<"$out" | tr '\n' ' ')"
 	expect_err db_unknown_env "no ok runs of environment 99" --db "$tmp/w.db" --env 99
 	expect_err db_unmeasured "method 'fp16' was never measured in $tmp/w.db" --db "$tmp/w.db" --method fp16
 	expect_err db_and_preset "--preset and --db exclude each other" --db "$tmp/w.db" --preset paper
-	out=$("$G" whatif --db "$tmp/w.db" --workers 4 --bandwidth 1 --method fp16,signsgd --assume-free-codec 2>&1); rc=$?
+	out=$("$G" whatif --db "$tmp/w.db" --workers 4 --bandwidth 1gbit --method fp16,signsgd --assume-free-codec 2>&1); rc=$?
 	if [ $rc -eq 0 ] && grep -q "never measured .*free" <<<"$out"; then pass db_assume_free
 	else fail db_assume_free "rc $rc: $(head -n 2 <<<"$out" | tr '\n' ' ')"; fi
 	# gcbench model --predict: the fit of one database on the runs of another (here a
@@ -150,7 +156,7 @@ if [ -x "$BUILD/tests/test_model_db" ] && "$BUILD/tests/test_model_db" --make-db
 	out=$("$G" model --db "$tmp/w.db" --env x --predict "$tmp/w.db" 2>&1); rc=$?
 	[ $rc -eq 2 ] && grep -q -- "--env 'x' is not an environment id" <<<"$out" && pass model_bad_env ||
 		fail model_bad_env "rc $rc: $(head -n 1 <<<"$out")"
-	out=$("$G" whatif --db "$tmp/w.db" --workers 4 --bandwidth 1 2>&1)
+	out=$("$G" whatif --db "$tmp/w.db" --workers 4 --bandwidth 1gbit 2>&1)
 	if grep -q 'syncsgd_ms *signsgd *topk *mstopk *powersgd$' <<<"$out"; then pass db_default_methods
 	else fail db_default_methods "$(sed -n 4p <<<"$out")"; fi
 else

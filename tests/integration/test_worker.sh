@@ -27,8 +27,8 @@ badarg bad_iters_neg "invalid --iters '-5'" --iters -5 --workload replay:tiny
 badarg bad_profile "cannot read profile '$tmp/nope.csv'" --workload replay:tiny --profile "$tmp/nope.csv"
 badarg bad_workload "unknown workload 'resnet50'" --workload resnet50
 badarg bad_model "unknown architecture 'nope'" --workload replay:nope
-badarg bad_param "ratio" --method topk --param ratio=7 --workload replay:tiny
-badarg bad_param_method "" --method syncsgd --param rank=4 --workload replay:tiny
+badarg bad_param "ratio" --method topk:ratio=7 --workload replay:tiny
+badarg bad_param_method "" --method syncsgd:rank=4 --workload replay:tiny
 out=$("$W" --help)
 if grep -q "mpirun" <<<"$out" && grep -q "btl_tcp_if_include" <<<"$out" && grep -q "pml ob1" <<<"$out"; then
 	pass help; else fail help "--help lacks the mpirun example"; fi
@@ -54,7 +54,7 @@ expect_bytes() { # METHOD P BUCKET_NUMEL_CSV NTENSORS
 
 methods_case() { # P
 	local p=$1 bad="" m
-	for m in syncsgd fp16 signsgd "signsgd --param scaled=1 --param ef=1" topk mstopk "powersgd --param rank=2"; do
+	for m in syncsgd fp16 signsgd "signsgd:scaled=1,ef=1" topk mstopk "powersgd:rank=2"; do
 		rm -f "$tmp"/m-r*.gcr
 		timeout 120 "${MPI[@]}" -np "$p" "$W" --method $m --workload replay:tiny --iters 3 --warmup 1 \
 			--deadline 30 --out "$tmp/m-r%r.gcr" >"$tmp/out" 2>&1
@@ -147,8 +147,8 @@ else fail overlap "a replay run failed (load $(cut -d' ' -f1 /proc/loadavg)): $(
 
 # ---- real training: the loss falls under syncsgd and each compressor (with EF)
 bad=""
-for m in syncsgd fp16 "signsgd --param scaled=1 --param ef=1" "topk --param ef=1" \
-	"mstopk --param ef=1" "powersgd --param ef=1"; do
+for m in syncsgd fp16 "signsgd:scaled=1,ef=1" "topk:ef=1" \
+	"mstopk:ef=1" "powersgd:ef=1"; do
 	rm -f "$tmp"/l-r*.gcr
 	if ! timeout 120 "${MPI[@]}" -np 2 "$W" --method $m --workload train:mlp --iters 40 --warmup 0 \
 		--out "$tmp/l-r%r.gcr" >"$tmp/out" 2>&1; then bad="$bad [$m: run failed]"; continue; fi

@@ -298,7 +298,7 @@ static void test_summary(void)
 	CHECK_EQ_INT(gc_db_sweep_target_get(db, sweep1, metric, sizeof metric, &value, &e), GC_OK);
 	CHECK_STR(metric, "");
 	CHECK_EQ_INT(gc_db_sweep_summary(db, sweep2, 0, on_summary, out, &e), GC_OK);
-	CHECK_CONTAINS(out, "powersgd rank=4 1Gbit 4 1600.0 2000.0 1.25x (null) (null)\n");
+	CHECK_CONTAINS(out, "powersgd rank=4 1000000000 4 1600.0 2000.0 1.25x (null) (null)\n");
 	CHECK(gc_db_sweep_target(db, sweep1, "accuracy", 0.9, &e) == GC_OK);
 	CHECK_EQ_INT(gc_db_sweep_target_get(db, sweep1, metric, sizeof metric, &value, &e), GC_OK);
 	CHECK_STR(metric, "accuracy");
@@ -306,7 +306,7 @@ static void test_summary(void)
 	out[0] = '\0';
 	CHECK_EQ_INT(gc_db_sweep_summary(db, sweep1, 1, on_summary, out, &e), GC_OK);
 	/* with a target but no validation records: every point missed it */
-	CHECK_CONTAINS(out, "powersgd rank=4 10Gbit 4 1000.0 500.0 0.50x never (null)\n");
+	CHECK_CONTAINS(out, "powersgd rank=4 10000000000 4 1000.0 500.0 0.50x never (null)\n");
 	CHECK(gc_db_sweep_target(db, sweep1, "", 0, &e) == GC_OK);
 	gc_db_close(db);
 }

@@ -46,7 +46,7 @@ static void test_argv(void)
 	CHECK_CONTAINS(joined(v), "plm_rsh_agent|ssh -F /c/ssh_config -o BatchMode=yes|"
 				  "--mca|plm_rsh_no_tree_spawn|1|");
 	CHECK_CONTAINS(joined(v), "NCCL_SOCKET_IFNAME=eth0|");
-	CHECK_CONTAINS(joined(v), "--method|powersgd|--param|rank=4|--workload|replay:resnet50|");
+	CHECK_CONTAINS(joined(v), "--method|powersgd:rank=4|--workload|replay:resnet50|");
 	CHECK_CONTAINS(joined(v), "--out|/tmp/run1/records-r%r.gcr|");
 	CHECK(!strstr(joined(v), "--threads"));      /* 0: the worker decides */
 	CHECK(!strstr(joined(v), "gcbench_run"));    /* no run id: no mark */

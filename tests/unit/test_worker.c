@@ -41,6 +41,17 @@ static void test_args_ok(void)
 	CHECK_NEAR(c.lr, 0.002, 1e-12);
 	CHECK_EQ_INT(parse(&c, &e, "--help"), GC_OK);
 	CHECK_EQ_INT(c.mode, GC_WK_HELP);
+	CHECK_EQ_INT(parse(&c, &e, "--version"), GC_OK);
+	CHECK_EQ_INT(c.mode, GC_WK_VERSION);
+	/* the one method syntax, and --opt=value */
+	CHECK_EQ_INT(parse(&c, &e, "--method=powersgd:rank=8,ef=0 --workload=replay:tiny "
+			   "--deadline 500ms"), GC_OK);
+	CHECK_EQ_INT(c.params.method, GC_M_POWERSGD);
+	CHECK_EQ_INT(c.params.rank, 8);
+	CHECK_EQ_INT(c.params.ef, 0);
+	CHECK_NEAR(c.deadline, 0.5, 1e-12);
+	CHECK_EQ_INT(parse(&c, &e, "--workload replay:tiny"), GC_OK);
+	CHECK_EQ_INT(c.params.method, GC_M_SYNCSGD);
 }
 
 static void test_args_errors(void)
@@ -64,7 +75,12 @@ static void test_args_errors(void)
 		{ "--workload replay:tiny --backend gloo", "unknown backend 'gloo'" },
 		{ "--workload replay:tiny --param ratio", "invalid --param 'ratio'" },
 		{ "--workload replay:tiny --iters", "needs a value" },
-		{ "--workload replay:tiny --frobnicate 1", "unknown option '--frobnicate'" },
+		{ "--workload replay:tiny --frobnicate 1", "unknown option '--frobnicate' for gcbench-worker (see 'gcbench-worker --help')" },
+		{ "--workload replay:tiny --iter 3", "did you mean '--iters'?" },
+		{ "--workload replay:tiny --method topk:ratio=7", "ratio" },
+		{ "--workload replay:tiny --method topk:", "ends in ':'" },
+		{ "--workload replay:tiny --deadline 1h", "invalid --deadline '1h'" },
+		{ "--workload replay:tiny stray", "unexpected argument 'stray'" },
 		{ "--workload replay:tiny --iface a;b", "invalid --iface 'a;b'" },
 		{ "--workload replay:tiny --mpi-coll fast", "invalid --mpi-coll 'fast'" },
 	};

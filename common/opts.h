@@ -1,0 +1,92 @@
+/* common/opts.h: the one command-line option parser of gcbench, gcbench-worker and
+ * gcbench-netem, table-driven, so that every tool reads options and words its
+ * mistakes the same way.
+ *
+ * A tool lists its options in a table of struct gc_opt and calls gc_opts_next() until
+ * it returns GC_OPTS_END. Accepted forms:
+ *   --opt value   --opt=value         an option with a value (GC_OPT_ARG)
+ *   --flag                            a flag (no GC_OPT_ARG); --flag=x is an error
+ *   --opt[=value]                     GC_OPT_OPTARG: a value only with '=', or the
+ *                                     next word when it does not start with '-'
+ *   -x value                          a one-dash alias (struct gc_opt.alias)
+ *   --                                every later word is an argument
+ * -h, --help and --version are answered by every tool: unless the table has them, the
+ * parser returns GC_OPTS_HELP or GC_OPTS_VERSION for them.
+ *
+ * Mistakes return GC_OPTS_ERR with the message in o->err, in one wording everywhere:
+ *   unknown option '--modle' for gcbench history; did you mean '--model'? (see 'gcbench history --help')
+ *   option '--db' of gcbench history needs a value (see 'gcbench history --help')
+ *   option '--dry-run' of gcbench reap takes no value (see 'gcbench reap --help')
+ *   unexpected argument 'x' for gcbench reap (see 'gcbench reap --help')
+ * The "did you mean" names the closest option (edit distance) when one is close.
+ */
+#ifndef GC_OPTS_H
+#define GC_OPTS_H
+
+#include <stddef.h>
+
+#include "result.h"
+
+#define GC_OPT_ARG 1u      /* takes a value: --opt v or --opt=v */
+#define GC_OPT_OPTARG 2u   /* value optional: --opt=v, or a next word not starting with '-' */
+
+struct gc_opt {
+	const char *name;    /* "--db" */
+	const char *alias;   /* "-n", or NULL */
+	unsigned flags;      /* GC_OPT_ARG, GC_OPT_OPTARG or 0 for a flag */
+	int id;              /* > 0: what gc_opts_next returns for it */
+};
+
+enum {
+	GC_OPTS_POS = 0,        /* a word that is not an option: o->val */
+	GC_OPTS_END = -1,       /* no more arguments */
+	GC_OPTS_ERR = -2,       /* a mistake: o->err.msg */
+	GC_OPTS_HELP = -3,      /* -h or --help */
+	GC_OPTS_VERSION = -4,   /* --version */
+};
+
+typedef struct gc_opts {
+	const char *cmd;                /* the command as users type it: "gcbench history" */
+	const struct gc_opt *tab;
+	size_t n;
+	int argc;
+	char **argv;
+	int i;                          /* next argv index (starts at 1) */
+	int positional;                 /* 1: words are returned as GC_OPTS_POS, else errors */
+	int dashdash;                   /* after "--" */
+	const char *opt;                /* the option's table name (after a match) */
+	const char *val;                /* its value (NULL for a flag), or the word */
+	char buf[64];                   /* the option as written, for --opt=value */
+	gc_err err;
+} gc_opts;
+
+/* Start parsing argv[1..argc-1] against tab[0..n-1] for the command cmd. */
+void gc_opts_init(gc_opts *o, const char *cmd, const struct gc_opt *tab, size_t n, int argc,
+		  char **argv);
+
+/* The next option's id (> 0), GC_OPTS_POS, GC_OPTS_END, GC_OPTS_ERR, GC_OPTS_HELP or
+ * GC_OPTS_VERSION. After GC_OPTS_ERR the parser stays at the mistake. */
+int gc_opts_next(gc_opts *o);
+
+/* The closest of cands[0..n-1] to word (edit distance, ignoring leading dashes, at most
+ * 2 edits and fewer than half of word's letters; or word a prefix of exactly one), or
+ * NULL when none is close. */
+const char *gc_suggest(const char *word, const char *const *cands, size_t n);
+
+/* The message for an unknown name (option or command) in the one wording:
+ * "unknown KIND 'word' for CMD; did you mean 'x'? (see 'HELP')"; what may be NULL
+ * (then " for CMD" is left out). Writes into e and returns GC_E_INVAL. */
+gc_rc gc_opts_unknown(gc_err *e, const char *kind, const char *word, const char *cmd,
+		      const char *suggestion, const char *help);
+
+/* A duration in seconds, as every time option reads it: a decimal number with an
+ * optional unit s, ms or min ("60", "60s", "500ms", "2min"); a bare number is seconds.
+ * Must lie in [lo, hi] seconds. On error GC_E_INVAL with a message naming opt and v. */
+gc_rc gc_opts_seconds(const char *opt, const char *v, double lo, double hi, double *out,
+		      gc_err *e);
+
+/* Edit distance of a and b (Levenshtein, a swap of neighbours counting one), capped
+ * at 99. */
+int gc_edit_distance(const char *a, const char *b);
+
+#endif
