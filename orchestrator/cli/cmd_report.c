@@ -11,7 +11,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gcbench report [--db FILE] --out DIR\n\n"
+		"usage: gcbench report [--db FILE] [--out DIR]\n\n"
 		"Write DIR/index.html (one page, inline SVG, no scripts or external resources),\n"
 		"DIR/report.md (the same tables) and one SVG file per chart, from a results database:\n"
 		"  - speedup over sync SGD vs bandwidth, one chart per model, the 1.0 line marked;\n"
@@ -24,7 +24,8 @@ static void usage(FILE *f)
 		"    world sizes, else the performance model's what-if.\n\n"
 		"options:\n"
 		"  --db FILE   results database (default gcbench.db), opened read-only\n"
-		"  --out DIR   output directory (created if missing; files in it are replaced)\n\n"
+		"  --out DIR   output directory (default gcbench-report, in the current directory;\n"
+		"              created if missing; files in it are replaced)\n\n"
 		"example:\n"
 		"  gcbench model --db q.db && gcbench report --db q.db --out q-report &&\n"
 		"      xdg-open q-report/index.html\n");
@@ -35,7 +36,7 @@ int cmd_report(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "db", 1, 0, 'd' }, { "out", 1, 0, 'o' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
-	const char *db_path = "gcbench.db", *out = NULL;
+	const char *db_path = "gcbench.db", *out = "gcbench-report";
 	gc_report_stats st;
 	gc_db *db = NULL;
 	gc_err e = { "" };
@@ -54,8 +55,8 @@ int cmd_report(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc || !out || !*out) {
-		gc_error(optind < argc ? "unexpected argument '%s'" : "missing --out DIR%s",
+	if (optind < argc || !*out) {
+		gc_error(optind < argc ? "unexpected argument '%s'" : "empty --out DIR%s",
 			 optind < argc ? argv[optind] : "");
 		usage(stderr);
 		return 2;
