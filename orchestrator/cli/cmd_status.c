@@ -49,9 +49,10 @@ static int print_sweep(const struct gc_db_sweep_stat *s, void *arg)
 
 	++*(int *)arg;
 	fmt_time(s->started, started, sizeof(started));
-	printf("%5lld  %-20.20s %-16s %-11s %4d %6d %7d %11d %7d  %s\n", (long long)s->id,
-	       s->name, started, s->status, s->n_ok, s->n_failed, s->n_timeout,
-	       s->n_interrupted, s->n_running, s->spec_hash);
+	printf("%5lld  %-20.20s %-16s %-11s %4d %6d %7d %11d %7d\n", (long long)s->id, s->name,
+	       started, s->status, s->n_ok, s->n_failed, s->n_timeout, s->n_interrupted,
+	       s->n_running);
+	printf("       spec_hash %s\n", s->spec_hash);
 	return 0;
 }
 
@@ -116,8 +117,8 @@ static int show(const char *path, int nsweeps, int nruns)
 		return GC_EXIT_ENV;
 	}
 	printf("sweeps in %s (newest first)\n", path);
-	printf("%5s  %-20s %-16s %-11s %4s %6s %7s %11s %7s  %s\n", "id", "name", "started",
-	       "status", "ok", "failed", "timeout", "interrupted", "running", "spec_hash");
+	printf("%5s  %-20s %-16s %-11s %4s %6s %7s %11s %7s\n", "id", "name", "started",
+	       "status", "ok", "failed", "timeout", "interrupted", "running");
 	if (gc_db_sweep_stats(db, nsweeps, print_sweep, &shown, &e))
 		goto fail;
 	if (!shown)

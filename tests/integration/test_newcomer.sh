@@ -115,7 +115,7 @@ else
 	fail first_query "query: $sql :: $rows"
 fi
 st=$("$GC" status --db lab.db 2>&1)
-if grep -q "spec_hash" <<<"$st" && grep -q "first .* $hash\$" <<<"$st"; then
+if grep -A1 -E '^ +1  first ' <<<"$st" | grep -qx "       spec_hash $hash"; then
 	pass status_hash
 else
 	fail status_hash "$st"
