@@ -9,7 +9,8 @@
 # blocks    every fenced block marked runnable runs: ```sql runnable blocks with
 #           sqlite3 -bail against a small results database (gcbench.db, built by
 #           build/tests/test_report --make-db), ```sh runnable blocks with bash -e in
-#           the same scratch folder, with BIN first in PATH. A failing block is named
+#           the same scratch folder (experiments/ and tools/ linked into it), with
+#           BIN first in PATH. A failing block is named
 #           FILE:LINE with its output.
 # commands  docs/commands.md is what tools/gen-commands.sh prints for these binaries,
 #           and every command of orchestrator/cli/commands.def has a section in it.
@@ -86,6 +87,8 @@ check_blocks() {
 		problem "blocks: cannot build the example database: $(tail -n 3 "$tmp/make.out")"
 		return
 	fi
+	# blocks name the project's files as from the top (experiments/, tools/)
+	ln -s "$root/experiments" "$tmp/experiments" && ln -s "$root/tools" "$tmp/tools"
 	while IFS= read -r -d '' blk; do
 		hdr=${blk%%$'\n'*}
 		body=${blk#*$'\n'}

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 cd "$(dirname "$0")/../.." || exit 1
 
-cases="links blocks commands catches_bad_link catches_outside catches_bad_sql man_pages"
+cases="links blocks commands catches_bad_link catches_outside catches_bad_sql catches_bad_sh man_pages"
 if [ ! -x "$BIN/gcbench" ] || [ ! -x "$BUILD/tests/test_report" ]; then
 	for c in $cases; do skip "$c" "build $BIN/gcbench and $BUILD/tests/test_report first"; done
 	exit 0
@@ -49,6 +49,14 @@ if [ $? -ne 0 ] && grep -q "sql.md:1: sql block fails: .*ambiguous column name: 
 	pass catches_bad_sql
 else
 	fail catches_bad_sql "$out"
+fi
+
+printf 'text\n\n```sh runnable\ngcbench status --db gcbench.db\ngcbench report --db gcbench.db --no-such-option\n```\n' >"$tmp/sh.md"
+out=$(DOC_FILES="$tmp/sh.md" BUILD=$BUILD BIN=$BIN tools/doc-check.sh blocks 2>&1)
+if [ $? -ne 0 ] && grep -q "sh.md:3: sh block fails: .*no-such-option" <<<"$out"; then
+	pass catches_bad_sh
+else
+	fail catches_bad_sh "$out"
 fi
 
 # man pages: one per program, every command of gcbench, and they render
