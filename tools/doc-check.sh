@@ -96,11 +96,11 @@ check_blocks() {
 		n=$((n + 1))
 		if [ "$kind" = sql ]; then
 			out=$(cd "$tmp" && sqlite3 -bail gcbench.db <<<"$body" 2>&1) ||
-				problem "$f:$l: sql block fails: $(head -c 400 <<<"$out")"
+				problem "$f:$l: sql block fails: $(head -c 400 <<<"$out" | tr "\n" " ")"
 		else
 			out=$(cd "$tmp" && PATH="$root/$BIN:$PATH" GCBENCH_HOME="$tmp/home" \
 				bash -e -o pipefail <<<"$body" 2>&1) ||
-				problem "$f:$l: sh block fails: $(tail -c 400 <<<"$out")"
+				problem "$f:$l: sh block fails: $(tail -c 400 <<<"$out" | tr "\n" " ")"
 		fi
 	done < <(extract_blocks)
 	echo "doc-check: $n runnable blocks"
