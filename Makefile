@@ -188,15 +188,21 @@ demo:
 	echo "demo: took $$(( $$(date +%s) - start )) s; results in $(DEMO_DB) (try: sqlite3 $(DEMO_DB) 'SELECT model, method, bw_cap_bps/1e9 AS gbit, round(speedup, 2) FROM speedup')"; \
 	echo "demo: the local cluster stays up for more sweeps; remove it with: $(BUILD)/bin/gcbench cluster down"; exit $$rc
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
+# man pages from the programs' --help (tools/gen-man.sh; checked by test_docs.sh)
+man: all
+	@BIN=$(BUILD)/bin tools/gen-man.sh $(BUILD)/man
+
+install: all man
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 $(BUILD)/man/gcbench.1 $(BUILD)/man/gcbench-worker.1 \
+	  $(BUILD)/man/gcbench-netem.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -d $(DESTDIR)$(PREFIX)/share/gcbench/python
 	install -m 0644 python/gcbench_records.py $(DESTDIR)$(PREFIX)/share/gcbench/python/
 
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all check-deps deps test bench clean install fuzz demo $(BENCHES)
+.PHONY: all check-deps deps test bench clean install man fuzz demo $(BENCHES)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

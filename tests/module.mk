@@ -7,6 +7,8 @@ FUZZ_REPLAYS = $(FUZZ_TARGETS:%=$(BUILD)/tests/%)
 
 # the layers of docs/CONTRIBUTING.md, checked on this tree (tools/check-layers.sh)
 INTEG_TESTS += tests/integration/test_layers.sh
+# the docs against the binaries (tools/doc-check.sh), and the README's five steps
+INTEG_TESTS += tests/integration/test_docs.sh tests/integration/test_newcomer.sh
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D) $(BUILD)/obj/tests/unit

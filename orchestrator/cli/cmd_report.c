@@ -10,7 +10,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gcbench report [--db FILE] --out DIR\n\n"
+		"usage: gcbench report [--db FILE] [--out DIR]\n\n"
 		"Write DIR/index.html (one page, inline SVG, no scripts or external resources),\n"
 		"DIR/report.md (the same tables) and one SVG file per chart, from a results database:\n"
 		"  - speedup over sync SGD vs bandwidth, one chart per model, the 1.0 line marked;\n"
@@ -23,7 +23,8 @@ static void usage(FILE *f)
 		"    world sizes, else the performance model's what-if.\n\n"
 		"options:\n"
 		"  --db FILE   results database (default gcbench.db), opened read-only\n"
-		"  --out DIR   output directory (created if missing; files in it are replaced)\n\n"
+		"  --out DIR   output directory (default gcbench-report, in the current directory;\n"
+		"              created if missing; files in it are replaced)\n\n"
 		"example:\n"
 		"  gcbench model --db q.db && gcbench report --db q.db --out q-report &&\n"
 		"      xdg-open q-report/index.html\n");
@@ -34,7 +35,7 @@ int cmd_report(int argc, char **argv)
 	static const struct gc_opt lo[] = {
 		{ "--db", NULL, GC_OPT_ARG, 'd' }, { "--out", NULL, GC_OPT_ARG, 'o' },
 	};
-	const char *db_path = "gcbench.db", *out = NULL;
+	const char *db_path = "gcbench.db", *out = "gcbench-report";
 	gc_report_stats st;
 	gc_db *db = NULL;
 	gc_err e = { "" };
@@ -50,8 +51,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (c != GC_OPTS_END)
 		return gc_cli_opts_stop(&o, c, usage);
-	if (!out || !*out) {
-		gc_error("missing --out DIR; see 'gcbench report --help'");
+	if (!*out) {
+		gc_error("empty --out DIR; see 'gcbench report --help'");
 		return 2;
 	}
 	if (gc_db_open(db_path, GC_DB_READONLY, &db, &e) ||

@@ -53,6 +53,7 @@ static int print_sweep(const struct gc_db_sweep_stat *s, void *arg)
 	printf("%5lld  %-20.20s %-16s %-11s %4d %6d %7d %11d %7d\n", (long long)s->id, s->name,
 	       started, s->status, s->n_ok, s->n_failed, s->n_timeout, s->n_interrupted,
 	       s->n_running);
+	printf("       spec_hash %s\n", s->spec_hash);
 	return 0;
 }
 

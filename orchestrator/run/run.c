@@ -185,6 +185,7 @@ static void dry_run(struct gc_sweep_ctx *c, struct sweep_state *s)
 		    choose_sweep(c, s, NULL, why, sizeof(why), &e))
 			snprintf(why, sizeof(why), "cannot tell: %s", e.msg);
 	}
+	printf("spec: %s, hash %s (sweeps.spec_hash)\n", s->spec.name, s->spec.hash);
 	printf("resume: %s\n", why);
 	printf("%zu points on %zu nodes (%s):\n", s->sw.n, c->n_nodes, c->nodes[0].name);
 	for (i = 0; i < s->sw.n; i++)
