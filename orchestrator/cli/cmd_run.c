@@ -7,6 +7,7 @@
 #include "log.h"
 #include "orchestrator/run/resume.h"
 #include "orchestrator/run/run.h"
+#include "orchestrator/run/run_slurm.h"
 #include "strutil.h"
 
 static const char run_usage[] =
@@ -119,6 +120,15 @@ int cmd_run(int argc, char **argv)
 	if (!o.spec_path) {
 		fputs(run_usage, stderr);
 		return 2;
+	}
+	{   /* `--inventory slurm`, or none inside an allocation: the site file */
+		static char site[1100];
+		gc_err e;
+		if (gc_run_slurm_inventory(o.inventory_path, &o.inventory_path, site,
+					   sizeof(site), &e)) {
+			gc_error("%s", e.msg);
+			return GC_EXIT_USAGE;
+		}
 	}
 	return gc_sweep_run(&o);
 }

@@ -16,6 +16,7 @@
 #include "resume.h"
 #include "run.h"
 #include "run_setup.h"
+#include "run_slurm.h"
 #include "validate.h"
 #include "proc.h"
 #include "strutil.h"
@@ -215,7 +216,8 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 		return rc;
 	c->validated = 1;   /* the inputs are checked: from here on a failure is the
 			     * environment's (exit 3) */
-	rc = gc_lock_acquire(lockpath, &s->lockfd, e);
+	rc = gc_run_slurm_check_exclusive(c, s->pts, s->sw.n, e);   /* before any step */
+	rc = rc ? rc : gc_lock_acquire(lockpath, &s->lockfd, e);
 	if (!rc) {
 		struct gc_hostlock_owner me;
 		gc_hostlock_owner_self(&me, c->o->inventory_path, c->o->spec_path, c->o->db_path);

@@ -157,7 +157,8 @@ static gc_rc write_reach(const struct gc_sweep_ctx *c, gc_launch *l, int64_t run
 	gc_buf_release(&hf);
 	gc_buf_release(&sc);
 	l->hostfile = hostfile;
-	l->ssh_config = sshcfg;
+	/* inside an allocation mpirun starts its daemons with srun: no ssh agent */
+	l->ssh_config = c->slurm ? NULL : sshcfg;
 	return rc;
 }
 
