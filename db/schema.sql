@@ -390,3 +390,12 @@ ALTER TABLE runs ADD COLUMN latency_applied_s REAL;
 -- before this migration have 0 and ''.
 ALTER TABLE runs ADD COLUMN ranks_per_node INTEGER NOT NULL DEFAULT 0 CHECK (ranks_per_node >= 0);
 ALTER TABLE runs ADD COLUMN placement TEXT NOT NULL DEFAULT '';
+
+-- @migration 8
+-- SLURM (docs/slurm.md): the job a run ran in, its partition and its node list as
+-- SLURM wrote them ("n[1-4]"); '' for runs outside SLURM and runs older than this
+-- migration. On the run, not the environment: a sweep continued in a later job keeps
+-- its environments (and so its resume key).
+ALTER TABLE runs ADD COLUMN slurm_job TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN slurm_partition TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN slurm_nodes TEXT NOT NULL DEFAULT '';

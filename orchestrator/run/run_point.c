@@ -14,6 +14,7 @@
 #include "lock.h"
 #include "placement.h"
 #include "run.h"
+#include "run_slurm.h"
 #include "strutil.h"
 
 /* Where point p's ranks run (orchestrator/run/placement.h). */
@@ -446,6 +447,9 @@ static gc_rc begin_run(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 	r.network_json = net;
 	rc = gc_db_run_begin(c->db, &r, run_id, e);
 	rc = rc ? rc : gc_db_run_set_placement(c->db, *run_id, pl->ranks_per_node, hosts, e);
+	if (!rc && c->slurm)   /* the job this run ran in (run_slurm.h) */
+		rc = gc_db_run_set_slurm(c->db, *run_id, c->slurm->job_id, c->slurm->partition,
+					 c->slurm->nodelist, e);
 	free(net);
 	for (i = 0; !rc && i < used; i++)
 		if (pl->slots[i])

@@ -2,10 +2,15 @@
 #include "run_slurm.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #include "log.h"
 #include "proc.h"
@@ -110,4 +115,102 @@ gc_rc gc_run_slurm_check_exclusive(const struct gc_sweep_ctx *c,
 			       "point '%.200s'; nothing was changed on any node)", why, pts[i].label);
 	}
 	return rc;
+}
+
+/* The guard's script: $@ is gcbench-netem's command (sudo -n -- PATH, or PATH). The
+ * sleep runs in the background so that the trap runs at once. */
+static const char guard_sh[] =
+	"trap '\"$@\" restore-all >/dev/null 2>&1; exit 0' TERM INT HUP; "
+	"echo ready; while :; do sleep 5 & wait $!; done";
+
+/* The watcher: a guard that ends while the sweep runs means SLURM is ending the job
+ * (scancel, the time limit; salloc does not signal its command at once): the sweep
+ * is stopped as by SIGTERM, so the point is marked interrupted and the next run
+ * continues the sweep. */
+static volatile int guards_stopping;
+static pthread_t watcher;
+static int watching;
+
+static void *watch_guards(void *arg)
+{
+	struct gc_sweep_ctx *c = arg;
+
+	while (!guards_stopping) {
+		for (size_t i = 0; i < c->n_nodes && !guards_stopping; i++) {
+			if (c->guards[i] > 0 && waitpid(c->guards[i], NULL, WNOHANG) == c->guards[i]) {
+				c->guards[i] = 0;
+				if (!guards_stopping) {
+					gc_warn("the SLURM job's step on '%s' ended: the job is being "
+						"cancelled or reached its time limit; stopping the sweep",
+						c->nodes[i].name);
+					kill(getpid(), SIGTERM);
+					return NULL;
+				}
+			}
+		}
+		usleep(200000);
+	}
+	return NULL;
+}
+
+gc_rc gc_run_slurm_guards_start(struct gc_sweep_ctx *c, gc_err *e)
+{
+	if (!c->slurm)
+		return GC_OK;
+	c->guards = calloc(c->n_nodes, sizeof(pid_t));
+	if (!c->guards)
+		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		gc_node *nd = &c->nodes[i];
+		char netem[1100], **sv = NULL;
+		char *argv[] = { "sh", "-c", (char *)guard_sh, "gcbench-guard", "sudo", "-n", "--",
+				 netem, NULL };
+		gc_rc rc;
+		pid_t pid;
+
+		snprintf(netem, sizeof(netem), "%s/gcbench-netem", nd->bin_dir);
+		if (!nd->sudo) {   /* no sudo: the program itself */
+			argv[4] = netem;
+			argv[5] = NULL;
+		}
+		if ((rc = gc_node_argv(nd, argv, &sv, e)))
+			return rc;
+		pid = fork();
+		if (pid == 0) {
+			int fd = open("/dev/null", O_RDWR);
+			if (fd >= 0) {
+				dup2(fd, 0);
+				dup2(fd, 1);
+			}
+			setpgid(0, 0);   /* a Ctrl-C of the sweep does not end it first */
+			execvp(sv[0], sv);
+			_exit(127);
+		}
+		gc_argv_free(sv);
+		if (pid < 0)
+			return gc_fail(e, GC_E_IO, "cannot start the guard step on '%s'", nd->name);
+		c->guards[i] = pid;
+	}
+	guards_stopping = 0;
+	watching = !pthread_create(&watcher, NULL, watch_guards, c);
+	return GC_OK;
+}
+
+void gc_run_slurm_guards_stop(struct gc_sweep_ctx *c)
+{
+	int st;
+
+	guards_stopping = 1;
+	if (watching)
+		pthread_join(watcher, NULL);
+	watching = 0;
+	for (size_t i = 0; c->guards && i < c->n_nodes; i++)
+		if (c->guards[i] > 0)
+			kill(c->guards[i], SIGTERM);   /* srun passes it on to the step */
+	for (size_t i = 0; c->guards && i < c->n_nodes; i++)
+		if (c->guards[i] > 0)
+			while (waitpid(c->guards[i], &st, 0) < 0 && errno == EINTR)
+				;
+	free(c->guards);
+	c->guards = NULL;
 }

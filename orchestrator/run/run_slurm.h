@@ -35,4 +35,14 @@ gc_rc gc_run_slurm_nodes(const struct gc_run_opts *o, const struct gc_inventory 
 gc_rc gc_run_slurm_check_exclusive(const struct gc_sweep_ctx *c,
 				   const struct gc_exec_point *pts, size_t n, gc_err *e);
 
+/* Guards (SLURM sweeps only): one long step per node, started before anything is
+ * shaped, that waits and, when it gets SIGTERM, SIGINT or SIGHUP, runs `gcbench-netem
+ * restore-all` on its node (through sudo -n when the node shapes through sudo). scancel
+ * and the job's time limit SIGTERM every step of the job at once and refuse new
+ * steps, so the sweep's own restore can no longer start one: the guards, already
+ * running, restore every node within KillWait. At the sweep's end
+ * gc_run_slurm_guards_stop ends them (their restore then finds nothing to do). */
+gc_rc gc_run_slurm_guards_start(struct gc_sweep_ctx *c, gc_err *e);
+void gc_run_slurm_guards_stop(struct gc_sweep_ctx *c);
+
 #endif
