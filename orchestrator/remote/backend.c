@@ -69,12 +69,33 @@ gc_rc gc_backend_slurm_step_argv(const char *host, char *const argv[], char ***o
 
 int gc_backend_slurm_step_failed(const char *err_tail, char *why, size_t n)
 {
-	const char *p = err_tail ? strstr(err_tail, "srun: error: ") : NULL;
-	size_t len;
+	const char *p = err_tail;
 
-	if (!p)
-		return 0;
-	len = strcspn(p, "\n");
-	snprintf(why, n, "%.*s", (int)len, p);
-	return 1;
+	/* "srun: error: n1: task 0: Exited with exit code 1" is the command's own end */
+	while (p && (p = strstr(p, "srun: error: "))) {
+		size_t len = strcspn(p, "\n");
+		if ((p == err_tail || p[-1] == '\n') && !memmem(p, len, ": task ", 7)) {
+			snprintf(why, n, "%.*s", (int)len, p);
+			return 1;
+		}
+		p += len;
+	}
+	return 0;
+}
+
+void gc_backend_slurm_last_line(const char *err_tail, char *out, size_t n)
+{
+	const char *s = err_tail ? err_tail : "", *best = NULL, *p = s;
+	size_t best_len = 0;
+
+	/* the last line that is not srun's or slurmstepd's own */
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		if (len && strncmp(p, "srun: ", 6) && strncmp(p, "slurmstepd", 10)) {
+			best = p;
+			best_len = len;
+		}
+		p += len + (p[len] == '\n');
+	}
+	snprintf(out, n, "%.*s", (int)best_len, best ? best : "");
 }

@@ -33,8 +33,13 @@ const char *gc_launcher_name(int launcher);
  * could hold or argv[0] is empty or starts with '-' (srun would read it as an option). */
 gc_rc gc_backend_slurm_step_argv(const char *host, char *const argv[], char ***out, gc_err *e);
 
-/* Whether srun's stderr says the step itself could not start (srun: error: ..., as
- * opposed to the command's own failure); 1 with the line in why. */
+/* Whether srun's stderr says the step itself could not start or was refused (a line
+ * "srun: error: ..." that is not about a task's own end, "... task 0: Exited with exit
+ * code 1"); 1 with the line in why. */
 int gc_backend_slurm_step_failed(const char *err_tail, char *why, size_t n);
+
+/* The last line of a step's stderr that is the command's (not srun's or slurmstepd's),
+ * "" when none, into out. */
+void gc_backend_slurm_last_line(const char *err_tail, char *out, size_t n);
 
 #endif

@@ -71,7 +71,7 @@ static gc_rc exec_step(gc_node *n, char *const argv[], double timeout_s, gc_proc
 			       n->name, tail);
 	}
 	gc_proc_describe(res, timeout_s, how, sizeof(how));
-	last_line(res->err_tail, tail, sizeof(tail));
+	gc_backend_slurm_last_line(res->err_tail, tail, sizeof(tail));
 	return gc_fail(e, rc ? rc : GC_E_CHILD, "'%s' on node '%s' %s%s%s", argv[0], n->name, how,
 		       *tail ? ": " : "", tail);
 }

@@ -422,6 +422,14 @@ static void test_step_argv(void)
 	CHECK_STR(why, "srun: error: Slurm job 2 has expired");
 	CHECK(gc_backend_slurm_step_failed("tc: error: no such device\n", why, sizeof(why)) == 0);
 	CHECK(gc_backend_slurm_step_failed(NULL, why, sizeof(why)) == 0);
+	CHECK(gc_backend_slurm_step_failed("connect: refused\nsrun: error: n1: task 0: Exited "
+					   "with exit code 1\n", why, sizeof(why)) == 0);
+	CHECK(gc_backend_slurm_step_failed("x srun: error: y\n", why, sizeof(why)) == 0);
+	gc_backend_slurm_last_line("connect: refused\nsrun: error: n1: task 0: Exited with "
+				   "exit code 1\nslurmstepd-n1: error: *** STEP\n", why, sizeof(why));
+	CHECK_STR(why, "connect: refused");
+	gc_backend_slurm_last_line("srun: error: x\n", why, sizeof(why));
+	CHECK_STR(why, "");
 	CHECK_STR(gc_launcher_name(GC_LAUNCHER_SLURM), "slurm");
 	CHECK_STR(gc_launcher_name(GC_LAUNCHER_SSH), "ssh");
 }
