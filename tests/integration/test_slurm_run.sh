@@ -4,10 +4,11 @@
 # nodes' sshd are stopped first), links shaped and restored on every node, rows that
 # carry the job; a job without --exclusive refused before anything changes; a job
 # cancelled with scancel mid-point leaves no qdisc on any node, its run interrupted,
-# and the next run continues the sweep.
+# and the next run continues the sweep; the same spec through `gcbench submit --wait`
+# (the nodes share this machine's file system: --shared-fs).
 . "$(dirname "$0")/../lib.sh"
 cases="sweep_no_ssh rows_carry_job links_restored refused_not_exclusive scancel_restores
-scancel_interrupted next_run_continues"
+scancel_interrupted next_run_continues submit_wait"
 need_sweep $cases || exit 0
 for c in slurmctld slurmd munged salloc scancel squeue scontrol; do
 	if ! command -v "$c" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$c" ]; then
@@ -31,7 +32,7 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$W"
-if ! out=$("$G" cluster up 4 --slurm --name "$name" 2>&1); then
+if ! out=$("$G" cluster up 4 --slurm --shared-fs --name "$name" 2>&1); then
 	for c in $cases; do fail "$c" "cluster up 4 --slurm: $(tail -n 3 <<<"$out" | tr '\n' ' ')"; done
 	exit 0
 fi
@@ -121,3 +122,15 @@ nsw=$(q "$cdb" "SELECT count(*) FROM sweeps" 2>&1)
 if [ "$r" = 0 ] && [ "$ok" = 2 ] && [ "$nsw" = 1 ] && grep -q "1 of 2 points already done" "$W/out4" && clean_links; then
 	pass next_run_continues
 else fail next_run_continues "exit $r, $ok ok, $nsw sweeps: $(tail -n 4 "$W/out4" | tr '\n' ' ')"; fi
+
+# submit: the script next to the database, the job id printed, rows of that job
+printf 'slurm: true\niface: eth0\n' >"$GCBENCH_HOME/slurm.yaml"   # the site file
+sdb=$W/sub/s.db
+mkdir -p "$W/sub"
+"$G" submit "$W/spec.yaml" --nodes 4 --time 10 --db "$sdb" --wait >"$W/out5" 2>"$W/err5"
+r=$?
+sjob=$(head -n 1 "$W/out5")
+rows=$(q "$sdb" "SELECT count(*) || ' ' || group_concat(DISTINCT slurm_job) FROM runs WHERE status = 'ok'" 2>&1)
+if [ "$r" = 0 ] && [ "$rows" = "4 $sjob" ] && grep -qx '#SBATCH --exclusive.*' "$W/sub/slurmrun.sbatch" &&
+	[ -f "$W/sub/slurmrun-$sjob.out" ] && clean_links; then pass submit_wait
+else fail submit_wait "exit $r, job '$sjob', rows '$rows': $(tail -n 3 "$W/err5" | tr '\n' ' ')"; fi
