@@ -7,6 +7,23 @@
 # and the next run continues the sweep; the same spec through `gcbench submit --wait`
 # (the nodes share this machine's file system: --shared-fs).
 . "$(dirname "$0")/../lib.sh"
+# gcbench submit refuses bad options before it writes or submits anything (no SLURM needed)
+sub_refuses() {
+	local d r bad= out
+	d=$(mktemp -d "${TMPDIR:-/tmp}/gcb-sub.XXXXXX")
+	printf 'name: s\nworkload: replay\nmodels: [tiny]\nmethods: [syncsgd]\nbandwidth: [1gbit]\nworld_size: 2\nbatch: 8\niterations: 2\n' >"$d/s.yaml"
+	for args in "" "$d/s.yaml" "$d/s.yaml --nodes 0" "$d/s.yaml --nodes x" "$d/s.yaml --nodes 2 --gpus-per-node -1" \
+		"$d/s.yaml --nodes 2 --time 1:2:3:4" "$d/s.yaml --nodes 2 --begin \$(id)" "$d/s.yaml --nodes 2 --partition a;b" \
+		"$d/s.yaml --nodes 2 --bogus" "$d/s.yaml --nodes" "$d/s.yaml --nodes 2 --db /nonexistent/dir/x.db"; do
+		# shellcheck disable=SC2086
+		out=$(PATH=/nonexistent "$BIN/gcbench" submit $args 2>&1); r=$?
+		[ "$r" = 2 ] && grep -q 'error:' <<<"$out" || bad="$bad [$args: exit $r: $(tail -n 1 <<<"$out")]"
+	done
+	[ -z "$(ls "$d" | grep -v '^s.yaml$')" ] || bad="$bad [wrote: $(ls "$d" | tr '\n' ' ')]"
+	rm -rf "$d"
+	if [ -z "$bad" ]; then pass submit_refuses; else fail submit_refuses "$bad"; fi
+}
+sub_refuses
 cases="sweep_no_ssh rows_carry_job links_restored refused_not_exclusive scancel_restores
 scancel_interrupted next_run_continues submit_wait"
 need_sweep $cases || exit 0
