@@ -117,11 +117,14 @@ gc_rc gc_run_slurm_check_exclusive(const struct gc_sweep_ctx *c,
 	return rc;
 }
 
-/* The guard's script: $@ is gcbench-netem's command (sudo -n -- PATH, or PATH). The
- * sleep runs in the background so that the trap runs at once. */
+/* The guard's script: $@ is gcbench-netem's command (sudo -n -- PATH, or PATH). It
+ * waits for the end of its stdin (the sweep closes it at its end: the step ends
+ * without a restore and without SLURM's "CANCELLED" line); the reader runs in the
+ * background so that a signal runs the trap at once. */
 static const char guard_sh[] =
 	"trap '\"$@\" restore-all >/dev/null 2>&1; exit 0' TERM INT HUP; "
-	"echo ready; while :; do sleep 5 & wait $!; done";
+	"exec 3<&0; cat <&3 >/dev/null & wait $!; exit 0";
+static int guard_fd = -1;   /* the write end of every guard's stdin */
 
 /* The watcher: a guard that ends while the sweep runs means SLURM is ending the job
  * (scancel, the time limit; salloc does not signal its command at once): the sweep
@@ -157,9 +160,14 @@ gc_rc gc_run_slurm_guards_start(struct gc_sweep_ctx *c, gc_err *e)
 {
 	if (!c->slurm)
 		return GC_OK;
+	int fd[2];
+
 	c->guards = calloc(c->n_nodes, sizeof(pid_t));
 	if (!c->guards)
 		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	if (pipe2(fd, O_CLOEXEC))
+		return gc_fail(e, GC_E_IO, "cannot make a pipe: %s", strerror(errno));
+	guard_fd = fd[1];
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		gc_node *nd = &c->nodes[i];
 		char netem[1100], **sv = NULL;
@@ -173,24 +181,28 @@ gc_rc gc_run_slurm_guards_start(struct gc_sweep_ctx *c, gc_err *e)
 			argv[4] = netem;
 			argv[5] = NULL;
 		}
-		if ((rc = gc_node_argv(nd, argv, &sv, e)))
+		if ((rc = gc_node_argv(nd, argv, &sv, e))) {
+			close(fd[0]);
 			return rc;
+		}
 		pid = fork();
 		if (pid == 0) {
-			int fd = open("/dev/null", O_RDWR);
-			if (fd >= 0) {
-				dup2(fd, 0);
-				dup2(fd, 1);
-			}
+			int nul = open("/dev/null", O_RDWR);
+			dup2(fd[0], 0);
+			if (nul >= 0)
+				dup2(nul, 1);
 			setpgid(0, 0);   /* a Ctrl-C of the sweep does not end it first */
 			execvp(sv[0], sv);
 			_exit(127);
 		}
 		gc_argv_free(sv);
-		if (pid < 0)
+		if (pid < 0) {
+			close(fd[0]);
 			return gc_fail(e, GC_E_IO, "cannot start the guard step on '%s'", nd->name);
+		}
 		c->guards[i] = pid;
 	}
+	close(fd[0]);
 	guards_stopping = 0;
 	watching = !pthread_create(&watcher, NULL, watch_guards, c);
 	return GC_OK;
@@ -204,9 +216,23 @@ void gc_run_slurm_guards_stop(struct gc_sweep_ctx *c)
 	if (watching)
 		pthread_join(watcher, NULL);
 	watching = 0;
+	if (guard_fd >= 0)
+		close(guard_fd);   /* each guard's cat ends: the step ends */
+	guard_fd = -1;
+	for (int t = 0; t < 100; t++) {   /* 10 s, then SIGTERM (srun passes it on) */
+		size_t left = 0;
+		for (size_t i = 0; c->guards && i < c->n_nodes; i++)
+			if (c->guards[i] > 0 && waitpid(c->guards[i], &st, WNOHANG) == c->guards[i])
+				c->guards[i] = 0;
+			else if (c->guards[i] > 0)
+				left++;
+		if (!left)
+			break;
+		usleep(100000);
+	}
 	for (size_t i = 0; c->guards && i < c->n_nodes; i++)
 		if (c->guards[i] > 0)
-			kill(c->guards[i], SIGTERM);   /* srun passes it on to the step */
+			kill(c->guards[i], SIGTERM);
 	for (size_t i = 0; c->guards && i < c->n_nodes; i++)
 		if (c->guards[i] > 0)
 			while (waitpid(c->guards[i], &st, 0) < 0 && errno == EINTR)
