@@ -24,6 +24,24 @@ sub_refuses() {
 	if [ -z "$bad" ]; then pass submit_refuses; else fail submit_refuses "$bad"; fi
 }
 sub_refuses
+# inside an allocation without a site file: the run says what to write (no SLURM needed)
+no_site() {
+	local h out r bad=
+	h=$(mktemp -d "${TMPDIR:-/tmp}/gcb-site.XXXXXX")
+	for how in "env SLURM_JOB_ID=7" "env -u SLURM_JOB_ID"; do
+		extra=; [ "$how" = "env -u SLURM_JOB_ID" ] && extra="--inventory slurm"
+		# shellcheck disable=SC2086
+		out=$($how GCBENCH_HOME="$h" "$BIN/gcbench" run "$h/none.yaml" $extra --db "$h/x.db" 2>&1); r=$?
+		[ "$r" = 2 ] && grep -q "$h/slurm.yaml" <<<"$out" && grep -q "iface: NAME" <<<"$out" ||
+			bad="$bad [$how $extra: exit $r: $(tail -n 1 <<<"$out")]"
+	done
+	printf 'slurm: true\niface: eth0\n' >"$h/slurm.yaml"
+	out=$(env -u SLURM_JOB_ID GCBENCH_HOME="$h" "$BIN/gcbench" run "$h/none.yaml" --inventory slurm --db "$h/x.db" 2>&1)
+	grep -q "slurm.yaml" <<<"$out" && bad="$bad [a site file was refused: $(tail -n 1 <<<"$out")]"
+	rm -rf "$h"
+	if [ -z "$bad" ]; then pass no_site_file; else fail no_site_file "$bad"; fi
+}
+no_site
 cases="sweep_no_ssh rows_carry_job links_restored refused_not_exclusive scancel_restores
 scancel_interrupted next_run_continues submit_wait"
 need_sweep $cases || exit 0
@@ -149,5 +167,5 @@ r=$?
 sjob=$(head -n 1 "$W/out5")
 rows=$(q "$sdb" "SELECT count(*) || ' ' || group_concat(DISTINCT slurm_job) FROM runs WHERE status = 'ok'" 2>&1)
 if [ "$r" = 0 ] && [ "$rows" = "4 $sjob" ] && grep -qx '#SBATCH --exclusive.*' "$W/sub/slurmrun.sbatch" &&
-	[ -f "$W/sub/slurmrun-$sjob.out" ] && clean_links; then pass submit_wait
+	[ -f "$W/sub/slurmrun-$sjob.out" ] && ! grep -q CANCELLED "$W/sub/slurmrun-$sjob.out" && clean_links; then pass submit_wait
 else fail submit_wait "exit $r, job '$sjob', rows '$rows': $(tail -n 3 "$W/err5" | tr '\n' ' ')"; fi
