@@ -120,10 +120,13 @@ gc_rc gc_run_slurm_check_exclusive(const struct gc_sweep_ctx *c,
 /* The guard's script: $@ is gcbench-netem's command (sudo -n -- PATH, or PATH). It
  * waits for the end of its stdin (the sweep closes it at its end: the step ends
  * without a restore and without SLURM's "CANCELLED" line); the reader runs in the
- * background so that a signal runs the trap at once. */
+ * background so that a signal runs the trap at once. SLURM signals every process of
+ * the step: when the reader dies first, the shell may reach the line after `wait`
+ * before its trap, so a reader that did not end at EOF restores too. */
 static const char guard_sh[] =
 	"trap '\"$@\" restore-all >/dev/null 2>&1; exit 0' TERM INT HUP; "
-	"exec 3<&0; cat <&3 >/dev/null & wait $!; exit 0";
+	"exec 3<&0; cat <&3 >/dev/null & wait $!; "
+	"[ $? -eq 0 ] || \"$@\" restore-all >/dev/null 2>&1; exit 0";
 static int guard_fd = -1;   /* the write end of every guard's stdin */
 
 /* The watcher: a guard that ends while the sweep runs means SLURM is ending the job
