@@ -536,6 +536,8 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
 	gc_proc_clear_interrupt();   /* cleanup commands must run even after Ctrl-C */
 	unshape_all(c);
 	remove_dirs(c, run_id, used, paths, np);
+	if (rc && !gc_run_interrupted())
+		gc_run_slurm_check_job(c);   /* a cancelled job: interrupted (run_slurm.h) */
 	st = status_of(rc);
 	*ok = st == GC_RUN_OK;
 	c->reap_pending |= !*ok;

@@ -243,3 +243,18 @@ void gc_run_slurm_guards_stop(struct gc_sweep_ctx *c)
 	free(c->guards);
 	c->guards = NULL;
 }
+
+void gc_run_slurm_check_job(const struct gc_sweep_ctx *c)
+{
+	gc_slurm_job j;
+	gc_err e;
+
+	if (!c->slurm)
+		return;
+	/* a job SLURM is ending says CANCELLED, TIMEOUT, COMPLETING, ...; one scontrol
+	 * gone wrong is not taken for it */
+	if (gc_slurm_job_info(c->slurm->job_id, &j, &e) == GC_OK && strcmp(j.state, "RUNNING")) {
+		gc_warn("the SLURM job %s is %s: stopping the sweep", c->slurm->job_id, j.state);
+		raise(SIGTERM);   /* as scancel's own SIGTERM: the point is interrupted */
+	}
+}

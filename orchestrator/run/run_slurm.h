@@ -45,4 +45,9 @@ gc_rc gc_run_slurm_check_exclusive(const struct gc_sweep_ctx *c,
 gc_rc gc_run_slurm_guards_start(struct gc_sweep_ctx *c, gc_err *e);
 void gc_run_slurm_guards_stop(struct gc_sweep_ctx *c);
 
+/* After a point failed in a SLURM sweep: when the job is no longer RUNNING (scancel,
+ * the time limit: its steps died with it, often before a guard's end is seen), the
+ * sweep stops as on SIGTERM, so the point is recorded interrupted, not failed. */
+void gc_run_slurm_check_job(const struct gc_sweep_ctx *c);
+
 #endif
