@@ -705,6 +705,26 @@ gc_rc gc_db_run_set_placement(gc_db *db, int64_t run_id, int ranks_per_node,
 	return GC_OK;
 }
 
+gc_rc gc_db_run_set_slurm(gc_db *db, int64_t run_id, const char *job, const char *partition,
+			  const char *nodes, gc_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if (sqlite3_prepare_v2(db->h, "UPDATE runs SET slurm_job = ?, slurm_partition = ?, "
+			       "slurm_nodes = ? WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+		return gc_fail(e, GC_E_DB, "recording the run's SLURM job: %s", sqlite3_errmsg(db->h));
+	sqlite3_bind_text(st, 1, job ? job : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, partition ? partition : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, nodes ? nodes : "", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, run_id);
+	r = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (r != SQLITE_DONE)
+		return gc_fail(e, GC_E_DB, "recording the run's SLURM job: %s", sqlite3_errmsg(db->h));
+	return GC_OK;
+}
+
 static void bind_opt(sqlite3_stmt *st, int i, double v)
 {
 	if (v >= 0)

@@ -162,6 +162,11 @@ gc_rc gc_db_run_add_host(gc_db *db, int64_t run_id, const char *node, int64_t en
 gc_rc gc_db_run_set_placement(gc_db *db, int64_t run_id, int ranks_per_node,
 			      const char *placement, gc_err *e);
 
+/* The SLURM job the run ran in, its partition and node list (runs.slurm_job,
+ * slurm_partition, slurm_nodes; docs/slurm.md). */
+gc_rc gc_db_run_set_slurm(gc_db *db, int64_t run_id, const char *job, const char *partition,
+			  const char *nodes, gc_err *e);
+
 /* A link measurement: cap (bits/s, 0 = none), goodput (bits/s) and RTT (s); a
  * negative goodput or rtt stores NULL (not measured). */
 gc_rc gc_db_link_add(gc_db *db, int64_t run_id, const char *src, const char *dst,

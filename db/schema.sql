@@ -404,3 +404,12 @@ CREATE TABLE run_headers (
 	header    TEXT NOT NULL CHECK (json_valid(header)),
 	PRIMARY KEY (run_id, rank)
 ) STRICT, WITHOUT ROWID;
+
+-- @migration 9
+-- SLURM (docs/slurm.md): the job a run ran in, its partition and its node list as
+-- SLURM wrote them ("n[1-4]"); '' for runs outside SLURM and runs older than this
+-- migration. On the run, not the environment: a sweep continued in a later job keeps
+-- its environments (and so its resume key).
+ALTER TABLE runs ADD COLUMN slurm_job TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN slurm_partition TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN slurm_nodes TEXT NOT NULL DEFAULT '';

@@ -7,6 +7,7 @@
 #include "log.h"
 #include "orchestrator/run/resume.h"
 #include "orchestrator/run/run.h"
+#include "orchestrator/run/run_slurm.h"
 #include "strutil.h"
 
 static const char run_usage[] =
@@ -17,7 +18,10 @@ static const char run_usage[] =
 "calibrated, measured, and stored per iteration in the SQLite database.\n"
 "\n"
 "  --inventory FILE  hosts to use (default: 'local: 4', a local emulated cluster of\n"
-"                    4 namespaced nodes brought up as needed; needs root)\n"
+"                    4 namespaced nodes brought up as needed; needs root). Inside a\n"
+"                    SLURM allocation (SLURM_JOB_ID set) the default, and 'slurm',\n"
+"                    is the site file GCBENCH_HOME/slurm.yaml or /etc/gcbench/slurm.yaml\n"
+"                    (slurm: true, iface: NAME): the job's nodes, through srun\n"
 "  --db FILE         results database (default gcbench.db; created if missing)\n"
 "  --tag TEXT        label stored with the environment (e.g. 'driver-550')\n"
 "  --bin-dir DIR     the gcbench binaries are already in DIR on every node: do not\n"
@@ -132,6 +136,15 @@ int cmd_run(int argc, char **argv)
 		gc_error("--json applies to the summary of a sweep that runs; --dry-run prints "
 			 "text only (drop one of them)");
 		return 2;
+	}
+	{   /* `--inventory slurm`, or none inside an allocation: the site file */
+		static char site[1100];
+		gc_err e;
+		if (gc_run_slurm_inventory(o.inventory_path, &o.inventory_path, site,
+					   sizeof(site), &e)) {
+			gc_error("%s", e.msg);
+			return GC_EXIT_USAGE;
+		}
 	}
 	return gc_sweep_run(&o);
 }

@@ -38,6 +38,44 @@ static void last_line(const char *s, char *out, size_t n)
 	snprintf(out, n, "%.*s", (int)(s + len - p), p);
 }
 
+gc_rc gc_node_argv(const gc_node *n, char *const argv[], char ***out, gc_err *e)
+{
+	gc_ssh_target t;
+
+	if (n->launcher == GC_LAUNCHER_SLURM)
+		return gc_backend_slurm_step_argv(n->name, argv, out, e);
+	gc_node_target(n, &t);
+	return gc_ssh_argv(&t, argv, out, e);
+}
+
+/* gc_node_exec through a step of the allocation */
+static gc_rc exec_step(gc_node *n, char *const argv[], double timeout_s, gc_proc_result *res,
+		       gc_err *e)
+{
+	char how[128], tail[400], **sv;
+	gc_rc rc = gc_backend_slurm_step_argv(n->name, argv, &sv, e);
+
+	if (rc) {
+		memset(res, 0, sizeof(*res));
+		return rc;
+	}
+	rc = gc_proc_run(sv, NULL, NULL, timeout_s, 0, res, e);
+	gc_argv_free(sv);
+	if (rc == GC_E_INTERRUPTED || (!rc && res->status == 0))
+		return rc;
+	if (rc == GC_E_TIMEOUT)
+		n->down = 1;
+	if (!rc && gc_backend_slurm_step_failed(res->err_tail, tail, sizeof(tail))) {
+		n->down = 1;
+		return gc_fail(e, GC_E_COMM, "cannot start a step on node '%s' with srun: %s",
+			       n->name, tail);
+	}
+	gc_proc_describe(res, timeout_s, how, sizeof(how));
+	gc_backend_slurm_last_line(res->err_tail, tail, sizeof(tail));
+	return gc_fail(e, rc ? rc : GC_E_CHILD, "'%s' on node '%s' %s%s%s", argv[0], n->name, how,
+		       *tail ? ": " : "", tail);
+}
+
 gc_rc gc_node_exec(gc_node *n, char *const argv[], double timeout_s, gc_proc_result *res,
 		   gc_err *e)
 {
@@ -50,6 +88,8 @@ gc_rc gc_node_exec(gc_node *n, char *const argv[], double timeout_s, gc_proc_res
 		return gc_fail(e, GC_E_COMM, "node '%s' (%s) is unreachable (an earlier command failed); skipped '%s'",
 			       n->name, n->address, argv[0]);
 	}
+	if (n->launcher == GC_LAUNCHER_SLURM)
+		return exec_step(n, argv, timeout_s, res, e);
 	gc_node_target(n, &t);
 	rc = gc_ssh_run(&t, argv, NULL, timeout_s, res, e);
 	if (rc == GC_E_INVAL || rc == GC_E_INTERRUPTED)

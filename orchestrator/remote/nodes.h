@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "formats/envinfo.h"
+#include "backend.h"
 #include "ssh.h"
 #include "result.h"
 
@@ -29,12 +30,18 @@ typedef struct gc_node {
 	char bin_dir[1024];       /* where gcbench, gcbench-worker, gcbench-netem, gcbench-probe are */
 	char control_dir[1024];   /* ControlMaster sockets ("" = no multiplexing) */
 	char tcp_cc[32];          /* filled by gc_node_check */
+	int launcher;             /* enum gc_launcher (backend.h): ssh (0) or slurm steps */
 	int down;                 /* set when a command found the node unreachable or hung:
 	                           * later commands fail at once (cleared per point) */
 } gc_node;
 
 /* The ssh target for a node (pointers into n). */
 void gc_node_target(const gc_node *n, gc_ssh_target *t);
+
+/* The local command line that runs argv on the node through its back end (ssh with
+ * the quoted argv, or a one-task srun step: orchestrator/remote/backend.h); owned,
+ * free with gc_argv_free. GC_E_INVAL names an unsafe value. */
+gc_rc gc_node_argv(const gc_node *n, char *const argv[], char ***out, gc_err *e);
 
 /* Run argv on the node; on any failure e says which node, what command, how it ended
  * and the tail of its stderr. res is released by the caller; the remote status must be

@@ -391,7 +391,6 @@ static gc_rc copy_build(gc_node *n, const struct gc_build *b, gc_proc_result *re
 	char stage[1100], sums[1200], tmp[1300], hash[32];
 	char *remote[] = { "sh", "-c", (char *)receive_sh, "sh", hash, (char *)b->interp, NULL };
 	char **ssh = NULL, *argv[64] = { "sh", "-c", (char *)pipe_sh, "sh", stage, (char *)b->bin_dir };
-	gc_ssh_target t;
 	FILE *f;
 	size_t i;
 	int ok;
@@ -413,8 +412,7 @@ static gc_rc copy_build(gc_node *n, const struct gc_build *b, gc_proc_result *re
 		unlink(tmp);
 		return gc_fail(e, GC_E_IO, "cannot write '%s'", sums);
 	}
-	gc_node_target(n, &t);
-	if ((rc = gc_ssh_argv(&t, remote, &ssh, e)))
+	if ((rc = gc_node_argv(n, remote, &ssh, e)))   /* ssh, or a step of the allocation */
 		return rc;
 	for (i = 0; ssh[i] && i < 56; i++)
 		argv[6 + i] = ssh[i];

@@ -75,13 +75,11 @@ static double now_s(void)
 static gc_rc spawn(gc_node *nd, const char *record, pid_t *pid, int *in, int *out, gc_err *e)
 {
 	char *argv[] = { "sh", "-c", (char *)HOLDER, "gcbench-hostlock", (char *)record, NULL };
-	gc_ssh_target t;
 	char **sv = NULL;
 	int pi[2], po[2];
 	gc_rc rc;
 
-	gc_node_target(nd, &t);
-	if ((rc = gc_ssh_argv(&t, argv, &sv, e)))
+	if ((rc = gc_node_argv(nd, argv, &sv, e)))   /* ssh, or a step of the allocation */
 		return rc;
 	if (pipe2(pi, O_CLOEXEC)) {
 		gc_argv_free(sv);
@@ -222,14 +220,16 @@ static gc_rc refused(const gc_node *nd, int status, const char *said, long long 
 static int break_stale(gc_node *nd, long long hpid)
 {
 	char pid[32], *argv[] = { "sh", "-c", (char *)BREAKER, "gcbench-hostlock", pid, NULL };
-	gc_ssh_target t;
+	char **sv;
 	gc_proc_result r;
 	gc_err e;
 	int ok;
 
 	snprintf(pid, sizeof(pid), "%lld", hpid);
-	gc_node_target(nd, &t);
-	ok = gc_ssh_run(&t, argv, NULL, HOLD_ANSWER_S, &r, &e) == GC_OK && r.status == 0;
+	if (gc_node_argv(nd, argv, &sv, &e))
+		return 0;
+	ok = gc_proc_run(sv, NULL, NULL, HOLD_ANSWER_S, 0, &r, &e) == GC_OK && r.status == 0;
+	gc_argv_free(sv);
 	gc_proc_result_release(&r);
 	return ok;
 }

@@ -16,6 +16,7 @@
 #include "resume.h"
 #include "run.h"
 #include "run_setup.h"
+#include "run_slurm.h"
 #include "validate.h"
 #include "proc.h"
 #include "strutil.h"
@@ -216,7 +217,8 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 		return rc;
 	c->validated = 1;   /* the inputs are checked: from here on a failure is the
 			     * environment's (exit 3) */
-	rc = gc_lock_acquire(lockpath, &s->lockfd, e);
+	rc = gc_run_slurm_check_exclusive(c, s->pts, s->sw.n, e);   /* before any step */
+	rc = rc ? rc : gc_lock_acquire(lockpath, &s->lockfd, e);
 	if (!rc) {
 		struct gc_hostlock_owner me;
 		gc_hostlock_owner_self(&me, c->o->inventory_path, c->o->spec_path, c->o->db_path);
@@ -226,7 +228,8 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	if (rc)
 		return rc;
 	restore_nodes(c);
-	rc = check_nodes(c, e);
+	rc = gc_run_slurm_guards_start(c, e);   /* SLURM: restore on scancel (run_slurm.h) */
+	rc = rc ? rc : check_nodes(c, e);
 	rc = rc ? rc : gc_run_check_latency(c, s->pts, s->sw.n, e);   /* run_setup.h */
 	rc = rc ? rc : gc_run_data_subnet(c, e);
 	/* the database only once the hosts are known to serve: a sweep refused by its
@@ -309,6 +312,7 @@ int gc_sweep_run(const struct gc_run_opts *o)
 		 rc ? (c.validated ? gc_exit_env(rc) : gc_exit_code(rc)) :
 		 failed ? GC_EXIT_FAILED : GC_EXIT_OK;
 	gc_db_close(c.db);
+	gc_run_slurm_guards_stop(&c);
 	gc_hostlock_release(&s.hosts);
 	gc_lock_release(s.lockfd);
 	gc_run_release_nodes(&c);

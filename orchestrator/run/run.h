@@ -77,6 +77,8 @@ struct gc_sweep_ctx {
 	struct gc_calibration cal;
 	int validated;                /* the spec, inventory and database passed gc_run_validate
 	                               * and the nodes are set up: a failure now is exit 3 */
+	struct gc_slurm_alloc *slurm; /* the allocation of a SLURM sweep (run_slurm.h), or NULL */
+	int *guards;                  /* SLURM: each node's guard step (srun pid), or NULL */
 	int reap_pending;             /* reap the nodes before the next point: at the start of
 	                               * a sweep and after a point that failed */
 };

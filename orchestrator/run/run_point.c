@@ -17,6 +17,7 @@
 #include "lock.h"
 #include "placement.h"
 #include "run.h"
+#include "run_slurm.h"
 #include "strutil.h"
 
 /* Where point p's ranks run (orchestrator/run/placement.h). */
@@ -208,7 +209,8 @@ static gc_rc write_reach(const struct gc_sweep_ctx *c, gc_launch *l, int64_t run
 	gc_buf_release(&hf);
 	gc_buf_release(&sc);
 	l->hostfile = hostfile;
-	l->ssh_config = sshcfg;
+	/* inside an allocation mpirun starts its daemons with srun: no ssh agent */
+	l->ssh_config = c->slurm ? NULL : sshcfg;
 	return rc;
 }
 
@@ -500,6 +502,9 @@ static gc_rc begin_run(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 	r.network_json = net;
 	rc = gc_db_run_begin(c->db, &r, run_id, e);
 	rc = rc ? rc : gc_db_run_set_placement(c->db, *run_id, pl->ranks_per_node, hosts, e);
+	if (!rc && c->slurm)   /* the job this run ran in (run_slurm.h) */
+		rc = gc_db_run_set_slurm(c->db, *run_id, c->slurm->job_id, c->slurm->partition,
+					 c->slurm->nodelist, e);
 	free(net);
 	for (i = 0; !rc && i < used; i++)
 		if (pl->slots[i])
@@ -586,6 +591,8 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
 	gc_proc_clear_interrupt();   /* cleanup commands must run even after Ctrl-C */
 	unshape_all(c);
 	remove_dirs(c, run_id, used, paths, np);
+	if (rc && !gc_run_interrupted())
+		gc_run_slurm_check_job(c);   /* a cancelled job: interrupted (run_slurm.h) */
 	st = status_of(rc);
 	*ok = st == GC_RUN_OK;
 	c->reap_pending |= !*ok;

@@ -14,6 +14,7 @@
 #include "hostlock.h"
 #include "lock.h"
 #include "run_setup.h"
+#include "run_slurm.h"
 #include "strutil.h"
 
 #define LOCAL_CLUSTER "gcb"
@@ -156,6 +157,15 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 		rc = load_inventory(o->inventory_path, &inv, e);
 	if (!rc && inv.local && o->dry_run)
 		return dry_nodes(inv.local, c, e);   /* a dry run changes nothing */
+	if (!rc && inv.slurm) {   /* the allocation's nodes, through srun (run_slurm.h) */
+		rc = gc_run_slurm_nodes(o, &inv, c, e);
+		snprintf(lockpath, lockpath_len, "%.1000s/locks/slurm-%.40s.lock", gc_home(),
+			 c->slurm ? c->slurm->job_id : "none");
+		snprintf(c->local_work, sizeof(c->local_work), "%.1000s/fetch", gc_home());
+		remote_work_dir(c->remote_work, sizeof(c->remote_work));
+		gc_inventory_release(&inv);
+		return rc;
+	}
 	if (!rc && inv.local)
 		rc = local_cluster(inv.local, &inv, e);
 	if (!rc && !inv.n_hosts)
@@ -185,6 +195,8 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 
 void gc_run_release_nodes(struct gc_sweep_ctx *c)
 {
+	free(c->slurm);
+	c->slurm = NULL;
 	free(c->nodes);
 	c->nodes = NULL;
 	c->n_nodes = 0;
@@ -243,6 +255,13 @@ gc_rc gc_run_data_subnet(struct gc_sweep_ctx *c, gc_err *e)
 
 	for (size_t i = 0; !rc && i < c->n_nodes; i++)
 		rc = gc_node_data_addr(&c->nodes[i], &addr[i], &prefix[i], e);
+	for (size_t i = 0; !rc && i < c->n_nodes; i++)   /* a SLURM node: probes bind there */
+		if (c->nodes[i].launcher == GC_LAUNCHER_SLURM) {
+			char *slash = c->nodes[i].address;
+			gc_subnet_addr_text(addr[i], 32, slash, sizeof(c->nodes[i].address));
+			if ((slash = strchr(slash, '/')))
+				*slash = 0;
+		}
 	if (!rc && !gc_subnet_common(addr, prefix, c->n_nodes, c->data_cidr, sizeof(c->data_cidr))) {
 		gc_error("the hosts' data interfaces are not on one subnet:");
 		subnet_table(c, addr, prefix);

@@ -194,7 +194,7 @@ static gc_rc check_inventory(const struct gc_run_opts *o, const struct gc_spec *
 	rc = gc_inventory_load(o->inventory_path, &inv, d, e);
 	if (rc)
 		return rc;
-	if (!inv.local) {
+	if (!inv.local && !inv.slurm) {   /* SLURM's GPUs come from the allocation */
 		if (gc_read_file(o->inventory_path, &text, &len, e))
 			text = NULL;
 		check_ssh_files(&inv, text, d);

@@ -6,7 +6,8 @@
 
 #include "strutil.h"
 
-static const char *const top_keys[] = { "local", "name", "ssh_config", "sudo", "hosts" };
+static const char *const top_keys[] = { "local", "name", "ssh_config", "sudo", "hosts",
+					"slurm", "iface" };
 static const char *const host_keys[] = { "name", "address", "user", "port", "identity",
 					 "iface", "netns", "gpus", "sudo" };
 
@@ -172,6 +173,29 @@ static void parse_hosts(struct inv_ctx *c, yaml_node_t *v)
 		parse_host(c, gc_yaml_seq_at(c->doc, v, i), i);
 }
 
+/* `slurm: true`: the hosts come from the allocation; iface (required) is every node's. */
+static void parse_slurm(struct inv_ctx *c, yaml_node_t *root, yaml_node_t *local,
+			yaml_node_t *hosts)
+{
+	yaml_node_t *v;
+
+	if (!c->inv->slurm) {
+		v = gc_yaml_get(c->doc, root, "iface");
+		gc_diag(c->d, v, "the inventory: a top-level 'iface' is for 'slurm: true' (hosts "
+			"from the allocation); give each host its own iface under 'hosts'");
+		return;
+	}
+	if (local || hosts)
+		gc_diag(c->d, local ? local : hosts, "the inventory: with 'slurm: true' the hosts "
+			"come from the SLURM allocation; remove '%s'", local ? "local" : "hosts");
+	if (gc_yaml_get(c->doc, root, "ssh_config"))
+		gc_diag(c->d, gc_yaml_get(c->doc, root, "ssh_config"), "the inventory: with "
+			"'slurm: true' nodes are reached through srun, not ssh; remove 'ssh_config'");
+	if (token(c, root, "iface", c->inv->iface, sizeof(c->inv->iface), "the inventory") == 0)
+		gc_diag(c->d, root, "the inventory: 'slurm: true' needs the nodes' data interface "
+			"to shape; add iface: NAME (e.g. iface: eth0)");
+}
+
 static void parse_root(struct inv_ctx *c, yaml_node_t *root)
 {
 	yaml_node_t *local, *hosts;
@@ -186,7 +210,7 @@ static void parse_root(struct inv_ctx *c, yaml_node_t *root)
 			"inventory (local: 4, or hosts: [...]) here");
 		return;
 	}
-	gc_yaml_check_keys(c->doc, root, top_keys, 5, "the inventory", c->d);
+	gc_yaml_check_keys(c->doc, root, top_keys, 7, "the inventory", c->d);
 	c->inv->sudo = boolean(c, root, "sudo", 0, "the inventory");
 	local = gc_yaml_get(c->doc, root, "local");
 	hosts = gc_yaml_get(c->doc, root, "hosts");
@@ -198,6 +222,11 @@ static void parse_root(struct inv_ctx *c, yaml_node_t *root)
 	if (local && c->inv->sudo)
 		gc_diag(c->d, gc_yaml_get(c->doc, root, "sudo"), "the inventory: 'sudo' is for "
 			"hosts with a non-root login; the local cluster logs in as root");
+	c->inv->slurm = boolean(c, root, "slurm", 0, "the inventory");
+	if (c->inv->slurm || gc_yaml_get(c->doc, root, "iface")) {
+		parse_slurm(c, root, local, hosts);
+		return;
+	}
 	if (local && hosts)
 		gc_diag(c->d, local, "the inventory has both 'local' and 'hosts'; keep one");
 	else if (local)

@@ -9,6 +9,12 @@
  *     hosts:
  *       - {name: n1, address: 10.0.0.11, user: root, port: 22, identity: /k,
  *          iface: eth0, netns: gcb-lab-n1, gpus: 0, sudo: false}
+ * Or, inside a SLURM allocation, hosts from the allocation (docs/slurm.md):
+ *     slurm: true                       # the nodes of the job this runs in
+ *     iface: eth0                       # required: every node's data interface
+ *     sudo: true                        # optional, as above
+ * `slurm` admits no `local`, `hosts` or `ssh_config`; a top-level `iface` only comes
+ * with `slurm: true`.
  * `sudo` (true/false or yes/no; a host's own value overrides the top one) makes the
  * orchestrator run gcbench-netem on that host as `sudo -n gcbench-netem ...`, for a
  * login that is not root (orchestrator/remote/nodes.h). `local` with `sudo` is refused.
@@ -45,6 +51,8 @@ struct gc_inventory {
 	char name[64];
 	char ssh_config[256];   /* "" = none */
 	int sudo;               /* top-level default of every host's sudo */
+	int slurm;              /* 1: `slurm: true`, hosts from the allocation (hosts empty) */
+	char iface[64];         /* with slurm: every node's data interface */
 	struct gc_host *hosts;
 	size_t n_hosts;
 };

@@ -125,6 +125,30 @@ static void test_sudo(void)
 	gc_diags_release(&d);
 }
 
+/* `slurm: true`: hosts from the allocation, iface and sudo for every node */
+static void test_slurm(void)
+{
+	struct gc_inventory inv;
+	struct gc_diags d;
+	const char *t = "slurm: true\niface: ib0\nsudo: yes\n";
+	const char *f = "slurm: false\nlocal: 2\n";
+
+	gc_diags_init(&d, "i.yaml");
+	CHECKF(gc_inventory_parse(t, strlen(t), "i.yaml", &inv, &d) == GC_OK, "%s",
+	       d.n ? d.msg[0] : "");
+	CHECK_EQ_INT(inv.slurm, 1);
+	CHECK_STR(inv.iface, "ib0");
+	CHECK_EQ_INT(inv.sudo, 1);
+	CHECK_EQ_INT(inv.local, 0);
+	CHECK_EQ_INT(inv.n_hosts, 0);
+	gc_inventory_release(&inv);
+	CHECK(gc_inventory_parse(f, strlen(f), "i.yaml", &inv, &d) == GC_OK);
+	CHECK_EQ_INT(inv.slurm, 0);
+	CHECK_EQ_INT(inv.local, 2);
+	gc_inventory_release(&inv);
+	gc_diags_release(&d);
+}
+
 static void test_bad_corpus(void)
 {
 	char why[1024];
@@ -195,6 +219,7 @@ int main(void)
 	GCT_RUN(test_cluster_format);
 	GCT_RUN(test_injection_matrix);
 	GCT_RUN(test_sudo);
+	GCT_RUN(test_slurm);
 	GCT_RUN(test_bad_corpus);
 	GCT_RUN(test_never_quotes);
 	GCT_RUN(test_example_files);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "orchestrator/remote/backend.h"
 #include "orchestrator/remote/slurm.h"
 #include "proc.h"
 
@@ -391,6 +392,48 @@ static void test_scontrol_calls(void)
 	CHECK(badid);
 }
 
+/* The launcher back end's step: srun's options first, then argv exactly (no shell) */
+static void test_step_argv(void)
+{
+	char *argv[] = { "/opt/gc/gcbench-netem", "set", "a b;c", "-x", NULL };
+	char *dash[] = { "-n", NULL }, *empty[] = { "", NULL };
+	const char *want[] = { "srun", "--mpi=none", "--nodes=1", "--ntasks=1", "--nodelist=gpu-01",
+			       "--overlap", "--chdir=/", "--kill-on-bad-exit=1", "--quiet",
+			       "/opt/gc/gcbench-netem", "set", "a b;c", "-x", NULL };
+	char **v = NULL, why[256];
+	gc_err e;
+	int i;
+
+	CHECK(gc_backend_slurm_step_argv("gpu-01", argv, &v, &e) == GC_OK);
+	for (i = 0; want[i]; i++)
+		CHECK_STR(v[i], want[i]);
+	CHECK(v[i] == NULL);
+	gc_argv_free(v);
+	CHECK(gc_backend_slurm_step_argv("n1,n2", argv, &v, &e) == GC_E_INVAL);
+	CHECK(v == NULL);
+	CHECK(gc_backend_slurm_step_argv("-w", argv, &v, &e) == GC_E_INVAL);
+	CHECK(gc_backend_slurm_step_argv("n1 n2", argv, &v, &e) == GC_E_INVAL);
+	CHECK(gc_backend_slurm_step_argv("", argv, &v, &e) == GC_E_INVAL);
+	CHECK(gc_backend_slurm_step_argv("n1", dash, &v, &e) == GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "starts with '-'");
+	CHECK(gc_backend_slurm_step_argv("n1", empty, &v, &e) == GC_E_INVAL);
+	CHECK(gc_backend_slurm_step_failed("srun: error: Slurm job 2 has expired\nmore", why,
+					   sizeof(why)) == 1);
+	CHECK_STR(why, "srun: error: Slurm job 2 has expired");
+	CHECK(gc_backend_slurm_step_failed("tc: error: no such device\n", why, sizeof(why)) == 0);
+	CHECK(gc_backend_slurm_step_failed(NULL, why, sizeof(why)) == 0);
+	CHECK(gc_backend_slurm_step_failed("connect: refused\nsrun: error: n1: task 0: Exited "
+					   "with exit code 1\n", why, sizeof(why)) == 0);
+	CHECK(gc_backend_slurm_step_failed("x srun: error: y\n", why, sizeof(why)) == 0);
+	gc_backend_slurm_last_line("connect: refused\nsrun: error: n1: task 0: Exited with "
+				   "exit code 1\nslurmstepd-n1: error: *** STEP\n", why, sizeof(why));
+	CHECK_STR(why, "connect: refused");
+	gc_backend_slurm_last_line("srun: error: x\n", why, sizeof(why));
+	CHECK_STR(why, "");
+	CHECK_STR(gc_launcher_name(GC_LAUNCHER_SLURM), "slurm");
+	CHECK_STR(gc_launcher_name(GC_LAUNCHER_SSH), "ssh");
+}
+
 int main(void)
 {
 	GCT_SUITE("slurm");
@@ -410,5 +453,6 @@ int main(void)
 	GCT_RUN(test_sbatch_script);
 	GCT_RUN(test_sbatch_refuses);
 	GCT_RUN(test_scontrol_calls);
+	GCT_RUN(test_step_argv);
 	return gct_finish();
 }

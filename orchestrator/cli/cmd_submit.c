@@ -1,0 +1,277 @@
+/* gcbench submit: a sweep as a SLURM batch job (docs/slurm.md). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "commands.h"
+#include "opts.h"
+#include "log.h"
+#include "orchestrator/remote/slurm.h"
+#include "orchestrator/run/run.h"
+#include "orchestrator/run/run_setup.h"
+#include "orchestrator/run/validate.h"
+#include "orchestrator/spec/spec.h"
+#include "strutil.h"
+
+static const char submit_usage[] =
+"usage: gcbench submit SPEC.yaml --nodes N [--partition P] [--time T]\n"
+"                      [--gpus-per-node G] [--begin TIME] [--inventory INV.yaml]\n"
+"                      [--db gcbench.db] [--job-name NAME] [--wait]\n\n"
+"Submit the sweep as one SLURM batch job of N nodes: every point runs as steps of that\n"
+"job (gcbench run inside the allocation, docs/slurm.md). Writes a readable batch\n"
+"script next to the database (DBDIR/SPECNAME.sbatch, its log DBDIR/SPECNAME-JOBID.out),\n"
+"submits it with sbatch and prints the job id. The job writes into the same database:\n"
+"the database's folder must be on a file system the nodes share with this host.\n\n"
+"options:\n"
+"  --nodes N          nodes of the job (sbatch --nodes)\n"
+"  --partition P      partition (default: the site's)\n"
+"  --time T           time limit in SLURM's forms (MM, HH:MM:SS, D-HH:MM, ...)\n"
+"  --gpus-per-node G  GPUs per node (sbatch --gpus-per-node)\n"
+"  --begin TIME       start no earlier than TIME (now+1hour, 2026-12-05T02:00, tomorrow)\n"
+"  --inventory FILE   an inventory with 'slurm: true' (default: the site file,\n"
+"                     GCBENCH_HOME/slurm.yaml or /etc/gcbench/slurm.yaml)\n"
+"  --db FILE          results database (default gcbench.db)\n"
+"  --job-name NAME    the job's name (default gcbench-SPECNAME)\n"
+"  --wait             wait for the job to end; exit with the sweep's status\n"
+"A sweep with a cap or a latency always asks for --exclusive.\n"
+"Exit status: 0 submitted (with --wait: the sweep's own), 2 bad input, 3 sbatch failed.\n";
+
+struct submit_opts {
+	const char *spec, *partition, *time, *begin, *inventory, *db, *job_name;
+	int nodes, gpus, wait;
+};
+
+static void submit_help(FILE *f)
+{
+	fputs(submit_usage, f);
+}
+
+enum { S_NODES = 1, S_GPUS, S_PART, S_TIME, S_BEGIN, S_INV, S_DB, S_NAME, S_WAIT };
+static const struct gc_opt submit_opts_tab[] = {
+	{ "--nodes", NULL, GC_OPT_ARG, S_NODES }, { "--gpus-per-node", NULL, GC_OPT_ARG, S_GPUS },
+	{ "--partition", NULL, GC_OPT_ARG, S_PART }, { "--time", NULL, GC_OPT_ARG, S_TIME },
+	{ "--begin", NULL, GC_OPT_ARG, S_BEGIN }, { "--inventory", NULL, GC_OPT_ARG, S_INV },
+	{ "--db", NULL, GC_OPT_ARG, S_DB }, { "--job-name", NULL, GC_OPT_ARG, S_NAME },
+	{ "--wait", NULL, 0, S_WAIT },
+};
+
+/* One option or the spec; 0, or the exit status of a mistake. */
+static int submit_opt(struct submit_opts *o, const gc_opts *p, int r)
+{
+	char *end;
+	long n;
+
+	switch (r) {
+	case GC_OPTS_POS:
+		if (o->spec)
+			return gc_error("one spec at a time: '%s' and '%s'", o->spec, p->val), 2;
+		o->spec = p->val;
+		break;
+	case S_NODES: case S_GPUS:
+		n = strtol(p->val, &end, 10);
+		if (*end || end == p->val || n < (r == S_NODES) || n > GC_SLURM_MAX_HOSTS)
+			return gc_error("%s needs a whole number%s; see 'gcbench submit --help'", p->opt,
+					r == S_NODES ? " of nodes, 1 or more" : ", 0 or more"), 2;
+		*(r == S_NODES ? &o->nodes : &o->gpus) = (int)n;
+		break;
+	case S_PART: o->partition = p->val; break;
+	case S_TIME: o->time = p->val; break;
+	case S_BEGIN: o->begin = p->val; break;
+	case S_INV: o->inventory = p->val; break;
+	case S_DB: o->db = p->val; break;
+	case S_NAME: o->job_name = p->val; break;
+	case S_WAIT: o->wait = 1; break;
+	}
+	return 0;
+}
+
+/* 0, -1 after --help or --version (printed), else the exit status of a mistake */
+static int parse(int argc, char **argv, struct submit_opts *o)
+{
+	gc_opts p;
+	int r, bad;
+
+	gc_opts_init(&p, "gcbench submit", submit_opts_tab,
+		     sizeof submit_opts_tab / sizeof submit_opts_tab[0], argc, argv);
+	p.positional = 1;
+	while ((r = gc_opts_next(&p)) >= 0)
+		if ((bad = submit_opt(o, &p, r)))
+			return bad;
+	if (r != GC_OPTS_END)
+		return (bad = gc_cli_opts_stop(&p, r, submit_help)) ? bad : -1;
+	if (!o->spec || !o->nodes) {
+		gc_error("%s; see 'gcbench submit --help'", !o->spec ? "give the sweep's spec" :
+			 "give the job's size with --nodes N");
+		return 2;
+	}
+	return 0;
+}
+
+/* An absolute path for a file that may not exist yet (its folder must). */
+static int absolute(const char *p, char *out, size_t n)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *slash = strrchr(p, '/');
+
+	if (realpath(p, real)) {
+		snprintf(out, n, "%s", real);
+		return 0;
+	}
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - p) : 1, slash ? p : ".");
+	if (!*dir)
+		strcpy(dir, "/");
+	if (!realpath(dir, real))
+		return -1;
+	if ((size_t)snprintf(out, n, "%s/%s", real, slash ? slash + 1 : p) >= n)
+		return -1;
+	return 0;
+}
+
+static int any_cap(const struct gc_sweep *sw)
+{
+	for (size_t i = 0; i < sw->n; i++)
+		if (sw->pts[i].bw_bps || sw->pts[i].latency_s > 0)
+			return 1;
+	return 0;
+}
+
+/* sbatch --parsable [--wait] SCRIPT: the job id from its first line of output, printed
+ * at once; with --wait, sbatch's status (the job's) when it ends. */
+static int sbatch(const char *script, int wait_end, char *job, size_t jn)
+{
+	char *argv[] = { "sbatch", "--parsable", wait_end ? "--wait" : (char *)script,
+			 wait_end ? (char *)script : NULL, NULL };
+	int fd[2], st;
+	pid_t pid;
+	FILE *f;
+
+	if (pipe(fd))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(fd[1], 1);
+		close(fd[0]);
+		close(fd[1]);
+		execvp(argv[0], argv);
+		fprintf(stderr, "gcbench: error: cannot run sbatch: %s; install slurm-client\n",
+			strerror(errno));
+		_exit(127);
+	}
+	close(fd[1]);
+	f = fdopen(fd[0], "r");
+	*job = 0;
+	if (f && fgets(job, (int)jn, f)) {
+		job[strcspn(job, ";\n")] = 0;   /* "ID;cluster" on a federation */
+		printf("%s\n", job);
+		fflush(stdout);
+		gc_info("submitted job %s (%s)%s", job, script,
+			wait_end ? "; waiting for it to end" : "");
+	}
+	if (f)
+		fclose(f);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int cmd_submit(int argc, char **argv)
+{
+	struct submit_opts o = { .db = "gcbench.db" };
+	struct gc_run_opts ro;
+	struct gc_spec spec;
+	struct gc_sweep sw;
+	char spec_abs[PATH_MAX], db_abs[PATH_MAX], inv_abs[PATH_MAX], self[PATH_MAX];
+	char dbdir[PATH_MAX], script[PATH_MAX + 256], out[PATH_MAX + 256], name[128], job[64];
+	char home[PATH_MAX + 16], conf[PATH_MAX + 16];
+	const char *env[3] = { NULL };
+	gc_slurm_submit s;
+	gc_buf b = GC_BUF_INIT;
+	gc_err e;
+	int r = parse(argc, argv, &o), caps, ne = 0;
+	FILE *f;
+
+	if (r)
+		return r < 0 ? 0 : r;
+	if (absolute(o.spec, spec_abs, sizeof(spec_abs)) || absolute(o.db, db_abs, sizeof(db_abs)) ||
+	    (o.inventory && strcmp(o.inventory, "slurm") &&
+	     absolute(o.inventory, inv_abs, sizeof(inv_abs)))) {
+		gc_error("cannot find the folder of '%s', '%s'%s%s; give paths that exist", o.spec,
+			 o.db, o.inventory ? " or " : "", o.inventory ? o.inventory : "");
+		return GC_EXIT_USAGE;
+	}
+	/* the spec and database as `gcbench run` checks them, before anything is written */
+	memset(&ro, 0, sizeof(ro));
+	ro.spec_path = spec_abs;
+	ro.db_path = db_abs;
+	ro.inventory_path = o.inventory && strcmp(o.inventory, "slurm") ? inv_abs : NULL;
+	if (gc_run_check(&ro, NULL, &e)) {
+		gc_error("%s", e.msg);
+		return GC_EXIT_USAGE;
+	}
+	if (gc_run_load_spec(spec_abs, &spec, &sw, &e)) {
+		gc_error("%s", e.msg);
+		return GC_EXIT_USAGE;
+	}
+	caps = any_cap(&sw);
+	snprintf(name, sizeof(name), "gcbench-%.60s", spec.name);
+	for (char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '-' || *p == '_' || *p == '.'))
+			*p = '_';
+	gc_sweep_release(&sw);
+	gc_spec_release(&spec);
+	gc_strlcpy(dbdir, db_abs, sizeof(dbdir));
+	*strrchr(dbdir, '/') = 0;
+	snprintf(script, sizeof(script), "%s/%s.sbatch", *dbdir ? dbdir : "", name + 8);
+	snprintf(out, sizeof(out), "%s/%s-%%j.out", *dbdir ? dbdir : "", name + 8);
+	gc_self_dir(self, sizeof(self));
+	strncat(self, "/gcbench", sizeof(self) - strlen(self) - 1);
+	{
+		const char *cmd[] = { self, "run", spec_abs, "--inventory",
+				      ro.inventory_path ? inv_abs : "slurm", "--db", db_abs, NULL };
+		if (getenv("GCBENCH_HOME")) {
+			snprintf(home, sizeof(home), "GCBENCH_HOME=%s", getenv("GCBENCH_HOME"));
+			env[ne++] = home;
+		}
+		if (getenv("SLURM_CONF")) {
+			snprintf(conf, sizeof(conf), "SLURM_CONF=%s", getenv("SLURM_CONF"));
+			env[ne++] = conf;
+		}
+		memset(&s, 0, sizeof(s));
+		s.job_name = o.job_name ? o.job_name : name;
+		s.nodes = o.nodes;
+		s.partition = o.partition;
+		s.time = o.time;
+		s.gpus_per_node = o.gpus;
+		s.begin = o.begin;
+		s.caps = caps;
+		s.output = out;
+		s.chdir = *dbdir ? dbdir : "/";
+		s.env = ne ? env : NULL;
+		s.command = cmd;
+		if (gc_slurm_sbatch_script(&s, &b, &e)) {
+			gc_error("%s", e.msg);
+			return GC_EXIT_USAGE;
+		}
+	}
+	f = fopen(script, "w");
+	if (!f || fwrite(b.p, 1, b.len, f) != b.len || fclose(f)) {
+		gc_error("cannot write the batch script '%s': %s", script, strerror(errno));
+		gc_buf_release(&b);
+		return GC_EXIT_ENV;
+	}
+	gc_buf_release(&b);
+	r = sbatch(script, o.wait, job, sizeof(job));
+	if (!*job) {
+		gc_error("sbatch did not submit '%s' (exit %d); see its message above", script, r);
+		return GC_EXIT_ENV;
+	}
+	return o.wait ? r : GC_EXIT_OK;
+}
