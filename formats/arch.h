@@ -28,6 +28,11 @@
 #define GC_V100_FLOPS 9.0e12
 #define GC_ARCH_SEQ_LEN 128
 
+/* "csv:@bin/models/X.csv": a model provisioned with the build, in the models/ folder
+ * beside the program that reads it. gcbench run passes this form when the hosts' builds
+ * sit in different folders (logins that differ); gcbench-worker resolves it. */
+#define GC_ARCH_BIN_DIR "@bin"
+
 typedef struct gc_arch_tensor {
 	char name[128];        /* e.g. "layer1.0.conv1.weight" */
 	int ndim;              /* 1..4 */

@@ -3,10 +3,12 @@
  * write instead). */
 #include "wk.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "formats/arch.h"
 #include "kernels/plan.h"
 #include "log.h"
 #include "opts.h"
@@ -130,6 +132,21 @@ static gc_rc parse_workload(gc_wk_cfg *c, const char *v, gc_err *e)
 {
 	if (gc_strlcpy(c->workload, v, sizeof(c->workload)) >= sizeof(c->workload))
 		return gc_fail(e, GC_E_INVAL, "workload '%.40s...' is too long", v);
+	if (!strncmp(v, "replay:csv:" GC_ARCH_BIN_DIR "/", 16)) {
+		/* a model provisioned with the build: relative to this program's folder, which
+		 * differs between hosts whose logins differ (orchestrator/remote/provision.c) */
+		char self[PATH_MAX];
+		ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		char *slash = len > 0 ? (self[len] = 0, strrchr(self, '/')) : NULL;
+		if (!slash)
+			return gc_fail(e, GC_E_IO, "cannot find this program's folder for '%s'", v);
+		*slash = 0;
+		c->kind = GC_WK_REPLAY;
+		if ((size_t)snprintf(c->model, sizeof(c->model), "csv:%s%s", self, v + 15) >=
+		    sizeof(c->model))
+			return gc_fail(e, GC_E_INVAL, "the model's path under '%s' is too long", self);
+		return GC_OK;
+	}
 	if (!strncmp(v, "replay:", 7) && v[7]) {
 		c->kind = GC_WK_REPLAY;
 		gc_strlcpy(c->model, v + 7, sizeof(c->model));

@@ -702,11 +702,19 @@ static void csv_path(const struct gc_run_opts *o, const struct gc_exec_point *x,
 		snprintf(p, n, "%.*s/%s", (int)(slash - o->spec_path), o->spec_path, m);
 }
 
-/* Every csv: workload pointed at the node's copy, models/<digest>.csv in the build. */
+/* Every csv: workload pointed at the nodes' copy, models/<digest>.csv in the build: by
+ * its path when every node has the build in one folder, else as @bin/models/... (the
+ * worker's own folder on each host: logins that differ have their own homes). */
 static gc_rc csv_rewrite(const struct gc_run_opts *o, struct gc_exec_point *pts, size_t npts,
-			 const struct gc_build *b, const gc_node *n0, gc_err *e)
+			 const struct gc_build *b, const gc_node *nodes, size_t n, gc_err *e)
 {
+	const gc_node *n0 = &nodes[0];
+	const char *dir = n0->bin_dir;
 	char p[1024];
+
+	for (size_t k = 1; k < n; k++)
+		if (strcmp(nodes[k].bin_dir, n0->bin_dir))
+			dir = GC_ARCH_BIN_DIR;
 
 	for (size_t i = 0; i < npts; i++) {
 		size_t d;
@@ -718,7 +726,7 @@ static gc_rc csv_rewrite(const struct gc_run_opts *o, struct gc_exec_point *pts,
 		if (d == b->n_data)   /* the same content as an earlier file: its name */
 			return gc_fail(e, GC_E_STATE, "model '%.300s' was not provisioned", p);
 		if ((size_t)snprintf(pts[i].workload, sizeof(pts[i].workload), "replay:csv:%s/models/%s",
-				     n0->bin_dir, b->data_name[d]) >= sizeof(pts[i].workload))
+				     dir, b->data_name[d]) >= sizeof(pts[i].workload))
 			return gc_fail(e, GC_E_INVAL, "the path of model '%.300s' on node '%s' is too "
 				       "long (a shorter home directory?)", p, n0->name);
 	}
@@ -774,7 +782,7 @@ gc_rc gc_provision_for_run(const struct gc_run_opts *o, struct gc_exec_point *pt
 	rc = rc ? rc : gc_build_init(b, self, data, nd, e);
 	rc = rc ? rc : build_spec_files(b, pts, npts, e);
 	rc = rc ? rc : gc_provision_nodes(nodes, n, b, &po, e);
-	rc = rc ? rc : csv_rewrite(o, pts, npts, b, &nodes[0], e);
+	rc = rc ? rc : csv_rewrite(o, pts, npts, b, nodes, n, e);
 	free(paths);
 	free(b);
 	return rc;   /* the right to shape was checked with the provisioning (check_shape) */

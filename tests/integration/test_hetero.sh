@@ -17,9 +17,11 @@
 #   subnet_refused   a host whose iface is off the data subnet: refused with the table
 #   latency_refused  a nonzero latency on a kernel without sch_netem: refused before
 #                    anything is shaped, naming the host and the module
+#   csv_model_logins a csv: model (provisioned with the build, which sits in each
+#                    login's own home) runs on all four hosts
 . "$(dirname "$0")/../lib.sh"
 cases="sweep_ok placement_stored links_shaped links_restored summary_placement dry_run_gpus
-single_node subnet_refused latency_refused"
+single_node subnet_refused latency_refused csv_model_logins"
 need_sweep $cases && need_cmd unshare $cases && need_cmd nsenter $cases || exit 0
 need_cmd sudo $cases || exit 0
 G=$(realpath "$BIN/gcbench" 2>/dev/null)
@@ -119,6 +121,16 @@ for i in 1 2 3 4; do
 done
 if [ -z "$left" ] && [ $rc -eq 0 ]; then pass links_restored
 else fail links_restored "rc $rc;$left"; fi
+
+# a csv: model: each login's build (and the model beside it) is in its own home
+printf 'index,name,shape,numel\n0,l1.weight,512x256,131072\n1,l1.bias,512,512\n' >"$GCBENCH_HOME/m.csv"
+sed -e 's/^models: .*/models: [csv:m.csv]/' -e 's/^name: .*/name: hetero-csv/' \
+    -e 's/^world_size: .*/world_size: [4]/' -e 's/^ranks_per_node: .*/ranks_per_node: 1/' \
+    "$GCBENCH_HOME/spec.yaml" >"$GCBENCH_HOME/csv.yaml"
+cout=$(ctl "$G" run "$GCBENCH_HOME/csv.yaml" --inventory "$inv" --db "$GCBENCH_HOME/csv.db" --calibrate 0 2>&1); crc=$?
+cok=$(sqlite3 "$GCBENCH_HOME/csv.db" "SELECT count(*) FROM runs WHERE status = 'ok' AND model = 'csv:m.csv' AND placement = 'n1:1,n2:1,n3:1,n4:1'" 2>/dev/null)
+if [ $crc -eq 0 ] && [ "$cok" = 1 ]; then pass csv_model_logins
+else fail csv_model_logins "rc $crc, ok runs ${cok:-?}: $(grep -iE 'error|fail' <<<"$cout" | tail -n 3 | tr '\n' ' ')"; fi
 
 if grep -qE '^placement: world 4 \(mpi\): 2 nodes x 2 ranks \(n1:2,n2:2\); world 7 \(mpi\): 4 nodes x up to 2 ranks \(n1:2,n2:2,n3:2,n4:1\)$' <<<"$out"
 then pass summary_placement
