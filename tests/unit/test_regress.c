@@ -419,6 +419,60 @@ static void test_runs_are_the_unit(void)
 	unlink(path);
 }
 
+/* Sweep 1 ran in SLURM job 101, sweep 2 in job 202, both in partition gpu. */
+static gc_rc set_jobs(void)
+{
+	gc_db *db = NULL;
+	gc_rc rc;
+
+	if ((rc = gc_db_open(dbpath, 0, &db, NULL)))
+		return rc;
+	if (sqlite3_exec(gc_db_handle(db), "UPDATE runs SET slurm_job = CASE sweep_id WHEN 1 "
+			 "THEN '101' ELSE '202' END, slurm_partition = 'gpu', slurm_nodes = "
+			 "'n[1-2]'", NULL, NULL, NULL))
+		rc = GC_E_DB;
+	gc_db_close(db);
+	return rc;
+}
+
+static void test_job_selectors(void)
+{
+	static const char *bad[] = {
+		"job=", "job=x", "job=0", "job=-1", "job=+1", "job= 1", "job=1x", "job=0x10",
+		"job=1,job=2", "job=99999999999999999999999", "partition=", "partition=-gpu",
+		"partition=.gpu", "partition=g'pu", "partition=gpu,partition=cpu",
+		"job=101,nccl=2.18", "partition=gpu,", "nccl=2.18,job=101",
+	};
+	gc_regress_report r;
+	gc_err e;
+
+	CHECK(set_jobs() == GC_OK);
+	CHECKF(compare("job=101", "job=202", &r, &e) == GC_OK, "%s", e.msg);
+	CHECK_EQ_INT(r.n_regressions, 1);
+	CHECK_CONTAINS(r.base_desc, "job=101");
+	gc_regress_report_release(&r);
+	CHECKF(compare("job=101,partition=gpu", "partition=gpu,job=202", &r, &e) == GC_OK,
+	       "%s", e.msg);
+	CHECK_EQ_INT(r.n_regressions, 1);
+	gc_regress_report_release(&r);
+	/* both jobs on each side: the same runs, no regression */
+	CHECKF(compare("partition=gpu", "partition=gpu", &r, &e) == GC_OK, "%s", e.msg);
+	CHECK_EQ_INT(r.n_regressions, 0);
+	CHECK(r.n > 0);
+	gc_regress_report_release(&r);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		memset(&e, 0, sizeof e);
+		CHECKF(compare(bad[i], "job=202", &r, &e) == GC_E_INVAL, "%s accepted", bad[i]);
+		CHECKF(strstr(e.msg, "job=ID") != NULL, "%s: %s", bad[i], e.msg);
+		gc_regress_report_release(&r);
+	}
+	CHECK_EQ_INT(compare("job=999", "job=202", &r, &e), GC_E_NOTFOUND);
+	CHECK_CONTAINS(e.msg, "no ok run matches 'job=999'");
+	CHECK_EQ_INT(compare("job=101", "partition=cpu", &r, &e), GC_E_NOTFOUND);
+	CHECK_EQ_INT(compare("job=101,partition=cpu", "job=202", &r, &e), GC_E_NOTFOUND);
+	CHECK_EQ_INT(compare("job=101' OR 1=1 --", "job=202", &r, &e), GC_E_INVAL);
+}
+
 int main(int argc, char **argv)
 {
 	int rc;
@@ -438,6 +492,7 @@ int main(int argc, char **argv)
 	GCT_RUN(test_reverse_is_improvement);
 	GCT_RUN(test_previous);
 	GCT_RUN(test_selectors);
+	GCT_RUN(test_job_selectors);
 	GCT_RUN(test_formats);
 	GCT_RUN(test_history);
 	GCT_RUN(test_speedup_metric);
