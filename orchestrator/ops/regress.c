@@ -136,16 +136,24 @@ static gc_rc sel_sweep(gc_db *db, const char *text, struct envset *es, gc_err *e
 	return GC_OK;
 }
 
-/* A partition name as SLURM writes it: [A-Za-z0-9._-], not starting with '-' or '.'. */
-static int partition_ok(const char *p)
+int gc_regress_valid_partition(const char *p)
 {
-	if (!*p || *p == '-' || *p == '.')
+	if (!p || !*p || *p == '-' || *p == '.' || strlen(p) > 127)
 		return 0;
 	for (; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-'))
 			return 0;
 	return 1;
+}
+
+int gc_regress_job_parse(const char *s, char *out, size_t n)
+{
+	uint64_t id;
+
+	if (!s || *s < '0' || *s > '9' || gc_parse_u64(s, &id) || !id)
+		return -1;
+	return snprintf(out, n, "%llu", (unsigned long long)id) < (int)n ? 0 : -1;
 }
 
 static int is_job_term(const char *t)
@@ -158,7 +166,6 @@ static int is_job_term(const char *t)
 static gc_rc sel_job(gc_db *db, const char *text, struct envset *es, gc_err *e)
 {
 	char buf[256], *tok, *save = NULL;
-	uint64_t id;
 	int found;
 	gc_rc rc;
 
@@ -169,11 +176,11 @@ static gc_rc sel_job(gc_db *db, const char *text, struct envset *es, gc_err *e)
 			       "partition=P or both joined by one ','", text);
 	gc_strlcpy(buf, text, sizeof buf);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!strncmp(tok, "job=", 4) && !es->job[0] && !gc_parse_u64(tok + 4, &id) &&
-		    id && strlen(tok + 4) < sizeof es->job && tok[4] >= '0' && tok[4] <= '9')
-			snprintf(es->job, sizeof es->job, "%llu", (unsigned long long)id);
+		if (!strncmp(tok, "job=", 4) && !es->job[0] &&
+		    !gc_regress_job_parse(tok + 4, es->job, sizeof es->job))
+			;
 		else if (!strncmp(tok, "partition=", 10) && !es->partition[0] &&
-			 strlen(tok + 10) < sizeof es->partition && partition_ok(tok + 10))
+			 gc_regress_valid_partition(tok + 10))
 			gc_strlcpy(es->partition, tok + 10, sizeof es->partition);
 		else
 			return gc_fail(e, GC_E_INVAL, "invalid selector term '%s' in '%s': a job "

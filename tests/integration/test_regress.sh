@@ -54,10 +54,15 @@ out=$("$GC" regress --db "$db" --baseline job=101 --candidate job=202,partition=
 "$GC" regress --db "$db" --baseline job=101,job=202 --candidate job=202 >/dev/null 2>&1; j3=$?
 "$GC" regress --db "$db" --baseline job=999 --candidate job=202 >/dev/null 2>"$tmp/j3.err"; j4=$?
 "$GC" regress --db "$db" --baseline job=101 --candidate partition=cpu >/dev/null 2>&1; j5=$?
+h1=$("$GC" history --db "$db" --model resnet50 --method powersgd --job 202 2>&1 | grep -c ' 10gbit ')
+h2=$("$GC" history --db "$db" --model resnet50 --method powersgd --partition gpu 2>&1 | grep -c ' 10gbit ')
+"$GC" history --db "$db" --model resnet50 --method powersgd --job 2x >/dev/null 2>&1; j6=$?
+"$GC" history --db "$db" --model resnet50 --method powersgd --partition 'g pu' >/dev/null 2>&1; j7=$?
 if [ $rc -eq 1 ] && echo "$out" | grep -E '^resnet50 +powersgd .*REGRESSION$' >/dev/null &&
-   echo "$out" | grep -q "baseline:  job=101" && [ "$j1$j2$j3$j4$j5" = 22233 ] &&
+   echo "$out" | grep -q "baseline:  job=101" && [ "$j1$j2$j3$j4$j5$j6$j7" = 2223322 ] &&
+   [ "$h1$h2" = 12 ] &&
    grep -q "job=ID" "$tmp/j.err" && grep -q "no ok run matches 'job=999'" "$tmp/j3.err"; then pass slurm_job
-else fail slurm_job "rc=$rc exits $j1 $j2 $j3 $j4 $j5 (want 2 2 2 3 3) out=$out $(cat "$tmp/j.err" "$tmp/j3.err")"; fi
+else fail slurm_job "rc=$rc exits $j1 $j2 $j3 $j4 $j5 $j6 $j7 (want 2 2 2 3 3 2 2) history rows $h1 $h2 (want 1 2) out=$out $(cat "$tmp/j.err" "$tmp/j3.err")"; fi
 
 # --metric speedup: powersgd's speedup fell 10% (1.25 -> 1.14): flagged; the baseline
 # method has no row of its own

@@ -473,6 +473,38 @@ static void test_job_selectors(void)
 	CHECK_EQ_INT(compare("job=101' OR 1=1 --", "job=202", &r, &e), GC_E_INVAL);
 }
 
+static void test_history_by_job(void)
+{
+	static const struct { const char *job, *part; int rows; } c[] = {
+		{ "101", NULL, 1 }, { "202", "gpu", 1 }, { NULL, "gpu", 2 }, { "999", NULL, 0 },
+		{ NULL, "cpu", 0 }, { "101' OR 1=1 --", NULL, 0 }, { NULL, NULL, 2 },
+	};
+	char out[32];
+	gc_db *db = NULL;
+	gc_err e;
+
+	CHECK(set_jobs() == GC_OK);
+	CHECKF(gc_db_open(dbpath, GC_DB_READONLY, &db, &e) == GC_OK, "%s", e.msg);
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		int n = 0;
+		CHECK_EQ_INT(gc_db_history_job(db, "resnet50", "powersgd", -1, c[i].job, c[i].part,
+					       count_rows, &n, &e), GC_OK);
+		CHECKF(n == c[i].rows, "job %s partition %s: %d rows, want %d", c[i].job,
+		       c[i].part, n, c[i].rows);
+	}
+	gc_db_close(db);
+	CHECK(gc_regress_job_parse("007", out, sizeof out) == 0 && !strcmp(out, "7"));
+	CHECK(gc_regress_job_parse("0", out, sizeof out) == -1);
+	CHECK(gc_regress_job_parse(" 1", out, sizeof out) == -1);
+	CHECK(gc_regress_job_parse("123456", out, 4) == -1);
+	CHECK(gc_regress_job_parse("1_2", out, sizeof out) == -1);
+	CHECK(gc_regress_valid_partition("gpu-a100.x_1"));
+	CHECK(!gc_regress_valid_partition(""));
+	CHECK(!gc_regress_valid_partition("-p"));
+	CHECK(!gc_regress_valid_partition("a,b"));
+	CHECK(!gc_regress_valid_partition(NULL));
+}
+
 int main(int argc, char **argv)
 {
 	int rc;
@@ -493,6 +525,7 @@ int main(int argc, char **argv)
 	GCT_RUN(test_previous);
 	GCT_RUN(test_selectors);
 	GCT_RUN(test_job_selectors);
+	GCT_RUN(test_history_by_job);
 	GCT_RUN(test_formats);
 	GCT_RUN(test_history);
 	GCT_RUN(test_speedup_metric);
