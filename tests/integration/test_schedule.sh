@@ -3,7 +3,7 @@
 # root (--root / GCBENCH_SCHEDULE_ROOT): nothing is installed on this machine.
 . "$(dirname "$0")/../lib.sh"
 GC=$(cd "$(dirname "$BIN/gcbench")" 2>/dev/null && pwd)/gcbench
-names="install_systemd install_cron list_remove bad_at_exit2 unsafe_path_refused bad_spec_refused bad_inventory_refused build_tree_refused installed_binary slurm_install slurm_refusals"
+names="install_systemd install_cron list_remove bad_at_exit2 unsafe_path_refused bad_spec_refused bad_inventory_refused build_tree_refused installed_binary slurm_install slurm_refusals slurm_command_runs"
 [ -x "$GC" ] || { for n in $names; do skip "$n" "$GC not built"; done; exit 0; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gc-sched.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -112,3 +112,16 @@ bad.yaml --inventory slurm.yaml --slurm --nodes 2|refusing to schedule 'bad'
 EOF2
 if [ -z "$bad" ] && [ -z "$(ls "$tmp/r4/etc/systemd/system" 2>/dev/null)" ]; then pass slurm_refusals
 else fail slurm_refusals "$bad; written: $(ls "$tmp/r4/etc/systemd/system" 2>/dev/null)"; fi
+
+# the installed command itself, with a stand-in sbatch (no SLURM needed): it writes the
+# batch script (with --tag) and ends with the job's status (the stand-in's 3)
+mkdir -p "$tmp/sbin"
+printf '#!/bin/sh\necho "$@" >"%s/sbatch.args"\necho 4242\nexit 3\n' "$tmp" >"$tmp/sbin/sbatch"
+chmod +x "$tmp/sbin/sbatch"
+cmd=$(sed -n 's/^ExecStart=//p' "$tmp/r3/etc/systemd/system/gcbench-nightly.service")
+# shellcheck disable=SC2086
+out=$(PATH=$tmp/sbin:$PATH $cmd 2>&1); rc=$?
+if [ $rc -eq 3 ] && [ "$(head -n 1 <<<"$out")" = 4242 ] && grep -q -- "--wait $tmp/w/nightly.sbatch" "$tmp/sbatch.args" &&
+   grep -q "^#SBATCH --nodes=4" "$tmp/w/nightly.sbatch" && grep -q "^#SBATCH --partition=gpu" "$tmp/w/nightly.sbatch" &&
+   grep -q "'--db' '$tmp/w/r.db' '--tag' 'nccl-2.19'$" "$tmp/w/nightly.sbatch"; then pass slurm_command_runs
+else fail slurm_command_runs "rc=$rc (want 3) out=$out args=$(cat "$tmp/sbatch.args" 2>/dev/null) script=$(cat "$tmp/w/nightly.sbatch" 2>/dev/null)"; fi
