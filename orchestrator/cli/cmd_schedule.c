@@ -58,7 +58,8 @@ static void usage(FILE *f)
 		"  sudo gcbench schedule install nightly.yaml --inventory lab.yaml \\\n"
 		"       --db /srv/gcbench.db --at 'daily 02:00' --tag nccl-2.19\n"
 		"  gcbench schedule install nightly.yaml --inventory slurm.yaml --slurm \\\n"
-		"       --nodes 4 --partition gpu --time 2:00:00 --db ~/gc/results.db --at 'daily 02:00'\n\n");
+		"       --nodes 4 --partition gpu --time 2:00:00 --db ~/gc/results.db \\\n"
+		"       --at 'daily 02:00'\n\n");
 }
 
 struct opts {
