@@ -1,10 +1,11 @@
 /* db/q_regress.h: the queries behind `gcbench regress` (orchestrator/ops/regress.c): the
- * environments or sweeps a selector names, and the post-warmup iteration times of their
+ * environments, sweeps or SLURM job a selector names, and the post-warmup iteration times of their
  * ok runs. The selector's grammar, the statistics and the verdicts stay with the caller.
  *
  * Errors: GC_E_DB with "cannot WHAT: SQLite's message" (WHAT: "select the sweep",
- * "select environments", "select sweeps", "select the job's runs", "read iterations"), GC_E_INVAL for a field
- * that is not an environment field; e (may be NULL) gets the message.
+ * "select environments", "select sweeps", "select the job's runs", "read iterations"),
+ * GC_E_INVAL for a field that is not an environment field; e (may be NULL) gets the
+ * message.
  */
 #ifndef GC_DB_Q_REGRESS_H
 #define GC_DB_Q_REGRESS_H

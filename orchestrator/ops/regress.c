@@ -176,13 +176,14 @@ static gc_rc sel_job(gc_db *db, const char *text, struct envset *es, gc_err *e)
 			       "partition=P or both joined by one ','", text);
 	gc_strlcpy(buf, text, sizeof buf);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!strncmp(tok, "job=", 4) && !es->job[0] &&
-		    !gc_regress_job_parse(tok + 4, es->job, sizeof es->job))
-			;
-		else if (!strncmp(tok, "partition=", 10) && !es->partition[0] &&
-			 gc_regress_valid_partition(tok + 10))
+		int job_ok = !strncmp(tok, "job=", 4) && !es->job[0] &&
+			     !gc_regress_job_parse(tok + 4, es->job, sizeof es->job);
+		int part_ok = !job_ok && !strncmp(tok, "partition=", 10) && !es->partition[0] &&
+			      gc_regress_valid_partition(tok + 10);
+
+		if (part_ok)
 			gc_strlcpy(es->partition, tok + 10, sizeof es->partition);
-		else
+		if (!job_ok && !part_ok)
 			return gc_fail(e, GC_E_INVAL, "invalid selector term '%s' in '%s': a job "
 				       "selector is job=ID (the SLURM job id, digits), partition=P "
 				       "([A-Za-z0-9._-]) or both joined by ',', each once", tok, text);
