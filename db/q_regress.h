@@ -1,6 +1,7 @@
 /* db/q_regress.h: the queries behind `gcbench regress` (orchestrator/ops/regress.c): the
  * environments, sweeps or SLURM job a selector names, and the post-warmup iteration
- * times of their ok runs. The selector's grammar, the statistics and the verdicts stay with the caller.
+ * times of their ok runs. The selector's grammar, the statistics and the verdicts stay
+ * with the caller.
  *
  * Errors: GC_E_DB with "cannot WHAT: SQLite's message" (WHAT: "select the sweep",
  * "select environments", "select sweeps", "select the job's runs", "read iterations"),
