@@ -31,11 +31,21 @@ gc_rc gc_db_history(gc_db *db, const char *model, const char *method, int64_t bw
 		    int (*fn)(const struct gc_db_history_row *row, void *arg), void *arg,
 		    gc_err *e)
 {
+	return gc_db_history_job(db, model, method, bw_cap_bps, NULL, NULL, fn, arg, e);
+}
+
+gc_rc gc_db_history_job(gc_db *db, const char *model, const char *method,
+			int64_t bw_cap_bps, const char *job, const char *partition,
+			int (*fn)(const struct gc_db_history_row *row, void *arg), void *arg,
+			gc_err *e)
+{
 	/* per sweep and point: the method's and the baseline method's mean run median */
 	static const char sql[] =
 		"WITH pt AS (SELECT sweep_id, env_id, workload, method, params, bw_cap_bps, "
 		"latency_s, world_size, batch, backend, compute_scale, baseline, COUNT(*) AS n, "
-		"AVG(t_iter_median) AS t FROM run_summary WHERE model = ?1 GROUP BY sweep_id, "
+		"AVG(t_iter_median) AS t FROM run_summary WHERE model = ?1 AND (?4 IS NULL OR "
+		"run_id IN (SELECT id FROM runs WHERE slurm_job = ?4)) AND (?5 IS NULL OR run_id "
+		"IN (SELECT id FROM runs WHERE slurm_partition = ?5)) GROUP BY sweep_id, "
 		"env_id, workload, method, params, bw_cap_bps, latency_s, world_size, batch, "
 		"backend, compute_scale, baseline) "
 		"SELECT s.started, m.sweep_id, coalesce(e.id, 0), coalesce(e.driver, ''), "
@@ -57,6 +67,10 @@ gc_rc gc_db_history(gc_db *db, const char *model, const char *method, int64_t bw
 	sqlite3_bind_text(st, 1, model, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, method, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 3, bw_cap_bps);
+	if (job)
+		sqlite3_bind_text(st, 4, job, -1, SQLITE_TRANSIENT);
+	if (partition)
+		sqlite3_bind_text(st, 5, partition, -1, SQLITE_TRANSIENT);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		history_row(st, &h);
 		if (fn(&h, arg))

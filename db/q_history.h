@@ -32,4 +32,11 @@ gc_rc gc_db_history(gc_db *db, const char *model, const char *method, int64_t bw
 		    int (*fn)(const struct gc_db_history_row *row, void *arg), void *arg,
 		    gc_err *e);
 
+/* As gc_db_history, over the runs of SLURM job `job` (runs.slurm_job) and/or partition
+ * `partition` (runs.slurm_partition) only; NULL: any. Values are bound. */
+gc_rc gc_db_history_job(gc_db *db, const char *model, const char *method,
+			int64_t bw_cap_bps, const char *job, const char *partition,
+			int (*fn)(const struct gc_db_history_row *row, void *arg), void *arg,
+			gc_err *e);
+
 #endif

@@ -160,27 +160,28 @@ static void sample_read(sqlite3_stmt *st, struct gc_db_iter_sample *s)
 	s->run_id = sqlite3_column_int64(st, 12);
 }
 
-gc_rc gc_db_ok_iterations(gc_db *db, const int64_t *ids, size_t n, int by_sweep,
-			  int (*fn)(const struct gc_db_iter_sample *s, void *arg), void *arg,
-			  gc_err *e)
+/* The iterations of the ok runs that meet cond (SQL text of ours, parameters ?1, ?2
+ * bound to b1, b2 when not NULL). */
+static gc_rc iterations(gc_db *db, const char *cond, const char *b1, const char *b2,
+			int (*fn)(const struct gc_db_iter_sample *s, void *arg), void *arg,
+			gc_err *e)
 {
-	char sql[4096], list[1024] = "", tmp[32];
+	char sql[4096];
 	struct gc_db_iter_sample s;
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	for (size_t i = 0; i < n; i++) {   /* integers, not text: safe to format */
-		snprintf(tmp, sizeof tmp, "%s%lld", i ? "," : "", (long long)ids[i]);
-		strncat(list, tmp, sizeof list - strlen(list) - 1);
-	}
 	snprintf(sql, sizeof sql, "SELECT r.workload, r.model, r.method, r.params, r.bw_cap_bps, "
 		 "r.latency_s, r.world_size, r.batch, r.backend, r.compute_scale, s.baseline, "
 		 "i.t_iter, r.id FROM iterations i JOIN runs r ON r.id = i.run_id JOIN sweeps s "
-		 "ON s.id = r.sweep_id WHERE r.status = 'ok' AND i.warmup = 0 AND %s IN (%s) "
-		 "ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13", by_sweep ? "r.sweep_id" :
-		 "r.env_id", list);
+		 "ON s.id = r.sweep_id WHERE r.status = 'ok' AND i.warmup = 0 AND %s "
+		 "ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13", cond);
 	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL))
 		return q_fail(db, e, "read iterations");
+	if (b1)
+		sqlite3_bind_text(st, 1, b1, -1, SQLITE_TRANSIENT);
+	if (b2)
+		sqlite3_bind_text(st, 2, b2, -1, SQLITE_TRANSIENT);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		sample_read(st, &s);
 		if (fn(&s, arg))
@@ -190,4 +191,61 @@ gc_rc gc_db_ok_iterations(gc_db *db, const int64_t *ids, size_t n, int by_sweep,
 	if (r != SQLITE_ROW && r != SQLITE_DONE)
 		return q_fail(db, e, "read iterations");
 	return GC_OK;
+}
+
+gc_rc gc_db_ok_iterations(gc_db *db, const int64_t *ids, size_t n, int by_sweep,
+			  int (*fn)(const struct gc_db_iter_sample *s, void *arg), void *arg,
+			  gc_err *e)
+{
+	char cond[1200], list[1024] = "", tmp[32];
+
+	for (size_t i = 0; i < n; i++) {   /* integers, not text: safe to format */
+		snprintf(tmp, sizeof tmp, "%s%lld", i ? "," : "", (long long)ids[i]);
+		strncat(list, tmp, sizeof list - strlen(list) - 1);
+	}
+	snprintf(cond, sizeof cond, "%s IN (%s)", by_sweep ? "r.sweep_id" : "r.env_id", list);
+	return iterations(db, cond, NULL, NULL, fn, arg, e);
+}
+
+/* The condition on the run's job (?1) and partition (?2); either may be absent. */
+static const char *job_cond(const char *job, const char *partition)
+{
+	if (job && partition)
+		return "r.slurm_job = ?1 AND r.slurm_partition = ?2";
+	return job ? "r.slurm_job = ?1" : "r.slurm_partition = ?2";
+}
+
+gc_rc gc_db_job_has_ok_runs(gc_db *db, const char *job, const char *partition, int *yes,
+			    gc_err *e)
+{
+	char sql[256];
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	*yes = 0;
+	if (!job && !partition)
+		return gc_fail(e, GC_E_INVAL, "a job selector needs a job or a partition");
+	snprintf(sql, sizeof sql, "SELECT 1 FROM runs r WHERE r.status = 'ok' AND %s",
+		 job_cond(job, partition));
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL))
+		return q_fail(db, e, "select the job's runs");
+	if (job)
+		sqlite3_bind_text(st, 1, job, -1, SQLITE_TRANSIENT);
+	if (partition)
+		sqlite3_bind_text(st, 2, partition, -1, SQLITE_TRANSIENT);
+	r = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (r != SQLITE_ROW && r != SQLITE_DONE)
+		return q_fail(db, e, "select the job's runs");
+	*yes = r == SQLITE_ROW;
+	return GC_OK;
+}
+
+gc_rc gc_db_job_iterations(gc_db *db, const char *job, const char *partition,
+			   int (*fn)(const struct gc_db_iter_sample *s, void *arg), void *arg,
+			   gc_err *e)
+{
+	if (!job && !partition)
+		return gc_fail(e, GC_E_INVAL, "a job selector needs a job or a partition");
+	return iterations(db, job_cond(job, partition), job, partition, fn, arg, e);
 }

@@ -1,10 +1,12 @@
 /* db/q_regress.h: the queries behind `gcbench regress` (orchestrator/ops/regress.c): the
- * environments or sweeps a selector names, and the post-warmup iteration times of their
- * ok runs. The selector's grammar, the statistics and the verdicts stay with the caller.
+ * environments, sweeps or SLURM job a selector names, and the post-warmup iteration
+ * times of their ok runs. The selector's grammar, the statistics and the verdicts stay
+ * with the caller.
  *
  * Errors: GC_E_DB with "cannot WHAT: SQLite's message" (WHAT: "select the sweep",
- * "select environments", "select sweeps", "read iterations"), GC_E_INVAL for a field
- * that is not an environment field; e (may be NULL) gets the message.
+ * "select environments", "select sweeps", "select the job's runs", "read iterations"),
+ * GC_E_INVAL for a field that is not an environment field; e (may be NULL) gets the
+ * message.
  */
 #ifndef GC_DB_Q_REGRESS_H
 #define GC_DB_Q_REGRESS_H
@@ -68,5 +70,17 @@ struct gc_db_iter_sample {
 gc_rc gc_db_ok_iterations(gc_db *db, const int64_t *ids, size_t n, int by_sweep,
 			  int (*fn)(const struct gc_db_iter_sample *s, void *arg), void *arg,
 			  gc_err *e);
+
+/* As gc_db_ok_iterations, for the ok runs that ran in SLURM job `job` (runs.slurm_job)
+ * and/or partition `partition` (runs.slurm_partition); NULL: any. At least one must
+ * be given (GC_E_INVAL). Values are bound, never formatted. */
+gc_rc gc_db_job_iterations(gc_db *db, const char *job, const char *partition,
+			   int (*fn)(const struct gc_db_iter_sample *s, void *arg), void *arg,
+			   gc_err *e);
+
+/* *yes = 1 when an ok run ran in job `job` and/or partition `partition` (NULL: any;
+ * not both NULL: GC_E_INVAL). */
+gc_rc gc_db_job_has_ok_runs(gc_db *db, const char *job, const char *partition, int *yes,
+			    gc_err *e);
 
 #endif

@@ -9,12 +9,14 @@
 #include "log.h"
 #include "netem/rate.h"
 #include "orchestrator/run/run.h"
+#include "orchestrator/ops/regress.h"
 #include "orchestrator/ops/table.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gcbench history --model M --method X [--bandwidth B] [--db PATH] [--json]\n\n"
+		"usage: gcbench history --model M --method X [--bandwidth B] [--job ID]\n"
+		"                       [--partition P] [--db PATH] [--json]\n\n"
 		"Show the speedup of method X over the sweep's baseline (sync SGD) for model M\n"
 		"at every point, one row per sweep (each night of a scheduled sweep is its own\n"
 		"row) with its environment (driver, CUDA, NCCL, tag), oldest first: how a\n"
@@ -24,6 +26,8 @@ static void usage(FILE *f)
 		"  --model M        the model (as in the sweep spec)\n"
 		"  --method X       the method (signsgd, mstopk, powersgd, ...)\n"
 		"  --bandwidth B    only this cap, in tc units (10gbit, 500mbit)\n"
+		"  --job ID         only the runs of this SLURM job (runs.slurm_job)\n"
+		"  --partition P    only the runs in this SLURM partition\n"
 		"  --db PATH        the results database (default gcbench.db)\n"
 		"  --json           the rows as a JSON array of objects (the columns above)\n\n"
 		"example:\n"
@@ -56,17 +60,20 @@ static int add_row(const struct gc_db_history_row *h, void *arg)
 	return gc_table_add(t, row) ? 1 : 0;
 }
 
-enum { H_MODEL = 1, H_METHOD, H_DB, H_BW, H_JSON };
+enum { H_MODEL = 1, H_METHOD, H_DB, H_BW, H_JSON, H_JOB, H_PART };
 static const struct gc_opt history_opts[] = {
 	{ "--model", NULL, GC_OPT_ARG, H_MODEL }, { "--method", NULL, GC_OPT_ARG, H_METHOD },
 	{ "--db", NULL, GC_OPT_ARG, H_DB }, { "--bandwidth", NULL, GC_OPT_ARG, H_BW },
-	{ "--json", NULL, 0, H_JSON },
+	{ "--json", NULL, 0, H_JSON }, { "--job", NULL, GC_OPT_ARG, H_JOB },
+	{ "--partition", NULL, GC_OPT_ARG, H_PART },
 };
 
 struct history_args {
 	const char *model, *method, *db;
 	int64_t bw;
 	int json;
+	char job[32];              /* "" when not given */
+	const char *partition;     /* NULL when not given */
 };
 
 /* 0 to go on, else the exit status (help, version, a mistake). */
@@ -86,6 +93,17 @@ static int parse_args(int argc, char **argv, struct history_args *a, int *stop)
 		case H_METHOD: a->method = o.val; break;
 		case H_DB: a->db = o.val; break;
 		case H_JSON: a->json = 1; break;
+		case H_JOB:
+			if (gc_regress_job_parse(o.val, a->job, sizeof a->job))
+				return gc_error("invalid --job '%.64s': give the SLURM job id "
+						"(digits, as squeue shows it)", o.val), 2;
+			break;
+		case H_PART:
+			if (!gc_regress_valid_partition(o.val))
+				return gc_error("invalid --partition '%.64s': a partition name is "
+						"[A-Za-z0-9._-] (as sinfo shows it)", o.val), 2;
+			a->partition = o.val;
+			break;
 		case H_BW:
 			if (gc_bw_parse(o.val, GC_BW_BARE_GBIT, &b, &e))
 				return gc_error("invalid --bandwidth: %s", e.msg), 2;
@@ -104,7 +122,7 @@ static int parse_args(int argc, char **argv, struct history_args *a, int *stop)
 
 int cmd_history(int argc, char **argv)
 {
-	struct history_args a = { NULL, NULL, "gcbench.db", -1, 0 };
+	struct history_args a = { NULL, NULL, "gcbench.db", -1, 0, "", NULL };
 	gc_db *db = NULL;
 	gc_table t;
 	gc_err e;
@@ -116,7 +134,8 @@ int cmd_history(int argc, char **argv)
 	if (gc_db_open(a.db, GC_DB_READONLY, &db, &e))
 		return gc_error("cannot open database '%s': %s", a.db, e.msg), GC_EXIT_ENV;
 	gc_table_init(&t, NCOL, head, "lllllllrrrr", 6);
-	rc = gc_db_history(db, a.model, a.method, a.bw, add_row, &t, &e);
+	rc = gc_db_history_job(db, a.model, a.method, a.bw, a.job[0] ? a.job : NULL,
+			       a.partition, add_row, &t, &e);
 	gc_db_close(db);
 	if (!rc && t.oom)
 		rc = gc_fail(&e, GC_E_NOMEM, "out of memory");
@@ -138,7 +157,8 @@ int cmd_history(int argc, char **argv)
 		gc_table_print(&t, stdout, GC_SUMMARY_WIDTH);
 	gc_table_release(&t);
 	if (!n)
-		printf("no ok runs of %s with %s (and its baseline) in %s\n", a.model, a.method,
-		       a.db);
+		printf("no ok runs of %s with %s (and its baseline)%s%s%s%s in %s\n", a.model,
+		       a.method, a.job[0] ? " in job " : "", a.job, a.partition ?
+		       " in partition " : "", a.partition ? a.partition : "", a.db);
 	return 0;
 }

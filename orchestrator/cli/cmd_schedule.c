@@ -12,6 +12,7 @@
 #include "log.h"
 #include "proc.h"
 #include "orchestrator/ops/schedule.h"
+#include "orchestrator/remote/slurm.h"
 #include "orchestrator/run/validate.h"
 #include "strutil.h"
 
@@ -43,17 +44,29 @@ static void usage(FILE *f)
 		"  --allow-build-tree schedule a gcbench in a build tree (see above)\n"
 		"  --root DIR         write the files under DIR instead of / and activate\n"
 		"                     nothing (tests, packaging); also $GCBENCH_SCHEDULE_ROOT\n\n"
+		"SLURM (docs/slurm.md): with --slurm the job runs 'gcbench submit SPEC --nodes N\n"
+		"... --wait' instead of 'gcbench run': the sweep runs as a batch job on the\n"
+		"cluster, not on this login node, and the job ends with the sweep's status.\n"
+		"  --slurm            submit through sbatch (needs --nodes)\n"
+		"  --nodes N          nodes of the batch job\n"
+		"  --partition P      its partition (default: the site's)\n"
+		"  --time T           its time limit (MM, HH:MM:SS, D-HH:MM, ...)\n"
+		"  --gpus-per-node G  GPUs per node\n\n"
 		"logs: systemd: journalctl -u gcbench-NAME.service\n"
 		"      cron:    /var/log/gcbench/NAME.log\n\n"
 		"example:\n"
 		"  sudo gcbench schedule install nightly.yaml --inventory lab.yaml \\\n"
-		"       --db /srv/gcbench.db --at 'daily 02:00' --tag nccl-2.19\n\n");
+		"       --db /srv/gcbench.db --at 'daily 02:00' --tag nccl-2.19\n"
+		"  gcbench schedule install nightly.yaml --inventory slurm.yaml --slurm \\\n"
+		"       --nodes 4 --partition gpu --time 2:00:00 --db ~/gc/results.db \\\n"
+		"       --at 'daily 02:00'\n\n");
 }
 
 struct opts {
 	const char *root, *backend, *name, *tag, *env_file, *db, *inventory, *at;
 	const char *gcbench, *spec;
-	int replace, allow_build_tree;
+	const char *nodes, *partition, *time, *gpus;   /* --slurm's, as given */
+	int replace, allow_build_tree, slurm;
 };
 
 static const struct gc_opt schedule_opts[] = {
@@ -62,14 +75,17 @@ static const struct gc_opt schedule_opts[] = {
 	{ "--env-file", NULL, GC_OPT_ARG, 5 }, { "--db", NULL, GC_OPT_ARG, 6 },
 	{ "--inventory", NULL, GC_OPT_ARG, 7 }, { "--at", NULL, GC_OPT_ARG, 8 },
 	{ "--gcbench", NULL, GC_OPT_ARG, 9 }, { "--replace", NULL, 0, 10 },
-	{ "--allow-build-tree", NULL, 0, 11 },
+	{ "--allow-build-tree", NULL, 0, 11 }, { "--nodes", NULL, GC_OPT_ARG, 12 },
+	{ "--partition", NULL, GC_OPT_ARG, 13 }, { "--time", NULL, GC_OPT_ARG, 14 },
+	{ "--gpus-per-node", NULL, GC_OPT_ARG, 15 }, { "--slurm", NULL, 0, 16 },
 };
 
 /* 0 to go on, -1 for a mistake (reported), 1 when help or version was printed. */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	const char **slots[] = { &o->root, &o->backend, &o->name, &o->tag, &o->env_file,
-				 &o->db, &o->inventory, &o->at, &o->gcbench };
+				 &o->db, &o->inventory, &o->at, &o->gcbench, NULL, NULL,
+				 &o->nodes, &o->partition, &o->time, &o->gpus };
 	gc_opts p;
 	int r;
 
@@ -77,8 +93,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		     sizeof schedule_opts / sizeof schedule_opts[0], argc - 1, argv + 1);
 	p.positional = 1;
 	while ((r = gc_opts_next(&p)) >= 0) {
-		if (r == 10 || r == 11)
-			*(r == 10 ? &o->replace : &o->allow_build_tree) = 1;
+		if (r == 10 || r == 11 || r == 16)
+			*(r == 10 ? &o->replace : r == 11 ? &o->allow_build_tree : &o->slurm) = 1;
 		else if (r > 0)
 			*slots[r - 1] = p.val;
 		else if (o->spec) {
@@ -155,6 +171,50 @@ struct jobbufs {
 	char env[PATH_MAX], name[256], user[64];
 };
 
+/* --slurm and its options into j, checked as `gcbench submit` checks them; 0 or -1
+ * (reported). */
+static int fill_slurm(const struct opts *o, gc_sched_job *j)
+{
+	gc_slurm_submit s;
+	gc_err e = { "" };
+
+	if (!o->slurm) {
+		if (o->nodes || o->partition || o->time || o->gpus) {
+			gc_error("--nodes, --partition, --time and --gpus-per-node are options of "
+				 "--slurm; add --slurm to run the sweep as a SLURM batch job");
+			return -1;
+		}
+		return 0;
+	}
+	if (!o->nodes) {
+		gc_error("--slurm needs the job's size: add --nodes N; see 'gcbench schedule "
+			 "--help'");
+		return -1;
+	}
+	if (gc_slurm_parse_count(o->nodes, 1, &j->slurm_nodes)) {
+		gc_error("--nodes needs a whole number of nodes, 1 or more; see 'gcbench "
+			 "schedule --help'");
+		return -1;
+	}
+	if (o->gpus && gc_slurm_parse_count(o->gpus, 0, &j->slurm_gpus_per_node)) {
+		gc_error("--gpus-per-node needs a whole number, 0 or more; see 'gcbench "
+			 "schedule --help'");
+		return -1;
+	}
+	memset(&s, 0, sizeof s);
+	s.nodes = j->slurm_nodes;
+	s.gpus_per_node = j->slurm_gpus_per_node;
+	s.partition = o->partition;
+	s.time = o->time;
+	if (gc_slurm_submit_options_check(&s, &e)) {
+		gc_error("invalid --slurm option: %s; see 'gcbench schedule --help'", e.msg);
+		return -1;
+	}
+	j->slurm_partition = o->partition;
+	j->slurm_time = o->time;
+	return 0;
+}
+
 static int fill_job(const struct opts *o, struct jobbufs *b, gc_sched_job *j)
 {
 	struct passwd *pw = getpwuid(geteuid());
@@ -183,8 +243,9 @@ static int fill_job(const struct opts *o, struct jobbufs *b, gc_sched_job *j)
 	default_name(b->spec, b->name, sizeof b->name);
 	gc_strlcpy(b->user, pw ? pw->pw_name : "root", sizeof b->user);
 	*j = (gc_sched_job){ o->name ? o->name : b->name, o->at, b->exe, b->spec, b->inv,
-			     b->db, b->wd, o->tag, o->env_file ? b->env : NULL, b->user };
-	return 0;
+			     b->db, b->wd, o->tag, o->env_file ? b->env : NULL, b->user,
+			     0, 0, NULL, NULL };
+	return fill_slurm(o, j);
 }
 
 static int parse_backend(const char *s, gc_sched_backend *b)

@@ -21,7 +21,7 @@
 static const char submit_usage[] =
 "usage: gcbench submit SPEC.yaml --nodes N [--partition P] [--time T]\n"
 "                      [--gpus-per-node G] [--begin TIME] [--inventory INV.yaml]\n"
-"                      [--db gcbench.db] [--job-name NAME] [--wait]\n\n"
+"                      [--db gcbench.db] [--job-name NAME] [--tag TAG] [--wait]\n\n"
 "Submit the sweep as one SLURM batch job of N nodes: every point runs as steps of that\n"
 "job (gcbench run inside the allocation, docs/slurm.md). Writes a readable batch\n"
 "script next to the database (DBDIR/SPECNAME.sbatch, its log DBDIR/SPECNAME-JOBID.out),\n"
@@ -37,12 +37,13 @@ static const char submit_usage[] =
 "                     GCBENCH_HOME/slurm.yaml or /etc/gcbench/slurm.yaml)\n"
 "  --db FILE          results database (default gcbench.db)\n"
 "  --job-name NAME    the job's name (default gcbench-SPECNAME)\n"
+"  --tag TAG          passed to 'gcbench run --tag' (the environment's tag)\n"
 "  --wait             wait for the job to end; exit with the sweep's status\n"
 "A sweep with a cap or a latency always asks for --exclusive.\n"
 "Exit status: 0 submitted (with --wait: the sweep's own), 2 bad input, 3 sbatch failed.\n";
 
 struct submit_opts {
-	const char *spec, *partition, *time, *begin, *inventory, *db, *job_name;
+	const char *spec, *partition, *time, *begin, *inventory, *db, *job_name, *tag;
 	int nodes, gpus, wait;
 };
 
@@ -51,21 +52,18 @@ static void submit_help(FILE *f)
 	fputs(submit_usage, f);
 }
 
-enum { S_NODES = 1, S_GPUS, S_PART, S_TIME, S_BEGIN, S_INV, S_DB, S_NAME, S_WAIT };
+enum { S_NODES = 1, S_GPUS, S_PART, S_TIME, S_BEGIN, S_INV, S_DB, S_NAME, S_WAIT, S_TAG };
 static const struct gc_opt submit_opts_tab[] = {
 	{ "--nodes", NULL, GC_OPT_ARG, S_NODES }, { "--gpus-per-node", NULL, GC_OPT_ARG, S_GPUS },
 	{ "--partition", NULL, GC_OPT_ARG, S_PART }, { "--time", NULL, GC_OPT_ARG, S_TIME },
 	{ "--begin", NULL, GC_OPT_ARG, S_BEGIN }, { "--inventory", NULL, GC_OPT_ARG, S_INV },
 	{ "--db", NULL, GC_OPT_ARG, S_DB }, { "--job-name", NULL, GC_OPT_ARG, S_NAME },
-	{ "--wait", NULL, 0, S_WAIT },
+	{ "--wait", NULL, 0, S_WAIT }, { "--tag", NULL, GC_OPT_ARG, S_TAG },
 };
 
 /* One option or the spec; 0, or the exit status of a mistake. */
 static int submit_opt(struct submit_opts *o, const gc_opts *p, int r)
 {
-	char *end;
-	long n;
-
 	switch (r) {
 	case GC_OPTS_POS:
 		if (o->spec)
@@ -73,11 +71,9 @@ static int submit_opt(struct submit_opts *o, const gc_opts *p, int r)
 		o->spec = p->val;
 		break;
 	case S_NODES: case S_GPUS:
-		n = strtol(p->val, &end, 10);
-		if (*end || end == p->val || n < (r == S_NODES) || n > GC_SLURM_MAX_HOSTS)
+		if (gc_slurm_parse_count(p->val, r == S_NODES, r == S_NODES ? &o->nodes : &o->gpus))
 			return gc_error("%s needs a whole number%s; see 'gcbench submit --help'", p->opt,
 					r == S_NODES ? " of nodes, 1 or more" : ", 0 or more"), 2;
-		*(r == S_NODES ? &o->nodes : &o->gpus) = (int)n;
 		break;
 	case S_PART: o->partition = p->val; break;
 	case S_TIME: o->time = p->val; break;
@@ -86,6 +82,7 @@ static int submit_opt(struct submit_opts *o, const gc_opts *p, int r)
 	case S_DB: o->db = p->val; break;
 	case S_NAME: o->job_name = p->val; break;
 	case S_WAIT: o->wait = 1; break;
+	case S_TAG: o->tag = p->val; break;
 	}
 	return 0;
 }
@@ -235,7 +232,8 @@ int cmd_submit(int argc, char **argv)
 	strncat(self, "/gcbench", sizeof(self) - strlen(self) - 1);
 	{
 		const char *cmd[] = { self, "run", spec_abs, "--inventory",
-				      ro.inventory_path ? inv_abs : "slurm", "--db", db_abs, NULL };
+				      ro.inventory_path ? inv_abs : "slurm", "--db", db_abs,
+				      o.tag ? "--tag" : NULL, o.tag, NULL };
 		if (getenv("GCBENCH_HOME")) {
 			snprintf(home, sizeof(home), "GCBENCH_HOME=%s", getenv("GCBENCH_HOME"));
 			env[ne++] = home;

@@ -65,7 +65,8 @@ static gc_rc sel_term(struct selector *s, const char *term, gc_err *e)
 		return gc_fail(e, GC_E_INVAL, "invalid selector term '%s': write FIELD=VALUE "
 			       "with FIELD one of host, gpu_model, driver, cuda, nccl, mpi, "
 			       "kernel, libnl, sqlite, gcbench, tcp_cc, tag, env (at most %d "
-			       "terms, joined by ',')", term, SEL_MAX);
+			       "terms, joined by ','); a SLURM job is selected on its own "
+			       "(job=ID, partition=P)", term, SEL_MAX);
 	memcpy(s->fields[s->n], term, fl);
 	s->fields[s->n][fl] = '\0';
 	gc_strlcpy(s->vals[s->n++], eq + 1, sizeof s->vals[0]);
@@ -93,6 +94,8 @@ struct envset {
 	int64_t id[64];
 	size_t n;
 	int by_sweep;      /* id[] are sweep ids (baseline 'previous', 'sweep=ID') */
+	int by_job;        /* the runs of a SLURM job and/or partition ('job=ID,partition=P') */
+	char job[32], partition[128];   /* "" when not a term */
 };
 
 static void envset_desc(const char *sel, const struct envset *es, char *out, size_t n)
@@ -100,6 +103,10 @@ static void envset_desc(const char *sel, const struct envset *es, char *out, siz
 	char tmp[32];
 	size_t i;
 
+	if (es->by_job) {
+		snprintf(out, n, "%s (runs)", sel);
+		return;
+	}
 	snprintf(out, n, "%s (%s %s", sel, es->by_sweep ? "sweep" : "env", es->n ? "" : "none");
 	for (i = 0; i < es->n; i++) {
 		snprintf(tmp, sizeof tmp, "%s%lld", i ? ", " : "", (long long)es->id[i]);
@@ -129,6 +136,68 @@ static gc_rc sel_sweep(gc_db *db, const char *text, struct envset *es, gc_err *e
 	return GC_OK;
 }
 
+int gc_regress_valid_partition(const char *p)
+{
+	if (!p || !*p || *p == '-' || *p == '.' || strlen(p) > 127)
+		return 0;
+	for (; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-'))
+			return 0;
+	return 1;
+}
+
+int gc_regress_job_parse(const char *s, char *out, size_t n)
+{
+	uint64_t id;
+
+	if (!s || *s < '0' || *s > '9' || gc_parse_u64(s, &id) || !id)
+		return -1;
+	return snprintf(out, n, "%llu", (unsigned long long)id) < (int)n ? 0 : -1;
+}
+
+static int is_job_term(const char *t)
+{
+	return !strncmp(t, "job=", 4) || !strncmp(t, "partition=", 10);
+}
+
+/* "job=ID", "partition=P" or both joined by ',': the ok runs of a SLURM job and/or
+ * partition (runs.slurm_job, runs.slurm_partition), which must exist. */
+static gc_rc sel_job(gc_db *db, const char *text, struct envset *es, gc_err *e)
+{
+	char buf[256], *tok, *save = NULL;
+	int found;
+	gc_rc rc;
+
+	es->by_job = 1;
+	es->job[0] = es->partition[0] = '\0';
+	if (strlen(text) >= sizeof buf || strstr(text, ",,") || text[strlen(text) - 1] == ',')
+		return gc_fail(e, GC_E_INVAL, "invalid selector '%.64s': write job=ID, "
+			       "partition=P or both joined by one ','", text);
+	gc_strlcpy(buf, text, sizeof buf);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int job_ok = !strncmp(tok, "job=", 4) && !es->job[0] &&
+			     !gc_regress_job_parse(tok + 4, es->job, sizeof es->job);
+		int part_ok = !job_ok && !strncmp(tok, "partition=", 10) && !es->partition[0] &&
+			      gc_regress_valid_partition(tok + 10);
+
+		if (part_ok)
+			gc_strlcpy(es->partition, tok + 10, sizeof es->partition);
+		if (!job_ok && !part_ok)
+			return gc_fail(e, GC_E_INVAL, "invalid selector term '%s' in '%s': a job "
+				       "selector is job=ID (the SLURM job id, digits), partition=P "
+				       "([A-Za-z0-9._-]) or both joined by ',', each once", tok, text);
+	}
+	if ((rc = gc_db_job_has_ok_runs(db, es->job[0] ? es->job : NULL,
+					es->partition[0] ? es->partition : NULL, &found, e)))
+		return rc;
+	if (!found)
+		return gc_fail(e, GC_E_NOTFOUND, "no ok run matches '%s'; runs.slurm_job and "
+			       "runs.slurm_partition hold each run's job (sqlite3 DB 'SELECT DISTINCT "
+			       "slurm_job, slurm_partition FROM runs')", text);
+	return GC_OK;
+}
+
 /* The environments of a selector that have ok runs. */
 static gc_rc sel_envs(gc_db *db, const char *text, struct envset *es, gc_err *e)
 {
@@ -136,9 +205,11 @@ static gc_rc sel_envs(gc_db *db, const char *text, struct envset *es, gc_err *e)
 	struct selector s;
 	gc_rc rc;
 
-	es->by_sweep = 0;
+	es->by_sweep = es->by_job = 0;
 	if (text && !strncmp(text, "sweep=", 6))
 		return sel_sweep(db, text, es, e);
+	if (text && is_job_term(text))
+		return sel_job(db, text, es, e);
 	if ((rc = sel_parse(text, &s, e)))
 		return rc;
 	for (int i = 0; i < s.n; i++)
@@ -171,6 +242,7 @@ static gc_rc previous_sweeps(gc_db *db, struct envset *base, struct envset *cand
 	base->id[0] = prev;
 	cand->n = base->n = 1;
 	cand->by_sweep = base->by_sweep = 1;
+	cand->by_job = base->by_job = 0;
 	return GC_OK;
 }
 
@@ -296,7 +368,10 @@ static gc_rc side_load(gc_db *db, const struct envset *es, struct side *s, gc_er
 {
 	struct loading l = { s, GC_OK };
 	size_t i;
-	gc_rc rc = gc_db_ok_iterations(db, es->id, es->n, es->by_sweep, sample_add, &l, e);
+	gc_rc rc = es->by_job ?
+		gc_db_job_iterations(db, es->job[0] ? es->job : NULL,
+				     es->partition[0] ? es->partition : NULL, sample_add, &l, e) :
+		gc_db_ok_iterations(db, es->id, es->n, es->by_sweep, sample_add, &l, e);
 
 	if (l.rc)
 		return gc_fail(e, l.rc, "out of memory reading iterations");

@@ -57,6 +57,14 @@ enum { GC_METRIC_TIME, GC_METRIC_SPEEDUP };
 /* "time" or "speedup" into *metric; -1 for anything else. */
 int gc_regress_metric_parse(const char *s, int *metric);
 
+/* A SLURM job id (digits, not 0) into out as a canonical number ("007" -> "7"); -1 when
+ * s is not one or does not fit n bytes. The `job=ID` selector and `history --job`. */
+int gc_regress_job_parse(const char *s, char *out, size_t n);
+
+/* 1 when p is a partition name as SLURM writes it: [A-Za-z0-9._-], 1..127 bytes, not
+ * starting with '-' or '.'. The `partition=P` selector and `history --partition`. */
+int gc_regress_valid_partition(const char *p);
+
 void gc_regress_opts_default(gc_regress_opts *o);
 
 enum gc_regress_verdict {

@@ -307,16 +307,42 @@ gc_rc gc_sched_job_check(const gc_sched_job *j, gc_err *e)
 	    (rc = check_token("working directory", j->workdir, 1, e)) ||
 	    (j->tag && (rc = check_token("tag", j->tag, 0, e))) ||
 	    (j->env_file && (rc = check_token("env file", j->env_file, 1, e))) ||
-	    (j->user && (rc = check_token("user", j->user, 0, e))))
+	    (j->user && (rc = check_token("user", j->user, 0, e))) ||
+	    (j->slurm_partition && (rc = check_token("partition", j->slurm_partition, 0, e))) ||
+	    (j->slurm_time && (rc = check_token("time limit", j->slurm_time, 0, e))))
 		return rc;
+	if (j->slurm_nodes < 0 || j->slurm_gpus_per_node < 0 ||
+	    (!j->slurm_nodes && (j->slurm_partition || j->slurm_time || j->slurm_gpus_per_node)))
+		return gc_fail(e, GC_E_INVAL, "the SLURM options of schedule '%s' need --slurm "
+			       "--nodes N", j->name);
 	return GC_OK;
 }
 
 /* The command, unquoted (every part is a checked token). */
 static void job_command(const gc_sched_job *j, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s run %s --inventory %s --db %s%s%s", j->gcbench, j->spec,
-		 j->inventory, j->db, j->tag ? " --tag " : "", j->tag ? j->tag : "");
+	char sl[512] = "", t[160];
+
+	if (!j->slurm_nodes) {
+		snprintf(buf, n, "%s run %s --inventory %s --db %s%s%s", j->gcbench, j->spec,
+			 j->inventory, j->db, j->tag ? " --tag " : "", j->tag ? j->tag : "");
+		return;
+	}
+	snprintf(sl, sizeof sl, " --nodes %d", j->slurm_nodes);
+	if (j->slurm_partition) {
+		snprintf(t, sizeof t, " --partition %s", j->slurm_partition);
+		strncat(sl, t, sizeof sl - strlen(sl) - 1);
+	}
+	if (j->slurm_time) {
+		snprintf(t, sizeof t, " --time %s", j->slurm_time);
+		strncat(sl, t, sizeof sl - strlen(sl) - 1);
+	}
+	if (j->slurm_gpus_per_node) {
+		snprintf(t, sizeof t, " --gpus-per-node %d", j->slurm_gpus_per_node);
+		strncat(sl, t, sizeof sl - strlen(sl) - 1);
+	}
+	snprintf(buf, n, "%s submit %s%s --inventory %s --db %s%s%s --wait", j->gcbench,
+		 j->spec, sl, j->inventory, j->db, j->tag ? " --tag " : "", j->tag ? j->tag : "");
 }
 
 static char *dup_text(const char *s)

@@ -1,7 +1,8 @@
 /* orchestrator/ops/schedule.h: scheduled sweeps as systemd timers or cron.d lines.
  *
- * A job runs `gcbench run SPEC --inventory INV --db DB [--tag TAG]` at the times of
- * its --at: `gcbench run` is resumable and takes the sweep lock, so a run that finds
+ * A job runs `gcbench run SPEC --inventory INV --db DB [--tag TAG]` (or, with
+ * --slurm, `gcbench submit ... --wait`, which runs it as a SLURM batch job) at the times
+ * of its --at: `gcbench run` is resumable and takes the sweep lock, so a run that finds
  * the previous one interrupted continues it. Where it goes:
  *   systemd  ROOT/etc/systemd/system/gcbench-NAME.{service,timer}
  *            logs: journalctl -u gcbench-NAME.service
@@ -56,6 +57,14 @@ typedef struct gc_sched_job {
 	const char *env_file;   /* KEY=value lines (hook URLs): systemd EnvironmentFile=,
 				   sourced by the cron line */
 	const char *user;       /* cron.d user field (NULL: root) */
+	/* --slurm: the job runs `gcbench submit SPEC --nodes N [--partition P] [--time T]
+	 * [--gpus-per-node G] --inventory INV --db DB [--tag TAG] --wait` instead of
+	 * `gcbench run`: the sweep runs in a SLURM batch job, the nightly job waits for it
+	 * and ends with the sweep's status. slurm_nodes 0: not a SLURM job. The values
+	 * are checked by the caller (gc_slurm_submit_options_check) and again here as
+	 * tokens. */
+	int slurm_nodes, slurm_gpus_per_node;   /* gpus 0: not asked */
+	const char *slurm_partition, *slurm_time;   /* NULL: the site's default */
 } gc_sched_job;
 
 /* Check every field of j (messages name the field and say what to do). */

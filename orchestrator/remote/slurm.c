@@ -3,6 +3,7 @@
 #include "slurm.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -467,7 +468,22 @@ gc_rc gc_slurm_require_exclusive(const gc_slurm_job *j, gc_err *e)
 
 /* ---- the sbatch script ---- */
 
-static gc_rc submit_check(const gc_slurm_submit *s, gc_err *e)
+int gc_slurm_parse_count(const char *s, int min, int *out)
+{
+	char *end;
+	long n;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (errno || *end || n < min || n > GC_SLURM_MAX_HOSTS)
+		return -1;
+	*out = (int)n;
+	return 0;
+}
+
+gc_rc gc_slurm_submit_options_check(const gc_slurm_submit *s, gc_err *e)
 {
 	if (s->nodes < 1 || s->nodes > GC_SLURM_MAX_HOSTS)
 		return gc_fail(e, GC_E_INVAL, "--nodes %d: give 1 to %d", s->nodes, GC_SLURM_MAX_HOSTS);
@@ -492,6 +508,15 @@ static gc_rc submit_check(const gc_slurm_submit *s, gc_err *e)
 	if (s->chdir && (!gc_is_safe_token(s->chdir) || s->chdir[0] != '/'))
 		return gc_fail(e, GC_E_INVAL, "working directory '%.64s': use an absolute path "
 			       "of [A-Za-z0-9._:@%%+=,/-]", s->chdir);
+	return GC_OK;
+}
+
+static gc_rc submit_check(const gc_slurm_submit *s, gc_err *e)
+{
+	gc_rc rc = gc_slurm_submit_options_check(s, e);
+
+	if (rc)
+		return rc;
 	if (!s->command || !s->command[0] || !s->command[0][0])
 		return gc_fail(e, GC_E_INVAL, "the job has no command");
 	for (const char *const *v = s->env; v && *v; v++) {

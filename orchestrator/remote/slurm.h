@@ -109,6 +109,15 @@ typedef struct gc_slurm_submit {
  * appended then). */
 gc_rc gc_slurm_sbatch_script(const gc_slurm_submit *s, gc_buf *out, gc_err *e);
 
+/* The options of s (not its command or environment) as gc_slurm_sbatch_script checks
+ * them: GC_E_INVAL naming the option ("--nodes 0: give 1 to 4096"). `gcbench submit`
+ * and `gcbench schedule install --slurm` check their options with it. */
+gc_rc gc_slurm_submit_options_check(const gc_slurm_submit *s, gc_err *e);
+
+/* A count option (--nodes: min 1, --gpus-per-node: min 0): digits only, min to
+ * GC_SLURM_MAX_HOSTS, into *out; -1 otherwise. */
+int gc_slurm_parse_count(const char *s, int min, int *out);
+
 /* 1 when t is a time limit in one of SLURM's forms (see gc_slurm_submit.time). */
 int gc_slurm_valid_time(const char *t);
 

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 GC=$BIN/gcbench
 MK=$BUILD/tests/test_regress
-names="exit1_on_regression exit0_without json_valid markdown previous usage_exit2 history notify_on_regression speedup_metric width"
+names="exit1_on_regression exit0_without json_valid markdown previous usage_exit2 history notify_on_regression speedup_metric width slurm_job"
 need_cmd python3 $names || exit 0
 [ -x "$GC" ] && [ -x "$MK" ] || { for n in $names; do skip "$n" "$GC or $MK not built"; done; exit 0; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gc-regress.XXXXXX")
@@ -44,6 +44,25 @@ else fail previous "rc=$rc out=$out"; fi
 "$GC" regress --db "$db" --baseline sweep=x --candidate nccl=2.19 >/dev/null 2>&1; r6=$?
 if [ "$r1$r2$r3$r4$r5$r6" = 222222 ] && grep -q "time or speedup" "$tmp/m.out"; then pass usage_exit2
 else fail usage_exit2 "exit codes $r1 $r2 $r3 $r4 $r5 $r6, want 2 2 2 2 2 2: $(cat "$tmp/m.out")"; fi
+
+# by SLURM job: sweep 1 ran in job 101, sweep 2 in job 202 (partition gpu), set as
+# `gcbench run` inside an allocation sets them
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("UPDATE runs SET slurm_job = CASE sweep_id WHEN 1 THEN \x27101\x27 ELSE \x27202\x27 END, slurm_partition = \x27gpu\x27, slurm_nodes = \x27n[1-4]\x27"); c.commit()' "$db"
+out=$("$GC" regress --db "$db" --baseline job=101 --candidate job=202,partition=gpu 2>&1); rc=$?
+"$GC" regress --db "$db" --baseline job=x --candidate job=202 >/dev/null 2>"$tmp/j.err"; j1=$?
+"$GC" regress --db "$db" --baseline job=101 --candidate 'partition=g;pu' >/dev/null 2>&1; j2=$?
+"$GC" regress --db "$db" --baseline job=101,job=202 --candidate job=202 >/dev/null 2>&1; j3=$?
+"$GC" regress --db "$db" --baseline job=999 --candidate job=202 >/dev/null 2>"$tmp/j3.err"; j4=$?
+"$GC" regress --db "$db" --baseline job=101 --candidate partition=cpu >/dev/null 2>&1; j5=$?
+h1=$("$GC" history --db "$db" --model resnet50 --method powersgd --job 202 2>&1 | grep -c ' 10gbit ')
+h2=$("$GC" history --db "$db" --model resnet50 --method powersgd --partition gpu 2>&1 | grep -c ' 10gbit ')
+"$GC" history --db "$db" --model resnet50 --method powersgd --job 2x >/dev/null 2>&1; j6=$?
+"$GC" history --db "$db" --model resnet50 --method powersgd --partition 'g pu' >/dev/null 2>&1; j7=$?
+if [ $rc -eq 1 ] && echo "$out" | grep -E '^resnet50 +powersgd .*REGRESSION$' >/dev/null &&
+   echo "$out" | grep -q "baseline:  job=101" && [ "$j1$j2$j3$j4$j5$j6$j7" = 2223322 ] &&
+   [ "$h1$h2" = 12 ] &&
+   grep -q "job=ID" "$tmp/j.err" && grep -q "no ok run matches 'job=999'" "$tmp/j3.err"; then pass slurm_job
+else fail slurm_job "rc=$rc exits $j1 $j2 $j3 $j4 $j5 $j6 $j7 (want 2 2 2 3 3 2 2) history rows $h1 $h2 (want 1 2) out=$out $(cat "$tmp/j.err" "$tmp/j3.err")"; fi
 
 # --metric speedup: powersgd's speedup fell 10% (1.25 -> 1.14): flagged; the baseline
 # method has no row of its own

@@ -3,7 +3,7 @@
 # root (--root / GCBENCH_SCHEDULE_ROOT): nothing is installed on this machine.
 . "$(dirname "$0")/../lib.sh"
 GC=$(cd "$(dirname "$BIN/gcbench")" 2>/dev/null && pwd)/gcbench
-names="install_systemd install_cron list_remove bad_at_exit2 unsafe_path_refused bad_spec_refused bad_inventory_refused build_tree_refused installed_binary"
+names="install_systemd install_cron list_remove bad_at_exit2 unsafe_path_refused bad_spec_refused bad_inventory_refused build_tree_refused installed_binary slurm_install slurm_refusals slurm_command_runs"
 [ -x "$GC" ] || { for n in $names; do skip "$n" "$GC not built"; done; exit 0; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gc-sched.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -75,3 +75,53 @@ if [ $rc -eq 0 ] && ! echo "$out" | grep -q "build tree" &&
    grep -q "^ExecStart=$tmp/prefix/bin/gcbench run " "$tmp/r2/etc/systemd/system/gcbench-nightly.service"; then
 	pass installed_binary
 else fail installed_binary "rc=$rc out=$out"; fi
+
+# --slurm: the job submits the sweep as a batch job and waits for it (docs/slurm.md)
+printf 'slurm: true\niface: eth0\n' >"$tmp/w/slurm.yaml"
+rm -rf "$tmp/r3" && mkdir -p "$tmp/r3/run/systemd/system"
+out=$("$GC" schedule install nightly.yaml --inventory slurm.yaml --slurm --nodes 4 --partition gpu --time 2:00:00 --gpus-per-node 2 --tag nccl-2.19 --db "$tmp/w/r.db" --at 'daily 02:00' --root "$tmp/r3" $B 2>&1); rc=$?
+out2=$(GCBENCH_SCHEDULE_ROOT=$tmp/cr "$GC" schedule install nightly.yaml --inventory slurm.yaml --slurm --nodes 2 --at hourly --name sl $B 2>&1); rc2=$?
+svc=$tmp/r3/etc/systemd/system/gcbench-nightly.service
+line=$(grep -v '^#' "$tmp/cr/etc/cron.d/gcbench-sl" 2>/dev/null | tail -n 1)
+if [ $rc -eq 0 ] && [ $rc2 -eq 0 ] && grep -qx "ExecStart=$GC submit $tmp/w/nightly.yaml --nodes 4 --partition gpu --time 2:00:00 --gpus-per-node 2 --inventory $tmp/w/slurm.yaml --db $tmp/w/r.db --tag nccl-2.19 --wait" "$svc" &&
+   echo "$line" | grep -qF "flock -n /run/lock/gcbench-sl.lock $GC submit $tmp/w/nightly.yaml --nodes 2 --inventory $tmp/w/slurm.yaml --db $tmp/w/gcbench.db --wait >> /var/log/gcbench/sl.log 2>&1"; then
+	pass slurm_install
+else fail slurm_install "rc=$rc,$rc2 out=$out / $out2 line=$line svc=$(grep ExecStart "$svc" 2>/dev/null)"; fi
+
+# every malformed --slurm option, and --slurm with a spec 'gcbench run' refuses: exit 2,
+# nothing written
+rm -rf "$tmp/r4" && mkdir -p "$tmp/r4/run/systemd/system"
+bad=""
+while IFS='|' read -r args want; do
+	# shellcheck disable=SC2086
+	out=$("$GC" schedule install $args --at hourly --root "$tmp/r4" $B 2>&1); rc=$?
+	{ [ $rc -eq 2 ] && echo "$out" | grep -qF -- "$want"; } || bad="$bad [$args: rc=$rc $out]"
+done <<'EOF2'
+nightly.yaml --inventory slurm.yaml --slurm|add --nodes N
+nightly.yaml --inventory slurm.yaml --slurm --nodes 0|--nodes needs a whole number
+nightly.yaml --inventory slurm.yaml --slurm --nodes x|--nodes needs a whole number
+nightly.yaml --inventory slurm.yaml --slurm --nodes +2|--nodes needs a whole number
+nightly.yaml --inventory slurm.yaml --slurm --nodes 2 --gpus-per-node -1|--gpus-per-node needs
+nightly.yaml --inventory slurm.yaml --slurm --nodes 2 --gpus-per-node 99|--gpus-per-node 99
+nightly.yaml --inventory slurm.yaml --slurm --nodes 2 --partition g;pu|partition 'g;pu'
+nightly.yaml --inventory slurm.yaml --slurm --nodes 2 --partition -gpu|partition '-gpu'
+nightly.yaml --inventory slurm.yaml --slurm --nodes 2 --time 1day|time limit '1day'
+nightly.yaml --inventory slurm.yaml --nodes 2|add --slurm
+nightly.yaml --inventory slurm.yaml --partition gpu|add --slurm
+bad.yaml --inventory slurm.yaml --slurm --nodes 2|refusing to schedule 'bad'
+EOF2
+if [ -z "$bad" ] && [ -z "$(ls "$tmp/r4/etc/systemd/system" 2>/dev/null)" ]; then pass slurm_refusals
+else fail slurm_refusals "$bad; written: $(ls "$tmp/r4/etc/systemd/system" 2>/dev/null)"; fi
+
+# the installed command itself, with a stand-in sbatch (no SLURM needed): it writes the
+# batch script (with --tag) and ends with the job's status (the stand-in's 3)
+mkdir -p "$tmp/sbin"
+printf '#!/bin/sh\necho "$@" >"%s/sbatch.args"\necho 4242\nexit 3\n' "$tmp" >"$tmp/sbin/sbatch"
+chmod +x "$tmp/sbin/sbatch"
+cmd=$(sed -n 's/^ExecStart=//p' "$tmp/r3/etc/systemd/system/gcbench-nightly.service")
+# shellcheck disable=SC2086
+out=$(PATH=$tmp/sbin:$PATH $cmd 2>&1); rc=$?
+if [ $rc -eq 3 ] && [ "$(head -n 1 <<<"$out")" = 4242 ] && grep -q -- "--wait $tmp/w/nightly.sbatch" "$tmp/sbatch.args" &&
+   grep -q "^#SBATCH --nodes=4" "$tmp/w/nightly.sbatch" && grep -q "^#SBATCH --partition=gpu" "$tmp/w/nightly.sbatch" &&
+   grep -q "'--db' '$tmp/w/r.db' '--tag' 'nccl-2.19'$" "$tmp/w/nightly.sbatch"; then pass slurm_command_runs
+else fail slurm_command_runs "rc=$rc (want 3) out=$out args=$(cat "$tmp/sbatch.args" 2>/dev/null) script=$(cat "$tmp/w/nightly.sbatch" 2>/dev/null)"; fi

@@ -237,6 +237,46 @@ static void test_ok_iterations(void)
 	gc_db_close(db);
 }
 
+/* Runs by SLURM job and partition: runs 1-5 (sweep 1) in job 7, 4 and 5 in partition
+ * cpu; 6 and 7 in job 8, partition gpu; 8 (failed) in job 9. */
+static void test_job_iterations(void)
+{
+	struct seen v = { 0 };
+	gc_db *db = NULL;
+	gc_err e;
+	int yes = -1;
+
+	CHECK(gc_db_open(dbpath, 0, &db, &e) == GC_OK);
+	CHECK(!sqlite3_exec(gc_db_handle(db), "UPDATE runs SET slurm_job = CASE WHEN id <= 5 "
+			    "THEN '7' WHEN id <= 7 THEN '8' ELSE '9' END, slurm_partition = CASE "
+			    "WHEN id IN (4, 5) THEN 'cpu' WHEN id IN (6, 7) THEN 'gpu' ELSE '' END",
+			    NULL, NULL, NULL));
+	CHECK_EQ_INT(gc_db_job_iterations(db, "7", NULL, on_sample, &v, &e), GC_OK);
+	CHECK_EQ_INT(v.n, 4 * 6);            /* the failed run 3 does not count */
+	CHECK_EQ_INT(v.bad_order, 0);
+	memset(&v, 0, sizeof v);
+	CHECK_EQ_INT(gc_db_job_iterations(db, "7", "cpu", on_sample, &v, &e), GC_OK);
+	CHECK_EQ_INT(v.n, 2 * 6);
+	CHECK_NEAR(v.sum, 6 * (0.5 + 1.0), 1e-9);
+	memset(&v, 0, sizeof v);
+	CHECK_EQ_INT(gc_db_job_iterations(db, NULL, "gpu", on_sample, &v, &e), GC_OK);
+	CHECK_NEAR(v.sum, 6 * (2.0 + 1.6), 1e-9);
+	memset(&v, 0, sizeof v);
+	CHECK_EQ_INT(gc_db_job_iterations(db, "7' OR '1'='1", NULL, on_sample, &v, &e), GC_OK);
+	CHECK_EQ_INT(v.n, 0);
+	CHECK_EQ_INT(gc_db_job_iterations(db, NULL, NULL, on_sample, &v, &e), GC_E_INVAL);
+	CHECK_EQ_INT(gc_db_job_has_ok_runs(db, "8", "gpu", &yes, &e), GC_OK);
+	CHECK_EQ_INT(yes, 1);
+	CHECK_EQ_INT(gc_db_job_has_ok_runs(db, "9", NULL, &yes, &e), GC_OK);
+	CHECK_EQ_INT(yes, 0);                /* job 9 has only a failed run */
+	CHECK_EQ_INT(gc_db_job_has_ok_runs(db, "8", "cpu", &yes, &e), GC_OK);
+	CHECK_EQ_INT(yes, 0);
+	CHECK_EQ_INT(gc_db_job_has_ok_runs(db, NULL, NULL, &yes, &e), GC_E_INVAL);
+	CHECK(!sqlite3_exec(gc_db_handle(db), "UPDATE runs SET slurm_job = '', "
+			    "slurm_partition = ''", NULL, NULL, NULL));
+	gc_db_close(db);
+}
+
 struct hist {
 	int n;
 	double speedup[8];
@@ -536,6 +576,7 @@ int main(void)
 	GCT_RUN(test_envs_with_ok_runs);
 	GCT_RUN(test_sweeps);
 	GCT_RUN(test_ok_iterations);
+	GCT_RUN(test_job_iterations);
 	GCT_RUN(test_history);
 	GCT_RUN(test_summary);
 	GCT_RUN(test_counts_and_transactions);

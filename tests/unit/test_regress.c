@@ -419,6 +419,92 @@ static void test_runs_are_the_unit(void)
 	unlink(path);
 }
 
+/* Sweep 1 ran in SLURM job 101, sweep 2 in job 202, both in partition gpu. */
+static gc_rc set_jobs(void)
+{
+	gc_db *db = NULL;
+	gc_rc rc;
+
+	if ((rc = gc_db_open(dbpath, 0, &db, NULL)))
+		return rc;
+	if (sqlite3_exec(gc_db_handle(db), "UPDATE runs SET slurm_job = CASE sweep_id WHEN 1 "
+			 "THEN '101' ELSE '202' END, slurm_partition = 'gpu', slurm_nodes = "
+			 "'n[1-2]'", NULL, NULL, NULL))
+		rc = GC_E_DB;
+	gc_db_close(db);
+	return rc;
+}
+
+static void test_job_selectors(void)
+{
+	static const char *bad[] = {
+		"job=", "job=x", "job=0", "job=-1", "job=+1", "job= 1", "job=1x", "job=0x10",
+		"job=1,job=2", "job=99999999999999999999999", "partition=", "partition=-gpu",
+		"partition=.gpu", "partition=g'pu", "partition=gpu,partition=cpu",
+		"job=101,nccl=2.18", "partition=gpu,", "nccl=2.18,job=101",
+	};
+	gc_regress_report r;
+	gc_err e;
+
+	CHECK(set_jobs() == GC_OK);
+	CHECKF(compare("job=101", "job=202", &r, &e) == GC_OK, "%s", e.msg);
+	CHECK_EQ_INT(r.n_regressions, 1);
+	CHECK_CONTAINS(r.base_desc, "job=101");
+	gc_regress_report_release(&r);
+	CHECKF(compare("job=101,partition=gpu", "partition=gpu,job=202", &r, &e) == GC_OK,
+	       "%s", e.msg);
+	CHECK_EQ_INT(r.n_regressions, 1);
+	gc_regress_report_release(&r);
+	/* both jobs on each side: the same runs, no regression */
+	CHECKF(compare("partition=gpu", "partition=gpu", &r, &e) == GC_OK, "%s", e.msg);
+	CHECK_EQ_INT(r.n_regressions, 0);
+	CHECK(r.n > 0);
+	gc_regress_report_release(&r);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		memset(&e, 0, sizeof e);
+		CHECKF(compare(bad[i], "job=202", &r, &e) == GC_E_INVAL, "%s accepted", bad[i]);
+		CHECKF(strstr(e.msg, "job=ID") != NULL, "%s: %s", bad[i], e.msg);
+		gc_regress_report_release(&r);
+	}
+	CHECK_EQ_INT(compare("job=999", "job=202", &r, &e), GC_E_NOTFOUND);
+	CHECK_CONTAINS(e.msg, "no ok run matches 'job=999'");
+	CHECK_EQ_INT(compare("job=101", "partition=cpu", &r, &e), GC_E_NOTFOUND);
+	CHECK_EQ_INT(compare("job=101,partition=cpu", "job=202", &r, &e), GC_E_NOTFOUND);
+	CHECK_EQ_INT(compare("job=101' OR 1=1 --", "job=202", &r, &e), GC_E_INVAL);
+}
+
+static void test_history_by_job(void)
+{
+	static const struct { const char *job, *part; int rows; } c[] = {
+		{ "101", NULL, 1 }, { "202", "gpu", 1 }, { NULL, "gpu", 2 }, { "999", NULL, 0 },
+		{ NULL, "cpu", 0 }, { "101' OR 1=1 --", NULL, 0 }, { NULL, NULL, 2 },
+	};
+	char out[32];
+	gc_db *db = NULL;
+	gc_err e;
+
+	CHECK(set_jobs() == GC_OK);
+	CHECKF(gc_db_open(dbpath, GC_DB_READONLY, &db, &e) == GC_OK, "%s", e.msg);
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		int n = 0;
+		CHECK_EQ_INT(gc_db_history_job(db, "resnet50", "powersgd", -1, c[i].job, c[i].part,
+					       count_rows, &n, &e), GC_OK);
+		CHECKF(n == c[i].rows, "job %s partition %s: %d rows, want %d", c[i].job,
+		       c[i].part, n, c[i].rows);
+	}
+	gc_db_close(db);
+	CHECK(gc_regress_job_parse("007", out, sizeof out) == 0 && !strcmp(out, "7"));
+	CHECK(gc_regress_job_parse("0", out, sizeof out) == -1);
+	CHECK(gc_regress_job_parse(" 1", out, sizeof out) == -1);
+	CHECK(gc_regress_job_parse("123456", out, 4) == -1);
+	CHECK(gc_regress_job_parse("1_2", out, sizeof out) == -1);
+	CHECK(gc_regress_valid_partition("gpu-a100.x_1"));
+	CHECK(!gc_regress_valid_partition(""));
+	CHECK(!gc_regress_valid_partition("-p"));
+	CHECK(!gc_regress_valid_partition("a,b"));
+	CHECK(!gc_regress_valid_partition(NULL));
+}
+
 int main(int argc, char **argv)
 {
 	int rc;
@@ -438,6 +524,8 @@ int main(int argc, char **argv)
 	GCT_RUN(test_reverse_is_improvement);
 	GCT_RUN(test_previous);
 	GCT_RUN(test_selectors);
+	GCT_RUN(test_job_selectors);
+	GCT_RUN(test_history_by_job);
 	GCT_RUN(test_formats);
 	GCT_RUN(test_history);
 	GCT_RUN(test_speedup_metric);

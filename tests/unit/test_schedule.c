@@ -100,8 +100,56 @@ static void test_systemd_analyze_accepts(void)
 static gc_sched_job good_job(void)
 {
 	gc_sched_job j = { "nightly", "daily 02:00", "/usr/bin/gcbench", "/srv/specs/n.yaml",
-			   "/srv/inv.yaml", "/srv/gc.db", "/srv", "nccl-2.19", NULL, NULL };
+			   "/srv/inv.yaml", "/srv/gc.db", "/srv", "nccl-2.19", NULL, NULL,
+			   0, 0, NULL, NULL };
 	return j;
+}
+
+/* --slurm: the job submits the sweep and waits for it; SLURM values are tokens too. */
+static void test_slurm_job(void)
+{
+	gc_sched_job j = good_job();
+	char *svc = NULL, *tim = NULL, *cron = NULL;
+	gc_err e;
+
+	j.slurm_nodes = 4;
+	j.slurm_partition = "gpu";
+	j.slurm_time = "2:00:00";
+	j.slurm_gpus_per_node = 8;
+	CHECKF(gc_sched_systemd_texts(&j, &svc, &tim, &e) == GC_OK, "%s", e.msg);
+	CHECK(svc && strstr(svc, "\nExecStart=/usr/bin/gcbench submit /srv/specs/n.yaml "
+			    "--nodes 4 --partition gpu --time 2:00:00 --gpus-per-node 8 "
+			    "--inventory /srv/inv.yaml --db /srv/gc.db --tag nccl-2.19 --wait\n"));
+	CHECKF(gc_sched_cron_text(&j, &cron, &e) == GC_OK, "%s", e.msg);
+	CHECK(cron && strstr(cron, "/usr/bin/gcbench submit /srv/specs/n.yaml --nodes 4 "
+			     "--partition gpu --time 2:00:00 --gpus-per-node 8 --inventory "
+			     "/srv/inv.yaml --db /srv/gc.db --tag nccl-2.19 --wait >>"));
+	free(svc);
+	free(tim);
+	free(cron);
+	j.slurm_partition = NULL;
+	j.slurm_time = NULL;
+	j.slurm_gpus_per_node = 0;
+	j.tag = NULL;
+	CHECKF(gc_sched_systemd_texts(&j, &svc, &tim, &e) == GC_OK, "%s", e.msg);
+	CHECK(svc && strstr(svc, "\nExecStart=/usr/bin/gcbench submit /srv/specs/n.yaml "
+			    "--nodes 4 --inventory /srv/inv.yaml --db /srv/gc.db --wait\n"));
+	free(svc);
+	free(tim);
+	j = good_job();
+	j.slurm_nodes = 2;
+	j.slurm_partition = "gpu;reboot";
+	CHECK_EQ_INT(gc_sched_job_check(&j, &e), GC_E_INVAL);
+	j.slurm_partition = NULL;
+	j.slurm_time = "1 day";
+	CHECK_EQ_INT(gc_sched_job_check(&j, &e), GC_E_INVAL);
+	j = good_job();
+	j.slurm_partition = "gpu";     /* without --slurm --nodes */
+	CHECK_EQ_INT(gc_sched_job_check(&j, &e), GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "--slurm --nodes N");
+	j = good_job();
+	j.slurm_nodes = -1;
+	CHECK_EQ_INT(gc_sched_job_check(&j, &e), GC_E_INVAL);
 }
 
 static void test_injection_refused(void)
@@ -258,6 +306,7 @@ int main(void)
 	GCT_RUN(test_rejected);
 	GCT_RUN(test_systemd_analyze_accepts);
 	GCT_RUN(test_injection_refused);
+	GCT_RUN(test_slurm_job);
 	GCT_RUN(test_install_systemd);
 	GCT_RUN(test_install_cron_replaces);
 	GCT_RUN(test_remove);
