@@ -88,16 +88,17 @@ static gc_db *build(void)
 	return db;
 }
 
-/* the SQL of the first ```sql block after the heading "### N." in text (docs/database.md
- * or README.md) */
+/* the SQL of the first ```sql block (```sql runnable too: tools/doc-check.sh) after the
+ * heading "### N." in text (docs/database.md or README.md) */
 static char *query_in(const char *text, int n)
 {
 	char head[16], *h, *s, *end;
 
 	snprintf(head, sizeof(head), "\n### %d.", n);
-	if (!text || !(h = strstr(text, head)) || !(s = strstr(h, "```sql\n")))
+	if (!text || !(h = strstr(text, head)) || !(s = strstr(h, "```sql")) ||
+	    !(s = strchr(s, '\n')))
 		return NULL;
-	s += 7;
+	s += 1;
 	if (!(end = strstr(s, "```")))
 		return NULL;
 	return strndup(s, (size_t)(end - s));
