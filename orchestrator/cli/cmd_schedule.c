@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "commands.h"
+#include "json.h"
 #include "log.h"
 #include "proc.h"
 #include "orchestrator/ops/schedule.h"
@@ -20,7 +22,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gcbench schedule install SPEC --inventory INV --at WHEN [options]\n"
-		"       gcbench schedule list [--root DIR]\n"
+		"       gcbench schedule list [--root DIR] [--json]\n"
 		"       gcbench schedule remove NAME [--root DIR]\n\n"
 		"Run a sweep on a schedule: 'gcbench run SPEC --inventory INV --db DB' from a\n"
 		"systemd timer (where systemd runs) or a line in /etc/cron.d. The run takes the\n"
@@ -66,7 +68,7 @@ struct opts {
 	const char *root, *backend, *name, *tag, *env_file, *db, *inventory, *at;
 	const char *gcbench, *spec;
 	const char *nodes, *partition, *time, *gpus;   /* --slurm's, as given */
-	int replace, allow_build_tree, slurm;
+	int replace, allow_build_tree, slurm, json;
 };
 
 static const struct gc_opt schedule_opts[] = {
@@ -78,6 +80,7 @@ static const struct gc_opt schedule_opts[] = {
 	{ "--allow-build-tree", NULL, 0, 11 }, { "--nodes", NULL, GC_OPT_ARG, 12 },
 	{ "--partition", NULL, GC_OPT_ARG, 13 }, { "--time", NULL, GC_OPT_ARG, 14 },
 	{ "--gpus-per-node", NULL, GC_OPT_ARG, 15 }, { "--slurm", NULL, 0, 16 },
+	{ "--json", NULL, 0, 17 },
 };
 
 /* 0 to go on, -1 for a mistake (reported), 1 when help or version was printed. */
@@ -85,7 +88,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 {
 	const char **slots[] = { &o->root, &o->backend, &o->name, &o->tag, &o->env_file,
 				 &o->db, &o->inventory, &o->at, &o->gcbench, NULL, NULL,
-				 &o->nodes, &o->partition, &o->time, &o->gpus };
+				 &o->nodes, &o->partition, &o->time, &o->gpus, NULL, NULL };
 	gc_opts p;
 	int r;
 
@@ -93,8 +96,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		     sizeof schedule_opts / sizeof schedule_opts[0], argc - 1, argv + 1);
 	p.positional = 1;
 	while ((r = gc_opts_next(&p)) >= 0) {
-		if (r == 10 || r == 11 || r == 16)
-			*(r == 10 ? &o->replace : r == 11 ? &o->allow_build_tree : &o->slurm) = 1;
+		if (r == 10 || r == 11 || r == 16 || r == 17)
+			*(r == 10 ? &o->replace : r == 11 ? &o->allow_build_tree :
+			  r == 16 ? &o->slurm : &o->json) = 1;
 		else if (r > 0)
 			*slots[r - 1] = p.val;
 		else if (o->spec) {
@@ -355,11 +359,37 @@ static void print_entry(const gc_sched_entry *en, void *arg)
 	printf("%-20s %-8s %-20s %s\n", en->name, en->backend, en->at, en->command);
 }
 
+static void json_entry(const gc_sched_entry *en, void *arg)
+{
+	gc_json *j = arg;
+
+	gc_json_obj_open(j);
+	gc_json_str_field(j, "name", en->name);
+	gc_json_str_field(j, "backend", en->backend);
+	gc_json_str_field(j, "at", en->at);
+	gc_json_str_field(j, "command", en->command);
+	gc_json_str_field(j, "file", en->file);
+	gc_json_obj_close(j);
+}
+
 static int do_list(const struct opts *o)
 {
 	gc_err e;
 	int n = 0;
 
+	if (o->json) {   /* [{"name", "backend", "at", "command", "file"}, ...] */
+		gc_buf b;
+		gc_json j;
+		gc_buf_init(&b);
+		gc_json_init(&j, &b, 0);
+		gc_json_arr_open(&j);
+		if (gc_sched_list(o->root ? o->root : "", json_entry, &j, &e)) {
+			gc_buf_release(&b);
+			return gc_error("cannot list schedules: %s", e.msg), GC_EXIT_ENV;
+		}
+		gc_json_arr_close(&j);
+		return gc_cli_json_print(&b, &j);
+	}
 	if (gc_sched_list(o->root ? o->root : "", print_entry, &n, &e))
 		return gc_error("cannot list schedules: %s", e.msg), GC_EXIT_ENV;
 	if (!n)
@@ -410,6 +440,11 @@ int cmd_schedule(int argc, char **argv)
 		return gc_cli_unknown_sub("gcbench schedule", argv[1], subs, 3);
 	if ((r = parse_args(argc, argv, &o)))
 		return r > 0 ? 0 : 2;
+	if (o.json && strcmp(argv[1], "list")) {
+		gc_error("--json applies to 'gcbench schedule list'; install and remove print one "
+			 "line (drop --json)");
+		return 2;
+	}
 	if (!strcmp(argv[1], "install"))
 		return do_install(&o);
 	if (!strcmp(argv[1], "list"))

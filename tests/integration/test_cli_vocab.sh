@@ -193,6 +193,11 @@ out=$("$G" cluster status --name vocab-none --json 2>/dev/null)
 json_ok <<<"$out" && pass json_cluster_status || fail json_cluster_status "${out:0:200}"
 "$G" cluster up 2 --name vocab-none --json >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] && pass json_cluster_up_refused || fail json_cluster_up_refused "rc $rc"
+out=$("$G" schedule list --root "$work/sched" --json); rc=$?
+[ $rc -eq 0 ] && json_ok <<<"$out" && [ "$(tr -d ' \n' <<<"$out")" = "[]" ] && pass json_schedule_list ||
+	fail json_schedule_list "rc $rc: ${out:0:200}"
+"$G" schedule remove nothing --root "$work/sched" --json >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && pass json_schedule_remove_refused || fail json_schedule_remove_refused "rc $rc"
 "$G" run "$work/s.yaml" --dry-run --json >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] && pass json_run_dry_refused || fail json_run_dry_refused "rc $rc"
 python3 - "$work/g.npy" <<'EOF'
