@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
+#include "json.h"
 #include "commands.h"
 #include "db/db.h"
 #include "log.h"
@@ -46,7 +48,8 @@ static void usage(FILE *f)
 		"  --nodes N          hosts the run used (default: the distinct \"host\" values of\n"
 		"                     the headers, 1 if they give none)\n"
 		"  --model, --method, --params, --workload, --batch\n"
-		"                     replace what every header says (or supply a missing key)\n\n"
+		"                     replace what every header says (or supply a missing key)\n"
+		"  --json             print the stored run as one JSON object\n\n"
 		"example:\n"
 		"  torchrun --nproc-per-node 2 train.py --records out/allreduce   # rank files\n"
 		"  gcbench ingest out/allreduce/rank*.rec --sweep hooks --baseline allreduce\n"
@@ -57,6 +60,7 @@ static void usage(FILE *f)
 struct ingest_cli {
 	struct gc_ingest_opts o;
 	const char *db, *tag;
+	int json;                 /* --json: the stored run as one JSON object */
 	const char **files;
 	size_t nfiles;
 };
@@ -73,7 +77,7 @@ static int parse_int_opt(const char *opt, const char *v, int lo, int hi, int *ou
 	return 0;
 }
 
-enum { I_STR = 1, I_BATCH = 9, I_NODES, I_BW, I_LAT };
+enum { I_STR = 1, I_BATCH = 9, I_NODES, I_BW, I_LAT, I_JSON };
 static const struct gc_opt ingest_opts[] = {
 	{ "--sweep", NULL, GC_OPT_ARG, I_STR }, { "--baseline", NULL, GC_OPT_ARG, I_STR + 1 },
 	{ "--db", NULL, GC_OPT_ARG, I_STR + 2 }, { "--tag", NULL, GC_OPT_ARG, I_STR + 3 },
@@ -81,6 +85,7 @@ static const struct gc_opt ingest_opts[] = {
 	{ "--params", NULL, GC_OPT_ARG, I_STR + 6 }, { "--workload", NULL, GC_OPT_ARG, I_STR + 7 },
 	{ "--batch", NULL, GC_OPT_ARG, I_BATCH }, { "--nodes", NULL, GC_OPT_ARG, I_NODES },
 	{ "--bandwidth", NULL, GC_OPT_ARG, I_BW }, { "--latency", NULL, GC_OPT_ARG, I_LAT },
+	{ "--json", NULL, 0, I_JSON },
 };
 
 /* One option; 0 ok, -1 bad value (reported). */
@@ -93,6 +98,10 @@ static int option(struct ingest_cli *c, int id, const char *a, const char *v)
 
 	if (id < I_BATCH) {
 		*str[id - I_STR] = v;
+		return 0;
+	}
+	if (id == I_JSON) {
+		c->json = 1;
 		return 0;
 	}
 	if (id == I_BATCH)
@@ -146,6 +155,39 @@ static int parse_args(struct ingest_cli *c, int argc, char **argv)
 	return 0;
 }
 
+static int print_json(const struct ingest_cli *c, const struct gc_db_ingest_req *q,
+		      const struct gc_db_ingest_out *out)
+{
+	gc_buf b;
+	gc_json j;
+
+	gc_buf_init(&b);
+	gc_json_init(&j, &b, 0);
+	gc_json_obj_open(&j);
+	gc_json_key(&j, "run");
+	gc_json_int(&j, (long long)out->run_id);
+	gc_json_key(&j, "sweep");
+	gc_json_int(&j, (long long)out->sweep_id);
+	gc_json_str_field(&j, "sweep_name", c->o.sweep);
+	gc_json_key(&j, "sweep_created");
+	gc_json_bool(&j, out->sweep_created);
+	gc_json_str_field(&j, "model", q->run.model);
+	gc_json_str_field(&j, "method", q->run.method);
+	gc_json_str_field(&j, "params", q->run.params);
+	gc_json_key(&j, "world_size");
+	gc_json_int(&j, q->run.world_size);
+	gc_json_key(&j, "iterations");
+	gc_json_int(&j, q->run.iterations);
+	gc_json_key(&j, "warmup");
+	gc_json_int(&j, q->run.warmup);
+	gc_json_key(&j, "rows");
+	gc_json_uint(&j, (unsigned long long)out->rows);
+	gc_json_str_field(&j, "producer", q->producer);
+	gc_json_str_field(&j, "db", c->db);
+	gc_json_obj_close(&j);
+	return gc_cli_json_print(&b, &j);
+}
+
 static int store(struct ingest_cli *c, const struct gc_ingest_set *s)
 {
 	struct gc_envinfo env;
@@ -164,8 +206,10 @@ static int store(struct ingest_cli *c, const struct gc_ingest_set *s)
 	gc_db_close(db);
 	if (rc) {
 		gc_error("nothing was stored: %s", e.msg);
-		return 1;
+		return gc_exit_code(rc);
 	}
+	if (c->json)
+		return print_json(c, &q, &out);
 	printf("run %lld: %s %s%s%s, world %d, %d iterations after %d warmup (%zu rows, "
 	       "producer '%s'), in %s sweep %lld '%s' of %s\n", (long long)out.run_id,
 	       q.run.model, q.run.method, *q.run.params ? " " : "", q.run.params,
@@ -185,10 +229,10 @@ int cmd_ingest(int argc, char **argv)
 		free(c.files);
 		return rc < 0 ? 0 : rc;
 	}
-	if (gc_ingest_load(c.files, c.nfiles, &c.o, &s, &e)) {
+	if ((rc = gc_ingest_load(c.files, c.nfiles, &c.o, &s, &e))) {
 		gc_error("nothing was stored: %s", e.msg);
 		free(c.files);
-		return 1;
+		return gc_exit_code(rc);
 	}
 	rc = store(&c, &s);
 	gc_ingest_set_release(&s);

@@ -65,6 +65,12 @@ if [ $? -eq 0 ] && echo "$out" | grep -q "existing sweep" &&
    [ "$(sqlite3 "$db" "SELECT iterations || '/' || warmup || '/' || status FROM runs WHERE method = 'topk'")" = "4/2/ok" ]; then pass ingest_method
 else fail ingest_method "$out"; fi
 
+# --json: the stored run as one object (a repeat of the same point, in a copy)
+cp "$db" "$tmp/json.db"
+out=$("$GC" ingest "$tmp/topk0.rec" "$tmp/topk1.rec" --sweep foreign --db "$tmp/json.db" --tag t1 --json)
+if [ $? -eq 0 ] && python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["method"] == "topk" and d["world_size"] == 2 and d["sweep_created"] is False and d["rows"] > 0' <<<"$out"
+then pass ingest_json; else fail ingest_json "$out"; fi
+
 v=$(sqlite3 "$db" "SELECT method || ' ' || printf('%.3f', speedup) FROM speedup WHERE method <> baseline")
 e=$(sqlite3 "$db" "SELECT printf('%.4f', t_encode_median) FROM run_summary WHERE method = 'topk'")
 if [ "$v" = "topk 2.000" ] && [ "$e" = "0.0100" ]; then pass speedup
@@ -82,14 +88,14 @@ out=$("$GC" ingest "$tmp/base0.rec" "$tmp/cut1.rec" --sweep cut --baseline allre
 n=$(sqlite3 "$db2" "SELECT (SELECT count(*) FROM sweeps) + (SELECT count(*) FROM runs) + (SELECT count(*) FROM iterations)" 2>&1)
 before=$(sqlite3 "$db" "SELECT count(*) FROM runs"); "$GC" ingest "$tmp/base0.rec" "$tmp/cut1.rec" --sweep foreign --db "$db" >/dev/null 2>&1
 after=$(sqlite3 "$db" "SELECT count(*) FROM runs")
-if [ $rc -eq 1 ] && echo "$out" | grep -q "cut1.rec' is incomplete" && echo "$out" | grep -q "nothing was stored" &&
+if [ $rc -eq 2 ] && echo "$out" | grep -q "cut1.rec' is incomplete" && echo "$out" | grep -q "nothing was stored" &&
    { [ "$n" = 0 ] || [ ! -s "$db2" ]; } && [ "$before" = "$after" ]; then pass truncated_refused
 else fail truncated_refused "rc=$rc n=$n runs $before->$after: $out"; fi
 
 out=$("$GC" ingest "$tmp/topk1.rec" --sweep foreign --db "$db" 2>&1); rc=$?
-if [ $rc -eq 1 ] && echo "$out" | grep -q "world 2 but 1 file was given: rank 0 is missing" && [ "$(sqlite3 "$db" "SELECT count(*) FROM runs")" = "$after" ]; then pass missing_rank_refused
+if [ $rc -eq 2 ] && echo "$out" | grep -q "world 2 but 1 file was given: rank 0 is missing" && [ "$(sqlite3 "$db" "SELECT count(*) FROM runs")" = "$after" ]; then pass missing_rank_refused
 else fail missing_rank_refused "rc=$rc: $out"; fi
 
 out=$("$GC" ingest "$tmp/topk0.rec" "$tmp/base1.rec" --sweep foreign --db "$db" 2>&1); rc=$?
-if [ $rc -eq 1 ] && echo "$out" | grep -q "base1.rec' says method 'allreduce'" && [ "$(sqlite3 "$db" "SELECT count(*) FROM runs")" = "$after" ]; then pass disagree_refused
+if [ $rc -eq 2 ] && echo "$out" | grep -q "base1.rec' says method 'allreduce'" && [ "$(sqlite3 "$db" "SELECT count(*) FROM runs")" = "$after" ]; then pass disagree_refused
 else fail disagree_refused "rc=$rc: $out"; fi
