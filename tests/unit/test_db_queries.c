@@ -92,7 +92,7 @@ static gc_db *build(void)
  * heading "### N." in text (docs/database.md or README.md) */
 static char *query_in(const char *text, int n)
 {
-	char head[16], *h, *s, *end;
+	char head[24], *h, *s, *end;
 
 	snprintf(head, sizeof(head), "\n### %d.", n);
 	if (!text || !(h = strstr(text, head)) || !(s = strstr(h, "```sql")) ||
