@@ -598,6 +598,7 @@ static void bind_run(sqlite3_stmt *st, const struct gc_db_run *r)
 	if (r->env_id)
 		sqlite3_bind_int64(st, 18, r->env_id);
 	sqlite3_bind_text(st, 19, r->network_json ? r->network_json : "{}", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 20, r->stack ? r->stack : "", -1, SQLITE_STATIC);
 }
 
 gc_rc gc_db_run_begin(gc_db *db, const struct gc_db_run *r, int64_t *run_id, gc_err *e)
@@ -614,8 +615,8 @@ gc_rc gc_db_run_begin(gc_db *db, const struct gc_db_run *r, int64_t *run_id, gc_
 	rc = gc_db_prep(db, GC_ST_RUN_BEGIN,
 		"INSERT INTO runs (sweep_id, point_key, workload, model, method, params, "
 		"world_size, nodes, batch, bw_cap_bps, latency_s, backend, compute_scale, "
-		"iterations, warmup, repeat_idx, started, env_id, network_json) VALUES "
-		"(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st, e);
+		"iterations, warmup, repeat_idx, started, env_id, network_json, stack) VALUES "
+		"(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st, e);
 	if (rc)
 		return rc;
 	bind_run(st, r);

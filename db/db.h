@@ -137,6 +137,7 @@ struct gc_db_run {
 	int iterations, warmup, repeat;
 	int64_t env_id;            /* 0 = unknown (NULL in the table) */
 	const char *network_json;  /* NULL = "{}": NCCL/MPI settings that applied */
+	const char *stack;         /* NULL = "": the spec's stack (workload: command) */
 };
 
 /* Insert a run with status 'running' and started = now. */
@@ -285,6 +286,7 @@ struct gc_db_run_stat {
 	int64_t id, sweep_id;
 	char point_key[512];
 	char model[64], method[64], params[256];
+	char stack[32];                    /* runs.stack: "" unless the spec has stacks: */
 	int64_t bw_cap_bps;
 	int world_size, batch;
 	char status[16];

@@ -25,6 +25,7 @@ static void history_row(sqlite3_stmt *st, struct gc_db_history_row *h)
 	h->t_iter = sqlite3_column_double(st, 13);
 	h->t_iter_baseline = sqlite3_column_double(st, 14);
 	h->speedup = sqlite3_column_double(st, 15);
+	gc_strlcpy(h->stack, gc_db_col_text(st, 16), sizeof h->stack);
 }
 
 gc_rc gc_db_history(gc_db *db, const char *model, const char *method, int64_t bw_cap_bps,
@@ -42,22 +43,22 @@ gc_rc gc_db_history_job(gc_db *db, const char *model, const char *method,
 	/* per sweep and point: the method's and the baseline method's mean run median */
 	static const char sql[] =
 		"WITH pt AS (SELECT sweep_id, env_id, workload, method, params, bw_cap_bps, "
-		"latency_s, world_size, batch, backend, compute_scale, baseline, COUNT(*) AS n, "
+		"latency_s, world_size, batch, backend, compute_scale, baseline, stack, COUNT(*) AS n, "
 		"AVG(t_iter_median) AS t FROM run_summary WHERE model = ?1 AND (?4 IS NULL OR "
 		"run_id IN (SELECT id FROM runs WHERE slurm_job = ?4)) AND (?5 IS NULL OR run_id "
 		"IN (SELECT id FROM runs WHERE slurm_partition = ?5)) GROUP BY sweep_id, "
 		"env_id, workload, method, params, bw_cap_bps, latency_s, world_size, batch, "
-		"backend, compute_scale, baseline) "
+		"backend, compute_scale, baseline, stack) "
 		"SELECT s.started, m.sweep_id, coalesce(e.id, 0), coalesce(e.driver, ''), "
 		"coalesce(e.cuda, ''), coalesce(e.nccl, ''), coalesce(e.tag, ''), m.method, "
-		"m.params, m.bw_cap_bps, m.world_size, m.batch, m.n, m.t, b.t, b.t / m.t "
+		"m.params, m.bw_cap_bps, m.world_size, m.batch, m.n, m.t, b.t, b.t / m.t, m.stack "
 		"FROM pt m JOIN pt b ON b.sweep_id = m.sweep_id AND b.env_id IS m.env_id AND "
 		"b.method = m.baseline AND b.workload = m.workload AND b.bw_cap_bps = m.bw_cap_bps "
 		"AND b.latency_s = m.latency_s AND b.world_size = m.world_size AND b.batch = m.batch "
-		"AND b.backend = m.backend AND b.compute_scale = m.compute_scale "
+		"AND b.backend = m.backend AND b.compute_scale = m.compute_scale AND b.stack = m.stack "
 		"JOIN sweeps s ON s.id = m.sweep_id LEFT JOIN environments e ON e.id = m.env_id "
 		"WHERE m.method = ?2 AND (?3 < 0 OR m.bw_cap_bps = ?3) "
-		"ORDER BY m.bw_cap_bps, m.world_size, m.batch, m.params, s.started, m.sweep_id";
+		"ORDER BY m.bw_cap_bps, m.world_size, m.batch, m.params, m.stack, s.started, m.sweep_id";
 	struct gc_db_history_row h;
 	sqlite3_stmt *st = NULL;
 	int r;

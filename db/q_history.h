@@ -19,6 +19,7 @@ struct gc_db_history_row {
 	int64_t sweep_id, env_id;           /* env_id 0: unknown */
 	char driver[64], cuda[64], nccl[64], tag[64];   /* "" when unknown */
 	char method[64], params[160];
+	char stack[32];                     /* runs.stack: "" unless the spec has stacks: */
 	int64_t bw_cap_bps;                 /* 0: unlimited */
 	int world_size, batch;
 	int repeats;                        /* the method's ok runs behind t_iter */
@@ -26,7 +27,7 @@ struct gc_db_history_row {
 };
 
 /* Call fn per row of model and method (bw_cap_bps < 0: every cap, else only that
- * one), ordered by cap, world size, batch, params, then the sweep's start (oldest
+ * one), ordered by cap, world size, batch, params, stack, then the sweep's start (oldest
  * first). fn returning nonzero stops (GC_OK). The row is the callback's for the call. */
 gc_rc gc_db_history(gc_db *db, const char *model, const char *method, int64_t bw_cap_bps,
 		    int (*fn)(const struct gc_db_history_row *row, void *arg), void *arg,

@@ -158,6 +158,7 @@ static void sample_read(sqlite3_stmt *st, struct gc_db_iter_sample *s)
 	s->baseline = gc_db_col_text(st, 10);
 	s->t_iter = sqlite3_column_double(st, 11);
 	s->run_id = sqlite3_column_int64(st, 12);
+	s->stack = gc_db_col_text(st, 13);
 }
 
 /* The iterations of the ok runs that meet cond (SQL text of ours, parameters ?1, ?2
@@ -173,9 +174,9 @@ static gc_rc iterations(gc_db *db, const char *cond, const char *b1, const char 
 
 	snprintf(sql, sizeof sql, "SELECT r.workload, r.model, r.method, r.params, r.bw_cap_bps, "
 		 "r.latency_s, r.world_size, r.batch, r.backend, r.compute_scale, s.baseline, "
-		 "i.t_iter, r.id FROM iterations i JOIN runs r ON r.id = i.run_id JOIN sweeps s "
-		 "ON s.id = r.sweep_id WHERE r.status = 'ok' AND i.warmup = 0 AND %s "
-		 "ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13", cond);
+		 "i.t_iter, r.id, r.stack FROM iterations i JOIN runs r ON r.id = i.run_id "
+		 "JOIN sweeps s ON s.id = r.sweep_id WHERE r.status = 'ok' AND i.warmup = 0 AND %s "
+		 "ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14, 13", cond);
 	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL))
 		return q_fail(db, e, "read iterations");
 	if (b1)

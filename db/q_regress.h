@@ -55,6 +55,7 @@ gc_rc gc_db_previous_sweeps(gc_db *db, int64_t *last, int64_t *prev, gc_err *e);
 struct gc_db_iter_sample {
 	const char *workload, *model, *method, *params, *backend;
 	const char *baseline;          /* the sweep's baseline method */
+	const char *stack;             /* runs.stack ("" outside a spec with stacks:) */
 	int64_t bw_cap_bps;
 	double latency_s, compute_scale;
 	int world_size, batch;
@@ -64,7 +65,7 @@ struct gc_db_iter_sample {
 
 /* Call fn for every post-warmup iteration of the ok runs of the environments (by_sweep
  * 0) or sweeps (by_sweep 1) ids[0..n), ordered by point (workload, model, method,
- * params, cap, latency, world size, batch, backend, compute scale, baseline), then by
+ * params, cap, latency, world size, batch, backend, compute scale, baseline, stack), then by
  * run: a point's samples come together, a run's samples in a row. fn returning
  * nonzero stops (GC_OK). */
 gc_rc gc_db_ok_iterations(gc_db *db, const int64_t *ids, size_t n, int by_sweep,

@@ -61,43 +61,47 @@ static gc_rc point_rows(gc_db *db, const char *sql, size_t nv, const char *what,
 	return GC_OK;
 }
 
+/* A run's method as the report shows it: "STACK/METHOD" for a spec with stacks: */
+#define SMETHOD(t) "CASE WHEN " t "stack = '' THEN " t "method ELSE " t "stack || '/' || " \
+	t "method END"
+
 gc_rc gc_db_report_speedup(gc_db *db, gc_db_point_fn fn, void *arg, gc_err *e)
 {
 	static const char sql[] =
-		"SELECT model, method, params, world_size, bw_cap_bps, AVG(speedup), AVG(t_iter), "
-		"AVG(t_iter_baseline) FROM speedup WHERE method <> baseline "
-		"GROUP BY model, method, params, world_size, bw_cap_bps "
-		"ORDER BY model, method, params, world_size, bw_cap_bps";
+		"SELECT model, " SMETHOD("") " AS sm, params, world_size, bw_cap_bps, AVG(speedup), "
+		"AVG(t_iter), AVG(t_iter_baseline) FROM speedup WHERE method <> baseline "
+		"GROUP BY model, sm, params, world_size, bw_cap_bps "
+		"ORDER BY model, sm, params, world_size, bw_cap_bps";
 	return point_rows(db, sql, 3, "reading the speedups", fn, arg, e);
 }
 
 gc_rc gc_db_report_breakdown(gc_db *db, gc_db_point_fn fn, void *arg, gc_err *e)
 {
 	static const char sql[] =
-		"SELECT model, method, params, world_size, bw_cap_bps, "
+		"SELECT model, " SMETHOD("") " AS sm, params, world_size, bw_cap_bps, "
 		"AVG(t_forward_median + t_backward_median), AVG(t_encode_median), "
 		"AVG(t_decode_median), AVG(t_optimizer_median), AVG(t_iter_median) FROM run_summary "
-		"GROUP BY model, world_size, bw_cap_bps, method, params "
-		"ORDER BY model, world_size, bw_cap_bps, method = baseline DESC, method, params";
+		"GROUP BY model, world_size, bw_cap_bps, sm, params "
+		"ORDER BY model, world_size, bw_cap_bps, stack, method = baseline DESC, sm, params";
 	return point_rows(db, sql, 5, "reading the breakdowns", fn, arg, e);
 }
 
 gc_rc gc_db_report_predictions(gc_db *db, gc_db_point_fn fn, void *arg, gc_err *e)
 {
 	static const char sql[] =
-		"SELECT s.model, s.method, s.params, s.world_size, s.bw_cap_bps, s.t_iter_median, "
+		"SELECT s.model, " SMETHOD("s.") ", s.params, s.world_size, s.bw_cap_bps, s.t_iter_median, "
 		"p.t_iter, s.run_id FROM predictions p JOIN run_summary s ON s.run_id = p.run_id "
 		"WHERE p.model_version = (SELECT model_version FROM predictions "
-		"ORDER BY created DESC LIMIT 1) ORDER BY s.method, s.params, s.run_id";
+		"ORDER BY created DESC LIMIT 1) ORDER BY s.stack, s.method, s.params, s.run_id";
 	return point_rows(db, sql, 3, "reading the predictions", fn, arg, e);
 }
 
 gc_rc gc_db_report_methods(gc_db *db, gc_db_point_fn fn, void *arg, gc_err *e)
 {
 	static const char sql[] =
-		"SELECT model, method, params, MIN(world_size), 0, MIN(batch), "
+		"SELECT model, " SMETHOD("") " AS sm, params, MIN(world_size), 0, MIN(batch), "
 		"MIN(COALESCE(env_id, 0)) FROM run_summary WHERE method <> baseline "
-		"GROUP BY model, method, params ORDER BY model, method, params";
+		"GROUP BY model, sm, params ORDER BY model, sm, params";
 	return point_rows(db, sql, 2, "reading the methods", fn, arg, e);
 }
 
@@ -105,11 +109,11 @@ gc_rc gc_db_accuracy_curves(gc_db *db, int (*fn)(const struct gc_db_acc_point *p
 			    void *arg, gc_err *e)
 {
 	static const char sql[] =
-		"SELECT r.model, r.method, r.params, r.bw_cap_bps, AVG(e.t_train), AVG(e.val_acc), "
+		"SELECT r.model, " SMETHOD("r.") " AS sm, r.params, r.bw_cap_bps, AVG(e.t_train), AVG(e.val_acc), "
 		"MAX(CASE WHEN s.target_metric = 'accuracy' THEN s.target_value END) "
 		"FROM run_evals e JOIN runs r ON r.id = e.run_id JOIN sweeps s ON s.id = r.sweep_id "
-		"WHERE r.status = 'ok' GROUP BY r.model, r.bw_cap_bps, r.method, r.params, e.iter "
-		"ORDER BY r.model, r.bw_cap_bps, r.method, r.params, e.iter";
+		"WHERE r.status = 'ok' GROUP BY r.model, r.bw_cap_bps, sm, r.params, e.iter "
+		"ORDER BY r.model, r.bw_cap_bps, sm, r.params, e.iter";
 	struct gc_db_acc_point p;
 	sqlite3_stmt *st = NULL;
 	int r;

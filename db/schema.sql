@@ -413,3 +413,86 @@ CREATE TABLE run_headers (
 ALTER TABLE runs ADD COLUMN slurm_job TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN slurm_partition TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN slurm_nodes TEXT NOT NULL DEFAULT '';
+
+-- @migration 10
+-- Stacks (docs/spec.md, Your own program): a `workload: command` spec with `stacks:`
+-- runs every point once per named program ('pytorch', 'gcbench'); runs.stack holds the
+-- name ('' for every other run). The summary views carry it and compare a method with
+-- the baseline of its own stack; stack_pairs puts the stacks side by side.
+ALTER TABLE runs ADD COLUMN stack TEXT NOT NULL DEFAULT '';
+
+DROP VIEW compression_wins;
+DROP VIEW speedup;
+DROP VIEW point_summary;
+DROP VIEW run_summary;
+
+CREATE VIEW run_summary AS
+	SELECT r.id AS run_id, r.sweep_id, r.point_key, r.workload, r.model, r.method,
+	       r.params, r.world_size, r.nodes, r.batch, r.bw_cap_bps, r.latency_s,
+	       r.backend, r.compute_scale, r.repeat_idx, r.env_id, s.baseline,
+	       MAX(CASE WHEN f.field = 'iter' THEN f.n END) AS samples,
+	       MAX(CASE WHEN f.field = 'iter' THEN f.median END) AS t_iter_median,
+	       MAX(CASE WHEN f.field = 'iter' THEN f.p95 END) AS t_iter_p95,
+	       MAX(CASE WHEN f.field = 'forward' THEN f.median END) AS t_forward_median,
+	       MAX(CASE WHEN f.field = 'backward' THEN f.median END) AS t_backward_median,
+	       MAX(CASE WHEN f.field = 'encode' THEN f.median END) AS t_encode_median,
+	       MAX(CASE WHEN f.field = 'decode' THEN f.median END) AS t_decode_median,
+	       MAX(CASE WHEN f.field = 'comm' THEN f.median END) AS t_comm_median,
+	       MAX(CASE WHEN f.field = 'exposed' THEN f.median END) AS t_exposed_median,
+	       MAX(CASE WHEN f.field = 'optimizer' THEN f.median END) AS t_optimizer_median,
+	       MAX(CASE WHEN f.field = 'bytes_sent' THEN f.median END) AS bytes_sent_median,
+	       r.stack, r.producer
+	FROM runs r JOIN sweeps s ON s.id = r.sweep_id
+	JOIN run_stats f ON f.run_id = r.id
+	WHERE r.status = 'ok'
+	GROUP BY r.id;
+
+CREATE VIEW point_summary AS
+	SELECT workload, model, method, params, bw_cap_bps, latency_s, world_size, batch,
+	       backend, compute_scale, env_id, baseline,
+	       COUNT(*) AS repeats, AVG(t_iter_median) AS t_iter, AVG(t_iter_p95) AS t_iter_p95,
+	       stack
+	FROM run_summary
+	GROUP BY workload, model, method, params, bw_cap_bps, latency_s, world_size, batch,
+		 backend, compute_scale, env_id, baseline, stack;
+
+CREATE VIEW speedup AS
+	SELECT m.workload, m.model, m.method, m.params, m.bw_cap_bps, m.latency_s,
+	       m.world_size, m.batch, m.backend, m.compute_scale, m.env_id, m.baseline,
+	       m.repeats, m.t_iter, b.t_iter AS t_iter_baseline,
+	       b.t_iter / m.t_iter AS speedup, m.stack
+	FROM point_summary m JOIN point_summary b
+	  ON b.method = m.baseline AND b.baseline = m.baseline AND b.stack = m.stack
+	 AND b.workload = m.workload AND b.model = m.model
+	 AND b.bw_cap_bps = m.bw_cap_bps AND b.latency_s = m.latency_s
+	 AND b.world_size = m.world_size AND b.batch = m.batch AND b.backend = m.backend
+	 AND b.compute_scale = m.compute_scale AND b.env_id IS m.env_id;
+
+CREATE VIEW compression_wins AS
+	SELECT * FROM speedup WHERE method <> baseline AND speedup > 1.0;
+
+-- every pair of stacks at the same point, method and environment, once, the stacks in
+-- name order: ratio = t_iter / t_iter_other (below 1: `stack` is faster), and each
+-- stack's speedup over its own baseline
+CREATE VIEW stack_pairs AS
+	SELECT a.workload, a.model, a.method, a.params, a.bw_cap_bps, a.latency_s,
+	       a.world_size, a.batch, a.backend, a.compute_scale, a.env_id, a.baseline,
+	       a.stack, b.stack AS other_stack, a.t_iter, b.t_iter AS t_iter_other,
+	       a.t_iter / b.t_iter AS ratio,
+	       sa.speedup AS speedup, sb.speedup AS speedup_other
+	FROM point_summary a JOIN point_summary b
+	  ON a.stack < b.stack AND b.method = a.method AND b.params = a.params
+	 AND b.baseline = a.baseline AND b.workload = a.workload AND b.model = a.model
+	 AND b.bw_cap_bps = a.bw_cap_bps AND b.latency_s = a.latency_s
+	 AND b.world_size = a.world_size AND b.batch = a.batch AND b.backend = a.backend
+	 AND b.compute_scale = a.compute_scale AND b.env_id IS a.env_id
+	LEFT JOIN speedup sa ON sa.stack = a.stack AND sa.method = a.method
+	 AND sa.params = a.params AND sa.baseline = a.baseline AND sa.workload = a.workload
+	 AND sa.model = a.model AND sa.bw_cap_bps = a.bw_cap_bps AND sa.latency_s = a.latency_s
+	 AND sa.world_size = a.world_size AND sa.batch = a.batch AND sa.backend = a.backend
+	 AND sa.compute_scale = a.compute_scale AND sa.env_id IS a.env_id
+	LEFT JOIN speedup sb ON sb.stack = b.stack AND sb.method = b.method
+	 AND sb.params = b.params AND sb.baseline = b.baseline AND sb.workload = b.workload
+	 AND sb.model = b.model AND sb.bw_cap_bps = b.bw_cap_bps AND sb.latency_s = b.latency_s
+	 AND sb.world_size = b.world_size AND sb.batch = b.batch AND sb.backend = b.backend
+	 AND sb.compute_scale = b.compute_scale AND sb.env_id IS b.env_id;

@@ -42,6 +42,7 @@ static int add_row(const struct gc_db_history_row *h, void *arg)
 {
 	gc_table *t = arg;
 	char sweep[24], date[32] = "-", bw[32] = "unlimited", pb[32], ms[32], sp[32], params[192];
+	char brief[160];
 	const char *row[NCOL] = { sweep, date, h->driver, h->cuda, h->nccl, h->tag, params, bw,
 				  pb, ms, sp };
 	time_t tt = (time_t)h->started;
@@ -51,7 +52,8 @@ static int add_row(const struct gc_db_history_row *h, void *arg)
 	if (h->started > 0 && gmtime_r(&tt, &tm))
 		strftime(date, sizeof date, "%Y-%m-%d %H:%M", &tm);
 	gc_bw_format(h->bw_cap_bps > 0 ? (uint64_t)h->bw_cap_bps : 0, bw, sizeof bw);
-	gc_params_brief(h->method, h->params, params, sizeof params);
+	gc_params_brief(h->method, h->params, brief, sizeof brief);
+	row[6] = gc_stack_method(h->stack, brief, params, sizeof params);   /* pytorch/rank=4 */
 	snprintf(pb, sizeof pb, "%dx%d", h->world_size, h->batch);
 	snprintf(ms, sizeof ms, "%.2f", h->t_iter * 1e3);
 	snprintf(sp, sizeof sp, "%.3f", h->speedup);

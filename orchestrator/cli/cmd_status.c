@@ -94,6 +94,7 @@ static int json_run(const struct gc_db_run_stat *r, void *arg)
 	gc_json_str_field(j, "model", r->model);
 	gc_json_str_field(j, "method", r->method);
 	gc_json_str_field(j, "params", r->params);
+	gc_json_str_field(j, "stack", r->stack);
 	gc_json_str_field(j, "bandwidth", gc_bw_format((uint64_t)(r->bw_cap_bps > 0 ?
 							r->bw_cap_bps : 0), bw, sizeof bw));
 	gc_json_int_field(j, "bw_cap_bps", r->bw_cap_bps > 0 ? r->bw_cap_bps : 0);
@@ -153,7 +154,10 @@ static int add_run(const struct gc_db_run_stat *r, void *arg)
 {
 	struct runs_out *o = arg;
 	char id[24], sw[24], started[32], params[192], bw[32] = "unlimited", pb[32], ms[32] = "-";
-	const char *row[RCOL] = { id, sw, started, r->status, r->model, r->method, params, bw, pb, ms };
+	char method[100];
+	const char *row[RCOL] = { id, sw, started, r->status, r->model,
+				  gc_stack_method(r->stack, r->method, method, sizeof method),
+				  params, bw, pb, ms };
 
 	snprintf(id, sizeof(id), "%lld", (long long)r->id);
 	snprintf(sw, sizeof(sw), "%lld", (long long)r->sweep_id);

@@ -282,7 +282,8 @@ static int same_key(const gc_regress_point *a, const gc_regress_point *b, int me
 				!strcmp(a->params, b->params))) &&
 	       !strcmp(a->backend, b->backend) && a->bw_cap_bps == b->bw_cap_bps &&
 	       a->latency_s == b->latency_s && a->compute_scale == b->compute_scale &&
-	       a->world_size == b->world_size && a->batch == b->batch;
+	       a->world_size == b->world_size && a->batch == b->batch &&
+	       !strcmp(a->stack, b->stack);
 }
 
 static void key_from_sample(const struct gc_db_iter_sample *x, gc_regress_point *k)
@@ -299,6 +300,7 @@ static void key_from_sample(const struct gc_db_iter_sample *x, gc_regress_point 
 	gc_strlcpy(k->backend, x->backend, sizeof k->backend);
 	k->compute_scale = x->compute_scale;
 	gc_strlcpy(k->baseline, x->baseline, sizeof k->baseline);
+	gc_strlcpy(k->stack, x->stack, sizeof k->stack);
 }
 
 /* Start a run at p->n (and keep off[nruns] = n, with room for one more). */

@@ -76,6 +76,7 @@ const char *gc_regress_verdict_name(enum gc_regress_verdict v);
 
 typedef struct gc_regress_point {
 	char workload[64], model[64], method[64], params[160], backend[16], baseline[64];
+	char stack[32];                  /* runs.stack: "" unless the spec has stacks: */
 	int64_t bw_cap_bps;
 	double latency_s, compute_scale;
 	int world_size, batch;

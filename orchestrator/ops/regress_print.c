@@ -44,6 +44,7 @@ static void fmt_num(char *buf, size_t n, enum numfmt k, double v)
 static int add_point(gc_table *t, const gc_regress_point *pt, int speedup)
 {
 	char bw[32], pb[32], base[32], cand[32], change[16], ci[48], lo[16], hi[16], params[192];
+	char method[100];
 	const char *row[NCOL];
 
 	bw_text(pt->bw_cap_bps, bw, sizeof bw);
@@ -59,7 +60,7 @@ static int add_point(gc_table *t, const gc_regress_point *pt, int speedup)
 	else
 		snprintf(ci, sizeof ci, "%s..%s%s", lo, hi, pt->by_runs ? "*" : "");
 	row[0] = pt->model;
-	row[1] = pt->method;
+	row[1] = gc_stack_method(pt->stack, pt->method, method, sizeof method);
 	row[2] = params;
 	row[3] = bw;
 	row[4] = pb;
@@ -119,6 +120,7 @@ static void json_point(gc_json *j, const gc_regress_point *pt)
 	gc_json_str_field(j, "model", pt->model);
 	gc_json_str_field(j, "method", pt->method);
 	gc_json_str_field(j, "params", pt->params);
+	gc_json_str_field(j, "stack", pt->stack);
 	gc_json_str_field(j, "workload", pt->workload);
 	gc_json_str_field(j, "backend", pt->backend);
 	gc_json_int_field(j, "bw_cap_bps", (long long)pt->bw_cap_bps);

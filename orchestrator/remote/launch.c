@@ -244,10 +244,11 @@ static void add_worker(struct argv_buf *a, const gc_launch *l)
 
 /* workload: command: each rank's wrapper. $1 the data subnet or "-", $2 the interface
  * (without a subnet), $3 the files' folder or "-", $4 the records folder, $5 and $6
- * MASTER_ADDR and MASTER_PORT, the program's argv after them. A fixed text: the values
+ * MASTER_ADDR and MASTER_PORT, $7 gcbench's binaries' folder, the program's argv after
+ * them. A fixed text: the values
  * are arguments, never part of the script. */
 static const char command_script[] =
-	"c=$1; i=$2; f=$3; d=$4; MASTER_ADDR=$5; MASTER_PORT=$6; shift 6; PATH=$PATH:/usr/sbin:/sbin; "
+	"c=$1; i=$2; f=$3; d=$4; MASTER_ADDR=$5; MASTER_PORT=$6; b=$7; shift 7; PATH=$PATH:/usr/sbin:/sbin; "
 	"if [ \"$c\" != - ]; then i=$(ip -o -4 addr show to \"$c\" 2>/dev/null | awk '{ print $2; exit }'); "
 	"if [ -z \"$i\" ]; then echo \"gcbench-command: error: no interface on $(hostname) has an "
 	"address in the data subnet $c (ip -o -4 addr)\" >&2; exit 3; fi; fi; "
@@ -256,20 +257,23 @@ static const char command_script[] =
 	"OMPI_COMM_WORLD_RANK/SIZE are not set on $(hostname): start it with Open MPI's mpirun\" >&2; exit 3; fi; "
 	"GCBENCH_RECORDS=$d/records-r$RANK.gcr; NCCL_SOCKET_IFNAME=$i; GLOO_SOCKET_IFNAME=$i; "
 	"export RANK WORLD_SIZE LOCAL_RANK MASTER_ADDR MASTER_PORT GCBENCH_RECORDS NCCL_SOCKET_IFNAME "
-	"GLOO_SOCKET_IFNAME; "
+	"GLOO_SOCKET_IFNAME; case $b in /*) ;; *) b=$HOME/$b ;; esac; GCBENCH_BIN=$b; export GCBENCH_BIN; "
 	"if [ \"$f\" != - ]; then case $f in /*) ;; *) f=$HOME/$f ;; esac; "
 	"cd \"$f\" || { echo \"gcbench-command: error: the spec's files are not in $f on $(hostname) "
 	"(provision them: gcbench run without --bin-dir)\" >&2; exit 3; }; GCBENCH_FILES=$f; export GCBENCH_FILES; fi; "
 	"n=$#; while [ $n -gt 0 ]; do x=$1; shift; while :; do case $x in *'{records}'*) "
-	"x=${x%%'{records}'*}$GCBENCH_RECORDS${x#*'{records}'};; *) break;; esac; done; "
+	"x=${x%%'{records}'*}$GCBENCH_RECORDS${x#*'{records}'};; *'{bin}'*) "
+	"x=${x%%'{bin}'*}$GCBENCH_BIN${x#*'{bin}'};; *) break;; esac; done; "
 	"set -- \"$@\" \"$x\"; n=$((n-1)); done; exec \"$@\"";
 
 static gc_rc check_command(const gc_launch *l, gc_err *e)
 {
 	const char *vals[] = { l->ssh_config, l->iface, l->oob_include, l->mpirun, l->hostfile,
-			       l->data_cidr, l->files_dir, l->records_dir, l->master_addr };
+			       l->data_cidr, l->files_dir, l->records_dir, l->master_addr,
+			       l->bin_dir };
 	const char *what[] = { "ssh_config", "iface", "oob interface", "mpirun", "hostfile",
-			       "data subnet", "files folder", "records folder", "master address" };
+			       "data subnet", "files folder", "records folder", "master address",
+			       "binaries' folder" };
 	size_t i;
 	gc_rc rc = check_tokens(l, vals, what, sizeof(vals) / sizeof(vals[0]), e);
 
@@ -279,9 +283,9 @@ static gc_rc check_command(const gc_launch *l, gc_err *e)
 		if ((i == 0 || *l->command[i]) && gc_command_arg_problem(l->command[i], i == 0))
 			return gc_fail(e, GC_E_INVAL, "refusing argument %zu of the command: it %s", i + 1,
 				       gc_command_arg_problem(l->command[i], i == 0));
-	if (!l->n_command || !l->records_dir || !l->iface || !l->master_addr)
-		return gc_fail(e, GC_E_INVAL, "launch lacks the command, records folder, iface or "
-			       "master address");
+	if (!l->n_command || !l->records_dir || !l->iface || !l->master_addr || !l->bin_dir)
+		return gc_fail(e, GC_E_INVAL, "launch lacks the command, records folder, iface, "
+			       "master address or binaries' folder");
 	if (l->master_port < 1024 || l->master_port > 65535)
 		return gc_fail(e, GC_E_INVAL, "master port %d is not in 1024..65535", l->master_port);
 	return check_slots(l, e);
@@ -307,6 +311,7 @@ static void add_command(struct argv_buf *a, const gc_launch *l)
 	add(a, l->records_dir);
 	add(a, l->master_addr);
 	addf(a, "%d", l->master_port);
+	add(a, l->bin_dir);
 	for (size_t i = 0; i < l->n_command; i++)
 		add(a, l->command[i]);
 }

@@ -27,8 +27,9 @@
  * _SIZE and _LOCAL_RANK to RANK, WORLD_SIZE and LOCAL_RANK, exports MASTER_ADDR,
  * MASTER_PORT, NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME (the host's data interface,
  * found as above), GCBENCH_RECORDS (RECORDS_DIR/records-rRANK.gcr) and, with files,
- * GCBENCH_FILES, changes into that folder, replaces {records} in the arguments with
- * the rank's path and execs the program. With threads, OMP_NUM_THREADS is set; with
+ * GCBENCH_FILES, changes into that folder, exports GCBENCH_BIN (bin_dir), replaces
+ * {records} in the arguments with the rank's path and {bin} with GCBENCH_BIN, and
+ * execs the program. With threads, OMP_NUM_THREADS is set; with
  * deadline_s, GCBENCH_DEADLINE_S (the program's own collective timeout, if it has one).
  */
 #ifndef GC_LAUNCH_H
@@ -79,6 +80,8 @@ typedef struct gc_launch {
 	const char *files_dir;         /* the spec's files on the hosts (relative: to $HOME),
 	                                * or NULL */
 	const char *records_dir;       /* rank R writes RECORDS_DIR/records-rR.gcr */
+	const char *bin_dir;           /* gcbench's binaries on the hosts (relative: to $HOME),
+	                                * for {bin} and $GCBENCH_BIN */
 	const char *master_addr;       /* rank 0's host on the data subnet */
 	int master_port;
 } gc_launch;

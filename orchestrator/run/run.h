@@ -124,6 +124,10 @@ int gc_run_summary_json(struct gc_db *db, int64_t sweep_id);
  * from the method's defaults ("defaults" if none, "-" for a method without params). */
 void gc_params_brief(const char *method, const char *params, char *out, size_t n);
 
+/* A run's method as tables show it: "STACK/METHOD" for a run of a spec with stacks:
+ * (runs.stack not empty), else the method. Returns out (n bytes) or method. */
+const char *gc_stack_method(const char *stack, const char *method, char *out, size_t n);
+
 /* Set by the SIGINT/SIGTERM handler. */
 int gc_run_interrupted(void);
 

@@ -133,12 +133,13 @@ static gc_rc fill_launch(const struct gc_sweep_ctx *c, const struct gc_exec_poin
 }
 
 /* workload: command (orchestrator/spec/spec_command.h): the point's argv, the records
- * folder, the files beside the worker (files/ of the build), rank 0's host on the data
+ * folder, the folder of gcbench's binaries ({bin}) and the files beside the worker
+ * (files/ of the build), rank 0's host on the data
  * subnet as MASTER_ADDR and a port chosen from the run's id. Nothing for other
  * workloads. *argv is freed by the caller (gc_argv_free). */
 static gc_rc fill_command(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int64_t run_id,
-			  gc_launch *l, char ***argv, char *files, char *rdir, char *master,
-			  gc_err *e)
+			  gc_launch *l, char ***argv, char *bin, char *files, char *rdir,
+			  char *master, gc_err *e)
 {
 	const struct gc_spec *s = p->spec;
 	struct gc_command_vals v = { p->pt->method->name, p->pt->method->params_text,
@@ -167,12 +168,13 @@ static gc_rc fill_command(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 		snprintf(master, 64, "%.63s", c->nodes[first].address);
 	}
 	snprintf(rdir, 1200, "%s/run-%lld", c->remote_work, (long long)run_id);
-	if (s->n_files)
-		snprintf(files, 1100, "%.*s/files", slash ? (int)(slash - l->worker) : 0, l->worker);
-	if ((rc = gc_command_expand(s->command, s->n_command, &v, argv, e)))
+	snprintf(bin, 1100, "%.*s", slash ? (int)(slash - l->worker) : 1, slash ? l->worker : ".");
+	snprintf(files, 1100, "%.1000s/files", bin);
+	if ((rc = gc_command_expand(p->pt->stack->argv, p->pt->stack->n_argv, &v, argv, e)))
 		return rc;
 	l->command = *argv;
-	l->n_command = s->n_command;
+	l->n_command = p->pt->stack->n_argv;
+	l->bin_dir = bin;
 	l->files_dir = s->n_files ? files : NULL;
 	l->records_dir = rdir;
 	l->master_addr = master;
@@ -459,14 +461,14 @@ static gc_rc launch(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 		    size_t whylen, gc_err *e)
 {
 	char params[256], worker[1100], out[1200], hostfile[1300], sshcfg[1300];
-	char files[1100], rdir[1200], master[64];
+	char bin[1100], files[1100], rdir[1200], master[64];
 	gc_proc_opts o = { p->spec->timeout_s, 0, job_failed_marks, GC_STALL_GRACE_S };
 	gc_launch l;
 	char **argv, **cmd = NULL;
 	gc_rc rc;
 
 	rc = fill_launch(c, p, pl, run_id, &l, params, worker, out, e);
-	rc = rc ? rc : fill_command(c, p, run_id, &l, &cmd, files, rdir, master, e);
+	rc = rc ? rc : fill_command(c, p, run_id, &l, &cmd, bin, files, rdir, master, e);
 	rc = rc ? rc : write_reach(c, &l, run_id, hostfile, sshcfg, e);
 	rc = rc ? rc : gc_launch_argv(&l, &argv, e);
 	gc_argv_free(cmd);   /* gc_launch_argv copied it */
@@ -620,6 +622,8 @@ void gc_exec_point_init(struct gc_exec_point *x, const struct gc_spec *spec, con
 	else
 		snprintf(x->workload, sizeof(x->workload), "replay:%s", p->model);
 	gc_bw_format(p->bw_bps, bw, sizeof(bw));
-	snprintf(x->label, sizeof(x->label), "%s %s @ %s x%d b%d%s", p->model, p->method->label, bw,
+	snprintf(x->label, sizeof(x->label), "%s %s%s%s @ %s x%d b%d%s", p->model,
+		 p->stack && *p->stack->name ? p->stack->name : "",
+		 p->stack && *p->stack->name ? "/" : "", p->method->label, bw,
 		 p->world_size, p->batch, p->repeat ? " (repeat)" : "");
 }

@@ -66,12 +66,21 @@ void gc_params_brief(const char *method, const char *params, char *out, size_t n
 		gc_strlcpy(out, "defaults", n);
 }
 
+const char *gc_stack_method(const char *stack, const char *method, char *out, size_t n)
+{
+	if (!stack || !*stack || !method)
+		return method;
+	snprintf(out, n, "%s/%s", stack, method);
+	return out;
+}
+
 /* gc_db_sweep_summary callback: one row of the table, params shortened */
 static int add_row(const struct gc_db_summary_row *w, void *arg)
 {
 	gc_table *t = arg;
-	char brief[256], world[16], bw[32];
-	const char *row[NCOL] = { w->model, w->method, brief, bw, world, w->iter_ms,
+	char brief[256], world[16], bw[32], method[100];
+	const char *row[NCOL] = { w->model, gc_stack_method(w->stack, w->method, method,
+							    sizeof method), brief, bw, world, w->iter_ms,
 				  w->base_ms, w->speedup, w->to_target, w->tta_speedup };
 	uint64_t bps = 0;
 

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* outermost first; METHOD drives PARAMS too */
+/* outermost first; METHOD drives PARAMS too; a method's stacks run back to back */
 static const enum gc_axis order[] = { GC_AX_BANDWIDTH, GC_AX_LATENCY, GC_AX_WORLD,
 				      GC_AX_BACKEND, GC_AX_MODEL, GC_AX_BATCH, GC_AX_SCALE,
-				      GC_AX_METHOD };
+				      GC_AX_METHOD, GC_AX_STACK };
 #define NORDER (sizeof(order) / sizeof(order[0]))
 
 struct dim {
@@ -48,13 +48,14 @@ static void fill_point(const struct gc_spec *s, struct gc_point *p)
 	p->batch = s->batch[p->ax[GC_AX_BATCH]];
 	p->backend = s->backend[p->ax[GC_AX_BACKEND]];
 	p->compute_scale = s->compute_scale[p->ax[GC_AX_SCALE]];
+	p->stack = s->n_stacks ? &s->stacks[p->ax[GC_AX_STACK]] : NULL;
 	for (int a = 0; a < GC_AX__COUNT; a++)
 		gc_spec_axis_text(s, (enum gc_axis)a, p->ax[a], v[a], sizeof(v[a]));
 	snprintf(p->key, sizeof(p->key), "workload=%s;model=%s;method=%s;params=%s;bw=%s;"
-		 "lat=%s;world=%s;batch=%s;backend=%s;scale=%s;repeat=%d", s->workload,
+		 "lat=%s;world=%s;batch=%s;backend=%s;scale=%s;repeat=%d%s%s", s->workload,
 		 v[GC_AX_MODEL], v[GC_AX_METHOD], v[GC_AX_PARAMS], v[GC_AX_BANDWIDTH],
 		 v[GC_AX_LATENCY], v[GC_AX_WORLD], v[GC_AX_BATCH], v[GC_AX_BACKEND],
-		 v[GC_AX_SCALE], p->repeat);
+		 v[GC_AX_SCALE], p->repeat, *v[GC_AX_STACK] ? ";stack=" : "", v[GC_AX_STACK]);
 }
 
 static int excluded(const struct gc_spec *s, const struct gc_point *p)
@@ -186,6 +187,7 @@ void gc_point_to_run(const struct gc_spec *s, const struct gc_point *p, int64_t 
 	r->latency_s = p->latency_s;
 	r->backend = p->backend;
 	r->compute_scale = p->compute_scale;
+	r->stack = p->stack ? p->stack->name : "";
 	r->iterations = s->iterations;
 	r->warmup = s->warmup;
 	r->repeat = p->repeat;

@@ -16,13 +16,13 @@ static const char *const top_keys[] = {
 	"name", "description", "workload", "models", "methods", "baseline", "bandwidth",
 	"latency", "world_size", "batch", "iterations", "warmup", "repeats", "timeout",
 	"compute_scale", "backend", "exclude", "zip", "notify", "target", "eval_every", "data",
-	"ranks_per_node", "allow_single_node", "command", "files",
+	"ranks_per_node", "allow_single_node", "command", "stacks", "files",
 };
 #define N_TOP (sizeof(top_keys) / sizeof(top_keys[0]))
 
 static const char *const axis_names[GC_AX__COUNT] = {
 	"model", "method", "params", "bandwidth", "latency", "world_size", "batch",
-	"backend", "compute_scale",
+	"backend", "compute_scale", "stack",
 };
 
 const char *gc_axis_name(enum gc_axis a)
@@ -599,10 +599,16 @@ static gc_rc make_canonical(struct gc_spec *s)
 	if (s->ranks_per_node)   /* specs without it keep their hashes */
 		gc_buf_addf(&b, "ranks_per_node=%d\n", s->ranks_per_node);
 	if (!strcmp(s->workload, "command")) {   /* arguments have no spaces (spec_command.h) */
-		gc_buf_addf(&b, "command=");
-		for (size_t i = 0; i < s->n_command; i++)
-			gc_buf_addf(&b, "%s%s", i ? " " : "", s->command[i]);
-		gc_buf_addf(&b, "\nfiles=");
+		for (size_t k = 0; k < s->n_stacks; k++) {
+			const struct gc_spec_stack *st = &s->stacks[k];
+			if (*st->name)   /* command: alone keeps the hash it had before stacks: */
+				gc_buf_addf(&b, "stack=%s\n", st->name);
+			gc_buf_addf(&b, "command=");
+			for (size_t i = 0; i < st->n_argv; i++)
+				gc_buf_addf(&b, "%s%s", i ? " " : "", st->argv[i]);
+			gc_buf_addf(&b, "\n");
+		}
+		gc_buf_addf(&b, "files=");
 		for (size_t i = 0; i < s->n_files; i++)
 			gc_buf_addf(&b, "%s%s:%s", i ? "," : "", s->files[i].name, s->files[i].digest);
 		gc_buf_addf(&b, "\n");
@@ -676,7 +682,9 @@ void gc_spec_release(struct gc_spec *s)
 	free(s->name);
 	free(s->description);
 	free(s->workload);
-	free_strs(s->command, s->n_command);
+	for (size_t i = 0; s->stacks && i < s->n_stacks; i++)
+		free_strs(s->stacks[i].argv, s->stacks[i].n_argv);
+	free(s->stacks);
 	for (size_t i = 0; s->files && i < s->n_files; i++)
 		free(s->files[i].src);
 	free(s->files);

@@ -35,9 +35,9 @@ struct gc_spec_method {
 /* The point fields an exclude entry or a zip group can name. */
 enum gc_axis {
 	GC_AX_MODEL, GC_AX_METHOD, GC_AX_PARAMS, GC_AX_BANDWIDTH, GC_AX_LATENCY,
-	GC_AX_WORLD, GC_AX_BATCH, GC_AX_BACKEND, GC_AX_SCALE, GC_AX__COUNT
+	GC_AX_WORLD, GC_AX_BATCH, GC_AX_BACKEND, GC_AX_SCALE, GC_AX_STACK, GC_AX__COUNT
 };
-const char *gc_axis_name(enum gc_axis a);   /* "model", "method", ..., "compute_scale" */
+const char *gc_axis_name(enum gc_axis a);   /* "model", "method", ..., "stack" */
 
 /* One exclude entry: a point is dropped when, for every axis with n > 0, its value
  * (canonical text, see gc_point_field in sweep.h) is one of vals. */
@@ -45,6 +45,17 @@ struct gc_spec_exclude {
 	char **vals[GC_AX__COUNT];
 	size_t n[GC_AX__COUNT];
 };
+
+/* workload: command: one program to run, an argv template (spec_command.h). `command:`
+ * gives one stack without a name; `stacks:` several named ones, swept as an axis (each
+ * point runs once per stack, runs.stack holds the name). Other workloads have one stack
+ * without a name and no argv. */
+struct gc_spec_stack {
+	char name[32];             /* "" for command: and other workloads; else a label */
+	char **argv;  size_t n_argv;
+};
+
+#define GC_SPEC_MAX_STACKS 8
 
 /* workload: command: a file of the spec's files: list, shipped with the build. */
 struct gc_spec_file {
@@ -59,7 +70,7 @@ struct gc_spec_file {
 struct gc_spec {
 	char *name, *description;
 	char *workload;                  /* "replay", "train" (models: mlp, cnn) or "command" */
-	char **command;         size_t n_command;  /* workload: command: the argv template
+	struct gc_spec_stack *stacks; size_t n_stacks;  /* workload: command: the programs
 	                                             * (docs/spec.md; spec_command.h) */
 	struct gc_spec_file *files; size_t n_files; /* workload: command: files: */
 	char **models;          size_t n_models;
@@ -103,10 +114,11 @@ void gc_spec_release(struct gc_spec *spec);     /* accepts NULL; leaves it empty
 gc_rc gc_latency_parse(const char *s, double *seconds, gc_err *e);
 
 /* The number of values of an axis (for METHOD and PARAMS: the method variants) and
- * the canonical text of value i: model/backend as written, method name, params text,
+ * the canonical text of value i: model/backend/stack as written, method name, params text,
  * bandwidth in bits/s ("1000000000", "0" unlimited), latency and compute_scale as
- * "%.9g" seconds/factor, world_size and batch in decimal. Point keys, exclude entries
- * and the canonical spec text all use these. */
+ * "%.9g" seconds/factor, world_size and batch in decimal. STACK always has at least
+ * one value ("" when the spec names no stacks). Point keys, exclude entries and the
+ * canonical spec text all use these. */
 size_t gc_spec_axis_len(const struct gc_spec *s, enum gc_axis a);
 void gc_spec_axis_text(const struct gc_spec *s, enum gc_axis a, size_t i, char *buf,
 		       size_t n);

@@ -20,7 +20,7 @@
 
 static const char *const placeholders[] = {
 	"method", "params", "model", "iterations", "warmup", "batch", "world_size", "backend",
-	"records",
+	"records", "bin", "method_arg",
 };
 #define N_PH (sizeof(placeholders) / sizeof(placeholders[0]))
 
@@ -106,14 +106,19 @@ static const char *ph_value(const struct gc_command_vals *v, const char *name, s
 		if (strlen(str_names[i]) == len && !strncmp(name, str_names[i], len))
 			return strs[i] ? strs[i] : "";
 	}
-	return NULL;   /* {records}: the wrapper's */
+	if (len == 10 && !strncmp(name, "method_arg", len)) {   /* gcbench's M[:k=v,...] */
+		snprintf(num, nn, "%s%s%s", v->method ? v->method : "",
+			 v->params && *v->params ? ":" : "", v->params ? v->params : "");
+		return num;
+	}
+	return NULL;   /* {records}, {bin}: the wrapper's */
 }
 
 gc_rc gc_command_expand(char *const *tmpl, size_t n, const struct gc_command_vals *v,
 			char ***out, gc_err *e)
 {
 	char **argv = calloc(n + 1, sizeof(char *));
-	char buf[GC_COMMAND_MAX_ARG + 2], num[24];
+	char buf[GC_COMMAND_MAX_ARG + 2], num[320];
 
 	*out = NULL;
 	if (!argv)
@@ -153,24 +158,26 @@ gc_rc gc_command_expand(char *const *tmpl, size_t n, const struct gc_command_val
 	return GC_OK;
 }
 
-/* --- command: ------------------------------------------------------------------- */
+/* --- command: and stacks: ---------------------------------------------------------- */
 
-static void parse_template(struct spec_ctx *c, yaml_node_t *v)
+/* what: "'command'" or "stack 'NAME'", for the diagnostics */
+static void parse_template(struct spec_ctx *c, yaml_node_t *v, struct gc_spec_stack *st,
+			   const char *what)
 {
 	size_t n = gc_yaml_seq_len(v);
 
 	if (v->type != YAML_SEQUENCE_NODE || n == 0) {
-		gc_diag(c->d, v, "'command' is %s; write the program and its arguments as a list "
-			"(no shell), e.g. command: [python3, train.py, --out, \"{records}\"]",
+		gc_diag(c->d, v, "%s is %s; write the program and its arguments as a list "
+			"(no shell), e.g. [python3, train.py, --out, \"{records}\"]", what,
 			v->type == YAML_SEQUENCE_NODE ? "an empty list" : gc_yaml_kind(v));
 		return;
 	}
 	if (n > GC_COMMAND_MAX_ARGS) {
-		gc_diag(c->d, v, "'command' has %zu arguments; keep it to %d", n, GC_COMMAND_MAX_ARGS);
+		gc_diag(c->d, v, "%s has %zu arguments; keep it to %d", what, n, GC_COMMAND_MAX_ARGS);
 		return;
 	}
-	c->s->command = calloc(n, sizeof(char *));
-	if (!c->s->command) {
+	st->argv = calloc(n, sizeof(char *));
+	if (!st->argv) {
 		c->d->oom = 1;
 		return;
 	}
@@ -178,19 +185,61 @@ static void parse_template(struct spec_ctx *c, yaml_node_t *v)
 		yaml_node_t *it = gc_yaml_seq_at(c->doc, v, i);
 		const char *t = gc_yaml_text(it), *why;
 		if (!t) {
-			gc_diag(c->d, it, "argument %zu of 'command' is %s; write one plain value",
-				i + 1, gc_yaml_kind(it));
+			gc_diag(c->d, it, "argument %zu of %s is %s; write one plain value",
+				i + 1, what, gc_yaml_kind(it));
 			continue;
 		}
 		if ((why = gc_command_arg_problem(t, i == 0))) {
-			gc_diag(c->d, it, "argument %zu of 'command' %s", i + 1, why);
+			gc_diag(c->d, it, "argument %zu of %s %s", i + 1, what, why);
 			continue;
 		}
-		if (!(c->s->command[c->s->n_command] = strdup(t))) {
+		if (!(st->argv[st->n_argv] = strdup(t))) {
 			c->d->oom = 1;
 			return;
 		}
-		c->s->n_command++;
+		st->n_argv++;
+	}
+}
+
+/* stacks: {NAME: [argv...], ...}: named programs, an axis of the sweep */
+static void parse_stacks(struct spec_ctx *c, yaml_node_t *v)
+{
+	size_t n = v->type == YAML_MAPPING_NODE ?
+		   (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start) : 0;
+
+	if (n == 0 || n > GC_SPEC_MAX_STACKS) {
+		gc_diag(c->d, v, "'stacks' is %s; write 1 to %d named programs, e.g. stacks: "
+			"{pytorch: [python3, train.py, --out, \"{records}\"], gcbench: "
+			"[\"{bin}/gcbench-worker\", ...]}", n ? "too long" : v->type ==
+			YAML_MAPPING_NODE ? "empty" : gc_yaml_kind(v), GC_SPEC_MAX_STACKS);
+		return;
+	}
+	if (!(c->s->stacks = calloc(n, sizeof(*c->s->stacks)))) {
+		c->d->oom = 1;
+		return;
+	}
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+		const char *name = gc_yaml_text(k);
+		struct gc_spec_stack *st = &c->s->stacks[c->s->n_stacks];
+		char what[64];
+		int dup = 0;
+
+		if (!name || !gc_command_label_ok(name)) {
+			gc_diag(c->d, k, "a stack's name is 1-31 letters, digits and ._- (not "
+				"starting with - or .); write e.g. pytorch");
+			continue;
+		}
+		for (size_t i = 0; i < c->s->n_stacks; i++)
+			dup |= !strcmp(c->s->stacks[i].name, name);
+		if (dup) {
+			gc_diag(c->d, k, "stack '%s' is given twice; keep one", name);
+			continue;
+		}
+		gc_strlcpy(st->name, name, sizeof(st->name));
+		snprintf(what, sizeof(what), "stack '%s'", st->name);
+		parse_template(c, yaml_document_get_node(c->doc, p->value), st, what);
+		c->s->n_stacks++;
 	}
 }
 
@@ -296,20 +345,36 @@ static void parse_files(struct spec_ctx *c, yaml_node_t *v)
 void spec_parse_command(struct spec_ctx *c)
 {
 	yaml_node_t *cmd = gc_yaml_get(c->doc, c->root, "command");
+	yaml_node_t *stacks = gc_yaml_get(c->doc, c->root, "stacks");
 	yaml_node_t *files = gc_yaml_get(c->doc, c->root, "files");
 	int is_cmd = c->s->workload && !strcmp(c->s->workload, "command");
 
 	if (!is_cmd) {
-		if (cmd || files)
-			gc_diag(c->d, cmd ? cmd : files, "'%s' applies to workload: command only; add "
-				"workload: command or remove it", cmd ? "command" : "files");
+		yaml_node_t *n = cmd ? cmd : stacks ? stacks : files;
+		if (n)
+			gc_diag(c->d, n, "'%s' applies to workload: command only; add workload: "
+				"command or remove it", n == cmd ? "command" : n == stacks ? "stacks" :
+				"files");
 		return;
 	}
-	if (!cmd)
+	if (cmd && stacks) {
+		gc_diag(c->d, stacks, "give either 'command' (one program) or 'stacks' (several, "
+			"each run at every point), not both");
+		return;
+	}
+	if (!cmd && !stacks) {
 		gc_diag(c->d, c->root, "workload: command needs 'command', the program and its "
 			"arguments as a list, e.g. command: [python3, train.py, --out, \"{records}\"]");
-	else
-		parse_template(c, cmd);
+	} else if (cmd) {
+		if (!(c->s->stacks = calloc(1, sizeof(*c->s->stacks)))) {
+			c->d->oom = 1;
+			return;
+		}
+		c->s->n_stacks = 1;
+		parse_template(c, cmd, c->s->stacks, "'command'");
+	} else {
+		parse_stacks(c, stacks);
+	}
 	if (files)
 		parse_files(c, files);
 }

@@ -32,7 +32,7 @@ void spec_parse_zip(struct spec_ctx *c, yaml_node_t *v);
 void spec_parse_notify(struct spec_ctx *c, yaml_node_t *v);
 void spec_parse_placement(struct spec_ctx *c);   /* ranks_per_node, allow_single_node */
 
-/* workload: command (spec_command.c): command: and files: (diagnosed under other
+/* workload: command (spec_command.c): command:, stacks: and files: (diagnosed under other
  * workloads), one methods entry (a free label with free parameters), and a model. */
 void spec_parse_command(struct spec_ctx *c);
 void spec_command_method(struct spec_ctx *c, yaml_node_t *it);

@@ -126,7 +126,7 @@ static gc_rc add_run(gc_db *db, int64_t sweep, int64_t env, const struct truth *
 		     int p, uint64_t cap, enum gc_run_status status)
 {
 	struct gc_db_run run = { sweep, "key", "replay", "resnet50", methods[mi][0],
-				 methods[mi][1], p, p, 32, cap, 0, "mpi", 1, 10, 2, 0, env, NULL };
+				 methods[mi][1], p, p, 32, cap, 0, "mpi", 1, 10, 2, 0, env, NULL, NULL };
 	int linked = cap != 2 * GBIT;
 	double bw = linked ? (double)cap * t->goodput_ratio : (double)cap * 1448 / 1514, numel;
 	gc_model_result r;
@@ -393,7 +393,7 @@ static void test_method_params(void)
 static void test_unknown_arch_skipped(void)
 {
 	struct gc_db_run run = { 0, "k", "train:mlp", "mlp-x", "syncsgd", "", 2, 2, 8, GBIT,
-				 0, "mpi", 1, 10, 2, 0, 0, NULL };
+				 0, "mpi", 1, 10, 2, 0, 0, NULL, NULL };
 	char path[256];
 	gc_db *db = NULL;
 	gc_pdb p;

@@ -45,7 +45,7 @@ static gc_rc add_run(gc_db *db, int64_t sweep, int64_t env, const char *method,
 		     const char *params, uint64_t bw, double t, enum gc_run_status status)
 {
 	struct gc_db_run r = { sweep, "key", "replay", "resnet50", method, params, 2, 2, 32,
-			       bw, 0, "mpi", 1, 100, 5, 0, env, NULL };
+			       bw, 0, "mpi", 1, 100, 5, 0, env, NULL, NULL };
 	sqlite3_stmt *st = NULL;
 	int64_t id;
 	int rank, it;

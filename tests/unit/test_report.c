@@ -193,7 +193,7 @@ static gc_rc add_run(gc_db *db, int64_t sweep, const char *model, const char *me
 		     const char *params, int p, uint64_t cap, double t)
 {
 	struct gc_db_run r = { sweep, "key", "replay", model, method, params, p, p, 32, cap, 0,
-			       "mpi", 1, 4, 1, 0, 0, NULL };
+			       "mpi", 1, 4, 1, 0, 0, NULL, NULL };
 	sqlite3_stmt *st = NULL;
 	int64_t id;
 	int rank, it;
@@ -236,7 +236,7 @@ static gc_rc make_db(const char *path, int nworld)
 	int i, c, w;
 	gc_rc rc;
 	struct gc_db_run bad = { 0, "k", "replay", "resnet50", "topk", "ratio=0.01", 4, 4, 32,
-				 GBIT, 0, "mpi", 1, 4, 1, 0, 0, NULL };
+				 GBIT, 0, "mpi", 1, 4, 1, 0, 0, NULL, NULL };
 
 	unlink(path);
 	if ((rc = gc_db_open(path, 0, &db, NULL)))
@@ -484,7 +484,7 @@ static gc_rc add_train_run(gc_db *db, int64_t sweep, const char *method, uint64_
 			   double t, double a9, double a20)
 {
 	struct gc_db_run r = { sweep, "key", "train", "cnn", method, "", 2, 2, 16, cap, 0,
-			       "mpi", 1, 20, 1, 0, 0, NULL };
+			       "mpi", 1, 20, 1, 0, 0, NULL, NULL };
 	struct gc_iter_rec rec[42];
 	gc_rec_file f = { .recs = rec, .n = 42, .complete = 1 };
 	int64_t id;

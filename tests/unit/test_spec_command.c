@@ -11,6 +11,7 @@
 #include "orchestrator/remote/launch.h"
 #include "orchestrator/spec/spec.h"
 #include "orchestrator/spec/spec_command.h"
+#include "orchestrator/run/sweep.h"
 
 static char dir[] = "/tmp/gcbench-test-spec-command.XXXXXX";
 static char spec_path[256];
@@ -69,8 +70,10 @@ static void test_parse_good(void)
 		dump(&d);
 	CHECK_EQ_INT(rc, GC_OK);
 	CHECK_STR(s.workload, "command");
-	CHECK_EQ_INT(s.n_command, 14);
-	CHECK_STR(s.command[4], "--params={params}");
+	CHECK_EQ_INT(s.n_stacks, 1);
+	CHECK_STR(s.stacks[0].name, "");
+	CHECK_EQ_INT(s.stacks[0].n_argv, 14);
+	CHECK_STR(s.stacks[0].argv[4], "--params={params}");
 	CHECK_EQ_INT(s.n_methods, 4);
 	CHECK_STR(s.methods[0].label, "allreduce");
 	CHECK_STR(s.methods[2].name, "powersgd");
@@ -82,8 +85,104 @@ static void test_parse_good(void)
 	CHECK_EQ_INT(strlen(s.files[0].digest), 16);
 	CHECK(strstr(s.canonical, "command=python3 train.py --hook {method}") != NULL);
 	CHECK(strstr(s.canonical, "files=train.py:") != NULL);
+	CHECK(strstr(s.canonical, "stack=") == NULL);   /* command: keeps its old hash */
 	gc_spec_release(&s);
 	gc_diags_release(&d);
+}
+
+static const char *stacked =
+	"name: side-by-side\n"
+	"workload: command\n"
+	"stacks:\n"
+	"  pytorch: [python3, bench.py, --hook, \"{method}\", --out, \"{records}\"]\n"
+	"  gcbench: [\"{bin}/gcbench-worker\", --method, \"{method}\", --out, \"{records}\"]\n"
+	"models: [tiny]\n"
+	"methods: [syncsgd, fp16]\n"
+	"baseline: syncsgd\n"
+	"bandwidth: [1gbit, 2gbit]\n"
+	"exclude: [{stack: gcbench, method: fp16}]\n"
+	"world_size: 2\nbatch: 8\niterations: 3\n";
+
+/* stacks: an axis, innermost: a method's stacks run back to back, keyed ;stack=NAME */
+static void test_stacks(void)
+{
+	struct gc_spec s;
+	struct gc_sweep sw;
+	struct gc_diags d;
+	gc_err e;
+	gc_rc rc;
+
+	gc_diags_init(&d, spec_path);
+	rc = gc_spec_parse(stacked, strlen(stacked), spec_path, &s, &d);
+	if (rc)
+		dump(&d);
+	CHECK_EQ_INT(rc, GC_OK);
+	gc_diags_release(&d);
+	if (rc)
+		return;
+	CHECK_EQ_INT(s.n_stacks, 2);
+	CHECK_STR(s.stacks[0].name, "pytorch");
+	CHECK_STR(s.stacks[1].argv[0], "{bin}/gcbench-worker");
+	CHECK_EQ_INT(gc_spec_axis_len(&s, GC_AX_STACK), 2);
+	CHECK(strstr(s.canonical, "stack=pytorch\ncommand=python3 bench.py") != NULL);
+	CHECK(strstr(s.canonical, "stack=gcbench\ncommand={bin}/gcbench-worker") != NULL);
+	CHECK_EQ_INT(gc_sweep_expand(&s, &sw, &e), GC_OK);
+	CHECK_EQ_INT(sw.n_product, 8);
+	CHECK_EQ_INT(sw.n, 6);   /* gcbench's fp16 excluded at both caps */
+	CHECK(sw.n == 6 && sw.pts[0].stack == &s.stacks[0] && sw.pts[1].stack == &s.stacks[1]);
+	CHECK(sw.n == 6 && !strcmp(sw.pts[0].method->name, sw.pts[1].method->name));
+	CHECKF(sw.n == 6 && strstr(sw.pts[1].key, ";repeat=0;stack=gcbench") != NULL, "key %s",
+	       sw.pts[1].key);
+	gc_sweep_release(&sw);
+	gc_spec_release(&s);
+}
+
+/* one diagnostic each, at its place, and no spec */
+static void test_stacks_bad(void)
+{
+	static const struct { const char *body, *want; } cases[] = {
+		{ "command: [a]\nstacks: {x: [b]}\n", "either 'command'" },
+		{ "stacks: []\n", "'stacks' is a list; write 1 to 8 named" },
+		{ "stacks: {}\n", "'stacks' is empty" },
+		{ "stacks: {-x: [a]}\n", "a stack's name" },
+		{ "stacks: {x: [a], x: [b]}\n", "stack 'x' is given twice" },
+		{ "stacks: {x: []}\n", "stack 'x' is an empty list" },
+		{ "stacks: {x: [a, \"{nope}\"]}\n", "argument 2 of stack 'x' has an unknown" },
+		{ "stacks: {x: [a, \"$(id)\"]}\n", "argument 2 of stack 'x' has a character" },
+		{ "stacks: {a: [a], b: [b], c: [c], d: [d], e: [e], f: [f], g: [g], h: [h], "
+		  "i: [i]}\n", "'stacks' is too long" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[1024];
+		struct gc_spec s;
+		struct gc_diags d;
+		int found = 0;
+
+		snprintf(text, sizeof(text), "name: x\nworkload: command\n%smodels: [m]\n"
+			 "methods: [a]\nbaseline: a\nworld_size: 2\nbatch: 8\niterations: 3\n"
+			 "bandwidth: 1gbit\n", cases[i].body);
+		gc_diags_init(&d, "s.yaml");
+		CHECKF(gc_spec_parse(text, strlen(text), "s.yaml", &s, &d) == GC_E_INVAL,
+		       "case %zu parsed", i);
+		for (size_t k = 0; k < d.n; k++)
+			found |= strstr(d.msg[k], cases[i].want) != NULL;
+		CHECKF(found, "case %zu: no '%s' in %zu messages (first: %s)", i, cases[i].want,
+		       d.n, d.n ? d.msg[0] : "");
+		gc_diags_release(&d);
+	}
+	{   /* stacks: belongs to workload: command */
+		const char *t = "name: x\nmodels: [resnet50]\nstacks: {x: [a]}\n";
+		struct gc_spec s;
+		struct gc_diags d;
+		int found = 0;
+		gc_diags_init(&d, "s.yaml");
+		CHECK_EQ_INT(gc_spec_parse(t, strlen(t), "s.yaml", &s, &d), GC_E_INVAL);
+		for (size_t k = 0; k < d.n; k++)
+			found |= strstr(d.msg[k], "s.yaml:3:9: 'stacks' applies to workload: "
+					"command only") != NULL;
+		CHECKF(found, "no such message among %zu", d.n);
+		gc_diags_release(&d);
+	}
 }
 
 /* a file's content is part of the spec hash: an edited script is a new spec */
@@ -129,20 +228,26 @@ static void test_arg_problem(void)
 static void test_expand(void)
 {
 	char *tmpl[] = { "python3", "--hook={method}", "{params}", "{records}", "i{iterations}w{warmup}",
-			 "{batch}/{world_size}", "{model}-{backend}" };
+			 "{batch}/{world_size}", "{model}-{backend}", "--method={method_arg}" };
 	struct gc_command_vals v = { "powersgd", "rank=4", "mlp", "mpi", 30, 2, 16, 4 };
 	struct gc_command_vals bad = { "x y", "", "m", "mpi", 1, 0, 1, 1 };
 	char **argv;
 	gc_err e;
 
-	CHECK_EQ_INT(gc_command_expand(tmpl, 7, &v, &argv, &e), GC_OK);
+	struct gc_command_vals plain = { "syncsgd", "", "mlp", "mpi", 30, 2, 16, 4 };
+
+	CHECK_EQ_INT(gc_command_expand(tmpl, 8, &v, &argv, &e), GC_OK);
 	CHECK_STR(argv[1], "--hook=powersgd");
 	CHECK_STR(argv[2], "rank=4");
 	CHECK_STR(argv[3], "{records}");     /* the wrapper's, per rank */
 	CHECK_STR(argv[4], "i30w2");
 	CHECK_STR(argv[5], "16/4");
 	CHECK_STR(argv[6], "mlp-mpi");
-	CHECK(argv[7] == NULL);
+	CHECK_STR(argv[7], "--method=powersgd:rank=4");   /* gcbench's own --method */
+	CHECK(argv[8] == NULL);
+	gc_argv_free(argv);
+	CHECK_EQ_INT(gc_command_expand(tmpl, 8, &plain, &argv, &e), GC_OK);
+	CHECK_STR(argv[7], "--method=syncsgd");
 	gc_argv_free(argv);
 	CHECK_EQ_INT(gc_command_expand(tmpl, 2, &bad, &argv, &e), GC_E_INVAL);
 	CHECK(argv == NULL);
@@ -172,6 +277,7 @@ static void test_launch(void)
 	l.command = cmd, l.n_command = 4;
 	l.files_dir = ".cache/gcbench/0123456789abcdef/files";
 	l.records_dir = "/tmp/gcbench-records-x/run-3";
+	l.bin_dir = ".cache/gcbench/0123456789abcdef";
 	l.master_addr = "10.9.0.2", l.master_port = 20003;
 	l.threads = 1, l.run_id = 3, l.deadline_s = 30;
 	CHECKF(gc_launch_argv(&l, &argv, &e) == GC_OK, "%s", e.msg);
@@ -187,7 +293,14 @@ static void test_launch(void)
 	      strstr(script, "GCBENCH_RECORDS=$d/records-r$RANK.gcr"));
 	CHECK_STR(argv[i - 1], "{records}");
 	CHECK_STR(argv[i - 4], "python3");
+	CHECK_STR(argv[i - 5], ".cache/gcbench/0123456789abcdef");
 	gc_argv_free(argv);
+	l.bin_dir = NULL;
+	CHECK_EQ_INT(gc_launch_argv(&l, &argv, &e), GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "binaries' folder");
+	l.bin_dir = "a b";
+	CHECK_EQ_INT(gc_launch_argv(&l, &argv, &e), GC_E_INVAL);
+	l.bin_dir = ".cache/gcbench/0123456789abcdef";
 	l.command = evil, l.n_command = 2;
 	CHECK_EQ_INT(gc_launch_argv(&l, &argv, &e), GC_E_INVAL);
 	CHECK_CONTAINS(e.msg, "argument 2");
@@ -199,7 +312,7 @@ static void test_launch(void)
  * entered; run with /bin/sh as mpirun would (no data subnet: the iface given) */
 static void test_wrapper_runs(void)
 {
-	char *cmd[] = { "/bin/sh", "show.sh", "--out={records}", NULL };
+	char *cmd[] = { "/bin/sh", "show.sh", "--out={records}", "{bin}/w:{bin}", NULL };
 	const char *env[] = { "OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=2",
 			      "OMPI_COMM_WORLD_LOCAL_RANK=0" };
 	gc_launch l = { 0 };
@@ -212,9 +325,10 @@ static void test_wrapper_runs(void)
 	l.slots[0] = 1;
 	l.nhosts = 1, l.world = 1;
 	l.iface = "lo";
-	l.command = cmd, l.n_command = 3;
+	l.command = cmd, l.n_command = 4;
 	l.files_dir = dir;   /* show.sh is found there: the rank runs in it */
 	l.records_dir = "/tmp/recs";
+	l.bin_dir = "/opt/gcb/bin";
 	l.master_addr = "10.1.2.3", l.master_port = 2000;
 	CHECKF(gc_launch_argv(&l, &argv, &e) == GC_OK, "%s", e.msg);
 	for (i = 0; argv[i] && strcmp(argv[i], "/bin/sh"); i++)
@@ -224,7 +338,7 @@ static void test_wrapper_runs(void)
 		putenv((char *)env[k]);
 	CHECK_EQ_INT(gc_proc_run(argv + i, NULL, NULL, 10, 0, &r, &e), GC_OK);
 	snprintf(want, sizeof(want), "1 2 0 10.1.2.3:2000 lo lo /tmp/recs/records-r1.gcr %s "
-		 "--out=/tmp/recs/records-r1.gcr\n", dir);
+		 "--out=/tmp/recs/records-r1.gcr /opt/gcb/bin/w:/opt/gcb/bin /opt/gcb/bin\n", dir);
 	CHECKF(r.status == 0 && r.out && !strcmp(r.out, want), "got '%s' (%s), want '%s'",
 	       r.out ? r.out : "", r.err_tail, want);
 	gc_proc_result_release(&r);
@@ -244,9 +358,12 @@ int main(void)
 	write_file("train.py", "print('hello')\n");
 	write_file("lib/util.txt", "x\n");
 	write_file("show.sh", "echo \"$RANK $WORLD_SIZE $LOCAL_RANK $MASTER_ADDR:$MASTER_PORT "
-		   "$GLOO_SOCKET_IFNAME $NCCL_SOCKET_IFNAME $GCBENCH_RECORDS $(pwd) $1\"\n");
+		   "$GLOO_SOCKET_IFNAME $NCCL_SOCKET_IFNAME $GCBENCH_RECORDS $(pwd) $1 $2 "
+		   "$GCBENCH_BIN\"\n");
 	GCT_RUN(test_parse_good);
 	GCT_RUN(test_files_in_hash);
+	GCT_RUN(test_stacks);
+	GCT_RUN(test_stacks_bad);
 	GCT_RUN(test_arg_problem);
 	GCT_RUN(test_expand);
 	GCT_RUN(test_launch);
