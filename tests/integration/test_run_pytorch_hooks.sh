@@ -5,11 +5,12 @@
 # 2-node local cluster, with fewer iterations: every run ok, nonzero encode, comm and
 # decode in every measured iteration of the compressing hooks, the speedup view pairing
 # each hook with the all-reduce baseline, both replicas of every run ending with equal
-# parameters (their headers' checksums), caps restored. SKIPs without torch.
-# Time: about 1-2 minutes on 2 cores (torch's start-up dominates).
+# parameters (their headers' checksums); the same spec again under another tag is a
+# second sweep, and `gcbench regress` compares the two point by point; caps restored.
+# SKIPs without torch. Time: about 2-4 minutes on 2 cores (torch's start-up dominates).
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cases="sweep_ok phases_nonzero speedup_pairs replicas_equal caps_restored"
+cases="sweep_ok phases_nonzero speedup_pairs replicas_equal regress_tags caps_restored"
 need_sweep $cases || exit 0
 PY=""
 for p in ${PYTHON:-} python3 /usr/bin/python3; do
@@ -36,7 +37,7 @@ sed -e "s|^command: \[python3,|command: [$PY,|" -e "s|\.\./examples/|$ROOT/examp
 db=$work/h.db
 q() { sqlite3 "$db" "$1"; }
 
-if "$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" >"$work/out" 2>&1; then
+if "$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --tag a >"$work/out" 2>&1; then
 	n=$(q "SELECT count(*) FROM runs WHERE status = 'ok' AND workload = 'command'")
 	[ "$n" = 8 ] && pass sweep_ok || fail sweep_ok "$n ok runs, expected 8: $(tail -5 "$work/out")"
 else
@@ -58,6 +59,18 @@ pairs=$(q "SELECT count(*) FROM speedup WHERE baseline = 'allreduce' AND method 
 # each run: both ranks' headers, one parameter checksum
 eq=$(q "SELECT count(*) FROM (SELECT run_id FROM run_headers GROUP BY run_id HAVING count(*) = 2 AND count(DISTINCT json_extract(header, '\$.checksum_param')) = 1 AND min(json_extract(header, '\$.checksum_param')) IS NOT NULL)" 2>&1)
 [ "$eq" = 8 ] && pass replicas_equal || fail replicas_equal "$eq of 8 runs have one parameter checksum on both ranks"
+
+# the same spec under tag b: a second sweep; regress pairs every hook at both caps
+"$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --tag b >"$work/out2" 2>&1
+rc=0
+"$BIN/gcbench" regress --db "$db" --baseline tag=a --candidate tag=b --json >"$work/reg" 2>"$work/reg.err" || rc=$?
+sweeps=$(q "SELECT count(*) FROM sweeps WHERE status = 'done'")
+pts=$("$PY" -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(" ".join(sorted("%s@%d:%s" % (p["method"], p["bw_cap_bps"] // 1000000, "y" if p["n_base"] and p["n_cand"] else "n") for p in r["points"])))' "$work/reg" 2>&1)
+want="allreduce@100:y allreduce@200:y fp16@100:y fp16@200:y powersgd@100:y powersgd@200:y topk@100:y topk@200:y"
+[ "$sweeps" = 2 ] && [ "$rc" -le 1 ] && [ "$pts" = "$want" ] && pass regress_tags ||
+	fail regress_tags "$sweeps done sweeps (want 2), regress exit $rc ($(head -c 300 "$work/reg.err")), points: $pts"
 
 left=""
 for i in 1 2; do
