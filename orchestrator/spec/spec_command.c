@@ -450,34 +450,17 @@ static void expand(struct spec_ctx *c, yaml_node_t *at, const char *label, struc
 
 void spec_command_method(struct spec_ctx *c, yaml_node_t *it)
 {
-	yaml_node_t *kn = it, *pv = NULL;
-	const char *label = gc_yaml_text(it);
+	yaml_node_t *kn, *pv;
+	const char *label = spec_method_item(c, it, "label", &kn, &pv);
 	struct kv kv[MAX_KEYS];
 	size_t nk = 0;
 	int bad = 0;
 
-	if (it->type == YAML_MAPPING_NODE && it->data.mapping.pairs.top -
-	    it->data.mapping.pairs.start == 1) {
-		kn = yaml_document_get_node(c->doc, it->data.mapping.pairs.start->key);
-		pv = yaml_document_get_node(c->doc, it->data.mapping.pairs.start->value);
-		label = gc_yaml_text(kn);
-	}
-	if (!label) {
-		gc_diag(c->d, it, "a method is a label (allreduce) or a label with parameters "
-			"(powersgd: {rank: [2, 4]}), not %s", gc_yaml_kind(it));
+	if (!label)
 		return;
-	}
 	if (!gc_command_label_ok(label)) {
 		gc_diag(c->d, kn, "this method label is not 1-31 letters, digits and ._- (not "
 			"starting with - or .); write e.g. powersgd");
-		return;
-	}
-	if (pv && pv->type == YAML_SCALAR_NODE && (!*gc_yaml_text(pv) ||
-	    !strcmp(gc_yaml_text(pv), "~") || !strcmp(gc_yaml_text(pv), "null")))
-		pv = NULL;
-	if (pv && pv->type != YAML_MAPPING_NODE) {
-		gc_diag(c->d, pv, "the parameters of '%s' are %s; write a mapping, e.g. "
-			"%s: {rank: 4}", label, gc_yaml_kind(pv), label);
 		return;
 	}
 	for (yaml_node_pair_t *p = pv ? pv->data.mapping.pairs.start : NULL;

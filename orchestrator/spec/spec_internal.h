@@ -35,6 +35,12 @@ void spec_parse_placement(struct spec_ctx *c);   /* ranks_per_node, allow_single
 /* workload: command (spec_command.c): command:, stacks: and files: (diagnosed under other
  * workloads), one methods entry (a free label with free parameters), and a model. */
 void spec_parse_command(struct spec_ctx *c);
+/* A methods: item, `NAME` or `NAME: {params}` (what: "name" or "label", for the
+ * message): the name, its node in *kn and the parameters' mapping in *pv (NULL for none,
+ * ~ or null); NULL, diagnosed, when the item is neither or the parameters are not a
+ * mapping (spec_methods.c). */
+const char *spec_method_item(struct spec_ctx *c, yaml_node_t *it, const char *what,
+			     yaml_node_t **kn, yaml_node_t **pv);
 void spec_command_method(struct spec_ctx *c, yaml_node_t *it);
 int spec_command_model(struct spec_ctx *c, yaml_node_t *n, const char *t, void *out);
 

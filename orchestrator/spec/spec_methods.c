@@ -158,34 +158,46 @@ static void expand_params(struct spec_ctx *c, yaml_node_t *at, gc_method m, stru
 	}
 }
 
-static void parse_method_item(struct spec_ctx *c, yaml_node_t *it)
+const char *spec_method_item(struct spec_ctx *c, yaml_node_t *it, const char *what,
+			     yaml_node_t **kn, yaml_node_t **pv)
 {
-	yaml_node_t *kn = it, *pv = NULL;
-	struct pset ps = { .n = 0 };
 	const char *name = gc_yaml_text(it);
-	gc_method m;
 
+	*kn = it;
+	*pv = NULL;
 	if (it->type == YAML_MAPPING_NODE && it->data.mapping.pairs.top -
 	    it->data.mapping.pairs.start == 1) {
-		kn = yaml_document_get_node(c->doc, it->data.mapping.pairs.start->key);
-		pv = yaml_document_get_node(c->doc, it->data.mapping.pairs.start->value);
-		name = gc_yaml_text(kn);
+		*kn = yaml_document_get_node(c->doc, it->data.mapping.pairs.start->key);
+		*pv = yaml_document_get_node(c->doc, it->data.mapping.pairs.start->value);
+		name = gc_yaml_text(*kn);
 	}
 	if (!name) {
-		gc_diag(c->d, it, "a method is a name (signsgd) or a name with parameters "
-			"(powersgd: {rank: [4, 8]}), not %s", gc_yaml_kind(it));
-		return;
+		gc_diag(c->d, it, "a method is a %s (signsgd) or a %s with parameters "
+			"(powersgd: {rank: [4, 8]}), not %s", what, what, gc_yaml_kind(it));
+		return NULL;
 	}
+	if (*pv && (*pv)->type == YAML_SCALAR_NODE && (!*gc_yaml_text(*pv) ||
+	    !strcmp(gc_yaml_text(*pv), "~") || !strcmp(gc_yaml_text(*pv), "null")))
+		*pv = NULL;
+	if (*pv && (*pv)->type != YAML_MAPPING_NODE) {
+		gc_diag(c->d, *pv, "the parameters of '%s' are %s; write a mapping, e.g. "
+			"%s: {rank: 4}", name, gc_yaml_kind(*pv), name);
+		return NULL;
+	}
+	return name;
+}
+
+static void parse_method_item(struct spec_ctx *c, yaml_node_t *it)
+{
+	yaml_node_t *kn, *pv;
+	struct pset ps = { .n = 0 };
+	const char *name = spec_method_item(c, it, "name", &kn, &pv);
+	gc_method m;
+
+	if (!name)
+		return;
 	if (gc_method_parse(name, &m)) {
 		unknown_method(c, kn, name);
-		return;
-	}
-	if (pv && pv->type == YAML_SCALAR_NODE && (!*gc_yaml_text(pv) ||
-	    !strcmp(gc_yaml_text(pv), "~") || !strcmp(gc_yaml_text(pv), "null")))
-		pv = NULL;
-	if (pv && pv->type != YAML_MAPPING_NODE) {
-		gc_diag(c->d, pv, "the parameters of '%s' are %s; write a mapping, e.g. "
-			"%s: {ratio: 0.01}", name, gc_yaml_kind(pv), name);
 		return;
 	}
 	if (!pv || !collect_params(c, m, pv, &ps))
