@@ -1,4 +1,5 @@
-/* netem/cluster_int.h: shared by cluster.c, cluster_view.c and cluster_sshd.c (not an API). */
+/* netem/cluster_int.h: shared by cluster.c, cluster_view.c, cluster_sshd.c and cluster_slurm.c
+ * (not an API). */
 #ifndef GC_CLUSTER_INT_H
 #define GC_CLUSTER_INT_H
 
@@ -28,6 +29,9 @@ void cl_path_of(const struct cl *c, const char *file, char *buf, size_t n);
 void cl_nodes_dir(const struct cl *c, char *buf, size_t n);
 /* Write text to path (created or truncated); GC_E_IO naming path on failure. */
 gc_rc cl_write_file(const char *path, const char *text, gc_err *e);
+/* The number on the first line of DIR/file (a pid file), as written; 0 when the file
+ * is missing or holds none. Whether that process still runs is the caller's to check. */
+pid_t cl_read_pid(const struct cl *c, const char *file);
 
 /* ---- cluster_view.c: each node's own mount view ---- */
 

@@ -67,18 +67,8 @@ int gc_cluster_slurm_ports(int k, int *ctld, int *slurmd)
 /* the pid in DIR/file when that process still runs with DIR on its command line */
 static pid_t pid_from(const struct cl *c, const char *file)
 {
-	char path[PATH_MAX], line[32] = "";
-	FILE *f;
-	pid_t pid;
+	pid_t pid = cl_read_pid(c, file);
 
-	cl_path_of(c, file, path, sizeof(path));
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (!fgets(line, sizeof(line), f))
-		line[0] = 0;
-	fclose(f);
-	pid = (pid_t)atoi(line);
 	return pid > 1 && gc_pid_matches(pid, c->dir) ? pid : 0;
 }
 

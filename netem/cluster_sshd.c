@@ -53,18 +53,11 @@ int cl_tcp_reachable(const char *addr, int timeout_ms)
 /* The pid of node i's sshd from its pid file, when it still runs; else 0. */
 pid_t cl_sshd_pid(const struct cl *c, int i)
 {
-	char path[PATH_MAX], needle[64], line[32];
-	FILE *f;
-	pid_t pid = 0;
+	char needle[64];
+	pid_t pid;
 
 	snprintf(needle, sizeof(needle), "n%d.pid", i);
-	cl_path_of(c, needle, path, sizeof(path));
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fgets(line, sizeof(line), f))
-		pid = (pid_t)atoi(line);
-	fclose(f);
+	pid = cl_read_pid(c, needle);
 	snprintf(needle, sizeof(needle), "/n%d.sshd_config", i);
 	return pid > 1 && gc_pid_matches(pid, needle) ? pid : 0;
 }
@@ -147,20 +140,12 @@ gc_rc cl_start_sshd(const struct cl *c, int i, gc_err *e)
 /* 1 when node i's sshd (our child) has exited. */
 static int child_exited(const struct cl *c, int i)
 {
-	char path[PATH_MAX], f[32], line[32] = "";
-	FILE *fp;
+	char f[32];
 	int st;
 	pid_t pid;
 
 	snprintf(f, sizeof(f), "n%d.pid", i);
-	cl_path_of(c, f, path, sizeof(path));
-	fp = fopen(path, "r");
-	if (!fp)
-		return 1;
-	if (!fgets(line, sizeof(line), fp))
-		line[0] = 0;
-	fclose(fp);
-	pid = (pid_t)atoi(line);
+	pid = cl_read_pid(c, f);
 	return pid <= 0 || waitpid(pid, &st, WNOHANG) == pid;
 }
 
