@@ -18,29 +18,44 @@ static void test_params_brief(void)
 {
 	char b[64], tiny[8];
 
-	gc_params_brief("powersgd", "ef=1,rank=4,warm_start=1,min_compression=2,seed=42", b,
+	gc_params_brief("replay", "powersgd", "ef=1,rank=4,warm_start=1,min_compression=2,seed=42", b,
 			sizeof(b));
 	CHECK_STR(b, "defaults");
-	gc_params_brief("powersgd", "ef=1,rank=8,warm_start=0,min_compression=2,seed=42", b,
+	gc_params_brief("replay", "powersgd", "ef=1,rank=8,warm_start=0,min_compression=2,seed=42", b,
 			sizeof(b));
 	CHECK_STR(b, "rank=8,warm_start=0");
-	gc_params_brief("topk", "ef=1,ratio=0.001", b, sizeof(b));
+	gc_params_brief("replay", "topk", "ef=1,ratio=0.001", b, sizeof(b));
 	CHECK_STR(b, "ratio=0.001");
-	gc_params_brief("syncsgd", "", b, sizeof(b));
+	gc_params_brief("replay", "syncsgd", "", b, sizeof(b));
 	CHECK_STR(b, "-");
-	gc_params_brief("nosuch", "a=1,b=2", b, sizeof(b));
+	gc_params_brief("replay", "nosuch", "a=1,b=2", b, sizeof(b));
 	CHECK_STR(b, "a=1,b=2");
 	/* a short buffer keeps whole items only */
-	gc_params_brief("powersgd", "ef=0,rank=8,warm_start=0", tiny, sizeof(tiny));
+	gc_params_brief("replay", "powersgd", "ef=0,rank=8,warm_start=0", tiny, sizeof(tiny));
 	CHECK_STR(tiny, "ef=0");
+	/* the worker's own spellings of its workloads shorten too */
+	gc_params_brief("train:mlp", "topk", "ef=1,ratio=0.001", b, sizeof(b));
+	CHECK_STR(b, "ratio=0.001");
+	gc_params_brief("replay:csv:/m.csv", "powersgd", "ef=1,rank=4", b, sizeof(b));
+	CHECK_STR(b, "defaults");
+	/* a command's (or a record file's) method is a label: its params in full, even
+	 * those equal to the built-in method's defaults */
+	gc_params_brief("command", "powersgd", "rank=4", b, sizeof(b));
+	CHECK_STR(b, "rank=4");
+	gc_params_brief("pytorch", "powersgd", "ef=1,rank=4,warm_start=1", b, sizeof(b));
+	CHECK_STR(b, "ef=1,rank=4,warm_start=1");
+	gc_params_brief(NULL, "topk", "ratio=0.01", b, sizeof(b));
+	CHECK_STR(b, "ratio=0.01");
+	gc_params_brief("command", "allreduce", "", b, sizeof(b));
+	CHECK_STR(b, "-");
 }
 
-/* one ok run whose post-warmup iterations all take t seconds */
-static int add_run(gc_db *db, int64_t sweep, const char *model, const char *method,
-		   const char *params, uint64_t bw, double t)
+/* one ok run of workload whose post-warmup iterations all take t seconds */
+static int add_run_of(gc_db *db, int64_t sweep, const char *workload, const char *model,
+		      const char *method, const char *params, uint64_t bw, double t)
 {
 	struct gc_db_run r = {
-		.sweep_id = sweep, .point_key = params, .workload = "replay", .model = model,
+		.sweep_id = sweep, .point_key = params, .workload = workload, .model = model,
 		.method = method, .params = params, .world_size = 4, .nodes = 4, .batch = 32,
 		.bw_cap_bps = bw, .backend = "mpi", .compute_scale = 1, .iterations = 3,
 		.warmup = 1,
@@ -62,6 +77,12 @@ static int add_run(gc_db *db, int64_t sweep, const char *model, const char *meth
 		return -1;
 	}
 	return 0;
+}
+
+static int add_run(gc_db *db, int64_t sweep, const char *model, const char *method,
+		   const char *params, uint64_t bw, double t)
+{
+	return add_run_of(db, sweep, "replay", model, method, params, bw, t);
 }
 
 /* the table of a sweep as text (caller frees) */
@@ -154,6 +175,29 @@ static void test_table_content(void)
 	       strstr(txt, "rank=16,") && !strstr(txt, "seed=42") &&
 	       strstr(txt, "unlimited") && strstr(txt, "2.00x") && strstr(txt, "0.50x") &&
 	       strstr(txt, "0.80x"), "%s", txt);
+	free(txt);
+}
+
+/* a command sweep's labels may share a built-in method's name: its params are shown in
+ * full, not shortened against gcbench's powersgd (whose default rank is 4) */
+static void test_table_command(void)
+{
+	gc_db *db = NULL;
+	int64_t sw;
+	int rows = -1;
+	char *txt;
+	gc_err e;
+
+	unlink(dbpath);
+	CHECK(gc_db_open(dbpath, 0, &db, &e) == GC_OK);
+	CHECK(gc_db_sweep_begin(db, "c", "spec", "hc", "allreduce", &sw, &e) == GC_OK);
+	CHECK(add_run_of(db, sw, "command", "mlp", "allreduce", "", 0, 0.2) == 0);
+	CHECK(add_run_of(db, sw, "command", "mlp", "powersgd", "rank=4", 0, 0.1) == 0);
+	txt = table_of(db, sw, &rows);
+	gc_db_close(db);
+	CHECK(txt);
+	CHECKF(rows == 2, "%d rows:\n%s", rows, txt);
+	CHECKF(strstr(txt, "\nmlp   powersgd  rank=4 unlimited "), "%s", txt);
 	free(txt);
 }
 
@@ -287,6 +331,7 @@ int main(void)
 	GCT_RUN(test_params_brief);
 	GCT_RUN(test_table_aligned);
 	GCT_RUN(test_table_content);
+	GCT_RUN(test_table_command);
 	GCT_RUN(test_table_empty);
 	GCT_RUN(test_table_target);
 	GCT_RUN(test_table_placement);
