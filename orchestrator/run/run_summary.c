@@ -105,6 +105,23 @@ static void sweep_target(struct gc_db *db, int64_t sweep_id, char *out, size_t n
 		snprintf(out, n, "%s %g", metric, value);
 }
 
+/* The sweep's rows into *t, its target into target (n bytes, "" without one); -1, warned
+ * and with *t released, when they cannot be read. */
+static int summary_table(struct gc_db *db, int64_t sweep_id, char *target, size_t n,
+			 gc_table *t)
+{
+	gc_err e;
+
+	sweep_target(db, sweep_id, target, n);
+	gc_table_init(t, *target ? NCOL : 8, head, "lllrrrrrrr", PCOL);
+	if (gc_db_sweep_summary(db, sweep_id, *target != '\0', add_row, t, &e) || t->oom) {
+		gc_warn("cannot print the summary: %s", t->oom ? "out of memory" : e.msg);
+		gc_table_release(t);
+		return -1;
+	}
+	return 0;
+}
+
 int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f)
 {
 	char target[64], place[1024];
@@ -112,13 +129,8 @@ int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f)
 	gc_err e;
 	int n;
 
-	sweep_target(db, sweep_id, target, sizeof(target));
-	gc_table_init(&t, *target ? NCOL : 8, head, "lllrrrrrrr", PCOL);
-	if (gc_db_sweep_summary(db, sweep_id, *target != '\0', add_row, &t, &e) || t.oom) {
-		gc_warn("cannot print the summary: %s", t.oom ? "out of memory" : e.msg);
-		gc_table_release(&t);
+	if (summary_table(db, sweep_id, target, sizeof(target), &t))
 		return -1;
-	}
 	fprintf(f, "\n");
 	gc_table_print(&t, f, GC_SUMMARY_WIDTH);
 	if (!t.n)
@@ -143,16 +155,10 @@ int gc_run_summary_json(struct gc_db *db, int64_t sweep_id)
 	gc_buf b;
 	gc_json j;
 	gc_table t;
-	gc_err e;
 	int n;
 
-	sweep_target(db, sweep_id, target, sizeof(target));
-	gc_table_init(&t, *target ? NCOL : 8, head, "lllrrrrrrr", PCOL);
-	if (gc_db_sweep_summary(db, sweep_id, *target != '\0', add_row, &t, &e) || t.oom) {
-		gc_warn("cannot print the summary: %s", t.oom ? "out of memory" : e.msg);
-		gc_table_release(&t);
+	if (summary_table(db, sweep_id, target, sizeof(target), &t))
 		return -1;
-	}
 	gc_buf_init(&b);
 	gc_json_init(&j, &b, 0);
 	gc_json_obj_open(&j);
