@@ -88,29 +88,8 @@ static gc_rc write_sshd_config(const struct cl *c, int i, char *cfg, size_t n, g
  * hostname, its own view of the file system), become sshd. */
 static void sshd_child(const struct cl *c, int i, const char *cfg, const char *log)
 {
-	char ns[32], host[16];
-	int saved, fd;
-
-	cl_node_netns(c, i, ns, sizeof(ns));
-	snprintf(host, sizeof(host), "n%d", i);
-	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		dup2(fd, 1);
-		dup2(fd, 2);
-	}
-	fd = open("/dev/null", O_RDONLY);
-	if (fd >= 0)
-		dup2(fd, 0);
-	if (gc_netns_enter(ns, &saved, NULL) ||
-	    unshare(CLONE_NEWUTS | (c->shared_fs ? 0 : CLONE_NEWNS)) ||
-	    sethostname(host, strlen(host)))
-		_exit(126);
-	close(saved);
-	if (!c->shared_fs && cl_enter_node_view(c, i)) {
-		fprintf(stderr, "gcbench: cannot make the file system view of node n%d: %s\n", i,
-			strerror(errno));
-		_exit(126);
-	}
+	cl_child_stdio(log);
+	cl_child_enter_node(c, i);
 	setsid();
 	execl("/usr/sbin/sshd", "/usr/sbin/sshd", "-D", "-e", "-f", cfg, (char *)NULL);
 	_exit(127);
