@@ -85,6 +85,22 @@ static int add_run(gc_db *db, int64_t sweep, const char *model, const char *meth
 	return add_run_of(db, sweep, "replay", model, method, params, bw, t);
 }
 
+/* a new database at dbpath with one sweep of baseline (its id in *sw); NULL on failure */
+static gc_db *new_sweep(const char *baseline, int64_t *sw)
+{
+	gc_db *db = NULL;
+	gc_err e;
+
+	unlink(dbpath);
+	if (gc_db_open(dbpath, 0, &db, &e) ||
+	    gc_db_sweep_begin(db, "t", "spec", "h", baseline, sw, &e)) {
+		printf("# new_sweep: %s\n", e.msg);
+		gc_db_close(db);
+		return NULL;
+	}
+	return db;
+}
+
 /* the table of a sweep as text (caller frees) */
 static char *table_of(gc_db *db, int64_t sweep, int *rows)
 {
@@ -114,11 +130,8 @@ static void test_table_aligned(void)
 	int64_t sw;
 	int rows = -1, nlines = 0, pcol, width, cont = 0;
 	char *txt = NULL, *save = NULL, *line;
-	gc_err e;
 
-	unlink(dbpath);
-	CHECK(gc_db_open(dbpath, 0, &db, &e) == GC_OK);
-	CHECK(gc_db_sweep_begin(db, "t", "spec", "h", "syncsgd", &sw, &e) == GC_OK);
+	CHECK((db = new_sweep("syncsgd", &sw)) != NULL);
 	CHECK(add_run(db, sw, "resnet50", "syncsgd", "", 1000000000ull, 0.2) == 0);
 	CHECK(add_run(db, sw, "resnet50", "powersgd", pdef, 1000000000ull, 0.1) == 0);
 	CHECK(add_run(db, sw, "resnet50", "powersgd", plong, 1000000000ull, 0.4) == 0);
@@ -186,11 +199,8 @@ static void test_table_command(void)
 	int64_t sw;
 	int rows = -1;
 	char *txt;
-	gc_err e;
 
-	unlink(dbpath);
-	CHECK(gc_db_open(dbpath, 0, &db, &e) == GC_OK);
-	CHECK(gc_db_sweep_begin(db, "c", "spec", "hc", "allreduce", &sw, &e) == GC_OK);
+	CHECK((db = new_sweep("allreduce", &sw)) != NULL);
 	CHECK(add_run_of(db, sw, "command", "mlp", "allreduce", "", 0, 0.2) == 0);
 	CHECK(add_run_of(db, sw, "command", "mlp", "powersgd", "rank=4", 0, 0.1) == 0);
 	txt = table_of(db, sw, &rows);
@@ -265,9 +275,7 @@ static void test_table_target(void)
 	char *txt;
 	gc_err e;
 
-	unlink(dbpath);
-	CHECK(gc_db_open(dbpath, 0, &db, &e) == GC_OK);
-	CHECK(gc_db_sweep_begin(db, "t", "spec", "h", "syncsgd", &sw, &e) == GC_OK);
+	CHECK((db = new_sweep("syncsgd", &sw)) != NULL);
 	CHECK(gc_db_sweep_target(db, sw, "accuracy", 0.9, &e) == GC_OK);
 	CHECK(add_train_run(db, sw, "syncsgd", 0.010, 0.5, 0.95) == 0);
 	CHECK(add_train_run(db, sw, "signsgd", 0.005, 0.6, 0.92) == 0);
@@ -298,9 +306,7 @@ static void test_table_placement(void)
 	int rows;
 	gc_err e;
 
-	unlink(dbpath);
-	CHECK(gc_db_open(dbpath, 0, &db, &e) == GC_OK);
-	CHECK(gc_db_sweep_begin(db, "t", "spec", "h", "syncsgd", &sw, &e) == GC_OK);
+	CHECK((db = new_sweep("syncsgd", &sw)) != NULL);
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
 		struct gc_db_run r = {
 			.sweep_id = sw, .point_key = "k", .workload = "replay", .model = "tiny",
