@@ -122,6 +122,36 @@ static char *table_of(gc_db *db, int64_t sweep, int *rows)
 	return buf;
 }
 
+/* gc_run_summary_json's stdout as text (caller frees) */
+static char *json_of(gc_db *db, int64_t sweep, int *rows)
+{
+	FILE *f = tmpfile();
+	char *buf = NULL;
+	long n;
+	int saved;
+
+	fflush(stdout);
+	saved = dup(1);
+	if (!f || saved < 0 || dup2(fileno(f), 1) < 0) {
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	*rows = gc_run_summary_json(db, sweep);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	n = (long)lseek(fileno(f), 0, SEEK_END);   /* written through the descriptor */
+	buf = n >= 0 ? calloc(1, (size_t)n + 1) : NULL;
+	rewind(f);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
 static void test_table_aligned(void)
 {
 	const char *pdef = "ef=1,rank=4,warm_start=1,min_compression=2,seed=42";
@@ -204,10 +234,18 @@ static void test_table_command(void)
 	CHECK(add_run_of(db, sw, "command", "mlp", "allreduce", "", 0, 0.2) == 0);
 	CHECK(add_run_of(db, sw, "command", "mlp", "powersgd", "rank=4", 0, 0.1) == 0);
 	txt = table_of(db, sw, &rows);
-	gc_db_close(db);
 	CHECK(txt);
 	CHECKF(rows == 2, "%d rows:\n%s", rows, txt);
 	CHECKF(strstr(txt, "\nmlp   powersgd  rank=4 unlimited "), "%s", txt);
+	free(txt);
+	/* the same rows as JSON */
+	rows = -1;
+	txt = json_of(db, sw, &rows);
+	gc_db_close(db);
+	CHECK(txt);
+	CHECKF(rows == 2, "%d rows: %s", rows, txt ? txt : "");
+	CHECKF(txt && strstr(txt, "\"method\":\"powersgd\",\"params\":\"rank=4\""), "%s",
+	       txt ? txt : "");
 	free(txt);
 }
 
