@@ -37,7 +37,8 @@ static void summary_sql(char *sql, size_t n, int64_t sweep_id, int target)
 	snprintf(sql, n,
 		 "SELECT s.model, s.method, s.params, CASE WHEN s.bw_cap_bps = 0 THEN 'unlimited' ELSE "
 		 "printf('%%lld', s.bw_cap_bps) END, s.world_size, printf('%%.1f', s.t_iter * 1e3), "
-		 "printf('%%.1f', s.t_iter_baseline * 1e3), printf('%%.2fx', s.speedup), s.workload%s FROM speedup s %s"
+		 "printf('%%.1f', s.t_iter_baseline * 1e3), printf('%%.2fx', s.speedup), s.workload%s "
+		 "FROM speedup s %s"
 		 "WHERE (s.model, s.method, s.params, s.bw_cap_bps, s.world_size, s.batch) IN (SELECT model, "
 		 "method, params, bw_cap_bps, world_size, batch FROM runs WHERE sweep_id = %lld) "
 		 "ORDER BY s.model, s.bw_cap_bps, s.method, s.params",

@@ -1,6 +1,6 @@
 /* formats/json_escape.h: the escapes inside a JSON string (RFC 8259, section 7), for
  * the readers of formats/ that take JSON apart by hand (rec_header.c, envinfo.c):
- * the one-character escapes, \uXXXX with its surrogate pairs, and code points written
+ * the one-letter escapes, \uXXXX with its surrogate pairs, and code points written
  * back as UTF-8. Each reader keeps its own cursor and words its own errors.
  */
 #ifndef GC_JSON_ESCAPE_H
@@ -19,7 +19,8 @@ enum { GC_JSON_BAD_ESCAPE = -1, GC_JSON_BAD_U = -2 };
  * GC_JSON_BAD_ESCAPE for any other letter, or none: *pos is left on the offending byte
  * (the letter, or the backslash when the text ends after it).
  * GC_JSON_BAD_U for a \u with missing or bad hex digits, \u0000, or a surrogate it
- * refuses (a lone one): *pos is left past the digits read. */
+ * refuses (a lone one; with pairs 0, any): *pos is left where reading stopped (after
+ * the "\u", or past the last four digits it could read). */
 long gc_json_escape(const char *s, size_t len, size_t *pos, int pairs);
 
 /* Append code point cp (0 to 0x10FFFF) as 1 to 4 bytes of UTF-8 at dst + *o, dst
