@@ -691,39 +691,32 @@ gc_rc gc_db_run_set_placement(gc_db *db, int64_t run_id, int ranks_per_node,
 			      const char *placement, gc_err *e)
 {
 	sqlite3_stmt *st = NULL;
-	int r;
+	gc_rc rc = gc_db_prep(db, GC_ST_RUN_PLACEMENT,
+		"UPDATE runs SET ranks_per_node = ?, placement = ? WHERE id = ?", &st, e);
 
-	if (sqlite3_prepare_v2(db->h, "UPDATE runs SET ranks_per_node = ?, placement = ? "
-			       "WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-		return gc_fail(e, GC_E_DB, "recording the run's placement: %s", sqlite3_errmsg(db->h));
+	if (rc)
+		return rc;
 	sqlite3_bind_int(st, 1, ranks_per_node > 0 ? ranks_per_node : 0);
 	sqlite3_bind_text(st, 2, placement ? placement : "", -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, run_id);
-	r = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (r != SQLITE_DONE)
-		return gc_fail(e, GC_E_DB, "recording the run's placement: %s", sqlite3_errmsg(db->h));
-	return GC_OK;
+	return gc_db_step_done(db, st, "recording the run's placement", e);
 }
 
 gc_rc gc_db_run_set_slurm(gc_db *db, int64_t run_id, const char *job, const char *partition,
 			  const char *nodes, gc_err *e)
 {
 	sqlite3_stmt *st = NULL;
-	int r;
+	gc_rc rc = gc_db_prep(db, GC_ST_RUN_SLURM,
+		"UPDATE runs SET slurm_job = ?, slurm_partition = ?, slurm_nodes = ? WHERE id = ?",
+		&st, e);
 
-	if (sqlite3_prepare_v2(db->h, "UPDATE runs SET slurm_job = ?, slurm_partition = ?, "
-			       "slurm_nodes = ? WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-		return gc_fail(e, GC_E_DB, "recording the run's SLURM job: %s", sqlite3_errmsg(db->h));
+	if (rc)
+		return rc;
 	sqlite3_bind_text(st, 1, job ? job : "", -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, partition ? partition : "", -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, nodes ? nodes : "", -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, run_id);
-	r = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (r != SQLITE_DONE)
-		return gc_fail(e, GC_E_DB, "recording the run's SLURM job: %s", sqlite3_errmsg(db->h));
-	return GC_OK;
+	return gc_db_step_done(db, st, "recording the run's SLURM job", e);
 }
 
 static void bind_opt(sqlite3_stmt *st, int i, double v)

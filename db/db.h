@@ -285,6 +285,7 @@ gc_rc gc_db_sweep_stats(gc_db *db, int limit,
 struct gc_db_run_stat {
 	int64_t id, sweep_id;
 	char point_key[512];
+	char workload[96];                 /* "replay", "train", "command", ... */
 	char model[64], method[64], params[256];
 	char stack[32];                    /* runs.stack: "" unless the spec has stacks: */
 	int64_t bw_cap_bps;

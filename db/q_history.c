@@ -26,6 +26,7 @@ static void history_row(sqlite3_stmt *st, struct gc_db_history_row *h)
 	h->t_iter_baseline = sqlite3_column_double(st, 14);
 	h->speedup = sqlite3_column_double(st, 15);
 	gc_strlcpy(h->stack, gc_db_col_text(st, 16), sizeof h->stack);
+	gc_strlcpy(h->workload, gc_db_col_text(st, 17), sizeof h->workload);
 }
 
 gc_rc gc_db_history(gc_db *db, const char *model, const char *method, int64_t bw_cap_bps,
@@ -51,7 +52,7 @@ gc_rc gc_db_history_job(gc_db *db, const char *model, const char *method,
 		"backend, compute_scale, baseline, stack) "
 		"SELECT s.started, m.sweep_id, coalesce(e.id, 0), coalesce(e.driver, ''), "
 		"coalesce(e.cuda, ''), coalesce(e.nccl, ''), coalesce(e.tag, ''), m.method, "
-		"m.params, m.bw_cap_bps, m.world_size, m.batch, m.n, m.t, b.t, b.t / m.t, m.stack "
+		"m.params, m.bw_cap_bps, m.world_size, m.batch, m.n, m.t, b.t, b.t / m.t, m.stack, m.workload "
 		"FROM pt m JOIN pt b ON b.sweep_id = m.sweep_id AND b.env_id IS m.env_id AND "
 		"b.method = m.baseline AND b.workload = m.workload AND b.bw_cap_bps = m.bw_cap_bps "
 		"AND b.latency_s = m.latency_s AND b.world_size = m.world_size AND b.batch = m.batch "

@@ -18,6 +18,7 @@ struct gc_db_history_row {
 	double started;                     /* the sweep's start (Unix s) */
 	int64_t sweep_id, env_id;           /* env_id 0: unknown */
 	char driver[64], cuda[64], nccl[64], tag[64];   /* "" when unknown */
+	char workload[96];                  /* runs.workload: "replay", "command", ... */
 	char method[64], params[160];
 	char stack[32];                     /* runs.stack: "" unless the spec has stacks: */
 	int64_t bw_cap_bps;                 /* 0: unlimited */

@@ -37,7 +37,8 @@ static void summary_sql(char *sql, size_t n, int64_t sweep_id, int target)
 	snprintf(sql, n,
 		 "SELECT s.model, s.method, s.params, CASE WHEN s.bw_cap_bps = 0 THEN 'unlimited' ELSE "
 		 "printf('%%lld', s.bw_cap_bps) END, s.world_size, printf('%%.1f', s.t_iter * 1e3), "
-		 "printf('%%.1f', s.t_iter_baseline * 1e3), printf('%%.2fx', s.speedup), s.stack%s "
+		 "printf('%%.1f', s.t_iter_baseline * 1e3), printf('%%.2fx', s.speedup), s.stack, "
+		 "s.workload%s "
 		 "FROM speedup s %sWHERE (s.model, s.method, s.params, s.bw_cap_bps, s.world_size, "
 		 "s.batch, s.stack) IN (SELECT model, method, params, bw_cap_bps, world_size, batch, "
 		 "stack FROM runs WHERE sweep_id = %lld) "
@@ -69,8 +70,9 @@ static void summary_row(sqlite3_stmt *st, int target, struct gc_db_summary_row *
 	w->base_ms = text_or_null(st, 6);
 	w->speedup = text_or_null(st, 7);
 	w->stack = text_or_null(st, 8);
-	w->to_target = target ? text_or_null(st, 9) : NULL;
-	w->tta_speedup = target ? text_or_null(st, 10) : NULL;
+	w->workload = text_or_null(st, 9);
+	w->to_target = target ? text_or_null(st, 10) : NULL;
+	w->tta_speedup = target ? text_or_null(st, 11) : NULL;
 }
 
 gc_rc gc_db_sweep_summary(gc_db *db, int64_t sweep_id, int with_target,

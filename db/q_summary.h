@@ -21,6 +21,7 @@ gc_rc gc_db_sweep_target_get(gc_db *db, int64_t sweep_id, char *metric, size_t n
  * numbers already formatted by the query (SQLite's printf), so the table reads the
  * same on every host. Strings are borrowed for the callback; NULL where SQL gave NULL. */
 struct gc_db_summary_row {
+	const char *workload;        /* runs.workload: "replay", "train", "command", ... */
 	const char *model, *method;
 	const char *params;          /* in full (the caller shortens it) */
 	const char *bandwidth;       /* "unlimited" or the cap in bits/s ("10000000000") */

@@ -96,7 +96,7 @@ gc_rc gc_db_latest_runs(gc_db *db, int limit,
 		"SELECT r.id, r.sweep_id, r.point_key, r.status, r.error, r.started, "
 		"coalesce(r.finished, 0), (SELECT median FROM run_stats m WHERE m.run_id = "
 		"r.id AND m.field = 'iter' AND r.status = 'ok'), r.model, r.method, r.params, "
-		"r.bw_cap_bps, r.world_size, r.batch, r.stack FROM runs r "
+		"r.bw_cap_bps, r.world_size, r.batch, r.stack, r.workload FROM runs r "
 		"ORDER BY r.started DESC, r.id DESC LIMIT ?";
 	struct gc_db_run_stat x;
 	sqlite3_stmt *st = NULL;
@@ -123,6 +123,7 @@ gc_rc gc_db_latest_runs(gc_db *db, int limit,
 		x.world_size = sqlite3_column_int(st, 12);
 		x.batch = sqlite3_column_int(st, 13);
 		col_text(st, 14, x.stack, sizeof(x.stack));
+		col_text(st, 15, x.workload, sizeof(x.workload));
 		if (fn(&x, arg))
 			break;
 	}

@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "json.h"
+#include "json_escape.h"
 #include "strutil.h"
 
 int64_t gc_version_num(const char *s)
@@ -131,53 +132,6 @@ static int jpeek(struct jcur *c)
 	return c->pos < c->len ? (unsigned char)c->s[c->pos] : -1;
 }
 
-static int hexval(int ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	ch |= 0x20;
-	return ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
-}
-
-/* \uXXXX at the cursor (after the 'u'): the code point, or -1 */
-static long jhex4(struct jcur *c)
-{
-	long v = 0;
-
-	if (c->len - c->pos < 4)
-		return -1;
-	for (int k = 0; k < 4; k++) {
-		int h = hexval((unsigned char)c->s[c->pos + (size_t)k]);
-		if (h < 0)
-			return -1;
-		v = v * 16 + h;
-	}
-	c->pos += 4;
-	return v;
-}
-
-static int put_utf8(char *dst, size_t n, size_t *o, long cp)
-{
-	char b[3];
-	size_t k = 0;
-
-	if (cp < 0x80) {
-		b[k++] = (char)cp;
-	} else if (cp < 0x800) {
-		b[k++] = (char)(0xc0 | (cp >> 6));
-		b[k++] = (char)(0x80 | (cp & 0x3f));
-	} else {
-		b[k++] = (char)(0xe0 | (cp >> 12));
-		b[k++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		b[k++] = (char)(0x80 | (cp & 0x3f));
-	}
-	if (*o + k >= n)
-		return -1;
-	memcpy(dst + *o, b, k);
-	*o += k;
-	return 0;
-}
-
 /* A JSON string at the cursor into dst (size n, NUL-terminated); dst may be NULL to
  * skip. Escapes of the Basic Multilingual Plane only (what gc_envinfo_json writes). */
 static gc_rc jstring(struct jcur *c, char *dst, size_t n)
@@ -197,26 +151,16 @@ static gc_rc jstring(struct jcur *c, char *dst, size_t n)
 		long cp = ch;
 		if (ch < 0x20)
 			return jfail(c, "control character inside a string");
-		c->pos++;
-		if (ch == '\\') {
-			const char *esc = "\"\"\\\\//b\bf\fn\nr\rt\t", *m;
-			int x = c->pos < c->len ? (unsigned char)c->s[c->pos++] : -1;
-			if (x == 'u') {
-				cp = jhex4(c);
-				if (cp <= 0 || (cp >= 0xd800 && cp <= 0xdfff))
-					return jfail(c, "bad \\u escape (NUL and surrogates are refused)");
-			} else if (x > 0 && (m = strchr(esc, x)) && !((m - esc) & 1)) {
-				cp = (unsigned char)m[1];
-			} else {
-				c->pos--;
-				return jfail(c, "bad escape in a string");
-			}
-		}
+		if (ch != '\\')
+			c->pos++;
+		else if ((cp = gc_json_escape(c->s, c->len, &c->pos, 0)) < 0)
+			return jfail(c, cp == GC_JSON_BAD_U ? "bad \\u escape (NUL and surrogates "
+				     "are refused)" : "bad escape in a string");
 		if (ch != '\\' || cp < 0x80) {
 			if (o + 1 >= n)
 				return jfail(c, "string longer than an environment field");
 			dst[o++] = (char)cp;
-		} else if (put_utf8(dst, n, &o, cp)) {
+		} else if (gc_json_put_utf8(dst, n, &o, cp)) {
 			return jfail(c, "string longer than an environment field");
 		}
 	}

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json_escape.h"
 #include "strutil.h"
 
 #define MAX_DEPTH 64
@@ -31,72 +32,6 @@ static int peek(struct cur *c)
 	return c->pos < c->len ? (unsigned char)c->s[c->pos] : -1;
 }
 
-static long hex4(struct cur *c)
-{
-	long v = 0;
-
-	if (c->len - c->pos < 4)
-		return -1;
-	for (int k = 0; k < 4; k++) {
-		int ch = (unsigned char)c->s[c->pos + (size_t)k], h;
-		if (ch >= '0' && ch <= '9')
-			h = ch - '0';
-		else if ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f')
-			h = (ch | 0x20) - 'a' + 10;
-		else
-			return -1;
-		v = v * 16 + h;
-	}
-	c->pos += 4;
-	return v;
-}
-
-/* append code point cp as UTF-8 to dst (size n) at *o; -1 when it does not fit */
-static int put_cp(char *dst, size_t n, size_t *o, long cp)
-{
-	char b[4];
-	size_t k = 0;
-
-	if (cp < 0x80) {
-		b[k++] = (char)cp;
-	} else if (cp < 0x800) {
-		b[k++] = (char)(0xc0 | (cp >> 6));
-		b[k++] = (char)(0x80 | (cp & 0x3f));
-	} else if (cp < 0x10000) {
-		b[k++] = (char)(0xe0 | (cp >> 12));
-		b[k++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		b[k++] = (char)(0x80 | (cp & 0x3f));
-	} else {
-		b[k++] = (char)(0xf0 | (cp >> 18));
-		b[k++] = (char)(0x80 | ((cp >> 12) & 0x3f));
-		b[k++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		b[k++] = (char)(0x80 | (cp & 0x3f));
-	}
-	if (!dst)
-		return 0;
-	if (*o + k >= n)
-		return -1;
-	memcpy(dst + *o, b, k);
-	*o += k;
-	return 0;
-}
-
-/* the code point of a \u escape (cursor after the 'u'), a surrogate pair joined */
-static long uescape(struct cur *c)
-{
-	long cp = hex4(c), lo;
-
-	if (cp < 0xd800 || cp > 0xdbff)
-		return cp >= 0xdc00 && cp <= 0xdfff ? -1 : cp;
-	if (c->len - c->pos < 6 || c->s[c->pos] != '\\' || c->s[c->pos + 1] != 'u')
-		return -1;
-	c->pos += 2;
-	lo = hex4(c);
-	if (lo < 0xdc00 || lo > 0xdfff)
-		return -1;
-	return 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-}
-
 /* A string at the cursor into dst (size n, NUL-terminated), or skipped (dst NULL). */
 static gc_rc jstring(struct cur *c, char *dst, size_t n, const char *field)
 {
@@ -106,28 +41,19 @@ static gc_rc jstring(struct cur *c, char *dst, size_t n, const char *field)
 		return hfail(c, "expected a string");
 	c->pos++;
 	while (c->pos < c->len && c->s[c->pos] != '"') {
-		unsigned char ch = (unsigned char)c->s[c->pos++];
-		long cp = ch;
-		if (ch < 0x20) {
-			c->pos--;
+		unsigned char ch = (unsigned char)c->s[c->pos];
+		long cp;
+		if (ch < 0x20)
 			return hfail(c, "control character inside a string");
-		}
 		if (ch == '\\') {
-			const char *esc = "\"\"\\\\//b\bf\fn\nr\rt\t", *m;
-			int x = c->pos < c->len ? (unsigned char)c->s[c->pos++] : -1;
-			if (x == 'u') {
-				if ((cp = uescape(c)) <= 0)
-					return hfail(c, "bad \\u escape (\\u0000 and lone surrogates are refused)");
-			} else if (x > 0 && (m = strchr(esc, x)) && !((m - esc) & 1)) {
-				cp = (unsigned char)m[1];
-			} else {
-				c->pos--;
-				return hfail(c, "bad escape in a string");
-			}
-			if (put_cp(dst, n, &o, cp))
+			if ((cp = gc_json_escape(c->s, c->len, &c->pos, 1)) < 0)
+				return hfail(c, cp == GC_JSON_BAD_U ? "bad \\u escape (\\u0000 and lone "
+					     "surrogates are refused)" : "bad escape in a string");
+			if (gc_json_put_utf8(dst, n, &o, cp))
 				goto too_long;
 			continue;
 		}
+		c->pos++;
 		if (dst && o + 1 >= n)
 			goto too_long;
 		if (dst)
@@ -286,6 +212,25 @@ static gc_rc read_int(struct cur *c, const struct key *k, long long *dst)
 	return GC_OK;
 }
 
+/* A member's key and its ':' at the cursor; a key longer than key (size n) is none that
+ * gcbench reads: it is skipped and key is "". */
+static gc_rc jkey(struct cur *c, char *key, size_t n)
+{
+	size_t at = c->pos;
+
+	if (jstring(c, key, n, "key") != GC_OK) {
+		gc_rc rc;
+		c->pos = at;
+		key[0] = 0;
+		if ((rc = jstring(c, NULL, 0, "")))
+			return rc;
+	}
+	if (peek(c) != ':')
+		return hfail(c, "expected ':' after a key");
+	c->pos++;
+	return GC_OK;
+}
+
 /* versions.gcbench, for a gcbench-worker file's producer; other members skipped */
 static gc_rc read_versions(struct cur *c, struct legacy *lg)
 {
@@ -297,19 +242,10 @@ static gc_rc read_versions(struct cur *c, struct legacy *lg)
 	c->pos++;
 	while (peek(c) != '}') {
 		char key[16];
-		size_t at = c->pos;
 		if (n++ && (peek(c) != ',' || !++c->pos))
 			return hfail(c, "expected ',' or '}'");
-		at = c->pos;
-		if (jstring(c, key, sizeof(key), "versions") != GC_OK) {
-			c->pos = at;   /* a long key is not "gcbench": skip it */
-			key[0] = 0;
-			if ((rc = jstring(c, NULL, 0, "")))
-				return rc;
-		}
-		if (peek(c) != ':')
-			return hfail(c, "expected ':' after a key");
-		c->pos++;
+		if ((rc = jkey(c, key, sizeof(key))))
+			return rc;
 		if (!strcmp(key, "gcbench") && peek(c) == '"') {
 			if ((rc = jstring(c, lg->version, sizeof(lg->version), "versions.gcbench")))
 				return rc;
@@ -326,17 +262,10 @@ static gc_rc member(struct cur *c, struct gc_rec_header *h, struct legacy *lg)
 {
 	char key[32];
 	size_t at = c->pos;
-	gc_rc rc = jstring(c, key, sizeof(key), "key");
+	gc_rc rc = jkey(c, key, sizeof(key));
 
-	if (rc) {   /* a key longer than any we read: skip it */
-		c->pos = at;
-		key[0] = 0;
-		if ((rc = jstring(c, NULL, 0, "")))
-			return rc;
-	}
-	if (peek(c) != ':')
-		return hfail(c, "expected ':' after a key");
-	c->pos++;
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < NKEYS; i++) {
 		if (strcmp(key, keys[i].name))
 			continue;

@@ -140,6 +140,21 @@ gc_rc cl_write_file(const char *path, const char *text, gc_err *e)
 	return GC_OK;
 }
 
+pid_t cl_read_pid(const struct cl *c, const char *file)
+{
+	char path[PATH_MAX], line[32] = "";
+	FILE *f;
+
+	cl_path_of(c, file, path, sizeof(path));
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = 0;
+	fclose(f);
+	return (pid_t)atoi(line);
+}
+
 /* 1 when cluster.conf says slurm=1 */
 static int read_conf_slurm(const struct cl *c)
 {

@@ -1,4 +1,5 @@
-/* netem/cluster_int.h: shared by cluster.c, cluster_view.c and cluster_sshd.c (not an API). */
+/* netem/cluster_int.h: shared by cluster.c, cluster_view.c, cluster_sshd.c and cluster_slurm.c
+ * (not an API). */
 #ifndef GC_CLUSTER_INT_H
 #define GC_CLUSTER_INT_H
 
@@ -28,8 +29,11 @@ void cl_path_of(const struct cl *c, const char *file, char *buf, size_t n);
 void cl_nodes_dir(const struct cl *c, char *buf, size_t n);
 /* Write text to path (created or truncated); GC_E_IO naming path on failure. */
 gc_rc cl_write_file(const char *path, const char *text, gc_err *e);
+/* The number on the first line of DIR/file (a pid file), as written; 0 when the file
+ * is missing or holds none. Whether that process still runs is the caller's to check. */
+pid_t cl_read_pid(const struct cl *c, const char *file);
 
-/* ---- cluster_view.c: each node's own mount view ---- */
+/* ---- cluster_view.c: each node's own mount view, and a child's way into its node ---- */
 
 /* Node i's tree under cl_nodes_dir: its directories, etc/hosts and (with c->user) the
  * login user's passwd/group/shadow entries and home. */
@@ -37,6 +41,13 @@ gc_rc cl_make_node_tree(const struct cl *c, int i, gc_err *e);
 /* In sshd's child, after unshare(CLONE_NEWNS): bind node i's tree over the host's paths;
  * 0 on success, -1 (errno set) on failure. */
 int cl_enter_node_view(const struct cl *c, int i);
+/* In a forked child that will exec a daemon: stdout and stderr to log (created or
+ * truncated, 0600), stdin from /dev/null. Best effort: what cannot be opened stays. */
+void cl_child_stdio(const char *log);
+/* In a forked child: into node i's network namespace, a UTS namespace with hostname n<i>
+ * and, without shared_fs, a mount namespace with the node's view (cl_enter_node_view).
+ * On failure it says what on stderr and _exit(126)s: it returns only inside the node. */
+void cl_child_enter_node(const struct cl *c, int i);
 
 /* ---- cluster_sshd.c: each node's sshd, the cluster's keys and client files ---- */
 

@@ -67,18 +67,8 @@ int gc_cluster_slurm_ports(int k, int *ctld, int *slurmd)
 /* the pid in DIR/file when that process still runs with DIR on its command line */
 static pid_t pid_from(const struct cl *c, const char *file)
 {
-	char path[PATH_MAX], line[32] = "";
-	FILE *f;
-	pid_t pid;
+	pid_t pid = cl_read_pid(c, file);
 
-	cl_path_of(c, file, path, sizeof(path));
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (!fgets(line, sizeof(line), f))
-		line[0] = 0;
-	fclose(f);
-	pid = (pid_t)atoi(line);
 	return pid > 1 && gc_pid_matches(pid, c->dir) ? pid : 0;
 }
 
@@ -121,33 +111,10 @@ void cl_slurm_stop(const struct cl *c)
 /* In the child of node i (0: the controller): its namespaces, then exec argv. */
 static void daemon_child(const struct cl *c, int i, char *const argv[], const char *err)
 {
-	char ns[32], host[16];
-	int saved, fd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-
-	if (fd >= 0) {
-		dup2(fd, 1);
-		dup2(fd, 2);
-	}
-	fd = open("/dev/null", O_RDONLY);
-	if (fd >= 0)
-		dup2(fd, 0);
-	if (i > 0) {
-		cl_node_netns(c, i, ns, sizeof(ns));
-		snprintf(host, sizeof(host), "n%d", i);
-		if (gc_netns_enter(ns, &saved, NULL) ||
-		    unshare(CLONE_NEWUTS | (c->shared_fs ? 0 : CLONE_NEWNS)) ||
-		    sethostname(host, strlen(host))) {
-			fprintf(stderr, "gcbench: cannot enter the namespaces of node n%d (%s): %s\n",
-				i, ns, strerror(errno));
-			_exit(126);
-		}
-		close(saved);
-		if (!c->shared_fs && cl_enter_node_view(c, i)) {
-			fprintf(stderr, "gcbench: cannot make the file system view of node n%d: %s\n",
-				i, strerror(errno));
-			_exit(126);
-		}
-	} else if (i == 0 && (unshare(CLONE_NEWUTS) || sethostname("ctl", 3))) {
+	cl_child_stdio(err);
+	if (i > 0)
+		cl_child_enter_node(c, i);
+	else if (i == 0 && (unshare(CLONE_NEWUTS) || sethostname("ctl", 3))) {
 		fprintf(stderr, "gcbench: cannot give slurmctld its hostname: %s\n", strerror(errno));
 		_exit(126);
 	}

@@ -53,18 +53,11 @@ int cl_tcp_reachable(const char *addr, int timeout_ms)
 /* The pid of node i's sshd from its pid file, when it still runs; else 0. */
 pid_t cl_sshd_pid(const struct cl *c, int i)
 {
-	char path[PATH_MAX], needle[64], line[32];
-	FILE *f;
-	pid_t pid = 0;
+	char needle[64];
+	pid_t pid;
 
 	snprintf(needle, sizeof(needle), "n%d.pid", i);
-	cl_path_of(c, needle, path, sizeof(path));
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fgets(line, sizeof(line), f))
-		pid = (pid_t)atoi(line);
-	fclose(f);
+	pid = cl_read_pid(c, needle);
 	snprintf(needle, sizeof(needle), "/n%d.sshd_config", i);
 	return pid > 1 && gc_pid_matches(pid, needle) ? pid : 0;
 }
@@ -95,29 +88,8 @@ static gc_rc write_sshd_config(const struct cl *c, int i, char *cfg, size_t n, g
  * hostname, its own view of the file system), become sshd. */
 static void sshd_child(const struct cl *c, int i, const char *cfg, const char *log)
 {
-	char ns[32], host[16];
-	int saved, fd;
-
-	cl_node_netns(c, i, ns, sizeof(ns));
-	snprintf(host, sizeof(host), "n%d", i);
-	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		dup2(fd, 1);
-		dup2(fd, 2);
-	}
-	fd = open("/dev/null", O_RDONLY);
-	if (fd >= 0)
-		dup2(fd, 0);
-	if (gc_netns_enter(ns, &saved, NULL) ||
-	    unshare(CLONE_NEWUTS | (c->shared_fs ? 0 : CLONE_NEWNS)) ||
-	    sethostname(host, strlen(host)))
-		_exit(126);
-	close(saved);
-	if (!c->shared_fs && cl_enter_node_view(c, i)) {
-		fprintf(stderr, "gcbench: cannot make the file system view of node n%d: %s\n", i,
-			strerror(errno));
-		_exit(126);
-	}
+	cl_child_stdio(log);
+	cl_child_enter_node(c, i);
 	setsid();
 	execl("/usr/sbin/sshd", "/usr/sbin/sshd", "-D", "-e", "-f", cfg, (char *)NULL);
 	_exit(127);
@@ -147,20 +119,12 @@ gc_rc cl_start_sshd(const struct cl *c, int i, gc_err *e)
 /* 1 when node i's sshd (our child) has exited. */
 static int child_exited(const struct cl *c, int i)
 {
-	char path[PATH_MAX], f[32], line[32] = "";
-	FILE *fp;
+	char f[32];
 	int st;
 	pid_t pid;
 
 	snprintf(f, sizeof(f), "n%d.pid", i);
-	cl_path_of(c, f, path, sizeof(path));
-	fp = fopen(path, "r");
-	if (!fp)
-		return 1;
-	if (!fgets(line, sizeof(line), fp))
-		line[0] = 0;
-	fclose(fp);
-	pid = (pid_t)atoi(line);
+	pid = cl_read_pid(c, f);
 	return pid <= 0 || waitpid(pid, &st, WNOHANG) == pid;
 }
 

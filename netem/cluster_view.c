@@ -1,5 +1,5 @@
-/* netem/cluster_view.c: each node's own mount view of the local cluster (see
- * cluster_int.h).
+/* netem/cluster_view.c: each node's own mount view of the local cluster, and the way a
+ * forked daemon (sshd, slurmd) enters its node (see cluster_int.h).
  * The tree of node i on the host is $GCBENCH_HOME/nodes/NAME/n<i>: tmp, root, home,
  * varlib, run, sudoers.d, etc/hosts (every node by name) and, with a login user,
  * etc/{passwd,group,shadow}. Its sshd runs in a mount namespace of its own where these
@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "netns.h"
 #include "strutil.h"
 
 static void node_tree(const struct cl *c, int i, const char *sub, char *buf, size_t n)
@@ -235,4 +237,39 @@ int cl_enter_node_view(const struct cl *c, int i)
 		close(spool);
 	}
 	return 0;
+}
+
+void cl_child_stdio(const char *log)
+{
+	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd >= 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+	}
+	fd = open("/dev/null", O_RDONLY);
+	if (fd >= 0)
+		dup2(fd, 0);
+}
+
+void cl_child_enter_node(const struct cl *c, int i)
+{
+	char ns[32], host[16];
+	int saved;
+
+	cl_node_netns(c, i, ns, sizeof(ns));
+	snprintf(host, sizeof(host), "n%d", i);
+	if (gc_netns_enter(ns, &saved, NULL) ||
+	    unshare(CLONE_NEWUTS | (c->shared_fs ? 0 : CLONE_NEWNS)) ||
+	    sethostname(host, strlen(host))) {
+		fprintf(stderr, "gcbench: cannot enter the namespaces of node n%d (%s): %s\n", i,
+			ns, strerror(errno));
+		_exit(126);
+	}
+	close(saved);
+	if (!c->shared_fs && cl_enter_node_view(c, i)) {
+		fprintf(stderr, "gcbench: cannot make the file system view of node n%d: %s\n", i,
+			strerror(errno));
+		_exit(126);
+	}
 }

@@ -52,7 +52,7 @@ static int add_row(const struct gc_db_history_row *h, void *arg)
 	if (h->started > 0 && gmtime_r(&tt, &tm))
 		strftime(date, sizeof date, "%Y-%m-%d %H:%M", &tm);
 	gc_bw_format(h->bw_cap_bps > 0 ? (uint64_t)h->bw_cap_bps : 0, bw, sizeof bw);
-	gc_params_brief(h->method, h->params, brief, sizeof brief);
+	gc_params_brief(h->workload, h->method, h->params, brief, sizeof brief);
 	row[6] = gc_stack_method(h->stack, brief, params, sizeof params);   /* pytorch/rank=4 */
 	snprintf(pb, sizeof pb, "%dx%d", h->world_size, h->batch);
 	snprintf(ms, sizeof ms, "%.2f", h->t_iter * 1e3);

@@ -162,7 +162,7 @@ static int add_run(const struct gc_db_run_stat *r, void *arg)
 	snprintf(id, sizeof(id), "%lld", (long long)r->id);
 	snprintf(sw, sizeof(sw), "%lld", (long long)r->sweep_id);
 	fmt_time(r->started, started, sizeof(started));
-	gc_params_brief(r->method, r->params, params, sizeof(params));
+	gc_params_brief(r->workload, r->method, r->params, params, sizeof(params));
 	gc_bw_format(r->bw_cap_bps > 0 ? (uint64_t)r->bw_cap_bps : 0, bw, sizeof(bw));
 	snprintf(pb, sizeof(pb), "%dx%d", r->world_size, r->batch);
 	if (r->t_iter_median >= 0)
@@ -214,7 +214,8 @@ static int show(const char *path, int nsweeps, int nruns, int json)
 	if (nruns > 0 && shown) {
 		struct runs_out o = { .elen = 0 };
 		gc_table_init(&o.t, RCOL, run_head, "rrllllllrr", 6);
-		printf("\nlatest runs (params: only what differs from the method's defaults)\n");
+		printf("\nlatest runs (params: only what differs from the method's defaults, a "
+		       "command's in full)\n");
 		if (gc_db_latest_runs(db, nruns, add_run, &o, &e)) {
 			gc_table_release(&o.t);
 			goto fail;

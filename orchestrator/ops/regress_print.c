@@ -49,7 +49,7 @@ static int add_point(gc_table *t, const gc_regress_point *pt, int speedup)
 
 	bw_text(pt->bw_cap_bps, bw, sizeof bw);
 	snprintf(pb, sizeof pb, "%dx%d", pt->world_size, pt->batch);
-	gc_params_brief(pt->method, pt->params, params, sizeof params);
+	gc_params_brief(pt->workload, pt->method, pt->params, params, sizeof params);
 	fmt_num(base, sizeof base, speedup ? NF_X : NF_MS, speedup ? pt->speedup_base : pt->med_base);
 	fmt_num(cand, sizeof cand, speedup ? NF_X : NF_MS, speedup ? pt->speedup_cand : pt->med_cand);
 	fmt_num(change, sizeof change, NF_PCT, pt->change);

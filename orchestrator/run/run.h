@@ -120,9 +120,14 @@ int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f);
  * (the table's columns; bandwidth as the one cap spelling). Rows, or -1 (warned). */
 int gc_run_summary_json(struct gc_db *db, int64_t sweep_id);
 
-/* The params of a run as the summary shows them: only the key=value items that differ
- * from the method's defaults ("defaults" if none, "-" for a method without params). */
-void gc_params_brief(const char *method, const char *params, char *out, size_t n);
+/* The params of a run as the summary shows them: for a workload gcbench's worker runs
+ * (replay, train; "replay:...", "train:..." in a worker's record file) only the key=value
+ * items that differ from the method's defaults ("defaults" if none); for any other
+ * (command, a record file's "pytorch", NULL) all of them, since its method is only a
+ * label that may share a built-in method's name. "-" for no params. out is n bytes,
+ * cut at a whole item. */
+void gc_params_brief(const char *workload, const char *method, const char *params, char *out,
+		     size_t n);
 
 /* A run's method as tables show it: "STACK/METHOD" for a run of a spec with stacks:
  * (runs.stack not empty), else the method. Returns out (n bytes) or method. */

@@ -1,6 +1,7 @@
 /* orchestrator/run/run_summary.c: the speedup table `gcbench run` prints after a sweep.
  * Column widths come from the content; the params column shows only what differs from
- * the method's defaults and wraps at commas so the table fits GC_SUMMARY_WIDTH. */
+ * the method's defaults (a command's in full) and wraps at commas so the table fits
+ * GC_SUMMARY_WIDTH. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,15 @@ static int has_item(const char *list, const char *tok, size_t len)
 	return 0;
 }
 
-void gc_params_brief(const char *method, const char *params, char *out, size_t n)
+/* 1 when workload is one gcbench's worker runs, with gcbench's methods */
+static int gcbench_workload(const char *w)
+{
+	return w && (!strcmp(w, "replay") || !strcmp(w, "train") || !strncmp(w, "replay:", 7) ||
+		     !strncmp(w, "train:", 6));
+}
+
+void gc_params_brief(const char *workload, const char *method, const char *params, char *out,
+		     size_t n)
 {
 	gc_method m;
 	gc_params d;
@@ -44,7 +53,7 @@ void gc_params_brief(const char *method, const char *params, char *out, size_t n
 	if (!n)
 		return;
 	out[0] = '\0';
-	if (!params || !*params || gc_method_parse(method, &m)) {
+	if (!params || !*params || !gcbench_workload(workload) || gc_method_parse(method, &m)) {
 		gc_strlcpy(out, params && *params ? params : "-", n);
 		return;
 	}
@@ -88,7 +97,7 @@ static int add_row(const struct gc_db_summary_row *w, void *arg)
 	if (w->bandwidth && gc_parse_u64(w->bandwidth, &bps))
 		bps = 0;
 	gc_bw_format(bps, bw, sizeof bw);
-	gc_params_brief(w->method ? w->method : "", w->params, brief, sizeof(brief));
+	gc_params_brief(w->workload, w->method ? w->method : "", w->params, brief, sizeof(brief));
 	snprintf(world, sizeof(world), "%d", w->world_size);
 	return gc_table_add(t, row) ? 1 : 0;
 }
@@ -105,6 +114,23 @@ static void sweep_target(struct gc_db *db, int64_t sweep_id, char *out, size_t n
 		snprintf(out, n, "%s %g", metric, value);
 }
 
+/* The sweep's rows into *t, its target into target (n bytes, "" without one); -1, warned
+ * and with *t released, when they cannot be read. */
+static int summary_table(struct gc_db *db, int64_t sweep_id, char *target, size_t n,
+			 gc_table *t)
+{
+	gc_err e;
+
+	sweep_target(db, sweep_id, target, n);
+	gc_table_init(t, *target ? NCOL : 8, head, "lllrrrrrrr", PCOL);
+	if (gc_db_sweep_summary(db, sweep_id, *target != '\0', add_row, t, &e) || t->oom) {
+		gc_warn("cannot print the summary: %s", t->oom ? "out of memory" : e.msg);
+		gc_table_release(t);
+		return -1;
+	}
+	return 0;
+}
+
 int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f)
 {
 	char target[64], place[1024];
@@ -112,19 +138,14 @@ int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f)
 	gc_err e;
 	int n;
 
-	sweep_target(db, sweep_id, target, sizeof(target));
-	gc_table_init(&t, *target ? NCOL : 8, head, "lllrrrrrrr", PCOL);
-	if (gc_db_sweep_summary(db, sweep_id, *target != '\0', add_row, &t, &e) || t.oom) {
-		gc_warn("cannot print the summary: %s", t.oom ? "out of memory" : e.msg);
-		gc_table_release(&t);
+	if (summary_table(db, sweep_id, target, sizeof(target), &t))
 		return -1;
-	}
 	fprintf(f, "\n");
 	gc_table_print(&t, f, GC_SUMMARY_WIDTH);
 	if (!t.n)
 		fprintf(f, "(no point finished with its baseline)\n");
 	fprintf(f, "\nparams: only those that differ from the method's defaults "
-		"(docs/kernels.md); runs.params has all\n"
+		"(docs/kernels.md), all for a\ncommand; runs.params has all\n"
 		"speedup = baseline median iteration time / method's (> 1: the method is faster)\n");
 	if (!gc_db_sweep_placements(db, sweep_id, place, sizeof(place), &e) && *place)
 		fprintf(f, "placement: %s\n", place);
@@ -143,16 +164,10 @@ int gc_run_summary_json(struct gc_db *db, int64_t sweep_id)
 	gc_buf b;
 	gc_json j;
 	gc_table t;
-	gc_err e;
 	int n;
 
-	sweep_target(db, sweep_id, target, sizeof(target));
-	gc_table_init(&t, *target ? NCOL : 8, head, "lllrrrrrrr", PCOL);
-	if (gc_db_sweep_summary(db, sweep_id, *target != '\0', add_row, &t, &e) || t.oom) {
-		gc_warn("cannot print the summary: %s", t.oom ? "out of memory" : e.msg);
-		gc_table_release(&t);
+	if (summary_table(db, sweep_id, target, sizeof(target), &t))
 		return -1;
-	}
 	gc_buf_init(&b);
 	gc_json_init(&j, &b, 0);
 	gc_json_obj_open(&j);

@@ -616,6 +616,33 @@ static void test_links_predictions(void)
 	gc_db_close(db);
 }
 
+/* placement and the SLURM job land on their run; the statements are reused */
+static void test_run_placement_slurm(void)
+{
+	gc_db *db = fresh("pl.db");
+	struct gc_db_run r;
+	int64_t sw, a, b;
+	gc_err e;
+
+	CHECK(db);
+	CHECK(gc_db_sweep_begin(db, "t", "spec", "h", "syncsgd", &sw, &e) == GC_OK);
+	r = run_of(sw, "ka", "syncsgd");
+	CHECK(gc_db_run_begin(db, &r, &a, &e) == GC_OK);
+	r.point_key = "kb";
+	CHECK(gc_db_run_begin(db, &r, &b, &e) == GC_OK);
+	CHECK(gc_db_run_set_placement(db, a, 2, "n1:2,n2:2", &e) == GC_OK);
+	CHECK(gc_db_run_set_placement(db, b, -1, NULL, &e) == GC_OK);
+	CHECK(gc_db_run_set_slurm(db, a, "4711", "gpu", "n[1-2]", &e) == GC_OK);
+	CHECK(gc_db_run_set_slurm(db, b, NULL, NULL, NULL, &e) == GC_OK);
+	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM runs WHERE ranks_per_node = 2 AND "
+			   "placement = 'n1:2,n2:2' AND slurm_job = '4711' AND "
+			   "slurm_partition = 'gpu' AND slurm_nodes = 'n[1-2]'"), 1);
+	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM runs WHERE ranks_per_node = 0 AND "
+			   "placement = '' AND slurm_job = '' AND slurm_partition = '' AND "
+			   "slurm_nodes = ''"), 1);
+	gc_db_close(db);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/gcbench-test-db.XXXXXX";
@@ -646,6 +673,7 @@ int main(void)
 	GCT_RUN(test_run_end_and_tail);
 	GCT_RUN(test_done_keys_and_interrupted);
 	GCT_RUN(test_links_predictions);
+	GCT_RUN(test_run_placement_slurm);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd)) { /* best effort */ }
 	return gct_finish();

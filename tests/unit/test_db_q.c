@@ -281,6 +281,7 @@ struct hist {
 	int n;
 	double speedup[8];
 	int64_t bw[8];
+	char workload[96];
 };
 
 static int on_history(const struct gc_db_history_row *h, void *arg)
@@ -289,6 +290,7 @@ static int on_history(const struct gc_db_history_row *h, void *arg)
 
 	if (v->n < 8)
 		v->speedup[v->n] = h->speedup, v->bw[v->n] = h->bw_cap_bps;
+	snprintf(v->workload, sizeof v->workload, "%s", h->workload);
 	v->n++;
 	return 0;
 }
@@ -306,6 +308,7 @@ static void test_history(void)
 	CHECK_NEAR(v.speedup[1], 1.25, 1e-9);
 	CHECK_NEAR(v.speedup[2], 0.5, 1e-9);
 	CHECK_EQ_INT(v.bw[2], G10);
+	CHECK_STR(v.workload, "replay");   /* for params_brief: a command's are shown whole */
 	memset(&v, 0, sizeof v);
 	CHECK_EQ_INT(gc_db_history(db, "resnet50", "powersgd", (int64_t)G10, on_history, &v, &e),
 		     GC_OK);
@@ -316,11 +319,35 @@ static void test_history(void)
 	gc_db_close(db);
 }
 
+static int on_latest(const struct gc_db_run_stat *r, void *arg)
+{
+	char *out = arg;
+
+	snprintf(out + strlen(out), 256 - strlen(out), "%lld %s %s %s %s|", (long long)r->id,
+		 r->workload, r->method, r->params, r->status);
+	return 0;
+}
+
+/* gcbench status's latest runs, newest first, with their workload (a command's params
+ * are shown whole) */
+static void test_latest_runs(void)
+{
+	char out[256] = "";
+	gc_db *db = open_ro();
+	gc_err e;
+
+	CHECK(db);
+	CHECK_EQ_INT(gc_db_latest_runs(db, 2, on_latest, out, &e), GC_OK);
+	CHECK_STR(out, "8 replay syncsgd  failed|7 replay powersgd rank=4 ok|");
+	gc_db_close(db);
+}
+
 static int on_summary(const struct gc_db_summary_row *w, void *arg)
 {
 	char *out = arg;
 
-	snprintf(out + strlen(out), 1024 - strlen(out), "%s %s %s %d %s %s %s %s %s\n", w->method,
+	snprintf(out + strlen(out), 1024 - strlen(out), "%s %s %s %s %d %s %s %s %s %s\n",
+		 w->workload, w->method,
 		 w->params, w->bandwidth, w->world_size, w->iter_ms, w->base_ms, w->speedup,
 		 w->to_target ? w->to_target : "(null)",
 		 w->tta_speedup ? w->tta_speedup : "(null)");
@@ -338,7 +365,8 @@ static void test_summary(void)
 	CHECK_EQ_INT(gc_db_sweep_target_get(db, sweep1, metric, sizeof metric, &value, &e), GC_OK);
 	CHECK_STR(metric, "");
 	CHECK_EQ_INT(gc_db_sweep_summary(db, sweep2, 0, on_summary, out, &e), GC_OK);
-	CHECK_CONTAINS(out, "powersgd rank=4 1000000000 4 1600.0 2000.0 1.25x (null) (null)\n");
+	CHECK_CONTAINS(out,
+		       "replay powersgd rank=4 1000000000 4 1600.0 2000.0 1.25x (null) (null)\n");
 	CHECK(gc_db_sweep_target(db, sweep1, "accuracy", 0.9, &e) == GC_OK);
 	CHECK_EQ_INT(gc_db_sweep_target_get(db, sweep1, metric, sizeof metric, &value, &e), GC_OK);
 	CHECK_STR(metric, "accuracy");
@@ -346,7 +374,8 @@ static void test_summary(void)
 	out[0] = '\0';
 	CHECK_EQ_INT(gc_db_sweep_summary(db, sweep1, 1, on_summary, out, &e), GC_OK);
 	/* with a target but no validation records: every point missed it */
-	CHECK_CONTAINS(out, "powersgd rank=4 10000000000 4 1000.0 500.0 0.50x never (null)\n");
+	CHECK_CONTAINS(out,
+		       "replay powersgd rank=4 10000000000 4 1000.0 500.0 0.50x never (null)\n");
 	CHECK(gc_db_sweep_target(db, sweep1, "", 0, &e) == GC_OK);
 	gc_db_close(db);
 }
@@ -578,6 +607,7 @@ int main(void)
 	GCT_RUN(test_ok_iterations);
 	GCT_RUN(test_job_iterations);
 	GCT_RUN(test_history);
+	GCT_RUN(test_latest_runs);
 	GCT_RUN(test_summary);
 	GCT_RUN(test_counts_and_transactions);
 	GCT_RUN(test_report_rows);

@@ -62,13 +62,13 @@ static void test_roundtrip(void)
 static void test_escapes_and_extra_keys(void)
 {
 	static const char j[] =
-		"{ \"host\" : \"n\\u00e9\\/2\", \"kernel_num\": 6001000, \"new_field\": \"x\","
+		"{ \"host\" : \"n\\u00e9\\/2\\u20ac\", \"kernel_num\": 6001000, \"new_field\": \"x\","
 		" \"later\": -3, \"gpu_count\": 2, \"mpi\": \"a\\nb\" }";
 	struct gc_envinfo b;
 	gc_err e;
 
 	CHECKF(gc_envinfo_parse_json(j, strlen(j), &b, &e) == GC_OK, "%s", e.msg);
-	CHECK_STR(b.host, "n\xc3\xa9/2");
+	CHECK_STR(b.host, "n\xc3\xa9/2\xe2\x82\xac");
 	CHECK_STR(b.mpi, "a\nb");
 	CHECK_EQ_INT(b.gpu_count, 2);
 	CHECK_STR(b.kernel, "");
@@ -95,6 +95,9 @@ static void test_malformed(void)
 		{ "{\"host\":\"n\\u00\"}", "bad \\u escape" },
 		{ "{\"host\":\"n\\u0000\"}", "bad \\u escape" },
 		{ "{\"host\":\"n\\ud800\"}", "bad \\u escape" },
+		{ "{\"host\":\"n\\udfff\"}", "bad \\u escape" },
+		{ "{\"host\":\"n\\ud83d\\ude00\"}", "refused) at line 1, column 17" },
+		{ "{\"host\":\"n\\u00g0\"}", "bad \\u escape" },
 		{ "{\"host\":\"a\nb\"}", "control character" },
 		{ "{\"host\":\"n1\",\"gpu_count\":\"2\"}", "expected an integer" },
 		{ "{\"host\":\"n1\",\"gpu_count\":1.5}", "expected an integer" },

@@ -34,6 +34,18 @@ static void test_full(void)
 	CHECK(!strcmp(h.backend, "gloo") && !strcmp(h.model, "mlp-tiny"));
 }
 
+/* every escape is decoded into the field: the one-letter ones, \u in 1 to 3 bytes of
+ * UTF-8 and a surrogate pair in 4 */
+static void test_escapes(void)
+{
+	struct gc_rec_header h;
+	gc_err e;
+
+	CHECKF(!parse("{\"host\": \"a\\\"\\\\\\/\\b\\f\\n\\r\\t\\u0041\\u00e9\\u20AC"
+		      "\\ud83d\\ude00\"}", &h, &e), "%s", e.msg);
+	CHECK_STR(h.host, "a\"\\/\b\f\n\r\tA\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+}
+
 /* a gcbench-worker header names its producer by "format" and versions.gcbench */
 static void test_worker_header(void)
 {
@@ -75,7 +87,8 @@ static void test_malformed(void)
 		"{\"a\": \"abc}", "{\"world\": \"2\"}", "{\"world\": 0}", "{\"world\": 1.5}",
 		"{\"rank\": -1}", "{\"batch\": 99999999999999999999}", "{\"method\": 3}",
 		"{\"method\": \"a\", \"method\": \"a\"}", "{\"a\": NaN}", "{\"a\": [1 2]}",
-		"{\"a\" 1}", "{'a': 1}",
+		"{\"a\" 1}", "{'a': 1}", "{\"a\": \"\\udc00\"}", "{\"a\": \"\\ud800\\u0041\"}",
+		"{\"a\": \"\\ud800\\n\"}", "{\"a\": \"\\ud83d\\ude0\"}", "{\"a\": \"\\u12G4\"}",
 	};
 	struct gc_rec_header h;
 	gc_err e;
@@ -232,6 +245,7 @@ int main(void)
 	gct_suite = "rec_header";
 	GCT_RUN(test_full);
 	GCT_RUN(test_worker_header);
+	GCT_RUN(test_escapes);
 	GCT_RUN(test_required);
 	GCT_RUN(test_malformed);
 	GCT_RUN(test_limits);

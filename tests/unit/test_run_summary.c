@@ -18,29 +18,44 @@ static void test_params_brief(void)
 {
 	char b[64], tiny[8];
 
-	gc_params_brief("powersgd", "ef=1,rank=4,warm_start=1,min_compression=2,seed=42", b,
+	gc_params_brief("replay", "powersgd", "ef=1,rank=4,warm_start=1,min_compression=2,seed=42", b,
 			sizeof(b));
 	CHECK_STR(b, "defaults");
-	gc_params_brief("powersgd", "ef=1,rank=8,warm_start=0,min_compression=2,seed=42", b,
+	gc_params_brief("replay", "powersgd", "ef=1,rank=8,warm_start=0,min_compression=2,seed=42", b,
 			sizeof(b));
 	CHECK_STR(b, "rank=8,warm_start=0");
-	gc_params_brief("topk", "ef=1,ratio=0.001", b, sizeof(b));
+	gc_params_brief("replay", "topk", "ef=1,ratio=0.001", b, sizeof(b));
 	CHECK_STR(b, "ratio=0.001");
-	gc_params_brief("syncsgd", "", b, sizeof(b));
+	gc_params_brief("replay", "syncsgd", "", b, sizeof(b));
 	CHECK_STR(b, "-");
-	gc_params_brief("nosuch", "a=1,b=2", b, sizeof(b));
+	gc_params_brief("replay", "nosuch", "a=1,b=2", b, sizeof(b));
 	CHECK_STR(b, "a=1,b=2");
 	/* a short buffer keeps whole items only */
-	gc_params_brief("powersgd", "ef=0,rank=8,warm_start=0", tiny, sizeof(tiny));
+	gc_params_brief("replay", "powersgd", "ef=0,rank=8,warm_start=0", tiny, sizeof(tiny));
 	CHECK_STR(tiny, "ef=0");
+	/* the worker's own spellings of its workloads shorten too */
+	gc_params_brief("train:mlp", "topk", "ef=1,ratio=0.001", b, sizeof(b));
+	CHECK_STR(b, "ratio=0.001");
+	gc_params_brief("replay:csv:/m.csv", "powersgd", "ef=1,rank=4", b, sizeof(b));
+	CHECK_STR(b, "defaults");
+	/* a command's (or a record file's) method is a label: its params in full, even
+	 * those equal to the built-in method's defaults */
+	gc_params_brief("command", "powersgd", "rank=4", b, sizeof(b));
+	CHECK_STR(b, "rank=4");
+	gc_params_brief("pytorch", "powersgd", "ef=1,rank=4,warm_start=1", b, sizeof(b));
+	CHECK_STR(b, "ef=1,rank=4,warm_start=1");
+	gc_params_brief(NULL, "topk", "ratio=0.01", b, sizeof(b));
+	CHECK_STR(b, "ratio=0.01");
+	gc_params_brief("command", "allreduce", "", b, sizeof(b));
+	CHECK_STR(b, "-");
 }
 
-/* one ok run whose post-warmup iterations all take t seconds */
-static int add_run(gc_db *db, int64_t sweep, const char *model, const char *method,
-		   const char *params, uint64_t bw, double t)
+/* one ok run of workload whose post-warmup iterations all take t seconds */
+static int add_run_of(gc_db *db, int64_t sweep, const char *workload, const char *model,
+		      const char *method, const char *params, uint64_t bw, double t)
 {
 	struct gc_db_run r = {
-		.sweep_id = sweep, .point_key = params, .workload = "replay", .model = model,
+		.sweep_id = sweep, .point_key = params, .workload = workload, .model = model,
 		.method = method, .params = params, .world_size = 4, .nodes = 4, .batch = 32,
 		.bw_cap_bps = bw, .backend = "mpi", .compute_scale = 1, .iterations = 3,
 		.warmup = 1,
@@ -64,6 +79,28 @@ static int add_run(gc_db *db, int64_t sweep, const char *model, const char *meth
 	return 0;
 }
 
+static int add_run(gc_db *db, int64_t sweep, const char *model, const char *method,
+		   const char *params, uint64_t bw, double t)
+{
+	return add_run_of(db, sweep, "replay", model, method, params, bw, t);
+}
+
+/* a new database at dbpath with one sweep of baseline (its id in *sw); NULL on failure */
+static gc_db *new_sweep(const char *baseline, int64_t *sw)
+{
+	gc_db *db = NULL;
+	gc_err e;
+
+	unlink(dbpath);
+	if (gc_db_open(dbpath, 0, &db, &e) ||
+	    gc_db_sweep_begin(db, "t", "spec", "h", baseline, sw, &e)) {
+		printf("# new_sweep: %s\n", e.msg);
+		gc_db_close(db);
+		return NULL;
+	}
+	return db;
+}
+
 /* the table of a sweep as text (caller frees) */
 static char *table_of(gc_db *db, int64_t sweep, int *rows)
 {
@@ -85,6 +122,36 @@ static char *table_of(gc_db *db, int64_t sweep, int *rows)
 	return buf;
 }
 
+/* gc_run_summary_json's stdout as text (caller frees) */
+static char *json_of(gc_db *db, int64_t sweep, int *rows)
+{
+	FILE *f = tmpfile();
+	char *buf = NULL;
+	long n;
+	int saved;
+
+	fflush(stdout);
+	saved = dup(1);
+	if (!f || saved < 0 || dup2(fileno(f), 1) < 0) {
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	*rows = gc_run_summary_json(db, sweep);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	n = (long)lseek(fileno(f), 0, SEEK_END);   /* written through the descriptor */
+	buf = n >= 0 ? calloc(1, (size_t)n + 1) : NULL;
+	rewind(f);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
 static void test_table_aligned(void)
 {
 	const char *pdef = "ef=1,rank=4,warm_start=1,min_compression=2,seed=42";
@@ -93,11 +160,8 @@ static void test_table_aligned(void)
 	int64_t sw;
 	int rows = -1, nlines = 0, pcol, width, cont = 0;
 	char *txt = NULL, *save = NULL, *line;
-	gc_err e;
 
-	unlink(dbpath);
-	CHECK(gc_db_open(dbpath, 0, &db, &e) == GC_OK);
-	CHECK(gc_db_sweep_begin(db, "t", "spec", "h", "syncsgd", &sw, &e) == GC_OK);
+	CHECK((db = new_sweep("syncsgd", &sw)) != NULL);
 	CHECK(add_run(db, sw, "resnet50", "syncsgd", "", 1000000000ull, 0.2) == 0);
 	CHECK(add_run(db, sw, "resnet50", "powersgd", pdef, 1000000000ull, 0.1) == 0);
 	CHECK(add_run(db, sw, "resnet50", "powersgd", plong, 1000000000ull, 0.4) == 0);
@@ -154,6 +218,34 @@ static void test_table_content(void)
 	       strstr(txt, "rank=16,") && !strstr(txt, "seed=42") &&
 	       strstr(txt, "unlimited") && strstr(txt, "2.00x") && strstr(txt, "0.50x") &&
 	       strstr(txt, "0.80x"), "%s", txt);
+	free(txt);
+}
+
+/* a command sweep's labels may share a built-in method's name: its params are shown in
+ * full, not shortened against gcbench's powersgd (whose default rank is 4) */
+static void test_table_command(void)
+{
+	gc_db *db = NULL;
+	int64_t sw;
+	int rows = -1;
+	char *txt;
+
+	CHECK((db = new_sweep("allreduce", &sw)) != NULL);
+	CHECK(add_run_of(db, sw, "command", "mlp", "allreduce", "", 0, 0.2) == 0);
+	CHECK(add_run_of(db, sw, "command", "mlp", "powersgd", "rank=4", 0, 0.1) == 0);
+	txt = table_of(db, sw, &rows);
+	CHECK(txt);
+	CHECKF(rows == 2, "%d rows:\n%s", rows, txt);
+	CHECKF(strstr(txt, "\nmlp   powersgd  rank=4 unlimited "), "%s", txt);
+	free(txt);
+	/* the same rows as JSON */
+	rows = -1;
+	txt = json_of(db, sw, &rows);
+	gc_db_close(db);
+	CHECK(txt);
+	CHECKF(rows == 2, "%d rows: %s", rows, txt ? txt : "");
+	CHECKF(txt && strstr(txt, "\"method\":\"powersgd\",\"params\":\"rank=4\""), "%s",
+	       txt ? txt : "");
 	free(txt);
 }
 
@@ -221,9 +313,7 @@ static void test_table_target(void)
 	char *txt;
 	gc_err e;
 
-	unlink(dbpath);
-	CHECK(gc_db_open(dbpath, 0, &db, &e) == GC_OK);
-	CHECK(gc_db_sweep_begin(db, "t", "spec", "h", "syncsgd", &sw, &e) == GC_OK);
+	CHECK((db = new_sweep("syncsgd", &sw)) != NULL);
 	CHECK(gc_db_sweep_target(db, sw, "accuracy", 0.9, &e) == GC_OK);
 	CHECK(add_train_run(db, sw, "syncsgd", 0.010, 0.5, 0.95) == 0);
 	CHECK(add_train_run(db, sw, "signsgd", 0.005, 0.6, 0.92) == 0);
@@ -254,9 +344,7 @@ static void test_table_placement(void)
 	int rows;
 	gc_err e;
 
-	unlink(dbpath);
-	CHECK(gc_db_open(dbpath, 0, &db, &e) == GC_OK);
-	CHECK(gc_db_sweep_begin(db, "t", "spec", "h", "syncsgd", &sw, &e) == GC_OK);
+	CHECK((db = new_sweep("syncsgd", &sw)) != NULL);
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
 		struct gc_db_run r = {
 			.sweep_id = sw, .point_key = "k", .workload = "replay", .model = "tiny",
@@ -287,6 +375,7 @@ int main(void)
 	GCT_RUN(test_params_brief);
 	GCT_RUN(test_table_aligned);
 	GCT_RUN(test_table_content);
+	GCT_RUN(test_table_command);
 	GCT_RUN(test_table_empty);
 	GCT_RUN(test_table_target);
 	GCT_RUN(test_table_placement);
