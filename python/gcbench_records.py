@@ -20,7 +20,10 @@ Three layers, use the one you need:
                   collective until the hook's future completes) are attributed, nested
                   rounds included (PowerSGD's P then Q), by wrapping
                   torch.distributed.all_reduce / all_gather / all_gather_into_tensor
-                  while the recorder is open.
+                  while the recorder is open. On gloo the hook's collectives on the
+                  world group go to one process group per DDP bucket, so that hooks
+                  issuing later rounds from callbacks work with several buckets
+                  (see wrap_hook).
 
 Example (one rank; torchrun sets RANK and WORLD_SIZE):
 

@@ -17,8 +17,8 @@
 #
 # Usage: tools/bench_vs_pytorch.sh [options]
 #   --models "resnet50 bert-base"  parameter lists: $GCBENCH_SHARED/data/models/M.csv when
-#                                  present, else generated (bert-base built in, others
-#                                  through torchvision), or csv:PATH
+#                                  present, else gcbench-worker --print-model M (its
+#                                  FLOPs column dropped), or csv:PATH
 #   --caps "0.5 1 2 5 0"           Gbit/s on every node's egress; 0 = uncapped
 #   --iters N (10) --warmup W (3)  timed and untimed iterations per cell (W >= 2)
 #   --max-load L (1.5)             refuse to report when the 1-minute load average
@@ -211,7 +211,9 @@ model_csv() {   # model_csv M: a parameter-list file for model M
 	case $m in csv:*) echo "${m#csv:}"; return ;; esac
 	f=$SHARED/data/models/$m.csv
 	if [ -r "$f" ]; then echo "$f"; return; fi
-	"$PY" "$ROOT/tools/ddp_bench.py" --model "$m" --write-csv "$tmp/$m.csv" 2>/dev/null && echo "$tmp/$m.csv"
+	# without the flops_fwd column: the replayed backward takes 0 s, as ddp_bench's does
+	"$BIN/gcbench-worker" --print-model "$m" 2>/dev/null | grep -v '^#' | cut -d, -f1-4 >"$tmp/$m.csv" &&
+		[ -s "$tmp/$m.csv" ] && echo "$tmp/$m.csv"
 }
 
 # ---- one cell of each stack: prints the median iteration seconds, or nothing ----------
@@ -219,11 +221,13 @@ port=29400
 run_pytorch() { # run_pytorch CSV HOOK LOGPREFIX
 	local csv=$1 hook=$2 log=$3 i pids=() rc=0
 	port=$((port + 1))
+	local out=$rdir/$(basename "$log").p-r0.gcr
 	for i in $(seq 1 "$world"); do
-		run_on "$i" env OMP_NUM_THREADS=1 GLOO_SOCKET_IFNAME="${iface[$i]}" timeout --kill-after=10 900 \
-			"$PY" "$remote_dir/tools/ddp_bench.py" --rank $((i - 1)) --world "$world" \
-			--master "${addr[1]}" --port "$port" --model "csv:$csv" --hook "$hook" \
-			--iters "$iters" --warmup "$warmup" --iface "${iface[$i]}" --deadline 800 \
+		run_on "$i" env OMP_NUM_THREADS=1 GLOO_SOCKET_IFNAME="${iface[$i]}" RANK=$((i - 1)) \
+			WORLD_SIZE="$world" MASTER_ADDR="${addr[1]}" MASTER_PORT="$port" GCBENCH_DEADLINE_S=800 \
+			timeout --kill-after=10 900 "$PY" "$remote_dir/tools/ddp_bench.py" \
+			--model "csv:$csv" --hook "$(pt_method "$hook")" --out "${out%r0.gcr}r$((i - 1)).gcr" \
+			--iters "$iters" --warmup "$warmup" --batch 32 --threads 1 \
 			>"$log.r$((i - 1)).out" 2>"$log.r$((i - 1)).err" &
 		pids+=($!)
 	done
@@ -231,7 +235,14 @@ run_pytorch() { # run_pytorch CSV HOOK LOGPREFIX
 	if [ "$rc" != 0 ]; then
 		say "PyTorch $hook failed: $(cat "$log".r*.err | grep -v Warning | tail -n 2 | tr '\n' ' ')" >&2; return
 	fi
-	sed -n 's/^ddp_bench //p' "$log.r0.out" | "$PY" -c 'import json,sys; print("%.6f" % json.load(sys.stdin)["median_s"])'
+	fetch 1 "$out" "$log.r0.pt.gcr" && median_iter "$log.r0.pt.gcr"
+}
+pt_method() { case $1 in allreduce) echo syncsgd ;; powersgd) echo powersgd:rank=4 ;; *) echo "$1" ;; esac; }
+median_iter() { # median_iter RECORDS: the median t_iter of the timed iterations
+	"$BIN/gcbench-worker" --dump "$1" | awk 'NR > 3 && $3 == 0 { n++; it[n] = $11 }
+		END { if (!n) exit 1; for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+			if (it[j] < it[i]) { t = it[i]; it[i] = it[j]; it[j] = t }
+			printf "%.6f\n", n % 2 ? it[(n + 1) / 2] : (it[n / 2] + it[n / 2 + 1]) / 2 }'
 }
 run_gcbench() { # run_gcbench CSV METHOD LOGPREFIX
 	local csv=$1 m=$2 log=$3 hosts="" i
@@ -250,11 +261,7 @@ run_gcbench() { # run_gcbench CSV METHOD LOGPREFIX
 		--iface "${iface[1]}" --deadline 600 --threads 1 --out "$out" >"$log.out" 2>&1; then
 		say "gcbench $m failed: $( (grep 'error' "$log.out" || tail -n 2 "$log.out") | head -n 2 | tr '\n' ' ')" >&2; return
 	fi
-	fetch 1 "${out/\%r/0}" "$log.r0.gcr" || return
-	"$BIN/gcbench-worker" --dump "$log.r0.gcr" | awk 'NR > 3 && $3 == 0 { n++; it[n] = $11 }
-		END { if (!n) exit 1; for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
-			if (it[j] < it[i]) { t = it[i]; it[i] = it[j]; it[j] = t }
-			printf "%.6f\n", n % 2 ? it[(n + 1) / 2] : (it[n / 2] + it[n / 2 + 1]) / 2 }'
+	fetch 1 "${out/\%r/0}" "$log.r0.gcr" && median_iter "$log.r0.gcr"
 }
 
 # ---- the sweep -----------------------------------------------------------------------------
@@ -264,7 +271,7 @@ res=$tmp/results.tsv
 : >"$res"; : >"$tmp/numel.tsv"
 for m in $models; do
 	src=$(model_csv "$m")
-	[ -n "$src" ] && [ -r "$src" ] || { say "no parameter list for '$m' (no $SHARED/data/models/$m.csv; torchvision?)" >&2; continue; }
+	[ -n "$src" ] && [ -r "$src" ] || { say "no parameter list for '$m' (no $SHARED/data/models/$m.csv, and gcbench-worker --print-model does not know it)" >&2; continue; }
 	say "$m: $(grep -vc '^#\|^index' "$src") tensors from $src"
 	awk -F, -v m="$m" '!/^#/ && $1 != "index" { s += $4 } END { printf "%s\t%d\n", m, s }' "$src" >>"$tmp/numel.tsv"
 	cp "$src" "$tmp/model-${m##*/}" && csv=$(push "$tmp/model-${m##*/}") || { say "cannot copy '$src' to the nodes" >&2; continue; }

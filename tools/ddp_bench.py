@@ -49,8 +49,10 @@ Exit status: 0 done, 1 failed (a collective, or replicas that differ at the end)
 """
 import argparse
 import datetime
+import faulthandler
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -342,6 +344,10 @@ def main(argv):
         sys.stderr.write("ddp_bench: error: %s\n" % ex)
         return 2
     torch.set_num_threads(a.threads)
+    # a rank ended from outside (gcbench's timeout, `timeout`) says where every thread
+    # was: a hang names its collective
+    if hasattr(faulthandler, "register"):
+        faulthandler.register(signal.SIGTERM, all_threads=True, chain=True)
     try:
         return run(torch, a, rows)
     except BadArgs as ex:
