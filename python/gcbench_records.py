@@ -20,7 +20,10 @@ Three layers, use the one you need:
                   collective until the hook's future completes) are attributed, nested
                   rounds included (PowerSGD's P then Q), by wrapping
                   torch.distributed.all_reduce / all_gather / all_gather_into_tensor
-                  while the recorder is open.
+                  while the recorder is open. On gloo the hook's collectives on the
+                  world group go to one process group per DDP bucket, so that hooks
+                  issuing later rounds from callbacks work with several buckets
+                  (see wrap_hook).
 
 Example (one rank; torchrun sets RANK and WORLD_SIZE):
 
@@ -180,10 +183,10 @@ class _Clock:
 class _Flow:
     """One bucket's way through a hook: the stamp its next encode or decode starts at."""
 
-    __slots__ = ("it", "stamp", "done")
+    __slots__ = ("it", "stamp", "done", "group")
 
-    def __init__(self, it, stamp):
-        self.it, self.stamp, self.done = it, stamp, False
+    def __init__(self, it, stamp, group=None):
+        self.it, self.stamp, self.done, self.group = it, stamp, False, group
 
 
 class Iteration:
@@ -288,6 +291,14 @@ def _nbytes(t):
     return t.numel() * t.element_size()
 
 
+def _is_world(group):
+    """group is the default (world) group: None, or dist.group.WORLD"""
+    if group is None:
+        return True
+    import torch.distributed as dist
+    return group is dist.group.WORLD
+
+
 class Recorder:
     """A rank's record file with phase timers and a DDP comm-hook wrapper.
 
@@ -308,6 +319,7 @@ class Recorder:
         self._open = True
         self._lock = threading.Lock()
         self._inflight = 0     # collective callbacks not returned yet
+        self._groups = {}      # DDP bucket index -> its process group (wrap_hook)
 
     def iteration(self, warmup=False):
         """A context manager for one iteration: `with rec.iteration() as it:`."""
@@ -323,6 +335,8 @@ class Recorder:
             if flow is None or flow.done or not rec._open:
                 return orig(*args, **kw)
             it = flow.it
+            if flow.group is not None and len(args) < 3 and _is_world(kw.get("group")):
+                kw["group"] = flow.group
             t_issue = rec._clock.now()
             it.encode.append((flow.stamp, t_issue))
             sent, recv = sizes(*args, **kw)
@@ -395,18 +409,44 @@ class Recorder:
             setattr(dist, name, orig)
         self._patched = {}
 
-    def wrap_hook(self, hook):
-        """hook(state, bucket) -> Future, wrapped to attribute encode, comm and decode."""
+    def _bucket_group(self, index):
+        """The process group of DDP bucket `index`, created on its first use. Called
+        on the autograd thread, where DDP starts the buckets' hooks in bucket order on
+        every rank, so every rank creates the groups in the same order (new_group's
+        contract)."""
+        g = self._groups.get(index)
+        if g is None:
+            import torch.distributed as dist
+            g = self._groups[index] = dist.new_group(backend=dist.get_backend())
+        return g
+
+    def wrap_hook(self, hook, bucket_groups="auto"):
+        """hook(state, bucket) -> Future, wrapped to attribute encode, comm and decode.
+
+        bucket_groups: the hook's collectives on the default group go to one process
+        group per DDP bucket instead ("auto": on the gloo backend, True, False). A hook
+        that issues a later round from a future's callback (PowerSGD's P and Q rounds,
+        examples/topk_hook.py's indices) races with the next bucket's first round:
+        the ranks issue them in different orders, and gloo pairs collectives by issue
+        order within a group ("op.preamble.length <= op.nbytes", or a recv timeout;
+        with or without this wrapper). One group per bucket orders every group's
+        collectives the same way on every rank and keeps the buckets overlapping. A
+        hook that passes its own group (not the world group), or passes the group
+        positionally, keeps it."""
         rec = self
         self._install()
+        if bucket_groups == "auto":
+            import torch.distributed as dist
+            bucket_groups = dist.is_initialized() and dist.get_backend() == "gloo"
 
         def wrapped(state, bucket):
             it = rec._current
             if it is None or not rec._open:
                 return hook(state, bucket)
+            group = rec._bucket_group(bucket.index()) if bucket_groups else None
             t = rec._clock.now()
             it.ready.append(t)
-            flow = _Flow(it, t)
+            flow = _Flow(it, t, group)
             _tls.flow = flow
             try:
                 fut = hook(state, bucket)

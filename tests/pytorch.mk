@@ -1,10 +1,13 @@
 # tests/pytorch.mk: the PyTorch side by side (docs/pytorch.md). Included from the end of
 # tests/module.mk. Everything here SKIPs (tests) or says "skipped" (bench) without torch.
 #   tools/export_model.py     a PyTorch model -> gcbench parameter list (+ backward profile)
-#   tools/ddp_bench.py        one rank of PyTorch DDP with a comm hook on the model's shapes
+#   tools/ddp_bench.py        one rank of PyTorch DDP with a comm hook on a model's shapes,
+#                             timed into gcbench records (a workload: command program)
 #   tools/bench_vs_pytorch.sh make bench-vs-pytorch: both stacks, same cluster, same caps
 INTEG_TESTS += tests/integration/test_export_model.sh tests/integration/test_pytorch_ddp.sh \
 	tests/integration/test_pytorch_bench.sh
+# tools/ddp_bench.py: 2 ranks on loopback, every hook on ResNet-50's buckets
+INTEG_TESTS += tests/integration/test_ddp_bench.sh
 # python/gcbench_records.py: its writer (no torch needed), DDP hooks timed, gcbench ingest
 INTEG_TESTS += tests/integration/test_python_records.sh
 # experiments/pytorch-hooks.yaml (examples/ddp_hooks.py, examples/topk_hook.py) swept as a

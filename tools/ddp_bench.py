@@ -1,155 +1,241 @@
 #!/usr/bin/env python3
-"""One rank of a PyTorch DDP gradient-exchange benchmark: the study's own stack, for
-comparison with gcbench-worker on the same nodes, shapes and caps.
+"""One rank of PyTorch DDP exchanging a model's gradients through a communication hook,
+timed per phase into a gcbench record file: the PyTorch stack of a `workload: command`
+spec, beside gcbench-worker on the same parameter shapes, links and caps.
 
-The module has exactly the parameter tensors of a model (a gcbench parameter list:
-data/models/*.csv, tools/export_model.py output, or a built-in name) and a backward that
-costs almost nothing: forward is x * sum_p 0.5 * <p, p> for a scalar x, so every parameter
-gets a dense, random-looking gradient (x * p) from two cheap passes over it and the
-exchange dominates. DDP (gloo, bucket_cap_mb 25 by default, 1 MiB first bucket) exchanges
-the gradients with the chosen communication hook; an SGD step follows, as in
-gcbench-worker. Rank 0 prints one line `ddp_bench {json}` with the per-iteration times
-(wall clock of forward + backward + step, after --warmup iterations) and their median.
+The module has exactly the model's parameter tensors (the list `gcbench-worker
+--print-model MODEL` prints, or a csv:PATH file in that format) and a forward that
+costs almost nothing: x * sum_p 0.5 <p, p> for a scalar x that differs per rank, so
+every parameter gets a dense gradient x * p, different on every rank, and the exchange
+dominates. DDP (gloo; first bucket 1 MiB, later ones --bucket-cap-mb) exchanges the
+gradients with the hook of METHOD, named as gcbench names its methods:
 
-Hooks: allreduce (DDP's default), fp16 (default_hooks.fp16_compress_hook), powersgd
-(powerSGD_hook with PowerSGDState(matrix_approximation_rank=R, use_error_feedback=True,
-warm_start=True, start_powerSGD_iter=S); S must not exceed --warmup so every timed
-iteration compresses).
+  syncsgd   DDP's all-reduce (default_hooks.allreduce_hook, which is what DDP does
+            without a hook, but through torch.distributed so comm is timed)
+  fp16      default_hooks.fp16_compress_hook
+  powersgd  powerSGD_hook: rank=R (4), ef=0|1 (1: error feedback), warm_start=0|1 (1),
+            min_compression=X (2: PyTorch's min_compression_rate), seed=N (42),
+            start=I (2: start_powerSGD_iter; 2 <= I <= --warmup, so that every timed
+            iteration compresses)
+  topk      examples/topk_hook.py (from the working directory, this file's folder or
+            ../examples): ratio=F (0.01), ef=0|1 (1)
 
-Example (4 ranks, one per namespace node of `gcbench cluster up 4 --name pt`):
-  ip netns exec gcb-pt-n1 python3 tools/ddp_bench.py --rank 0 --world 4 \\
-      --master 10.213.7.11 --model csv:resnet50.csv --hook powersgd --iters 10
-  (and ranks 1-3 in gcb-pt-n2..n4, same --master)
-Write a built-in model's parameter list (bert-base; resnet50 etc. need torchvision):
-  python3 tools/ddp_bench.py --model bert-base --write-csv bert-base.csv
+An SGD step follows (lr 0.001, tiny so the replicas' parameters stay finite). Every
+rank writes its records with gcbench_records (forward, backward, encode, comm, decode,
+exposed communication, optimizer, bytes; docs/records.md); at the end the ranks compare
+their parameters' checksums, and a rank whose replica differs exits 1.
 
-Exit status: 0 done, 1 failed, 2 bad arguments, 3 torch missing, 4 deadline passed.
+Ranks come from the environment (gcbench's wrapper for `workload: command`, torchrun,
+or by hand): RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT, GLOO_SOCKET_IFNAME;
+GCBENCH_RECORDS is the default --out, GCBENCH_DEADLINE_S gloo's timeout (default 1800),
+OMP_NUM_THREADS the default --threads (else 1).
+"""
+EPILOG = """\
+In a spec (docs/spec.md, `workload: command`; {bin} is the folder of the provisioned
+gcbench-worker):
+  command: [python3, ddp_bench.py, --hook, "{method}", --params, "{params}",
+            --model, "{model}", --worker, "{bin}/gcbench-worker", --out, "{records}",
+            --iters, "{iterations}", --warmup, "{warmup}", --batch, "{batch}"]
+  files: [ddp_bench.py, gcbench_records.py, topk_hook.py]
+
+By hand, 2 ranks on loopback:
+  for r in 0 1; do RANK=$r WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500 \\
+    GLOO_SOCKET_IFNAME=lo python3 tools/ddp_bench.py --hook powersgd --params rank=4 \\
+    --model resnet50 --worker build/bin/gcbench-worker --out r$r.gcr & done; wait
+  build/bin/gcbench-worker --dump r0.gcr
+
+Exit status: 0 done, 1 failed (a collective, or replicas that differ at the end),
+2 bad arguments or model, 3 torch missing.
 """
 import argparse
 import datetime
-import json
+import faulthandler
 import os
+import shutil
 import signal
-import socket
-import statistics
+import subprocess
 import sys
-import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# gcbench_records and topk_hook: beside this file (a spec's files: folder), in the
+# working directory, or in the source tree
+for _d in (os.path.join(HERE, "..", "examples"), os.path.join(HERE, "..", "python"),
+           os.getcwd(), HERE):
+    if _d not in sys.path:
+        sys.path.insert(0, _d)
+
+METHODS = {
+    "syncsgd": {},
+    "fp16": {},
+    "powersgd": {"rank": 4, "ef": 1, "warm_start": 1, "min_compression": 2.0, "seed": 42,
+                 "start": 2},
+    "topk": {"ratio": 0.01, "ef": 1},
+}
 
 
-def bert_base_rows():
-    """BERT-base uncased (encoder + pooler, vocab 30522, no head): 199 tensors."""
-    h, ff = 768, 3072
-    rows = [("embeddings.word_embeddings.weight", (30522, h)),
-            ("embeddings.position_embeddings.weight", (512, h)),
-            ("embeddings.token_type_embeddings.weight", (2, h)),
-            ("embeddings.LayerNorm.weight", (h,)), ("embeddings.LayerNorm.bias", (h,))]
-    for i in range(12):
-        p = "encoder.layer.%d." % i
-        for q in ("query", "key", "value"):
-            rows += [(p + "attention.self.%s.weight" % q, (h, h)), (p + "attention.self.%s.bias" % q, (h,))]
-        rows += [(p + "attention.output.dense.weight", (h, h)), (p + "attention.output.dense.bias", (h,)),
-                 (p + "attention.output.LayerNorm.weight", (h,)), (p + "attention.output.LayerNorm.bias", (h,)),
-                 (p + "intermediate.dense.weight", (ff, h)), (p + "intermediate.dense.bias", (ff,)),
-                 (p + "output.dense.weight", (h, ff)), (p + "output.dense.bias", (h,)),
-                 (p + "output.LayerNorm.weight", (h,)), (p + "output.LayerNorm.bias", (h,))]
-    rows += [("pooler.dense.weight", (h, h)), ("pooler.dense.bias", (h,))]
+class BadArgs(Exception):
+    """A mistake in the command line or the model: exit 2."""
+
+
+# ---- the model's parameter list --------------------------------------------------
+
+def parse_csv(text, label):
+    """Rows (name, shape) of a gcbench parameter list (formats/arch.h: '#' comments, a
+    header index,name,shape,numel[,flops_fwd], one row per tensor)."""
+    rows = []
+    for ln, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#") or line.startswith("index,"):
+            continue
+        parts = line.split(",")
+        # never quote the line: the file may be anything (csv:/etc/shadow)
+        if len(parts) not in (4, 5):
+            raise BadArgs("%s:%d: expected index,name,shape,numel[,flops_fwd], found %d "
+                          "fields" % (label, ln, len(parts)))
+        try:
+            shape = tuple(int(d) for d in parts[2].split("x"))
+            if not shape or min(shape) < 1:
+                raise ValueError
+        except ValueError:
+            raise BadArgs("%s:%d:%d: field 3 (shape) is not positive integers joined "
+                          "by 'x'" % (label, ln, len(parts[0]) + len(parts[1]) + 3)) from None
+        rows.append((parts[1], shape))
+    if not rows:
+        raise BadArgs("%s: no tensors; expected a header index,name,shape,numel and one "
+                      "row per tensor" % label)
     return rows
 
 
-def load_rows(spec):
-    """'csv:PATH' (the gcbench parameter-list format), 'bert-base', or a torchvision name."""
-    if spec.startswith("csv:"):
-        rows = []
-        with open(spec[4:]) as f:
-            for ln, line in enumerate(f, 1):
-                line = line.strip()
-                if not line or line.startswith("#") or line.startswith("index,"):
-                    continue
-                parts = line.split(",")
-                # never quote the line: the file may be anything (csv:/etc/shadow)
-                if len(parts) < 4:
-                    raise ValueError("%s:%d: expected index,name,shape,numel, found %d "
-                                     "fields" % (spec[4:], ln, len(parts)))
-                try:
-                    shape = tuple(int(d) for d in parts[2].split("x"))
-                except ValueError:
-                    raise ValueError("%s:%d:%d: field 3 (shape) is not positive integers "
-                                     "joined by 'x'" % (spec[4:], ln,
-                                                        len(parts[0]) + len(parts[1]) + 3)) from None
-                rows.append((parts[1], shape))
-        if not rows:
-            raise ValueError("%s: no tensors" % spec[4:])
-        return rows
-    if spec == "bert-base":
-        return bert_base_rows()
-    import torchvision  # resnet50, resnet101, vgg16, ...
-    builder = getattr(torchvision.models, spec, None)
-    if not callable(builder):
-        raise ValueError("unknown model '%s': use csv:PATH, bert-base or a torchvision model name" % spec)
-    return [(n, tuple(p.shape)) for n, p in builder(weights=None).named_parameters()]
+def find_worker(given):
+    if given:
+        return given
+    for w in (shutil.which("gcbench-worker"),
+              os.path.join(HERE, "..", "build", "bin", "gcbench-worker")):
+        if w and os.access(w, os.X_OK):
+            return w
+    return None
 
 
-def write_csv(rows, name, path):
-    total = 0
-    with open(path, "w") as f:
-        numels = []
-        for _, s in rows:
-            k = 1
-            for d in s:
-                k *= d
-            numels.append(k)
-        total = sum(numels)
-        f.write("# %s: %d tensors, %d parameters, forward (registration) order; written by tools/ddp_bench.py\n"
-                % (name, len(rows), total))
-        f.write("index,name,shape,numel\n")
-        for i, ((n, s), k) in enumerate(zip(rows, numels)):
-            f.write("%d,%s,%s,%d\n" % (i, n, "x".join(str(d) for d in s), k))
-    return total
+def load_rows(spec, worker=None):
+    """'csv:PATH' (read here), 'csv:@bin/...' or a model name gcbench-worker knows
+    (resnet50, bert-base, ...: `WORKER --print-model NAME`)."""
+    if spec.startswith("csv:") and not spec.startswith("csv:@bin/"):
+        try:
+            with open(spec[4:]) as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as ex:
+            raise BadArgs("cannot read model file '%s': %s" % (spec[4:],
+                          getattr(ex, "strerror", None) or "not text")) from None
+        return parse_csv(text, spec[4:])
+    w = find_worker(worker)
+    if not w:
+        raise BadArgs("model '%s' needs gcbench-worker for its shapes: give --worker "
+                      "PATH (in a spec: {bin}/gcbench-worker) or --model csv:PATH" % spec)
+    try:
+        p = subprocess.run([w, "--print-model", spec], capture_output=True, text=True,
+                           timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as ex:
+        raise BadArgs("cannot run '%s --print-model': %s" % (w, ex)) from None
+    if p.returncode != 0:
+        raise BadArgs("%s" % (p.stderr.strip().splitlines() or ["'%s --print-model %s' "
+                      "exited %d" % (w, spec, p.returncode)])[-1])
+    return parse_csv(p.stdout, "%s --print-model %s" % (w, spec))
+
+
+# ---- arguments ---------------------------------------------------------------------
+
+def parse_params(method, text):
+    """'k=v,...' checked against the method's keys; the values with defaults filled."""
+    want = METHODS[method]
+    got, given = {}, {}
+    for kv in filter(None, text.split(",")):
+        k, sep, v = kv.partition("=")
+        if not sep or not k:
+            raise BadArgs("parameter '%s' is not key=value (e.g. rank=4)" % kv)
+        if k not in want:
+            raise BadArgs("method %s takes no parameter '%s'%s" % (
+                method, k, "; it takes " + ", ".join(sorted(want)) if want else ""))
+        try:
+            x = float(v) if isinstance(want[k], float) else int(v)
+        except ValueError:
+            raise BadArgs("parameter %s=%s of %s is not %s" % (
+                k, v, method, "a number" if isinstance(want[k], float) else "an integer")) from None
+        got[k], given[k] = x, v
+    p = dict(want, **got)
+    bad = []
+    if method == "powersgd":
+        bad += ["rank must be 1..32"] if not 1 <= p["rank"] <= 32 else []
+        bad += ["ef and warm_start must be 0 or 1"] if {p["ef"], p["warm_start"]} - {0, 1} else []
+        bad += ["min_compression must be >= 1"] if p["min_compression"] < 1 else []
+        bad += ["seed must be >= 0"] if p["seed"] < 0 else []
+    if method == "topk":
+        bad += ["ratio must be in (0, 1]"] if not 0 < p["ratio"] <= 1 else []
+        bad += ["ef must be 0 or 1"] if p["ef"] not in (0, 1) else []
+    if bad:
+        raise BadArgs("method %s: %s" % (method, "; ".join(bad)))
+    return p, ",".join("%s=%s" % kv for kv in sorted(given.items()))
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="ddp_bench.py", description=__doc__[:__doc__.index("Example")].strip(),
-                                epilog=__doc__[__doc__.index("Example"):],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", default="resnet50", help="csv:PATH, bert-base, or a torchvision name (default resnet50)")
-    p.add_argument("--write-csv", metavar="FILE", help="only write the model's parameter list to FILE and exit")
-    p.add_argument("--rank", type=int, help="this process's rank, 0..world-1")
-    p.add_argument("--world", type=int, default=4, help="number of ranks (default 4)")
-    p.add_argument("--master", help="address of rank 0 (its data interface)")
-    p.add_argument("--port", type=int, default=29500, help="rendezvous TCP port on the master (default 29500)")
-    p.add_argument("--hook", choices=["allreduce", "fp16", "powersgd"], default="allreduce")
-    p.add_argument("--powersgd-rank", type=int, default=4, help="matrix_approximation_rank (default 4)")
-    p.add_argument("--start-powersgd-iter", type=int, default=2, help="start_powerSGD_iter (default 2, >= 2)")
-    p.add_argument("--no-serialize-buckets", dest="serialize_buckets", action="store_false",
-                   help="powersgd: let buckets overlap (races on gloo: see the code); serialized by default")
-    p.add_argument("--iters", type=int, default=10, help="timed iterations (default 10)")
-    p.add_argument("--warmup", type=int, default=3, help="untimed iterations first (default 3)")
-    p.add_argument("--bucket-mb", type=float, default=25, help="DDP bucket_cap_mb (default 25)")
-    p.add_argument("--threads", type=int, default=1, help="torch.set_num_threads (default 1)")
-    p.add_argument("--iface", default=os.environ.get("GLOO_SOCKET_IFNAME", "eth0"),
-                   help="GLOO_SOCKET_IFNAME (default eth0)")
-    p.add_argument("--lr", type=float, default=1e-3, help="SGD learning rate (default 0.001)")
-    p.add_argument("--deadline", type=float, default=900, help="seconds before the rank gives up (default 900)")
-    a = p.parse_args(argv)
-    if a.write_csv:
-        return a
-    if a.rank is None or a.master is None:
-        p.error("--rank and --master are required (or --write-csv)")
-    if not 0 <= a.rank < a.world or a.iters < 1 or a.warmup < 0:
-        p.error("need 0 <= --rank < --world, --iters >= 1, --warmup >= 0")
-    if a.hook == "powersgd" and (a.start_powersgd_iter < 2 or a.start_powersgd_iter > a.warmup):
-        p.error("--start-powersgd-iter must be in [2, --warmup] so the timed iterations compress "
-                "(PyTorch requires >= 2 with error feedback or warm start)")
+    ap = argparse.ArgumentParser(prog="ddp_bench.py", description=__doc__,
+                                 epilog=EPILOG,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--hook", required=True, metavar="METHOD",
+                    help="syncsgd, fp16, powersgd or topk (also METHOD:k=v,...)")
+    ap.add_argument("--params", default="", metavar="K=V,...",
+                    help="the method's parameters (see above); default none")
+    ap.add_argument("--model", required=True, metavar="NAME|csv:PATH",
+                    help="a model gcbench-worker knows (resnet50, bert-base, ...) or a "
+                         "parameter list file")
+    ap.add_argument("--worker", metavar="PATH",
+                    help="gcbench-worker, for a model's shapes by name (default: on PATH, "
+                         "else ../build/bin)")
+    ap.add_argument("--out", default=os.environ.get("GCBENCH_RECORDS"), metavar="RECORDS",
+                    help="this rank's record file (default $GCBENCH_RECORDS)")
+    ap.add_argument("--iters", type=int, default=20, metavar="N",
+                    help="timed iterations (default 20)")
+    ap.add_argument("--warmup", type=int, default=5, metavar="W",
+                    help="untimed iterations first (default 5)")
+    ap.add_argument("--batch", type=int, default=32, metavar="B",
+                    help="per-rank batch, a label in the header (default 32)")
+    ap.add_argument("--bucket-cap-mb", type=float, default=25, metavar="X",
+                    help="DDP's bucket_cap_mb: later buckets (default 25)")
+    ap.add_argument("--threads", type=int, metavar="N",
+                    default=int(os.environ.get("OMP_NUM_THREADS", "0") or 0) or 1,
+                    help="torch.set_num_threads (default $OMP_NUM_THREADS, else 1)")
+    ap.add_argument("--lr", type=float, default=1e-3, help="SGD learning rate (default 0.001)")
+    a = ap.parse_args(argv)
+    try:
+        method, _, inline = a.hook.partition(":")
+        if method not in METHODS:
+            raise BadArgs("unknown method '%s': use %s" % (method, ", ".join(METHODS)))
+        text = ",".join(filter(None, (inline, a.params)))
+        a.method = method
+        a.param_values, a.params = parse_params(method, text)
+        if not a.out:
+            raise BadArgs("no record file: give --out FILE or set GCBENCH_RECORDS")
+        if a.iters < 1 or a.warmup < 0 or a.batch < 1 or a.threads < 1 or not a.bucket_cap_mb > 0:
+            raise BadArgs("need --iters >= 1, --warmup >= 0, --batch >= 1, --threads >= 1 "
+                          "and --bucket-cap-mb > 0")
+        s = a.param_values.get("start")
+        if method == "powersgd" and not 2 <= s <= a.warmup:
+            raise BadArgs("powersgd start=%d must be in [2, --warmup %d], so that every timed "
+                          "iteration compresses (PyTorch needs start >= 2 with error "
+                          "feedback or warm start); raise --warmup" % (s, a.warmup))
+    except BadArgs as ex:
+        ap.error(str(ex))
     return a
 
 
+# ---- the run -----------------------------------------------------------------------
+
 def build_module(torch, rows):
     class Shapes(torch.nn.Module):
-        """Parameters of the model's shapes; forward x * sum 0.5 <p, p>."""
+        """The model's parameter tensors; forward x * sum_p 0.5 <p, p>."""
 
         def __init__(self):
             super().__init__()
-            g = torch.Generator().manual_seed(1)
+            g = torch.Generator().manual_seed(1)     # the same on every replica
             self.ps = torch.nn.ParameterList(
                 [torch.nn.Parameter(torch.randn(s, generator=g) * 0.01) for _, s in rows])
 
@@ -164,106 +250,113 @@ def build_module(torch, rows):
     return Shapes()
 
 
-def register_hook(torch, ddp, a):
+def make_hook(a):
+    """(state, hook) for register_comm_hook."""
     from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
-    from torch.distributed.algorithms.ddp_comm_hooks import powerSGD_hook as psgd
-    if a.hook == "fp16":
-        ddp.register_comm_hook(None, default_hooks.fp16_compress_hook)
-    elif a.hook == "powersgd":
-        state = psgd.PowerSGDState(process_group=None, matrix_approximation_rank=a.powersgd_rank,
-                                   start_powerSGD_iter=a.start_powersgd_iter, use_error_feedback=True,
-                                   warm_start=True, random_seed=0)
-        if not a.serialize_buckets:
-            ddp.register_comm_hook(state, psgd.powerSGD_hook)
-            return
-        # gloo matches collectives by the order they are issued; powerSGD_hook issues a
-        # bucket's Q all-reduce from a future callback, which can race with the next
-        # bucket's P all-reduce and differ between ranks (gloo::EnforceNotMet
-        # "op.preamble.length <= op.nbytes"). Start a bucket only after the previous
-        # bucket's exchange finished: deterministic order, no overlap between buckets.
-        prev = [None]
-
-        def serial_powersgd(st, bucket):
-            if prev[0] is not None:
-                prev[0].wait()
-            prev[0] = psgd.powerSGD_hook(st, bucket)
-            return prev[0]
-        ddp.register_comm_hook(state, serial_powersgd)
+    p = a.param_values
+    if a.method == "syncsgd":
+        return None, default_hooks.allreduce_hook
+    if a.method == "fp16":
+        return None, default_hooks.fp16_compress_hook
+    if a.method == "powersgd":
+        from torch.distributed.algorithms.ddp_comm_hooks import powerSGD_hook as ps
+        state = ps.PowerSGDState(process_group=None, matrix_approximation_rank=p["rank"],
+                                 start_powerSGD_iter=p["start"],
+                                 min_compression_rate=p["min_compression"],
+                                 use_error_feedback=bool(p["ef"]),
+                                 warm_start=bool(p["warm_start"]), random_seed=p["seed"])
+        return state, ps.powerSGD_hook
+    try:
+        from topk_hook import TopKState, topk_hook
+    except ImportError as ex:
+        raise BadArgs("method topk needs topk_hook.py (examples/) in the working "
+                      "directory or beside ddp_bench.py: %s" % ex) from None
+    return TopKState(ratio=p["ratio"], error_feedback=bool(p["ef"])), topk_hook
 
 
 def run(torch, a, rows):
+    """Returns 0, or 1 when the replicas differ."""
     import torch.distributed as dist
-    os.environ["GLOO_SOCKET_IFNAME"] = a.iface
-    dist.init_process_group("gloo", init_method="tcp://%s:%d" % (a.master, a.port), rank=a.rank,
-                            world_size=a.world, timeout=datetime.timedelta(seconds=a.deadline))
+    import gcbench_records as gr
+    deadline = float(os.environ.get("GCBENCH_DEADLINE_S", "0") or 0) or 1800
+    # env://: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (GLOO_SOCKET_IFNAME for gloo)
+    dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=deadline))
+    rank, world = dist.get_rank(), dist.get_world_size()
     model = build_module(torch, rows)
-    ddp = torch.nn.parallel.DistributedDataParallel(model, bucket_cap_mb=a.bucket_mb)
-    register_hook(torch, ddp, a)
+    ddp = torch.nn.parallel.DistributedDataParallel(model, bucket_cap_mb=a.bucket_cap_mb)
+    state, hook = make_hook(a)
+    numel = sum(int(torch.Size(s).numel()) for _, s in rows)
+    rec = gr.Recorder(a.out, method=a.method, params=a.params, workload="command",
+                      model=a.model, world=world, rank=rank, backend="gloo", batch=a.batch,
+                      program="tools/ddp_bench.py", tensors=len(rows), numel=numel,
+                      bucket_cap_mb=a.bucket_cap_mb, threads=a.threads)
+    calls = [0]
+
+    def counted(st, bucket):
+        calls[0] += 1
+        return hook(st, bucket)
+    counted.__name__ = getattr(hook, "__name__", "hook")
+    ddp.register_comm_hook(state, rec.wrap_hook(counted))
     opt = torch.optim.SGD(ddp.parameters(), lr=a.lr)
-    x = torch.ones(())
-    times = []
-    for it in range(a.warmup + a.iters):
-        t0 = time.perf_counter()
-        loss = ddp(x)
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=False)
-        t = time.perf_counter() - t0
-        if it >= a.warmup:
-            times.append(t)
-    # a final check that the exchange kept the replicas identical
-    with torch.no_grad():
-        s = torch.tensor([float(sum(prm.double().sum() for prm in model.parameters()))])
-    gathered = [torch.zeros(1) for _ in range(a.world)]
-    dist.all_gather(gathered, s)
-    same = max(float(g) for g in gathered) - min(float(g) for g in gathered) <= 1e-6 * max(1.0, abs(float(s)))
+    x = torch.tensor(1.0 + rank / world)        # each rank its own gradients
+    for i in range(a.warmup + a.iters):
+        calls[0] = 0
+        with rec.iteration(warmup=i < a.warmup) as it:
+            with it.phase("forward"):
+                loss = ddp(x)
+            with it.phase("backward"):
+                loss.backward()
+            with it.phase("optimizer"):
+                opt.step()
+                opt.zero_grad(set_to_none=False)
+            it.loss = loss.detach()
+    # the replicas must hold the same parameters: compare every rank's checksum
+    mine = gr.param_checksum(model)
+    sums = [torch.zeros(2, dtype=torch.int64) for _ in range(world)]
+    dist.all_gather(sums, torch.tensor([int(mine[:8], 16), int(mine[8:], 16)]))
+    same = all(bool(torch.equal(s, sums[0])) for s in sums)
+    rec.close(checksum_param=mine, final_loss=float(loss), buckets=calls[0],
+              replicas_equal=same)
     dist.destroy_process_group()
-    return times, same
+    if not same:
+        sys.stderr.write("ddp_bench: rank %d: parameters differ across ranks after the run "
+                         "(hook %s)\n" % (rank, a.method))
+        return 1
+    if rank == 0:
+        print("records %s" % a.out, flush=True)
+    return 0
 
 
 def main(argv):
     a = parse_args(argv)
     try:
         import torch
+        import torch.distributed  # noqa: F401
     except ImportError as ex:
-        sys.stderr.write("ddp_bench: cannot import torch (%s): apt-get install python3-torch\n" % ex)
+        sys.stderr.write("ddp_bench: error: cannot import torch (%s): apt-get install "
+                         "python3-torch\n" % ex)
         return 3
     try:
-        rows = load_rows(a.model)
-    except (OSError, ValueError, ImportError) as ex:
-        sys.stderr.write("ddp_bench: cannot load model '%s': %s\n" % (a.model, ex))
+        rows = load_rows(a.model, a.worker)
+        if a.method == "topk":
+            make_hook(a)
+    except BadArgs as ex:
+        sys.stderr.write("ddp_bench: error: %s\n" % ex)
         return 2
-    if a.write_csv:
-        total = write_csv(rows, a.model.replace("csv:", ""), a.write_csv)
-        sys.stderr.write("wrote %s: %d tensors, %d parameters\n" % (a.write_csv, len(rows), total))
-        return 0
-
-    def expired(signum, frame):
-        sys.stderr.write("ddp_bench: rank %d on %s: deadline of %.0f s passed (hook %s); giving up\n"
-                         % (a.rank, socket.gethostname(), a.deadline, a.hook))
-        sys.stderr.flush()
-        os._exit(4)
-    signal.signal(signal.SIGALRM, expired)
-    signal.alarm(int(a.deadline) + 1)
     torch.set_num_threads(a.threads)
+    # a rank ended from outside (gcbench's timeout, `timeout`) says where every thread
+    # was: a hang names its collective
+    if hasattr(faulthandler, "register"):
+        faulthandler.register(signal.SIGTERM, all_threads=True, chain=True)
     try:
-        times, same = run(torch, a, rows)
-    except Exception as ex:  # noqa: BLE001 - report gloo/DDP errors with the rank
-        sys.stderr.write("ddp_bench: rank %d on %s: %s: %s\n" % (a.rank, socket.gethostname(), type(ex).__name__, ex))
+        return run(torch, a, rows)
+    except BadArgs as ex:
+        sys.stderr.write("ddp_bench: error: %s\n" % ex)
+        return 2
+    except Exception as ex:  # noqa: BLE001 - gloo/DDP errors, reported with the rank
+        sys.stderr.write("ddp_bench: rank %s: %s: %s\n" % (os.environ.get("RANK", "?"),
+                                                          type(ex).__name__, ex))
         return 1
-    if a.rank == 0:
-        numel = sum(int(torch.Size(s).numel()) for _, s in rows)
-        print("ddp_bench " + json.dumps({
-            "hook": a.hook, "world": a.world, "model": a.model, "tensors": len(rows), "numel": numel,
-            "bucket_cap_mb": a.bucket_mb, "powersgd_rank": a.powersgd_rank if a.hook == "powersgd" else None,
-            "serialized_buckets": a.hook == "powersgd" and a.serialize_buckets,
-            "iters": a.iters, "warmup": a.warmup, "threads": a.threads, "torch": torch.__version__,
-            "median_s": statistics.median(times), "min_s": min(times), "max_s": max(times),
-            "iter_s": [round(t, 6) for t in times], "replicas_equal": same}), flush=True)
-    if not same:
-        sys.stderr.write("ddp_bench: rank %d: parameters differ across ranks after the run\n" % a.rank)
-        return 1
-    return 0
 
 
 if __name__ == "__main__":

@@ -38,6 +38,8 @@ $(info gcbench: MPI (ompi-c) not found: gcbench-worker is not built; apt-get ins
 endif
 UNIT_TESTS += $(BUILD)/tests/test_worker
 INTEG_TESTS += tests/integration/test_worker.sh tests/integration/test_worker_nccl.sh
+# gcbench-worker --print-model: the csv it prints replays as the model
+INTEG_TESTS += tests/integration/test_worker_print_model.sh
 BENCHES += bench-worker
 bench: bench-worker
 bench-worker: $(if $(filter 1,$(HAVE_MPI)),$(BUILD)/bin/gcbench-worker)

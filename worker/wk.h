@@ -27,7 +27,7 @@
 typedef enum gc_wk_backend { GC_WK_MPI, GC_WK_NCCL } gc_wk_backend;
 typedef enum gc_wk_kind { GC_WK_REPLAY, GC_WK_TRAIN } gc_wk_kind;
 typedef enum gc_wk_mode { GC_WK_RUN, GC_WK_HELP, GC_WK_DUMP, GC_WK_BENCH_ALLREDUCE,
-			   GC_WK_VERSION } gc_wk_mode;
+			   GC_WK_VERSION, GC_WK_PRINT_MODEL } gc_wk_mode;
 
 /* The whole configuration of one rank; filled by gc_wk_args_parse. */
 typedef struct gc_wk_cfg {
@@ -59,7 +59,8 @@ typedef struct gc_wk_cfg {
 
 /* Parse argv (argv[0] is the program). Every problem is reported in e with the option,
  * the value and what to do; GC_E_INVAL then. --help sets mode GC_WK_HELP, --version
- * GC_WK_VERSION. --method takes NAME[:k=v,...]; --param k=v (deprecated) still works,
+ * GC_WK_VERSION, --print-model MODEL (alone) GC_WK_PRINT_MODEL with model set as
+ * --workload replay:MODEL sets it. --method takes NAME[:k=v,...]; --param k=v (deprecated) still works,
  * with a warning on stderr that says what to write instead. Checks that
  * the profile file exists and is readable, not that the model exists (gc_arch_build
  * does that). */

@@ -82,6 +82,8 @@ void gc_wk_usage(FILE *f)
 "  --heartbeat K            progress line on stderr every K iterations; 0 (off)\n"
 "  --iface IFACE            the data interface (recorded; NCCL_SOCKET_IFNAME if unset)\n"
 "  --dump FILE              print a record file (header, then one line per iteration)\n"
+"  --print-model MODEL      (alone) print MODEL's parameter tensors (any MODEL of\n"
+"                           replay:MODEL) as the csv that replay:csv:PATH reads\n"
 "  --bench-allreduce [N]    time MPI_Allreduce of N floats (default: the model's size)\n"
 "  --self-test              (alone) run every method's CPU kernels on a small bucket at\n"
 "                           this CPU's ISA level and check them against the baseline's\n"
@@ -284,7 +286,8 @@ static gc_rc apply_params(gc_wk_cfg *c, char **kv, int n, gc_err *e)
 
 static gc_rc check_cfg(gc_wk_cfg *c, gc_err *e)
 {
-	if (c->mode == GC_WK_HELP || c->mode == GC_WK_VERSION || c->mode == GC_WK_DUMP)
+	if (c->mode == GC_WK_HELP || c->mode == GC_WK_VERSION || c->mode == GC_WK_DUMP ||
+	    c->mode == GC_WK_PRINT_MODEL)
 		return GC_OK;
 	if (!c->workload[0])
 		return gc_fail(e, GC_E_INVAL, "missing --workload: give replay:MODEL (e.g. replay:resnet50), train:mlp or train:cnn");
@@ -306,7 +309,7 @@ static gc_rc check_cfg(gc_wk_cfg *c, gc_err *e)
 	return GC_OK;
 }
 
-enum { W_VALUE = 1, W_PARAM, W_NO_OVERLAP, W_BENCH };
+enum { W_VALUE = 1, W_PARAM, W_NO_OVERLAP, W_BENCH, W_PRINT_MODEL };
 static const struct gc_opt wk_opts[] = {
 	{ "--backend", NULL, GC_OPT_ARG, W_VALUE }, { "--method", NULL, GC_OPT_ARG, W_VALUE },
 	{ "--param", NULL, GC_OPT_ARG, W_PARAM }, { "--workload", NULL, GC_OPT_ARG, W_VALUE },
@@ -321,7 +324,25 @@ static const struct gc_opt wk_opts[] = {
 	{ "--lr", NULL, GC_OPT_ARG, W_VALUE }, { "--out", NULL, GC_OPT_ARG, W_VALUE },
 	{ "--heartbeat", NULL, GC_OPT_ARG, W_VALUE }, { "--iface", NULL, GC_OPT_ARG, W_VALUE },
 	{ "--dump", NULL, GC_OPT_ARG, W_VALUE }, { "--bench-allreduce", NULL, GC_OPT_OPTARG, W_BENCH },
+	{ "--print-model", NULL, GC_OPT_ARG, W_PRINT_MODEL },
 };
+
+/* --print-model MODEL: the model as --workload replay:MODEL names it. */
+static gc_rc print_model_opt(gc_wk_cfg *c, const char *v, gc_err *e)
+{
+	char w[sizeof(c->workload)];
+	gc_rc rc;
+
+	if ((size_t)snprintf(w, sizeof(w), "replay:%s", v) >= sizeof(w))
+		return gc_fail(e, GC_E_INVAL, "invalid --print-model '%.40s...': too long", v);
+	if (!v[0])
+		return gc_fail(e, GC_E_INVAL, "invalid --print-model '': give a model such as "
+			       "resnet50 or csv:FILE");
+	if ((rc = parse_workload(c, w, e)))
+		return rc;
+	c->mode = GC_WK_PRINT_MODEL;
+	return GC_OK;
+}
 
 static gc_rc bench_count(gc_wk_cfg *c, const char *v, gc_err *e)
 {
@@ -340,7 +361,7 @@ static gc_rc bench_count(gc_wk_cfg *c, const char *v, gc_err *e)
 gc_rc gc_wk_args_parse(gc_wk_cfg *c, int argc, char **argv, gc_err *e)
 {
 	char *kv[GC_WK_MAX_PARAMS];
-	int nkv = 0, r;
+	int nkv = 0, nopts = 0, r;
 	gc_opts p;
 	gc_rc rc;
 
@@ -348,7 +369,11 @@ gc_rc gc_wk_args_parse(gc_wk_cfg *c, int argc, char **argv, gc_err *e)
 	gc_opts_init(&p, "gcbench-worker", wk_opts, sizeof wk_opts / sizeof wk_opts[0], argc,
 		     argv);
 	while ((r = gc_opts_next(&p)) > 0) {
-		if (r == W_NO_OVERLAP) {
+		nopts++;
+		if (r == W_PRINT_MODEL) {
+			if ((rc = print_model_opt(c, p.val, e)))
+				return rc;
+		} else if (r == W_NO_OVERLAP) {
 			c->overlap = 0;
 		} else if (r == W_BENCH) {
 			if ((rc = bench_count(c, p.val, e)))
@@ -368,6 +393,9 @@ gc_rc gc_wk_args_parse(gc_wk_cfg *c, int argc, char **argv, gc_err *e)
 	}
 	if (r != GC_OPTS_END)
 		return gc_fail(e, GC_E_INVAL, "%s", p.err.msg);
+	if (c->mode == GC_WK_PRINT_MODEL && nopts > 1)
+		return gc_fail(e, GC_E_INVAL, "--print-model takes no other option: run "
+			       "'gcbench-worker --print-model MODEL' alone");
 	rc = apply_params(c, kv, nkv, e);
 	return rc ? rc : check_cfg(c, e);
 }

@@ -220,6 +220,38 @@ static int bench_allreduce(const gc_wk_cfg *c, size_t n, int rank)
 	return 0;
 }
 
+/* --print-model: the model's tensors in the csv format gc_arch_parse_csv reads, with
+ * the forward FLOPs column when the model has FLOPs (built-ins), so that replaying the
+ * printed file computes as replaying the model. 0 done, 2 unknown or unreadable model. */
+static int print_model(const char *model)
+{
+	gc_arch a;
+	gc_err e = { "" };
+	size_t i;
+	int flops;
+
+	if (gc_arch_build(model, &a, &e)) {
+		gc_error("--print-model: %s", e.msg);
+		return 2;
+	}
+	flops = a.flops_fwd > 0;
+	printf("# %s: %zu tensors, %zu parameters, forward (registration) order; printed by "
+	       "gcbench-worker %s --print-model\n", a.name, a.n, a.numel, GC_VERSION);
+	printf("index,name,shape,numel%s\n", flops ? ",flops_fwd" : "");
+	for (i = 0; i < a.n; i++) {
+		const gc_arch_tensor *t = &a.t[i];
+		printf("%zu,%s,", i, t->name);
+		for (int d = 0; d < t->ndim; d++)
+			printf("%s%zu", d ? "x" : "", t->shape[d]);
+		printf(",%zu", t->numel);
+		if (flops)
+			printf(",%.17g", t->flops_fwd);
+		putchar('\n');
+	}
+	gc_arch_release(&a);
+	return fflush(stdout) || ferror(stdout) ? 1 : 0;
+}
+
 /* Checks that need the workload but not MPI, so a bad model fails before MPI starts. */
 static gc_rc prevalidate(const gc_wk_cfg *c, size_t *numel, gc_err *e)
 {
@@ -372,6 +404,8 @@ int main(int argc, char **argv)
 	}
 	if (c.mode == GC_WK_DUMP)
 		return dump(c.dump);
+	if (c.mode == GC_WK_PRINT_MODEL)
+		return print_model(c.model);
 	if (prevalidate(&c, &numel, &e)) {
 		gc_error("%s", e.msg);
 		return 2;
