@@ -483,6 +483,8 @@ class Recorder:
             self.writer.add(**it.record(self._clock, rank, i))
         if self._iters:
             header_extra.setdefault("collectives_last_iteration", self._iters[-1].collectives)
+        if self._groups:
+            header_extra.setdefault("bucket_groups", len(self._groups))
         header_extra.setdefault("iters", sum(1 for it in self._iters if not it.warmup))
         header_extra.setdefault("warmup", sum(1 for it in self._iters if it.warmup))
         self.writer.close(**header_extra)
