@@ -3,9 +3,9 @@
 #   tools/export_model.py     a PyTorch model -> gcbench parameter list (+ backward profile)
 #   tools/ddp_bench.py        one rank of PyTorch DDP with a comm hook on a model's shapes,
 #                             timed into gcbench records (a workload: command program)
-#   tools/bench_vs_pytorch.sh make bench-vs-pytorch: both stacks, same cluster, same caps
-INTEG_TESTS += tests/integration/test_export_model.sh tests/integration/test_pytorch_ddp.sh \
-	tests/integration/test_pytorch_bench.sh
+#   tools/bench_vs_pytorch.sh make bench-vs-pytorch: experiments/bench-vs-pytorch.yaml,
+#                             both stacks in one gcbench run, then tools/stack_pairs.sql
+INTEG_TESTS += tests/integration/test_export_model.sh tests/integration/test_pytorch_bench.sh
 # tools/ddp_bench.py: 2 ranks on loopback, every hook on ResNet-50's buckets
 INTEG_TESTS += tests/integration/test_ddp_bench.sh
 # python/gcbench_records.py: its writer (no torch needed), DDP hooks timed, gcbench ingest
@@ -16,7 +16,6 @@ INTEG_TESTS += tests/integration/test_run_pytorch_hooks.sh
 
 BENCHES += bench-vs-pytorch
 bench: bench-vs-pytorch
-# BENCH_VS_PYTORCH_ARGS: e.g. "--iters 3 --warmup 2 --caps '1 0' --force" (see --help)
-bench-vs-pytorch: $(BUILD)/bin/gcbench $(BUILD)/bin/gcbench-netem \
-		$(if $(filter 1,$(HAVE_MPI)),$(BUILD)/bin/gcbench-worker)
+# BENCH_VS_PYTORCH_ARGS: e.g. "--inventory lab.yaml --keep out" (see --help)
+bench-vs-pytorch: $(BUILD)/bin/gcbench $(if $(filter 1,$(HAVE_MPI)),$(BUILD)/bin/gcbench-worker)
 	@BUILD=$(BUILD) tools/bench_vs_pytorch.sh $(BENCH_VS_PYTORCH_ARGS)

@@ -70,6 +70,7 @@ if awk -v l="${load%% *}" -v m="$max_load" 'BEGIN { exit !(l > m) }'; then
 		exit 1
 	fi
 	say "WARNING: the machine is busy (load ${load%% *} > $max_load): the figures measure the CPU as much as the network (--force)"
+	busy=1
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-vspt.XXXXXX")
@@ -106,6 +107,6 @@ echo
 sqlite3 -column -header "$db" <"$ROOT/tools/stack_pairs.sql"
 echo
 say "$(date -u +%F) on $(nproc) cores; gcbench / PyTorch below 1: gcbench is faster"
-[ "$force" = 1 ] && say "measured with --force on a busy machine"
+[ -n "${busy:-}" ] && say "measured on a busy machine (load ${load%% *} > $max_load, --force)"
 [ "$rc" = 0 ] || say "gcbench run exited $rc: some points failed (see $log and gcbench status --db $db)" >&2
 exit $(( rc != 0 ))
