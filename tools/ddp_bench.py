@@ -73,6 +73,9 @@ METHODS = {
 }
 
 
+_KEEP = []      # objects that hold gloo process groups, never freed (see the end)
+
+
 class BadArgs(Exception):
     """A mistake in the command line or the model: exit 2."""
 
@@ -274,9 +277,6 @@ def make_hook(a):
     return TopKState(ratio=p["ratio"], error_feedback=bool(p["ef"])), topk_hook
 
 
-_KEEP = []   # what run() must not free before os._exit (see the end of this file)
-
-
 def run(torch, a, rows):
     """Returns 0, or 1 when the replicas differ."""
     import torch.distributed as dist
@@ -320,10 +320,9 @@ def run(torch, a, rows):
     same = all(bool(torch.equal(s, sums[0])) for s in sums)
     rec.close(checksum_param=mine, final_loss=float(loss), buckets=calls[0],
               replicas_equal=same)
-    # never freed: DDP's reducer, freed when this frame ends, can deadlock on torch 1.13
-    # (below, at os._exit); seen as ranks hung here with their records written
-    _KEEP.extend((ddp, model, state, opt, rec))
     dist.destroy_process_group()
+    # nothing that holds a process group may be freed before os._exit (see the end)
+    _KEEP.extend((ddp, rec, state, model))
     if not same:
         sys.stderr.write("ddp_bench: rank %d: parameters differ across ranks after the run "
                          "(hook %s)\n" % (rank, a.method))
@@ -367,12 +366,12 @@ def main(argv):
 
 if __name__ == "__main__":
     code = main(sys.argv[1:])
-    # End without freeing DDP or the interpreter's teardown: on torch 1.13 it can
-    # deadlock. DDP's reducer, freed with the GIL held, joins the gloo worker threads of
-    # its process group, while one of them waits for the GIL to free the last tensor of
-    # a finished collective (seen: 2-3 of 4 ranks hung after writing their records,
-    # also when run() returned; run() keeps them in _KEEP). The records are written and
-    # renamed into place by now.
+    # End without freeing DDP or the recorder and without the interpreter's teardown:
+    # on torch 1.13 that can deadlock. A gloo process group freed with the GIL held
+    # (DDP's reducer holds the world group, the recorder the buckets' groups) joins its
+    # worker threads, while one of them waits for the GIL to free the last tensor of a
+    # finished collective (seen: 2-3 of 4 ranks hung after writing their records).
+    # The records are written and renamed into place by now.
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
