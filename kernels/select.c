@@ -452,16 +452,47 @@ list16(uint32_t *li, uint32_t *lb, size_t cnt, size_t i, const v8u *u0, const v8
 	return cnt;
 }
 
+#if GC_ISA_DISPATCH && GC_ISA_MAX_N >= 2
+#include <immintrin.h>
+#define HAVE_COMPRESS 1
+/* list16 without a branch, for the avx512 variant: the lanes that reach tlo compressed
+ * into li/lb[cnt...] (all 16 slots written: the spare slots), the count advanced by
+ * their number. Not always_inline (its target is wider than pass_part's); it is
+ * inlined into pass_avx512. Vectors by pointer, as for pass8. */
+VARIANT_AVX512 static inline size_t
+list16_avx512(uint32_t *li, uint32_t *lb, size_t cnt, size_t i, const v8u *u0, const v8u *u1,
+	      uint32_t tlo)
+{
+	__m256i a, b;
+	memcpy(&a, u0, sizeof(a));
+	memcpy(&b, u1, sizeof(b));
+	__m512i u = _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
+	__m512i key = _mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff));
+	__mmask16 m = _mm512_cmpge_epu32_mask(key, _mm512_set1_epi32((int)tlo));
+	__m512i idx = _mm512_add_epi32(_mm512_set1_epi32((int)(uint32_t)i),
+				       _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+							 12, 13, 14, 15));
+
+	_mm512_storeu_si512(li + cnt, _mm512_maskz_compress_epi32(m, idx));
+	_mm512_storeu_si512(lb + cnt, _mm512_maskz_compress_epi32(m, u));
+	return cnt + (size_t)__builtin_popcount((unsigned)m);
+}
+#else
+#define HAVE_COMPRESS 0
+#endif
+
 /* One list's share [a, b) of the pass (a a multiple of GC_SEL_SBLOCK); 1 on overflow.
  * Per block: 16 lane sums (element i in lane i % 16), then the lanes in order. A group
  * of 16 is listed whole once the count is at most cap, so a list keeps 16 spare slots. */
 static inline __attribute__((always_inline)) int
 pass_part(struct gc_cand *cd, int p, float *e, const float *g, size_t a, size_t b,
-	  uint32_t *maxkey)
+	  uint32_t *maxkey, int compress)
 {
 	uint32_t tlo = cd->tlo, *li = cd->idx[p], *lb = cd->bits[p], mk = 0;
 	size_t cap = cd->cap - 16, cnt = 0;
 	int over = 0;
+
+	compress = compress && cd->cap;        /* no lists (k too large): nothing to write */
 	v8u tv = (v8u){ 0 } + tlo, mx0 = { 0 }, mx1 = { 0 };
 
 	for (size_t blk = a; blk < b; blk += GC_SEL_SBLOCK) {
@@ -475,6 +506,12 @@ pass_part(struct gc_cand *cd, int p, float *e, const float *g, size_t a, size_t 
 			uint64_t w[4];
 			pass8(e, g, i, &tv, &acc0, &mx0, &u0, &h0);
 			pass8(e, g, i + 8, &tv, &acc1, &mx1, &u1, &h1);
+#if HAVE_COMPRESS
+			if (compress && cnt <= cap) {
+				cnt = list16_avx512(li, lb, cnt, i, &u0, &u1, tlo);
+				continue;
+			}
+#endif
 			m = h0 | h1;
 			memcpy(w, &m, sizeof(w));
 			if (!(w[0] | w[1] | w[2] | w[3]))
@@ -515,17 +552,17 @@ pass_part(struct gc_cand *cd, int p, float *e, const float *g, size_t a, size_t 
 	return over;
 }
 
-#define PASS(suffix, attr) \
+#define PASS(suffix, attr, compress) \
 attr static int pass_##suffix(struct gc_cand *cd, int p, float *e, const float *g, size_t a, \
 			      size_t b, uint32_t *maxkey) \
 { \
-	return e ? pass_part(cd, p, e, g, a, b, maxkey) \
-		 : pass_part(cd, p, NULL, g, a, b, maxkey); \
+	return e ? pass_part(cd, p, e, g, a, b, maxkey, compress) \
+		 : pass_part(cd, p, NULL, g, a, b, maxkey, compress); \
 }
-PASS(default, )
+PASS(default, , 0)
 #if GC_ISA_DISPATCH
-PASS(avx2, VARIANT_AVX2)
-PASS(avx512, VARIANT_AVX512)
+PASS(avx2, VARIANT_AVX2, 0)
+PASS(avx512, VARIANT_AVX512, 1)
 #endif
 
 static int pass_any(struct gc_cand *cd, int p, float *e, const float *g, size_t a, size_t b,
