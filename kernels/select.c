@@ -10,6 +10,10 @@
 #include "isa.h"
 #include "select.h"
 
+#if GC_ISA_DISPATCH && GC_ISA_MAX_N >= 2
+#include <immintrin.h>          /* the avx512 variant's listing (list16_avx512) */
+#endif
+
 /* name(args) calls name_avx512, name_avx2 or name_default by the active level. */
 #if GC_ISA_DISPATCH
 #define DISPATCH(name, args) do { \
@@ -453,7 +457,6 @@ list16(uint32_t *li, uint32_t *lb, size_t cnt, size_t i, const v8u *u0, const v8
 }
 
 #if GC_ISA_DISPATCH && GC_ISA_MAX_N >= 2
-#include <immintrin.h>
 #define HAVE_COMPRESS 1
 /* list16 without a branch, for the avx512 variant: the lanes that reach tlo compressed
  * into li/lb[cnt...] (all 16 slots written: the spare slots), the count advanced by
@@ -491,9 +494,9 @@ pass_part(struct gc_cand *cd, int p, float *e, const float *g, size_t a, size_t 
 	uint32_t tlo = cd->tlo, *li = cd->idx[p], *lb = cd->bits[p], mk = 0;
 	size_t cap = cd->cap - 16, cnt = 0;
 	int over = 0;
+	v8u tv = (v8u){ 0 } + tlo, mx0 = { 0 }, mx1 = { 0 };
 
 	compress = compress && cd->cap;        /* no lists (k too large): nothing to write */
-	v8u tv = (v8u){ 0 } + tlo, mx0 = { 0 }, mx1 = { 0 };
 
 	for (size_t blk = a; blk < b; blk += GC_SEL_SBLOCK) {
 		size_t end = blk + GC_SEL_SBLOCK < b ? blk + GC_SEL_SBLOCK : b, i, j;
