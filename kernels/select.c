@@ -10,6 +10,10 @@
 #include "isa.h"
 #include "select.h"
 
+#if GC_ISA_DISPATCH && GC_ISA_MAX_N >= 2
+#include <immintrin.h>          /* the avx512 variant's listing (list16_avx512) */
+#endif
+
 /* name(args) calls name_avx512, name_avx2 or name_default by the active level. */
 #if GC_ISA_DISPATCH
 #define DISPATCH(name, args) do { \
@@ -320,7 +324,7 @@ gc_rc gc_cand_init(struct gc_cand *cd, size_t n, size_t k)
 		cd->cap = 0;
 	len = (n + (size_t)cd->parts - 1) / (size_t)cd->parts + GC_SEL_SBLOCK;
 	cd->cap = cd->cap < len ? cd->cap : len;
-	cd->cap += cd->cap ? 16 : 0;    /* spare slots for branch-free listing */
+	cd->cap += cd->cap ? 16 : 0;    /* spare slots: a group of 16 is listed whole */
 	for (int p = 0; cd->cap && p < cd->parts; p++) {
 		cd->idx[p] = gc_cpu_alloc(cd->cap * sizeof(uint32_t));
 		cd->bits[p] = gc_cpu_alloc(cd->cap * sizeof(uint32_t));
@@ -400,8 +404,8 @@ typedef uint32_t v8u __attribute__((vector_size(32)));
 typedef int32_t v8i __attribute__((vector_size(32)));
 
 /* Eight elements at c[i]: c = e + g stored back (e) or c = g; lane-wise sum |c| in
- * *acc, max key in *mx; ORs the keys >= tlo into *hit as a lane mask (-1 / 0). Vectors
- * go by pointer (no vector arguments: their ABI depends on the target's features). */
+ * *acc, max key in *mx; *hit = the lanes whose key >= tlo (-1 / 0). Vectors go by
+ * pointer (no vector arguments: their ABI depends on the target's features). */
 static inline __attribute__((always_inline)) void
 pass8(float *e, const float *g, size_t i, const v8u *tlo, v8d *acc, v8u *mx, v8u *bits,
       v8i *hit)
@@ -423,20 +427,76 @@ pass8(float *e, const float *g, size_t i, const v8u *tlo, v8d *acc, v8u *mx, v8u
 	gt = key > *mx;
 	*mx = (*mx & ~(v8u)gt) | (key & (v8u)gt);
 	*bits = u;
-	*hit |= key >= *tlo;
+	*hit = key >= *tlo;
 }
 
+/* Lists the lanes of c[i, i + 16) that reach tlo (h0, h1: pass8's lane masks; u0, u1:
+ * the float bits) at li/lb[cnt...] in index order; returns the new count. Only the
+ * lanes taken are written, one bit of a 16-bit mask each: at 1% about one lane in the
+ * blocks that have any (writing all 16 lanes and advancing by the test cost a chain of
+ * 16 dependent steps per such block, half the pass's time). */
+static inline __attribute__((always_inline)) size_t
+list16(uint32_t *li, uint32_t *lb, size_t cnt, size_t i, const v8u *u0, const v8u *u1,
+       const v8i *h0, const v8i *h1)
+{
+	const v8u lane = { 1, 2, 4, 8, 16, 32, 64, 128 };
+	v8u b = ((v8u)*h0 & lane) | ((v8u)*h1 & (lane << 8));
+	uint32_t u[16], mask = 0;
+
+	for (int j = 0; j < 8; j++)
+		mask |= b[j];
+	memcpy(u, u0, sizeof(*u0));
+	memcpy(u + 8, u1, sizeof(*u1));
+	while (mask) {
+		unsigned j = (unsigned)__builtin_ctz(mask);
+		li[cnt] = (uint32_t)(i + j);
+		lb[cnt++] = u[j];
+		mask &= mask - 1;
+	}
+	return cnt;
+}
+
+#if GC_ISA_DISPATCH && GC_ISA_MAX_N >= 2
+#define HAVE_COMPRESS 1
+/* list16 without a branch, for the avx512 variant: the lanes that reach tlo compressed
+ * into li/lb[cnt...] (all 16 slots written: the spare slots), the count advanced by
+ * their number. Not always_inline (its target is wider than pass_part's); it is
+ * inlined into pass_avx512. Vectors by pointer, as for pass8. */
+VARIANT_AVX512 static inline size_t
+list16_avx512(uint32_t *li, uint32_t *lb, size_t cnt, size_t i, const v8u *u0, const v8u *u1,
+	      uint32_t tlo)
+{
+	__m256i a, b;
+	memcpy(&a, u0, sizeof(a));
+	memcpy(&b, u1, sizeof(b));
+	__m512i u = _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
+	__m512i key = _mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff));
+	__mmask16 m = _mm512_cmpge_epu32_mask(key, _mm512_set1_epi32((int)tlo));
+	__m512i idx = _mm512_add_epi32(_mm512_set1_epi32((int)(uint32_t)i),
+				       _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+							 12, 13, 14, 15));
+
+	_mm512_storeu_si512(li + cnt, _mm512_maskz_compress_epi32(m, idx));
+	_mm512_storeu_si512(lb + cnt, _mm512_maskz_compress_epi32(m, u));
+	return cnt + (size_t)__builtin_popcount((unsigned)m);
+}
+#else
+#define HAVE_COMPRESS 0
+#endif
+
 /* One list's share [a, b) of the pass (a a multiple of GC_SEL_SBLOCK); 1 on overflow.
- * Per block: 16 lane sums (element i in lane i % 16), then the lanes in order. Listing
- * is branch-free (always write, advance if taken), so a list keeps 16 spare slots. */
+ * Per block: 16 lane sums (element i in lane i % 16), then the lanes in order. A group
+ * of 16 is listed whole once the count is at most cap, so a list keeps 16 spare slots. */
 static inline __attribute__((always_inline)) int
 pass_part(struct gc_cand *cd, int p, float *e, const float *g, size_t a, size_t b,
-	  uint32_t *maxkey)
+	  uint32_t *maxkey, int compress)
 {
 	uint32_t tlo = cd->tlo, *li = cd->idx[p], *lb = cd->bits[p], mk = 0;
 	size_t cap = cd->cap - 16, cnt = 0;
 	int over = 0;
 	v8u tv = (v8u){ 0 } + tlo, mx0 = { 0 }, mx1 = { 0 };
+
+	compress = compress && cd->cap;        /* no lists (k too large): nothing to write */
 
 	for (size_t blk = a; blk < b; blk += GC_SEL_SBLOCK) {
 		size_t end = blk + GC_SEL_SBLOCK < b ? blk + GC_SEL_SBLOCK : b, i, j;
@@ -445,10 +505,17 @@ pass_part(struct gc_cand *cd, int p, float *e, const float *g, size_t a, size_t 
 
 		for (i = blk; i + 16 <= end; i += 16) {
 			v8u u0, u1;
-			v8i m = { 0 };
+			v8i h0, h1, m;
 			uint64_t w[4];
-			pass8(e, g, i, &tv, &acc0, &mx0, &u0, &m);
-			pass8(e, g, i + 8, &tv, &acc1, &mx1, &u1, &m);
+			pass8(e, g, i, &tv, &acc0, &mx0, &u0, &h0);
+			pass8(e, g, i + 8, &tv, &acc1, &mx1, &u1, &h1);
+#if HAVE_COMPRESS
+			if (compress && cnt <= cap) {
+				cnt = list16_avx512(li, lb, cnt, i, &u0, &u1, tlo);
+				continue;
+			}
+#endif
+			m = h0 | h1;
 			memcpy(w, &m, sizeof(w));
 			if (!(w[0] | w[1] | w[2] | w[3]))
 				continue;
@@ -456,16 +523,7 @@ pass_part(struct gc_cand *cd, int p, float *e, const float *g, size_t a, size_t 
 				over = 1;
 				continue;
 			}
-			for (j = 0; j < 8; j++) {
-				li[cnt] = (uint32_t)(i + j);
-				lb[cnt] = u0[j];
-				cnt += (u0[j] & 0x7fffffffu) >= tlo;
-			}
-			for (j = 0; j < 8; j++) {
-				li[cnt] = (uint32_t)(i + 8 + j);
-				lb[cnt] = u1[j];
-				cnt += (u1[j] & 0x7fffffffu) >= tlo;
-			}
+			cnt = list16(li, lb, cnt, i, &u0, &u1, &h0, &h1);
 		}
 		for (j = 0; j < 8; j++)
 			s += acc0[j];
@@ -497,17 +555,17 @@ pass_part(struct gc_cand *cd, int p, float *e, const float *g, size_t a, size_t 
 	return over;
 }
 
-#define PASS(suffix, attr) \
+#define PASS(suffix, attr, compress) \
 attr static int pass_##suffix(struct gc_cand *cd, int p, float *e, const float *g, size_t a, \
 			      size_t b, uint32_t *maxkey) \
 { \
-	return e ? pass_part(cd, p, e, g, a, b, maxkey) \
-		 : pass_part(cd, p, NULL, g, a, b, maxkey); \
+	return e ? pass_part(cd, p, e, g, a, b, maxkey, compress) \
+		 : pass_part(cd, p, NULL, g, a, b, maxkey, compress); \
 }
-PASS(default, )
+PASS(default, , 0)
 #if GC_ISA_DISPATCH
-PASS(avx2, VARIANT_AVX2)
-PASS(avx512, VARIANT_AVX512)
+PASS(avx2, VARIANT_AVX2, 0)
+PASS(avx512, VARIANT_AVX512, 1)
 #endif
 
 static int pass_any(struct gc_cand *cd, int p, float *e, const float *g, size_t a, size_t b,

@@ -1,7 +1,8 @@
 /* Unit tests: the dispatched CPU kernels (kernels/isa.h). Each ISA level this CPU has
  * must give the same bits as the baseline level for every method (outputs and
  * residuals, several steps, layouts with odd tails, sizes on both sides of the
- * parallel and candidate-list thresholds); and the build-info helpers. */
+ * parallel and candidate-list thresholds); the candidate lists of the top-k pass against
+ * a plain listing at each level; and the build-info helpers. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "kernels/compress.h"
 #include "kernels/isa.h"
 #include "kernels/rng.h"
+#include "kernels/select.h"
 
 #define WORLD 3
 #define STEPS 3
@@ -159,6 +161,115 @@ static void test_levels_identical(void)
 		SKIP("this CPU has only the baseline level: no variant to compare");
 }
 
+/* One gc_sel_pass at the current level over c = e + g (e given) or g: its lists must
+ * hold exactly the elements whose key reaches the pass's tlo, in index order, with
+ * their bits; ret/sum/maxkey/tlo are returned for the comparison across levels. */
+static int sel_lists_ok(size_t n, size_t k, const float *g, const float *e0, int *ret,
+			double *sum, uint32_t *maxkey, uint32_t *tlo)
+{
+	struct gc_cand cd;
+	uint32_t *hist = gc_cpu_alloc(GC_SEL_BINS * sizeof(uint32_t));
+	uint32_t *fine = gc_cpu_alloc(GC_SEL_FINE * sizeof(uint32_t));
+	float *e = e0 ? gc_cpu_alloc(n * sizeof(float)) : NULL;
+	int ok = hist && fine && (!e0 || e);
+	size_t pos = 0;
+	int p = 0;
+
+	memset(&cd, 0, sizeof(cd));
+	ok = ok && gc_cand_init(&cd, n, k) == GC_OK;
+	if (ok && e)
+		memcpy(e, e0, n * sizeof(float));
+	if (ok)
+		*ret = gc_sel_pass(&cd, e, g, n, k, hist, fine, sum, maxkey);
+	*tlo = cd.tlo;
+	for (size_t i = 0; ok && *ret && i < n; i++) {
+		float c = e0 ? e0[i] + g[i] : g[i];
+		uint32_t u;
+		memcpy(&u, &c, sizeof(u));
+		if (e && memcmp(&e[i], &c, sizeof(c)))
+			ok = 0;
+		if ((u & 0x7fffffffu) < cd.tlo)
+			continue;
+		while (p < cd.parts && pos == cd.n[p]) {
+			p++;
+			pos = 0;
+		}
+		if (p == cd.parts || cd.idx[p][pos] != i || cd.bits[p][pos] != u) {
+			printf("# n %zu k %zu: element %zu (key >= tlo %#x) is not next in the lists\n",
+			       n, k, i, cd.tlo);
+			ok = 0;
+		}
+		pos++;
+	}
+	while (ok && *ret && p < cd.parts && pos == cd.n[p]) {
+		p++;
+		pos = 0;
+	}
+	if (ok && *ret && p != cd.parts) {
+		printf("# n %zu k %zu: the lists hold more than the keys >= tlo\n", n, k);
+		ok = 0;
+	}
+	gc_cand_release(&cd);
+	free(hist);
+	free(fine);
+	free(e);
+	return ok;
+}
+
+static void test_sel_lists(void)
+{
+	static const struct { size_t n, k; int shape; } cs[] = {
+		{ 1000, 10, 0 },                /* n <= the sample: tlo is the k-th key */
+		{ 70001, 700, 0 },              /* parallel parts, a tail of 1 */
+		{ 300007, 3000, 1 },            /* with error feedback */
+		{ 200000, 25000, 0 },           /* k = n / 8: a hit in nearly every group */
+		{ 300000, 3000, 2 },            /* equal magnitudes: more than a list holds */
+	};
+	gc_isa top = gc_isa_cpu();
+	uint64_t st = 11;
+	int listed = 0;
+
+	for (size_t c = 0; c < sizeof(cs) / sizeof(cs[0]); c++) {
+		size_t n = cs[c].n, k = cs[c].k;
+		float *g = malloc(n * sizeof(float)), *e0 = NULL;
+		int ret0 = 0, ret;
+		double sum0 = 0, sum;
+		uint32_t mk0 = 0, mk, tlo0 = 0, tlo;
+
+		CHECK(g);
+		fill(g, n, &st);
+		if (cs[c].shape == 1) {
+			e0 = malloc(n * sizeof(float));
+			CHECK(e0);
+			gc_rng_normal(&st, e0, n);
+		} else if (cs[c].shape == 2) {
+			for (size_t i = 0; i < n; i++)
+				g[i] = (i % 3) ? 1.0f : -1.0f;
+			g[n / 2] = 2.0f;
+		}
+		for (int lv = GC_ISA_DEFAULT; lv <= (int)top; lv++) {
+			gc_isa_cap((gc_isa)lv);
+			CHECKF(sel_lists_ok(n, k, g, e0, lv ? &ret : &ret0, lv ? &sum : &sum0,
+					    lv ? &mk : &mk0, lv ? &tlo : &tlo0),
+			       "n %zu k %zu level %s: the lists differ from a plain listing", n, k,
+			       gc_isa_name((gc_isa)lv));
+			if (!lv) {
+				listed += ret0;
+				continue;
+			}
+			CHECKF(ret == ret0 && !memcmp(&sum, &sum0, sizeof(sum)) && mk == mk0 &&
+			       tlo == tlo0, "n %zu k %zu level %s: pass gives %d %a %#x %#x, baseline "
+			       "%d %a %#x %#x", n, k, gc_isa_name((gc_isa)lv), ret, sum, mk, tlo,
+			       ret0, sum0, mk0, tlo0);
+		}
+		CHECKF(cs[c].shape != 2 || !ret0, "n %zu: equal magnitudes fit the lists", n);
+		gc_isa_cap(GC_ISA_AVX512);
+		free(g);
+		free(e0);
+	}
+	CHECKF(listed == 4, "%d of 4 cases were selected from the lists", listed);
+}
+
 /* The half sum over every pair class (inf, NaN, subnormal, overflow) at each level. */
 static void test_f16_sum_levels(void)
 {
@@ -245,5 +356,6 @@ int main(void)
 	GCT_RUN(test_missing_flags);
 	GCT_RUN(test_f16_sum_levels);
 	GCT_RUN(test_levels_identical);
+	GCT_RUN(test_sel_lists);
 	return gct_finish();
 }
