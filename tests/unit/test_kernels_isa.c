@@ -271,6 +271,19 @@ static void test_sel_lists(void)
 }
 
 /* The half sum over every pair class (inf, NaN, subnormal, overflow) at each level. */
+/* 1 when both halves are NaNs. A build whose baseline already has F16C (ARCH=native on
+ * such a CPU) converts in hardware, which quiets a signaling NaN and may keep the other
+ * operand's payload: only there may two levels' NaNs differ in their bits. */
+static int both_nan_native(uint16_t a, uint16_t b)
+{
+#ifdef __F16C__
+	return (a & 0x7c00) == 0x7c00 && (a & 0x03ff) && (b & 0x7c00) == 0x7c00 && (b & 0x03ff);
+#else
+	(void)a, (void)b;
+	return 0;
+#endif
+}
+
 static void test_f16_sum_levels(void)
 {
 	enum { N = 1 << 16 };
@@ -290,7 +303,8 @@ static void test_f16_sum_levels(void)
 		gc_f16_sum(got, x, N - 3);      /* a tail too */
 		gc_f16_sum(got + N - 3, x + N - 3, 3);
 		for (uint32_t i = 0; i < N; i++)
-			CHECKF(got[i] == ref[i], "level %s: %04x + %04x = %04x, baseline %04x",
+			CHECKF(got[i] == ref[i] || both_nan_native(got[i], ref[i]),
+			       "level %s: %04x + %04x = %04x, baseline %04x",
 			       gc_isa_name((gc_isa)lv), a[i], x[i], got[i], ref[i]);
 	}
 	gc_isa_cap(GC_ISA_AVX512);
