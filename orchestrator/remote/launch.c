@@ -245,8 +245,7 @@ static void add_worker(struct argv_buf *a, const gc_launch *l)
 /* workload: command: each rank's wrapper. $1 the data subnet or "-", $2 the interface
  * (without a subnet), $3 the files' folder or "-", $4 the records folder, $5 and $6
  * MASTER_ADDR and MASTER_PORT, $7 gcbench's binaries' folder, the program's argv after
- * them. A fixed text: the values
- * are arguments, never part of the script. */
+ * them. A fixed text: the values are arguments, never part of the script. */
 static const char command_script[] =
 	"c=$1; i=$2; f=$3; d=$4; MASTER_ADDR=$5; MASTER_PORT=$6; b=$7; shift 7; PATH=$PATH:/usr/sbin:/sbin; "
 	"if [ \"$c\" != - ]; then i=$(ip -o -4 addr show to \"$c\" 2>/dev/null | awk '{ print $2; exit }'); "

@@ -132,11 +132,11 @@ static gc_rc fill_launch(const struct gc_sweep_ctx *c, const struct gc_exec_poin
 	return GC_OK;
 }
 
-/* workload: command (orchestrator/spec/spec_command.h): the point's argv, the records
- * folder, the folder of gcbench's binaries ({bin}) and the files beside the worker
- * (files/ of the build), rank 0's host on the data
- * subnet as MASTER_ADDR and a port chosen from the run's id. Nothing for other
- * workloads. *argv is freed by the caller (gc_argv_free). */
+/* workload: command (orchestrator/spec/spec_command.h): the point's argv (its stack's
+ * template), the records folder, the folder of gcbench's binaries ({bin}) and the files
+ * beside them (files/ of the build), rank 0's host on the data subnet as MASTER_ADDR
+ * and a port chosen from the run's id. Nothing for other workloads. *argv is freed by
+ * the caller (gc_argv_free). */
 static gc_rc fill_command(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int64_t run_id,
 			  gc_launch *l, char ***argv, char *bin, char *files, char *rdir,
 			  char *master, gc_err *e)
