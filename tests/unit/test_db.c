@@ -646,7 +646,6 @@ static void test_run_placement_slurm(void)
 int main(void)
 {
 	char tmpl[] = "/tmp/gcbench-test-db.XXXXXX";
-	char cmd[300];
 
 	GCT_SUITE("db");
 	if (!mkdtemp(tmpl)) {
@@ -674,7 +673,6 @@ int main(void)
 	GCT_RUN(test_done_keys_and_interrupted);
 	GCT_RUN(test_links_predictions);
 	GCT_RUN(test_run_placement_slurm);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd)) { /* best effort */ }
+	gct_rmtree(dir);
 	return gct_finish();
 }

@@ -614,6 +614,13 @@ int main(void)
 	GCT_RUN(test_accuracy);
 	GCT_RUN(test_model_queries);
 	GCT_RUN(test_engine_version);
-	unlink(dbpath);
+	{   /* the database and what WAL mode left beside it */
+		static const char *const sfx[] = { "", "-wal", "-shm" };
+		for (size_t i = 0; i < 3; i++) {
+			char p[80];
+			snprintf(p, sizeof p, "%s%s", dbpath, sfx[i]);
+			unlink(p);
+		}
+	}
 	return gct_finish();
 }

@@ -344,7 +344,6 @@ static void test_owner_gone(void)
 
 int main(void)
 {
-	char cmd[400];
 	int rc;
 
 	GCT_SUITE("hostlock");
@@ -363,8 +362,6 @@ int main(void)
 	GCT_RUN(test_hold_takeover_after_sigkill);
 	GCT_RUN(test_hold_takeover_stale_holder);
 	rc = gct_finish();
-	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", base);
-	if (system(cmd)) {
-	}
+	gct_rmtree(base);
 	return rc;
 }

@@ -335,11 +335,6 @@ int main(void)
 	GCT_RUN(test_db_run_and_speedup);
 	GCT_RUN(test_db_rollback);
 	GCT_RUN(test_sweep_path_headers);
-	{
-		char cmd[600];
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		if (system(cmd))
-			printf("# could not remove %s\n", dir);
-	}
+	gct_rmtree(dir);
 	return gct_finish();
 }

@@ -187,11 +187,6 @@ int main(void)
 	GCT_RUN(test_bad_shape);
 	GCT_RUN(test_missing_file);
 	GCT_RUN(test_never_quotes);
-	{
-		char cmd[300];
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-		if (system(cmd)) {
-		}
-	}
+	gct_rmtree(tmpdir);
 	return gct_finish();
 }

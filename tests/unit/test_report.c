@@ -555,7 +555,6 @@ static void test_report_unwritable_dir(void)
 
 int main(int argc, char **argv)
 {
-	char cmd[400];
 
 	if (argc >= 3 && !strcmp(argv[1], "--make-db"))
 		return make_db(argv[2], argc > 3 ? atoi(argv[3]) : 1) ? 1 : 0;
@@ -576,8 +575,6 @@ int main(int argc, char **argv)
 	GCT_RUN(test_report_empty_database);
 	GCT_RUN(test_report_unwritable_dir);
 	GCT_RUN(test_report_accuracy);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	if (system(cmd))
-		printf("# could not remove %s\n", tmpdir);
+	gct_rmtree(tmpdir);
 	return gct_finish();
 }

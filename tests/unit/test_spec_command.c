@@ -368,11 +368,6 @@ int main(void)
 	GCT_RUN(test_expand);
 	GCT_RUN(test_launch);
 	GCT_RUN(test_wrapper_runs);
-	{
-		char rm[400];
-		snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
-		if (system(rm))
-			printf("# could not remove %s\n", dir);
-	}
+	gct_rmtree(dir);
 	return gct_finish();
 }

@@ -253,7 +253,6 @@ static void test_build_tree(void)
 
 int main(void)
 {
-	char cmd[PATH_MAX];
 	int rc;
 
 	GCT_SUITE("validate");
@@ -269,8 +268,6 @@ int main(void)
 	GCT_RUN(test_exit_codes);
 	GCT_RUN(test_build_tree);
 	rc = gct_finish();
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd)) {
-	}
+	gct_rmtree(dir);
 	return rc;
 }
