@@ -40,7 +40,8 @@ INTEG_TESTS += tests/integration/test_run_e2e.sh tests/integration/test_run_faul
 	tests/integration/test_run_command.sh tests/integration/test_run_stacks.sh
 # ops/
 UNIT_TESTS += $(BUILD)/tests/test_notify $(BUILD)/tests/test_schedule $(BUILD)/tests/test_stats \
-	$(BUILD)/tests/test_regress $(BUILD)/tests/test_bootstrap $(BUILD)/tests/test_ingest
+	$(BUILD)/tests/test_regress $(BUILD)/tests/test_bootstrap $(BUILD)/tests/test_ingest \
+	$(BUILD)/tests/test_series
 INTEG_TESTS += tests/integration/test_notify.sh tests/integration/test_regress.sh \
 	tests/integration/test_schedule.sh tests/integration/test_ingest_foreign.sh
 # remote/slurm.c: its unit test and fuzz target; the emulated cluster with SLURM and the

@@ -1,0 +1,189 @@
+/* orchestrator/ops/series.c: a point's nightly series (series.h). */
+#include "series.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Student's t ---------------------------------------------------------------- */
+
+/* Continued fraction of the regularized incomplete beta (Lentz's method). */
+static double betacf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h, del, aa;
+	int m;
+
+	d = fabs(d) < tiny ? tiny : d;
+	d = 1 / d;
+	h = d;
+	for (m = 1; m <= 300; m++) {
+		aa = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+		d = 1 + aa * d;
+		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
+		c = 1 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
+		d = 1 + aa * d;
+		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
+		c = 1 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+/* I_x(a, b). */
+static double ibeta(double a, double b, double x)
+{
+	double lbt;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log(1 - x);
+	if (x < (a + 1) / (a + b + 2))
+		return exp(lbt) * betacf(a, b, x) / a;
+	return 1 - exp(lbt) * betacf(b, a, 1 - x) / b;
+}
+
+double gc_t_sf(double t, double df)
+{
+	double tail;
+
+	if (isnan(t) || df <= 0)
+		return NAN;
+	if (isinf(t))
+		return t > 0 ? 0 : 1;
+	tail = 0.5 * ibeta(df / 2, 0.5, df / (df + t * t));
+	return t > 0 ? tail : 1 - tail;
+}
+
+/* ---- moments --------------------------------------------------------------------- */
+
+static double mean_of(const double *y, size_t n)
+{
+	double s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += y[i];
+	return n ? s / (double)n : NAN;
+}
+
+/* Sum of squared deviations from the mean m. */
+static double ss_of(const double *y, size_t n, double m)
+{
+	double s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += (y[i] - m) * (y[i] - m);
+	return s;
+}
+
+/* ---- steps ------------------------------------------------------------------------ */
+
+/* The largest-t split of y[0..n) into *at (first index of the right part) with its t
+ * and p; 0 when n < 3. */
+static int best_split(const double *y, size_t n, size_t *at, double *t, double *p)
+{
+	double best = -1, tk, ml, mr, sp, df = (double)n - 2;
+	size_t k;
+
+	if (n < 3)
+		return 0;
+	for (k = 2; k < n; k++) {      /* left >= 2 nights, right >= 1 */
+		ml = mean_of(y, k);
+		mr = mean_of(y + k, n - k);
+		sp = sqrt((ss_of(y, k, ml) + ss_of(y + k, n - k, mr)) / df);
+		tk = sp > 0 ? fabs(mr - ml) / (sp * sqrt(1.0 / (double)k + 1.0 / (double)(n - k))) :
+			(mr != ml ? INFINITY : 0);
+		if (tk > best) {
+			best = tk;
+			*at = k;
+		}
+	}
+	*t = best;
+	*p = 2 * gc_t_sf(best, df);
+	return 1;
+}
+
+struct steps {
+	gc_series_step *v;
+	size_t n, max;
+};
+
+/* Binary segmentation of y[lo..hi). */
+static void segment(const double *y, size_t lo, size_t hi, double min_effect,
+		    struct steps *s)
+{
+	size_t at = 0, i;
+	double t, p, before, after, change;
+
+	if (s->n >= s->max || !best_split(y + lo, hi - lo, &at, &t, &p))
+		return;
+	at += lo;
+	before = mean_of(y + lo, at - lo);
+	after = mean_of(y + at, hi - at);
+	change = exp(after - before) - 1;
+	if (!(p < GC_SERIES_STEP_P) || fabs(change) < min_effect)
+		return;
+	for (i = s->n; i > 0 && s->v[i - 1].at > at; i--)   /* keep night order */
+		s->v[i] = s->v[i - 1];
+	s->v[i] = (gc_series_step){ at, before, after, change, t, p };
+	s->n++;
+	segment(y, lo, at, min_effect, s);
+	segment(y, at, hi, min_effect, s);
+}
+
+size_t gc_series_steps(const double *y, size_t n, double min_effect, gc_series_step *out,
+		       size_t max)
+{
+	struct steps s = { out, 0, max };
+
+	segment(y, 0, n, min_effect, &s);
+	/* a step's before/after are of the segments it split; restate them against the
+	 * neighbouring steps so each reads "the level before it, the level after it" */
+	for (size_t i = 0; i < s.n; i++) {
+		size_t lo = i ? s.v[i - 1].at : 0, hi = i + 1 < s.n ? s.v[i + 1].at : n;
+		s.v[i].before = mean_of(y + lo, s.v[i].at - lo);
+		s.v[i].after = mean_of(y + s.v[i].at, hi - s.v[i].at);
+		s.v[i].change = exp(s.v[i].after - s.v[i].before) - 1;
+	}
+	return s.n;
+}
+
+/* ---- the nightly verdict ------------------------------------------------------------ */
+
+void gc_series_judge(const double *y, size_t n, double alpha, double min_effect,
+		     gc_series_verdict *v)
+{
+	gc_series_step st[GC_SERIES_MAX_STEPS];
+	size_t lo = n > GC_SERIES_WINDOW ? n - GC_SERIES_WINDOW : 0, k, h;
+	double tail = alpha / 2;
+
+	memset(v, 0, sizeof *v);
+	v->t = v->p_up = v->p_down = v->mean = v->sd = v->change = NAN;
+	k = gc_series_steps(y + lo, n - lo, min_effect, st, GC_SERIES_MAX_STEPS);
+	if (k)
+		lo += st[k - 1].at;     /* the level since the last step */
+	h = n - lo;
+	if (h < GC_SERIES_MIN_HISTORY)
+		return;
+	v->history = (int)h;
+	v->mean = mean_of(y + lo, h);
+	v->sd = sqrt(ss_of(y + lo, h, v->mean) / (double)(h - 1));
+	v->change = exp(y[n] - v->mean) - 1;
+	v->t = v->sd > 0 ? (y[n] - v->mean) / (v->sd * sqrt(1 + 1.0 / (double)h)) :
+		(y[n] > v->mean ? INFINITY : y[n] < v->mean ? -INFINITY : 0);
+	v->p_up = gc_t_sf(v->t, (double)h - 1);
+	v->p_down = gc_t_sf(-v->t, (double)h - 1);
+	if (v->p_up < tail && v->change >= min_effect)
+		v->verdict = 1;
+	else if (v->p_down < tail && v->change <= -min_effect)
+		v->verdict = -1;
+}
