@@ -250,3 +250,60 @@ gc_rc gc_db_job_iterations(gc_db *db, const char *job, const char *partition,
 		return gc_fail(e, GC_E_INVAL, "a job selector needs a job or a partition");
 	return iterations(db, job_cond(job, partition), job, partition, fn, arg, e);
 }
+
+gc_rc gc_db_series_sweeps(gc_db *db, int64_t last, int64_t *ids, size_t max, size_t *n,
+			gc_err *e)
+{
+	static const char sql[] =
+		"WITH ok AS (SELECT s.id, s.spec_hash FROM sweeps s WHERE EXISTS (SELECT 1 FROM "
+		"runs r WHERE r.sweep_id = s.id AND r.status = 'ok')), last AS (SELECT * FROM ok "
+		"WHERE ?1 = 0 OR id = ?1 ORDER BY id DESC LIMIT 1) SELECT id FROM (SELECT ok.id "
+		"FROM ok, last WHERE ok.spec_hash = last.spec_hash AND ok.id <= last.id ORDER BY "
+		"ok.id DESC LIMIT ?2) ORDER BY id";
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	*n = 0;
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL))
+		return q_fail(db, e, "select sweeps");
+	sqlite3_bind_int64(st, 1, last);
+	sqlite3_bind_int64(st, 2, (int64_t)max);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW && *n < max)
+		ids[(*n)++] = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (r != SQLITE_ROW && r != SQLITE_DONE)
+		return q_fail(db, e, "select sweeps");
+	return GC_OK;
+}
+
+gc_rc gc_db_night_info(gc_db *db, int64_t sweep, struct gc_db_night *out, gc_err *e)
+{
+	static const char sql[] =
+		"SELECT s.name, s.started, v.id, v.host, v.gpu_model, v.driver, v.cuda, v.nccl, "
+		"v.mpi, v.kernel, v.libnl, v.sqlite, v.gcbench, v.tcp_cc, v.tag FROM sweeps s "
+		"JOIN runs r ON r.sweep_id = s.id AND r.status = 'ok' LEFT JOIN environments v "
+		"ON v.id = r.env_id WHERE s.id = ?1 ORDER BY r.id LIMIT 1";
+	struct gc_envinfo *v = &out->env;
+	char *f[] = { v->host, v->gpu_model, v->driver, v->cuda, v->nccl, v->mpi, v->kernel,
+		      v->libnl, v->sqlite, v->gcbench, v->tcp_cc, v->tag };
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	memset(out, 0, sizeof *out);
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL))
+		return q_fail(db, e, "select the sweep");
+	sqlite3_bind_int64(st, 1, sweep);
+	if ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		snprintf(out->name, sizeof out->name, "%s", gc_db_col_text(st, 0));
+		out->started = sqlite3_column_double(st, 1);
+		out->env_id = sqlite3_column_int64(st, 2);
+		for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+			snprintf(f[i], GC_ENV_FIELD, "%s", gc_db_col_text(st, (int)i + 3));
+	}
+	sqlite3_finalize(st);
+	if (r != SQLITE_ROW && r != SQLITE_DONE)
+		return q_fail(db, e, "select the sweep");
+	if (r == SQLITE_DONE)
+		return gc_fail(e, GC_E_NOTFOUND, "sweep %lld has no ok runs", (long long)sweep);
+	return GC_OK;
+}

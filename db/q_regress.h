@@ -50,6 +50,22 @@ gc_rc gc_db_sweep_has_ok_runs(gc_db *db, int64_t sweep_id, int *yes, gc_err *e);
  * runs (0: none). */
 gc_rc gc_db_previous_sweeps(gc_db *db, int64_t *last, int64_t *prev, gc_err *e);
 
+/* The nights of a series: the sweeps with ok runs of the spec of sweep `last` (0: the
+ * newest sweep with ok runs), id <= last, the newest max of them into ids in ascending
+ * order; *n gets how many (0 when the database has no ok run). */
+gc_rc gc_db_series_sweeps(gc_db *db, int64_t last, int64_t *ids, size_t max, size_t *n,
+			gc_err *e);
+
+/* One night: the sweep's name and start (Unix seconds), and the environment of its
+ * first ok run (env, env_id). GC_E_NOTFOUND when the sweep has no ok run. */
+struct gc_db_night {
+	char name[128];
+	double started;
+	int64_t env_id;
+	struct gc_envinfo env;
+};
+gc_rc gc_db_night_info(gc_db *db, int64_t sweep, struct gc_db_night *out, gc_err *e);
+
 /* One post-warmup iteration of an ok run. Strings are borrowed for the callback ("" for
  * NULL). */
 struct gc_db_iter_sample {

@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "db/db.h"
+#include "fsutil.h"
 #include "log.h"
 #include "orchestrator/ops/notify.h"
 #include "orchestrator/ops/regress.h"
@@ -14,7 +15,9 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gcbench regress --baseline SEL --candidate SEL [options]\n"
-		"       gcbench regress --baseline previous [options]\n\n"
+		"       gcbench regress --baseline previous [options]\n"
+		"       gcbench regress --series [--db PATH] [--min-effect F] [--format F]\n"
+		"       gcbench regress --evaluate NIGHTS.csv [--trials N] [--alpha P]\n\n"
 		"Compare every point (model, method, parameters, bandwidth, world size, batch)\n"
 		"measured on both sides, so that noise is not called a regression: a change is\n"
 		"flagged only when it is significant AND at least --min-effect. Points measured\n"
@@ -45,7 +48,18 @@ static void usage(FILE *f)
 		"  --format F          table (default), markdown or json\n"
 		"  --json              the same as --format json\n"
 		"  --notify-env NAME   on a regression, post to the webhook URL in $NAME\n"
-		"  --notify-type T     webhook (default) or slack\n\n"
+		"  --notify-type T     webhook (default) or slack\n"
+		"  --series            every point's series over the nights (sweeps) of the newest\n"
+		"                      sweep's spec, and its steps: the sweep a step began and the\n"
+		"                      environment fields that changed that night (a view: exit 0;\n"
+		"                      --format csv writes point,night,median_s)\n"
+		"  --evaluate FILE     the false-alarm rate and recall of the nightly verdict on\n"
+		"                      series resampled from measured nights (FILE: the csv of\n"
+		"                      --series; tools/regress-eval.sh measures them)\n"
+		"  --trials N          unchanged comparisons for --evaluate (default 600)\n\n"
+		"Nightly noise model: with '--baseline previous' (time metric), a point with one\n"
+		"or two runs a night is judged against the level and night-to-night spread of up\n"
+		"to 30 earlier nights of its series (since its last step; 5 needed), marked #.\n\n"
 		"For cron and CI: 0 no significant regression, 1 a regression, 2 a usage\n"
 		"error or a malformed selector, 3 cannot compare (the first night, a selector\n"
 		"that matches nothing, an unreadable database).\n\n"
@@ -58,7 +72,9 @@ static void usage(FILE *f)
 
 struct ropts {
 	gc_regress_opts o;
-	const char *db, *format, *notify_env, *notify_type;
+	const char *db, *format, *notify_env, *notify_type, *evaluate;
+	int series;
+	uint64_t trials;
 };
 
 static int parse_frac(const char *opt, const char *v, double lo, double hi, double *out)
@@ -81,6 +97,14 @@ static int check_args(const struct ropts *r)
 			 r->notify_env);
 		return -1;
 	}
+	if (r->series || r->evaluate) {
+		if (r->o.baseline || r->o.candidate || (r->series && r->evaluate)) {
+			gc_error("--series and --evaluate go without --baseline, --candidate and "
+				 "each other; see 'gcbench regress --help'");
+			return -1;
+		}
+		return 0;
+	}
 	if (!r->o.baseline) {
 		gc_error("missing --baseline; see 'gcbench regress --help'");
 		return -1;
@@ -88,13 +112,16 @@ static int check_args(const struct ropts *r)
 	return 0;
 }
 
-enum { G_BASE = 1, G_CAND, G_DB, G_FORMAT, G_JSON, G_NENV, G_NTYPE, G_METRIC, G_MIN, G_ALPHA };
+enum { G_BASE = 1, G_CAND, G_DB, G_FORMAT, G_JSON, G_NENV, G_NTYPE, G_METRIC, G_MIN, G_ALPHA,
+       G_SERIES, G_EVAL, G_TRIALS };
 static const struct gc_opt regress_opts[] = {
 	{ "--baseline", NULL, GC_OPT_ARG, G_BASE }, { "--candidate", NULL, GC_OPT_ARG, G_CAND },
 	{ "--db", NULL, GC_OPT_ARG, G_DB }, { "--format", NULL, GC_OPT_ARG, G_FORMAT },
 	{ "--json", NULL, 0, G_JSON }, { "--notify-env", NULL, GC_OPT_ARG, G_NENV },
 	{ "--notify-type", NULL, GC_OPT_ARG, G_NTYPE }, { "--metric", NULL, GC_OPT_ARG, G_METRIC },
 	{ "--min-effect", NULL, GC_OPT_ARG, G_MIN }, { "--alpha", NULL, GC_OPT_ARG, G_ALPHA },
+	{ "--series", NULL, 0, G_SERIES }, { "--evaluate", NULL, GC_OPT_ARG, G_EVAL },
+	{ "--trials", NULL, GC_OPT_ARG, G_TRIALS },
 };
 
 static int parse_one(struct ropts *r, int id, const char *a, const char *v)
@@ -113,6 +140,13 @@ static int parse_one(struct ropts *r, int id, const char *a, const char *v)
 		break;
 	case G_MIN: return parse_frac(a, v, 0, 10, &r->o.min_effect);
 	case G_ALPHA: return parse_frac(a, v, 1e-12, 1, &r->o.alpha);
+	case G_SERIES: r->series = 1; break;
+	case G_EVAL: r->evaluate = v; break;
+	case G_TRIALS:
+		if (gc_parse_u64(v, &r->trials) || r->trials < 1 || r->trials > 1000000)
+			return gc_error("invalid --trials '%s': a whole number from 1 to 1000000",
+					v), -1;
+		break;
 	}
 	return 0;
 }
@@ -154,6 +188,82 @@ static void notify_regression(const struct ropts *r, const gc_regress_report *re
 	gc_notify_send(&t, 1, &ev, NULL, NULL);   /* failures are logged, never fatal */
 }
 
+/* --series: the newest spec's nights and every point's steps. */
+static int run_series(const struct ropts *r)
+{
+	gc_regress_series s;
+	gc_db *db = NULL;
+	gc_err e;
+	gc_rc rc;
+
+	if (strcmp(r->format, "table") && strcmp(r->format, "markdown") &&
+	    strcmp(r->format, "json") && strcmp(r->format, "csv"))
+		return gc_error("unknown --format '%s': table, markdown, json or csv", r->format),
+			GC_EXIT_USAGE;
+	if (gc_db_open(r->db, GC_DB_READONLY, &db, &e))
+		return gc_error("cannot open database '%s': %s", r->db, e.msg), GC_EXIT_ENV;
+	rc = gc_regress_series_load(db, 0, 0, &s, &e);
+	gc_db_close(db);
+	if (rc)
+		return gc_error("cannot read the series: %s", e.msg), gc_exit_code(rc);
+	gc_regress_series_steps(&s, r->o.min_effect);
+	rc = gc_regress_series_print(stdout, &s, r->format, &e);
+	gc_regress_series_release(&s);
+	if (rc)
+		return gc_error("%s", e.msg), GC_EXIT_ENV;
+	return GC_EXIT_OK;
+}
+
+static void eval_row(const char *what, size_t n, size_t alerts, size_t found)
+{
+	printf("%-26s %5.2f (%zu of %zu)   %5.3f (%zu of %zu)\n", what,
+	       100.0 * (double)alerts / (double)n, alerts, n, (double)found / (double)n, found, n);
+}
+
+/* --evaluate FILE: the false-alarm and recall table. */
+static int run_evaluate(const struct ropts *r)
+{
+	static const size_t hist[] = { GC_SERIES_MIN_HISTORY, 10, GC_SERIES_WINDOW };
+	unsigned char *text = NULL;
+	size_t len, trials = r->trials ? (size_t)r->trials : 600;
+	gc_series_set set;
+	gc_series_eval ev;
+	char what[64];
+	gc_err e;
+
+	if (gc_read_whole(r->evaluate, "measured nights", 64u << 20, &text, &len, &e))
+		return gc_error("%s", e.msg), GC_EXIT_ENV;
+	if (gc_series_set_parse((const char *)text, len, &set, &e)) {
+		free(text);
+		return gc_error("invalid measured nights '%s': %s", r->evaluate, e.msg),
+			GC_EXIT_USAGE;
+	}
+	free(text);
+	printf("measured nights: %s (%zu points)\n", r->evaluate, set.npoints);
+	printf("each row: %zu unchanged comparisons (a point's nights resampled from its "
+	       "measured ones),\nand as many with the newest night slower by max(3 x the "
+	       "point's night-to-night spread, 5%%);\nalpha %g (one direction %g), min effect "
+	       "%.0f%%\n\n", trials, r->o.alpha, r->o.alpha / 2, r->o.min_effect * 100);
+	printf("%-26s %-22s %s\n", "verdict (earlier nights)", "false alerts / 100",
+	       "recall");
+	for (size_t i = 0; i < sizeof hist / sizeof hist[0]; i++) {
+		if (gc_series_evaluate(&set, trials, hist[i], 3, 0.05, r->o.alpha,
+				       r->o.min_effect, 0x5EED + i, &ev, &e)) {
+			gc_series_set_release(&set);
+			return gc_error("cannot evaluate: %s", e.msg), GC_EXIT_USAGE;
+		}
+		snprintf(what, sizeof what, "nightly, %zu nights", hist[i]);
+		eval_row(what, ev.trials, ev.false_alerts, ev.detected);
+		snprintf(what, sizeof what, "--series steps, %zu nights", hist[i] + 1);
+		eval_row(what, ev.trials, ev.false_steps_cp, ev.step_alerts_cp);
+	}
+	printf("\n%zu points with 3 or more nights; median night-to-night spread %.2f%%, median "
+	       "step %.2f%%\ngoal: at most 1 false alert / 100, recall >= 0.9\n", ev.points,
+	       ev.median_spread * 100, ev.median_step * 100);
+	gc_series_set_release(&set);
+	return GC_EXIT_OK;
+}
+
 int cmd_regress(int argc, char **argv)
 {
 	struct ropts r = { .db = "gcbench.db", .format = "table" };
@@ -166,6 +276,10 @@ int cmd_regress(int argc, char **argv)
 	gc_regress_opts_default(&r.o);
 	if ((i = parse_args(argc, argv, &r)))
 		return i > 0 ? GC_EXIT_OK : GC_EXIT_USAGE;
+	if (r.series)
+		return run_series(&r);
+	if (r.evaluate)
+		return run_evaluate(&r);
 	if (strcmp(r.format, "table") && strcmp(r.format, "markdown") && strcmp(r.format, "json"))
 		return gc_error("unknown --format '%s': table, markdown or json", r.format), GC_EXIT_USAGE;
 	if (gc_db_open(r.db, GC_DB_READONLY, &db, &e))

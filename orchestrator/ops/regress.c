@@ -544,6 +544,89 @@ static gc_rc compare_sides(const struct side *bs, const struct side *cs,
 	return rc;
 }
 
+/* ---- the noise model of a nightly series ----------------------------------------- */
+
+/* The t quantile: the t with P(T > t) = tail (bisection on gc_t_sf). */
+static double t_quantile(double tail, double df)
+{
+	double lo = 0, hi = 1e3, mid;
+
+	for (int i = 0; i < 200; i++) {
+		mid = (lo + hi) / 2;
+		if (gc_t_sf(mid, df) > tail)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/* Judge report point pt by its series sp (the candidate is the newest night). */
+static void judge_by_nights(gc_regress_point *pt, const gc_regress_series *s,
+			    const gc_regress_spoint *sp, const gc_regress_opts *o,
+			    gc_regress_report *r)
+{
+	double *y = malloc((s->nnights + 1) * sizeof *y), q, se;
+	gc_series_verdict v;
+	size_t n = 0;
+
+	if (!y || isnan(sp->med[s->nnights - 1])) {
+		free(y);
+		return;
+	}
+	for (size_t k = 0; k < s->nnights; k++)
+		if (!isnan(sp->med[k]))
+			y[n++] = log(sp->med[k]);
+	gc_series_judge(y, n - 1, o->alpha, o->min_effect, &v);
+	free(y);
+	if (!v.history) {
+		r->n_short_history++;
+		return;
+	}
+	r->n_regressions -= pt->verdict == GC_REG_REGRESSION;
+	r->n_improvements -= pt->verdict == GC_REG_IMPROVEMENT;
+	pt->nights = v.history;
+	pt->night_sd = v.sd;
+	pt->med_base = exp(v.mean);
+	pt->change = v.change;
+	pt->z = v.t;
+	pt->p = v.t >= 0 ? v.p_up : v.p_down;
+	q = t_quantile(o->alpha / 2, v.history - 1);
+	se = v.sd * sqrt(1 + 1.0 / v.history);
+	pt->ci_lo = (1 + v.change) * exp(-q * se) - 1;
+	pt->ci_hi = (1 + v.change) * exp(q * se) - 1;
+	pt->verdict = v.verdict > 0 ? GC_REG_REGRESSION : v.verdict < 0 ? GC_REG_IMPROVEMENT :
+		GC_REG_SAME;
+	r->n_regressions += pt->verdict == GC_REG_REGRESSION;
+	r->n_improvements += pt->verdict == GC_REG_IMPROVEMENT;
+	r->n_by_nights++;
+}
+
+/* 'previous' with the time metric: the points with few runs are judged by the series
+ * of the candidate's spec up to the candidate night. */
+static gc_rc apply_series(gc_db *db, const gc_regress_opts *o, int64_t cand_sweep,
+			  gc_regress_report *r, gc_err *e)
+{
+	gc_regress_series s;
+	gc_rc rc = gc_regress_series_load(db, cand_sweep, GC_SERIES_WINDOW + 1, &s, e);
+
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < r->n; i++) {
+		gc_regress_point *pt = &r->v[i];
+
+		if (pt->verdict >= GC_REG_BASELINE_ONLY || pt->by_runs)
+			continue;
+		for (size_t k = 0; k < s.npts; k++)
+			if (same_key(&s.pt[k].key, pt, 1)) {
+				judge_by_nights(pt, &s, &s.pt[k], o, r);
+				break;
+			}
+	}
+	gc_regress_series_release(&s);
+	return GC_OK;
+}
+
 static gc_rc resolve(gc_db *db, const gc_regress_opts *o, struct envset *be,
 		     struct envset *ce, gc_regress_report *r, gc_err *e)
 {
@@ -585,6 +668,9 @@ gc_rc gc_regress_compare(gc_db *db, const gc_regress_opts *o, gc_regress_report 
 		rc = side_load(db, &ce, &cs, e);
 	if (!rc && (rc = compare_sides(&bs, &cs, o, r)))
 		gc_fail(e, rc, "out of memory comparing points");
+	if (!rc && o->metric == GC_METRIC_TIME && o->baseline &&
+	    !strcmp(o->baseline, "previous") && ce.by_sweep)
+		rc = apply_series(db, o, ce.id[0], r, e);
 	side_release(&bs);
 	side_release(&cs);
 	return rc;

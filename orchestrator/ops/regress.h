@@ -41,7 +41,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "db/q_regress.h"
 #include "result.h"
+#include "series.h"
 
 struct gc_db;
 
@@ -89,7 +91,11 @@ typedef struct gc_regress_point {
 	int runs_base, runs_cand;        /* runs behind the samples */
 	int by_runs;                     /* runs were the unit of independence */
 	double speedup_base, speedup_cand;   /* NAN when not known */
-	double z, p;                     /* Mann-Whitney, candidate vs baseline */
+	double z, p;                     /* Mann-Whitney, candidate vs baseline; with
+	                                  * nights as the unit: the series' t and p */
+	int nights;                      /* earlier nights behind the noise model (0: not
+	                                  * used; see "previous" below) */
+	double night_sd;                 /* their spread (sd of ln median) */
 	enum gc_regress_verdict verdict;
 } gc_regress_point;
 
@@ -101,7 +107,19 @@ typedef struct gc_regress_report {
 	double min_effect, alpha;
 	int metric;
 	size_t n_by_runs;                      /* points whose unit was the run */
+	size_t n_by_nights;                    /* points judged by the noise model */
+	size_t n_short_history;                /* one-run points of 'previous' with fewer
+	                                        * earlier nights than the model needs */
 } gc_regress_report;
+
+/* With baseline "previous" and the time metric, a point with fewer than
+ * GC_BOOT_MIN_RUNS runs on a side is judged by its series' noise model
+ * (orchestrator/ops/series.h): the candidate night against the earlier nights of the
+ * same spec (up to GC_SERIES_WINDOW, since the last step), when there are at least
+ * GC_SERIES_MIN_HISTORY of them. Then med_base is the level of those nights (their
+ * geometric mean), change is against it, ci_lo..ci_hi its 1 - alpha prediction
+ * interval, z and p the t statistic and its one-sided p, and nights > 0. With fewer
+ * earlier nights the pooled-iteration verdict stays (counted in n_short_history). */
 
 /* Compare, reading db through db/q_regress.h. GC_E_INVAL (message in e) for a bad
  * selector; GC_E_NOTFOUND when a side matches no environment with ok runs; GC_E_DB on
@@ -113,6 +131,49 @@ void gc_regress_report_release(gc_regress_report *r);
 /* Print r as "table", "markdown" or "json" (GC_E_INVAL for another format; GC_E_NOMEM,
  * nothing printed, when the JSON does not fit in memory). */
 gc_rc gc_regress_print(FILE *f, const gc_regress_report *r, const char *format, gc_err *e);
+
+/* ---- the whole series (gcbench regress --series; regress_series.c) ----------------- */
+
+/* One point's nightly medians over a spec's nights. */
+typedef struct gc_regress_spoint {
+	gc_regress_point key;            /* key fields only */
+	char id[512];                    /* the key as one string (compare with strcmp) */
+	double *med;                     /* per night, seconds; NAN where not measured */
+	int *runs;                       /* ok runs per night */
+	double spread;                   /* night-to-night spread (gc_series_spread's) */
+	size_t nsteps;
+	gc_series_step steps[GC_SERIES_MAX_STEPS];   /* .at: a night index */
+} gc_regress_spoint;
+
+typedef struct gc_regress_series {
+	int64_t *sweep;                  /* the nights' sweeps, oldest first */
+	struct gc_db_night *night;       /* each night's name, start and environment */
+	size_t nnights;
+	gc_regress_spoint *pt;
+	size_t npts, cap;
+	double min_effect;
+} gc_regress_series;
+
+#define GC_REGRESS_SERIES_MAX (GC_SERIES_WINDOW * 4)
+
+/* The nights of sweep last's spec (0: the newest sweep's), the newest max of them (at
+ * most GC_REGRESS_SERIES_MAX), and every point's median each night. GC_E_NOTFOUND when
+ * the database has no ok run; GC_E_DB; GC_E_NOMEM. Caller releases s. */
+gc_rc gc_regress_series_load(struct gc_db *db, int64_t last, size_t max,
+			     gc_regress_series *s, gc_err *e);
+/* Find every point's steps (gc_series_steps over the nights it was measured). */
+void gc_regress_series_steps(gc_regress_series *s, double min_effect);
+void gc_regress_series_release(gc_regress_series *s);
+
+/* The environment fields that differ between nights a and b, as "nccl 2.18.3 -> 2.19.1,
+ * tag a -> b" into out ("" when none). */
+void gc_regress_env_changes(const struct gc_db_night *a, const struct gc_db_night *b,
+			    char *out, size_t n);
+
+/* Print s as "table", "markdown", "json" or "csv" (point,night,median_s: the input of
+ * gcbench regress --evaluate, night = sweep id). GC_E_INVAL for another format. */
+gc_rc gc_regress_series_print(FILE *f, const gc_regress_series *s, const char *format,
+			      gc_err *e);
 
 /* `gcbench history` (a method's speedup sweep by sweep) is a query of db/: see
  * db/q_history.h. */

@@ -58,7 +58,8 @@ static int add_point(gc_table *t, const gc_regress_point *pt, int speedup)
 	if (isnan(pt->ci_lo))
 		snprintf(ci, sizeof ci, "-");
 	else
-		snprintf(ci, sizeof ci, "%s..%s%s", lo, hi, pt->by_runs ? "*" : "");
+		snprintf(ci, sizeof ci, "%s..%s%s", lo, hi, pt->by_runs ? "*" :
+			 pt->nights ? "#" : "");
 	row[0] = pt->model;
 	row[1] = gc_stack_method(pt->stack, pt->method, method, sizeof method);
 	row[2] = params;
@@ -103,6 +104,15 @@ static void print_text(FILE *f, const gc_regress_report *r, int md)
 		"run%s where every\nsample has %d or more runs (marked *: %zu points), else the "
 		"iteration%s.\n", (1 - r->alpha) * 100, "", GC_BOOT_MIN_RUNS, r->n_by_runs,
 		speedup ? "" : " (verdict by Mann-Whitney U)");
+	if (r->n_by_nights)
+		fprintf(f, "marked #: %zu points judged by their nightly series: the level of up to "
+			"%d earlier\nnights (base) and a %.0f%% prediction interval from their "
+			"night-to-night spread.\n", r->n_by_nights, GC_SERIES_WINDOW,
+			(1 - r->alpha) * 100);
+	if (r->n_short_history)
+		fprintf(f, "%zu points have fewer than %d earlier nights for a noise model: their "
+			"verdict pools\none run's iterations and is optimistic.\n",
+			r->n_short_history, GC_SERIES_MIN_HISTORY);
 	if (speedup)
 		fprintf(f, "speedup = the baseline method's median iteration time / the method's, on "
 			"the same side;\na fall of the speedup is the regression.\n");
@@ -137,7 +147,9 @@ static void json_point(gc_json *j, const gc_regress_point *pt)
 	num(j, "ci_hi", pt->ci_hi);
 	gc_json_int_field(j, "runs_base", pt->runs_base);
 	gc_json_int_field(j, "runs_cand", pt->runs_cand);
-	gc_json_str_field(j, "unit", pt->by_runs ? "runs" : "iterations");
+	gc_json_str_field(j, "unit", pt->by_runs ? "runs" : pt->nights ? "nights" : "iterations");
+	gc_json_int_field(j, "nights", pt->nights);
+	num(j, "night_sd", pt->nights ? pt->night_sd : NAN);
 	num(j, "z", pt->z);
 	num(j, "p", pt->p);
 	num(j, "speedup_base", pt->speedup_base);

@@ -108,7 +108,7 @@ static int best_split(const double *y, size_t n, size_t *at, double *t, double *
 		}
 	}
 	*t = best;
-	*p = 2 * gc_t_sf(best, df);
+	*p = fmin(1, 2 * gc_t_sf(best, df) * (double)(n - 2));   /* Bonferroni: n - 2 splits */
 	return 1;
 }
 

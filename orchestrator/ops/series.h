@@ -21,7 +21,8 @@
  * Steps (gc_series_steps): binary segmentation with a t-test. The split of a segment
  * is where the two-sample t statistic of the means before and after it is largest
  * (for a shift of the mean, the likelihood-ratio split); it is a step when the
- * two-sided p of that t (pooled variance, n - 2 d.f.) is below GC_SERIES_STEP_P and
+ * two-sided p of that t (pooled variance, n - 2 d.f.), times the n - 2 splits it was
+ * the largest of (Bonferroni), is below GC_SERIES_STEP_P and
  * the relative change is at least min_effect; both halves are then searched again.
  * This is the t-test of Hunter / Apache Otava with the max-t split in place of
  * E-divisive's energy statistic: a series has one value per night (tens, not
@@ -106,8 +107,10 @@ typedef struct gc_series_eval {
 /* For trials comparisons, each of a point in turn: a series of history nights plus
  * one, every night the point's mean level plus a residual drawn (with replacement)
  * from its measured nights' residuals; judged unchanged, then with the last night
- * slower by max(3 spread, 0.05) (step_k spreads, floor min_step). Fixed seed: one
- * input, one table. GC_E_INVAL when no point has 3 nights; GC_E_NOMEM. */
+ * slower by step_k spreads in ln units (the spread is of ln medians), at least
+ * min_step (relative: ln(1 + min_step)). Fixed seed: one input, one table.
+ * median_step is relative (exp(step) - 1). GC_E_INVAL when no point has 3 nights;
+ * GC_E_NOMEM. */
 gc_rc gc_series_evaluate(const gc_series_set *s, size_t trials, size_t history,
 			 double step_k, double min_step, double alpha, double min_effect,
 			 uint64_t seed, gc_series_eval *out, gc_err *e);

@@ -209,9 +209,10 @@ gc_rc gc_series_evaluate(const gc_series_set *s, size_t trials, size_t history,
 		out->false_alerts += v.verdict > 0;
 		k = gc_series_steps(y, history + 1, min_effect, st, GC_SERIES_MAX_STEPS);
 		out->false_steps_cp += k > 0;
-		step = step_k * sp[t % np] > min_step ? step_k * sp[t % np] : min_step;
-		steps[t] = step;
-		y[history] += log1p(step);
+		step = step_k * sp[t % np] > log1p(min_step) ? step_k * sp[t % np] :
+			log1p(min_step);
+		steps[t] = expm1(step);
+		y[history] += step;
 		gc_series_judge(y, history, alpha, min_effect, &v);
 		out->detected += v.verdict > 0;
 		k = gc_series_steps(y, history + 1, min_effect, st, GC_SERIES_MAX_STEPS);
