@@ -43,7 +43,8 @@ UNIT_TESTS += $(BUILD)/tests/test_notify $(BUILD)/tests/test_schedule $(BUILD)/t
 	$(BUILD)/tests/test_regress $(BUILD)/tests/test_bootstrap $(BUILD)/tests/test_ingest \
 	$(BUILD)/tests/test_series
 INTEG_TESTS += tests/integration/test_notify.sh tests/integration/test_regress.sh \
-	tests/integration/test_schedule.sh tests/integration/test_ingest_foreign.sh
+	tests/integration/test_schedule.sh tests/integration/test_ingest_foreign.sh \
+	tests/integration/test_regress_series.sh
 # remote/slurm.c: its unit test and fuzz target; the emulated cluster with SLURM and the
 # module on live allocations (test_slurm.sh, through the test tool slurm_probe)
 UNIT_TESTS += $(BUILD)/tests/test_slurm
