@@ -13,6 +13,7 @@
 #include "db/q_history.h"
 #include "harness.h"
 #include "orchestrator/ops/regress.h"
+#include "strutil.h"
 
 static uint64_t rng = 88172645463325252ull;
 
@@ -505,6 +506,103 @@ static void test_history_by_job(void)
 	CHECK(!gc_regress_valid_partition(NULL));
 }
 
+/* One night of the series fixture: a sweep of spec "nightly" with one sync run at
+ * level t (iterations +-10% around it) in environment env. */
+static gc_rc night(const char *path, double t, int64_t env_of)
+{
+	gc_db *db = NULL;
+	int64_t s, env;
+	gc_rc rc;
+
+	if ((rc = gc_db_open(path, 0, &db, NULL)))
+		return rc;
+	rc = add_env(db, env_of ? "2.19.1" : "2.18.3", &env);
+	if (!rc)
+		rc = gc_db_sweep_begin(db, "nightly", "spec", "nightly-hash", "sync", &s, NULL);
+	if (!rc)
+		rc = add_run(db, s, env, "sync", "", 10 * GBIT, t, GC_RUN_OK);
+	gc_db_close(db);
+	return rc;
+}
+
+static gc_rc compare_at(const char *path, const char *base, const char *cand,
+			gc_regress_report *r, gc_err *e)
+{
+	char keep[256];
+	gc_rc rc;
+
+	gc_strlcpy(keep, dbpath, sizeof keep);
+	gc_strlcpy(dbpath, path, sizeof dbpath);
+	rc = compare(base, cand, r, e);
+	gc_strlcpy(dbpath, keep, sizeof dbpath);
+	return rc;
+}
+
+/* Nights whose level moves +-6% with one run each: the pooled iterations call an
+ * ordinary night (+11% over the night before) a REGRESSION; the noise model, with 7
+ * earlier nights, calls it same; a night at 1.5x is a REGRESSION by it too, and
+ * --series names that night and the environment field that changed (nccl). */
+static void test_nightly_noise_model(void)
+{
+	static const double lvl[] = { 1.00, 1.06, 0.95, 1.03, 0.97, 1.05, 0.96, 1.07 };
+	char path[300];
+	gc_regress_report r;
+	gc_regress_series s;
+	const gc_regress_point *p;
+	gc_db *db = NULL;
+	gc_err e;
+	size_t i;
+
+	snprintf(path, sizeof path, "%s.nights", dbpath);
+	unlink(path);
+	for (i = 0; i < 5; i++)
+		CHECK(night(path, 0.100 * lvl[i], 0) == GC_OK);
+	/* 4 earlier nights: too few for a model; the pooled verdict stays */
+	CHECKF(compare_at(path, "previous", NULL, &r, &e) == GC_OK, "%s", e.msg);
+	CHECK_EQ_INT(r.n_short_history, 1);
+	CHECK_EQ_INT(r.n_by_nights, 0);
+	gc_regress_report_release(&r);
+	for (; i < 8; i++)
+		CHECK(night(path, 0.100 * lvl[i], 0) == GC_OK);
+	CHECKF(compare_at(path, "sweep=7", "sweep=8", &r, &e) == GC_OK, "%s", e.msg);
+	CHECK_EQ_INT(r.n_regressions, 1);      /* the false alarm of pooled iterations */
+	gc_regress_report_release(&r);
+	CHECKF(compare_at(path, "previous", NULL, &r, &e) == GC_OK, "%s", e.msg);
+	p = find(&r, "sync", 10 * GBIT);
+	CHECK(p != NULL);
+	CHECK_EQ_INT(r.n_by_nights, 1);
+	CHECK_EQ_INT(p->nights, 7);
+	CHECK_EQ_INT(p->verdict, GC_REG_SAME);
+	CHECK(p->ci_lo < 0 && p->ci_hi > p->change);
+	CHECK_EQ_INT(r.n_regressions, 0);
+	gc_regress_report_release(&r);
+	CHECK(night(path, 0.150, 1) == GC_OK);
+	CHECKF(compare_at(path, "previous", NULL, &r, &e) == GC_OK, "%s", e.msg);
+	p = find(&r, "sync", 10 * GBIT);
+	CHECK(p != NULL && p->nights == 8 && p->verdict == GC_REG_REGRESSION);
+	CHECK_NEAR(p->change, 0.50, 0.06);
+	CHECK_EQ_INT(r.n_regressions, 1);
+	gc_regress_report_release(&r);
+	CHECKF(gc_db_open(path, GC_DB_READONLY, &db, &e) == GC_OK, "%s", e.msg);
+	CHECKF(gc_regress_series_load(db, 0, 0, &s, &e) == GC_OK, "%s", e.msg);
+	gc_db_close(db);
+	gc_regress_series_steps(&s, 0.05);
+	CHECK_EQ_INT(s.nnights, 9);
+	CHECK_EQ_INT(s.npts, 1);
+	CHECK_EQ_INT(s.pt[0].nsteps, 1);
+	CHECK_EQ_INT(s.sweep[s.pt[0].steps[0].at], 9);
+	{
+		char env[256];
+
+		gc_regress_env_changes(&s.night[7], &s.night[8], env, sizeof env);
+		CHECK_STR(env, "nccl 2.18.3 -> 2.19.1");
+		gc_regress_env_changes(&s.night[6], &s.night[7], env, sizeof env);
+		CHECK_STR(env, "");
+	}
+	gc_regress_series_release(&s);
+	unlink(path);
+}
+
 int main(int argc, char **argv)
 {
 	int rc;
@@ -530,6 +628,7 @@ int main(int argc, char **argv)
 	GCT_RUN(test_history);
 	GCT_RUN(test_speedup_metric);
 	GCT_RUN(test_runs_are_the_unit);
+	GCT_RUN(test_nightly_noise_model);
 	rc = gct_finish();
 	unlink(dbpath);
 	return rc;
