@@ -26,7 +26,7 @@ $(BUILD)/bin/gcbench: $(ORCH_OBJS) $(LIB)
 
 # run/: the host lock
 UNIT_TESTS += $(BUILD)/tests/test_hostlock
-FUZZ_TARGETS += fuzz_hostlock
+FUZZ_TARGETS += fuzz_hostlock fuzz_nights
 INTEG_TESTS += tests/integration/test_hostlock.sh tests/integration/test_cli_vocab.sh
 # spec/, run/, remote/
 UNIT_TESTS += $(BUILD)/tests/test_spec $(BUILD)/tests/test_sweep $(BUILD)/tests/test_inventory \
