@@ -175,6 +175,8 @@ static gc_rc print_json(FILE *f, const gc_regress_report *r, gc_err *e)
 	gc_json_uint_field(&j, "regressions", r->n_regressions);
 	gc_json_uint_field(&j, "improvements", r->n_improvements);
 	gc_json_uint_field(&j, "one_side", r->n_one_side);
+	gc_json_uint_field(&j, "by_nights", r->n_by_nights);
+	gc_json_uint_field(&j, "short_history", r->n_short_history);
 	gc_json_key(&j, "points");
 	gc_json_arr_open(&j);
 	for (i = 0; i < r->n; i++)

@@ -582,6 +582,20 @@ static void test_nightly_noise_model(void)
 	CHECK(p != NULL && p->nights == 8 && p->verdict == GC_REG_REGRESSION);
 	CHECK_NEAR(p->change, 0.50, 0.06);
 	CHECK_EQ_INT(r.n_regressions, 1);
+	{
+		char *txt = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&txt, &len);
+
+		CHECK(f && gc_regress_print(f, &r, "json", &e) == GC_OK &&
+		      gc_regress_print(f, &r, "table", &e) == GC_OK);
+		fclose(f);
+		CHECK_CONTAINS(txt, "\"by_nights\":1,\"short_history\":0");
+		CHECK_CONTAINS(txt, "\"unit\":\"nights\",\"nights\":8,\"night_sd\":");
+		CHECK_CONTAINS(txt, "# REGRESSION");
+		CHECK_CONTAINS(txt, "marked #: 1 points judged by their nightly series");
+		free(txt);
+	}
 	gc_regress_report_release(&r);
 	CHECKF(gc_db_open(path, GC_DB_READONLY, &db, &e) == GC_OK, "%s", e.msg);
 	CHECKF(gc_regress_series_load(db, 0, 0, &s, &e) == GC_OK, "%s", e.msg);
