@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 GC=$BIN/gcbench
 MK=$BUILD/tests/test_regress
-names="exit1_on_regression exit0_without json_valid markdown previous usage_exit2 history notify_on_regression speedup_metric width slurm_job"
+names="exit1_on_regression exit0_without json_valid markdown previous usage_exit2 history notify_on_regression speedup_metric width slurm_job series_cli"
 need_cmd python3 $names || exit 0
 [ -x "$GC" ] && [ -x "$MK" ] || { for n in $names; do skip "$n" "$GC or $MK not built"; done; exit 0; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gc-regress.XXXXXX")
@@ -93,3 +93,22 @@ ev=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["event
 nb=$(ls "$tmp/sink" | grep -c '^body\.')
 if [ $rc -eq 1 ] && [ "$ev" = "regression True True" ] && [ "$nb" -eq 1 ]; then pass notify_on_regression
 else fail notify_on_regression "rc=$rc event=$ev bodies=$nb err=$(cat "$tmp/err")"; fi
+
+# --series (the synthetic database: 2 nights) and --evaluate: formats, csv round trip,
+# and the usage errors (2), a missing file (3)
+out=$("$GC" regress --db "$db" --series 2>&1); rc=$?
+"$GC" regress --db "$db" --series --format csv >"$tmp/n.csv" 2>&1; rc2=$?
+"$GC" regress --db "$db" --series --format json >"$tmp/s.json" 2>&1; rc3=$?
+js=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["sweeps"]), len(d["points"][0]["median_s"]))' "$tmp/s.json" 2>&1)
+printf 'point,night,median_s\na,1,0.1\na,2,-1\n' >"$tmp/bad.csv"
+bad=$("$GC" regress --evaluate "$tmp/bad.csv" 2>&1); rcb=$?
+"$GC" regress --evaluate "$tmp/none.csv" >/dev/null 2>&1; rcn=$?
+"$GC" regress --db "$db" --series --baseline previous >/dev/null 2>&1; rcu=$?
+"$GC" regress --db "$db" --series --format xml >/dev/null 2>&1; rcf=$?
+"$GC" regress --evaluate "$tmp/n.csv" --trials 0 >/dev/null 2>&1; rct=$?
+if [ $rc -eq 0 ] && grep -q "2 nights (sweeps 1..2)" <<<"$out" && [ $rc2 -eq 0 ] &&
+   [ "$(head -1 "$tmp/n.csv")" = "point,night,median_s" ] && [ "$(grep -c ',2,' "$tmp/n.csv")" -ge 4 ] &&
+   [ $rc3 -eq 0 ] && [ "$js" = "2 2" ] && [ $rcb -eq 2 ] &&
+   grep -q "line 3: median_s '-1' is not a positive number" <<<"$bad" && [ $rcn -eq 3 ] &&
+   [ $rcu -eq 2 ] && [ $rcf -eq 2 ] && [ $rct -eq 2 ]; then pass series_cli
+else fail series_cli "rc=$rc/$rc2/$rc3 json=$js bad=$rcb:$bad none=$rcn usage=$rcu/$rcf/$rct out=$out"; fi
