@@ -257,6 +257,9 @@ static int run_evaluate(const struct ropts *r)
 		snprintf(what, sizeof what, "--series steps, %zu nights", hist[i] + 1);
 		eval_row(what, ev.trials, ev.false_steps_cp, ev.step_alerts_cp);
 	}
+	printf("\nthe measured nights as they are (each night against the earlier ones, %d or "
+	       "more):\n%zu of %zu nights called REGRESSION\n", GC_SERIES_MIN_HISTORY,
+	       ev.real_alerts, ev.real_judged);
 	printf("\n%zu points with 3 or more nights; median night-to-night spread %.2f%%, median "
 	       "step %.2f%%\ngoal: at most 1 false alert / 100, recall >= 0.9\n", ev.points,
 	       ev.median_spread * 100, ev.median_step * 100);

@@ -100,6 +100,10 @@ typedef struct gc_series_eval {
 	size_t detected;             /* stepped comparisons called REGRESSION */
 	size_t step_alerts_cp;       /* stepped series whose step finder named the night */
 	size_t false_steps_cp;       /* unchanged series in which it named a step */
+	size_t real_judged;          /* the measured nights as they are: each night with
+	                              * GC_SERIES_MIN_HISTORY or more before it, judged
+	                              * against them (gc_series_judge) */
+	size_t real_alerts;          /* of those, called REGRESSION */
 	double median_spread;        /* of the points' spreads */
 	double median_step;          /* of the injected steps */
 } gc_series_eval;

@@ -218,6 +218,16 @@ gc_rc gc_series_evaluate(const gc_series_set *s, size_t trials, size_t history,
 		k = gc_series_steps(y, history + 1, min_effect, st, GC_SERIES_MAX_STEPS);
 		out->step_alerts_cp += k > 0 && st[k - 1].at == history;
 	}
+	for (size_t i = 0; i < np; i++) {
+		const double *ym = s->y + s->off[pts[i]];
+		size_t n = s->off[pts[i] + 1] - s->off[pts[i]];
+
+		for (k = GC_SERIES_MIN_HISTORY; k < n; k++) {
+			gc_series_judge(ym, k, alpha, min_effect, &v);
+			out->real_judged += v.history > 0;
+			out->real_alerts += v.verdict > 0;
+		}
+	}
 	out->points = np;
 	out->trials = trials;
 	out->median_spread = median_inplace(sp, np);

@@ -177,6 +177,15 @@ static void test_evaluate_exact(void)
 	CHECK_EQ_INT(ev.step_alerts_cp, 50);
 	CHECK_EQ_INT(ev.false_steps_cp, 0);
 	CHECK_NEAR(ev.median_step, 0.05, 1e-12);
+	CHECK_EQ_INT(ev.real_judged, 0);     /* 4 nights: none has 5 before it */
+	gc_series_set_release(&s);
+	/* 7 measured nights, the last 20% up: nights 6 and 7 are judged as they are, the
+	 * 7th (against 6 equal nights) is a REGRESSION */
+	CHECK_EQ_INT(parse("point,night,median_s\na,1,0.1\na,2,0.1\na,3,0.1\na,4,0.1\n"
+			   "a,5,0.1\na,6,0.1\na,7,0.12\n", &s, &e), GC_OK);
+	CHECK_EQ_INT(gc_series_evaluate(&s, 10, 10, 3, 0.05, 0.01, 0.05, 1, &ev, &e), GC_OK);
+	CHECK_EQ_INT(ev.real_judged, 2);
+	CHECK_EQ_INT(ev.real_alerts, 1);
 	gc_series_set_release(&s);
 	CHECK_EQ_INT(parse("point,night,median_s\na,1,0.1\na,2,0.1\n", &s, &e), GC_OK);
 	CHECK_EQ_INT(gc_series_evaluate(&s, 50, 10, 3, 0.05, 0.01, 0.05, 1, &ev, &e), GC_E_INVAL);
