@@ -2,7 +2,7 @@
 # cluster of namespaced nodes (cluster.c; each node's mount view: cluster_view.c; its
 # sshd and the cluster's keys: cluster_sshd.c), and two programs: gcbench-netem (set,
 # show, clear, restore-all) and gcbench-probe (TCP goodput / RTT probe).
-LIB_SRCS += netem/rate.c netem/netns.c netem/state.c netem/shape.c netem/netem_check.c netem/pids.c netem/link.c \
+LIB_SRCS += netem/trace.c netem/play.c netem/rate.c netem/netns.c netem/state.c netem/shape.c netem/netem_check.c netem/pids.c netem/link.c \
 	netem/cluster.c netem/cluster_view.c netem/cluster_sshd.c
 UNIT_TESTS += $(BUILD)/tests/test_netem_rate $(BUILD)/tests/test_netem_state \
 	$(BUILD)/tests/test_netem_links $(BUILD)/tests/test_netem_request
