@@ -13,8 +13,9 @@
  *        {"window":K,"t_s":K+1,"phase_s":P,"trace_mean_bps":M,"rate_bps":R,
  *         "sent_bytes":B,"achieved_bps":A,"drops":D}
  *      (the trace's time-weighted mean over the window [K, K+1) s, the rate the kernel
- *      holds at its end (read before a change due then), the bytes the qdisc sent in the window with layer-2 headers,
- *      8 B / the window's measured length, and the packets dropped in it);
+ *      holds at its end (read before a change due then), the bytes the qdisc sent in
+ *      the window with layer-2 headers, 8 B / the window's measured length, and the
+ *      packets dropped in it);
  *   4. stops at the deadline (duration_s after the start), when *stop becomes nonzero
  *      (a signal handler), when the owner process is gone, or on an error, and on
  *      every one of these paths clears the cap (gc_shape_clear) before returning;

@@ -198,7 +198,9 @@ gc_rc gc_trace_parse(const char *text, size_t len, const char *name, struct gc_t
 	memset(&p, 0, sizeof(p));
 	p.name = name ? name : "trace";
 	p.t = t;
-	while (!rc && s < end && !memchr(text, 0, len)) {
+	if (memchr(text, 0, len))
+		s = end;                 /* check_whole says why */
+	while (!rc && s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t n = (size_t)((nl ? nl : end) - s);
 		char *hash;
