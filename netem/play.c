@@ -258,6 +258,7 @@ gc_rc gc_play_run(const struct gc_play_opts *o, struct gc_play_result *r, gc_err
 	req.netns = o->netns;
 	req.rate_bps = o->trace->max_bps;
 	req.owner = getpid();
+	req.htb = 1;                   /* a tbf's change refills its bucket: +1 burst each */
 	if ((rc = gc_shape_set(&req, e)))
 		return rc;
 	p.cur_bps = o->trace->max_bps;

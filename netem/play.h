@@ -3,7 +3,10 @@
  *
  * gc_play_run, in order:
  *   1. sets the cap (gc_shape_set) at the trace's highest rate, owned by this process,
- *      so that 'gcbench-netem restore-all' undoes it if the player is killed (SIGKILL);
+ *      so that 'gcbench-netem restore-all' undoes it if the player is killed (SIGKILL),
+ *      as an htb class at any rate: a tbf's change refills its bucket, one burst
+ *      (rate x 4 ms) more per change, 4% above the trace at 10 changes a second;
+ *      an htb class keeps its tokens;
  *   2. waits for the start instant (CLOCK_REALTIME: every host given the same instant
  *      starts together, as far as their clocks agree), puts the rate of the trace's
  *      first step in place and notes how late that was (start_lag_us);

@@ -513,6 +513,8 @@ gc_rc gc_shape_set(const struct gc_shape_req *r, gc_err *e)
 
 	if ((rc = check_req(r, e)) || (p && (rc = gc_qdisc_plan_make(r->rate_bps, r->burst, p, e))))
 		return rc;
+	if (p && r->htb)
+		p->kind = GC_QDISC_HTB;
 	if ((rc = ctx_open(&c, r->dev, r->netns, e)))
 		return rc;
 	if ((rc = gc_state_path(r->dev, r->netns, path, sizeof(path), e)) ||

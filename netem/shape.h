@@ -45,6 +45,9 @@ struct gc_shape_req {
 	double loss_pct;        /* 0..100 */
 	pid_t owner;            /* restore_all undoes the cap once this pid is gone;
 				   0 = the calling process */
+	int htb;                /* 1: an htb class at any rate (not a tbf below 34.36
+				   Gbit/s): its rate changes in place without refilling
+				   its bucket, as a tbf's does (the trace player) */
 };
 
 struct gc_shape_info {
