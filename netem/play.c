@@ -4,12 +4,15 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "pids.h"
 #include "shape.h"
+#include "state.h"
 
 /* Where the player is in the trace and what it has seen. */
 struct player {
@@ -24,6 +27,8 @@ struct player {
 	uint64_t win;               /* the next window to write (ends at win + 1 s) */
 	uint64_t last_bytes, last_drops, last_read_ns;
 	unsigned long long owner_start;
+	char state_path[PATH_MAX];  /* the link's state file, written by our set */
+	ino_t state_ino;
 	double late_sum_us;
 	uint64_t n_timed;           /* changes whose lateness was measured */
 };
@@ -131,12 +136,32 @@ static int owner_gone(const struct player *p)
 	return p->o->owner && gc_proc_start_time(p->o->owner) != p->owner_start;
 }
 
+/* Someone else's set or clear replaced our state file (a new sweep took the link
+ * after this player's controller died): "taken" or "cleared", else NULL. */
+static const char *link_taken(const struct player *p)
+{
+	struct gc_netem_state st;
+	struct stat sb;
+
+	if (stat(p->state_path, &sb))
+		return errno == ENOENT ? "cleared" : NULL;
+	if (sb.st_ino == p->state_ino)
+		return NULL;
+	if (gc_state_read(p->state_path, &st, NULL) || st.owner != getpid())
+		return "taken";
+	return NULL;
+}
+
 static int stopped(struct player *p)
 {
+	const char *why;
+
 	if (p->o->stop && *p->o->stop)
 		return p->r->stopped = "signal", 1;
 	if (owner_gone(p))
 		return p->r->stopped = "owner", 1;
+	if ((why = link_taken(p)))
+		return p->r->stopped = why, 1;
 	return 0;
 }
 
@@ -191,6 +216,20 @@ static gc_rc loop(struct player *p, gc_err *e)
 			rc = advance(p, e);
 	}
 	return rc;
+}
+
+static gc_rc remember_state(struct player *p, gc_err *e)
+{
+	struct stat sb;
+	gc_rc rc = gc_state_path(p->o->dev, p->o->netns, p->state_path, sizeof(p->state_path), e);
+
+	if (rc)
+		return rc;
+	if (stat(p->state_path, &sb))
+		return gc_fail(e, GC_E_IO, "cannot read state file '%s': %s", p->state_path,
+			       strerror(errno));
+	p->state_ino = sb.st_ino;
+	return GC_OK;
 }
 
 static double cpu_s(void)
@@ -263,11 +302,15 @@ gc_rc gc_play_run(const struct gc_play_opts *o, struct gc_play_result *r, gc_err
 		return rc;
 	p.cur_bps = o->trace->max_bps;
 	r->stopped = NULL;
-	rc = gc_shape_link_open(o->dev, o->netns, &p.link, e);
+	rc = remember_state(&p, e);
+	if (!rc)
+		rc = gc_shape_link_open(o->dev, o->netns, &p.link, e);
 	if (!rc)
 		rc = loop(&p, e);
 	gc_shape_link_close(p.link);     /* back in the caller's namespace */
-	if (gc_shape_clear(o->dev, o->netns, &ce) && !rc)
+	if (r->stopped && !strcmp(r->stopped, "taken"))
+		;                            /* the link is another sweep's now: leave it */
+	else if (gc_shape_clear(o->dev, o->netns, &ce) && !rc)
 		rc = gc_fail(e, GC_E_NETLINK, "cannot restore '%s' after playing: %s", o->dev, ce.msg);
 	if (rc || !r->stopped)
 		r->stopped = "error";

@@ -22,6 +22,9 @@
  *   4. stops at the deadline (duration_s after the start), when *stop becomes nonzero
  *      (a signal handler), when the owner process is gone, or on an error, and on
  *      every one of these paths clears the cap (gc_shape_clear) before returning;
+ *      and stops at once, leaving the link alone, when another set or clear replaced
+ *      its state file ("taken", "cleared": the next sweep of a controller that was
+ *      killed took the link, so a stale player never fights a new cap);
  *   5. writes a last line {"summary":1,...} (the fields of struct gc_play_result).
  * Needs CAP_NET_ADMIN; stays in one thread. Errors: those of gc_shape_set /
  * gc_shape_link_*, GC_E_INVAL for options; a stop by *stop or the owner is GC_OK with
@@ -57,7 +60,8 @@ struct gc_play_result {
 	double late_mean_us;
 	double cpu_pct;          /* this process's user + system CPU over its wall time */
 	double wall_s;
-	const char *stopped;     /* "deadline", "signal", "owner" or "error" */
+	const char *stopped;     /* "deadline", "signal", "owner", "taken", "cleared",
+				    "error" */
 };
 
 gc_rc gc_play_run(const struct gc_play_opts *o, struct gc_play_result *r, gc_err *e);

@@ -6,7 +6,7 @@
 # owner exits, and (through restore-all) after SIGKILL; version --json names protocol 2.
 . "$(dirname "$0")/../lib.sh"
 cases="version_json change_in_place change_needs_cap change_tbf_range play_follows_trace
-play_fast_changes play_sigterm_restores play_sigkill_restore_all play_owner_gone play_bad_trace"
+play_fast_changes play_sigterm_restores play_sigkill_restore_all play_owner_gone play_taken_over play_bad_trace"
 need_root $cases || exit 0
 need_cmd tc $cases || exit 0
 N=$BIN/gcbench-netem
@@ -126,6 +126,17 @@ for i in $(seq 30); do kill -0 "$pp" 2>/dev/null || break; sleep 0.1; done
 if ! kill -0 "$pp" 2>/dev/null && grep -q '"stopped":"owner"' "$tmp/own.out" && tcq | grep -q "noqueue 0: root"; then
 	pass play_owner_gone
 else fail play_owner_gone "$(cat "$tmp/own.out"); $(tcq | head -1)"; fi
+
+# a stale player (its controller was killed) meets the next sweep's set: it stops at
+# once and leaves the new cap alone
+$N play --dev "$a" --netns "$n1" --trace "$tmp/sq.trace" --duration 60 >"$tmp/take.out" 2>&1 &
+pp=$!; pids="$pids $pp"
+ready; $N set --dev "$a" --netns "$n1" --rate 700mbit >/dev/null
+for i in $(seq 30); do kill -0 "$pp" 2>/dev/null || break; sleep 0.1; done
+if ! kill -0 "$pp" 2>/dev/null && grep -q '"stopped":"taken"' "$tmp/take.out" &&
+	tcq | grep -q "tbf 1: root .*rate 700Mbit"; then pass play_taken_over
+else fail play_taken_over "$(cat "$tmp/take.out"); $(tcq | head -1)"; fi
+$N clear --dev "$a" --netns "$n1"
 
 # a trace that does not parse: exit 2 with file:line, nothing touched
 printf '0 1gbit\n0.5 fast\n' >"$tmp/bad.trace"
