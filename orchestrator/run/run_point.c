@@ -256,8 +256,8 @@ static void unshape_all(struct gc_sweep_ctx *c)
 /* Probe the ring pairs at this cap and store the result with the run. A cap is probed
  * once per sweep (its points run back to back): the next points of the same cap and
  * nodes store the same measurement, which saves about 1 s per point (docs/spec.md). */
-static void calibrate(struct gc_sweep_ctx *c, int64_t run_id, size_t used, uint64_t cap,
-		      uint32_t delay_us)
+static void calibrate(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
+		      const struct gc_spec *spec, uint64_t cap, uint32_t delay_us)
 {
 	struct gc_calibration *k = &c->cal;
 	size_t i, pairs = c->o->calibrate_all ? used : 1;
@@ -278,7 +278,9 @@ static void calibrate(struct gc_sweep_ctx *c, int64_t run_id, size_t used, uint6
 	for (i = 0; i < pairs && i < GC_CAL_MAX_PAIRS; i++) {
 		gc_node *a = &c->nodes[i], *b = &c->nodes[(i + 1) % used];
 		gc_err e;
-		if (gc_db_link_add(c->db, run_id, a->name, b->name, cap, k->bps[i], k->rtt[i], &e))
+		/* the sender's own cap: slow: may lower it */
+		if (gc_db_link_add(c->db, run_id, a->name, b->name,
+				   gc_spec_host_cap(spec, cap, a->name), k->bps[i], k->rtt[i], &e))
 			gc_warn("cannot store the calibration: %s", e.msg);
 	}
 }
@@ -560,7 +562,7 @@ static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 	if (!rc && (p->pt->bw_bps || point_delay_us(p->pt)))
 		rc = shape_all(c, run_id, used, p->spec, p->pt, e);
 	if (!rc && !gc_run_interrupted())
-		calibrate(c, run_id, used, p->pt->bw_bps, point_delay_us(p->pt));
+		calibrate(c, run_id, used, p->spec, p->pt->bw_bps, point_delay_us(p->pt));
 	if (!rc && gc_run_interrupted())
 		rc = gc_fail(e, GC_E_INTERRUPTED, "interrupted");
 	if (rc)
