@@ -646,4 +646,13 @@ void gc_exec_point_init(struct gc_exec_point *x, const struct gc_spec *spec, con
 		 p->stack && *p->stack->name ? p->stack->name : "",
 		 p->stack && *p->stack->name ? "/" : "", p->method->label, bw,
 		 p->world_size, p->batch, p->repeat ? " (repeat)" : "");
+	if (spec->n_slow) {   /* "... (slow n3 x0.5)" */
+		size_t n = strlen(x->label);
+		for (size_t i = 0; i < spec->n_slow && n < sizeof(x->label); i++) {
+			snprintf(x->label + n, sizeof(x->label) - n, "%s%s x%.9g%s",
+				 i ? ", " : " (slow ", spec->slow[i].host, spec->slow[i].factor,
+				 i + 1 == spec->n_slow ? ")" : "");
+			n = strlen(x->label);
+		}
+	}
 }
