@@ -99,6 +99,17 @@ static gc_rc advance(struct player *p, gc_err *e)
 	return rc;
 }
 
+/* Put the step in force at now (from the start) in place at once, skipping the ones
+ * missed (a player stopped for longer than a period, e.g. SIGSTOP). */
+static gc_rc catch_up(struct player *p, uint64_t now, gc_err *e)
+{
+	const struct gc_trace *t = p->o->trace;
+
+	p->idx = gc_trace_index_at(t, now);
+	p->rep = now / t->period_us;
+	return apply(p, t->steps[p->idx].rate_bps, e);
+}
+
 /* Read the counters at the end of window p->win and write its line. */
 static gc_rc window(struct player *p, gc_err *e)
 {
@@ -128,6 +139,8 @@ static gc_rc window(struct player *p, gc_err *e)
 	p->last_read_ns = now;
 	p->win++;
 	p->r->windows++;
+	if (now > p->start_ns && (now - p->start_ns) / 1000 >= (p->win + 1) * 1000000ull)
+		p->win = (now - p->start_ns) / 1000000000ull;   /* stopped: skip to now */
 	return GC_OK;
 }
 
@@ -212,6 +225,8 @@ static gc_rc loop(struct player *p, gc_err *e)
 		}
 		if (now >= (p->win + 1) * 1000000ull)      /* the window first: its bytes */
 			rc = window(p, e);                   /* ran at the rate it names */
+		if (now >= next_change_us(p) + p->o->trace->period_us)
+			rc = catch_up(p, now, e);      /* stopped for a whole period: jump */
 		while (!rc && now >= next_change_us(p))
 			rc = advance(p, e);
 	}

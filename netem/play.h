@@ -18,7 +18,9 @@
  *      (the trace's time-weighted mean over the window [K, K+1) s, the rate the kernel
  *      holds at its end (read before a change due then), the bytes the qdisc sent in
  *      the window with layer-2 headers, 8 B / the window's measured length, and the
- *      packets dropped in it);
+ *      packets dropped in it); a player stopped for longer (SIGSTOP, a stalled host)
+ *      jumps to the step and window in force when it runs again, so the window
+ *      written then spans the stop and the ones missed are not written;
  *   4. stops at the deadline (duration_s after the start), when *stop becomes nonzero
  *      (a signal handler), when the owner process is gone, or on an error, and on
  *      every one of these paths clears the cap (gc_shape_clear) before returning;
