@@ -4,12 +4,23 @@
 
 #include <math.h>
 
+/* The ring's bottleneck under slow: (docs/spec.md): the point's cap times the least
+ * factor of the hosts the run used (1 without slow:), and the links' mean efficiency
+ * (goodput over each sender's own cap) at that cap. Without slow: these are the cap
+ * and the links' mean goodput, as before. */
+#define SQL_SLOWEST "COALESCE((SELECT MIN(j.value) FROM runs r, json_each(r.network_json, " \
+	"'$.slow') j WHERE r.id = s.run_id AND j.key IN (SELECT h.node FROM run_hosts h " \
+	"WHERE h.run_id = s.run_id)), 1)"
+
 static const char sql_runs[] =
 	"SELECT s.run_id, COALESCE(s.env_id, 0), s.model, s.method, s.params, s.world_size, "
-	"s.batch, s.bw_cap_bps, s.latency_s, s.compute_scale, s.t_iter_median, "
+	"s.batch, CAST(ROUND(s.bw_cap_bps * " SQL_SLOWEST ") AS INTEGER), s.latency_s, "
+	"s.compute_scale, s.t_iter_median, "
 	"s.t_forward_median, s.t_backward_median, s.t_encode_median, s.t_decode_median, "
 	"s.t_exposed_median, s.t_optimizer_median, "
-	"(SELECT AVG(goodput_bps) FROM links l WHERE l.run_id = s.run_id), s.t_comm_median "
+	"(SELECT CASE WHEN s.bw_cap_bps > 0 AND MIN(l.cap_bps) > 0 THEN AVG(l.goodput_bps * 1.0 "
+	"/ l.cap_bps) * s.bw_cap_bps * " SQL_SLOWEST " ELSE AVG(l.goodput_bps) END "
+	"FROM links l WHERE l.run_id = s.run_id), s.t_comm_median "
 	"FROM run_summary s ORDER BY s.run_id";
 
 static void run_read(sqlite3_stmt *st, struct gc_db_model_run *r)

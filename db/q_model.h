@@ -18,11 +18,15 @@ struct gc_db_model_run {
 	int64_t env_id;                    /* 0: unknown */
 	const char *model, *method, *params;
 	int world_size, batch;
-	int64_t bw_cap_bps;                /* 0: unlimited */
+	int64_t bw_cap_bps;                /* the ring's bottleneck cap: the point's, times
+					      the least slow: factor of the hosts used;
+					      0: unlimited */
 	double latency_s, compute_scale;
 	double t_iter, t_forward, t_backward, t_encode, t_decode, t_exposed, t_optimizer,
 	       t_comm;
-	double link_goodput_bps;           /* mean goodput of the run's links; 0: none */
+	double link_goodput_bps;           /* mean goodput of the run's links (under slow:
+					      their mean goodput / own cap, times the
+					      bottleneck cap); 0: none */
 };
 
 /* Call fn for every ok run, by run id. fn returning nonzero stops (GC_OK). GC_E_DB

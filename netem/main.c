@@ -1,24 +1,33 @@
-/* netem/main.c: gcbench-netem, cap a link's egress (set, show, clear, restore-all,
- * check). */
+/* netem/main.c: gcbench-netem, the privileged helper: cap a link's egress (set, show,
+ * clear, change, play, restore-all, check, version; netem/protocol.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <signal.h>
+
 #include "json.h"
 #include "log.h"
 #include "opts.h"
+#include "play.h"
+#include "protocol.h"
 #include "rate.h"
 #include "shape.h"
 #include "strutil.h"
+#include "trace.h"
 
 static const char usage_text[] =
 "usage: gcbench-netem set   --dev IFACE [--netns NAME] [--rate RATE [--burst SIZE]]\n"
 "                           [--delay TIME [--jitter TIME]] [--loss PCT] [--owner PID]\n"
 "       gcbench-netem show  --dev IFACE [--netns NAME] [--json]\n"
 "       gcbench-netem clear --dev IFACE [--netns NAME]\n"
+"       gcbench-netem change --dev IFACE [--netns NAME] --rate RATE [--json]\n"
+"       gcbench-netem play  --dev IFACE [--netns NAME] --trace FILE --duration SECONDS\n"
+"                           [--start EPOCH_SECONDS] [--owner PID]\n"
 "       gcbench-netem restore-all [--all]\n"
 "       gcbench-netem check [--netem]\n"
+"       gcbench-netem version [--json]\n"
 "\n"
 "Caps the egress of IFACE (inside network namespace NAME, from 'ip netns list') through\n"
 "libnl, reads the kernel back to check it holds what was asked, and remembers what was\n"
@@ -42,6 +51,18 @@ static const char usage_text[] =
 "  rate caps still work. set needs --rate, --delay or --loss.\n"
 "--owner PID: restore-all undoes this cap once PID has exited (default: the parent\n"
 "  process, i.e. the shell or program that ran gcbench-netem).\n"
+"change: changes the rate of a cap 'set' installed, in place (tc's change: the queue\n"
+"  and its counters survive), and reads it back.\n"
+"play: plays a bandwidth trace (FILE: 'SECONDS RATE' lines, repeated; see\n"
+"  docs/netem.md) on IFACE: sets the cap at the trace's highest rate, waits for the\n"
+"  start instant (wall clock, seconds since the epoch with decimals; default now),\n"
+"  changes the rate in place at each of the trace's times, prints one JSON line per\n"
+"  second (the trace's mean, the bytes the qdisc sent, the rate achieved) and a\n"
+"  summary line, and restores the link at the end of --duration, on SIGINT/SIGTERM/\n"
+"  SIGHUP, or once --owner PID has exited. Killed (SIGKILL), it leaves the cap to\n"
+"  'restore-all', as it owns it.\n"
+"version: this build and the helper protocol it speaks (--json: one object with\n"
+"  \"protocol\" and the \"operations\" it implements).\n"
 "restore-all: restores every link whose owner is gone (--all: every link).\n"
 "check: prints 'uid=N cap_net_admin=0|1' for this process (root, sudo, or the\n"
 "  cap_net_admin file capability: setcap cap_net_admin+ep gcbench-netem) and exits 0\n"
@@ -57,6 +78,7 @@ static const char usage_text[] =
 
 struct opts {
 	const char *dev, *netns, *rate, *burst, *delay, *jitter, *loss, *owner;
+	const char *trace, *start, *duration;
 	int json, all, bytes_ok, netem;
 };
 
@@ -66,12 +88,13 @@ static const struct gc_opt netem_opts[] = {
 	{ "--delay", NULL, GC_OPT_ARG, 'D' }, { "--jitter", NULL, GC_OPT_ARG, 'J' },
 	{ "--loss", NULL, GC_OPT_ARG, 'L' }, { "--owner", NULL, GC_OPT_ARG, 'o' },
 	{ "--json", NULL, 0, 'j' }, { "--all", NULL, 0, 'a' }, { "--bytes-ok", NULL, 0, 'B' },
-	{ "--netem", NULL, 0, 'N' },
+	{ "--netem", NULL, 0, 'N' }, { "--trace", NULL, GC_OPT_ARG, 't' },
+	{ "--start", NULL, GC_OPT_ARG, 's' }, { "--duration", NULL, GC_OPT_ARG, 'u' },
 };
 
 static void print_version(void)
 {
-	printf("gcbench-netem %s\n", GC_VERSION);
+	printf("gcbench-netem %s (helper protocol %d)\n", GC_VERSION, GC_NETEM_PROTOCOL);
 }
 
 /* 0 to go on, 1 when help or version was printed, 2 on a mistake (reported). */
@@ -98,6 +121,9 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct opts *o)
 		case 'a': o->all = 1; break;
 		case 'B': o->bytes_ok = 1; break;
 		case 'N': o->netem = 1; break;
+		case 't': o->trace = p.val; break;
+		case 's': o->start = p.val; break;
+		case 'u': o->duration = p.val; break;
 		}
 	}
 	if (c == GC_OPTS_HELP)
@@ -214,40 +240,153 @@ static gc_rc print_info(const struct opts *o, const struct gc_shape_info *s, gc_
 	return GC_OK;
 }
 
-static int run(const char *cmd, const struct opts *o)
+static int done(const char *cmd, gc_rc rc, const gc_err *e)
+{
+	if (rc)
+		gc_error("%s: %s", cmd, e->msg[0] ? e->msg : gc_strerror(rc));
+	return rc ? (rc == GC_E_INVAL ? 2 : 1) : 0;
+}
+
+static int op_set(const struct opts *o)
 {
 	struct gc_shape_info info;
 	struct gc_shape_req r;
 	gc_err e = { { 0 } };
-	gc_rc rc;
-	int n = 0;
+	gc_rc rc = build_req(o, &r, &e);
 
-	if (strcmp(cmd, "restore-all") && !o->dev) {
-		gc_error("%s needs --dev IFACE; see 'gcbench-netem --help'", cmd);
-		return 2;
-	}
-	if (!strcmp(cmd, "set")) {
-		rc = build_req(o, &r, &e);
-		if (!rc)
-			rc = gc_shape_set(&r, &e);
-		if (!rc)
-			rc = gc_shape_show(o->dev, o->netns, &info, &e);
-		if (!rc)
-			rc = print_info(o, &info, &e);
-	} else if (!strcmp(cmd, "show")) {
+	if (!rc)
+		rc = gc_shape_set(&r, &e);
+	if (!rc)
 		rc = gc_shape_show(o->dev, o->netns, &info, &e);
-		if (!rc)
-			rc = print_info(o, &info, &e);
-	} else if (!strcmp(cmd, "clear")) {
-		rc = gc_shape_clear(o->dev, o->netns, &e);
-	} else {
-		rc = gc_shape_restore_all(o->all, &n, &e);
-		printf("restored %d link%s\n", n, n == 1 ? "" : "s");
-	}
-	if (rc)
-		gc_error("%s: %s", cmd, e.msg[0] ? e.msg : gc_strerror(rc));
-	return rc ? (rc == GC_E_INVAL ? 2 : 1) : 0;
+	if (!rc)
+		rc = print_info(o, &info, &e);
+	return done("set", rc, &e);
 }
+
+static int op_show(const struct opts *o)
+{
+	struct gc_shape_info info;
+	gc_err e = { { 0 } };
+	gc_rc rc = gc_shape_show(o->dev, o->netns, &info, &e);
+
+	if (!rc)
+		rc = print_info(o, &info, &e);
+	return done("show", rc, &e);
+}
+
+static int op_clear(const struct opts *o)
+{
+	gc_err e = { { 0 } };
+
+	return done("clear", gc_shape_clear(o->dev, o->netns, &e), &e);
+}
+
+static int op_restore_all(const struct opts *o)
+{
+	gc_err e = { { 0 } };
+	int n = 0;
+	gc_rc rc = gc_shape_restore_all(o->all, &n, &e);
+
+	printf("restored %d link%s\n", n, n == 1 ? "" : "s");
+	return done("restore-all", rc, &e);
+}
+
+static int op_change(const struct opts *o)
+{
+	struct gc_shape_info info;
+	gc_err e = { { 0 } };
+	uint64_t bps = 0;
+	gc_rc rc;
+
+	if (!o->rate || o->burst || o->delay || o->jitter || o->loss || o->trace)
+		return gc_error("change takes --rate only (and --dev, --netns, --json); see "
+				"'gcbench-netem --help'"), 2;
+	rc = gc_bw_parse(o->rate, GC_BW_BARE_GBIT | (o->bytes_ok ? GC_RATE_ALLOW_BYTES : 0),
+			 &bps, &e);
+	if (!rc && !bps)
+		rc = gc_fail(&e, GC_E_INVAL, "--rate unlimited is no rate to change to; to remove "
+			     "the cap, run 'gcbench-netem clear --dev %s'", o->dev);
+	if (!rc)
+		rc = gc_shape_change_rate(o->dev, o->netns, bps, &e);
+	if (!rc)
+		rc = gc_shape_show(o->dev, o->netns, &info, &e);
+	if (!rc)
+		rc = print_info(o, &info, &e);
+	return done("change", rc, &e);
+}
+
+static volatile sig_atomic_t play_stop;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	play_stop = 1;
+}
+
+/* SIGINT, SIGTERM, SIGHUP end the player through its loop (no SA_RESTART: the
+ * sleep returns at once). */
+static void catch_stop_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static gc_rc play_opts(const struct opts *o, struct gc_play_opts *po, gc_err *e)
+{
+	uint64_t v;
+
+	memset(po, 0, sizeof(*po));
+	if (o->rate || o->burst || o->delay || o->jitter || o->loss)
+		return gc_fail(e, GC_E_INVAL, "play takes its rates from --trace; drop --rate, "
+			       "--burst, --delay, --jitter and --loss");
+	if (!o->trace || !o->duration)
+		return gc_fail(e, GC_E_INVAL, "play needs --trace FILE and --duration SECONDS (the "
+			       "point's deadline: the player outlives nothing)");
+	if (gc_parse_double(o->duration, &po->duration_s) || !(po->duration_s > 0) ||
+	    po->duration_s > GC_PLAY_MAX_DURATION_S)
+		return gc_fail(e, GC_E_INVAL, "invalid --duration '%.40s': give seconds, more "
+			       "than 0 and at most 604800 (7 days)", o->duration);
+	if (o->start && (gc_parse_double(o->start, &po->start_s) || !(po->start_s > 0) ||
+			 po->start_s >= 1e11))
+		return gc_fail(e, GC_E_INVAL, "invalid --start '%.40s': give seconds since the "
+			       "epoch, as 'date +%%s.%%N' prints them", o->start);
+	if (o->owner && (gc_parse_u64(o->owner, &v) || v == 0 || v > 4194304))
+		return gc_fail(e, GC_E_INVAL, "invalid --owner '%.40s': give a process id", o->owner);
+	po->owner = o->owner ? (pid_t)v : 0;
+	po->dev = o->dev;
+	po->netns = o->netns;
+	po->out = stdout;
+	po->stop = &play_stop;
+	return GC_OK;
+}
+
+static int op_play(const struct opts *o)
+{
+	struct gc_play_result res;
+	struct gc_play_opts po;
+	struct gc_trace t = { 0 };
+	gc_err e = { { 0 } };
+	gc_rc rc = play_opts(o, &po, &e);
+
+	if (!rc && !(rc = gc_trace_load(o->trace, &t, &e))) {
+		po.trace = &t;
+		catch_stop_signals();
+		rc = gc_play_run(&po, &res, &e);
+	}
+	gc_trace_release(&t);
+	if (rc == GC_E_FORMAT)
+		rc = GC_E_INVAL;          /* a trace that does not parse: exit 2 */
+	return done("play", rc, &e);
+}
+
+static int op_version(const struct opts *o);
+
 
 /* CAP_NET_ADMIN (bit 12) in this process's effective set, from /proc/self/status */
 static int have_net_admin(void)
@@ -293,12 +432,80 @@ static int check(int netem)
 	return 1;
 }
 
+static int op_check(const struct opts *o)
+{
+	if (o->dev || o->netns || o->rate || o->burst || o->delay || o->jitter || o->loss ||
+	    o->owner || o->json || o->all || o->bytes_ok || o->trace || o->start || o->duration) {
+		gc_error("check takes no option but --netem; see 'gcbench-netem --help'");
+		return 2;
+	}
+	return check(o->netem);
+}
+
+/* Every operation of the helper protocol (netem/protocol.h, docs/netem.md "Helper
+ * protocol"), in the order of gc_netem_operations. */
+struct netem_op {
+	const char *name;
+	int needs_dev;                       /* --dev IFACE is required */
+	int (*fn)(const struct opts *o);
+};
+
+static const struct netem_op ops[] = {
+	{ "set", 1, op_set }, { "show", 1, op_show }, { "clear", 1, op_clear },
+	{ "change", 1, op_change }, { "play", 1, op_play },
+	{ "restore-all", 0, op_restore_all }, { "check", 0, op_check },
+	{ "version", 0, op_version },
+};
+#define N_OPS (sizeof(ops) / sizeof(ops[0]))
+
+static int op_version(const struct opts *o)
+{
+	size_t i;
+
+	if (!o->json) {
+		printf("gcbench-netem %s (helper protocol %d)\n", GC_VERSION, GC_NETEM_PROTOCOL);
+		return 0;
+	}
+	printf("{\"program\":\"gcbench-netem\",\"version\":\"%s\",\"protocol\":%d,"
+	       "\"libnl\":\"%s\",\"operations\":[", GC_VERSION, GC_NETEM_PROTOCOL,
+	       gc_netem_libnl_version());
+	for (i = 0; i < N_OPS; i++)
+		printf("%s\"%s\"", i ? "," : "", ops[i].name);
+	printf("],\"reserved\":[\"classes\",\"flows\"]}\n");
+	return 0;
+}
+
+static const struct netem_op *find_op(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < N_OPS; i++)
+		if (!strcmp(name, ops[i].name))
+			return &ops[i];
+	return NULL;
+}
+
+/* The one place every operation runs through, after its options parsed: where a
+ * site's policy check (which devices, which rates, who) wraps them all. */
+static int run_op(const struct netem_op *op, const struct opts *o)
+{
+	if (op->needs_dev && !o->dev) {
+		gc_error("%s needs --dev IFACE; see 'gcbench-netem --help'", op->name);
+		return 2;
+	}
+	return op->fn(o);
+}
+
 static int unknown_command(const char *word)
 {
-	static const char *const all[] = { "set", "show", "clear", "restore-all", "check", "help" };
+	const char *all[N_OPS + 1];
 	gc_err e;
+	size_t i;
 
-	gc_opts_unknown(&e, "command", word, NULL, gc_suggest(word, all, 6),
+	for (i = 0; i < N_OPS; i++)
+		all[i] = ops[i].name;
+	all[N_OPS] = "help";
+	gc_opts_unknown(&e, "command", word, NULL, gc_suggest(word, all, N_OPS + 1),
 			"gcbench-netem --help");
 	gc_error("%s", e.msg);
 	return 2;
@@ -306,9 +513,8 @@ static int unknown_command(const char *word)
 
 int main(int argc, char **argv)
 {
-	static const char *const cmds[] = { "set", "show", "clear", "restore-all", "check" };
+	const struct netem_op *op;
 	struct opts o;
-	size_t i;
 	int r;
 
 	gc_log_init("gcbench-netem", GC_LOG_INFO);
@@ -328,26 +534,11 @@ int main(int argc, char **argv)
 		gc_error("%s", p.err.msg);
 		return 2;
 	}
-	if (!strcmp(argv[1], "help")) {   /* help CMD: the usage covers every command */
-		for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-			if (!strcmp(argv[2], cmds[i]))
-				return fputs(usage_text, stdout), 0;
-		return unknown_command(argv[2]);
-	}
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i]))
-			break;
-	if (i == sizeof(cmds) / sizeof(cmds[0]))
+	if (!strcmp(argv[1], "help"))     /* help CMD: the usage covers every command */
+		return find_op(argv[2]) ? (fputs(usage_text, stdout), 0) : unknown_command(argv[2]);
+	if (!(op = find_op(argv[1])))
 		return unknown_command(argv[1]);
 	if ((r = parse_opts(argv[1], argc - 1, argv + 1, &o)))
 		return r == 1 ? 0 : 2;
-	if (!strcmp(argv[1], "check")) {
-		if (o.dev || o.netns || o.rate || o.burst || o.delay || o.jitter || o.loss ||
-		    o.owner || o.json || o.all || o.bytes_ok) {
-			gc_error("check takes no option but --netem; see 'gcbench-netem --help'");
-			return 2;
-		}
-		return check(o.netem);
-	}
-	return run(argv[1], &o);
+	return run_op(op, &o);
 }

@@ -2,11 +2,12 @@
 # cluster of namespaced nodes (cluster.c; each node's mount view: cluster_view.c; its
 # sshd and the cluster's keys: cluster_sshd.c), and two programs: gcbench-netem (set,
 # show, clear, restore-all) and gcbench-probe (TCP goodput / RTT probe).
-LIB_SRCS += netem/rate.c netem/netns.c netem/state.c netem/shape.c netem/netem_check.c netem/pids.c netem/link.c \
+LIB_SRCS += netem/trace.c netem/play.c netem/rate.c netem/netns.c netem/state.c netem/shape.c netem/netem_check.c netem/pids.c netem/link.c \
 	netem/cluster.c netem/cluster_view.c netem/cluster_sshd.c
 UNIT_TESTS += $(BUILD)/tests/test_netem_rate $(BUILD)/tests/test_netem_state \
-	$(BUILD)/tests/test_netem_links $(BUILD)/tests/test_netem_request
-FUZZ_TARGETS += fuzz_rate fuzz_delay
+	$(BUILD)/tests/test_netem_links $(BUILD)/tests/test_netem_request \
+	$(BUILD)/tests/test_netem_trace
+FUZZ_TARGETS += fuzz_rate fuzz_delay fuzz_trace
 
 BINS += $(BUILD)/bin/gcbench-netem
 NETEM_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
@@ -18,7 +19,7 @@ BINS += $(BUILD)/bin/gcbench-probe
 $(BUILD)/bin/gcbench-probe: $(BUILD)/obj/netem/probe.o $(LIB)
 	$(link_rule)
 
-INTEG_TESTS += tests/integration/test_netem_shape.sh tests/integration/test_cluster.sh \
+INTEG_TESTS += tests/integration/test_netem_shape.sh tests/integration/test_netem_trace.sh tests/integration/test_cluster.sh \
 	tests/integration/test_run_latency.sh
 
 BENCHES += bench-netem

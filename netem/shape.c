@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -512,6 +513,8 @@ gc_rc gc_shape_set(const struct gc_shape_req *r, gc_err *e)
 
 	if ((rc = check_req(r, e)) || (p && (rc = gc_qdisc_plan_make(r->rate_bps, r->burst, p, e))))
 		return rc;
+	if (p && r->htb)
+		p->kind = GC_QDISC_HTB;
 	if ((rc = ctx_open(&c, r->dev, r->netns, e)))
 		return rc;
 	if ((rc = gc_state_path(r->dev, r->netns, path, sizeof(path), e)) ||
@@ -607,4 +610,127 @@ const char *gc_netem_libnl_version(void)
 	if (!v[0])
 		snprintf(v, sizeof(v), "%d.%d.%d", nl_ver_maj, nl_ver_min, nl_ver_mic);
 	return v;
+}
+
+/* ---- in-place rate changes (tc's 'change'): the queue and its counters survive ---- */
+
+struct gc_shape_link {
+	struct nlctx c;
+	enum gc_qdisc_kind kind;   /* what gcbench installed at the root */
+};
+
+gc_rc gc_shape_link_open(const char *dev, const char *netns, struct gc_shape_link **out,
+			 gc_err *e)
+{
+	struct gc_shape_link *l = calloc(1, sizeof(*l));
+	struct gc_shape_info o;
+	char path[PATH_MAX], w[96];
+	gc_rc rc;
+
+	*out = NULL;
+	if (!l)
+		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	if ((rc = ctx_open(&l->c, dev, netns, e))) {
+		free(l);
+		return rc;
+	}
+	rc = gc_state_path(dev, netns, path, sizeof(path), e);
+	if (!rc && access(path, F_OK))
+		rc = gc_fail(e, GC_E_STATE, "'%s'%s has no cap set by gcbench to change; set one "
+			     "first ('gcbench-netem set --dev %s --rate RATE')", dev,
+			     where(&l->c, w, sizeof(w)), dev);
+	if (!rc)
+		rc = read_info(&l->c, &o, e);
+	if (!rc && strcmp(o.kind, "tbf") && strcmp(o.kind, "htb"))
+		rc = gc_fail(e, GC_E_STATE, "'%s'%s holds a '%s' root qdisc, not a rate cap; set "
+			     "one with 'gcbench-netem set --dev %s --rate RATE'", dev,
+			     where(&l->c, w, sizeof(w)), o.kind, dev);
+	if (rc) {
+		gc_shape_link_close(l);
+		return rc;
+	}
+	l->kind = !strcmp(o.kind, "tbf") ? GC_QDISC_TBF : GC_QDISC_HTB;
+	*out = l;
+	return GC_OK;
+}
+
+void gc_shape_link_close(struct gc_shape_link *l)
+{
+	if (!l)
+		return;
+	ctx_close(&l->c);
+	free(l);
+}
+
+/* RTM_NEWQDISC without NLM_F_CREATE/EXCL: tbf_change keeps its child queue. */
+static int change_tbf(struct nlctx *c, const struct gc_qdisc_plan *p)
+{
+	struct rtnl_qdisc *q = tbf_new(c->ifindex, p);
+	int err;
+
+	if (!q)
+		return -NLE_NOMEM;
+	err = rtnl_qdisc_update(c->sk, q, q, 0);
+	rtnl_qdisc_put(q);
+	return err;
+}
+
+/* RTM_NEWTCLASS on the existing class 1:1: htb_change_class changes it in place. */
+static int change_htb(struct nlctx *c, const struct gc_qdisc_plan *p)
+{
+	struct gc_shape_objs o;
+	struct gc_qdisc_plan hp = *p;
+	int err;
+
+	hp.kind = GC_QDISC_HTB;
+	memset(&o, 0, sizeof(o));
+	err = htb_new(c->ifindex, &hp, &o);
+	if (!err)
+		err = rtnl_class_add(c->sk, o.cls, 0);
+	gc_shape_objs_release(&o);
+	return err;
+}
+
+gc_rc gc_shape_link_rate(struct gc_shape_link *l, uint64_t rate_bps, gc_err *e)
+{
+	struct gc_qdisc_plan p;
+	char w[96];
+	gc_rc rc = gc_qdisc_plan_make(rate_bps, 0, &p, e);
+	int err;
+
+	if (rc)
+		return rc;
+	if (l->kind == GC_QDISC_TBF && p.kind != GC_QDISC_TBF)
+		return gc_fail(e, GC_E_INVAL, "cannot change the tbf cap on '%s'%s to %llu bit/s: "
+			       "a tbf holds at most 34.36 Gbit/s; set the cap at the highest rate "
+			       "first (above 34.36 Gbit/s it is an htb class, which holds any rate)",
+			       l->c.dev, where(&l->c, w, sizeof(w)), (unsigned long long)rate_bps);
+	err = l->kind == GC_QDISC_TBF ? change_tbf(&l->c, &p) : change_htb(&l->c, &p);
+	return err < 0 ? nl_fail(&l->c, e, err, "change the rate") : GC_OK;
+}
+
+gc_rc gc_shape_link_read(struct gc_shape_link *l, struct gc_shape_info *out, gc_err *e)
+{
+	return read_info(&l->c, out, e);
+}
+
+gc_rc gc_shape_change_rate(const char *dev, const char *netns, uint64_t rate_bps, gc_err *e)
+{
+	struct gc_shape_link *l;
+	struct gc_shape_info o;
+	struct gc_qdisc_plan p;
+	char w[96];
+	gc_rc rc = gc_qdisc_plan_make(rate_bps, 0, &p, e);
+
+	if (rc || (rc = gc_shape_link_open(dev, netns, &l, e)))
+		return rc;
+	rc = gc_shape_link_rate(l, rate_bps, e);
+	if (!rc)
+		rc = read_info(&l->c, &o, e);
+	if (!rc && o.rate_bps != p.rate_bytes * 8)
+		rc = gc_fail(e, GC_E_MISMATCH, "the kernel holds rate %llu bit/s on '%s'%s, not "
+			     "the %llu bit/s asked for", (unsigned long long)o.rate_bps, dev,
+			     where(&l->c, w, sizeof(w)), (unsigned long long)p.rate_bytes * 8);
+	gc_shape_link_close(l);
+	return rc;
 }

@@ -45,6 +45,9 @@ struct gc_shape_req {
 	double loss_pct;        /* 0..100 */
 	pid_t owner;            /* restore_all undoes the cap once this pid is gone;
 				   0 = the calling process */
+	int htb;                /* 1: an htb class at any rate (not a tbf below 34.36
+				   Gbit/s): its rate changes in place without refilling
+				   its bucket, as a tbf's does (the trace player) */
 };
 
 struct gc_shape_info {
@@ -74,6 +77,30 @@ gc_rc gc_shape_clear(const char *dev, const char *netns, gc_err *e);
  * every link). *n_restored (may be NULL) counts them. Continues past failures and
  * returns the first error. */
 gc_rc gc_shape_restore_all(int all, int *n_restored, gc_err *e);
+
+/* In-place rate changes, as tc's 'change' (RTM_NEWQDISC / RTM_NEWTCLASS without
+ * NLM_F_EXCL on the qdisc or class gcbench installed): the queue, the packets in it and
+ * the counters survive, which delete-and-add does not. Only a cap that gc_shape_set
+ * installed (a state file, a tbf or htb root) can be changed; the state file keeps the
+ * set's rate and what to restore, so clear and restore-all work as after a set. The
+ * burst follows the new rate (gc_burst_default). A tbf holds at most 34.36 Gbit/s: to
+ * play rates above, set the cap at the highest one first (an htb class).
+ *
+ * gc_shape_link_open: enter the namespace and hold a netlink socket for repeated
+ * changes (the trace player); GC_E_STATE when the link has no gcbench cap. The caller
+ * stays in NETNS until gc_shape_link_close (accepts NULL). gc_shape_link_rate: change
+ * the rate (not read back: gc_shape_link_read reads what the kernel holds and its
+ * counters). GC_E_INVAL for a rate outside [8 bit/s, 1000 tbit] or above a tbf's
+ * range, GC_E_NETLINK when the kernel refuses. */
+struct gc_shape_link;
+gc_rc gc_shape_link_open(const char *dev, const char *netns, struct gc_shape_link **out,
+			 gc_err *e);
+gc_rc gc_shape_link_rate(struct gc_shape_link *l, uint64_t rate_bps, gc_err *e);
+gc_rc gc_shape_link_read(struct gc_shape_link *l, struct gc_shape_info *out, gc_err *e);
+void gc_shape_link_close(struct gc_shape_link *l);
+
+/* One change, read back and verified (GC_E_MISMATCH when the kernel holds other). */
+gc_rc gc_shape_change_rate(const char *dev, const char *netns, uint64_t rate_bps, gc_err *e);
 
 /* Whether this kernel has the netem qdisc (module sch_netem): with CAP_SYS_ADMIN, by
  * adding one on lo in a private network namespace that ends at once (nothing is left

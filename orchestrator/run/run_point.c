@@ -225,14 +225,15 @@ static uint32_t point_delay_us(const struct gc_point *pt)
 /* Cap and delay the used nodes' links; store the delay their kernels hold (the
  * smallest read-back) with the run. */
 static gc_rc shape_all(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
-		       const struct gc_point *pt, gc_err *e)
+		       const struct gc_spec *spec, const struct gc_point *pt, gc_err *e)
 {
 	uint32_t delay = point_delay_us(pt), got, least = UINT32_MAX;
 	size_t i;
 	gc_rc rc;
 
-	for (i = 0; i < used; i++) {
-		rc = gc_node_shape(&c->nodes[i], pt->bw_bps, delay, &got, e);
+	for (i = 0; i < used; i++) {   /* slow: a host's factor on the cap */
+		rc = gc_node_shape(&c->nodes[i], gc_spec_host_cap(spec, pt->bw_bps,
+								  c->nodes[i].name), delay, &got, e);
 		if (rc)
 			return rc;
 		least = got < least ? got : least;
@@ -255,8 +256,8 @@ static void unshape_all(struct gc_sweep_ctx *c)
 /* Probe the ring pairs at this cap and store the result with the run. A cap is probed
  * once per sweep (its points run back to back): the next points of the same cap and
  * nodes store the same measurement, which saves about 1 s per point (docs/spec.md). */
-static void calibrate(struct gc_sweep_ctx *c, int64_t run_id, size_t used, uint64_t cap,
-		      uint32_t delay_us)
+static void calibrate(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
+		      const struct gc_spec *spec, uint64_t cap, uint32_t delay_us)
 {
 	struct gc_calibration *k = &c->cal;
 	size_t i, pairs = c->o->calibrate_all ? used : 1;
@@ -277,7 +278,9 @@ static void calibrate(struct gc_sweep_ctx *c, int64_t run_id, size_t used, uint6
 	for (i = 0; i < pairs && i < GC_CAL_MAX_PAIRS; i++) {
 		gc_node *a = &c->nodes[i], *b = &c->nodes[(i + 1) % used];
 		gc_err e;
-		if (gc_db_link_add(c->db, run_id, a->name, b->name, cap, k->bps[i], k->rtt[i], &e))
+		/* the sender's own cap: slow: may lower it */
+		if (gc_db_link_add(c->db, run_id, a->name, b->name,
+				   gc_spec_host_cap(spec, cap, a->name), k->bps[i], k->rtt[i], &e))
 			gc_warn("cannot store the calibration: %s", e.msg);
 	}
 }
@@ -482,6 +485,23 @@ static gc_rc launch(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 	return rc;
 }
 
+/* net (a JSON object, owned) with "slow":{"HOST":FACTOR,...} added when the spec has
+ * slow: (host names are [A-Za-z0-9._-]: nothing to escape); NULL when out of memory. */
+static char *with_slow(char *net, const struct gc_spec *s)
+{
+	gc_buf b = GC_BUF_INIT;
+	size_t n = net ? strlen(net) : 0;
+
+	if (!net || !s->n_slow || n < 2 || net[n - 1] != '}')
+		return net;
+	gc_buf_addf(&b, "%.*s%s\"slow\":{", (int)(n - 1), net, n > 2 ? "," : "");
+	for (size_t i = 0; i < s->n_slow; i++)
+		gc_buf_addf(&b, "%s\"%s\":%.9g", i ? "," : "", s->slow[i].host, s->slow[i].factor);
+	gc_buf_addf(&b, "}}");
+	free(net);
+	return gc_buf_take(&b);
+}
+
 static gc_rc begin_run(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 		       const struct gc_placement *pl, int64_t *run_id, gc_err *e)
 {
@@ -499,7 +519,7 @@ static gc_rc begin_run(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 	for (i = 0; i < used; i++)
 		names[i] = c->nodes[i].name;
 	gc_placement_hosts_text(pl, names, hosts, sizeof(hosts));
-	net = gc_launch_settings_json(&l);
+	net = with_slow(gc_launch_settings_json(&l), p->spec);
 	gc_point_to_run(p->spec, p->pt, c->sweep_id, (int)pl->nodes, c->env_ids ? c->env_ids[0] : 0, &r);
 	r.network_json = net;
 	rc = gc_db_run_begin(c->db, &r, run_id, e);
@@ -540,9 +560,9 @@ static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 		reap_nodes(c);
 	rc = run_on_nodes(c, used, mk, e);
 	if (!rc && (p->pt->bw_bps || point_delay_us(p->pt)))
-		rc = shape_all(c, run_id, used, p->pt, e);
+		rc = shape_all(c, run_id, used, p->spec, p->pt, e);
 	if (!rc && !gc_run_interrupted())
-		calibrate(c, run_id, used, p->pt->bw_bps, point_delay_us(p->pt));
+		calibrate(c, run_id, used, p->spec, p->pt->bw_bps, point_delay_us(p->pt));
 	if (!rc && gc_run_interrupted())
 		rc = gc_fail(e, GC_E_INTERRUPTED, "interrupted");
 	if (rc)
@@ -626,4 +646,13 @@ void gc_exec_point_init(struct gc_exec_point *x, const struct gc_spec *spec, con
 		 p->stack && *p->stack->name ? p->stack->name : "",
 		 p->stack && *p->stack->name ? "/" : "", p->method->label, bw,
 		 p->world_size, p->batch, p->repeat ? " (repeat)" : "");
+	if (spec->n_slow) {   /* "... (slow n3 x0.5)" */
+		size_t n = strlen(x->label);
+		for (size_t i = 0; i < spec->n_slow && n < sizeof(x->label); i++) {
+			snprintf(x->label + n, sizeof(x->label) - n, "%s%s x%.9g%s",
+				 i ? ", " : " (slow ", spec->slow[i].host, spec->slow[i].factor,
+				 i + 1 == spec->n_slow ? ")" : "");
+			n = strlen(x->label);
+		}
+	}
 }

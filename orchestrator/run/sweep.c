@@ -56,6 +56,12 @@ static void fill_point(const struct gc_spec *s, struct gc_point *p)
 		 v[GC_AX_MODEL], v[GC_AX_METHOD], v[GC_AX_PARAMS], v[GC_AX_BANDWIDTH],
 		 v[GC_AX_LATENCY], v[GC_AX_WORLD], v[GC_AX_BATCH], v[GC_AX_BACKEND],
 		 v[GC_AX_SCALE], p->repeat, *v[GC_AX_STACK] ? ";stack=" : "", v[GC_AX_STACK]);
+	if (s->n_slow) {   /* only when used: keys of specs without slow: stay as they were */
+		char slow[GC_SPEC_MAX_SLOW * 80];
+		size_t len = strlen(p->key);
+		spec_slow_text(s, slow, sizeof(slow));
+		snprintf(p->key + len, sizeof(p->key) - len, ";slow=%s", slow);
+	}
 }
 
 static int excluded(const struct gc_spec *s, const struct gc_point *p)

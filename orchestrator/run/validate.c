@@ -180,6 +180,36 @@ static void check_ssh_files(const struct gc_inventory *inv, const char *text, st
 	}
 }
 
+/* slow: names hosts of the inventory (local: N has n1..nN; a SLURM allocation's hosts
+ * are known only inside it: gcbench run checks them there) */
+static void check_slow(const struct gc_spec *s, const struct gc_inventory *inv,
+		       const char *inv_path, struct gc_diags *d)
+{
+	char msg[700], where[96], name[16];
+
+	for (size_t i = 0; i < s->n_slow && !inv->slurm; i++) {
+		const char *h = s->slow[i].host;
+		int found = 0;
+
+		for (size_t k = 0; k < inv->n_hosts && !found; k++)
+			found = !strcmp(inv->hosts[k].name, h);
+		for (int k = 1; k <= inv->local && !found; k++) {
+			snprintf(name, sizeof(name), "n%d", k);
+			found = !strcmp(name, h);
+		}
+		if (found)
+			continue;
+		snprintf(where, sizeof(where), "slow/%s", h);
+		if (inv->local)
+			snprintf(msg, sizeof(msg), "slow: host '%s' is not in the inventory (local: %d "
+				 "has n1 to n%d)", h, inv->local, inv->local);
+		else
+			snprintf(msg, sizeof(msg), "slow: host '%s' is not in the inventory '%.300s'; "
+				 "name one of its hosts", h, inv_path);
+		diag_path(d, s->text, where, msg);
+	}
+}
+
 /* The inventory's problems into d (its own file); GC_OK when it parsed. */
 static gc_rc check_inventory(const struct gc_run_opts *o, const struct gc_spec *s,
 			     struct gc_diags *sd, struct gc_diags *d, gc_err *e)
@@ -189,11 +219,14 @@ static gc_rc check_inventory(const struct gc_run_opts *o, const struct gc_spec *
 	size_t len = 0;
 	gc_rc rc;
 
-	if (!o->inventory_path)
-		return GC_OK;   /* local: 4 */
+	if (!o->inventory_path) {   /* local: 4 */
+		check_slow(s, &inv, "local: 4", sd);
+		return GC_OK;
+	}
 	rc = gc_inventory_load(o->inventory_path, &inv, d, e);
 	if (rc)
 		return rc;
+	check_slow(s, &inv, o->inventory_path, sd);
 	if (!inv.local && !inv.slurm) {   /* SLURM's GPUs come from the allocation */
 		if (gc_read_file(o->inventory_path, &text, &len, e))
 			text = NULL;

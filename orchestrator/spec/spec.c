@@ -16,7 +16,7 @@ static const char *const top_keys[] = {
 	"name", "description", "workload", "models", "methods", "baseline", "bandwidth",
 	"latency", "world_size", "batch", "iterations", "warmup", "repeats", "timeout",
 	"compute_scale", "backend", "exclude", "zip", "notify", "target", "eval_every", "data",
-	"ranks_per_node", "allow_single_node", "command", "stacks", "files",
+	"ranks_per_node", "allow_single_node", "command", "stacks", "files", "slow",
 };
 #define N_TOP (sizeof(top_keys) / sizeof(top_keys[0]))
 
@@ -156,6 +156,12 @@ static int parse_bw(struct spec_ctx *c, yaml_node_t *n, const char *t, void *out
 	char hint[160];
 	gc_err e;
 
+	if (!strncmp(t, "trace:", 6)) {   /* the helper plays traces; the sweep does not yet */
+		gc_diag(c->d, n, "bandwidth traces are not in gcbench run yet; play one on a link "
+			"with 'gcbench-netem play --trace FILE' (docs/netem.md, Bandwidth traces), "
+			"and give the sweep fixed caps");
+		return -1;
+	}
 	/* not e.msg: it quotes the text, and a spec's text is never quoted */
 	if (gc_bw_parse(t, 0, out, &e)) {
 		gc_diag(c->d, n, "bandwidth is %s", gc_bw_hint(t, 0, hint, sizeof hint));
@@ -514,6 +520,8 @@ static void parse_all(struct spec_ctx *c)
 		spec_parse_zip(c, v);
 	if ((v = gc_yaml_get(c->doc, c->root, "notify")))
 		spec_parse_notify(c, v);
+	if ((v = gc_yaml_get(c->doc, c->root, "slow")))
+		spec_parse_slow(c, v);
 }
 
 /* --- canonical text ----------------------------------------------------------- */
@@ -598,6 +606,11 @@ static gc_rc make_canonical(struct gc_spec *s)
 	canon_rest(&b, s);
 	if (s->ranks_per_node)   /* specs without it keep their hashes */
 		gc_buf_addf(&b, "ranks_per_node=%d\n", s->ranks_per_node);
+	if (s->n_slow) {         /* likewise */
+		char slow[GC_SPEC_MAX_SLOW * 80];
+		spec_slow_text(s, slow, sizeof(slow));
+		gc_buf_addf(&b, "slow=%s\n", slow);
+	}
 	if (!strcmp(s->workload, "command")) {   /* arguments have no spaces (spec_command.h) */
 		for (size_t k = 0; k < s->n_stacks; k++) {
 			const struct gc_spec_stack *st = &s->stacks[k];
@@ -697,6 +710,9 @@ void gc_spec_release(struct gc_spec *s)
 	free(s->batch);
 	free_strs(s->backend, s->n_backend);
 	free(s->compute_scale);
+	for (size_t i = 0; s->slow && i < s->n_slow; i++)
+		free(s->slow[i].host);
+	free(s->slow);
 	for (size_t i = 0; i < s->n_exclude; i++)
 		for (int a = 0; a < GC_AX__COUNT; a++)
 			free_strs(s->exclude[i].vals[a], s->exclude[i].n[a]);

@@ -56,6 +56,7 @@ struct gc_spec_stack {
 };
 
 #define GC_SPEC_MAX_STACKS 8
+#define GC_SPEC_MAX_SLOW 64             /* hosts in slow: */
 
 /* workload: command: a file of the spec's files: list, shipped with the build. */
 struct gc_spec_file {
@@ -66,6 +67,12 @@ struct gc_spec_file {
 
 #define GC_SPEC_MAX_FILES 16
 #define GC_SPEC_FILE_MAX_BYTES (16u << 20)
+
+/* slow: {HOST: FACTOR}: HOST's cap is FACTOR (0 < FACTOR <= 1) times the point's. */
+struct gc_spec_slow {
+	char *host;
+	double factor;
+};
 
 struct gc_spec {
 	char *name, *description;
@@ -82,6 +89,8 @@ struct gc_spec {
 	int *batch;             size_t n_batch;
 	char **backend;         size_t n_backend;     /* "mpi" | "nccl" */
 	double *compute_scale;  size_t n_compute_scale;
+	struct gc_spec_slow *slow; size_t n_slow;     /* slow: (hosts unchecked here: the
+						       * inventory's, gcbench run checks) */
 	int iterations, warmup, repeats, timeout_s;
 	int eval_every;                  /* train: validate every K iterations */
 	int ranks_per_node;              /* 0: auto (orchestrator/run/placement.h) */
@@ -122,6 +131,15 @@ gc_rc gc_latency_parse(const char *s, double *seconds, gc_err *e);
 size_t gc_spec_axis_len(const struct gc_spec *s, enum gc_axis a);
 void gc_spec_axis_text(const struct gc_spec *s, enum gc_axis a, size_t i, char *buf,
 		       size_t n);
+
+/* slow: the factor on HOST's cap (1 when slow: does not name it), and HOST's cap at
+ * a point of cap cap_bps (0, unlimited, stays 0; rounded to the bit). */
+double gc_spec_slow_factor(const struct gc_spec *s, const char *host);
+uint64_t gc_spec_host_cap(const struct gc_spec *s, uint64_t cap_bps, const char *host);
+
+/* "n3:0.5,n4:0.875" (slow: in the spec's order; "" without it): the point key's
+ * ;slow= and the canonical text use it. */
+void spec_slow_text(const struct gc_spec *s, char *buf, size_t n);
 
 /* FNV-1a 64 of len bytes. */
 uint64_t gc_fnv1a64(const void *p, size_t len);

@@ -30,6 +30,7 @@ void spec_parse_methods(struct spec_ctx *c, yaml_node_t *v);
 void spec_parse_exclude(struct spec_ctx *c, yaml_node_t *v);
 void spec_parse_zip(struct spec_ctx *c, yaml_node_t *v);
 void spec_parse_notify(struct spec_ctx *c, yaml_node_t *v);
+void spec_parse_slow(struct spec_ctx *c, yaml_node_t *v);        /* spec_slow.c */
 void spec_parse_placement(struct spec_ctx *c);   /* ranks_per_node, allow_single_node */
 
 /* workload: command (spec_command.c): command:, stacks: and files: (diagnosed under other
