@@ -69,7 +69,7 @@ static void test_two_level(void)
 static void test_codec_powersgd_counts(void)
 {
 	static const char *const rows[] = { "w,100x200,20000" };
-	gc_codec_dev d = { 1e-5, 0, 1e9, 1e9, 16, 1 };
+	gc_codec_dev d = { 1e-5, 0, 1e9, 1e9, 16, 1, GC_HOOKS_TORCH, 0 };
 	gc_bucket_span s = { 0, 1, 20000 };
 	gc_model_method m = method("powersgd:rank=4"), m8 = method("powersgd:rank=8");
 	double enc, dec, enc8, dec8;
@@ -97,7 +97,7 @@ static void test_codec_powersgd_counts(void)
 static void test_codec_sparse_counts(void)
 {
 	static const char *const rows[] = { "v,1000000,1000000" };
-	gc_codec_dev d = { 1e-5, 2e-5, 1e9, 1e9, 16, 0.5 };
+	gc_codec_dev d = { 1e-5, 2e-5, 1e9, 1e9, 16, 0.5, GC_HOOKS_TORCH, 0 };
 	gc_bucket_span s = { 0, 1, 1000000 };
 	gc_model_method t1 = method("topk:ratio=0.01"), t10 = method("topk:ratio=0.1");
 	gc_model_method r20 = method("mstopk:ratio=0.01"), r10 = method("mstopk:ratio=0.01,rounds=10");
