@@ -219,8 +219,12 @@ typedef struct gc_whatif_sens {
 } gc_whatif_sens;
 
 /* For each constant of the paper preset with lo < hi (w must be a paper preset), the
- * grid at lo and at hi with every other constant as in w; at most max rows into out. */
+ * grid at lo and at hi with every other constant as in w; at most max rows into out.
+ * The paper grid at seq_len; gc_whatif_sensitivity_def grid d (cross: its ResNet-50,
+ * batch 64 crossover at the first node count). */
 gc_rc gc_whatif_sensitivity(const gc_whatif *w, int seq_len, gc_whatif_sens *out,
 			    size_t max, size_t *n, gc_err *e);
+gc_rc gc_whatif_sensitivity_def(const gc_whatif *w, const gc_grid_def *d,
+				gc_whatif_sens *out, size_t max, size_t *n, gc_err *e);
 
 #endif

@@ -230,10 +230,11 @@ static gc_rc r50_cross(gc_whatif *w, double *x, gc_err *e)
 	return rc;
 }
 
-gc_rc gc_whatif_sensitivity(const gc_whatif *w, int seq_len, gc_whatif_sens *out,
-			    size_t max, size_t *n, gc_err *e)
+gc_rc gc_whatif_sensitivity_def(const gc_whatif *w, const gc_grid_def *d,
+				gc_whatif_sens *out, size_t max, size_t *n, gc_err *e)
 {
 	const gc_whatif_const *cs;
+	int paper = !strcmp(d->name, "paper");
 	size_t nc, i, side;
 	gc_rc rc;
 
@@ -255,20 +256,29 @@ gc_rc gc_whatif_sensitivity(const gc_whatif *w, int seq_len, gc_whatif_sens *out
 			gc_whatif_grid g;
 			double v = side ? cs[i].hi : cs[i].lo;
 			if ((rc = gc_whatif_set_const(&wv, cs[i].name, v, e)) ||
-			    (rc = gc_whatif_grid_run(&wv, seq_len, 0, &g, e)))
+			    (rc = gc_whatif_grid_run_def(&wv, d, !paper, &g, e)))
 				return rc;
 			r->wins_dc[side] = g.all.wins_dc;
 			r->n_dc = g.all.n_dc;
 			r->wins[side] = g.all.wins;
 			r->n = g.all.n;
-			if ((rc = r50_cross(&wv, &r->cross[side], e)))
+			if (paper && (rc = r50_cross(&wv, &g.cross[0][2][0], e)))
 				return rc;
-			g.cross[0][2][0] = r->cross[side];
+			r->cross[side] = g.cross[0][2][0];
 			r->holds[0][side] = gc_whatif_conclusion(&g, 0);
 			r->holds[1][side] = gc_whatif_conclusion(&g, 1);
 		}
 	}
 	return GC_OK;
+}
+
+gc_rc gc_whatif_sensitivity(const gc_whatif *w, int seq_len, gc_whatif_sens *out,
+			    size_t max, size_t *n, gc_err *e)
+{
+	gc_grid_def d;
+
+	gc_grid_def_paper(&d, seq_len);
+	return gc_whatif_sensitivity_def(w, &d, out, max, n, e);
 }
 
 /* ---- the step table ---------------------------------------------------------------- */

@@ -86,7 +86,7 @@ static void usage(FILE *f)
 		"                       every worker's bits). --constants cites each line\n"
 		"  --grid-steps         the win count as each of those assumptions moves, one at a\n"
 		"                       time, from --grid paper to --grid study-code\n"
-		"  --sensitivity        with --grid paper: the counts again with each assumed\n"
+		"  --sensitivity        with --grid: the counts again with each assumed\n"
 		"                       constant at either end of its range\n"
 		"  --constants          print the paper preset's constants and the study code's\n"
 		"                       setup, with their sources\n"
@@ -181,8 +181,9 @@ static int finish_args(struct opts *o, const char *const *a, int64_t env, gc_err
 		return gc_fail(e, GC_E_INVAL, "--svg and --json exclude each other"), -1;
 	if (o->svg && (stat(o->svg, &st) || !S_ISDIR(st.st_mode)))
 		return gc_fail(e, GC_E_INVAL, "--svg: '%s' is not an existing directory", o->svg), -1;
-	if (o->sens && !(a[7] && !strcmp(a[7], "paper")))
-		return gc_fail(e, GC_E_INVAL, "--sensitivity needs --grid paper"), -1;
+	if (o->sens && !a[7])
+		return gc_fail(e, GC_E_INVAL, "--sensitivity needs --grid paper or --grid "
+			       "study-code"), -1;
 	if (a[7] && gc_whatif_grid_check(a[7], e))
 		return -1;
 	if (o->steps && a[7])

@@ -112,18 +112,18 @@ static const char *yes(int v)
 	return v ? "holds" : "fails";
 }
 
-static int print_sensitivity(const struct opts *o, gc_err *e)
+static int print_sensitivity(const struct opts *o, const gc_grid_def *d, gc_err *e)
 {
 	gc_whatif_sens rows[32];
 	size_t n, i;
 
-	if (gc_whatif_sensitivity(&o->w, o->seq_len, rows, 32, &n, e))
+	if (gc_whatif_sensitivity_def(&o->w, d, rows, 32, &n, e))
 		return -1;
 	printf("\nsensitivity: each assumed constant at the ends of its range, the others as "
 	       "above\n  A = at most %.0f%% of the >= 10 Gbit/s configurations win (the study: "
-	       "6 of 200+)\n  B = PowerSGD rank 4, ResNet-50, batch 64, 8 workers crosses over "
-	       "in %g..%g Gbit/s (the study: about 9)\n", 100 * GC_GRID_FEW, GC_GRID_CROSS_LO,
-	       GC_GRID_CROSS_HI);
+	       "6 of 200+)\n  B = PowerSGD rank 4, ResNet-50, batch 64, %d %s crosses over "
+	       "in %g..%g Gbit/s (the study: about 9)\n", 100 * GC_GRID_FEW, d->nodes[0],
+	       d->gpn[0] > 0 ? "nodes" : "workers", GC_GRID_CROSS_LO, GC_GRID_CROSS_HI);
 	printf("  %-14s %-13s %-16s %-16s %-12s %-12s %s\n", "constant", "range", "wins>=10 (lo)",
 	       "wins>=10 (hi)", "cross lo", "cross hi", "A lo/hi, B lo/hi");
 	for (i = 0; i < n; i++) {
@@ -190,7 +190,7 @@ int gc_whatif_print_grid(const struct opts *o, gc_err *e)
 		       "run, so 8 processes per node share each GPU two ways; docs/model.md says "
 		       "what the paper's text supports\n");
 	}
-	if (o->sens && print_sensitivity(o, e))
+	if (o->sens && (gc_whatif_grid_def(name, o->seq_len, &d, e) || print_sensitivity(o, &d, e)))
 		return -1;
 	printf("note: predictions of the model (docs/model.md), not measurements.\n");
 	return 0;

@@ -58,6 +58,29 @@ expect_err unknown_grid "unknown grid 'study'" --grid study
 expect_err sens_without_grid "--sensitivity needs --grid paper" --sensitivity
 expect_err sens_not_paper "use it with --preset paper" --grid paper --sensitivity --preset ideal
 expect_err bad_codec "--codec-speedup: 'abc' is not a number > 0" --codec-speedup abc
+
+# --grid study-code: the study's released setup; --grid-steps: the walk from the paper
+# grid to it, whose first and last rows must be the two grids' own counts
+sc=$("$G" whatif --grid study-code 2>&1); rc=$?
+if [ $rc -eq 0 ] && grep -q '= 315 predictions, parameters: paper, BERT at 512 tokens' <<<"$sc" &&
+   grep -q '^  20 (NIC: 10) ' <<<"$sc" && grep -q "^the study's findings here: A .* B " <<<"$sc" &&
+   grep -q '^BERT as run_ddp.sh launches the ResNets (4 processes per node' <<<"$sc"
+then pass study_code_grid; else fail study_code_grid "rc $rc: $(head -n 3 <<<"$sc" | tr '\n' ' ')"; fi
+pg=$("$G" whatif --grid paper 2>&1)
+st=$("$G" whatif --grid-steps 2>&1); rc=$?
+first=$(awk '$1 == "0" {print $2 " of " $4}' <<<"$st")
+last=$(awk '$1 ~ /^[0-9]+$/ {r = $2 " of " $4} END {print r}' <<<"$st")
+want_first=$(sed -n 's/^wins (speedup > 1 over sync SGD): \([0-9]* of [0-9]*\) at >= 10.*/\1/p' <<<"$pg")
+want_last=$(sed -n 's/^wins (speedup > 1 over sync SGD): \([0-9]* of [0-9]*\) at >= 10.*/\1/p' <<<"$sc")
+nrows=$(awk '$1 ~ /^[0-9]+$/' <<<"$st" | wc -l)
+if [ $rc -eq 0 ] && [ -n "$first" ] && [ "$first" = "$want_first" ] && [ "$last" = "$want_last" ] &&
+   [ "$nrows" -eq 12 ]; then pass grid_steps_ends
+else fail grid_steps_ends "rc $rc, $nrows rows, first '$first' (grid paper '$want_first'), last '$last' (study-code '$want_last')"; fi
+if "$G" whatif --constants | grep -q 'source: launch_ec2_run_commands.py 20-21'; then pass study_sources
+else fail study_sources "--constants does not cite the study's launch configuration"; fi
+expect_err steps_with_grid "--grid-steps runs both grids; drop --grid" --grid-steps --grid paper
+expect_err steps_json "--json does not apply to --grid or --grid-steps" --grid-steps --json
+expect_err study_db "use them with a preset (drop --db)" --grid study-code --db "$tmp/none.db"
 expect_err zero_codec "--codec-speedup: '0' is not a number > 0" --codec-speedup 1,0
 expect_err bad_seq "--seq-len 'x'" --model bert-base --seq-len x
 expect_err zero_seq "--seq-len '0'" --model bert-base --seq-len 0
