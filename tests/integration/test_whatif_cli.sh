@@ -170,6 +170,27 @@ if [ -x "$BUILD/tests/test_model_db" ] && "$BUILD/tests/test_model_db" --make-db
 	else
 		fail model_predict "cannot make a second database"
 	fi
+	# --validate: the validation table of the same pair; its "all" row must agree with
+	# the per-run errors --predict prints (median of their |error|, computed here)
+	if [ -f "$tmp/w2.db" ]; then
+		val=$("$G" model --db "$tmp/w.db" --env 1 --validate "$tmp/w2.db" 2>&1); rc=$?
+		pred=$("$G" model --db "$tmp/w.db" --env 1 --predict "$tmp/w2.db" 2>&1)
+		want=$(awk '$1 ~ /^[0-9]+$/ && $(NF-1) ~ /%$/ {e = $(NF-1); sub("%", "", e); e += 0; if (e < 0) e = -e; print e}' <<<"$pred" |
+			sort -g | awk '{a[NR] = $1} END {if (NR % 2) m = a[(NR + 1) / 2]; else m = (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.1f", m}')
+		got=$(awk '$1 == "all" {sub("%", "", $3); print $3}' <<<"$val")
+		if [ $rc -eq 0 ] && grep -q '^by method:' <<<"$val" && grep -q '^by bandwidth cap:' <<<"$val" &&
+		   grep -q '^goals (a quiet machine): median' <<<"$val" && [ -n "$got" ] &&
+		   awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; exit !(d < 0.11 && d > -0.11) }'
+		then pass model_validate; else fail model_validate "rc $rc, median '$got' vs runs '$want': $(head -n 1 <<<"$val")"; fi
+	else
+		fail model_validate "no second database"
+	fi
+	out=$("$G" model --db "$tmp/w.db" --baseline syncsgd 2>&1); rc=$?
+	[ $rc -eq 2 ] && grep -q -- "--baseline needs --validate" <<<"$out" && pass model_baseline_needs_validate ||
+		fail model_baseline_needs_validate "rc $rc: $out"
+	out=$("$G" model --db "$tmp/w.db" --validate "$tmp/w.db" --json 2>&1); rc=$?
+	[ $rc -eq 2 ] && grep -q -- "--validate prints a table; drop --json" <<<"$out" && pass model_validate_json ||
+		fail model_validate_json "rc $rc: $out"
 	out=$("$G" model --db "$tmp/w.db" --predict "$tmp/none.db" 2>&1); rc=$?
 	[ $rc -eq 3 ] && grep -q "cannot predict the runs of '$tmp/none.db'" <<<"$out" && pass model_predict_missing ||
 		fail model_predict_missing "rc $rc: $out"
@@ -183,7 +204,7 @@ if [ -x "$BUILD/tests/test_model_db" ] && "$BUILD/tests/test_model_db" --make-db
 	if grep -q 'syncsgd_ms *signsgd *topk *mstopk *powersgd$' <<<"$out"; then pass db_default_methods
 	else fail db_default_methods "$(sed -n 4p <<<"$out")"; fi
 else
-	for n in from_db from_db_env db_unknown_env db_unmeasured db_and_preset db_assume_free model_predict model_predict_missing model_env_needs_predict model_bad_env db_default_methods; do skip "$n" "$BUILD/tests/test_model_db is not built"; done
+	for n in from_db from_db_env db_unknown_env db_unmeasured db_and_preset db_assume_free model_predict model_validate model_baseline_needs_validate model_validate_json model_predict_missing model_env_needs_predict model_bad_env db_default_methods; do skip "$n" "$BUILD/tests/test_model_db is not built"; done
 fi
 expect_err env_without_db "--env needs --db" --env 1
 expect_err db_missing "$tmp/none.db" --db "$tmp/none.db"
