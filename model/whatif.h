@@ -144,8 +144,9 @@ typedef struct gc_grid_def {
 /* The paper grid (gpn 0: --gpus-per-node; seq_len: --seq-len, 0 = 128). */
 void gc_grid_def_paper(gc_grid_def *d, int seq_len);
 /* The study's released code: variant 0 runs BERT as run_ddp_bert.sh and
- * run_ddp_var_bandwidth*.sh launch it (8 processes per 4-GPU node, two per GPU);
- * variant 1 as run_ddp.sh launches the ResNets (4 per node, one per GPU). */
+ * run_ddp_var_bandwidth_ddp.sh launch it (8 processes per node, each on its own GPU,
+ * as main_bert.py's cuda:local_rank requires); variant 1 as run_ddp.sh launches the
+ * ResNets (4 per node). */
 void gc_grid_def_study(gc_grid_def *d, int variant);
 
 /* One axis of the study-code grid: its value there and in the paper grid, and where
@@ -199,6 +200,7 @@ typedef struct gc_whatif_step {
 	const char *what;                     /* the assumption moved, and its source */
 	gc_grid_def def;
 	size_t wins_dc, n_dc, wins, n;
+	size_t wins_dc_model[GC_GRID_MODELS], wins_dc_method[GC_GRID_METHODS];
 	double cross;                         /* ResNet-50, batch 64, first node count */
 } gc_whatif_step;
 

@@ -55,7 +55,7 @@ void gc_grid_def_study(gc_grid_def *d, int variant)
 		d->gpn[i] = 4, d->per_gpu[i] = 1;
 		d->gathers[i] = GC_GATHER_VALUES_TWICE, d->rounds[i] = 20;
 	}
-	d->gpn[2] = variant ? 4 : 8, d->per_gpu[2] = variant ? 1 : 2;
+	d->gpn[2] = variant ? 4 : 8;      /* 8: one GPU each (cuda:local_rank), not two */
 	d->gathers[2] = GC_GATHER_INDEX64_VALUES, d->rounds[2] = 100;
 	d->seq_len = 512;
 	d->bert_sync_bucket_mb = 45;
@@ -342,7 +342,8 @@ static const struct step steps[] = {
 	{ "nodes: 8..96 workers -> 16 instances (launch_ec2_run_commands.py 21)", st_nodes },
 	{ "ResNets 4 processes per node, NCCL two-level (run_ddp.sh 19; BERT too, here)",
 	  st_gpn },
-	{ "BERT 8 processes per 4-GPU node, 2 per GPU (run_ddp_bert.sh 19)", st_bert_gpn },
+	{ "BERT 8 processes per node, one GPU each (run_ddp_bert.sh 19, main_bert.py 720-722)",
+	  st_bert_gpn },
 	{ "bandwidth: tc 1,2,4,8 (commented) and 20gbit on a 10 Gbit/s NIC "
 	  "(run_ddp_var_bandwidth.sh 19-29)", st_bw },
 	{ "BERT 512 tokens (run_ddp_bert.sh 19 --max_seq_length 512)", st_seq },
@@ -361,12 +362,17 @@ static const struct step steps[] = {
 static gc_rc step_count(const gc_whatif *w, gc_whatif_step *r, gc_err *e)
 {
 	gc_whatif_grid g;
+	size_t i;
 	gc_rc rc;
 
 	if ((rc = gc_whatif_grid_run_def(w, &r->def, 1, &g, e)))
 		return rc;
 	r->wins_dc = g.all.wins_dc, r->n_dc = g.all.n_dc;
 	r->wins = g.all.wins, r->n = g.all.n;
+	for (i = 0; i < GC_GRID_MODELS; i++)
+		r->wins_dc_model[i] = g.model[i].wins_dc;
+	for (i = 0; i < GC_GRID_METHODS; i++)
+		r->wins_dc_method[i] = g.method[i].wins_dc;
 	r->cross = g.cross[0][2][0];
 	return GC_OK;
 }
@@ -408,10 +414,11 @@ static const gc_grid_source study_sources[] = {
 	  "launch_ec2_run_commands.py 20-21 (instance_type, instance_count)" },
 	{ "GPUs per node", "1 (--gpus-per-node)", "4 V100, NCCL two-level",
 	  "run_ddp.sh 19 --nproc_per_node=4; p3.8xlarge = 4 V100 (AWS instance types)" },
-	{ "BERT processes per node", "1", "8 (2 per GPU); variant: 4",
-	  "run_ddp_bert.sh 19 and run_ddp_var_bandwidth*.sh 20 --nproc_per_node=8 on the "
-	  "4-GPU instances of launch_ec2_run_commands.py 20; main_bert.py 722 global_rank = "
-	  "node_rank * 8; run_ddp_var_bandwidth.sh 20 also launches the ResNets with 8, its "
+	{ "BERT processes per node", "1", "8, one GPU each; variant: 4",
+	  "run_ddp_bert.sh 19 and run_ddp_var_bandwidth_ddp.sh 20 --nproc_per_node=8; "
+	  "main_bert.py 720-722 puts rank local_rank on cuda:local_rank (so 8 GPUs per node, "
+	  "not the 4 of launch_ec2_run_commands.py 20's p3.8xlarge) with global_rank = "
+	  "node_rank * 8; run_ddp_var_bandwidth.sh 20 launches the ResNets with 8 too, its "
 	  "commented lines 23-29 with 4" },
 	{ "link", "1,2,5,10,15,20,25,30 Gbit/s", "tc 1,2,4,8,20gbit on a 10 Gbit/s NIC",
 	  "run_ddp_var_bandwidth.sh 19 (20gbit active), 21-29 (1, 2, 4, 8 commented out); "

@@ -179,16 +179,16 @@ int gc_whatif_print_grid(const struct opts *o, gc_err *e)
 		gc_grid_def_study(&d, 1);
 		if (gc_whatif_grid_run_def(&o->w, &d, 1, &g1, e))
 			return -1;
-		printf("\nBERT as run_ddp.sh launches the ResNets (4 processes per node, one per "
-		       "GPU) instead of 8: %zu of %zu at >= 10 Gbit/s (%.1f%%; BERT %zu of %zu, "
+		printf("\nBERT as run_ddp.sh launches the ResNets (4 processes per node) instead "
+		       "of 8: %zu of %zu at >= 10 Gbit/s (%.1f%%; BERT %zu of %zu, "
 		       "with 8: %zu of %zu); A %s, B %s\n", g1.all.wins_dc, g1.all.n_dc,
 		       100.0 * (double)g1.all.wins_dc / (double)g1.all.n_dc, g1.model[2].wins_dc,
 		       g1.model[2].n_dc, g.model[2].wins_dc, g.model[2].n_dc,
 		       yes(gc_whatif_conclusion(&g1, 0)), yes(gc_whatif_conclusion(&g1, 1)));
-		printf("which reading the study ran: its launch configuration "
-		       "(launch_ec2_run_commands.py 20) names 4-GPU p3.8xlarge instances for every "
-		       "run, so 8 processes per node share each GPU two ways; docs/model.md says "
-		       "what the paper's text supports\n");
+		printf("which reading the study ran: main_bert.py 720-722 puts each of the 8 "
+		       "processes on its own GPU (cuda:local_rank), which the 4-GPU p3.8xlarge of "
+		       "launch_ec2_run_commands.py 20 does not have; docs/model.md weighs the "
+		       "two\n");
 	}
 	if (o->sens && (gc_whatif_grid_def(name, o->seq_len, &d, e) || print_sensitivity(o, &d, e)))
 		return -1;
@@ -209,26 +209,33 @@ int gc_whatif_print_steps(const struct opts *o, gc_err *e)
 	       "wins: speedup > 1 over sync SGD; >= 10 Gbit/s is the data-center band (the "
 	       "study: 6 of 200+, 3%%; finding A allows %.0f%%)\n\n", o->w.source,
 	       100 * GC_GRID_FEW);
-	printf("%-3s %-18s %-7s %-12s %s\n", "#", "wins >= 10 Gbit/s", "", "R50 cross",
-	       "assumption moved (source)");
+	printf("%-3s %-18s %-7s %-12s %-14s %-11s %s\n", "#", "wins >= 10 Gbit/s", "", "R50 cross",
+	       "R50/R101/BERT", "sign/MS/PS", "assumption moved (source)");
 	for (i = 0; i < n; i++) {
-		char w[32], x[32];
+		char w[32], x[32], bm[32], bk[32];
+		const size_t *k = st[i].wins_dc_method;
 		snprintf(w, sizeof(w), "%zu of %zu", st[i].wins_dc, st[i].n_dc);
+		snprintf(bm, sizeof(bm), "%zu/%zu/%zu", st[i].wins_dc_model[0],
+			 st[i].wins_dc_model[1], st[i].wins_dc_model[2]);
+		snprintf(bk, sizeof(bk), "%zu/%zu/%zu", k[0], k[1] + k[2] + k[3], k[4] + k[5] + k[6]);
 		if (st[i].cross == 0)
 			snprintf(x, sizeof(x), "never");
 		else if (isinf(st[i].cross))
 			snprintf(x, sizeof(x), ">10000");
 		else
 			snprintf(x, sizeof(x), "%.3g", st[i].cross);
-		printf("%-3zu %-18s %5.1f%%  %-12s %s\n", i, w,
+		printf("%-3zu %-18s %5.1f%%  %-12s %-14s %-11s %s\n", i, w,
 		       st[i].n_dc ? 100.0 * (double)st[i].wins_dc / (double)st[i].n_dc : 0, x,
-		       st[i].what);
+		       bm, bk, st[i].what);
 	}
 	printf("\nwith BERT at 4 processes per node (the other reading of the scripts), the "
 	       "last row is %zu of %zu (%.1f%%)\n", alt[na - 1].wins_dc, alt[na - 1].n_dc,
 	       100.0 * (double)alt[na - 1].wins_dc / (double)alt[na - 1].n_dc);
 	printf("R50 cross: PowerSGD rank 4, ResNet-50, batch 64, at the first node count: the "
-	       "link rate below which it wins (the study: about 9 Gbit/s)\n");
+	       "link rate below which it wins (the study: about 9 Gbit/s); R50/R101/BERT and "
+	       "sign/MS/PS: the wins >= 10 Gbit/s by model and by method (signSGD, the three "
+	       "MSTop-K, the three PowerSGD); timing and warm-up rows change a gain's size, "
+	       "never its sign\n");
 	printf("note: predictions of the model (docs/model.md), not measurements.\n");
 	return 0;
 }
