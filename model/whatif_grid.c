@@ -449,7 +449,8 @@ static const gc_grid_source study_sources[] = {
 	  "int32, all-gather, unpack every worker's bits, add, sign" },
 	{ "device constants", "--constants above", "the same",
 	  "no public PyTorch-on-V100 figure for one eager op or one .item() round trip was "
-	  "found: launch and sync stay assumptions with their ranges" },
+	  "found (a newer one for the op: see launch): launch and sync stay assumptions "
+	  "with their ranges" },
 };
 
 const gc_grid_source *gc_whatif_study_sources(size_t *n)
