@@ -130,8 +130,6 @@ typedef struct gc_grid_def {
 	double gbps[GC_GRID_BWS];            /* link rates as set (tc rate) */
 	double nic_gbps;                     /* > 0: the NIC's rate; a higher tc rate runs at it */
 	int gpn[GC_GRID_MODELS];             /* processes per node; 0: w->mp.gpus_per_node */
-	int per_gpu[GC_GRID_MODELS];         /* processes per GPU (2: each computes at half
-	                                      * speed); 0 or 1: one */
 	int seq_len;                         /* BERT tokens; 0: the catalogue's 128 */
 	double bert_sync_bucket_mb;          /* > 0: sync SGD's bucket cap for BERT */
 	gc_hooks hooks;                      /* whose codec (codec.h) */

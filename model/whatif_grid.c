@@ -52,7 +52,7 @@ void gc_grid_def_study(gc_grid_def *d, int variant)
 		d->gbps[i] = rates[i];
 	d->nic_gbps = 10;
 	for (i = 0; i < GC_GRID_MODELS; i++) {
-		d->gpn[i] = 4, d->per_gpu[i] = 1;
+		d->gpn[i] = 4;
 		d->gathers[i] = GC_GATHER_VALUES_TWICE, d->rounds[i] = 20;
 	}
 	d->gpn[2] = variant ? 4 : 8;      /* 8: one GPU each (cuda:local_rank), not two */
@@ -96,16 +96,13 @@ static void count(gc_grid_tally *t, int win, int dc)
 	t->n_dc += dc, t->wins_dc += win && dc;
 }
 
-/* w as model im of def d runs it: processes per node, compute speed of a shared
- * GPU, the exchange and codec of the hooks, how the speedup is timed. */
-static void setup_model(const gc_whatif *w, const gc_grid_def *d, size_t im, gc_whatif *wb,
-			double *s)
+/* w as model im of def d runs it: processes per node, the exchange and codec of the
+ * hooks, how the speedup is timed. */
+static void setup_model(const gc_whatif *w, const gc_grid_def *d, size_t im, gc_whatif *wb)
 {
 	*wb = *w;
 	if (d->gpn[im] > 0)
 		wb->mp.gpus_per_node = d->gpn[im];
-	if (d->per_gpu[im] > 1)
-		*s /= d->per_gpu[im];
 	wb->mp.gathers = d->gathers[im];
 	wb->mp.dev.hooks = d->hooks;
 	wb->mp.dev.rounds = d->rounds[im];
@@ -130,7 +127,7 @@ static gc_rc grid_one(const gc_whatif *w, const gc_grid_def *d, gc_arch *a, size
 	size_t k, j, l;
 	gc_rc rc;
 
-	setup_model(w, d, im, &wb, &s);
+	setup_model(w, d, im, &wb);
 	if (!(c > 0))
 		c = s;
 	wb.batch = grid_batches[ib];
@@ -300,13 +297,13 @@ static void st_gpn(gc_grid_def *d, const gc_grid_def *t)
 	size_t i;
 
 	for (i = 0; i < 2; i++)
-		d->gpn[i] = t->gpn[i], d->per_gpu[i] = t->per_gpu[i];
-	d->gpn[2] = 4, d->per_gpu[2] = 1;         /* BERT as the ResNets, first */
+		d->gpn[i] = t->gpn[i];
+	d->gpn[2] = 4;                            /* BERT as the ResNets, first */
 }
 
 static void st_bert_gpn(gc_grid_def *d, const gc_grid_def *t)
 {
-	d->gpn[2] = t->gpn[2], d->per_gpu[2] = t->per_gpu[2];
+	d->gpn[2] = t->gpn[2];
 }
 
 static void st_bw(gc_grid_def *d, const gc_grid_def *t)
