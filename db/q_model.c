@@ -9,8 +9,8 @@ static const char sql_runs[] =
 	"s.batch, s.bw_cap_bps, s.latency_s, s.compute_scale, s.t_iter_median, "
 	"s.t_forward_median, s.t_backward_median, s.t_encode_median, s.t_decode_median, "
 	"s.t_exposed_median, s.t_optimizer_median, "
-	"(SELECT AVG(goodput_bps) FROM links l WHERE l.run_id = s.run_id), s.t_comm_median "
-	"FROM run_summary s ORDER BY s.run_id";
+	"(SELECT AVG(goodput_bps) FROM links l WHERE l.run_id = s.run_id), s.t_comm_median, "
+	"s.nodes FROM run_summary s ORDER BY s.run_id";
 
 static void run_read(sqlite3_stmt *st, struct gc_db_model_run *r)
 {
@@ -33,6 +33,7 @@ static void run_read(sqlite3_stmt *st, struct gc_db_model_run *r)
 	r->t_optimizer = gc_db_col_double(st, 16, 0);
 	r->link_goodput_bps = gc_db_col_double(st, 17, 0);
 	r->t_comm = gc_db_col_double(st, 18, 0);
+	r->nodes = sqlite3_column_int(st, 19);
 }
 
 gc_rc gc_db_model_runs(gc_db *db, int (*fn)(const struct gc_db_model_run *r, void *arg),

@@ -18,6 +18,7 @@ struct gc_db_model_run {
 	int64_t env_id;                    /* 0: unknown */
 	const char *model, *method, *params;
 	int world_size, batch;
+	int nodes;                         /* hosts the ranks ran on (runs.nodes) */
 	int64_t bw_cap_bps;                /* 0: unlimited */
 	double latency_s, compute_scale;
 	double t_iter, t_forward, t_backward, t_encode, t_decode, t_exposed, t_optimizer,

@@ -49,7 +49,7 @@ static long baseline_of(const gc_val_point *pts, size_t n, const gc_val_point *p
 		if (predicted(&pts[i]) && !strcmp(pts[i].method, baseline) &&
 		    pts[i].env_id == p->env_id && !strcmp(pts[i].model, p->model) &&
 		    pts[i].batch == p->batch && pts[i].world_size == p->world_size &&
-		    pts[i].cap_bps == p->cap_bps)
+		    pts[i].nodes == p->nodes && pts[i].cap_bps == p->cap_bps)
 			return (long)i;
 	return -1;
 }
@@ -80,7 +80,21 @@ static void cap_name(uint64_t bps, char *buf, size_t n)
 	snprintf(buf, n, "%g Gbit/s", (double)bps / 1e9);
 }
 
+static void rpn_name(const gc_val_point *p, char *buf, size_t n)
+{
+	if (p->nodes > 0)
+		snprintf(buf, n, "%d per node", (p->world_size + p->nodes - 1) / p->nodes);
+	else
+		snprintf(buf, n, "unknown");
+}
+
 static int is_method(const gc_val_point *p, const char *k) { return !strcmp(p->method, k); }
+static int is_rpn(const gc_val_point *p, const char *k)
+{
+	char b[48];
+	rpn_name(p, b, sizeof(b));
+	return !strcmp(b, k);
+}
 static int is_cap(const gc_val_point *p, const char *k)
 {
 	char b[48];
@@ -99,7 +113,7 @@ static void verdict(const gc_val_point *pts, size_t n, size_t i, gc_validation *
 {
 	const gc_val_point *p = &pts[i];
 	long b = baseline_of(pts, n, p, v->baseline);
-	char cb[48], wb[48];
+	char cb[48], wb[48], rb[48];
 	int same;
 
 	if (b < 0 || !strcmp(p->method, v->baseline))
@@ -107,11 +121,13 @@ static void verdict(const gc_val_point *pts, size_t n, size_t i, gc_validation *
 	same = (pts[b].measured / p->measured > 1) == (pts[b].predicted / p->predicted > 1);
 	cap_name(p->cap_bps, cb, sizeof(cb));
 	snprintf(wb, sizeof(wb), "%d workers", p->world_size);
+	rpn_name(p, rb, sizeof(rb));
 	{
-		gc_val_group *gs[4] = { &v->all, group(v->method, &v->nmethod, p->method),
-					group(v->cap, &v->ncap, cb), group(v->world, &v->nworld, wb) };
+		gc_val_group *gs[5] = { &v->all, group(v->method, &v->nmethod, p->method),
+					group(v->cap, &v->ncap, cb), group(v->world, &v->nworld, wb),
+					group(v->rpn, &v->nrpn, rb) };
 		size_t k;
-		for (k = 0; k < 4; k++)
+		for (k = 0; k < 5; k++)
 			gs[k]->verdicts++, gs[k]->agree += same;
 	}
 	if (!same) {
@@ -131,15 +147,18 @@ gc_rc gc_validate(const gc_val_point *pts, size_t n, const char *baseline, gc_va
 	gc_strlcpy(out->baseline, baseline, sizeof(out->baseline));
 	gc_strlcpy(out->all.name, "all", sizeof(out->all.name));
 	for (i = 0; i < n; i++) {                  /* the groups, in order of appearance */
-		char cb[48], wb[48];
+		char cb[48], wb[48], rb[48];
 		if (!predicted(&pts[i]))
 			continue;
 		cap_name(pts[i].cap_bps, cb, sizeof(cb));
 		snprintf(wb, sizeof(wb), "%d workers", pts[i].world_size);
+		rpn_name(&pts[i], rb, sizeof(rb));
 		if (!group(out->method, &out->nmethod, pts[i].method) ||
-		    !group(out->cap, &out->ncap, cb) || !group(out->world, &out->nworld, wb))
-			return gc_fail(e, GC_E_INVAL, "validation: more than %d methods, caps or "
-				       "world sizes; split the held-out database", GC_VAL_MAX_GROUPS);
+		    !group(out->cap, &out->ncap, cb) || !group(out->world, &out->nworld, wb) ||
+		    !group(out->rpn, &out->nrpn, rb))
+			return gc_fail(e, GC_E_INVAL, "validation: more than %d methods, caps, "
+				       "world sizes or ranks per node; split the held-out database",
+				       GC_VAL_MAX_GROUPS);
 		if (fabs(rel_err(&pts[i])) > worst)
 			worst = fabs(rel_err(&pts[i])), out->worst = i;
 	}
@@ -155,6 +174,8 @@ gc_rc gc_validate(const gc_val_point *pts, size_t n, const char *baseline, gc_va
 		stats(pts, n, buf, &out->cap[i], is_cap, out->cap[i].name);
 	for (i = 0; i < out->nworld; i++)
 		stats(pts, n, buf, &out->world[i], is_world, out->world[i].name);
+	for (i = 0; i < out->nrpn; i++)
+		stats(pts, n, buf, &out->rpn[i], is_rpn, out->rpn[i].name);
 	free(buf);
 	for (i = 0; i < n; i++)
 		if (predicted(&pts[i]))

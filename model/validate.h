@@ -7,7 +7,7 @@
  * A point's error: (predicted - measured) / measured, |.| for the statistics. p95: the
  * nearest-rank 95th percentile of the |errors| (the ceil(0.95 n)-th smallest). A
  * verdict: a row of another method and the baseline row of the same model, batch,
- * world size and bandwidth cap (and environment); the model agrees when predicted and
+ * world size, node count and bandwidth cap (and environment); the model agrees when predicted and
  * measured speedup (baseline time / method time) fall on the same side of 1. Rows that
  * were skipped (no prediction) count nowhere.
  */
@@ -26,11 +26,13 @@ typedef struct gc_val_point {
 	int64_t env_id;
 	char model[64], method[32];
 	int world_size, batch;
+	int nodes;                           /* hosts; ranks per node = world_size / nodes */
 	uint64_t cap_bps;
 	double measured, predicted;          /* seconds; predicted <= 0: skipped */
 } gc_val_point;
 
-/* The statistics of one group of points (a method, a cap, a world size, all). */
+/* The statistics of one group of points (a method, a cap, a world size, a number of
+ * ranks per node, all). */
 typedef struct gc_val_group {
 	char name[48];
 	size_t n;                            /* points with a prediction */
@@ -41,8 +43,9 @@ typedef struct gc_val_group {
 typedef struct gc_validation {
 	char baseline[32];
 	gc_val_group all;
-	gc_val_group method[GC_VAL_MAX_GROUPS], cap[GC_VAL_MAX_GROUPS], world[GC_VAL_MAX_GROUPS];
-	size_t nmethod, ncap, nworld;
+	gc_val_group method[GC_VAL_MAX_GROUPS], cap[GC_VAL_MAX_GROUPS], world[GC_VAL_MAX_GROUPS],
+		rpn[GC_VAL_MAX_GROUPS];
+	size_t nmethod, ncap, nworld, nrpn;
 	size_t worst;                        /* index into pts of the largest |error| */
 	size_t disagree[GC_VAL_MAX_GROUPS];  /* indices of points whose verdict differs */
 	size_t ndisagree;                    /* all of them (only the first
@@ -50,8 +53,9 @@ typedef struct gc_validation {
 } gc_validation;
 
 /* The table of n points against baseline (a method name, e.g. "syncsgd"). GC_E_INVAL
- * when no point has a prediction or more than GC_VAL_MAX_GROUPS methods, caps or world
- * sizes occur; GC_E_NOMEM. */
+ * when no point has a prediction or more than GC_VAL_MAX_GROUPS methods, caps, world
+ * sizes or ranks per node occur; GC_E_NOMEM. Ranks per node: "R per node" (world size /
+ * nodes, rounded up), or "unknown" when nodes <= 0. */
 gc_rc gc_validate(const gc_val_point *pts, size_t n, const char *baseline, gc_validation *out,
 		  gc_err *e);
 

@@ -41,9 +41,9 @@ static void usage(FILE *f)
 		"                that fit: per run and per method the error on runs it never saw\n"
 		"                (e.g. other bandwidths); stores nothing\n"
 		"  --validate F  as --predict, but print the validation table: per method, bandwidth\n"
-		"                cap and world size the median and 95th-percentile |error| of\n"
-		"                the held-out runs of F, and how often the model gives the\n"
-		"                measured verdict (does the method beat the baseline at that\n"
+		"                cap, world size and ranks per node the median and 95th-percentile\n"
+		"                |error| on the held-out runs of F, and how often the model gives\n"
+		"                the measured verdict (does the method beat the baseline at that\n"
 		"                point?), next to the goals (median <= 8%%, p95 <= 15%%, >= 95%%)\n"
 		"  --baseline M  with --validate: the method verdicts compare with (syncsgd)\n"
 		"  --env ID      with --predict or --validate: the environment of --db to fit\n\n"
@@ -235,6 +235,7 @@ static int print_validation(const gc_pdb *p, const struct opts *o, const gc_pdb_
 		gc_strlcpy(pts[i].model, r->model, sizeof(pts[i].model));
 		gc_strlcpy(pts[i].method, r->method, sizeof(pts[i].method));
 		pts[i].world_size = r->world_size, pts[i].batch = r->batch;
+		pts[i].nodes = r->nodes;
 		pts[i].cap_bps = r->bw_cap_bps, pts[i].measured = r->measured;
 		pts[i].predicted = r->skipped[0] ? 0 : r->pred.total;
 	}
@@ -248,6 +249,7 @@ static int print_validation(const gc_pdb *p, const struct opts *o, const gc_pdb_
 	val_block("method", v.method, v.nmethod);
 	val_block("bandwidth cap", v.cap, v.ncap);
 	val_block("world size", v.world, v.nworld);
+	val_block("ranks per node", v.rpn, v.nrpn);
 	printf("\n");
 	val_row(&v.all);
 	printf("\ngoals (a quiet machine): median |e| <= %.0f%% %s, p95 |e| <= %.0f%% %s, "

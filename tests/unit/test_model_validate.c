@@ -27,9 +27,9 @@ static int load(gc_val_point *p, size_t max)
 		if ((size_t)n == max)
 			break;
 		memset(&p[n], 0, sizeof(p[n]));
-		if (sscanf(line, "%lld,%63[^,],%31[^,],%d,%d,%lf,%lf,%lf", &env, p[n].model,
-			   p[n].method, &p[n].world_size, &p[n].batch, &gbit, &p[n].measured,
-			   &p[n].predicted) != 8) {
+		if (sscanf(line, "%lld,%63[^,],%31[^,],%d,%d,%d,%lf,%lf,%lf", &env, p[n].model,
+			   p[n].method, &p[n].world_size, &p[n].nodes, &p[n].batch, &gbit,
+			   &p[n].measured, &p[n].predicted) != 9) {
 			fclose(f);
 			return -1;
 		}
@@ -59,21 +59,25 @@ static void test_fixture_table(void)
 	gc_err e;
 	int n = load(p, 16);
 
-	CHECK_EQ_INT(n, 8);
+	CHECK_EQ_INT(n, 10);
 	CHECK(!gc_validate(p, (size_t)n, "syncsgd", &v, &e));
-	/* |errors| of the 7 predicted points: .1 .125 .16667 0 .05 .1 .1 */
-	CHECK_EQ_INT(v.all.n, 7);
+	/* |errors| of the 9 predicted points: .1 .125 .16667 0 .05 .1 .1 0 .2 */
+	CHECK_EQ_INT(v.all.n, 9);
 	CHECK_NEAR(v.all.median_abs, 0.1, 1e-12);
-	CHECK_NEAR(v.all.p95_abs, 0.02 / 0.12, 1e-12);        /* ceil(6.65) = 7th: the largest */
-	CHECK_NEAR(v.all.mean_err, (0.1 + 0.125 - 0.02 / 0.12 + 0 - 0.05 - 0.1 + 0.1) / 7, 1e-12);
+	CHECK_NEAR(v.all.p95_abs, 0.2, 1e-12);                 /* ceil(8.55) = 9th: the largest */
+	CHECK_NEAR(v.all.mean_err, (0.1 + 0.125 - 0.02 / 0.12 + 0 - 0.05 - 0.1 + 0.1 + 0 + 0.2) / 9,
+		   1e-12);
 	/* verdicts: signsgd 1.25/1.22 and .83/.88 agree; powersgd .83/1.1 and .91/1.01
-	 * differ; mstopk .71/.65 agrees; the skipped 8-worker point has none */
-	CHECK_EQ_INT(v.all.verdicts, 5);
+	 * differ; mstopk on 4 nodes .71/.65 agrees; mstopk on 2 nodes, against the sync
+	 * SGD run on 2 nodes (not the one on 4), 1.14/.95 differs; the skipped 8-worker
+	 * point has none */
+	CHECK_EQ_INT(v.all.verdicts, 6);
 	CHECK_EQ_INT(v.all.agree, 3);
-	CHECK_EQ_INT(v.ndisagree, 2);
+	CHECK_EQ_INT(v.ndisagree, 3);
 	CHECK_EQ_INT(v.disagree[0], 2);
 	CHECK_EQ_INT(v.disagree[1], 5);
-	CHECK_EQ_INT(v.worst, 2);
+	CHECK_EQ_INT(v.disagree[2], 9);
+	CHECK_EQ_INT(v.worst, 9);
 	CHECK_EQ_INT(v.nmethod, 4);
 	CHECK((g = find(v.method, v.nmethod, "powersgd")) != NULL);
 	if (g) {
@@ -95,9 +99,17 @@ static void test_fixture_table(void)
 		CHECK_EQ_INT(g->agree, 1);
 	}
 	CHECK_EQ_INT(v.nworld, 1);                         /* 8 workers: skipped only */
+	CHECK_EQ_INT(v.nrpn, 2);                           /* 1 and 2 per node; 4: skipped */
+	CHECK((g = find(v.rpn, v.nrpn, "2 per node")) != NULL);
+	if (g) {
+		CHECK_EQ_INT(g->n, 2);
+		CHECK_NEAR(g->median_abs, 0.1, 1e-12);
+		CHECK_EQ_INT(g->verdicts, 1);
+		CHECK_EQ_INT(g->agree, 0);
+	}
 	/* another baseline: against signsgd, only the other methods get verdicts */
 	CHECK(!gc_validate(p, (size_t)n, "signsgd", &v, &e));
-	CHECK_EQ_INT(v.all.verdicts, 5);                  /* syncsgd x2, powersgd x2, mstopk */
+	CHECK_EQ_INT(v.all.verdicts, 5);  /* syncsgd x2, powersgd x2, mstopk on 4 nodes */
 }
 
 static void test_errors(void)
