@@ -315,6 +315,10 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 		return gc_fail(e, GC_E_INVAL, "--json does not apply to --grid or --grid-steps "
 			       "(they print tables only); drop --json, or ask for sweeps"), -1;
 	o->gpn = (int)g;
+	if ((o->steps || (a[7] && !strcmp(a[7], "study-code"))) && (o->seq_len || g != 1))
+		return gc_fail(e, GC_E_INVAL, "--grid study-code and --grid-steps take BERT's "
+			       "tokens and the processes per node from the study's code; drop "
+			       "--seq-len and --gpus-per-node"), -1;
 	return finish_args(o, a, env, e);
 }
 

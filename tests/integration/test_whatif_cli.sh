@@ -81,6 +81,8 @@ else fail study_sources "--constants does not cite the study's launch configurat
 expect_err steps_with_grid "--grid-steps runs both grids; drop --grid" --grid-steps --grid paper
 expect_err steps_json "--json does not apply to --grid or --grid-steps" --grid-steps --json
 expect_err study_db "use them with a preset (drop --db)" --grid study-code --db "$tmp/none.db"
+expect_err study_seq "drop --seq-len and --gpus-per-node" --grid study-code --seq-len 128
+expect_err steps_gpn "drop --seq-len and --gpus-per-node" --grid-steps --gpus-per-node 8
 expect_err zero_codec "--codec-speedup: '0' is not a number > 0" --codec-speedup 1,0
 expect_err bad_seq "--seq-len 'x'" --model bert-base --seq-len x
 expect_err zero_seq "--seq-len '0'" --model bert-base --seq-len 0
