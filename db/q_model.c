@@ -20,8 +20,8 @@ static const char sql_runs[] =
 	"s.t_exposed_median, s.t_optimizer_median, "
 	"(SELECT CASE WHEN s.bw_cap_bps > 0 AND MIN(l.cap_bps) > 0 THEN AVG(l.goodput_bps * 1.0 "
 	"/ l.cap_bps) * s.bw_cap_bps * " SQL_SLOWEST " ELSE AVG(l.goodput_bps) END "
-	"FROM links l WHERE l.run_id = s.run_id), s.t_comm_median "
-	"FROM run_summary s ORDER BY s.run_id";
+	"FROM links l WHERE l.run_id = s.run_id), s.t_comm_median, "
+	"s.nodes FROM run_summary s ORDER BY s.run_id";
 
 static void run_read(sqlite3_stmt *st, struct gc_db_model_run *r)
 {
@@ -44,6 +44,7 @@ static void run_read(sqlite3_stmt *st, struct gc_db_model_run *r)
 	r->t_optimizer = gc_db_col_double(st, 16, 0);
 	r->link_goodput_bps = gc_db_col_double(st, 17, 0);
 	r->t_comm = gc_db_col_double(st, 18, 0);
+	r->nodes = sqlite3_column_int(st, 19);
 }
 
 gc_rc gc_db_model_runs(gc_db *db, int (*fn)(const struct gc_db_model_run *r, void *arg),

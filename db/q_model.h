@@ -18,6 +18,7 @@ struct gc_db_model_run {
 	int64_t env_id;                    /* 0: unknown */
 	const char *model, *method, *params;
 	int world_size, batch;
+	int nodes;                         /* hosts the ranks ran on (runs.nodes) */
 	int64_t bw_cap_bps;                /* the ring's bottleneck cap: the point's, times
 					      the least slow: factor of the hosts used;
 					      0: unlimited */

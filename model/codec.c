@@ -61,38 +61,97 @@ static void sparse_decode(double pass, double k, int p, struct ops *dec)
 	dec->bytes = 3 * pass + 40.0 * k * p;
 }
 
+/* What one method's codec does to a bucket: its encode and decode operations. A
+ * method's entry in the tables below; a new method adds one function and one row. */
+struct codec_in {
+	const gc_codec_dev *d;
+	const gc_arch *a;
+	const gc_bucket_span *s;
+	const gc_model_method *m;
+	int p;
+	double pass, k, R;      /* bytes of one pass, kept elements, MSTop-K rounds */
+};
+typedef void (*codec_fn)(const struct codec_in *in, struct ops *e, struct ops *x);
+
+static void fp16_ops(const struct codec_in *in, struct ops *e, struct ops *x)
+{
+	*e = (struct ops){ 2, 0, 2.5 * in->pass, 0 };
+	*x = (struct ops){ 1, 0, 1.5 * in->pass, 0 };
+}
+
+static void signsgd_ops(const struct codec_in *in, struct ops *e, struct ops *x)
+{
+	*e = (struct ops){ 3, 0, 2 * in->pass, 0 };
+	*x = (struct ops){ 3.0 * in->p + 2, 0, (2.5 * in->p + 2) * in->pass, 0 };
+}
+
+static void topk_ops(const struct codec_in *in, struct ops *e, struct ops *x)
+{
+	*e = (struct ops){ 6, 0, 7 * in->pass + 16 * in->k, 0 };
+	sparse_decode(in->pass, in->k, in->p, x);
+}
+
+static void mstopk_ops(const struct codec_in *in, struct ops *e, struct ops *x)
+{
+	*e = (struct ops){ 9 + 2 * in->R, 2 + in->R, (11 + in->R) * in->pass + 16 * in->k, 0 };
+	sparse_decode(in->pass, in->k, in->p, x);
+}
+
+static void powersgd_fn(const struct codec_in *in, struct ops *e, struct ops *x)
+{
+	powersgd_ops(in->a, in->s, in->m, e, x);
+}
+
+/* The study's signSGD hook (codec.h): pack 32 signs per int32, all-gather, unpack and
+ * add every worker's bits, sign. */
+static void study_signsgd_ops(const struct codec_in *in, struct ops *e, struct ops *x)
+{
+	double p = in->p;
+
+	*e = (struct ops){ 5, 0, 7 * in->pass, 0 };
+	*x = (struct ops){ p + 7 * p + 1, 0, (12 * p + 2) * in->pass, 0 };
+}
+
+/* The study's MSTop-K hook (codec.h): a threshold search of R rounds with a host
+ * sync on each comparison, two nonzero selections, dense slice adds to decode. */
+static void study_mstopk_ops(const struct codec_in *in, struct ops *e, struct ops *x)
+{
+	double R = in->R, p = in->p;
+
+	*e = (struct ops){ 3 + 8 * R + 10 + p, 2 * R + 2, (4 + 2 * R + 5) * in->pass + 24 * in->k,
+			   0 };
+	*x = (struct ops){ 1 + p, 0, in->pass + 12 * in->k * p, 0 };
+}
+
+/* Per hooks and method: the function that counts its operations (NULL: free). */
+static const codec_fn torch_fns[GC_M__COUNT] = {
+	[GC_M_FP16] = fp16_ops, [GC_M_SIGNSGD] = signsgd_ops, [GC_M_TOPK] = topk_ops,
+	[GC_M_MSTOPK] = mstopk_ops, [GC_M_POWERSGD] = powersgd_fn,
+};
+static const codec_fn study_fns[GC_M__COUNT] = {
+	[GC_M_SIGNSGD] = study_signsgd_ops, [GC_M_MSTOPK] = study_mstopk_ops,
+};
+
 void gc_codec_cost(const gc_codec_dev *d, const gc_arch *a, const gc_bucket_span *s,
 		   const gc_model_method *m, int p, double *enc, double *dec)
 {
 	struct ops e = { 0, 0, 0, 0 }, x = { 0, 0, 0, 0 };
-	double pass = 4.0 * (double)s->numel, k = (double)gc_topk_k(&m->p, s->numel);
-	double R = m->p.rounds > 0 ? m->p.rounds : 20, radix = 0;
+	struct codec_in in = { d, a, s, m, p, 4.0 * (double)s->numel,
+			       (double)gc_topk_k(&m->p, s->numel), 20 };
+	codec_fn fn = NULL;
+	double radix = 0;
+	int meth = m->p.method;
 
-	switch (m->p.method) {
-	case GC_M_FP16:
-		e = (struct ops){ 2, 0, 2.5 * pass, 0 };
-		x = (struct ops){ 1, 0, 1.5 * pass, 0 };
-		break;
-	case GC_M_SIGNSGD:
-		e = (struct ops){ 3, 0, 2 * pass, 0 };
-		x = (struct ops){ 3.0 * p + 2, 0, (2.5 * p + 2) * pass, 0 };
-		break;
-	case GC_M_TOPK:
-		e = (struct ops){ 6, 0, 7 * pass + 16 * k, 0 };
-		if (d->topk_mem_frac > 0 && d->mem_Bps > 0)
-			radix = d->topk_passes * pass / (d->topk_mem_frac * d->mem_Bps);
-		sparse_decode(pass, k, p, &x);
-		break;
-	case GC_M_MSTOPK:
-		e = (struct ops){ 9 + 2 * R, 2 + R, (11 + R) * pass + 16 * k, 0 };
-		sparse_decode(pass, k, p, &x);
-		break;
-	case GC_M_POWERSGD:
-		powersgd_ops(a, s, m, &e, &x);
-		break;
-	default:
-		break;
+	in.R = d->rounds > 0 ? d->rounds : m->p.rounds > 0 ? m->p.rounds : 20;
+	if (meth >= 0 && meth < GC_M__COUNT) {
+		fn = d->hooks == GC_HOOKS_STUDY ? study_fns[meth] : NULL;
+		if (!fn)
+			fn = torch_fns[meth];
 	}
+	if (fn)
+		fn(&in, &e, &x);
+	if (fn == topk_ops && d->topk_mem_frac > 0 && d->mem_Bps > 0)
+		radix = d->topk_passes * in.pass / (d->topk_mem_frac * d->mem_Bps);
 	*enc = ops_time(d, &e) + radix;
 	*dec = ops_time(d, &x);
 }

@@ -24,6 +24,25 @@
  *             launches (divides, copies back, P Q^T), 1 sync, 4 passes, 2 sum(rows
  *             cols r') FLOPs.
  * syncsgd costs 0.
+ *
+ * hooks = GC_HOOKS_STUDY: the hooks of the study's released code as they run
+ * (uw-mad-dash/GradCompressionUtility; docs/model.md "The study's code" cites the lines):
+ *   signsgd   (encode_decode_signsgd + SignCompressor, main_ddp_final.py 376-398,
+ *             gradient_reducers.py 1283-1316) encode: sign, pad (zeros + cat), to
+ *             int32, bit2byte.packing: 5 launches, 7 passes. Decode: p empty buffers, then
+ *             per worker unpack (int, ones, bit2byte.unpacking, add_, neg, float) and
+ *             add: 7 launches, 12 passes each; then sign: 1 launch, 2 passes
+ *   mstopk    (encode_decode, main_ddp_final.py 460-527; main_bert.py 1091-1161) encode:
+ *             abs, mean, max (3 launches, 4 passes); per round of the threshold search
+ *             the threshold (3 scalar ops), a >= thres, count_nonzero (2 launches) and
+ *             two Python comparisons on the count (2 launches, 2 syncs): 8 launches, 2
+ *             syncs, 2 passes; then two torch.nonzero selections, cat and the gather: 10
+ *             launches, 2 syncs, 5 passes + 24 k bytes; p zero buffers. Decode: zeros_like
+ *             (1 pass), then p slice adds of k values (p launches, 12 k bytes each).
+ *             rounds: d->rounds when > 0 (the study: 20 ResNet, 100 BERT), else the
+ *             method's
+ *   topk, fp16, powersgd as above (powerSGD_hook is PyTorch's own in both).
+ * A method with no study hook of its own costs as with GC_HOOKS_TORCH.
  */
 #ifndef GC_CODEC_H
 #define GC_CODEC_H
@@ -33,6 +52,10 @@
 struct gc_bucket_span;
 struct gc_model_method;
 
+/* Which code runs a method's encode/decode: PyTorch's hooks and gcbench's plan as
+ * described above, or the study's released hooks. */
+typedef enum gc_hooks { GC_HOOKS_TORCH = 0, GC_HOOKS_STUDY } gc_hooks;
+
 typedef struct gc_codec_dev {
 	double launch_s;       /* one kernel launch / eager op dispatch, s */
 	double sync_s;         /* one host-device synchronization, s */
@@ -40,6 +63,9 @@ typedef struct gc_codec_dev {
 	double flops;          /* achieved fp32 FLOP/s of the small matrix products */
 	double topk_passes;    /* passes of the radix select over the bucket */
 	double topk_mem_frac;  /* fraction of mem_Bps the radix select reaches */
+	gc_hooks hooks;        /* whose hooks (0: GC_HOOKS_TORCH) */
+	double rounds;         /* > 0: MSTop-K threshold-search rounds, overriding the
+	                        * method's (the study's BERT hook runs 100, beyond 1..64) */
 } gc_codec_dev;
 
 /* Encode and decode seconds of bucket s of arch a for method m on p workers. A

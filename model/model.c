@@ -161,10 +161,27 @@ struct ev {
 	double *done;      /* exchange end of each bucket */
 };
 
-static double exchange(const gc_model_params *mp, int p, int gather, size_t r0, size_t r1,
-		       double mid)
+/* An all-gather of k pairs (r0 bytes as planned: 4-byte index + 4-byte value) by
+ * mp->gathers (model.h). */
+static double pairs_gather(const gc_model_params *mp, int p, size_t r0)
 {
-	double t = gather ? gc_model_allgather(mp, p, (double)r0) : gc_model_allreduce(mp, p, (double)r0);
+	double k = (double)r0 / 8;
+
+	switch (mp->gathers) {
+	case GC_GATHER_VALUES_TWICE:
+		return 2 * gc_model_allgather(mp, p, 4 * k);
+	case GC_GATHER_INDEX64_VALUES:
+		return gc_model_allgather(mp, p, 8 * k) + gc_model_allgather(mp, p, 4 * k);
+	default:
+		return gc_model_allgather(mp, p, (double)r0);
+	}
+}
+
+static double exchange(const gc_model_params *mp, int p, int gather, size_t r0, size_t r1,
+		       double mid, int pairs)
+{
+	double t = gather ? (pairs ? pairs_gather(mp, p, r0) : gc_model_allgather(mp, p, (double)r0))
+			  : gc_model_allreduce(mp, p, (double)r0);
 	if (r1)
 		t += mid + gc_model_allreduce(mp, p, (double)r1);
 	return t;
@@ -184,7 +201,7 @@ static void walk(const gc_arch *a, const gc_buckets *bk, const gc_model_method *
 	for (i = 0; i < bk->n; i++) {
 		const gc_bucket_span *s = &bk->b[i];
 		size_t r0, r1;
-		int gather;
+		int gather, pairs;
 		double enc, dec, x;
 
 		for (j = 0; j < s->count; j++)
@@ -192,14 +209,15 @@ static void walk(const gc_arch *a, const gc_buckets *bk, const gc_model_method *
 		if (p <= 1)
 			continue;
 		gather = gc_model_payload(a, s, m, &r0, &r1);
+		pairs = m->p.method == GC_M_TOPK || m->p.method == GC_M_MSTOPK;
 		gc_model_bucket_codec(a, s, m, mp, p, &enc, &dec);
 		if (mp->codec_on_comm) {
-			x = exchange(mp, p, gather, r0, r1, 0);
+			x = exchange(mp, p, gather, r0, r1, 0, pairs);
 			ev->comm = fmax(ev->dev, ev->comm) + enc + x + dec;
 			r->decode += dec, r->comm += x;
 		} else {
 			ev->dev += r1 ? enc / 2 : enc;    /* PowerSGD: the other half between rounds */
-			x = exchange(mp, p, gather, r0, r1, r1 ? enc / 2 : 0);
+			x = exchange(mp, p, gather, r0, r1, r1 ? enc / 2 : 0, pairs);
 			ev->comm = fmax(ev->dev, ev->comm) + x;
 			r->comm += x - (r1 ? enc / 2 : 0);
 		}
@@ -241,6 +259,7 @@ gc_rc gc_model_predict(const gc_arch *a, const gc_model_method *m, const gc_mode
 	lam = p > 1 ? mp->lambda : 1.0;
 	t_fwd = mp->fwd_over_bwd * bwd;
 	out->compute = t_fwd + lam * bwd;
+	out->forward = t_fwd;
 	out->optimizer = mp->t_opt;
 	out->total = t_fwd + end + mp->t_opt;
 	out->exposed = fmax(0, out->total - out->compute - out->encode - out->decode - out->optimizer);

@@ -83,6 +83,15 @@ double gc_model_decode_elems(const gc_model_method *m, size_t n, int p);
  * tree all-gather). */
 typedef enum gc_coll_algo { GC_ALGO_RING = 0, GC_ALGO_TREE, GC_ALGO_AUTO } gc_coll_algo;
 
+/* How Top-K and MSTop-K exchange their k pairs: as kernels/plan.h plans them (one
+ * all-gather of k uint32 indices and k float values), or as the study's released hooks
+ * do: ResNet's hook all-gathers the k values twice and no indices (main_ddp_final.py
+ * 512-516, the index all-gather commented out at 509), BERT's all-gathers the k int64
+ * indices, then the k values (main_bert.py 1145-1149). */
+typedef enum gc_gathers {
+	GC_GATHER_PLAN = 0, GC_GATHER_VALUES_TWICE, GC_GATHER_INDEX64_VALUES
+} gc_gathers;
+
 typedef struct gc_model_params {
 	double alpha;                    /* per-hop latency between nodes, s */
 	double bw;                       /* node link bandwidth, bytes/s */
@@ -101,6 +110,7 @@ typedef struct gc_model_params {
 	int gpus_per_node;               /* g >= 1: hierarchical when > 1 */
 	double alpha_intra, bw_intra;    /* links inside a node (NVLink/PCIe) */
 	size_t first_bucket_bytes, bucket_bytes;
+	gc_gathers gathers;              /* Top-K/MSTop-K exchange (0: the plan's) */
 } gc_model_params;
 
 /* Defaults: alpha 25 us, bw 10 Gbit/s, no host cost, the study's schedule, lambda 1,
@@ -110,6 +120,7 @@ void gc_model_params_default(gc_model_params *p);
 
 typedef struct gc_model_result {
 	double compute;      /* forward + lambda * backward (s) */
+	double forward;      /* of which forward (s) */
 	double encode, decode, optimizer;
 	double comm;         /* time inside collectives, summed over buckets and rounds */
 	double exposed;      /* total - compute - encode - decode - optimizer (>= 0) */

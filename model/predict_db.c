@@ -75,6 +75,7 @@ static void row_read(const struct gc_db_model_run *m, gc_pdb_row *r, struct rowx
 	gc_strlcpy(r->method, m->method, sizeof(r->method));
 	gc_strlcpy(r->params, m->params, sizeof(r->params));
 	r->world_size = m->world_size;
+	r->nodes = m->nodes;
 	r->batch = m->batch;
 	r->bw_cap_bps = (uint64_t)m->bw_cap_bps;
 	x->latency_s = m->latency_s;

@@ -60,6 +60,7 @@ typedef struct gc_pdb_row {
 	int64_t run_id, env_id;
 	char model[64], method[32], params[256];
 	int world_size, batch;
+	int nodes;                      /* hosts the ranks ran on */
 	uint64_t bw_cap_bps;
 	double bw_bps;                  /* what the prediction used, bits/s */
 	double measured;                /* t_iter median, s */

@@ -26,6 +26,12 @@ typedef struct gc_whatif {
 	int paper;                               /* --preset paper */
 	char source[160];                        /* "paper", "ideal" or "DB, environment N" */
 	gc_model_params mp;                      /* bw is set per point */
+	/* how a speedup is timed (the grids set these; 0 for sweeps): */
+	int backward_only;                       /* 1: backward + exchange + decode only,
+	                                          * as CUDA events around loss.backward() */
+	int warmup_iters, timed_iters;           /* PowerSGD: the first warmup_iters of
+	                                          * timed_iters all-reduce (mean over all) */
+	size_t sync_bucket_bytes;                /* > 0: sync SGD's bucket cap, if not mp's */
 } gc_whatif;
 
 /* Worker counts "8,16,32" (each 1..1000000). */
@@ -88,15 +94,17 @@ gc_rc gc_whatif_crossover(const gc_whatif *w, gc_arch *a, const gc_model_method 
 /* Codec speedups "1,2,4" (each > 0) into w->codec. */
 gc_rc gc_whatif_parse_codec(const char *s, gc_whatif *w, gc_err *e);
 
-/* ---- the study's grid (gcbench whatif --grid paper) ------------------------------
- * resnet50, resnet101, bert-base x batch 16, 32, 64 x signsgd, mstopk ratio 0.001,
- * 0.01, 0.1, powersgd rank 4, 8, 16 x 8, 16, 32, 64, 96 workers x 1, 2, 5, 10, 15, 20,
- * 25, 30 Gbit/s = 2520 predictions; the "data-center" band is >= 10 Gbit/s (1575). */
+/* ---- the study's grid (gcbench whatif --grid paper | study-code) ---------------
+ * paper: resnet50, resnet101, bert-base x batch 16, 32, 64 x signsgd, mstopk ratio
+ * 0.001, 0.01, 0.1, powersgd rank 4, 8, 16 x 8, 16, 32, 64, 96 workers x 1, 2, 5, 10,
+ * 15, 20, 25, 30 Gbit/s = 2520 predictions; the "data-center" band is >= 10 Gbit/s
+ * (1575). study-code: the same models, batches and methods on the setup the study's
+ * released code defines (gc_grid_def_study; docs/model.md cites each line). */
 #define GC_GRID_MODELS 3
 #define GC_GRID_BATCHES 3
 #define GC_GRID_METHODS 7
-#define GC_GRID_WORKERS 5
-#define GC_GRID_BWS 8
+#define GC_GRID_WORKERS 5                /* at most, per grid */
+#define GC_GRID_BWS 8                    /* at most, per grid */
 #define GC_GRID_DC_GBPS 10.0
 /* The study's findings, as the conclusions --sensitivity checks: compression wins in
  * at most GC_GRID_FEW of the data-center configurations (the study: 6 of 200+, 3%; the
@@ -109,33 +117,94 @@ gc_rc gc_whatif_parse_codec(const char *s, gc_whatif *w, gc_err *e);
 const char *gc_grid_model(size_t i);       /* NULL past the end */
 int gc_grid_batch(size_t i);
 const char *gc_grid_method(size_t i);
-int gc_grid_workers(size_t i);
-double gc_grid_gbps(size_t i);
+int gc_grid_workers(size_t i);             /* the paper grid's */
+double gc_grid_gbps(size_t i);             /* the paper grid's */
 int gc_grid_cross_workers(size_t i);       /* 8, 96: the crossovers' worker counts */
 
-/* GC_OK for "paper", else GC_E_INVAL naming the grids there are. */
+/* A grid's setup: every field one assumption the step table (gc_whatif_steps) moves
+ * from the paper grid's value to the study code's. Per model i (gc_grid_model order). */
+typedef struct gc_grid_def {
+	char name[32];
+	size_t nnodes, nbw;
+	int nodes[GC_GRID_WORKERS];          /* node counts; workers = nodes x gpn */
+	double gbps[GC_GRID_BWS];            /* link rates as set (tc rate) */
+	double nic_gbps;                     /* > 0: the NIC's rate; a higher tc rate runs at it */
+	int gpn[GC_GRID_MODELS];             /* processes per node; 0: w->mp.gpus_per_node */
+	int seq_len;                         /* BERT tokens; 0: the catalogue's 128 */
+	double bert_sync_bucket_mb;          /* > 0: sync SGD's bucket cap for BERT */
+	gc_hooks hooks;                      /* whose codec (codec.h) */
+	gc_gathers gathers[GC_GRID_MODELS];  /* Top-K pair exchange (model.h) */
+	int rounds[GC_GRID_MODELS];          /* MSTop-K threshold-search rounds; 0: the method's */
+	int backward_only;                   /* time backward only (gc_whatif) */
+	int warmup_iters, timed_iters;       /* PowerSGD's all-reduce warm-up (gc_whatif) */
+} gc_grid_def;
+
+/* The paper grid (gpn 0: --gpus-per-node; seq_len: --seq-len, 0 = 128). */
+void gc_grid_def_paper(gc_grid_def *d, int seq_len);
+/* The study's released code: variant 0 runs BERT as run_ddp_bert.sh and
+ * run_ddp_var_bandwidth_ddp.sh launch it (8 processes per node, each on its own GPU,
+ * as main_bert.py's cuda:local_rank requires); variant 1 as run_ddp.sh launches the
+ * ResNets (4 per node). */
+void gc_grid_def_study(gc_grid_def *d, int variant);
+
+/* One axis of the study-code grid: its value there and in the paper grid, and where
+ * the study's released code (uw-mad-dash/GradCompressionUtility at b73b330) or a
+ * public specification says so. */
+typedef struct gc_grid_source {
+	const char *axis, *paper, *study, *source;
+} gc_grid_source;
+
+/* The study-code grid's axes, in a fixed order (*n of them). */
+const gc_grid_source *gc_whatif_study_sources(size_t *n);
+
+/* The grid named name ("paper", "study-code") into d (seq_len as gc_grid_def_paper);
+ * GC_E_INVAL naming the grids there are. d may be NULL to check the name only. */
+gc_rc gc_whatif_grid_def(const char *name, int seq_len, gc_grid_def *d, gc_err *e);
+
+/* GC_OK for "paper" or "study-code", else GC_E_INVAL naming the grids there are. */
 gc_rc gc_whatif_grid_check(const char *name, gc_err *e);
 
 typedef struct gc_grid_tally {
 	size_t n, wins;            /* all bandwidths */
-	size_t n_dc, wins_dc;      /* >= GC_GRID_DC_GBPS */
+	size_t n_dc, wins_dc;      /* >= GC_GRID_DC_GBPS (the rate the link runs at) */
 } gc_grid_tally;
 
 typedef struct gc_whatif_grid {
+	gc_grid_def def;                      /* the grid counted */
 	gc_grid_tally all, model[GC_GRID_MODELS], batch[GC_GRID_BATCHES],
 		method[GC_GRID_METHODS], workers[GC_GRID_WORKERS], bw[GC_GRID_BWS];
 	double best;                          /* largest speedup, and where */
 	size_t best_model, best_batch, best_method, best_workers, best_bw;
 	int crossovers;                       /* cross[] filled */
-	double cross[GC_GRID_MODELS][GC_GRID_BATCHES][2];   /* powersgd rank 4, 8 and 96
-	                                       * workers (gc_whatif_crossover's units) */
+	double cross[GC_GRID_MODELS][GC_GRID_BATCHES][2];   /* powersgd rank 4 at the first
+	                                       * and last node count (gc_whatif_crossover's
+	                                       * units) */
 } gc_whatif_grid;
 
 /* Predict the grid with w's parameters (its preset or fit, gpus per node, algorithm;
  * compute speed w->speedup[0], codec speed w->codec[0], else 1 and = compute);
- * seq_len > 0 rescales BERT (gc_whatif_scale_seq); crossovers 1 also fills cross. */
+ * seq_len > 0 rescales BERT (gc_whatif_scale_seq); crossovers 1 also fills cross.
+ * The paper grid; gc_whatif_grid_run_def any. */
 gc_rc gc_whatif_grid_run(const gc_whatif *w, int seq_len, int crossovers, gc_whatif_grid *g,
 			 gc_err *e);
+gc_rc gc_whatif_grid_run_def(const gc_whatif *w, const gc_grid_def *d, int crossovers,
+			     gc_whatif_grid *g, gc_err *e);
+
+/* ---- the step table: from the paper grid to the study code's, one assumption at a
+ * time (gcbench whatif --grid-steps). Step 0 is the paper grid; each later step changes
+ * one field of the previous step's def (and the last equals gc_grid_def_study(variant)). */
+#define GC_GRID_MAX_STEPS 16
+typedef struct gc_whatif_step {
+	const char *what;                     /* the assumption moved, and its source */
+	gc_grid_def def;
+	size_t wins_dc, n_dc, wins, n;
+	size_t wins_dc_model[GC_GRID_MODELS], wins_dc_method[GC_GRID_METHODS];
+	double cross;                         /* ResNet-50, batch 64, first node count */
+} gc_whatif_step;
+
+/* Fill out[0..*n) for variant (gc_grid_def_study) from w (a preset), counting each. */
+gc_rc gc_whatif_steps(const gc_whatif *w, int variant, gc_whatif_step *out, size_t max,
+		      size_t *n, gc_err *e);
 
 /* 1 if conclusion i (0: few data-center wins, 1: crossover near 9 Gbit/s; see above)
  * holds in g (conclusion 1 reads cross[0][2][0]). */
@@ -150,8 +219,12 @@ typedef struct gc_whatif_sens {
 } gc_whatif_sens;
 
 /* For each constant of the paper preset with lo < hi (w must be a paper preset), the
- * grid at lo and at hi with every other constant as in w; at most max rows into out. */
+ * grid at lo and at hi with every other constant as in w; at most max rows into out.
+ * The paper grid at seq_len; gc_whatif_sensitivity_def grid d (cross: its ResNet-50,
+ * batch 64 crossover at the first node count). */
 gc_rc gc_whatif_sensitivity(const gc_whatif *w, int seq_len, gc_whatif_sens *out,
 			    size_t max, size_t *n, gc_err *e);
+gc_rc gc_whatif_sensitivity_def(const gc_whatif *w, const gc_grid_def *d,
+				gc_whatif_sens *out, size_t max, size_t *n, gc_err *e);
 
 #endif

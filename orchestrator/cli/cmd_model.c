@@ -2,6 +2,7 @@
  * run, store the predictions and print predicted vs measured (model/predict_db.h). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -10,13 +11,15 @@
 #include "json.h"
 #include "log.h"
 #include "model/predict_db.h"
+#include "model/validate.h"
 #include "strutil.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gcbench model [--db FILE] [--fit-only] [--no-store] [--json]\n"
-		"       gcbench model --db FILE [--env ID] --predict OTHER [--json]\n\n"
+		"       gcbench model --db FILE [--env ID] --predict OTHER [--json]\n"
+		"       gcbench model --db FILE [--env ID] --validate HELDOUT [--baseline M]\n\n"
 		"Fit the performance model of Agarwal et al. (MLSys 2022) to the measurements in a\n"
 		"results database, per environment: per-hop latency and achieved bandwidth from the\n"
 		"links' calibration (goodput, RTT; without one, the cap x 1448/1514), lambda from the\n"
@@ -37,22 +40,31 @@ static void usage(FILE *f)
 		"                the most ok runs) and predict every ok run of the database F with\n"
 		"                that fit: per run and per method the error on runs it never saw\n"
 		"                (e.g. other bandwidths); stores nothing\n"
-		"  --env ID      with --predict: the environment of --db to fit\n\n"
+		"  --validate F  as --predict, but print the validation table: per method, bandwidth\n"
+		"                cap, world size and ranks per node the median and 95th-percentile\n"
+		"                |error| on the held-out runs of F, and how often the model gives\n"
+		"                the measured verdict (does the method beat the baseline at that\n"
+		"                point?), next to the goals (median <= 8%%, p95 <= 15%%, >= 95%%)\n"
+		"  --baseline M  with --validate: the method verdicts compare with (syncsgd)\n"
+		"  --env ID      with --predict or --validate: the environment of --db to fit\n\n"
 		"example:\n"
-		"  gcbench run experiments/quickstart.yaml --db q.db && gcbench model --db q.db\n");
+		"  gcbench run experiments/quickstart.yaml --db q.db && gcbench model --db q.db\n"
+		"  gcbench model --db q.db --validate h.db   (h.db: experiments/heldout.yaml)\n");
 }
 
 struct opts {
-	const char *db, *predict;
+	const char *db, *predict, *baseline;
+	int validate;
 	int fit_only, no_store, json;
 	int64_t env;
 };
 
-enum { M_DB = 1, M_FIT, M_NOSTORE, M_JSON, M_PREDICT, M_ENV };
+enum { M_DB = 1, M_FIT, M_NOSTORE, M_JSON, M_PREDICT, M_ENV, M_VALIDATE, M_BASELINE };
 static const struct gc_opt model_opts[] = {
 	{ "--db", NULL, GC_OPT_ARG, M_DB }, { "--fit-only", NULL, 0, M_FIT },
 	{ "--no-store", NULL, 0, M_NOSTORE }, { "--json", NULL, 0, M_JSON },
 	{ "--predict", NULL, GC_OPT_ARG, M_PREDICT }, { "--env", NULL, GC_OPT_ARG, M_ENV },
+	{ "--validate", NULL, GC_OPT_ARG, M_VALIDATE }, { "--baseline", NULL, GC_OPT_ARG, M_BASELINE },
 };
 
 /* 0 to go on, -1 for a mistake (reported), 1 when help or version was printed. */
@@ -72,7 +84,16 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case M_FIT: o->fit_only = 1; break;
 		case M_NOSTORE: o->no_store = 1; break;
 		case M_JSON: o->json = 1; break;
-		case M_PREDICT: o->predict = p.val; break;
+		case M_PREDICT:
+		case M_VALIDATE:
+			if (o->predict) {
+				gc_error("--predict and --validate take one database, once; give one "
+					 "of them");
+				return -1;
+			}
+			o->predict = p.val, o->validate = c == M_VALIDATE;
+			break;
+		case M_BASELINE: o->baseline = p.val; break;
 		case M_ENV:
 			if (gc_parse_i64(p.val, &o->env) || o->env < 0) {
 				gc_error("--env '%s' is not an environment id (a whole number >= 0)",
@@ -86,6 +107,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return gc_cli_opts_stop(&p, c, usage) ? -1 : 1;
 	if (o->env >= 0 && !o->predict) {
 		gc_error("--env needs --predict (without it every environment is fitted)");
+		return -1;
+	}
+	if (o->baseline && !o->validate) {
+		gc_error("--baseline needs --validate (it names the method verdicts compare with)");
+		return -1;
+	}
+	if (o->validate && o->json) {
+		gc_error("--validate prints a table; drop --json (--predict F --json has the runs)");
 		return -1;
 	}
 	if (o->predict && (o->fit_only || o->no_store)) {
@@ -163,6 +192,93 @@ static void print_rows_text(const gc_pdb *p)
 
 static int print_json(const gc_pdb *p, const struct opts *o);
 
+static void val_row(const gc_val_group *g)
+{
+	printf("  %-22s %6zu %9.1f%% %9.1f%% %+9.1f%%", g->name, g->n, g->median_abs * 100,
+	       g->p95_abs * 100, g->mean_err * 100);
+	if (g->verdicts)
+		printf(" %6zu of %-4zu %5.1f%%\n", g->agree, g->verdicts,
+		       100.0 * (double)g->agree / (double)g->verdicts);
+	else
+		printf(" %14s\n", "-");
+}
+
+static void val_block(const char *by, const gc_val_group *g, size_t n)
+{
+	size_t i;
+
+	printf("\nby %s:\n  %-22s %6s %10s %10s %10s %s\n", by, "", "points", "median|e|",
+	       "p95|e|", "mean e", "verdicts agree");
+	for (i = 0; i < n; i++)
+		val_row(&g[i]);
+}
+
+static const char *met(int ok) { return ok ? "met" : "missed"; }
+
+/* --validate: the validation table of p (validate.h); 1 after a message on failure. */
+static int print_validation(const gc_pdb *p, const struct opts *o, const gc_pdb_fit *f)
+{
+	const char *base = o->baseline ? o->baseline : "syncsgd";
+	gc_val_point *pts = calloc(p->nrows ? p->nrows : 1, sizeof(*pts));
+	gc_validation v;
+	gc_err e = { "" };
+	size_t i;
+	int rc = 1;
+
+	if (!pts) {
+		gc_error("validation: out of memory");
+		return 1;
+	}
+	for (i = 0; i < p->nrows; i++) {
+		const gc_pdb_row *r = &p->rows[i];
+		pts[i].env_id = r->env_id;
+		gc_strlcpy(pts[i].model, r->model, sizeof(pts[i].model));
+		gc_strlcpy(pts[i].method, r->method, sizeof(pts[i].method));
+		pts[i].world_size = r->world_size, pts[i].batch = r->batch;
+		pts[i].nodes = r->nodes;
+		pts[i].cap_bps = r->bw_cap_bps, pts[i].measured = r->measured;
+		pts[i].predicted = r->skipped[0] ? 0 : r->pred.total;
+	}
+	if (gc_validate(pts, p->nrows, base, &v, &e)) {
+		gc_error("cannot validate on '%s': %s", o->predict, e.msg);
+		goto out;
+	}
+	printf("gcbench model %s: validation, the fit of '%s' (environment %lld) on the %zu "
+	       "held-out runs of '%s'; verdict: does the method beat %s at that point?\n",
+	       GC_PDB_VERSION, o->db, (long long)f->env_id, v.all.n, o->predict, base);
+	val_block("method", v.method, v.nmethod);
+	val_block("bandwidth cap", v.cap, v.ncap);
+	val_block("world size", v.world, v.nworld);
+	val_block("ranks per node", v.rpn, v.nrpn);
+	printf("\n");
+	val_row(&v.all);
+	printf("\ngoals (a quiet machine): median |e| <= %.0f%% %s, p95 |e| <= %.0f%% %s, "
+	       "verdicts agree >= %.0f%% %s\n", GC_VAL_GOAL_MEDIAN * 100,
+	       met(v.all.median_abs <= GC_VAL_GOAL_MEDIAN), GC_VAL_GOAL_P95 * 100,
+	       met(v.all.p95_abs <= GC_VAL_GOAL_P95), GC_VAL_GOAL_AGREE * 100,
+	       met(v.all.verdicts && (double)v.all.agree >= GC_VAL_GOAL_AGREE *
+		   (double)v.all.verdicts));
+	{
+		const gc_val_point *w = &pts[v.worst];
+		printf("worst: %s %s, %d workers, %g Gbit/s: measured %.1f ms, predicted %.1f "
+		       "ms (%+.1f%%)\n", w->model, w->method, w->world_size,
+		       (double)w->cap_bps / 1e9, w->measured * 1e3, w->predicted * 1e3,
+		       (w->predicted / w->measured - 1) * 100);
+	}
+	for (i = 0; i < v.ndisagree && i < GC_VAL_MAX_GROUPS; i++) {
+		const gc_val_point *d = &pts[v.disagree[i]];
+		printf("verdict differs: %s %s, %d workers, %g Gbit/s\n", d->model, d->method,
+		       d->world_size, (double)d->cap_bps / 1e9);
+	}
+	if (!v.all.verdicts)
+		printf("no verdicts: no held-out point has a %s run at its model, batch, world "
+		       "size and cap\n", base);
+	rc = 0;
+out:
+	free(pts);
+	return rc;
+}
+
 /* --predict: the fit of o->db on the runs of o->predict. */
 static int predict_other(const struct opts *o)
 {
@@ -181,7 +297,10 @@ static int predict_other(const struct opts *o)
 		gc_error("cannot predict the runs of '%s': %s", o->predict, e.msg);
 		goto out;
 	}
-	if (o->json) {
+	if (o->validate) {
+		if (print_validation(&p, o, &f))
+			goto out;
+	} else if (o->json) {
 		p.fits[0] = f, p.nfits = 1;
 		if (print_json(&p, o))
 			goto out;

@@ -21,7 +21,8 @@ static void usage(FILE *f)
 		"                      [--preset paper|gcbench|ideal | --db FILE [--env ID] [--assume-free-codec]]\n"
 		"                      [--batch N] [--seq-len S] [--collective ring|tree|auto]\n"
 		"                      [--gpus-per-node G [--intra-bw GB/s] [--intra-latency us]]\n"
-		"                      [--grid paper [--sensitivity]] [--constants] [--json]\n\n"
+		"                      [--grid paper|study-code [--sensitivity]] [--grid-steps]\n"
+		"                      [--constants] [--json]\n\n"
 		"Predict, with the performance model of Agarwal et al. (MLSys 2022), the speedup of\n"
 		"each compression method over synchronous SGD (bucketed all-reduce overlapped with\n"
 		"backward) per worker count, link bandwidth and compute speed; the crossover\n"
@@ -71,9 +72,24 @@ static void usage(FILE *f)
 		"                       by model, batch, method, workers and bandwidth, next to the\n"
 		"                       study's findings; --model/--batch/--workers/--bandwidth/\n"
 		"                       --method do not apply\n"
-		"  --sensitivity        with --grid paper: the counts again with each assumed\n"
+		"  --grid study-code    the same models, batches and methods on the setup the study's\n"
+		"                       released code (uw-mad-dash/GradCompressionUtility) defines,\n"
+		"                       where --grid paper takes the paper's text: 16 p3.8xlarge\n"
+		"                       nodes (4 V100, a two-level collective) instead of 8-96\n"
+		"                       single-GPU workers; BERT with 8 processes per node (two per\n"
+		"                       GPU; the 4-per-node reading is printed too), 512 tokens and\n"
+		"                       45 MB sync-SGD buckets; tc rates 1, 2, 4, 8 and 20 Gbit/s on a\n"
+		"                       10 Gbit/s NIC instead of 1-30; speedups of backward only (the\n"
+		"                       study's CUDA events), PowerSGD's 3 warm-up iterations; and\n"
+		"                       the codecs of the study's hooks (MSTop-K 20/100 threshold\n"
+		"                       rounds, its doubled values all-gather, signSGD's unpack of\n"
+		"                       every worker's bits). --constants cites each line\n"
+		"  --grid-steps         the win count as each of those assumptions moves, one at a\n"
+		"                       time, from --grid paper to --grid study-code\n"
+		"  --sensitivity        with --grid: the counts again with each assumed\n"
 		"                       constant at either end of its range\n"
-		"  --constants          print the paper preset's constants and their sources\n"
+		"  --constants          print the paper preset's constants and the study code's\n"
+		"                       setup, with their sources\n"
 		"  --json               one JSON document instead of tables (sweeps and\n"
 		"                       --constants; refused with --grid)\n"
 		"  --svg DIR            also write one chart per compute speed, codec speed and\n"
@@ -83,6 +99,8 @@ static void usage(FILE *f)
 		"  gcbench whatif --model resnet50 --workers 8,32,96 --bandwidth 1gbit:30gbit \\\n"
 		"      --compute-speedup 1,4 --method powersgd:rank=4,signsgd\n"
 		"  gcbench whatif --grid paper --sensitivity\n"
+		"  gcbench whatif --grid study-code\n"
+		"  gcbench whatif --grid-steps\n"
 		"  gcbench whatif --db gcbench.db --workers 4,16,64 --bandwidth 1gbit,10gbit,25gbit\n");
 }
 
@@ -157,16 +175,23 @@ static int finish_args(struct opts *o, const char *const *a, int64_t env, gc_err
 	if (o->free_codec && !o->db)
 		return gc_fail(e, GC_E_INVAL, "--assume-free-codec needs --db (the presets "
 			       "price every method)"), -1;
-	if (o->svg && a[7])
+	if (o->svg && (a[7] || o->steps))
 		return gc_fail(e, GC_E_INVAL, "--svg draws sweeps; it does not apply to --grid"), -1;
 	if (o->svg && o->json)
 		return gc_fail(e, GC_E_INVAL, "--svg and --json exclude each other"), -1;
 	if (o->svg && (stat(o->svg, &st) || !S_ISDIR(st.st_mode)))
 		return gc_fail(e, GC_E_INVAL, "--svg: '%s' is not an existing directory", o->svg), -1;
 	if (o->sens && !a[7])
-		return gc_fail(e, GC_E_INVAL, "--sensitivity needs --grid paper"), -1;
+		return gc_fail(e, GC_E_INVAL, "--sensitivity needs --grid paper or --grid "
+			       "study-code"), -1;
 	if (a[7] && gc_whatif_grid_check(a[7], e))
 		return -1;
+	if (o->steps && a[7])
+		return gc_fail(e, GC_E_INVAL, "--grid-steps runs both grids; drop --grid"), -1;
+	if (o->db && (o->steps || (a[7] && strcmp(a[7], "paper"))))
+		return gc_fail(e, GC_E_INVAL, "--grid study-code and --grid-steps price the "
+			       "study's hooks from operation counts, which a fit to '%s' does not "
+			       "hold; use them with a preset (drop --db)", o->db), -1;
 	if (o->db && a[3])
 		return gc_fail(e, GC_E_INVAL, "--preset and --db exclude each other"), -1;
 	if (o->db && gc_pdb_fit_load(o->db, env, &o->fit, e))
@@ -196,6 +221,7 @@ static int finish_args(struct opts *o, const char *const *a, int64_t env, gc_err
 	if (o->db && !a[6])              /* gcbench-worker's MPI rings, as the fit assumed */
 		o->algo = GC_ALGO_RING;
 	o->grid = a[7] != NULL;
+	o->grid_name = a[7];
 	if (o->db)
 		snprintf(o->w.source, sizeof(o->w.source), "%.120s, environment %lld", o->db,
 			 (long long)o->fit.env_id);
@@ -216,6 +242,7 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 		{ "--intra-latency", NULL, GC_OPT_ARG, 'L' }, { "--grid", NULL, GC_OPT_ARG, 'G' },
 		{ "--sensitivity", NULL, 0, 's' }, { "--assume-free-codec", NULL, 0, 'F' },
 		{ "--constants", NULL, 0, 'K' }, { "--svg", NULL, GC_OPT_ARG, 'V' },
+		{ "--grid-steps", NULL, 0, 'T' },
 	};
 	const char *optarg;
 	gc_opts op;
@@ -245,6 +272,7 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 		case 's': o->sens = 1; break;
 		case 'F': o->free_codec = 1; break;
 		case 'K': o->constants = 1; break;
+		case 'T': o->steps = 1; break;
 		case 'V': o->svg = optarg; break;
 		case 'E':
 			if (gc_parse_i64(optarg, &env) || env < 0)
@@ -283,10 +311,14 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 		return gc_cli_opts_stop(&op, c, usage), 1;
 	if (c != GC_OPTS_END)
 		return gc_fail(e, GC_E_INVAL, "%s", op.err.msg), -1;
-	if (o->json && a[7])
-		return gc_fail(e, GC_E_INVAL, "--json does not apply to --grid (the grid prints "
-			       "tables only); drop --json, or ask for sweeps"), -1;
+	if (o->json && (a[7] || o->steps))
+		return gc_fail(e, GC_E_INVAL, "--json does not apply to --grid or --grid-steps "
+			       "(they print tables only); drop --json, or ask for sweeps"), -1;
 	o->gpn = (int)g;
+	if ((o->steps || (a[7] && !strcmp(a[7], "study-code"))) && (o->seq_len || g != 1))
+		return gc_fail(e, GC_E_INVAL, "--grid study-code and --grid-steps take BERT's "
+			       "tokens and the processes per node from the study's code; drop "
+			       "--seq-len and --gpus-per-node"), -1;
 	return finish_args(o, a, env, e);
 }
 
@@ -625,6 +657,14 @@ int cmd_whatif(int argc, char **argv)
 	}
 	if (o.constants)
 		return o.json ? constants_json() : (gc_whatif_print_constants(), 0);
+	if (o.steps) {
+		apply_topology(&o, NULL);
+		if (gc_whatif_print_steps(&o, &e)) {
+			gc_error("whatif: %s", e.msg);
+			return 1;
+		}
+		return 0;
+	}
 	if (o.grid) {
 		if (o.db)
 			gc_pdb_fit_params(&o.fit, 25557032.0, &o.w.mp);  /* ResNet-50's optimizer */

@@ -8,7 +8,8 @@
 
 struct opts {
 	gc_whatif w;
-	int json, grid, sens, free_codec, constants;
+	int json, grid, sens, free_codec, constants, steps;
+	const char *grid_name;   /* --grid: "paper" or "study-code" */
 	int seq_len;             /* 0: the catalogue's 128 tokens */
 	int gpn;                 /* --gpus-per-node */
 	gc_coll_algo algo;
@@ -22,8 +23,12 @@ struct opts {
 /* --constants: the paper preset's constants, values, ranges and sources. */
 void gc_whatif_print_constants(void);
 
-/* --grid paper [--sensitivity]: the grid's counts next to the study's findings;
- * 0 done, -1 failed (e says why). */
+/* --grid paper|study-code [--sensitivity]: the grid's counts next to the study's
+ * findings; 0 done, -1 failed (e says why). */
 int gc_whatif_print_grid(const struct opts *o, gc_err *e);
+
+/* --grid-steps: the win count as each assumption moves from the paper grid to the
+ * study code's; 0 done, -1 failed (e says why). */
+int gc_whatif_print_steps(const struct opts *o, gc_err *e);
 
 #endif

@@ -58,6 +58,31 @@ expect_err unknown_grid "unknown grid 'study'" --grid study
 expect_err sens_without_grid "--sensitivity needs --grid paper" --sensitivity
 expect_err sens_not_paper "use it with --preset paper" --grid paper --sensitivity --preset ideal
 expect_err bad_codec "--codec-speedup: 'abc' is not a number > 0" --codec-speedup abc
+
+# --grid study-code: the study's released setup; --grid-steps: the walk from the paper
+# grid to it, whose first and last rows must be the two grids' own counts
+sc=$("$G" whatif --grid study-code 2>&1); rc=$?
+if [ $rc -eq 0 ] && grep -q '= 315 predictions, parameters: paper, BERT at 512 tokens' <<<"$sc" &&
+   grep -q '^  20 (NIC: 10) ' <<<"$sc" && grep -q "^the study's findings here: A .* B " <<<"$sc" &&
+   grep -q '^BERT as run_ddp.sh launches the ResNets (4 processes per node' <<<"$sc"
+then pass study_code_grid; else fail study_code_grid "rc $rc: $(head -n 3 <<<"$sc" | tr '\n' ' ')"; fi
+pg=$("$G" whatif --grid paper 2>&1)
+st=$("$G" whatif --grid-steps 2>&1); rc=$?
+first=$(awk '$1 == "0" {print $2 " of " $4}' <<<"$st")
+last=$(awk '$1 ~ /^[0-9]+$/ {r = $2 " of " $4} END {print r}' <<<"$st")
+want_first=$(sed -n 's/^wins (speedup > 1 over sync SGD): \([0-9]* of [0-9]*\) at >= 10.*/\1/p' <<<"$pg")
+want_last=$(sed -n 's/^wins (speedup > 1 over sync SGD): \([0-9]* of [0-9]*\) at >= 10.*/\1/p' <<<"$sc")
+nrows=$(awk '$1 ~ /^[0-9]+$/' <<<"$st" | wc -l)
+if [ $rc -eq 0 ] && [ -n "$first" ] && [ "$first" = "$want_first" ] && [ "$last" = "$want_last" ] &&
+   [ "$nrows" -eq 12 ]; then pass grid_steps_ends
+else fail grid_steps_ends "rc $rc, $nrows rows, first '$first' (grid paper '$want_first'), last '$last' (study-code '$want_last')"; fi
+if "$G" whatif --constants | grep -q 'source: launch_ec2_run_commands.py 20-21'; then pass study_sources
+else fail study_sources "--constants does not cite the study's launch configuration"; fi
+expect_err steps_with_grid "--grid-steps runs both grids; drop --grid" --grid-steps --grid paper
+expect_err steps_json "--json does not apply to --grid or --grid-steps" --grid-steps --json
+expect_err study_db "use them with a preset (drop --db)" --grid study-code --db "$tmp/none.db"
+expect_err study_seq "drop --seq-len and --gpus-per-node" --grid study-code --seq-len 128
+expect_err steps_gpn "drop --seq-len and --gpus-per-node" --grid-steps --gpus-per-node 8
 expect_err zero_codec "--codec-speedup: '0' is not a number > 0" --codec-speedup 1,0
 expect_err bad_seq "--seq-len 'x'" --model bert-base --seq-len x
 expect_err zero_seq "--seq-len '0'" --model bert-base --seq-len 0
@@ -147,6 +172,27 @@ if [ -x "$BUILD/tests/test_model_db" ] && "$BUILD/tests/test_model_db" --make-db
 	else
 		fail model_predict "cannot make a second database"
 	fi
+	# --validate: the validation table of the same pair; its "all" row must agree with
+	# the per-run errors --predict prints (median of their |error|, computed here)
+	if [ -f "$tmp/w2.db" ]; then
+		val=$("$G" model --db "$tmp/w.db" --env 1 --validate "$tmp/w2.db" 2>&1); rc=$?
+		pred=$("$G" model --db "$tmp/w.db" --env 1 --predict "$tmp/w2.db" 2>&1)
+		want=$(awk '$1 ~ /^[0-9]+$/ && $(NF-1) ~ /%$/ {e = $(NF-1); sub("%", "", e); e += 0; if (e < 0) e = -e; print e}' <<<"$pred" |
+			sort -g | awk '{a[NR] = $1} END {if (NR % 2) m = a[(NR + 1) / 2]; else m = (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.1f", m}')
+		got=$(awk '$1 == "all" {sub("%", "", $3); print $3}' <<<"$val")
+		if [ $rc -eq 0 ] && grep -q '^by method:' <<<"$val" && grep -q '^by bandwidth cap:' <<<"$val" &&
+		   grep -q '^goals (a quiet machine): median' <<<"$val" && [ -n "$got" ] &&
+		   awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; exit !(d < 0.11 && d > -0.11) }'
+		then pass model_validate; else fail model_validate "rc $rc, median '$got' vs runs '$want': $(head -n 1 <<<"$val")"; fi
+	else
+		fail model_validate "no second database"
+	fi
+	out=$("$G" model --db "$tmp/w.db" --baseline syncsgd 2>&1); rc=$?
+	[ $rc -eq 2 ] && grep -q -- "--baseline needs --validate" <<<"$out" && pass model_baseline_needs_validate ||
+		fail model_baseline_needs_validate "rc $rc: $out"
+	out=$("$G" model --db "$tmp/w.db" --validate "$tmp/w.db" --json 2>&1); rc=$?
+	[ $rc -eq 2 ] && grep -q -- "--validate prints a table; drop --json" <<<"$out" && pass model_validate_json ||
+		fail model_validate_json "rc $rc: $out"
 	out=$("$G" model --db "$tmp/w.db" --predict "$tmp/none.db" 2>&1); rc=$?
 	[ $rc -eq 3 ] && grep -q "cannot predict the runs of '$tmp/none.db'" <<<"$out" && pass model_predict_missing ||
 		fail model_predict_missing "rc $rc: $out"
@@ -160,7 +206,7 @@ if [ -x "$BUILD/tests/test_model_db" ] && "$BUILD/tests/test_model_db" --make-db
 	if grep -q 'syncsgd_ms *signsgd *topk *mstopk *powersgd$' <<<"$out"; then pass db_default_methods
 	else fail db_default_methods "$(sed -n 4p <<<"$out")"; fi
 else
-	for n in from_db from_db_env db_unknown_env db_unmeasured db_and_preset db_assume_free model_predict model_predict_missing model_env_needs_predict model_bad_env db_default_methods; do skip "$n" "$BUILD/tests/test_model_db is not built"; done
+	for n in from_db from_db_env db_unknown_env db_unmeasured db_and_preset db_assume_free model_predict model_validate model_baseline_needs_validate model_validate_json model_predict_missing model_env_needs_predict model_bad_env db_default_methods; do skip "$n" "$BUILD/tests/test_model_db is not built"; done
 fi
 expect_err env_without_db "--env needs --db" --env 1
 expect_err db_missing "$tmp/none.db" --db "$tmp/none.db"

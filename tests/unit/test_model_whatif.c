@@ -69,7 +69,7 @@ static void test_two_level(void)
 static void test_codec_powersgd_counts(void)
 {
 	static const char *const rows[] = { "w,100x200,20000" };
-	gc_codec_dev d = { 1e-5, 0, 1e9, 1e9, 16, 1 };
+	gc_codec_dev d = { 1e-5, 0, 1e9, 1e9, 16, 1, GC_HOOKS_TORCH, 0 };
 	gc_bucket_span s = { 0, 1, 20000 };
 	gc_model_method m = method("powersgd:rank=4"), m8 = method("powersgd:rank=8");
 	double enc, dec, enc8, dec8;
@@ -97,7 +97,7 @@ static void test_codec_powersgd_counts(void)
 static void test_codec_sparse_counts(void)
 {
 	static const char *const rows[] = { "v,1000000,1000000" };
-	gc_codec_dev d = { 1e-5, 2e-5, 1e9, 1e9, 16, 0.5 };
+	gc_codec_dev d = { 1e-5, 2e-5, 1e9, 1e9, 16, 0.5, GC_HOOKS_TORCH, 0 };
 	gc_bucket_span s = { 0, 1, 1000000 };
 	gc_model_method t1 = method("topk:ratio=0.01"), t10 = method("topk:ratio=0.1");
 	gc_model_method r20 = method("mstopk:ratio=0.01"), r10 = method("mstopk:ratio=0.01,rounds=10");
@@ -274,6 +274,111 @@ static void test_constants_sourced(void)
 	}
 }
 
+
+/* The study's hooks (codec.h), by hand: one bucket of 1e6 floats, 4 workers. */
+static void test_codec_study_counts(void)
+{
+	static const char *const rows[] = { "v,1000000,1000000" };
+	gc_codec_dev d = { 1e-5, 2e-5, 1e9, 1e9, 16, 0.5, GC_HOOKS_STUDY, 0 };
+	gc_bucket_span s = { 0, 1, 1000000 };
+	gc_model_method sg = method("signsgd"), ms = method("mstopk:ratio=0.01");
+	gc_model_method ps = method("powersgd:rank=4");
+	double e1, d1, e2, d2, pass = 4e6;
+	gc_arch a;
+
+	CHECK(!csv_arch(&a, rows, 1));
+	gc_codec_cost(&d, &a, &s, &sg, 4, &e1, &d1);
+	CHECK_NEAR(e1, 5e-5 + 7 * pass / 1e9, 1e-12);                /* 5 launches, 7 passes */
+	/* 4 buffers + 4 x 7 unpack-and-add launches + sign; 4 x 12 + 2 passes */
+	CHECK_NEAR(d1, 33e-5 + 50 * pass / 1e9, 1e-12);
+	gc_codec_cost(&d, &a, &s, &ms, 4, &e1, &d1);
+	/* k 1e4, 20 rounds: 3 + 160 + 10 + 4 launches, 42 syncs, 49 passes + 24 k */
+	CHECK_NEAR(e1, 177e-5 + 42 * 2e-5 + (49 * pass + 24e4) / 1e9, 1e-12);
+	CHECK_NEAR(d1, 5e-5 + (pass + 12e4 * 4) / 1e9, 1e-12);      /* zeros + 4 slice adds */
+	d.rounds = 100;                                               /* BERT's N */
+	gc_codec_cost(&d, &a, &s, &ms, 4, &e2, &d2);
+	CHECK_NEAR(e2 - e1, 80 * (8e-5 + 2 * 2e-5 + 2 * pass / 1e9), 1e-12);
+	CHECK_NEAR(d2, d1, 1e-15);
+	/* PowerSGD is PyTorch's own hook in both */
+	gc_codec_cost(&d, &a, &s, &ps, 4, &e1, &d1);
+	d.hooks = GC_HOOKS_TORCH;
+	gc_codec_cost(&d, &a, &s, &ps, 4, &e2, &d2);
+	CHECK_NEAR(e1, e2, 1e-15);
+	CHECK_NEAR(d1, d2, 1e-15);
+	gc_arch_release(&a);
+}
+
+/* MSTop-K's exchange as the hooks did it: the comm time of one bucket on 4 workers. */
+static void test_gathers(void)
+{
+	static const char *const rows[] = { "v,1000000,1000000" };
+	gc_model_method ms = method("mstopk:ratio=0.01");
+	gc_model_params mp;
+	gc_model_result r0, r1, r2;
+	gc_arch a;
+	gc_err e;
+	double k = 1e4;
+
+	CHECK(!csv_arch(&a, rows, 1));
+	gc_arch_set_timing(&a, 1, 1e12, 1);
+	gc_model_params_default(&mp);
+	mp.alpha = 1e-4, mp.bw = 1e9;
+	CHECK(!gc_model_predict(&a, &ms, &mp, 4, &r0, &e));
+	mp.gathers = GC_GATHER_VALUES_TWICE;
+	CHECK(!gc_model_predict(&a, &ms, &mp, 4, &r1, &e));
+	mp.gathers = GC_GATHER_INDEX64_VALUES;
+	CHECK(!gc_model_predict(&a, &ms, &mp, 4, &r2, &e));
+	/* ring all-gather: 3 alpha + 3 m / bw; plan m = 8k; twice 4k; 8k + 4k */
+	CHECK_NEAR(r0.comm, 3e-4 + 3 * 8 * k / 1e9, 1e-12);
+	CHECK_NEAR(r1.comm, 2 * (3e-4 + 3 * 4 * k / 1e9), 1e-12);
+	CHECK_NEAR(r2.comm, 2 * 3e-4 + 3 * 12 * k / 1e9, 1e-12);
+	gc_arch_release(&a);
+}
+
+/* --grid study-code and the step table: sizes, the ends of the walk, the variants. */
+static void test_study_grid(void)
+{
+	gc_whatif_step st[GC_GRID_MAX_STEPS];
+	gc_whatif_grid gp, gs, g1;
+	gc_grid_def d;
+	gc_whatif w;
+	size_t n, i;
+	gc_err e;
+
+	memset(&w, 0, sizeof(w));
+	CHECK(!gc_whatif_preset(&w, "paper", &e));
+	CHECK(!gc_whatif_grid_def("study-code", 0, &d, &e));
+	CHECK(!gc_whatif_grid_run_def(&w, &d, 0, &gs, &e));
+	CHECK_EQ_INT(gs.all.n, 315);                 /* 3 x 3 x 7 x 1 node count x 5 rates */
+	CHECK_EQ_INT(gs.all.n_dc, 63);               /* only 20gbit, on the 10 Gbit/s NIC */
+	CHECK_EQ_INT(d.gpn[0], 4);
+	CHECK_EQ_INT(d.gpn[2], 8);
+	CHECK_EQ_INT(d.seq_len, 512);
+	gc_grid_def_study(&d, 1);
+	CHECK_EQ_INT(d.gpn[2], 4);
+	CHECK(!gc_whatif_grid_run_def(&w, &d, 0, &g1, &e));
+	for (i = 0; i < 2; i++)                      /* the variant moves BERT only */
+		CHECK_EQ_INT(g1.model[i].wins, gs.model[i].wins);
+	CHECK(!gc_whatif_grid_run(&w, 0, 0, &gp, &e));
+	CHECK(!gc_whatif_steps(&w, 0, st, GC_GRID_MAX_STEPS, &n, &e));
+	CHECK_EQ_INT(n, 12);
+	CHECK_EQ_INT(st[0].wins_dc, gp.all.wins_dc);
+	CHECK_EQ_INT(st[0].n_dc, gp.all.n_dc);
+	CHECK_EQ_INT(st[n - 1].wins_dc, gs.all.wins_dc);
+	CHECK_EQ_INT(st[n - 1].wins, gs.all.wins);
+	CHECK_EQ_INT(gc_whatif_steps(&w, 0, st, 3, &n, &e), GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "room for 3 steps");
+	CHECK_EQ_INT(gc_whatif_grid_def("study", 0, &d, &e), GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "'study-code'");
+	{
+		size_t ns;
+		const gc_grid_source *src = gc_whatif_study_sources(&ns);
+		CHECK(ns >= 10);
+		for (i = 0; i < ns; i++)
+			CHECK(src[i].source && strlen(src[i].source) > 10);
+	}
+}
+
 int main(void)
 {
 	GCT_RUN(test_ring_tree_auto);
@@ -286,5 +391,8 @@ int main(void)
 	GCT_RUN(test_conclusions);
 	GCT_RUN(test_errors);
 	GCT_RUN(test_constants_sourced);
+	GCT_RUN(test_codec_study_counts);
+	GCT_RUN(test_gathers);
+	GCT_RUN(test_study_grid);
 	return gct_finish();
 }
