@@ -47,6 +47,7 @@ struct mcase {
 static const struct mcase cases[] = {
 	{ "syncsgd", GC_M_SYNCSGD, "" },
 	{ "fp16", GC_M_FP16, "" },
+	{ "bf16", GC_M_BF16, "" },
 	{ "signsgd", GC_M_SIGNSGD, "" },
 	{ "signsgd scaled+ef", GC_M_SIGNSGD, "scaled=1,ef=1" },
 	{ "topk 1%", GC_M_TOPK, "ratio=0.01" },

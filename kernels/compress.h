@@ -56,6 +56,9 @@
  *   each step from (seed, tensor index, step).
  * - fp16: payload half(c / p) (round to nearest even; overflow to inf), all-reduced
  *   with a half sum (each addition done in float, rounded to half); decode float(sum).
+ * - bf16: as fp16 with bfloat16 (kernels/bf16.h: round to nearest even, NaN quieted):
+ *   payload bf16(c / p), all-reduced with a bf16 sum (each addition in float, rounded
+ *   to bf16, workers in order 0..p-1 in gc_simulate_step), decode float(sum).
  * - syncsgd: all-reduce of c in float32, decode sum / p.
  * All-reduce is a sum. gc_bucket_residual gives e' for methods with error feedback.
  * kernels/params.h holds the method table (names, parameters, defaults, ranges);
@@ -73,7 +76,7 @@
 
 typedef enum gc_backend { GC_BACKEND_CPU, GC_BACKEND_CUDA } gc_backend;
 typedef enum gc_coll { GC_COLL_ALLREDUCE, GC_COLL_ALLGATHER } gc_coll;
-typedef enum gc_dtype { GC_DT_F32, GC_DT_F16, GC_DT_U8 } gc_dtype;
+typedef enum gc_dtype { GC_DT_F32, GC_DT_F16, GC_DT_U8, GC_DT_BF16 } gc_dtype;
 
 /* One tensor of a bucket: ndim 1 tensors are never compressed as matrices. */
 typedef struct gc_tensor_desc {
@@ -134,5 +137,11 @@ float gc_f16_to_f32(uint16_t h);
 /* acc[i] = half(float(acc[i]) + float(x[i])), i < n: the half sum of every all-reduce. */
 void gc_f16_sum(uint16_t *acc, const uint16_t *x, size_t n);
 size_t gc_dtype_size(gc_dtype t);
+
+/* bfloat16 (kernels/bf16.h's rounding), for the bf16 method and its all-reduce. */
+uint16_t gc_f32_to_bf16(float f);
+float gc_bf16_to_f32(uint16_t h);
+/* acc[i] = bf16(float(acc[i]) + float(x[i])), i < n: the bf16 sum of every all-reduce. */
+void gc_bf16_sum(uint16_t *acc, const uint16_t *x, size_t n);
 
 #endif

@@ -10,14 +10,15 @@
 #include "strutil.h"
 
 static const char *const method_names[GC_M__COUNT] = {
-	"syncsgd", "fp16", "signsgd", "topk", "mstopk", "powersgd",
+	"syncsgd", "fp16", "signsgd", "topk", "mstopk", "powersgd", "bf16",
 };
 
 #define MB(m) GC_METHOD_BIT(m)
 
 static const gc_param_def pdefs[] = {
 	{ "ef", MB(GC_M_SIGNSGD) | MB(GC_M_TOPK) | MB(GC_M_MSTOPK) | MB(GC_M_POWERSGD),
-	  GC_PT_BOOL, 1, MB(GC_M_SYNCSGD) | MB(GC_M_FP16) | MB(GC_M_SIGNSGD), 0, 1, 0,
+	  GC_PT_BOOL, 1, MB(GC_M_SYNCSGD) | MB(GC_M_FP16) | MB(GC_M_SIGNSGD) | MB(GC_M_BF16),
+	  0, 1, 0,
 	  "0 or 1", offsetof(gc_params, ef) },
 	{ "scaled", MB(GC_M_SIGNSGD), GC_PT_BOOL, 0, 0, 0, 1, 0, "0 or 1",
 	  offsetof(gc_params, scaled) },

@@ -23,6 +23,7 @@ typedef enum gc_method {
 	GC_M_TOPK,
 	GC_M_MSTOPK,
 	GC_M_POWERSGD,
+	GC_M_BF16,
 	GC_M__COUNT
 } gc_method;
 

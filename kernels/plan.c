@@ -115,6 +115,9 @@ void gc_plan_end(gc_plan *pl)
 	case GC_M_FP16:
 		set_round(pl, GC_COLL_ALLREDUCE, GC_DT_F16, pl->numel);
 		break;
+	case GC_M_BF16:
+		set_round(pl, GC_COLL_ALLREDUCE, GC_DT_BF16, pl->numel);
+		break;
 	case GC_M_SIGNSGD:        /* per tensor scales (scaled), then the bits */
 		set_round(pl, GC_COLL_ALLGATHER, GC_DT_U8,
 			  (pl->p.scaled ? 4 * pl->nt : 0) + (pl->numel + 7) / 8);

@@ -135,6 +135,7 @@ double gc_model_decode_elems(const gc_model_method *m, size_t n, int p)
 		return (double)n + (double)gc_topk_k(&m->p, n) * p;
 	case GC_M_POWERSGD:
 	case GC_M_FP16:
+	case GC_M_BF16:
 		return (double)n;
 	default:
 		return 0;

@@ -70,6 +70,7 @@ void gc_codec_cost(const gc_codec_dev *d, const gc_arch *a, const gc_bucket_span
 
 	switch (m->p.method) {
 	case GC_M_FP16:
+	case GC_M_BF16:         /* the same passes as fp16: read 4n, write 2n; and back */
 		e = (struct ops){ 2, 0, 2.5 * pass, 0 };
 		x = (struct ops){ 1, 0, 1.5 * pass, 0 };
 		break;

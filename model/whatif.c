@@ -274,6 +274,8 @@ gc_rc gc_whatif_preset(gc_whatif *w, const char *name, gc_err *e)
 		mp->codec_ops = 0;
 		mp->enc_rate[GC_M_FP16] = mp->dev.mem_Bps / (2.5 * 4);
 		mp->dec_rate[GC_M_FP16] = mp->dev.mem_Bps / (1.5 * 4);
+		mp->enc_rate[GC_M_BF16] = mp->enc_rate[GC_M_FP16];
+		mp->dec_rate[GC_M_BF16] = mp->dec_rate[GC_M_FP16];
 	}
 	return GC_OK;
 }

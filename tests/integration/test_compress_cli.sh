@@ -4,10 +4,10 @@
 . "$(dirname "$0")/../lib.sh"
 
 GC=$BIN/gcbench
-need_cmd python3 help sync_average topk_ratio powersgd_shape bad_dtype bad_shape \
+need_cmd python3 help sync_average topk_ratio powersgd_shape bf16_reference bad_dtype bad_shape \
 	truncated not_npy no_input bad_method bad_param || exit 0
 if [ ! -x "$GC" ]; then
-	for n in help sync_average topk_ratio powersgd_shape bad_dtype bad_shape truncated \
+	for n in help sync_average topk_ratio powersgd_shape bf16_reference bad_dtype bad_shape truncated \
 		 not_npy no_input bad_method bad_param; do fail "$n" "$GC is not built"; done
 	exit 1
 fi
@@ -89,6 +89,45 @@ if out=$("$GC" compress --method powersgd:rank=1,min_compression=1 --in "$tmp/m.
 	pass powersgd_shape
 else
 	fail powersgd_shape "$out"
+fi
+
+# bf16 against a held-out reference written from the format's definition (8 significant
+# bits, round to nearest even, the float32 exponent range, overflow to inf), not from
+# the C's bit tricks: two workers, payload bf16(g / 2) each (exact halving), their sum
+# rounded to float32 then to bf16. Ties, carries into the exponent, subnormals, -0 and
+# values that overflow are among the inputs.
+bf16_vals="1.00390625 1.01171875 -3.0e38 3.3961776e38 1e-40 -0.0 0.1 -7.5 65504 2.3509887e-38"
+bf16_vals2="1.0 1.0 -3.0e38 3.3961776e38 2e-40 -0.0 0.2 7.499 -1 2.3509887e-38"
+npy "$tmp/f0.npy" f4 10 $bf16_vals
+npy "$tmp/f1.npy" f4 10 $bf16_vals2
+want=$(python3 - $bf16_vals -- $bf16_vals2 <<'EOF2'
+import math, struct, sys
+def f32(x):
+    try:
+        return struct.unpack('<f', struct.pack('<f', x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+BF16_MAX = (2 - 2 ** -7) * 2.0 ** 127
+def bf16(x):
+    if x == 0 or math.isinf(x):
+        return x
+    m, e = math.frexp(x)                      # x = m * 2^e, 0.5 <= |m| < 1
+    scale = 2.0 ** max(e - 8, -133)           # 8 significant bits; subnormal step 2^-133
+    r = round(x / scale) * scale              # Python rounds halves to even
+    return math.copysign(math.inf, x) if abs(r) > BF16_MAX else r
+i = sys.argv.index('--')
+a = [f32(float(v)) for v in sys.argv[1:i]]
+b = [f32(float(v)) for v in sys.argv[i + 1:]]
+for x, y in zip(a, b):
+    print(repr(bf16(f32(bf16(f32(x / 2)) + bf16(f32(y / 2))))))
+EOF2
+)
+if out=$("$GC" compress --method bf16 --in "$tmp/f0.npy" --in "$tmp/f1.npy" --out-dir "$tmp/o4" 2>&1) &&
+   got=$(readnpy "$tmp/o4/result.npy" 2>/dev/null) && [ -n "$want" ] && [ "$got" = "$want" ] &&
+   printf '%s' "$out" | grep -q 'payload_bytes: *20 per worker'; then
+	pass bf16_reference
+else
+	fail bf16_reference "$out; got: $(echo $got); want: $(echo $want)"
 fi
 
 npy "$tmp/d.npy" f8 2,3 1 2 3 4 5 6

@@ -42,7 +42,7 @@ static void test_table_lookup(void)
 	CHECK(!gc_method_takes((gc_method)99, d));
 	CHECK(gc_param_lookup("colour") == NULL && gc_param_lookup(NULL) == NULL);
 	gc_method_names(buf, sizeof(buf), ", ");
-	CHECK_STR(buf, "syncsgd, fp16, signsgd, topk, mstopk, powersgd");
+	CHECK_STR(buf, "syncsgd, fp16, signsgd, topk, mstopk, powersgd, bf16");
 	gc_method_names(buf, 12, " ");   /* cut to fit */
 	CHECK_STR(buf, "syncsgd fp1");
 	gc_method_keys(GC_M_POWERSGD, buf, sizeof(buf));
@@ -220,6 +220,10 @@ static void test_plan_rounds(void)
 	gc_params_default(&p, GC_M_FP16);
 	gc_plan_bucket(&pl, &p, t, 3);
 	check_round(&pl, 0, GC_COLL_ALLREDUCE, GC_DT_F16, n);
+	CHECK_EQ_INT(gc_plan_payload_bytes(&pl), 2 * n);
+	gc_params_default(&p, GC_M_BF16);
+	gc_plan_bucket(&pl, &p, t, 3);
+	check_round(&pl, 0, GC_COLL_ALLREDUCE, GC_DT_BF16, n);
 	CHECK_EQ_INT(gc_plan_payload_bytes(&pl), 2 * n);
 	gc_params_default(&p, GC_M_SIGNSGD);
 	gc_plan_bucket(&pl, &p, t, 3);
