@@ -502,8 +502,10 @@ CREATE VIEW stack_pairs AS
 -- every baseline of the spec, in order ('[]' for a single one, which sweeps.baseline
 -- holds; with a list, sweeps.baseline is its first). speedup carries one row per
 -- (method, baseline): the row of sweeps.baseline as before, then one per other listed
--- baseline, whose name is in the `baseline` column. The summary views carry
--- baselines so that points of sweeps with different lists are not merged.
+-- baseline, whose name is in the `baseline` column (sweep_baseline: the first one;
+-- readers that want one speedup per method filter baseline = sweep_baseline). The
+-- summary views carry baselines so that points of sweeps with different lists are
+-- not merged.
 ALTER TABLE sweeps ADD COLUMN baselines TEXT NOT NULL DEFAULT '[]';
 
 DROP VIEW compression_wins;
@@ -550,7 +552,7 @@ CREATE VIEW speedup AS
 	SELECT m.workload, m.model, m.method, m.params, m.bw_cap_bps, m.latency_s,
 	       m.world_size, m.batch, m.backend, m.compute_scale, m.env_id, m.vs AS baseline,
 	       m.repeats, m.t_iter, b.t_iter AS t_iter_baseline,
-	       b.t_iter / m.t_iter AS speedup, m.stack
+	       b.t_iter / m.t_iter AS speedup, m.stack, m.baseline AS sweep_baseline
 	FROM mb m JOIN point_summary b
 	  ON b.method = m.vs AND b.baseline = m.baseline AND b.baselines = m.baselines
 	 AND b.stack = m.stack AND b.workload = m.workload AND b.model = m.model

@@ -97,6 +97,7 @@ static void test_speedup_per_baseline(void)
 		   "1|bf16|syncsgd|1.25\n1|syncsgd|syncsgd|1.0\n1|topk|syncsgd|2.5\n"
 		   "1|bf16|bf16|1.0\n1|syncsgd|bf16|0.8\n1|topk|bf16|2.0\n"
 		   "10|bf16|syncsgd|2.0\n10|syncsgd|syncsgd|1.0\n");
+	CHECK_ROWS(db, "SELECT count(*) FROM speedup WHERE baseline = sweep_baseline", "5\n");
 	CHECK_ROWS(db, "SELECT method, baseline FROM compression_wins ORDER BY baseline, method",
 		   "topk|bf16\nbf16|syncsgd\nbf16|syncsgd\ntopk|syncsgd\n");
 	CHECK_ROWS(db, "SELECT name, baselines FROM sweeps ORDER BY id",
