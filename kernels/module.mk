@@ -7,7 +7,8 @@ UNIT_TESTS += $(BUILD)/tests/test_kernels $(BUILD)/tests/test_kernels_methods \
               $(BUILD)/tests/test_kernels_plan $(BUILD)/tests/test_kernels_isa \
               $(BUILD)/tests/test_kernels_rng
 BINS += $(BUILD)/bin/gcbench-bench-kernels
-INTEG_TESTS += tests/integration/test_compress_cli.sh tests/integration/test_portable.sh
+INTEG_TESTS += tests/integration/test_compress_cli.sh tests/integration/test_portable.sh \
+               tests/integration/test_run_baselines.sh
 BENCHES += bench-kernels
 
 # How the build was made (kernels/isa.h): its -march and, for ARCH=native, the CPU of
