@@ -48,6 +48,7 @@ static const struct mcase cases[] = {
 	{ "syncsgd", GC_M_SYNCSGD, "" },
 	{ "fp16", GC_M_FP16, "" },
 	{ "bf16", GC_M_BF16, "" },
+	{ "randomk 1%", GC_M_RANDOMK, "ratio=0.01" },
 	{ "signsgd", GC_M_SIGNSGD, "" },
 	{ "signsgd scaled+ef", GC_M_SIGNSGD, "scaled=1,ef=1" },
 	{ "topk 1%", GC_M_TOPK, "ratio=0.01" },
@@ -263,6 +264,10 @@ static double floor_x(const gc_params *p, const gc_plan *pl)
 		break;
 	case GC_M_SIGNSGD:      /* read c (+ e, write e); decode reads p payloads, writes avg */
 		b = 4 * n + (p->ef ? 8 * n : 0) + pay + P * pay + 4 * n;
+		break;
+	case GC_M_RANDOMK:      /* read g (+ e, write e) or only the k picked; decode writes
+	                         * avg; the k values written and their sum read */
+		b = (p->ef ? 12 * n : 4 * k) + 4 * k + 4 * k + 4 * n;
 		break;
 	case GC_M_TOPK:
 	case GC_M_MSTOPK:       /* read c (+ e, write e); write the k pairs; decode writes

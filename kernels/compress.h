@@ -59,6 +59,10 @@
  * - bf16: as fp16 with bfloat16 (kernels/bf16.h: round to nearest even, NaN quieted):
  *   payload bf16(c / p), all-reduced with a bf16 sum (each addition in float, rounded
  *   to bf16, workers in order 0..p-1 in gc_simulate_step), decode float(sum).
+ * - randomk: k = max(1, ceil(ratio * numel)) per bucket (as topk); the indices are
+ *   kernels/randomk.h's stratified pick from (seed, step), the same on every worker;
+ *   payload the k values c[idx_j] (float32), all-reduced; decode avg = 0 except
+ *   avg[idx_j] = sum_j / p. EF: e' = c with the sent entries zeroed.
  * - syncsgd: all-reduce of c in float32, decode sum / p.
  * All-reduce is a sum. gc_bucket_residual gives e' for methods with error feedback.
  * kernels/params.h holds the method table (names, parameters, defaults, ranges);

@@ -127,6 +127,10 @@ void gc_plan_end(gc_plan *pl)
 		pl->k = gc_topk_k(&pl->p, pl->numel);
 		set_round(pl, GC_COLL_ALLGATHER, GC_DT_U8, 8 * pl->k);
 		break;
+	case GC_M_RANDOMK:        /* the k values at the shared indices, summed */
+		pl->k = gc_topk_k(&pl->p, pl->numel);
+		set_round(pl, GC_COLL_ALLREDUCE, GC_DT_F32, pl->k);
+		break;
 	case GC_M_POWERSGD:       /* [all P | uncompressed], then all Q */
 		set_round(pl, GC_COLL_ALLREDUCE, GC_DT_F32, pl->np + pl->nu);
 		if (pl->nq)

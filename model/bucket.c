@@ -136,6 +136,7 @@ double gc_model_decode_elems(const gc_model_method *m, size_t n, int p)
 	case GC_M_POWERSGD:
 	case GC_M_FP16:
 	case GC_M_BF16:
+	case GC_M_RANDOMK:
 		return (double)n;
 	default:
 		return 0;

@@ -61,6 +61,25 @@ static void sparse_decode(double pass, double k, int p, struct ops *dec)
 	dec->bytes = 3 * pass + 40.0 * k * p;
 }
 
+/* The methods of issue 34 in the paper preset's terms (PyTorch eager ops, as GRACE's
+ * compressors): randomk encode: error add, index draw, gather, residual zeroing (4
+ * launches; read g and e, write e: 3 passes; k values and indices); decode: zero the
+ * output, scatter the k sums, divide (3 launches, 1 pass). */
+static int newer_ops(const gc_bucket_span *s, const gc_model_method *m, struct ops *enc,
+		     struct ops *dec)
+{
+	double pass = 4.0 * (double)s->numel, k = (double)gc_topk_k(&m->p, s->numel);
+
+	switch (m->p.method) {
+	case GC_M_RANDOMK:
+		*enc = (struct ops){ 4, 0, 3 * pass + 12 * k, 0 };
+		*dec = (struct ops){ 3, 0, pass + 12 * k, 0 };
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 void gc_codec_cost(const gc_codec_dev *d, const gc_arch *a, const gc_bucket_span *s,
 		   const gc_model_method *m, int p, double *enc, double *dec)
 {
@@ -92,6 +111,7 @@ void gc_codec_cost(const gc_codec_dev *d, const gc_arch *a, const gc_bucket_span
 		powersgd_ops(a, s, m, &e, &x);
 		break;
 	default:
+		newer_ops(s, m, &e, &x);
 		break;
 	}
 	*enc = ops_time(d, &e) + radix;

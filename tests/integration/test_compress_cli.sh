@@ -4,10 +4,10 @@
 . "$(dirname "$0")/../lib.sh"
 
 GC=$BIN/gcbench
-need_cmd python3 help sync_average topk_ratio powersgd_shape bf16_reference bad_dtype bad_shape \
+need_cmd python3 help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference bad_dtype bad_shape \
 	truncated not_npy no_input bad_method bad_param || exit 0
 if [ ! -x "$GC" ]; then
-	for n in help sync_average topk_ratio powersgd_shape bf16_reference bad_dtype bad_shape truncated \
+	for n in help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference bad_dtype bad_shape truncated \
 		 not_npy no_input bad_method bad_param; do fail "$n" "$GC is not built"; done
 	exit 1
 fi
@@ -128,6 +128,61 @@ if out=$("$GC" compress --method bf16 --in "$tmp/f0.npy" --in "$tmp/f1.npy" --ou
 	pass bf16_reference
 else
 	fail bf16_reference "$out; got: $(echo $got); want: $(echo $want)"
+fi
+
+# randomk against a held-out reference written from the definition in
+# kernels/compress.h and kernels/rng.h (splitmix64 in counter form, the key from
+# (seed, 0, step), one index per stratum): k = ceil(0.3 * 10) = 3 of 10, two workers,
+# result sum / 2 at the picked indices and 0 elsewhere; each residual is its input with
+# the picked entries zeroed.
+rk_a="0.5 -4 1 3 -0.25 2 7 -1.5 0.125 9"
+rk_b="1 2 3 4 5 6 7 8 9 10"
+npy "$tmp/r0.npy" f4 10 $rk_a
+npy "$tmp/r1.npy" f4 10 $rk_b
+want=$(python3 - 77 3 $rk_a -- $rk_b <<'EOF2'
+import struct, sys
+M, G = (1 << 64) - 1, 0x9e3779b97f4a7c15
+def mix(z):
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M
+    return z ^ (z >> 31)
+def nxt(s):                                   # sequential splitmix64: (state, output)
+    s = (s + G) & M
+    return s, mix(s)
+def key(seed, tensor, step):
+    s, a = nxt(seed)
+    a ^= (tensor * 0xd1342543de82ef95) & M
+    a, b = nxt(a)
+    b ^= (step * 0xa0761d6478bd642f) & M
+    return nxt(b)[1]
+def f32(x):
+    return struct.unpack('<f', struct.pack('<f', x))[0]
+seed, k = int(sys.argv[1]), int(sys.argv[2])
+i = sys.argv.index('--')
+a = [f32(float(v)) for v in sys.argv[3:i]]
+b = [f32(float(v)) for v in sys.argv[i + 1:]]
+n, kk = len(a), key(seed, 0, 0)
+s = kk
+picks = []
+for j in range(k):                            # value j is the (j+1)-th of the stream
+    s, r = nxt(s)
+    lo, hi = j * n // k, (j + 1) * n // k
+    picks.append(lo + (((r >> 32) * (hi - lo)) >> 32))
+out = [0.0] * n
+for p in picks:
+    out[p] = f32(f32(a[p] + b[p]) / 2)
+print(' '.join(repr(x) for x in out))
+print(' '.join(repr(0.0 if j in picks else x) for j, x in enumerate(a)))
+EOF2
+)
+if out=$("$GC" compress --method randomk:ratio=0.3,seed=77 --in "$tmp/r0.npy" --in "$tmp/r1.npy" --out-dir "$tmp/o5" 2>&1) &&
+   got="$(readnpy "$tmp/o5/result.npy" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')
+$(readnpy "$tmp/o5/residual_0.npy" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')" &&
+   [ -n "$want" ] && [ "$got" = "$want" ] && [ "$(grep -o '[1-9]' <<<"${want%%$'\n'*}" | wc -l)" -ge 3 ] &&
+   printf '%s' "$out" | grep -q 'payload_bytes: *12 per worker'; then
+	pass randomk_reference
+else
+	fail randomk_reference "$out; got: $got; want: $want"
 fi
 
 npy "$tmp/d.npy" f8 2,3 1 2 3 4 5 6
