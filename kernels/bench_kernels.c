@@ -49,6 +49,7 @@ static const struct mcase cases[] = {
 	{ "fp16", GC_M_FP16, "" },
 	{ "bf16", GC_M_BF16, "" },
 	{ "randomk 1%", GC_M_RANDOMK, "ratio=0.01" },
+	{ "terngrad", GC_M_TERNGRAD, "" },
 	{ "signsgd", GC_M_SIGNSGD, "" },
 	{ "signsgd scaled+ef", GC_M_SIGNSGD, "scaled=1,ef=1" },
 	{ "topk 1%", GC_M_TOPK, "ratio=0.01" },
@@ -264,6 +265,10 @@ static double floor_x(const gc_params *p, const gc_plan *pl)
 		break;
 	case GC_M_SIGNSGD:      /* read c (+ e, write e); decode reads p payloads, writes avg */
 		b = 4 * n + (p->ef ? 8 * n : 0) + pay + P * pay + 4 * n;
+		break;
+	case GC_M_TERNGRAD:     /* read g for the scales, again for the codes, write them;
+	                         * decode reads p payloads, writes avg */
+		b = 8 * n + pay + P * pay + 4 * n;
 		break;
 	case GC_M_RANDOMK:      /* read g (+ e, write e) or only the k picked; decode writes
 	                         * avg; the k values written and their sum read */

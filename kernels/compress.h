@@ -63,6 +63,12 @@
  *   kernels/randomk.h's stratified pick from (seed, step), the same on every worker;
  *   payload the k values c[idx_j] (float32), all-reduced; decode avg = 0 except
  *   avg[idx_j] = sum_j / p. EF: e' = c with the sent entries zeroed.
+ * - terngrad: per tensor t, s_t = max |g| over t; element i of worker w is coded
+ *   s_t sign(g_i) b_i, b_i = (gc_rng_unit24(gc_rng_key(seed, t, step), w 2^32 + i) <
+ *   |g_i| / s_t) (kernels/terngrad.h: unbiased); payload nt float32 scales then
+ *   ceil(n/4) bytes of 2-bit codes (0: 0, 1: +s, 2: -s; element i at bits 2 (i%4) of
+ *   byte i/4), all-gathered. Decode: acc = 0.0f, acc += value of worker w's code for
+ *   w = 0..p-1 in float, then acc / p.
  * - syncsgd: all-reduce of c in float32, decode sum / p.
  * All-reduce is a sum. gc_bucket_residual gives e' for methods with error feedback.
  * kernels/params.h holds the method table (names, parameters, defaults, ranges);

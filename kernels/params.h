@@ -25,6 +25,7 @@ typedef enum gc_method {
 	GC_M_POWERSGD,
 	GC_M_BF16,
 	GC_M_RANDOMK,
+	GC_M_TERNGRAD,
 	GC_M__COUNT
 } gc_method;
 
@@ -41,7 +42,7 @@ typedef struct gc_params {
 	int rank;               /* powersgd: 1..32; default 4 */
 	int warm_start;         /* powersgd: reuse Q across steps; default 1 */
 	double min_compression; /* powersgd: compress a matrix only if it shrinks this much; default 2 */
-	uint64_t seed;          /* powersgd's Q, randomk's indices; default 42 */
+	uint64_t seed;          /* powersgd's Q, randomk's indices, terngrad's rounding; 42 */
 } gc_params;
 
 typedef enum gc_param_type { GC_PT_BOOL, GC_PT_INT, GC_PT_DOUBLE, GC_PT_U64 } gc_param_type;

@@ -127,6 +127,9 @@ void gc_plan_end(gc_plan *pl)
 		pl->k = gc_topk_k(&pl->p, pl->numel);
 		set_round(pl, GC_COLL_ALLGATHER, GC_DT_U8, 8 * pl->k);
 		break;
+	case GC_M_TERNGRAD:       /* per tensor scales, then 2 bits per element */
+		set_round(pl, GC_COLL_ALLGATHER, GC_DT_U8, 4 * pl->nt + (pl->numel + 3) / 4);
+		break;
 	case GC_M_RANDOMK:        /* the k values at the shared indices, summed */
 		pl->k = gc_topk_k(&pl->p, pl->numel);
 		set_round(pl, GC_COLL_ALLREDUCE, GC_DT_F32, pl->k);

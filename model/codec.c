@@ -65,8 +65,8 @@ static void sparse_decode(double pass, double k, int p, struct ops *dec)
  * compressors): randomk encode: error add, index draw, gather, residual zeroing (4
  * launches; read g and e, write e: 3 passes; k values and indices); decode: zero the
  * output, scatter the k sums, divide (3 launches, 1 pass). */
-static int newer_ops(const gc_bucket_span *s, const gc_model_method *m, struct ops *enc,
-		     struct ops *dec)
+static int newer_ops(const gc_bucket_span *s, const gc_model_method *m, int p,
+		     struct ops *enc, struct ops *dec)
 {
 	double pass = 4.0 * (double)s->numel, k = (double)gc_topk_k(&m->p, s->numel);
 
@@ -74,6 +74,11 @@ static int newer_ops(const gc_bucket_span *s, const gc_model_method *m, struct o
 	case GC_M_RANDOMK:
 		*enc = (struct ops){ 4, 0, 3 * pass + 12 * k, 0 };
 		*dec = (struct ops){ 3, 0, pass + 12 * k, 0 };
+		return 1;
+	case GC_M_TERNGRAD:     /* GRACE's terngrad: abs, max, divide, rand, compare, sign,
+	                         * multiply, pack; decode per worker unpack, multiply, add */
+		*enc = (struct ops){ 8, 1, 7 * pass, 0 };
+		*dec = (struct ops){ 3.0 * p + 1, 0, (2.25 * p + 1) * pass, 0 };
 		return 1;
 	default:
 		return 0;
@@ -111,7 +116,7 @@ void gc_codec_cost(const gc_codec_dev *d, const gc_arch *a, const gc_bucket_span
 		powersgd_ops(a, s, m, &e, &x);
 		break;
 	default:
-		newer_ops(s, m, &e, &x);
+		newer_ops(s, m, p, &e, &x);
 		break;
 	}
 	*enc = ops_time(d, &e) + radix;

@@ -244,7 +244,7 @@ static void gcbench_rates(gc_model_params *mp)
 	double copy = 720e9 / 8;               /* elements/s of one memcpy */
 	int m;
 
-	for (m = GC_M_SIGNSGD; m < GC_M__COUNT; m++) {
+	for (m = GC_M_SIGNSGD; m <= GC_M_POWERSGD; m++) {   /* the measured rows only */
 		mp->enc_rate[m] = copy / gcb_enc_x[m];
 		mp->dec_rate[m] = gcb_dec_work[m] * copy / gcb_dec_x[m];
 	}

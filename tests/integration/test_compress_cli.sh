@@ -4,10 +4,10 @@
 . "$(dirname "$0")/../lib.sh"
 
 GC=$BIN/gcbench
-need_cmd python3 help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference bad_dtype bad_shape \
+need_cmd python3 help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference terngrad_reference bad_dtype bad_shape \
 	truncated not_npy no_input bad_method bad_param || exit 0
 if [ ! -x "$GC" ]; then
-	for n in help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference bad_dtype bad_shape truncated \
+	for n in help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference terngrad_reference bad_dtype bad_shape truncated \
 		 not_npy no_input bad_method bad_param; do fail "$n" "$GC is not built"; done
 	exit 1
 fi
@@ -183,6 +183,57 @@ $(readnpy "$tmp/o5/residual_0.npy" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')" &&
 	pass randomk_reference
 else
 	fail randomk_reference "$out; got: $got; want: $want"
+fi
+
+# terngrad against a held-out reference from the paper's definition (Wen et al. 2017:
+# scale s = max |g|, each element s sign(g) with probability |g| / s, else 0) with the
+# draws of kernels/rng.h (uniform = top 24 bits of value w 2^32 + i under the key of
+# (seed, tensor 0, step 0)); two workers, the float sum of their values / 2.
+tg_a="0.5 -4 1 3 -0.25 2 -0.0 -1.5"
+tg_b="1 -2 3 -4 0.5 0.75 8 -0.125"
+npy "$tmp/t0.npy" f4 8 $tg_a
+npy "$tmp/t1.npy" f4 8 $tg_b
+want=$(python3 - 5 $tg_a -- $tg_b <<'EOF2'
+import math, struct, sys
+M, G = (1 << 64) - 1, 0x9e3779b97f4a7c15
+def mix(z):
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M
+    return z ^ (z >> 31)
+def nxt(s):
+    s = (s + G) & M
+    return s, mix(s)
+def key(seed, tensor, step):
+    s, a = nxt(seed)
+    a ^= (tensor * 0xd1342543de82ef95) & M
+    a, b = nxt(a)
+    b ^= (step * 0xa0761d6478bd642f) & M
+    return nxt(b)[1]
+def f32(x):
+    return struct.unpack('<f', struct.pack('<f', x))[0]
+seed = int(sys.argv[1])
+i = sys.argv.index('--')
+gs = [[f32(float(v)) for v in sys.argv[2:i]], [f32(float(v)) for v in sys.argv[i + 1:]]]
+k = key(seed, 0, 0)
+vals = []
+for w, g in enumerate(gs):
+    s = max(abs(x) for x in g)
+    row = []
+    for j, x in enumerate(g):
+        u = (mix((k + ((w << 32 | j) + 1) * G) & M) >> 40) / 2.0 ** 24
+        keep = s > 0 and u < f32(abs(x) / s)
+        row.append(math.copysign(s, x) if keep else 0.0)
+    vals.append(row)
+print(' '.join(repr(f32(f32(f32(0.0 + a) + b) / 2)) for a, b in zip(*vals)))
+EOF2
+)
+if out=$("$GC" compress --method terngrad:seed=5 --in "$tmp/t0.npy" --in "$tmp/t1.npy" --out-dir "$tmp/o6" 2>&1) &&
+   got=$(readnpy "$tmp/o6/result.npy" 2>/dev/null | tr '\n' ' ' | sed 's/ $//') &&
+   [ -n "$want" ] && [ "$got" = "$want" ] &&
+   printf '%s' "$out" | grep -q 'payload_bytes: *6 per worker'; then
+	pass terngrad_reference
+else
+	fail terngrad_reference "$out; got: $got; want: $want"
 fi
 
 npy "$tmp/d.npy" f8 2,3 1 2 3 4 5 6

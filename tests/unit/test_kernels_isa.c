@@ -39,6 +39,7 @@ static const struct mc mcs[] = {
 	{ GC_M_FP16, "" },
 	{ GC_M_BF16, "" },
 	{ GC_M_RANDOMK, "ratio=0.02" },
+	{ GC_M_TERNGRAD, "" },
 	{ GC_M_SIGNSGD, "" },
 	{ GC_M_SIGNSGD, "scaled=1" },
 	{ GC_M_SIGNSGD, "scaled=1,ef=1" },
