@@ -13,6 +13,7 @@
 
 struct tg {
 	uint8_t *send, *recv;   /* payload; world payloads */
+	float *sc;              /* decode: the scales, tensor-major (nt x world) */
 	size_t bytes;           /* payload bytes */
 };
 
@@ -26,7 +27,8 @@ static gc_rc terngrad_init(gc_bucket *b, gc_err *e)
 	s->bytes = 4 * b->nt + (b->numel + 3) / 4;
 	s->send = gc_cpu_alloc(s->bytes);
 	s->recv = gc_cpu_alloc(s->bytes * (size_t)b->world);
-	if (!s->send || !s->recv)
+	s->sc = malloc(b->nt * (size_t)b->world * sizeof(float));
+	if (!s->send || !s->recv || !s->sc)
 		return gc_fail(e, GC_E_NOMEM, "out of memory for terngrad buffers (%zu bytes, %d "
 			       "workers)", s->bytes, b->world);
 	return GC_OK;
@@ -40,6 +42,7 @@ static void terngrad_release(gc_bucket *b)
 		return;
 	free(s->send);
 	free(s->recv);
+	free(s->sc);
 	free(s);
 	b->st = NULL;
 }
@@ -83,15 +86,19 @@ static gc_rc terngrad_encode(gc_bucket *b, const float *grad)
 		size_t b0 = (size_t)q * TG_PART, b1 = b0 + TG_PART < nbytes ? b0 + TG_PART : nbytes;
 		size_t i = 4 * b0, tt = tensor_of(b, i);
 		uint64_t key = gc_rng_key(b->p.seed, tt, b->step), wk = (uint64_t)b->worker << 32;
+		size_t end = b->off[tt + 1];
+		float st = scale[tt];
 		for (size_t y = b0; y < b1; y++) {
 			unsigned v = 0;
 			for (unsigned r = 0; r < 4 && i < n; r++, i++) {
-				if (i >= b->off[tt + 1]) {
+				if (i >= end) {
 					while (i >= b->off[tt + 1])
 						tt++;
+					end = b->off[tt + 1];
+					st = scale[tt];
 					key = gc_rng_key(b->p.seed, tt, b->step);
 				}
-				v |= gc_tern_code(grad[i], scale[tt], key, wk | i) << (2 * r);
+				v |= gc_tern_code(grad[i], st, key, wk | i) << (2 * r);
 			}
 			code[y] = (uint8_t)v;
 		}
@@ -105,23 +112,31 @@ static gc_rc terngrad_decode(gc_bucket *b, float *avg)
 	struct tg *s = b->st;
 	size_t n = b->numel, nbytes = (n + 3) / 4;
 	float p = (float)b->world;
+	int world = b->world;
+	const uint8_t *codes = s->recv + 4 * b->nt;
 	long q;
 
+	for (size_t t = 0; t < b->nt; t++)
+		for (int w = 0; w < world; w++)
+			memcpy(&s->sc[t * (size_t)world + (size_t)w],
+			       s->recv + (size_t)w * s->bytes + 4 * t, sizeof(float));
 #pragma omp parallel for schedule(static) if (n >= 65536)
 	for (q = 0; q < (long)((nbytes + TG_PART - 1) / TG_PART); q++) {
 		size_t b0 = (size_t)q * TG_PART, b1 = b0 + TG_PART < nbytes ? b0 + TG_PART : nbytes;
-		size_t i = 4 * b0, tt = tensor_of(b, i);
+		size_t i = 4 * b0, tt = tensor_of(b, i), end = b->off[tt + 1];
+		const float *sc = s->sc + tt * (size_t)world;
 		for (size_t y = b0; y < b1; y++)
 			for (unsigned r = 0; r < 4 && i < n; r++, i++) {
 				float acc = 0.0f;
-				while (i >= b->off[tt + 1])
-					tt++;
-				for (int w = 0; w < b->world; w++) {
-					const uint8_t *pw = s->recv + (size_t)w * s->bytes;
-					float sc;
-					memcpy(&sc, pw + 4 * tt, sizeof(sc));
-					acc += gc_tern_value((pw[4 * b->nt + y] >> (2 * r)) & 3u, sc);
+				if (i >= end) {
+					while (i >= b->off[tt + 1])
+						tt++;
+					end = b->off[tt + 1];
+					sc = s->sc + tt * (size_t)world;
 				}
+				for (int w = 0; w < world; w++)
+					acc += gc_tern_value((codes[(size_t)w * s->bytes + y] >> (2 * r)) & 3u,
+							     sc[w]);
 				avg[i] = acc / p;
 			}
 	}
