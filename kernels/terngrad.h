@@ -17,21 +17,26 @@
 
 #include "rng.h"
 
+/* Branch-free: the comparison is random, a branch on it mispredicts half the time. */
 static GC_RNG_HD unsigned gc_tern_code(float g, float s, uint64_t key, uint64_t ctr)
 {
-	float a = g < 0 ? -g : g;
-	uint32_t u32;
+	uint32_t u32, neg;
+	float a;
+	unsigned keep;
 
-	if (!(s > 0) || !(gc_rng_unit24(key, ctr) < a / s))
-		return 0;
 	memcpy(&u32, &g, sizeof(u32));
-	return u32 >> 31 ? 2u : 1u;
+	neg = u32 >> 31;
+	u32 &= 0x7fffffffu;
+	memcpy(&a, &u32, sizeof(a));            /* |g| */
+	keep = (unsigned)(s > 0) & (unsigned)(gc_rng_unit24(key, ctr) < a / s);
+	return keep << neg;                     /* 0, 1 (+s) or 2 (-s) */
 }
 
-/* The value of a code under scale s (code 3 is not made; read as 0). */
+/* The value of a code under scale s >= 0, finite: s, -s or +0 (code 3 is not made;
+ * read as 0). Branch-free. */
 static GC_RNG_HD float gc_tern_value(unsigned code, float s)
 {
-	return code == 1 ? s : code == 2 ? -s : 0.0f;
+	return s * (float)((int)(code & 1u) - (int)(code >> 1));
 }
 
 #endif
