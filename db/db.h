@@ -257,6 +257,12 @@ gc_rc gc_db_spec_sweeps(gc_db *db, const char *spec_hash, struct gc_db_sweep_bri
 			size_t *n, gc_err *e);
 /* Store the environments a sweep runs on. */
 gc_rc gc_db_sweep_set_env_key(gc_db *db, int64_t sweep_id, const char *env_key, gc_err *e);
+
+/* Record every baseline of a spec with `baseline: [a, b, ...]` (n names, in order; the
+ * first is the sweep's baseline) in sweeps.baselines, a JSON array: the speedup view
+ * then has a row per (method, baseline). Names are method labels ([A-Za-z0-9._-]). */
+gc_rc gc_db_sweep_set_baselines(gc_db *db, int64_t sweep_id, char *const *names, size_t n,
+				 gc_err *e);
 /* Continue a sweep: 'running' again, owned by this process, finished cleared. */
 gc_rc gc_db_sweep_reopen(gc_db *db, int64_t sweep_id, gc_err *e);
 

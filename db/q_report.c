@@ -70,6 +70,7 @@ gc_rc gc_db_report_speedup(gc_db *db, gc_db_point_fn fn, void *arg, gc_err *e)
 	static const char sql[] =
 		"SELECT model, " SMETHOD("") " AS sm, params, world_size, bw_cap_bps, AVG(speedup), "
 		"AVG(t_iter), AVG(t_iter_baseline) FROM speedup WHERE method <> baseline "
+		"AND baseline = sweep_baseline "
 		"GROUP BY model, sm, params, world_size, bw_cap_bps "
 		"ORDER BY model, sm, params, world_size, bw_cap_bps";
 	return point_rows(db, sql, 3, "reading the speedups", fn, arg, e);

@@ -39,7 +39,7 @@ static void summary_sql(char *sql, size_t n, int64_t sweep_id, int target)
 		 "printf('%%lld', s.bw_cap_bps) END, s.world_size, printf('%%.1f', s.t_iter * 1e3), "
 		 "printf('%%.1f', s.t_iter_baseline * 1e3), printf('%%.2fx', s.speedup), s.stack, "
 		 "s.workload%s "
-		 "FROM speedup s %sWHERE (s.model, s.method, s.params, s.bw_cap_bps, s.world_size, "
+		 "FROM speedup s %sWHERE s.baseline = s.sweep_baseline AND (s.model, s.method, s.params, s.bw_cap_bps, s.world_size, "
 		 "s.batch, s.stack) IN (SELECT model, method, params, bw_cap_bps, world_size, batch, "
 		 "stack FROM runs WHERE sweep_id = %lld) "
 		 "ORDER BY s.model, s.bw_cap_bps, s.method, s.params, s.stack",

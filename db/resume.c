@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "strutil.h"
 
 gc_rc gc_db_spec_sweeps(gc_db *db, const char *spec_hash, struct gc_db_sweep_brief **out,
@@ -79,6 +80,35 @@ gc_rc gc_db_sweep_set_env_key(gc_db *db, int64_t sweep_id, const char *env_key, 
 {
 	return exec_text_id(db, "UPDATE sweeps SET env_key = ?1 WHERE id = ?2", env_key, sweep_id,
 			    "storing the sweep's environments", e);
+}
+
+gc_rc gc_db_sweep_set_baselines(gc_db *db, int64_t sweep_id, char *const *names, size_t n,
+				 gc_err *e)
+{
+	gc_buf b = GC_BUF_INIT;
+	gc_rc rc;
+
+	gc_buf_putc(&b, '[');
+	for (size_t i = 0; i < n; i++) {
+		gc_buf_puts(&b, i ? ",\"" : "\"");
+		for (const char *c = names[i]; *c; c++) {       /* JSON string escapes */
+			if (*c == '"' || *c == '\\')
+				gc_buf_putc(&b, '\\');
+			if ((unsigned char)*c < 0x20)
+				gc_buf_addf(&b, "\\u%04x", (unsigned)(unsigned char)*c);
+			else
+				gc_buf_putc(&b, *c);
+		}
+		gc_buf_putc(&b, '"');
+	}
+	gc_buf_putc(&b, ']');
+	if (gc_buf_rc(&b))
+		rc = gc_fail(e, GC_E_NOMEM, "out of memory for the sweep's baselines");
+	else
+		rc = exec_text_id(db, "UPDATE sweeps SET baselines = ?1 WHERE id = ?2",
+				  gc_buf_str(&b), sweep_id, "storing the sweep's baselines", e);
+	gc_buf_release(&b);
+	return rc;
 }
 
 gc_rc gc_db_sweep_reopen(gc_db *db, int64_t sweep_id, gc_err *e)

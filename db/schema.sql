@@ -496,3 +496,69 @@ CREATE VIEW stack_pairs AS
 	 AND sb.model = b.model AND sb.bw_cap_bps = b.bw_cap_bps AND sb.latency_s = b.latency_s
 	 AND sb.world_size = b.world_size AND sb.batch = b.batch AND sb.backend = b.backend
 	 AND sb.compute_scale = b.compute_scale AND sb.env_id IS b.env_id;
+
+-- @migration 11
+-- Several baselines (`baseline: [syncsgd, bf16]`): sweeps.baselines is the JSON array of
+-- every baseline of the spec, in order ('[]' for a single one, which sweeps.baseline
+-- holds; with a list, sweeps.baseline is its first). speedup carries one row per
+-- (method, baseline): the row of sweeps.baseline as before, then one per other listed
+-- baseline, whose name is in the `baseline` column (sweep_baseline: the first one;
+-- readers that want one speedup per method filter baseline = sweep_baseline). The
+-- summary views carry baselines so that points of sweeps with different lists are
+-- not merged.
+ALTER TABLE sweeps ADD COLUMN baselines TEXT NOT NULL DEFAULT '[]';
+
+DROP VIEW compression_wins;
+DROP VIEW speedup;
+DROP VIEW point_summary;
+DROP VIEW run_summary;
+
+CREATE VIEW run_summary AS
+	SELECT r.id AS run_id, r.sweep_id, r.point_key, r.workload, r.model, r.method,
+	       r.params, r.world_size, r.nodes, r.batch, r.bw_cap_bps, r.latency_s,
+	       r.backend, r.compute_scale, r.repeat_idx, r.env_id, s.baseline,
+	       MAX(CASE WHEN f.field = 'iter' THEN f.n END) AS samples,
+	       MAX(CASE WHEN f.field = 'iter' THEN f.median END) AS t_iter_median,
+	       MAX(CASE WHEN f.field = 'iter' THEN f.p95 END) AS t_iter_p95,
+	       MAX(CASE WHEN f.field = 'forward' THEN f.median END) AS t_forward_median,
+	       MAX(CASE WHEN f.field = 'backward' THEN f.median END) AS t_backward_median,
+	       MAX(CASE WHEN f.field = 'encode' THEN f.median END) AS t_encode_median,
+	       MAX(CASE WHEN f.field = 'decode' THEN f.median END) AS t_decode_median,
+	       MAX(CASE WHEN f.field = 'comm' THEN f.median END) AS t_comm_median,
+	       MAX(CASE WHEN f.field = 'exposed' THEN f.median END) AS t_exposed_median,
+	       MAX(CASE WHEN f.field = 'optimizer' THEN f.median END) AS t_optimizer_median,
+	       MAX(CASE WHEN f.field = 'bytes_sent' THEN f.median END) AS bytes_sent_median,
+	       r.stack, r.producer, s.baselines
+	FROM runs r JOIN sweeps s ON s.id = r.sweep_id
+	JOIN run_stats f ON f.run_id = r.id
+	WHERE r.status = 'ok'
+	GROUP BY r.id;
+
+CREATE VIEW point_summary AS
+	SELECT workload, model, method, params, bw_cap_bps, latency_s, world_size, batch,
+	       backend, compute_scale, env_id, baseline,
+	       COUNT(*) AS repeats, AVG(t_iter_median) AS t_iter, AVG(t_iter_p95) AS t_iter_p95,
+	       stack, baselines
+	FROM run_summary
+	GROUP BY workload, model, method, params, bw_cap_bps, latency_s, world_size, batch,
+		 backend, compute_scale, env_id, baseline, stack, baselines;
+
+CREATE VIEW speedup AS
+	WITH mb AS (
+		SELECT p.*, p.baseline AS vs FROM point_summary p
+		UNION ALL
+		SELECT p.*, j.value AS vs FROM point_summary p, json_each(p.baselines) j
+		WHERE j.value <> p.baseline)
+	SELECT m.workload, m.model, m.method, m.params, m.bw_cap_bps, m.latency_s,
+	       m.world_size, m.batch, m.backend, m.compute_scale, m.env_id, m.vs AS baseline,
+	       m.repeats, m.t_iter, b.t_iter AS t_iter_baseline,
+	       b.t_iter / m.t_iter AS speedup, m.stack, m.baseline AS sweep_baseline
+	FROM mb m JOIN point_summary b
+	  ON b.method = m.vs AND b.baseline = m.baseline AND b.baselines = m.baselines
+	 AND b.stack = m.stack AND b.workload = m.workload AND b.model = m.model
+	 AND b.bw_cap_bps = m.bw_cap_bps AND b.latency_s = m.latency_s
+	 AND b.world_size = m.world_size AND b.batch = m.batch AND b.backend = m.backend
+	 AND b.compute_scale = m.compute_scale AND b.env_id IS m.env_id;
+
+CREATE VIEW compression_wins AS
+	SELECT * FROM speedup WHERE method <> baseline AND speedup > 1.0;

@@ -47,6 +47,9 @@ struct mcase {
 static const struct mcase cases[] = {
 	{ "syncsgd", GC_M_SYNCSGD, "" },
 	{ "fp16", GC_M_FP16, "" },
+	{ "bf16", GC_M_BF16, "" },
+	{ "randomk 1%", GC_M_RANDOMK, "ratio=0.01" },
+	{ "terngrad", GC_M_TERNGRAD, "" },
 	{ "signsgd", GC_M_SIGNSGD, "" },
 	{ "signsgd scaled+ef", GC_M_SIGNSGD, "scaled=1,ef=1" },
 	{ "topk 1%", GC_M_TOPK, "ratio=0.01" },
@@ -240,7 +243,56 @@ struct result {
 	double enc_ms, dec_ms;
 	double ref_ms;          /* the copy, timed between this case's steps */
 	size_t payload;
+	double floor_x;         /* the method's floor over memcpy's 8 n bytes */
 };
+
+/* The bytes encode + decode must read and write at the least (one worker of WORLD),
+ * over memcpy's 8 n (n floats read and written): docs/kernels.md, "Floors". Payload
+ * terms: encode writes its payload, decode reads every worker's (all-gather) or the
+ * sum (all-reduce). */
+static double floor_x(const gc_params *p, const gc_plan *pl)
+{
+	double n = (double)pl->numel, P = WORLD, pay = (double)gc_plan_payload_bytes(pl);
+	double k = (double)pl->k, b = 0;
+
+	switch (p->method) {
+	case GC_M_SYNCSGD:      /* all-reduce in place; decode reads the sum, writes avg */
+		b = 8 * n;
+		break;
+	case GC_M_FP16:
+	case GC_M_BF16:         /* read c, write half; read the sum, write avg */
+		b = 4 * n + pay + pay + 4 * n;
+		break;
+	case GC_M_SIGNSGD:      /* read c (+ e, write e); decode reads p payloads, writes avg */
+		b = 4 * n + (p->ef ? 8 * n : 0) + pay + P * pay + 4 * n;
+		break;
+	case GC_M_TERNGRAD:     /* read g for the scales, again for the codes, write them;
+	                         * decode reads p payloads, writes avg */
+		b = 8 * n + pay + P * pay + 4 * n;
+		break;
+	case GC_M_RANDOMK:      /* read g (+ e, write e) or only the k picked; decode writes
+	                         * avg; the k values written and their sum read */
+		b = (p->ef ? 12 * n : 4 * k) + 4 * k + 4 * k + 4 * n;
+		break;
+	case GC_M_TOPK:
+	case GC_M_MSTOPK:       /* read c (+ e, write e); write the k pairs; decode writes
+	                         * avg and reads p payloads */
+		b = 4 * n + (p->ef ? 8 * n : 0) + 8 * k + 4 * n + P * 8 * k;
+		break;
+	case GC_M_POWERSGD: {   /* matrices with EF: read g, e, write M = g + e (P = M Q on
+	                         * the way); read M for Q = M^T P; e' = M - P Q^T reads M,
+	                         * writes e. Without: read g for P, again for Q. Decode
+	                         * writes avg (P, Q are small); uncompressed: as syncsgd */
+		double nc = n - (double)pl->nu;
+		b = nc * (p->ef ? 12 + 4 + 8 : 4 + 4) + 4 * nc + 8 * (double)pl->nu +
+		    2 * 4 * (double)(pl->np + pl->nq);
+		break;
+	}
+	default:
+		b = 8 * n;
+	}
+	return b / (8 * n);
+}
 
 static gc_rc bench_case(const struct model *m, const struct mcase *c, gc_backend be,
 			const float *g, float *avg, int reps, struct result *res)
@@ -272,6 +324,11 @@ static gc_rc bench_case(const struct model *m, const struct mcase *c, gc_backend
 		rc = one_step(b, &k, g, avg, &enc[r ? r - 1 : 0], &dec[r ? r - 1 : 0]);
 	}
 	res->payload = gc_bucket_payload_bytes(b);
+	{
+		gc_plan pl;
+		gc_plan_bucket(&pl, &p, m->t, m->nt);
+		res->floor_x = floor_x(&p, &pl);
+	}
 	res->enc_ms = median_ms(enc, reps);
 	res->dec_ms = median_ms(dec, reps);
 	res->ref_ms = median_ms(ref, reps);
@@ -287,16 +344,19 @@ static void print_row(const struct model *m, const char *label, const struct res
 {
 	double gb = (double)m->numel * 4 / 1e9;
 
-	printf("%-9s %-4s %-18s %8.2f %8.2f %8.2f %6.2f %6.2f %6.2f %8.2f %7.1f\n", m->name, be,
-	       label, r->ref_ms, r->enc_ms, r->dec_ms, r->enc_ms / r->ref_ms,
-	       r->dec_ms / r->ref_ms, (r->enc_ms + r->dec_ms) / r->ref_ms,
-	       gb / (r->enc_ms / 1e3), (double)m->numel * 4 / (double)r->payload);
+	double edx = (r->enc_ms + r->dec_ms) / r->ref_ms;
+
+	printf("%-9s %-4s %-18s %8.2f %8.2f %8.2f %6.2f %6.2f %6.2f %8.2f %7.1f %6.2f %7.2f\n",
+	       m->name, be, label, r->ref_ms, r->enc_ms, r->dec_ms, r->enc_ms / r->ref_ms,
+	       r->dec_ms / r->ref_ms, edx, gb / (r->enc_ms / 1e3),
+	       (double)m->numel * 4 / (double)r->payload, r->floor_x, edx / r->floor_x);
 }
 
 static void header(void)
 {
-	printf("%-9s %-4s %-18s %8s %8s %8s %6s %6s %6s %8s %7s\n", "model", "be", "method",
-	       "ref_ms", "enc_ms", "dec_ms", "enc_x", "dec_x", "e+d_x", "enc_GB/s", "ratio");
+	printf("%-9s %-4s %-18s %8s %8s %8s %6s %6s %6s %8s %7s %6s %7s\n", "model", "be",
+	       "method", "ref_ms", "enc_ms", "dec_ms", "enc_x", "dec_x", "e+d_x", "enc_GB/s",
+	       "ratio", "floor", "/floor");
 }
 
 /* Every case on one model and back end; g and avg live where the back end computes. */

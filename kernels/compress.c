@@ -14,7 +14,8 @@
 
 static const struct gc_method_ops *const cpu_ops[GC_M__COUNT] = {
 	&gc_cpu_syncsgd_ops, &gc_cpu_fp16_ops, &gc_cpu_signsgd_ops,
-	&gc_cpu_topk_ops, &gc_cpu_mstopk_ops, &gc_cpu_powersgd_ops,
+	&gc_cpu_topk_ops, &gc_cpu_mstopk_ops, &gc_cpu_powersgd_ops, &gc_cpu_bf16_ops,
+	&gc_cpu_randomk_ops, &gc_cpu_terngrad_ops,
 };
 
 int gc_cuda_available(void)
@@ -207,6 +208,7 @@ size_t gc_dtype_size(gc_dtype t)
 	switch (t) {
 	case GC_DT_F32: return 4;
 	case GC_DT_F16: return 2;
+	case GC_DT_BF16: return 2;
 	case GC_DT_U8: return 1;
 	}
 	return 0;

@@ -56,6 +56,19 @@
  *   each step from (seed, tensor index, step).
  * - fp16: payload half(c / p) (round to nearest even; overflow to inf), all-reduced
  *   with a half sum (each addition done in float, rounded to half); decode float(sum).
+ * - bf16: as fp16 with bfloat16 (kernels/bf16.h: round to nearest even, NaN quieted):
+ *   payload bf16(c / p), all-reduced with a bf16 sum (each addition in float, rounded
+ *   to bf16, workers in order 0..p-1 in gc_simulate_step), decode float(sum).
+ * - randomk: k = max(1, ceil(ratio * numel)) per bucket (as topk); the indices are
+ *   kernels/randomk.h's stratified pick from (seed, step), the same on every worker;
+ *   payload the k values c[idx_j] (float32), all-reduced; decode avg = 0 except
+ *   avg[idx_j] = sum_j / p. EF: e' = c with the sent entries zeroed.
+ * - terngrad: per tensor t, s_t = max |g| over t; element i of worker w is coded
+ *   s_t sign(g_i) b_i, b_i = (gc_rng_unit24(gc_rng_key(seed, t, step), w 2^32 + i) <
+ *   |g_i| / s_t) (kernels/terngrad.h: unbiased); payload nt float32 scales then
+ *   ceil(n/4) bytes of 2-bit codes (0: 0, 1: +s, 2: -s; element i at bits 2 (i%4) of
+ *   byte i/4), all-gathered. Decode: acc = 0.0f, acc += value of worker w's code for
+ *   w = 0..p-1 in float, then acc / p.
  * - syncsgd: all-reduce of c in float32, decode sum / p.
  * All-reduce is a sum. gc_bucket_residual gives e' for methods with error feedback.
  * kernels/params.h holds the method table (names, parameters, defaults, ranges);
@@ -73,7 +86,7 @@
 
 typedef enum gc_backend { GC_BACKEND_CPU, GC_BACKEND_CUDA } gc_backend;
 typedef enum gc_coll { GC_COLL_ALLREDUCE, GC_COLL_ALLGATHER } gc_coll;
-typedef enum gc_dtype { GC_DT_F32, GC_DT_F16, GC_DT_U8 } gc_dtype;
+typedef enum gc_dtype { GC_DT_F32, GC_DT_F16, GC_DT_U8, GC_DT_BF16 } gc_dtype;
 
 /* One tensor of a bucket: ndim 1 tensors are never compressed as matrices. */
 typedef struct gc_tensor_desc {
@@ -134,5 +147,11 @@ float gc_f16_to_f32(uint16_t h);
 /* acc[i] = half(float(acc[i]) + float(x[i])), i < n: the half sum of every all-reduce. */
 void gc_f16_sum(uint16_t *acc, const uint16_t *x, size_t n);
 size_t gc_dtype_size(gc_dtype t);
+
+/* bfloat16 (kernels/bf16.h's rounding), for the bf16 method and its all-reduce. */
+uint16_t gc_f32_to_bf16(float f);
+float gc_bf16_to_f32(uint16_t h);
+/* acc[i] = bf16(float(acc[i]) + float(x[i])), i < n: the bf16 sum of every all-reduce. */
+void gc_bf16_sum(uint16_t *acc, const uint16_t *x, size_t n);
 
 #endif

@@ -10,18 +10,21 @@
 #include "strutil.h"
 
 static const char *const method_names[GC_M__COUNT] = {
-	"syncsgd", "fp16", "signsgd", "topk", "mstopk", "powersgd",
+	"syncsgd", "fp16", "signsgd", "topk", "mstopk", "powersgd", "bf16", "randomk", "terngrad",
 };
 
 #define MB(m) GC_METHOD_BIT(m)
 
 static const gc_param_def pdefs[] = {
-	{ "ef", MB(GC_M_SIGNSGD) | MB(GC_M_TOPK) | MB(GC_M_MSTOPK) | MB(GC_M_POWERSGD),
-	  GC_PT_BOOL, 1, MB(GC_M_SYNCSGD) | MB(GC_M_FP16) | MB(GC_M_SIGNSGD), 0, 1, 0,
+	{ "ef", MB(GC_M_SIGNSGD) | MB(GC_M_TOPK) | MB(GC_M_MSTOPK) | MB(GC_M_POWERSGD) |
+	  MB(GC_M_RANDOMK),
+	  GC_PT_BOOL, 1, MB(GC_M_SYNCSGD) | MB(GC_M_FP16) | MB(GC_M_SIGNSGD) | MB(GC_M_BF16) |
+	  MB(GC_M_TERNGRAD),
+	  0, 1, 0,
 	  "0 or 1", offsetof(gc_params, ef) },
 	{ "scaled", MB(GC_M_SIGNSGD), GC_PT_BOOL, 0, 0, 0, 1, 0, "0 or 1",
 	  offsetof(gc_params, scaled) },
-	{ "ratio", MB(GC_M_TOPK) | MB(GC_M_MSTOPK), GC_PT_DOUBLE, 0.01, 0, 0, 1, 1,
+	{ "ratio", MB(GC_M_TOPK) | MB(GC_M_MSTOPK) | MB(GC_M_RANDOMK), GC_PT_DOUBLE, 0.01, 0, 0, 1, 1,
 	  "(0, 1], e.g. 0.01 for 1%", offsetof(gc_params, ratio) },
 	{ "rounds", MB(GC_M_MSTOPK), GC_PT_INT, 20, 0, 1, 64, 0, "1..64",
 	  offsetof(gc_params, rounds) },
@@ -31,7 +34,7 @@ static const gc_param_def pdefs[] = {
 	  offsetof(gc_params, warm_start) },
 	{ "min_compression", MB(GC_M_POWERSGD), GC_PT_DOUBLE, 2, 0, 1, 1e9, 0, "[1, 1e9]",
 	  offsetof(gc_params, min_compression) },
-	{ "seed", MB(GC_M_POWERSGD), GC_PT_U64, 42, 0, 0, 0, 0, "0..18446744073709551615",
+	{ "seed", MB(GC_M_POWERSGD) | MB(GC_M_RANDOMK) | MB(GC_M_TERNGRAD), GC_PT_U64, 42, 0, 0, 0, 0, "0..18446744073709551615",
 	  offsetof(gc_params, seed) },
 };
 #define NPDEFS (sizeof(pdefs) / sizeof(pdefs[0]))

@@ -115,6 +115,9 @@ void gc_plan_end(gc_plan *pl)
 	case GC_M_FP16:
 		set_round(pl, GC_COLL_ALLREDUCE, GC_DT_F16, pl->numel);
 		break;
+	case GC_M_BF16:
+		set_round(pl, GC_COLL_ALLREDUCE, GC_DT_BF16, pl->numel);
+		break;
 	case GC_M_SIGNSGD:        /* per tensor scales (scaled), then the bits */
 		set_round(pl, GC_COLL_ALLGATHER, GC_DT_U8,
 			  (pl->p.scaled ? 4 * pl->nt : 0) + (pl->numel + 7) / 8);
@@ -123,6 +126,13 @@ void gc_plan_end(gc_plan *pl)
 	case GC_M_MSTOPK:         /* k uint32 indices, then k float values */
 		pl->k = gc_topk_k(&pl->p, pl->numel);
 		set_round(pl, GC_COLL_ALLGATHER, GC_DT_U8, 8 * pl->k);
+		break;
+	case GC_M_TERNGRAD:       /* per tensor scales, then 2 bits per element */
+		set_round(pl, GC_COLL_ALLGATHER, GC_DT_U8, 4 * pl->nt + (pl->numel + 3) / 4);
+		break;
+	case GC_M_RANDOMK:        /* the k values at the shared indices, summed */
+		pl->k = gc_topk_k(&pl->p, pl->numel);
+		set_round(pl, GC_COLL_ALLREDUCE, GC_DT_F32, pl->k);
 		break;
 	case GC_M_POWERSGD:       /* [all P | uncompressed], then all Q */
 		set_round(pl, GC_COLL_ALLREDUCE, GC_DT_F32, pl->np + pl->nu);

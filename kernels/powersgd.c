@@ -123,8 +123,8 @@ static void draw_q(const gc_bucket *b, struct psgd *s)
 		uint64_t st;
 		if (!s->r[t])
 			continue;
-		st = gc_rng_seed(b->p.seed, t, b->p.warm_start ? 0 : b->step);
-		gc_rng_normal(&st, s->q + s->qo[t], b->t[t].cols * (size_t)s->r[t]);
+		st = gc_rng_key(b->p.seed, t, b->p.warm_start ? 0 : b->step);
+		gc_rng_normal_at(st, 0, s->q + s->qo[t], b->t[t].cols * (size_t)s->r[t]);
 	}
 	s->q_ready = 1;
 }

@@ -72,6 +72,13 @@ static gc_rc reduce(const gc_round *r, void *const *in, int p, void *out)
 			gc_f16_sum(o, in[w], n);
 		return GC_OK;
 	}
+	if (r->dtype == GC_DT_BF16) {
+		uint16_t *o = out;
+		memcpy(o, in[0], n * sizeof(uint16_t));
+		for (w = 1; w < p; w++)
+			gc_bf16_sum(o, in[w], n);
+		return GC_OK;
+	}
 	return GC_E_UNSUPPORTED;
 }
 

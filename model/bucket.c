@@ -129,12 +129,15 @@ double gc_model_decode_elems(const gc_model_method *m, size_t n, int p)
 {
 	switch (m->p.method) {
 	case GC_M_SIGNSGD:
+	case GC_M_TERNGRAD:
 		return (double)n * p;
 	case GC_M_TOPK:
 	case GC_M_MSTOPK:
 		return (double)n + (double)gc_topk_k(&m->p, n) * p;
 	case GC_M_POWERSGD:
 	case GC_M_FP16:
+	case GC_M_BF16:
+	case GC_M_RANDOMK:
 		return (double)n;
 	default:
 		return 0;

@@ -73,6 +73,7 @@ struct codec_in {
 };
 typedef void (*codec_fn)(const struct codec_in *in, struct ops *e, struct ops *x);
 
+/* fp16 and bf16: read 4n, write 2n; and back */
 static void fp16_ops(const struct codec_in *in, struct ops *e, struct ops *x)
 {
 	*e = (struct ops){ 2, 0, 2.5 * in->pass, 0 };
@@ -123,10 +124,30 @@ static void study_mstopk_ops(const struct codec_in *in, struct ops *e, struct op
 	*x = (struct ops){ 1 + p, 0, in->pass + 12 * in->k * p, 0 };
 }
 
+/* The methods of issue 34 in the paper preset's terms (PyTorch eager ops, as GRACE's
+ * compressors): randomk encode: error add, index draw, gather, residual zeroing (4
+ * launches; read g and e, write e: 3 passes; k values and indices); decode: zero the
+ * output, scatter the k sums, divide (3 launches, 1 pass). */
+static void randomk_ops(const struct codec_in *in, struct ops *e, struct ops *x)
+{
+	*e = (struct ops){ 4, 0, 3 * in->pass + 12 * in->k, 0 };
+	*x = (struct ops){ 3, 0, in->pass + 12 * in->k, 0 };
+}
+
+/* GRACE's terngrad: abs, max, divide, rand, compare, sign, multiply, pack; decode per
+ * worker unpack, multiply, add. */
+static void terngrad_ops(const struct codec_in *in, struct ops *e, struct ops *x)
+{
+	*e = (struct ops){ 8, 1, 7 * in->pass, 0 };
+	*x = (struct ops){ 3.0 * in->p + 1, 0, (2.25 * in->p + 1) * in->pass, 0 };
+}
+
 /* Per hooks and method: the function that counts its operations (NULL: free). */
 static const codec_fn torch_fns[GC_M__COUNT] = {
-	[GC_M_FP16] = fp16_ops, [GC_M_SIGNSGD] = signsgd_ops, [GC_M_TOPK] = topk_ops,
+	[GC_M_FP16] = fp16_ops, [GC_M_BF16] = fp16_ops, [GC_M_SIGNSGD] = signsgd_ops,
+	[GC_M_TOPK] = topk_ops,
 	[GC_M_MSTOPK] = mstopk_ops, [GC_M_POWERSGD] = powersgd_fn,
+	[GC_M_RANDOMK] = randomk_ops, [GC_M_TERNGRAD] = terngrad_ops,
 };
 static const codec_fn study_fns[GC_M__COUNT] = {
 	[GC_M_SIGNSGD] = study_signsgd_ops, [GC_M_MSTOPK] = study_mstopk_ops,

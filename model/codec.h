@@ -23,6 +23,11 @@
  *             + the Gram-Schmidt traffic; 4 sum(rows cols r') FLOPs. Decode 3 + u + c
  *             launches (divides, copies back, P Q^T), 1 sync, 4 passes, 2 sum(rows
  *             cols r') FLOPs.
+ *   bf16      as fp16
+ *   randomk   encode 4 launches, 3 passes + 12 k bytes; decode 3 launches, 1 pass +
+ *             12 k bytes (all-reduce of the k values at shared indices)
+ *   terngrad  encode 8 launches, 1 sync (the max), 7 passes; decode 3p + 1 launches,
+ *             2.25 p + 1 passes (unpack, scale and add every worker's codes)
  * syncsgd costs 0.
  *
  * hooks = GC_HOOKS_STUDY: the hooks of the study's released code as they run

@@ -246,7 +246,7 @@ static void gcbench_rates(gc_model_params *mp)
 	double copy = 720e9 / 8;               /* elements/s of one memcpy */
 	int m;
 
-	for (m = GC_M_SIGNSGD; m < GC_M__COUNT; m++) {
+	for (m = GC_M_SIGNSGD; m <= GC_M_POWERSGD; m++) {   /* the measured rows only */
 		mp->enc_rate[m] = copy / gcb_enc_x[m];
 		mp->dec_rate[m] = gcb_dec_work[m] * copy / gcb_dec_x[m];
 	}
@@ -276,6 +276,8 @@ gc_rc gc_whatif_preset(gc_whatif *w, const char *name, gc_err *e)
 		mp->codec_ops = 0;
 		mp->enc_rate[GC_M_FP16] = mp->dev.mem_Bps / (2.5 * 4);
 		mp->dec_rate[GC_M_FP16] = mp->dev.mem_Bps / (1.5 * 4);
+		mp->enc_rate[GC_M_BF16] = mp->enc_rate[GC_M_FP16];
+		mp->dec_rate[GC_M_BF16] = mp->dec_rate[GC_M_FP16];
 	}
 	return GC_OK;
 }

@@ -25,7 +25,7 @@
 #define RING_MIN (4u << 20)
 
 struct mpi_st {
-	MPI_Op half_sum;
+	MPI_Op half_sum, bf16_sum;     /* the 16-bit sums: the kernels' rounding */
 	int blocking, rings;
 	pthread_t dog;
 	int have_dog;
@@ -38,6 +38,12 @@ static void half_sum_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
 	(void)dt;
 	gc_f16_sum(inout, in, (size_t)*len);
+}
+
+static void bf16_sum_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+	(void)dt;
+	gc_bf16_sum(inout, in, (size_t)*len);
 }
 
 static const char *coll_name(int coll, int blocking)
@@ -79,6 +85,8 @@ static void dt_op(gc_dtype t, struct mpi_st *s, MPI_Datatype *dt, MPI_Op *op)
 		*dt = MPI_FLOAT;
 	else if (t == GC_DT_F16)
 		*dt = MPI_UINT16_T, *op = s->half_sum;
+	else if (t == GC_DT_BF16)
+		*dt = MPI_UINT16_T, *op = s->bf16_sum;
 	else
 		*dt = MPI_BYTE;
 }
@@ -175,6 +183,7 @@ static void mpi_release(gc_wk_comm *c)
 		pthread_join(s->dog, NULL);
 	}
 	MPI_Op_free(&s->half_sum);
+	MPI_Op_free(&s->bf16_sum);
 	free(s);
 	c->st = NULL;
 }
@@ -237,6 +246,7 @@ gc_rc gc_wk_comm_mpi_init(gc_wk_comm *c, const gc_wk_cfg *cfg, gc_err *e)
 	c->local_rank = lr ? atoi(lr) : 0;
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	MPI_Op_create(half_sum_fn, 1, &s->half_sum);
+	MPI_Op_create(bf16_sum_fn, 1, &s->bf16_sum);
 	MPI_Get_library_version(c->lib_version, &len);
 	c->lib_version[strcspn(c->lib_version, "\r\n")] = 0;
 	s->blocking = cfg->blocking;

@@ -119,7 +119,8 @@ static gc_rc nccl_run(gc_wk_comm *c, const gc_round *r, int bucket, gc_err *e)
 		return gc_fail(e, GC_E_CUDA, "rank %d: cannot select GPU %d for bucket %d", c->rank,
 			       s->dev, bucket);
 	if (r->coll == GC_COLL_ALLREDUCE)
-		nr = ncclAllReduce(r->send, r->recv, r->count, r->dtype == GC_DT_F16 ? ncclHalf : ncclFloat,
+		nr = ncclAllReduce(r->send, r->recv, r->count, r->dtype == GC_DT_F16 ? ncclHalf :
+				   r->dtype == GC_DT_BF16 ? ncclBfloat16 : ncclFloat,
 				   ncclSum, s->comm, s->cs);
 	else
 		nr = ncclAllGather(r->send, r->recv, r->count, ncclUint8, s->comm, s->cs);

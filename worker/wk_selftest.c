@@ -29,6 +29,9 @@ struct tcase {
 static const struct tcase cases[] = {
 	{ "syncsgd", GC_M_SYNCSGD, "" },
 	{ "fp16", GC_M_FP16, "" },
+	{ "bf16", GC_M_BF16, "" },
+	{ "randomk", GC_M_RANDOMK, "ratio=0.01,ef=1" },
+	{ "terngrad", GC_M_TERNGRAD, "" },
 	{ "signsgd", GC_M_SIGNSGD, "" },
 	{ "signsgd scaled+ef", GC_M_SIGNSGD, "scaled=1,ef=1" },
 	{ "topk", GC_M_TOPK, "ratio=0.01,ef=1" },
@@ -96,7 +99,7 @@ static long first_diff(const float *a, const float *b, size_t n)
 }
 
 /* Independent scalar checks: the vote of signsgd (scaled=0) from the signs alone, and
- * fp16's decode as the scalar half conversion of half(c / p) summed in half. */
+ * fp16's (bf16's) decode as the scalar conversion of half(c / p) summed in half (bf16). */
 static long check_scalar(const struct tcase *c, float *const *grads, float *const *out)
 {
 	size_t n = numel(), i;
@@ -111,6 +114,10 @@ static long check_scalar(const struct tcase *c, float *const *grads, float *cons
 			uint16_t h = gc_f32_to_f16(g0[i] / WORLD);
 			uint16_t x = gc_f32_to_f16(g1[i] / WORLD);
 			want = gc_f16_to_f32(gc_f32_to_f16(gc_f16_to_f32(h) + gc_f16_to_f32(x)));
+		} else if (c->m == GC_M_BF16) {
+			uint16_t h = gc_f32_to_bf16(g0[i] / WORLD);
+			uint16_t x = gc_f32_to_bf16(g1[i] / WORLD);
+			want = gc_bf16_to_f32(gc_f32_to_bf16(gc_bf16_to_f32(h) + gc_bf16_to_f32(x)));
 		} else {
 			return -1;
 		}

@@ -9,6 +9,7 @@
 #define GC_CUDA_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -80,6 +81,10 @@ gc_rc gc_cuda_spin_waves(double seconds, double waves, void *stream);
 
 /* Blocks per spin launch (one resident wave); 0 before setup. */
 unsigned gc_cuda_spin_blocks(void);
+
+/* Queue out[i] = gc_rng_unit24(key, first + i) for i < n (device memory) on stream:
+ * the counter-based generator of kernels/rng.h, the host's bits. */
+gc_rc gc_cuda_rng_unit24(uint64_t key, uint64_t first, float *out, size_t n, void *stream);
 
 #ifdef __cplusplus
 }

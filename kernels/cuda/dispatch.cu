@@ -10,6 +10,9 @@ extern "C" const struct gc_method_ops *gc_cuda_ops(gc_method m)
 	case GC_M_TOPK:     return &gc_cu_topk_ops;
 	case GC_M_MSTOPK:   return &gc_cu_mstopk_ops;
 	case GC_M_POWERSGD: return &gc_cu_powersgd_ops;
+	case GC_M_BF16:     return &gc_cu_bf16_ops;
+	case GC_M_RANDOMK:  return &gc_cu_randomk_ops;
+	case GC_M_TERNGRAD: return &gc_cu_terngrad_ops;
 	default:            return NULL;
 	}
 }

@@ -164,8 +164,8 @@ static gc_rc ps_draw_q(gc_bucket *b, struct ps_st *s)
 		uint64_t rs;
 		if (!s->r[t])
 			continue;
-		rs = gc_rng_seed(b->p.seed, t, b->p.warm_start ? 0 : b->step);
-		gc_rng_normal(&rs, s->qh + s->qo[t], b->t[t].cols * (size_t)s->r[t]);
+		rs = gc_rng_key(b->p.seed, t, b->p.warm_start ? 0 : b->step);
+		gc_rng_normal_at(rs, 0, s->qh + s->qo[t], b->t[t].cols * (size_t)s->r[t]);
 	}
 	GC_CUDA_CHECK(cudaMemcpyAsync(s->q, s->qh, s->nq * sizeof(float), cudaMemcpyHostToDevice, st));
 	GC_CUDA_CHECK(cudaEventRecord(s->qcopied, st));

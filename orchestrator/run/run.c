@@ -157,6 +157,9 @@ static gc_rc choose_sweep(struct gc_sweep_ctx *c, struct sweep_state *s, const c
 		rc = gc_db_sweep_begin(c->db, s->spec.name, s->spec.text, s->spec.hash,
 				       s->spec.baseline, &c->sweep_id, e);
 		rc = rc ? rc : gc_db_sweep_set_env_key(c->db, c->sweep_id, env_key, e);
+		if (!rc && s->spec.n_baselines > 1)
+			rc = gc_db_sweep_set_baselines(c->db, c->sweep_id, s->spec.baselines,
+						       s->spec.n_baselines, e);
 	}
 	free(sw);
 	return rc;

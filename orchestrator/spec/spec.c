@@ -450,12 +450,62 @@ static void parse_target(struct spec_ctx *c)
 	}
 }
 
-static void check_baseline(struct spec_ctx *c)
+/* One baseline t (node n, NULL for the default): among the methods, one variant. */
+static void check_one_baseline(struct spec_ctx *c, yaml_node_t *n, const char *t)
 {
-	const char *t = scalar(c, "baseline", 0);
-	yaml_node_t *n = gc_yaml_get(c->doc, c->root, "baseline");
 	size_t found = 0;
 
+	for (size_t i = 0; i < c->s->n_methods; i++)
+		found += !strcmp(c->s->methods[i].name, t);
+	if (found == 0 && c->s->n_methods)
+		gc_diag(c->d, n ? n : c->root, "baseline%s is not among the methods; add it "
+			"to 'methods' or name one of them as baseline", n ? "" : " syncsgd (the default)");
+	else if (found > 1)
+		gc_diag(c->d, n ? n : c->root, "baseline '%s' has %zu parameter sets; give the "
+			"baseline method one set of parameters", t, found);
+}
+
+/* baseline: [a, b, ...]: the first is s->baseline, all of them s->baselines. */
+static void check_baseline_list(struct spec_ctx *c, yaml_node_t *n)
+{
+	yaml_node_t **items = NULL;
+	size_t k = spec_items(c, n, "baseline", &items);
+
+	c->s->baselines = calloc(k ? k : 1, sizeof(char *));
+	if (!c->s->baselines) {
+		c->d->oom = 1;
+		free(items);
+		return;
+	}
+	for (size_t i = 0; i < k; i++) {
+		const char *t = gc_yaml_text(items[i]);
+		size_t j;
+		for (j = 0; j < c->s->n_baselines && strcmp(c->s->baselines[j], t); j++)
+			;
+		if (j < c->s->n_baselines) {
+			gc_diag(c->d, items[i], "baseline '%s' is listed twice; name each once", t);
+			continue;
+		}
+		check_one_baseline(c, items[i], t);
+		if (!(c->s->baselines[c->s->n_baselines] = strdup(t)))
+			c->d->oom = 1;
+		else
+			c->s->n_baselines++;
+	}
+	c->s->baseline = strdup(c->s->n_baselines ? c->s->baselines[0] : "");
+	free(items);
+}
+
+static void check_baseline(struct spec_ctx *c)
+{
+	yaml_node_t *n = gc_yaml_get(c->doc, c->root, "baseline");
+	const char *t;
+
+	if (n && n->type == YAML_SEQUENCE_NODE) {
+		check_baseline_list(c, n);
+		return;
+	}
+	t = scalar(c, "baseline", 0);
 	if (!t && c->s->workload && !strcmp(c->s->workload, "command") && c->s->n_methods) {
 		gc_diag(c->d, c->root, "workload: command needs 'baseline', the method label the "
 			"others are compared with; add e.g. baseline: %s", c->s->methods[0].name);
@@ -465,14 +515,7 @@ static void check_baseline(struct spec_ctx *c)
 	if (!t)
 		t = "syncsgd";
 	c->s->baseline = strdup(t);
-	for (size_t i = 0; i < c->s->n_methods; i++)
-		found += !strcmp(c->s->methods[i].name, t);
-	if (found == 0 && c->s->n_methods)
-		gc_diag(c->d, n ? n : c->root, "baseline%s is not among the methods; add it "
-			"to 'methods' or name one of them as baseline", n ? "" : " syncsgd (the default)");
-	else if (found > 1)
-		gc_diag(c->d, n ? n : c->root, "baseline '%s' has %zu parameter sets; give the "
-			"baseline method one set of parameters", t, found);
+	check_one_baseline(c, n, t);
 }
 
 /* --- validation of the whole --------------------------------------------------- */
@@ -595,7 +638,10 @@ static gc_rc make_canonical(struct gc_spec *s)
 
 	gc_buf_addf(&b, "gcbench-spec 1\nworkload=%s\n", s->workload);
 	canon_axes(&b, s);
-	gc_buf_addf(&b, "baseline=%s\niterations=%d\nwarmup=%d\nrepeats=%d\n", s->baseline,
+	gc_buf_addf(&b, "baseline=%s", s->baseline);
+	for (size_t i = 1; i < s->n_baselines; i++)     /* a list: the others (new hashes) */
+		gc_buf_addf(&b, ",%s", s->baselines[i]);
+	gc_buf_addf(&b, "\niterations=%d\nwarmup=%d\nrepeats=%d\n",
 		    s->iterations, s->warmup, s->repeats);
 	if (!strcmp(s->workload, "train")) {   /* replay specs keep their hashes */
 		char num[32];
@@ -704,6 +750,7 @@ void gc_spec_release(struct gc_spec *s)
 	free_strs(s->models, s->n_models);
 	free(s->methods);
 	free(s->baseline);
+	free_strs(s->baselines, s->n_baselines);
 	free(s->bandwidth);
 	free(s->latency);
 	free(s->world_size);

@@ -82,7 +82,11 @@ struct gc_spec {
 	struct gc_spec_file *files; size_t n_files; /* workload: command: files: */
 	char **models;          size_t n_models;
 	struct gc_spec_method *methods;  size_t n_methods;   /* expanded variants */
-	char *baseline;                  /* a method name with exactly one variant */
+	char *baseline;                  /* a method name with exactly one variant; with
+	                                  * baseline: [a, b], the first (a) */
+	char **baselines;       size_t n_baselines;   /* baseline: [a, b]: every one, in
+	                                  * order (each a method with one variant); NULL, 0
+	                                  * for a single baseline: */
 	uint64_t *bandwidth;    size_t n_bandwidth;   /* bits/s; 0 = unlimited */
 	double *latency;        size_t n_latency;     /* seconds (netem delay); default [0] */
 	int *world_size;        size_t n_world_size;

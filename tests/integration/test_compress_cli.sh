@@ -4,10 +4,10 @@
 . "$(dirname "$0")/../lib.sh"
 
 GC=$BIN/gcbench
-need_cmd python3 help sync_average topk_ratio powersgd_shape bad_dtype bad_shape \
+need_cmd python3 help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference terngrad_reference bad_dtype bad_shape \
 	truncated not_npy no_input bad_method bad_param || exit 0
 if [ ! -x "$GC" ]; then
-	for n in help sync_average topk_ratio powersgd_shape bad_dtype bad_shape truncated \
+	for n in help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference terngrad_reference bad_dtype bad_shape truncated \
 		 not_npy no_input bad_method bad_param; do fail "$n" "$GC is not built"; done
 	exit 1
 fi
@@ -89,6 +89,151 @@ if out=$("$GC" compress --method powersgd:rank=1,min_compression=1 --in "$tmp/m.
 	pass powersgd_shape
 else
 	fail powersgd_shape "$out"
+fi
+
+# bf16 against a held-out reference written from the format's definition (8 significant
+# bits, round to nearest even, the float32 exponent range, overflow to inf), not from
+# the C's bit tricks: two workers, payload bf16(g / 2) each (exact halving), their sum
+# rounded to float32 then to bf16. Ties, carries into the exponent, subnormals, -0 and
+# values that overflow are among the inputs.
+bf16_vals="1.00390625 1.01171875 -3.0e38 3.3961776e38 1e-40 -0.0 0.1 -7.5 65504 2.3509887e-38"
+bf16_vals2="1.0 1.0 -3.0e38 3.3961776e38 2e-40 -0.0 0.2 7.499 -1 2.3509887e-38"
+npy "$tmp/f0.npy" f4 10 $bf16_vals
+npy "$tmp/f1.npy" f4 10 $bf16_vals2
+want=$(python3 - $bf16_vals -- $bf16_vals2 <<'EOF2'
+import math, struct, sys
+def f32(x):
+    try:
+        return struct.unpack('<f', struct.pack('<f', x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+BF16_MAX = (2 - 2 ** -7) * 2.0 ** 127
+def bf16(x):
+    if x == 0 or math.isinf(x):
+        return x
+    m, e = math.frexp(x)                      # x = m * 2^e, 0.5 <= |m| < 1
+    scale = 2.0 ** max(e - 8, -133)           # 8 significant bits; subnormal step 2^-133
+    r = round(x / scale) * scale              # Python rounds halves to even
+    return math.copysign(math.inf, x) if abs(r) > BF16_MAX else r
+i = sys.argv.index('--')
+a = [f32(float(v)) for v in sys.argv[1:i]]
+b = [f32(float(v)) for v in sys.argv[i + 1:]]
+for x, y in zip(a, b):
+    print(repr(bf16(f32(bf16(f32(x / 2)) + bf16(f32(y / 2))))))
+EOF2
+)
+if out=$("$GC" compress --method bf16 --in "$tmp/f0.npy" --in "$tmp/f1.npy" --out-dir "$tmp/o4" 2>&1) &&
+   got=$(readnpy "$tmp/o4/result.npy" 2>/dev/null) && [ -n "$want" ] && [ "$got" = "$want" ] &&
+   printf '%s' "$out" | grep -q 'payload_bytes: *20 per worker'; then
+	pass bf16_reference
+else
+	fail bf16_reference "$out; got: $(echo $got); want: $(echo $want)"
+fi
+
+# randomk against a held-out reference written from the definition in
+# kernels/compress.h and kernels/rng.h (splitmix64 in counter form, the key from
+# (seed, 0, step), one index per stratum): k = ceil(0.3 * 10) = 3 of 10, two workers,
+# result sum / 2 at the picked indices and 0 elsewhere; each residual is its input with
+# the picked entries zeroed.
+rk_a="0.5 -4 1 3 -0.25 2 7 -1.5 0.125 9"
+rk_b="1 2 3 4 5 6 7 8 9 10"
+npy "$tmp/r0.npy" f4 10 $rk_a
+npy "$tmp/r1.npy" f4 10 $rk_b
+want=$(python3 - 77 3 $rk_a -- $rk_b <<'EOF2'
+import struct, sys
+M, G = (1 << 64) - 1, 0x9e3779b97f4a7c15
+def mix(z):
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M
+    return z ^ (z >> 31)
+def nxt(s):                                   # sequential splitmix64: (state, output)
+    s = (s + G) & M
+    return s, mix(s)
+def key(seed, tensor, step):
+    s, a = nxt(seed)
+    a ^= (tensor * 0xd1342543de82ef95) & M
+    a, b = nxt(a)
+    b ^= (step * 0xa0761d6478bd642f) & M
+    return nxt(b)[1]
+def f32(x):
+    return struct.unpack('<f', struct.pack('<f', x))[0]
+seed, k = int(sys.argv[1]), int(sys.argv[2])
+i = sys.argv.index('--')
+a = [f32(float(v)) for v in sys.argv[3:i]]
+b = [f32(float(v)) for v in sys.argv[i + 1:]]
+n, kk = len(a), key(seed, 0, 0)
+s = kk
+picks = []
+for j in range(k):                            # value j is the (j+1)-th of the stream
+    s, r = nxt(s)
+    lo, hi = j * n // k, (j + 1) * n // k
+    picks.append(lo + (((r >> 32) * (hi - lo)) >> 32))
+out = [0.0] * n
+for p in picks:
+    out[p] = f32(f32(a[p] + b[p]) / 2)
+print(' '.join(repr(x) for x in out))
+print(' '.join(repr(0.0 if j in picks else x) for j, x in enumerate(a)))
+EOF2
+)
+if out=$("$GC" compress --method randomk:ratio=0.3,seed=77 --in "$tmp/r0.npy" --in "$tmp/r1.npy" --out-dir "$tmp/o5" 2>&1) &&
+   got="$(readnpy "$tmp/o5/result.npy" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')
+$(readnpy "$tmp/o5/residual_0.npy" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')" &&
+   [ -n "$want" ] && [ "$got" = "$want" ] && [ "$(grep -o '[1-9]' <<<"${want%%$'\n'*}" | wc -l)" -ge 3 ] &&
+   printf '%s' "$out" | grep -q 'payload_bytes: *12 per worker'; then
+	pass randomk_reference
+else
+	fail randomk_reference "$out; got: $got; want: $want"
+fi
+
+# terngrad against a held-out reference from the paper's definition (Wen et al. 2017:
+# scale s = max |g|, each element s sign(g) with probability |g| / s, else 0) with the
+# draws of kernels/rng.h (uniform = top 24 bits of value w 2^32 + i under the key of
+# (seed, tensor 0, step 0)); two workers, the float sum of their values / 2.
+tg_a="0.5 -4 1 3 -0.25 2 -0.0 -1.5"
+tg_b="1 -2 3 -4 0.5 0.75 8 -0.125"
+npy "$tmp/t0.npy" f4 8 $tg_a
+npy "$tmp/t1.npy" f4 8 $tg_b
+want=$(python3 - 5 $tg_a -- $tg_b <<'EOF2'
+import math, struct, sys
+M, G = (1 << 64) - 1, 0x9e3779b97f4a7c15
+def mix(z):
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M
+    return z ^ (z >> 31)
+def nxt(s):
+    s = (s + G) & M
+    return s, mix(s)
+def key(seed, tensor, step):
+    s, a = nxt(seed)
+    a ^= (tensor * 0xd1342543de82ef95) & M
+    a, b = nxt(a)
+    b ^= (step * 0xa0761d6478bd642f) & M
+    return nxt(b)[1]
+def f32(x):
+    return struct.unpack('<f', struct.pack('<f', x))[0]
+seed = int(sys.argv[1])
+i = sys.argv.index('--')
+gs = [[f32(float(v)) for v in sys.argv[2:i]], [f32(float(v)) for v in sys.argv[i + 1:]]]
+k = key(seed, 0, 0)
+vals = []
+for w, g in enumerate(gs):
+    s = max(abs(x) for x in g)
+    row = []
+    for j, x in enumerate(g):
+        u = (mix((k + ((w << 32 | j) + 1) * G) & M) >> 40) / 2.0 ** 24
+        keep = s > 0 and u < f32(abs(x) / s)
+        row.append(math.copysign(s, x) if keep else 0.0)
+    vals.append(row)
+print(' '.join(repr(f32(f32(f32(0.0 + a) + b) / 2)) for a, b in zip(*vals)))
+EOF2
+)
+if out=$("$GC" compress --method terngrad:seed=5 --in "$tmp/t0.npy" --in "$tmp/t1.npy" --out-dir "$tmp/o6" 2>&1) &&
+   got=$(readnpy "$tmp/o6/result.npy" 2>/dev/null | tr '\n' ' ' | sed 's/ $//') &&
+   [ -n "$want" ] && [ "$got" = "$want" ] &&
+   printf '%s' "$out" | grep -q 'payload_bytes: *6 per worker'; then
+	pass terngrad_reference
+else
+	fail terngrad_reference "$out; got: $got; want: $want"
 fi
 
 npy "$tmp/d.npy" f8 2,3 1 2 3 4 5 6

@@ -205,6 +205,70 @@ static void test_fp16_method_bits(void)
 		       "element %zu: %g -> %g", i, g[i], avg[i]);
 }
 
+/* bf16 rounding from its definition: the top 16 bits of the float, rounded to nearest
+ * even on the 16 dropped; NaN quieted, keeping sign and top payload; inf kept. */
+static void test_bf16_convert(void)
+{
+	CHECK_EQ_INT(gc_f32_to_bf16(1.0f), 0x3f80);
+	CHECK_EQ_INT(gc_f32_to_bf16(u2f(0x3f808000u)), 0x3f80);  /* tie, even below */
+	CHECK_EQ_INT(gc_f32_to_bf16(u2f(0x3f818000u)), 0x3f82);  /* tie, even above */
+	CHECK_EQ_INT(gc_f32_to_bf16(u2f(0x3f808001u)), 0x3f81);  /* above the tie */
+	CHECK_EQ_INT(gc_f32_to_bf16(u2f(0x3f807fffu)), 0x3f80);  /* below the tie */
+	CHECK_EQ_INT(gc_f32_to_bf16(-0.0f), 0x8000);
+	CHECK_EQ_INT(gc_f32_to_bf16(u2f(0x00018000u)), 0x0002);  /* subnormal tie, to even */
+	CHECK_EQ_INT(gc_f32_to_bf16(u2f(0x7f7fffffu)), 0x7f80);  /* FLT_MAX rounds to inf */
+	CHECK_EQ_INT(gc_f32_to_bf16(u2f(0x7f7f7fffu)), 0x7f7f);  /* largest finite bf16 */
+	CHECK_EQ_INT(gc_f32_to_bf16(u2f(0xff800000u)), 0xff80);  /* -inf */
+	CHECK_EQ_INT(gc_f32_to_bf16(u2f(0x7f800001u)), 0x7fc0);  /* signalling: quieted */
+	CHECK_EQ_INT(gc_f32_to_bf16(u2f(0xffffffffu)), 0xffff);  /* no carry into the sign */
+	CHECK_EQ_INT(gc_f32_to_bf16(u2f(0x7fa30000u)), 0x7fe3);
+	for (uint32_t h = 0; h < 0x10000u; h++) {              /* every bf16 survives */
+		float f = gc_bf16_to_f32((uint16_t)h);
+		uint32_t u;
+		memcpy(&u, &f, 4);
+		CHECK_EQ_INT(u, h << 16);
+		if ((h & 0x7f80u) != 0x7f80u || !(h & 0x7fu) || (h & 0x40u))
+			CHECK_EQ_INT(gc_f32_to_bf16(f), h);
+	}
+}
+
+/* bf16 at world 1 is the rounding of each element; world 3 is the bf16 sum of the
+ * rounded thirds, addition by addition in worker order. */
+static void test_bf16_method_bits(void)
+{
+	enum { N = 4099, P = 3 };
+	static float g[P][N], avg[P][N];
+	const float *gp[P] = { g[0], g[1], g[2] };
+	float *ap[P] = { avg[0], avg[1], avg[2] };
+	gc_tensor_desc t = { N, 1, 1 };
+	gc_params p;
+	uint64_t s = 11;
+	size_t i;
+	int w;
+
+	for (w = 0; w < P; w++)
+		for (i = 0; i < N; i++) {
+			uint32_t u = (uint32_t)gc_splitmix64(&s);
+			if ((u & 0x7f800000u) == 0x7f800000u)
+				u &= ~0x40000000u;      /* finite */
+			g[w][i] = u2f(u);
+		}
+	gc_params_default(&p, GC_M_BF16);
+	CHECK_EQ_INT(step(&p, &t, 1, 1, gp, ap, NULL), GC_OK);
+	for (i = 0; i < N; i++)
+		CHECKF(memcmp(&avg[0][i], &(float){ gc_bf16_to_f32(gc_f32_to_bf16(g[0][i])) }, 4) == 0,
+		       "element %zu: %g -> %g", i, g[0][i], avg[0][i]);
+	CHECK_EQ_INT(step(&p, &t, 1, P, gp, ap, NULL), GC_OK);
+	for (i = 0; i < N; i++) {
+		uint16_t h = gc_f32_to_bf16(g[0][i] / P);
+		for (w = 1; w < P; w++)
+			h = gc_f32_to_bf16(gc_bf16_to_f32(h) + gc_bf16_to_f32(gc_f32_to_bf16(g[w][i] / P)));
+		for (w = 0; w < P; w++)
+			CHECKF(memcmp(&avg[w][i], &(float){ gc_bf16_to_f32(h) }, 4) == 0,
+			       "worker %d element %zu", w, i);
+	}
+}
+
 static void test_protocol_states(void)
 {
 	gc_tensor_desc t = { 10, 1, 1 };
@@ -263,7 +327,7 @@ static void test_payload_bytes(void)
 	gc_tensor_desc t[3] = { { 64, 27, 4 }, { 64, 1, 1 }, { 100, 10, 2 } };
 	size_t n = 64 * 27 + 64 + 1000, k = (size_t)ceil(0.01 * (double)n);
 	struct { gc_method m; int scaled; size_t bytes; } c[] = {
-		{ GC_M_SYNCSGD, 0, 4 * n }, { GC_M_FP16, 0, 2 * n },
+		{ GC_M_SYNCSGD, 0, 4 * n }, { GC_M_FP16, 0, 2 * n }, { GC_M_BF16, 0, 2 * n },
 		{ GC_M_SIGNSGD, 0, (n + 7) / 8 }, { GC_M_SIGNSGD, 1, (n + 7) / 8 + 4 * 3 },
 		{ GC_M_TOPK, 0, 8 * k }, { GC_M_MSTOPK, 0, 8 * k },
 		/* rank 4: 64x27 and 100x10 compressed (P and Q), the 1-D tensor as is */
@@ -499,6 +563,8 @@ int main(void)
 	GCT_RUN(test_f16_roundtrip_all);
 	GCT_RUN(test_f16_sum_bits);
 	GCT_RUN(test_fp16_method_bits);
+	GCT_RUN(test_bf16_convert);
+	GCT_RUN(test_bf16_method_bits);
 	GCT_RUN(test_protocol_states);
 	GCT_RUN(test_bucket_new_errors);
 	GCT_RUN(test_payload_bytes);

@@ -164,6 +164,7 @@ static void test_bisect_tree(void)
 #include "kernels/compress.h"
 #include "kernels/internal.h"
 #include "kernels/cuda/cuda_util.h"
+#include "kernels/rng.h"
 #include "timing.h"
 #include "formats/arch.h"
 
@@ -545,6 +546,26 @@ static void test_cuda_probe_explains(void)
 		CHECK_CONTAINS(why, "sm_");
 }
 
+/* The device's counter-based uniforms are the host's bits (kernels/rng.h), from an
+ * odd first index through a grid-stride loop. */
+static void test_cuda_rng_matches_host(void)
+{
+	enum { N = 100003 };
+	static float host[N], dev[N];
+	uint64_t key = gc_rng_key(42, 5, 9);
+	void *d = NULL;
+	size_t i;
+	NEED_DEVICE();
+	for (i = 0; i < N; i++)
+		host[i] = gc_rng_unit24(key, 17 + i);
+	CHECK(gc_cuda_alloc(&d, sizeof(dev)) == GC_OK);
+	CHECK(gc_cuda_rng_unit24(key, 17, d, N, NULL) == GC_OK);
+	CHECK(gc_cuda_copy(dev, d, sizeof(dev), GC_CUDA_D2H, NULL) == GC_OK);
+	CHECK(gc_cuda_sync(NULL) == GC_OK);
+	gc_cuda_free(d);
+	CHECK(!memcmp(host, dev, sizeof(dev)));
+}
+
 static void test_cuda_copy_and_spin(void)
 {
 	float h[100], back[100];
@@ -625,6 +646,14 @@ static void test_cuda_fp16(void)
 	gc_params pm;
 	NEED_DEVICE();
 	gc_params_default(&pm, GC_M_FP16);
+	COMPARE(&pm, 0, 0);
+}
+
+static void test_cuda_bf16(void)
+{
+	gc_params pm;
+	NEED_DEVICE();
+	gc_params_default(&pm, GC_M_BF16);
 	COMPARE(&pm, 0, 0);
 }
 
@@ -709,6 +738,10 @@ static void test_cuda_stream_offsets(void)
 	static const struct mc cs[] = {
 		{ GC_M_SYNCSGD, { 0 }, 0, 0 },
 		{ GC_M_FP16, { 0 }, 0, 0 },
+		{ GC_M_BF16, { 0 }, 0, 0 },
+		{ GC_M_RANDOMK, { "ratio=0.01", "ef=1" }, 0, 0 },
+		{ GC_M_RANDOMK, { "ratio=0.3", "ef=0" }, 0, 0 },
+		{ GC_M_TERNGRAD, { "seed=3" }, 0, 1 },
 		{ GC_M_SIGNSGD, { "scaled=1", "ef=1" }, 0, 1 },
 		{ GC_M_SIGNSGD, { "scaled=0", "ef=0" }, 0, 1 },
 		{ GC_M_TOPK, { "ratio=0.01", "ef=1" }, 0, 1 },
@@ -749,8 +782,9 @@ static void test_cuda_model_buckets(void)
 	static const int workers[] = { 4, 2 };
 	struct mc { gc_method m; double tol; int gather; };
 	static const struct mc cs[] = {
-		{ GC_M_SYNCSGD, 0, 0 }, { GC_M_FP16, 0, 0 }, { GC_M_SIGNSGD, 0, 1 },
-		{ GC_M_TOPK, 0, 1 }, { GC_M_MSTOPK, 0, 1 }, { GC_M_POWERSGD, 1e-3, 0 },
+		{ GC_M_SYNCSGD, 0, 0 }, { GC_M_FP16, 0, 0 }, { GC_M_BF16, 0, 0 }, { GC_M_RANDOMK, 0, 0 },
+		{ GC_M_TERNGRAD, 0, 1 },
+		{ GC_M_SIGNSGD, 0, 1 }, { GC_M_TOPK, 0, 1 }, { GC_M_MSTOPK, 0, 1 }, { GC_M_POWERSGD, 1e-3, 0 },
 	};
 	size_t mi, i, nt = 0;
 	NEED_DEVICE();
@@ -787,11 +821,13 @@ static void run_cuda_tests(void)
 	GCT_RUN(test_cuda_probe_explains);
 	GCT_RUN(test_cuda_absent_fails_cleanly);
 	GCT_RUN(test_cuda_copy_and_spin);
+	GCT_RUN(test_cuda_rng_matches_host);
 	GCT_RUN(test_cuda_spin_second_wave);
 	GCT_RUN(test_cuda_spin_many);
 	GCT_RUN(test_cuda_stream_offsets);
 	GCT_RUN(test_cuda_syncsgd);
 	GCT_RUN(test_cuda_fp16);
+	GCT_RUN(test_cuda_bf16);
 	GCT_RUN(test_cuda_signsgd_vote);
 	GCT_RUN(test_cuda_signsgd_scaled_ef);
 	GCT_RUN(test_cuda_topk);

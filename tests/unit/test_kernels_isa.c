@@ -37,6 +37,9 @@ struct mc {
 static const struct mc mcs[] = {
 	{ GC_M_SYNCSGD, "" },
 	{ GC_M_FP16, "" },
+	{ GC_M_BF16, "" },
+	{ GC_M_RANDOMK, "ratio=0.02" },
+	{ GC_M_TERNGRAD, "" },
 	{ GC_M_SIGNSGD, "" },
 	{ GC_M_SIGNSGD, "scaled=1" },
 	{ GC_M_SIGNSGD, "scaled=1,ef=1" },
@@ -312,6 +315,35 @@ static void test_f16_sum_levels(void)
 		SKIP("this CPU has only the baseline level");
 }
 
+/* The bf16 sum at every level against the scalar one, NaN payloads included (the
+ * rounding is integer arithmetic at every level, so no NaN exception is needed). */
+static void test_bf16_sum_levels(void)
+{
+	enum { N = 1 << 16 };
+	static uint16_t a[N], x[N], ref[N], got[N];
+	gc_isa top = gc_isa_cpu();
+
+	for (uint32_t i = 0; i < N; i++) {
+		a[i] = (uint16_t)i;
+		x[i] = (uint16_t)(i * 40503u + 17);
+	}
+	memcpy(ref, a, sizeof(a));
+	gc_isa_cap(GC_ISA_DEFAULT);
+	gc_bf16_sum(ref, x, N);
+	for (int lv = GC_ISA_AVX2; lv <= (int)top; lv++) {
+		memcpy(got, a, sizeof(a));
+		gc_isa_cap((gc_isa)lv);
+		gc_bf16_sum(got, x, N - 5);     /* a tail too */
+		gc_bf16_sum(got + N - 5, x + N - 5, 5);
+		for (uint32_t i = 0; i < N; i++)
+			CHECKF(got[i] == ref[i], "level %s: %04x + %04x = %04x, baseline %04x",
+			       gc_isa_name((gc_isa)lv), a[i], x[i], got[i], ref[i]);
+	}
+	gc_isa_cap(GC_ISA_AVX512);
+	if (top == GC_ISA_DEFAULT)
+		SKIP("this CPU has only the baseline level");
+}
+
 static void test_isa_names(void)
 {
 	CHECK_EQ_INT(gc_isa_parse("default"), GC_ISA_DEFAULT);
@@ -369,6 +401,7 @@ int main(void)
 	GCT_RUN(test_build_info);
 	GCT_RUN(test_missing_flags);
 	GCT_RUN(test_f16_sum_levels);
+	GCT_RUN(test_bf16_sum_levels);
 	GCT_RUN(test_levels_identical);
 	GCT_RUN(test_sel_lists);
 	return gct_finish();

@@ -224,13 +224,15 @@ static void test_fit_recovers_parameters(void)
 		CHECK_NEAR(f->mp.lambda, t->lambda, 0.02);
 		CHECK_NEAR(f->mp.fwd_over_bwd, 0.5, 0.02);
 		CHECK_NEAR(f->opt_per_elem, t->opt_per_elem, 0.03 * t->opt_per_elem);
-		for (m = GC_M_SIGNSGD; m < GC_M__COUNT; m++) {
+		for (m = GC_M_SIGNSGD; m <= GC_M_POWERSGD; m++) {     /* the methods with runs */
 			CHECKF(fabs(f->mp.enc_rate[m] / t->enc[m] - 1) < 0.03, "env %zu %s encode "
 			       "%g vs %g", i, gc_method_name((gc_method)m), f->mp.enc_rate[m], t->enc[m]);
 			CHECKF(fabs(f->mp.dec_rate[m] / t->dec[m] - 1) < 0.03, "env %zu %s decode "
 			       "%g vs %g", i, gc_method_name((gc_method)m), f->mp.dec_rate[m], t->dec[m]);
 		}
 		CHECK_EQ_INT(f->n_enc[GC_M_FP16], 0);    /* no fp16 runs: no rate, not 0-filled */
+		CHECK_EQ_INT(f->n_enc[GC_M_BF16], 0);
+		CHECK_EQ_INT(f->n_enc[GC_M_RANDOMK], 0);
 	}
 	CHECK(res.fits[0].lambda_compute_bound);
 }

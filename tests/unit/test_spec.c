@@ -212,6 +212,52 @@ static void test_baseline_ambiguous_and_dup(void)
 	gc_diags_release(&d);
 }
 
+/* baseline: [a, b]: both kept in order, the first is the baseline; a list of one is the
+ * scalar (same hash); each item is checked like a scalar baseline, once. */
+static void test_baseline_list(void)
+{
+	struct gc_spec s, one, sc;
+	struct gc_diags d;
+	const char *head = "name: t\nmodels: resnet50\nmethods: [syncsgd, bf16, fp16]\n"
+			   "bandwidth: 1gbit\nworld_size: 2\nbatch: 8\niterations: 3\n";
+	char t[512];
+
+	snprintf(t, sizeof t, "%sbaseline: [syncsgd, bf16]\n", head);
+	CHECK_EQ_INT(parse(t, &s, &d), GC_OK);
+	CHECK_STR(s.baseline, "syncsgd");
+	CHECK_EQ_INT(s.n_baselines, 2);
+	CHECK_STR(s.baselines[0], "syncsgd");
+	CHECK_STR(s.baselines[1], "bf16");
+	gc_diags_release(&d);
+	snprintf(t, sizeof t, "%sbaseline: [syncsgd]\n", head);
+	CHECK_EQ_INT(parse(t, &one, &d), GC_OK);
+	gc_diags_release(&d);
+	snprintf(t, sizeof t, "%sbaseline: syncsgd\n", head);
+	CHECK_EQ_INT(parse(t, &sc, &d), GC_OK);
+	gc_diags_release(&d);
+	CHECK_STR(one.hash, sc.hash);
+	CHECK(strcmp(s.hash, sc.hash) != 0);
+	CHECK(sc.n_baselines == 0 && sc.baselines == NULL);
+	gc_spec_release(&s);
+	gc_spec_release(&one);
+	gc_spec_release(&sc);
+
+	snprintf(t, sizeof t, "%sbaseline: [syncsgd, bf17, bf16, syncsgd]\n", head);
+	CHECK_EQ_INT(parse(t, &s, &d), GC_E_INVAL);
+	dump(&d);
+	CHECK(has_diag(&d, "t.yaml:8:21: baseline is not among the methods"));
+	CHECK(has_diag(&d, "t.yaml:8:33: baseline 'syncsgd' is listed twice"));
+	gc_diags_release(&d);
+	snprintf(t, sizeof t, "%sbaseline: []\n", head);
+	CHECK_EQ_INT(parse(t, &s, &d), GC_E_INVAL);
+	CHECK(has_diag(&d, "'baseline' is an empty list"));
+	gc_diags_release(&d);
+	snprintf(t, sizeof t, "%sbaseline: [syncsgd, [fp16]]\n", head);
+	CHECK_EQ_INT(parse(t, &s, &d), GC_E_INVAL);
+	CHECK(has_diag(&d, "an item of 'baseline' is a list"));
+	gc_diags_release(&d);
+}
+
 static void test_yaml_syntax_and_kinds(void)
 {
 	struct gc_spec s;
@@ -435,6 +481,7 @@ int main(void)
 	GCT_RUN(test_train_target);
 	GCT_RUN(test_all_errors_at_once);
 	GCT_RUN(test_baseline_ambiguous_and_dup);
+	GCT_RUN(test_baseline_list);
 	GCT_RUN(test_yaml_syntax_and_kinds);
 	GCT_RUN(test_latency_parse);
 	GCT_RUN(test_placement_keys);
