@@ -8,6 +8,10 @@
 #include "json.h"
 #include "log.h"
 #include "opts.h"
+#ifdef GC_NETEM_POLICY
+#include "policy.h"
+#endif
+#include "protocol.h"
 #include "rate.h"
 #include "shape.h"
 #include "strutil.h"
@@ -50,6 +54,9 @@ static const char usage_text[] =
 "  at once) and prints 'netem=1' or 'netem=0' with the reason; exit 1 when absent.\n"
 "State files: $GCBENCH_NETEM_STATE_DIR (default /run/gcbench/netem; for a user that is\n"
 "  not root, ~/.cache/gcbench/netem-state).\n"
+"\n"
+"protocol: prints 'protocol=N', the version of these commands (a controller uses\n"
+"  the helper installed by the package only when N is its own).\n"
 "\n"
 "--version prints the version; 'gcbench-netem help CMD' this text.\n"
 "\n"
@@ -295,10 +302,11 @@ static int check(int netem)
 
 static int unknown_command(const char *word)
 {
-	static const char *const all[] = { "set", "show", "clear", "restore-all", "check", "help" };
+	static const char *const all[] = { "set", "show", "clear", "restore-all", "check",
+					   "protocol", "help" };
 	gc_err e;
 
-	gc_opts_unknown(&e, "command", word, NULL, gc_suggest(word, all, 6),
+	gc_opts_unknown(&e, "command", word, NULL, gc_suggest(word, all, 7),
 			"gcbench-netem --help");
 	gc_error("%s", e.msg);
 	return 2;
@@ -306,7 +314,8 @@ static int unknown_command(const char *word)
 
 int main(int argc, char **argv)
 {
-	static const char *const cmds[] = { "set", "show", "clear", "restore-all", "check" };
+	static const char *const cmds[] = { "set", "show", "clear", "restore-all", "check",
+					    "protocol" };
 	struct opts o;
 	size_t i;
 	int r;
@@ -349,5 +358,15 @@ int main(int argc, char **argv)
 		}
 		return check(o.netem);
 	}
+	if (!strcmp(argv[1], "protocol"))
+		return printf("protocol=%d\n", GC_NETEM_PROTOCOL), 0;
+#ifdef GC_NETEM_POLICY   /* the package's build: netem/policy.h */
+	if ((r = gc_netem_policy_before(argv[1], o.dev, o.netns, o.all)))
+		return r;
+	r = run(argv[1], &o);
+	gc_netem_policy_after(argv[1], argc, argv, r);
+	return r;
+#else
 	return run(argv[1], &o);
+#endif
 }
