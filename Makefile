@@ -127,6 +127,7 @@ include formats/module.mk
 -include model/module.mk
 -include report/module.mk
 -include orchestrator/module.mk
+-include pkg/module.mk
 include tests/module.mk
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)

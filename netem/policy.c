@@ -16,11 +16,25 @@
 #include "log.h"
 #include "strutil.h"
 
+/* Who asks: the real uid, or under sudo (the package's fallback where setcap is
+ * missing: a sudoers line by path for %gcbench) the login that ran sudo. */
+static uid_t caller_uid(void)
+{
+	const char *s = getuid() == 0 ? getenv("SUDO_UID") : NULL;
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return getuid();
+	v = strtoul(s, &end, 10);
+	return *end || v > 0x7fffffff ? getuid() : (uid_t)v;
+}
+
 static void caller(char *buf, size_t n)
 {
-	struct passwd *pw = getpwuid(getuid());
+	struct passwd *pw = getpwuid(caller_uid());
 
-	snprintf(buf, n, "uid %d (%s)", (int)getuid(), pw && pw->pw_name ? pw->pw_name : "?");
+	snprintf(buf, n, "uid %d (%s)", (int)caller_uid(), pw && pw->pw_name ? pw->pw_name : "?");
 }
 
 static void log_line(int prio, const char *what)
@@ -128,7 +142,7 @@ int gc_netem_policy_before(const char *cmd, const char *dev, const char *netns, 
 
 	/* every caller, root too: one state directory that the purge reads */
 	setenv("GCBENCH_NETEM_STATE_DIR", GC_POLICY_STATE_DIR, 1);
-	if (getuid() == 0 || (strcmp(cmd, "set") && strcmp(cmd, "clear") &&
+	if (caller_uid() == 0 || (strcmp(cmd, "set") && strcmp(cmd, "clear") &&
 			      strcmp(cmd, "restore-all")))
 		return 0;
 	if (!strcmp(cmd, "restore-all"))
@@ -153,7 +167,7 @@ int gc_netem_policy_before(const char *cmd, const char *dev, const char *netns, 
 		return refuse(cmd, dev, "this host's lock (" GC_POLICY_LOCK_DIR ") is held, "
 			      "but not by a gcbench holder this helper can identify; wait "
 			      "for that sweep to end");
-	if (held > 0 && (uid_t)(held - 1) != getuid()) {
+	if (held > 0 && (uid_t)(held - 1) != caller_uid()) {
 		return refuse(cmd, dev, "another login holds this host's lock (uid %lld, holder "
 			      "pid %lld); only the lock holder shapes this host: wait for its "
 			      "sweep to end", held - 1, holder);
