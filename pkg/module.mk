@@ -42,3 +42,4 @@ install-netem: $(HELPER)
 	$(if $(DESTDIR),,pkg/deb/postinst configure)
 
 .PHONY: deb install-netem
+INTEG_TESTS += tests/integration/test_schedule_user.sh
