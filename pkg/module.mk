@@ -44,3 +44,4 @@ install-netem: $(HELPER)
 .PHONY: deb install-netem
 INTEG_TESTS += tests/integration/test_schedule_user.sh
 INTEG_TESTS += tests/integration/test_deb.sh
+INTEG_TESTS += tests/integration/test_hostlock_users.sh
