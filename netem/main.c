@@ -23,6 +23,7 @@ static const char usage_text[] =
 "       gcbench-netem clear --dev IFACE [--netns NAME]\n"
 "       gcbench-netem restore-all [--all]\n"
 "       gcbench-netem check [--netem]\n"
+"       gcbench-netem protocol\n"
 "\n"
 "Caps the egress of IFACE (inside network namespace NAME, from 'ip netns list') through\n"
 "libnl, reads the kernel back to check it holds what was asked, and remembers what was\n"
