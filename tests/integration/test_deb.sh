@@ -10,6 +10,8 @@
 #                      need an admin) shapes again with no admin step
 #   not_allowed        the helper refuses an interface netem.conf does not allow
 #   outsider_direct    a login outside the group cannot run the helper at all
+#   lock_holder_only   while another login holds the node's host lock, the helper
+#                      refuses to shape there
 #   syslog             every change and refusal reaches syslog (only where /dev/log is
 #                      free for the test's own listener)
 #   purge_restores     dpkg --purge restores a link the helper left capped and leaves
@@ -18,7 +20,7 @@
 # package even on failure. Skips everything when a gcbench package or group is there.
 . "$(dirname "$0")/../lib.sh"
 cases="deb_builds dpkg_installs outsider_refused member_sweep new_build_shapes not_allowed
-outsider_direct syslog purge_restores"
+outsider_direct lock_holder_only syslog purge_restores"
 need_sweep $cases || exit 0
 for c in dpkg-deb setcap getcap useradd runuser; do need_cmd "$c" $cases || exit 0; done
 if dpkg-query -W gcbench >/dev/null 2>&1 || getent group gcbench >/dev/null; then
@@ -46,7 +48,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-snapshot() { dpkg-query -W -f '${Package} ${Version} ${Status}\n' | sort; }
+snapshot() { dpkg-query -W -f '${Package} ${Version} ${Status}\n' | sort; cat /var/lib/dpkg/statoverride; }
 qdiscs() { local n; for n in "$ns1" "$ns2"; do echo "$n"; tc -n "$n" qdisc show; done; }
 # a login's command in a node's namespace (runuser, as a login: setpriv's own exec
 # skips the file's permission check)
@@ -66,6 +68,7 @@ fi
 out=$(dpkg -i "$deb" 2>&1); rc=$?
 if [ $rc -eq 0 ] && getent group gcbench >/dev/null && [ "$(stat -c '%U:%G %a' "$H")" = "root:gcbench 750" ] &&
    getcap "$H" | grep -q cap_net_admin && [ -f /etc/gcbench/netem.conf ] &&
+   dpkg-statoverride --list "$H" | grep -q "^root gcbench 0750 $H$" &&
    [ "$(stat -c %a /run/lock/gcbench)" = 1777 ]; then pass dpkg_installs
 else
 	fail dpkg_installs "rc $rc: $(tail -n 3 <<<"$out" | tr '\n' ' ') $(stat -c '%U:%G %a' "$H" 2>&1) $(getcap "$H" 2>&1)"
@@ -84,7 +87,7 @@ while True: f.write(s.recv(8192) + b"\n")' "$tmp/syslog" &
 fi
 
 if ! out=$("$G" cluster up 2 --name "$name" --user "$user" 2>&1); then
-	for c in outsider_refused member_sweep new_build_shapes not_allowed outsider_direct syslog purge_restores; do
+	for c in outsider_refused member_sweep new_build_shapes not_allowed outsider_direct lock_holder_only syslog purge_restores; do
 		fail "$c" "cluster up failed: $out"; done
 	exit 0
 fi
@@ -154,6 +157,23 @@ out=$(as "$o" "$ns1" "$H" set --dev eth0 --rate 100mbit 2>&1); rc=$?
 if [ $rc -ne 0 ] && grep -qi "permission denied" <<<"$out" && ! tc -n "$ns1" qdisc show dev eth0 | grep -q tbf
 then pass outsider_direct
 else fail outsider_direct "rc $rc: $out"; fi
+
+# another login's sweep holds n1 (here: root's holder, as orchestrator/run/hostlock.c
+# writes it): the member may not shape there meanwhile
+ino=$(stat -L -c %i "/run/netns/$ns1")
+lf=/run/lock/gcbench/host@$ino
+[ -e "$lf" ] || ( umask 0; : >>"$lf" )
+( me=$BASHPID; exec 9<"$lf"; flock -n 9 && printf '# gcbench host lock\nuser=root\nholder=%s\n' "$me" |
+	dd of="$lf" conv=nocreat status=none && exec sleep 60 ) &
+holder=$!
+for _ in $(seq 1 50); do grep -q "^holder=$holder$" "$lf" 2>/dev/null && break; sleep 0.1; done
+out=$(as "$m" "$ns1" "$H" set --dev eth0 --rate 100mbit 2>&1); rc=$?
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+: >"$lf"
+if [ $rc -ne 0 ] && grep -qF "another login holds this host's lock (uid 0, holder pid $holder); only the lock holder shapes this host" <<<"$out" &&
+   ! tc -n "$ns1" qdisc show dev eth0 | grep -q tbf
+then pass lock_holder_only
+else fail lock_holder_only "rc $rc: $out"; fi
 
 if [ -z "$listener" ]; then
 	skip syslog "/dev/log belongs to this machine's syslog daemon (read its log for 'gcbench-netem')"
