@@ -15,7 +15,7 @@ deb: $(DEB)
 
 $(DEB): all man $(HELPER) pkg/deb/control.in pkg/deb/postinst pkg/deb/prerm pkg/deb/postrm pkg/netem.conf pkg/tmpfiles.conf
 	@command -v dpkg-deb >/dev/null || { echo "make deb needs dpkg-deb (apt-get install dpkg)" >&2; exit 1; }
-	$(Q)rm -rf $(DEB_ROOT) && mkdir -p $(DEB_ROOT)/DEBIAN $(DEB_ROOT)/usr/bin $(DEB_ROOT)/usr/lib/gcbench \
+	$(Q)rm -f $(BUILD)/gcbench_*.deb && rm -rf $(DEB_ROOT) && mkdir -p $(DEB_ROOT)/DEBIAN $(DEB_ROOT)/usr/bin $(DEB_ROOT)/usr/lib/gcbench \
 	  $(DEB_ROOT)/etc/gcbench $(DEB_ROOT)/usr/lib/tmpfiles.d $(DEB_ROOT)/usr/share/man/man1 \
 	  $(DEB_ROOT)/usr/share/gcbench/python
 	$(Q)install -m 0755 $(BINS) $(DEB_ROOT)/usr/bin/

@@ -68,7 +68,7 @@ fi
 out=$(dpkg -i "$deb" 2>&1); rc=$?
 if [ $rc -eq 0 ] && getent group gcbench >/dev/null && [ "$(stat -c '%U:%G %a' "$H")" = "root:gcbench 750" ] &&
    getcap "$H" | grep -q cap_net_admin && [ -f /etc/gcbench/netem.conf ] &&
-   dpkg-statoverride --list "$H" | grep -q "^root gcbench 0750 $H$" &&
+   dpkg-statoverride --list "$H" | grep -qx "root gcbench 750 $H" &&
    [ "$(stat -c %a /run/lock/gcbench)" = 1777 ]; then pass dpkg_installs
 else
 	fail dpkg_installs "rc $rc: $(tail -n 3 <<<"$out" | tr '\n' ' ') $(stat -c '%U:%G %a' "$H" 2>&1) $(getcap "$H" 2>&1)"
