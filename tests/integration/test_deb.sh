@@ -2,6 +2,8 @@
 # tests/integration/test_deb.sh: the package (make deb) on this machine, whose /usr and
 # /etc the emulated nodes share, so that `dpkg -i` here installs it "on every node".
 #   deb_builds         make deb builds a package with the helper in it
+#   install_netem      make install-netem DESTDIR=...: the helper alone, where the
+#                      package puts it, with the policy and the protocol query
 #   dpkg_installs      dpkg -i: group gcbench, helper root:gcbench 0750 cap_net_admin
 #   outsider_refused   a login outside the group: provisioning stops with the usermod fix
 #   member_sweep       once in the group (no sudo, no sudoers line, no setcap on its copy)
@@ -19,7 +21,7 @@
 # Makes logins gcbm<PID> (in the group) and gcbo<PID> (not) and removes them; purges the
 # package even on failure. Skips everything when a gcbench package or group is there.
 . "$(dirname "$0")/../lib.sh"
-cases="deb_builds dpkg_installs outsider_refused member_sweep new_build_shapes not_allowed
+cases="deb_builds install_netem dpkg_installs outsider_refused member_sweep new_build_shapes not_allowed
 outsider_direct lock_holder_only syslog purge_restores"
 need_sweep $cases || exit 0
 for c in dpkg-deb setcap getcap useradd runuser; do need_cmd "$c" $cases || exit 0; done
@@ -65,6 +67,12 @@ else
 	fail deb_builds "rc $rc: $(tail -n 3 <<<"$out" | tr '\n' ' ')"
 	for c in $cases; do [ "$c" = deb_builds ] || skip "$c" "no package"; done; exit 0
 fi
+out=$(make --no-print-directory BUILD="$BUILD" install-netem DESTDIR="$tmp/dest" 2>&1); rc=$?
+dh=$tmp/dest$H
+if [ $rc -eq 0 ] && [ "$(stat -c %a "$dh" 2>/dev/null)" = 750 ] && [ "$("$dh" protocol)" = protocol=1 ] &&
+   [ -f "$tmp/dest/etc/gcbench/netem.conf" ] && grep -q "^d /run/lock/gcbench 1777" "$tmp/dest/usr/lib/tmpfiles.d/gcbench.conf" &&
+   ! grep -q '^allow' "$tmp/dest/etc/gcbench/netem.conf"; then pass install_netem
+else fail install_netem "rc $rc: $(tail -n 3 <<<"$out" | tr '\n' ' ')"; fi
 out=$(dpkg -i "$deb" 2>&1); rc=$?
 if [ $rc -eq 0 ] && getent group gcbench >/dev/null && [ "$(stat -c '%U:%G %a' "$H")" = "root:gcbench 750" ] &&
    getcap "$H" | grep -q cap_net_admin && [ -f /etc/gcbench/netem.conf ] &&
@@ -72,7 +80,7 @@ if [ $rc -eq 0 ] && getent group gcbench >/dev/null && [ "$(stat -c '%U:%G %a' "
    [ "$(stat -c %a /run/lock/gcbench)" = 1777 ]; then pass dpkg_installs
 else
 	fail dpkg_installs "rc $rc: $(tail -n 3 <<<"$out" | tr '\n' ' ') $(stat -c '%U:%G %a' "$H" 2>&1) $(getcap "$H" 2>&1)"
-	for c in $cases; do case $c in deb_builds|dpkg_installs) ;; *) skip "$c" "not installed" ;; esac; done; exit 0
+	for c in $cases; do case $c in deb_builds|install_netem|dpkg_installs) ;; *) skip "$c" "not installed" ;; esac; done; exit 0
 fi
 echo 'allow eth0   # the admin: the nodes data interface' >>/etc/gcbench/netem.conf
 
