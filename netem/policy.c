@@ -133,6 +133,14 @@ static long long lock_holder(long long *holder)
 	return r < 0 ? -1 : 1 + r;
 }
 
+/* Commands that change nothing: every other one, including commands added later, goes
+ * through the checks (default deny). */
+static int read_only(const char *cmd)
+{
+	return !strcmp(cmd, "show") || !strcmp(cmd, "check") || !strcmp(cmd, "protocol") ||
+	       !strcmp(cmd, "help");
+}
+
 int gc_netem_policy_before(const char *cmd, const char *dev, const char *netns, int all)
 {
 	struct gc_netem_conf c;
@@ -142,13 +150,15 @@ int gc_netem_policy_before(const char *cmd, const char *dev, const char *netns, 
 
 	/* every caller, root too: one state directory that the purge reads */
 	setenv("GCBENCH_NETEM_STATE_DIR", GC_POLICY_STATE_DIR, 1);
-	if (caller_uid() == 0 || (strcmp(cmd, "set") && strcmp(cmd, "clear") &&
-			      strcmp(cmd, "restore-all")))
+	if (caller_uid() == 0 || read_only(cmd))
 		return 0;
 	if (!strcmp(cmd, "restore-all"))
 		return all ? refuse(cmd, dev, "only root restores the links of every login "
 				    "(restore-all --all); without --all, links whose owner "
 				    "is gone are restored") : 0;
+	if (!dev)   /* every command that changes a link names it */
+		return refuse(cmd, dev, "the installed helper changes only a link it is given "
+			      "(--dev IFACE)");
 	if (netns)
 		return refuse(cmd, dev, "the installed helper shapes only the network namespace "
 			      "it runs in; run it there (ip netns exec %s ...) instead of "
@@ -181,7 +191,7 @@ void gc_netem_policy_after(const char *cmd, int argc, char **argv, int status)
 	size_t o = 0;
 	int i;
 
-	if (strcmp(cmd, "set") && strcmp(cmd, "clear") && strcmp(cmd, "restore-all"))
+	if (read_only(cmd))
 		return;
 	for (i = 1; i < argc && o < sizeof(line) - 1; i++) {
 		int k = snprintf(line + o, sizeof(line) - o, "%s%s", i > 1 ? " " : "", argv[i]);

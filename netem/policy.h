@@ -11,6 +11,8 @@
  *     orchestrator/run/hostlock.h, in GC_POLICY_LOCK_DIR): the lock's holder process
  *     must run as the caller's uid, or the lock must be free;
  *   - may not `restore-all --all` (links of other logins: the package's purge does it).
+ * These checks apply to every command but the read-only ones (show, check, protocol):
+ * a command added later is checked by default, and must name its link (--dev).
  * The helper only ever installs rate (tbf/htb), delay and loss (netem) objects
  * (netem/shape.h). Every change and every refusal goes to syslog (facility daemon,
  * ident gcbench-netem) with the caller's uid and login. State files go to
@@ -47,7 +49,7 @@ int gc_netem_conf_allows(const struct gc_netem_conf *c, const char *dev);
  * options: 0 to go on, else the exit status after an error was printed (and logged). */
 int gc_netem_policy_before(const char *cmd, const char *dev, const char *netns, int all);
 
-/* After cmd ran with exit status status: logs changes (set, clear, restore-all). */
+/* After cmd ran with exit status status: logs it unless it is read-only. */
 void gc_netem_policy_after(const char *cmd, int argc, char **argv, int status);
 
 #endif
