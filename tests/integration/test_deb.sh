@@ -16,13 +16,15 @@
 #                      refuses to shape there
 #   syslog             every change and refusal reaches syslog (only where /dev/log is
 #                      free for the test's own listener)
+#   protocol_fallback  a helper at that path speaking another protocol is not used:
+#                      provisioning falls back to the provisioned copy and says so
 #   purge_restores     dpkg --purge restores a link the helper left capped and leaves
 #                      dpkg's status, the group and every qdisc as they were
 # Makes logins gcbm<PID> (in the group) and gcbo<PID> (not) and removes them; purges the
 # package even on failure. Skips everything when a gcbench package or group is there.
 . "$(dirname "$0")/../lib.sh"
 cases="deb_builds install_netem dpkg_installs outsider_refused member_sweep new_build_shapes not_allowed
-outsider_direct lock_holder_only syslog purge_restores"
+outsider_direct lock_holder_only syslog purge_restores protocol_fallback"
 need_sweep $cases || exit 0
 for c in dpkg-deb setcap getcap useradd runuser; do need_cmd "$c" $cases || exit 0; done
 if dpkg-query -W gcbench >/dev/null 2>&1 || getent group gcbench >/dev/null; then
@@ -39,8 +41,9 @@ export GCBENCH_HOME=$tmp/home
 D=$GCBENCH_HOME/clusters/$name
 T=$GCBENCH_HOME/nodes/$name
 ns1=gcb-$name-n1 ns2=gcb-$name-n2
-sleeper= listener= made_log=
+sleeper= listener= made_log= fake=
 cleanup() {
+	[ -n "$fake" ] && rm -rf /usr/lib/gcbench
 	[ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null
 	[ -n "$listener" ] && kill "$listener" 2>/dev/null
 	[ -n "$made_log" ] && rm -f /dev/log
@@ -95,7 +98,7 @@ while True: f.write(s.recv(8192) + b"\n")' "$tmp/syslog" &
 fi
 
 if ! out=$("$G" cluster up 2 --name "$name" --user "$user" 2>&1); then
-	for c in outsider_refused member_sweep new_build_shapes not_allowed outsider_direct lock_holder_only syslog purge_restores; do
+	for c in outsider_refused member_sweep new_build_shapes not_allowed outsider_direct lock_holder_only syslog purge_restores protocol_fallback; do
 		fail "$c" "cluster up failed: $out"; done
 	exit 0
 fi
@@ -206,3 +209,19 @@ if [ $rc -eq 0 ] && grep -q tbf <<<"$left" && [ $rc2 -eq 0 ] && cmp -s "$tmp/dpk
    [ ! -e "$H" ] && [ ! -e /etc/gcbench ] && [ ! -e /run/lock/gcbench/netem ]
 then pass purge_restores
 else fail purge_restores "set rc $rc ($out), purge rc $rc2 ($out2): $(diff "$tmp/qdisc.before" "$tmp/qdisc.after" | tr '\n' ' ') $(diff "$tmp/dpkg.before" "$tmp/dpkg.after" | tr '\n' ' ')"; fi
+
+# --- a helper of another protocol (an older package) is not used ------------------------------
+if [ -e /usr/lib/gcbench ]; then
+	fail protocol_fallback "/usr/lib/gcbench is still there after the purge"
+else
+	fake=1
+	mkdir -p /usr/lib/gcbench
+	printf '#!/bin/sh\n[ "$1" = protocol ] && echo protocol=99 && exit 0\nexit 1\n' >"$H"
+	chmod 0755 "$H"
+	out=$("$G" provision --inventory "$tmp/inv.yaml" 2>&1); rc=$?
+	rm -rf /usr/lib/gcbench; fake=
+	if [ $rc -ne 0 ] && grep -qF "the helper the gcbench package installed there speaks protocol 99, this gcbench 1: upgrade the package there" <<<"$out" &&
+	   grep -qF "setcap cap_net_admin+ep /home/$user/.cache/gcbench/" <<<"$out" && ! grep -q "shapes with" <<<"$out"
+	then pass protocol_fallback
+	else fail protocol_fallback "rc $rc: $(tail -n 2 <<<"$out" | tr '\n' ' ')"; fi
+fi
