@@ -156,6 +156,13 @@ static gc_rc perm_error(gc_node *n, const char *out, const char *netem_path, gc_
 			       "'gcbench' there; an admin adds it once with: usermod -aG gcbench %s "
 			       "(it counts from the next login); nothing was changed",
 			       user, n->name, user);
+	if (!strcmp(pkg, "nocap"))    /* in the group, but the helper may not shape */
+		return gc_fail(e, GC_E_PERM,
+			       "user '%s' on node '%s' runs " GC_NETEM_INSTALLED_PATH " but it "
+			       "may not shape there: it lacks the cap_net_admin file capability "
+			       "(an admin installs libcap2-bin and reinstalls the gcbench package, "
+			       "or runs: setcap cap_net_admin+ep " GC_NETEM_INSTALLED_PATH ") and "
+			       "'sudo -n' refuses it; nothing was changed", user, n->name);
 	if (!strcmp(pkg, "protocol"))
 		snprintf(pkgnote, sizeof(pkgnote), "; the helper the gcbench package installed "
 			 "there speaks protocol %s, this gcbench %d: upgrade the package there",
@@ -187,7 +194,8 @@ gc_rc gc_node_check(gc_node *n, gc_err *e)
 {
 	/* $1 netem, $2 worker, $3 gcbench, $4 probe, $5 "sudo" or "", $6 the installed
 	 * helper, $7 its protocol. pkg=cap|sudo: use $6; noexec: not in its group;
-	 * protocol: another protocol (pkg_protocol says which). */
+	 * nocap: runs but may not shape; protocol: another protocol (pkg_protocol says
+	 * which). */
 	static const char script[] =
 		"for p in \"$1\" \"$2\" \"$3\" \"$4\"; do test -x \"$p\" || { echo \"missing $p\" >&2; exit 3; }; done; "
 		"\"$3\" --help >/dev/null 2>&1 || { echo \"$3 does not run (missing libraries? run make deps there)\" >&2; exit 4; }; "
@@ -201,7 +209,7 @@ gc_rc gc_node_check(gc_node *n, gc_err *e)
 		"if [ \"$v\" != \"protocol=$7\" ]; then pkg=protocol; "
 		"elif \"$6\" check >/dev/null 2>&1 </dev/null; then pkg=cap; "
 		"elif command -v sudo >/dev/null 2>&1 && sudo -n -- \"$6\" check >/dev/null 2>&1 </dev/null; then pkg=sudo; "
-		"else pkg=noexec; fi; fi; echo pkg=$pkg; fi; "
+		"else pkg=nocap; fi; fi; echo pkg=$pkg; fi; "
 		"if [ \"$pkg\" = cap ] || [ \"$pkg\" = sudo ]; then echo netem_rc=0; echo netem=cap_net_admin=1; exit 0; fi; "
 		"if [ \"$5\" = sudo ]; then "
 		"command -v sudo >/dev/null 2>&1 || { echo nosudo=1; exit 0; }; "

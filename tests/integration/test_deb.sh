@@ -18,13 +18,15 @@
 #                      free for the test's own listener)
 #   protocol_fallback  a helper at that path speaking another protocol is not used:
 #                      provisioning falls back to the provisioned copy and says so
+#   nocap_named        a helper of this protocol that may not shape (no capability):
+#                      provisioning names setcap and the package
 #   purge_restores     dpkg --purge restores a link the helper left capped and leaves
 #                      dpkg's status, the group and every qdisc as they were
 # Makes logins gcbm<PID> (in the group) and gcbo<PID> (not) and removes them; purges the
 # package even on failure. Skips everything when a gcbench package or group is there.
 . "$(dirname "$0")/../lib.sh"
 cases="deb_builds install_netem dpkg_installs outsider_refused member_sweep new_build_shapes not_allowed
-outsider_direct lock_holder_only syslog purge_restores protocol_fallback"
+outsider_direct lock_holder_only syslog purge_restores protocol_fallback nocap_named"
 need_sweep $cases || exit 0
 for c in dpkg-deb setcap getcap useradd runuser; do need_cmd "$c" $cases || exit 0; done
 if dpkg-query -W gcbench >/dev/null 2>&1 || getent group gcbench >/dev/null; then
@@ -98,7 +100,7 @@ while True: f.write(s.recv(8192) + b"\n")' "$tmp/syslog" &
 fi
 
 if ! out=$("$G" cluster up 2 --name "$name" --user "$user" 2>&1); then
-	for c in outsider_refused member_sweep new_build_shapes not_allowed outsider_direct lock_holder_only syslog purge_restores protocol_fallback; do
+	for c in outsider_refused member_sweep new_build_shapes not_allowed outsider_direct lock_holder_only syslog purge_restores protocol_fallback nocap_named; do
 		fail "$c" "cluster up failed: $out"; done
 	exit 0
 fi
@@ -219,9 +221,15 @@ else
 	printf '#!/bin/sh\n[ "$1" = protocol ] && echo protocol=99 && exit 0\nexit 1\n' >"$H"
 	chmod 0755 "$H"
 	out=$("$G" provision --inventory "$tmp/inv.yaml" 2>&1); rc=$?
-	rm -rf /usr/lib/gcbench; fake=
 	if [ $rc -ne 0 ] && grep -qF "the helper the gcbench package installed there speaks protocol 99, this gcbench 1: upgrade the package there" <<<"$out" &&
 	   grep -qF "setcap cap_net_admin+ep /home/$user/.cache/gcbench/" <<<"$out" && ! grep -q "shapes with" <<<"$out"
 	then pass protocol_fallback
 	else fail protocol_fallback "rc $rc: $(tail -n 2 <<<"$out" | tr '\n' ' ')"; fi
+	# this protocol, but `check` says it may not shape (a package installed without setcap)
+	printf '#!/bin/sh\n[ "$1" = protocol ] && echo protocol=1 && exit 0\nexit 1\n' >"$H"
+	out=$("$G" provision --inventory "$tmp/inv.yaml" 2>&1); rc=$?
+	rm -rf /usr/lib/gcbench; fake=
+	if [ $rc -ne 0 ] && grep -qF "runs $H but it may not shape there: it lacks the cap_net_admin file capability" <<<"$out"
+	then pass nocap_named
+	else fail nocap_named "rc $rc: $(tail -n 2 <<<"$out" | tr '\n' ' ')"; fi
 fi
