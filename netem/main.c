@@ -23,7 +23,7 @@ static const char usage_text[] =
 "       gcbench-netem clear --dev IFACE [--netns NAME]\n"
 "       gcbench-netem restore-all [--all]\n"
 "       gcbench-netem check [--netem]\n"
-"       gcbench-netem protocol\n"
+"       gcbench-netem version [--json]\n"
 "\n"
 "Caps the egress of IFACE (inside network namespace NAME, from 'ip netns list') through\n"
 "libnl, reads the kernel back to check it holds what was asked, and remembers what was\n"
@@ -56,8 +56,9 @@ static const char usage_text[] =
 "State files: $GCBENCH_NETEM_STATE_DIR (default /run/gcbench/netem; for a user that is\n"
 "  not root, ~/.cache/gcbench/netem-state).\n"
 "\n"
-"protocol: prints 'protocol=N', the version of these commands (a controller uses\n"
-"  the helper installed by the package only when N is its own).\n"
+"version: this build and the helper protocol it speaks (--json: one object with\n"
+"  \"protocol\" and the \"operations\" it implements; a controller uses the helper\n"
+"  the package installed only when its protocol is the controller's).\n"
 "\n"
 "--version prints the version; 'gcbench-netem help CMD' this text.\n"
 "\n"
@@ -304,7 +305,7 @@ static int check(int netem)
 static int unknown_command(const char *word)
 {
 	static const char *const all[] = { "set", "show", "clear", "restore-all", "check",
-					   "protocol", "help" };
+					   "version", "help" };
 	gc_err e;
 
 	gc_opts_unknown(&e, "command", word, NULL, gc_suggest(word, all, 7),
@@ -316,7 +317,7 @@ static int unknown_command(const char *word)
 int main(int argc, char **argv)
 {
 	static const char *const cmds[] = { "set", "show", "clear", "restore-all", "check",
-					    "protocol" };
+					    "version" };
 	struct opts o;
 	size_t i;
 	int r;
@@ -359,8 +360,15 @@ int main(int argc, char **argv)
 		}
 		return check(o.netem);
 	}
-	if (!strcmp(argv[1], "protocol"))
-		return printf("protocol=%d\n", GC_NETEM_PROTOCOL), 0;
+	if (!strcmp(argv[1], "version")) {
+		if (o.json)
+			printf("{\"version\":\"%s\",\"protocol\":%d,\"operations\":[\"set\",\"show\","
+			       "\"clear\",\"restore-all\",\"check\",\"version\"]}\n", GC_VERSION,
+			       GC_NETEM_PROTOCOL);
+		else
+			printf("gcbench-netem %s (helper protocol %d)\n", GC_VERSION, GC_NETEM_PROTOCOL);
+		return 0;
+	}
 #ifdef GC_NETEM_POLICY   /* the package's build: netem/policy.h */
 	if ((r = gc_netem_policy_before(argv[1], o.dev, o.netns, o.all)))
 		return r;

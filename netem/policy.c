@@ -137,7 +137,7 @@ static long long lock_holder(long long *holder)
  * through the checks (default deny). */
 static int read_only(const char *cmd)
 {
-	return !strcmp(cmd, "show") || !strcmp(cmd, "check") || !strcmp(cmd, "protocol") ||
+	return !strcmp(cmd, "show") || !strcmp(cmd, "check") || !strcmp(cmd, "version") ||
 	       !strcmp(cmd, "help");
 }
 

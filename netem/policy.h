@@ -11,7 +11,7 @@
  *     orchestrator/run/hostlock.h, in GC_POLICY_LOCK_DIR): the lock's holder process
  *     must run as the caller's uid, or the lock must be free;
  *   - may not `restore-all --all` (links of other logins: the package's purge does it).
- * These checks apply to every command but the read-only ones (show, check, protocol):
+ * These checks apply to every command but the read-only ones (show, check, version):
  * a command added later is checked by default, and must name its link (--dev).
  * The helper only ever installs rate (tbf/htb), delay and loss (netem) objects
  * (netem/shape.h). Every change and every refusal goes to syslog (facility daemon,
@@ -45,7 +45,7 @@ gc_rc gc_netem_conf_parse(const char *text, struct gc_netem_conf *c, gc_err *e);
 /* 1 when dev matches a pattern of c. */
 int gc_netem_conf_allows(const struct gc_netem_conf *c, const char *dev);
 
-/* Before running cmd (set, show, clear, restore-all, check, protocol) with these
+/* Before running cmd (set, show, clear, restore-all, check, version) with these
  * options: 0 to go on, else the exit status after an error was printed (and logged). */
 int gc_netem_policy_before(const char *cmd, const char *dev, const char *netns, int all);
 

@@ -1,6 +1,8 @@
 /* netem/protocol.h: the version of gcbench-netem's command-line protocol.
  *
- * `gcbench-netem protocol` prints "protocol=N". A controller uses a helper installed
+ * `gcbench-netem version --json` prints {"version":..,"protocol":N,"operations":[..]}
+ * (the networks issue defines the operations of later protocols). A controller uses a
+ * helper installed
  * by the package (/usr/lib/gcbench/gcbench-netem, docs/netem.md "The package") only
  * when that N equals its own GC_NETEM_PROTOCOL; otherwise it falls back to the copy
  * it provisioned (sudo by digest, or the file capability). Raise N only when a command

@@ -36,6 +36,7 @@ fi
 G=$(realpath "$BIN/gcbench" 2>/dev/null)
 [ -x "$G" ] || { for c in $cases; do fail "$c" "$BIN/gcbench is not built"; done; exit 0; }
 H=/usr/lib/gcbench/gcbench-netem
+proto=$("$BIN/gcbench-netem" version --json | sed -n 's/.*"protocol":\([0-9]*\).*/\1/p')
 name=deb$(( $$ % 100000 ))
 user=gcbd m=gcbm$$ o=gcbo$$
 tmp=$(mktemp -d /tmp/gcbench-deb.XXXXXX)
@@ -74,7 +75,7 @@ else
 fi
 out=$(make --no-print-directory BUILD="$BUILD" install-netem DESTDIR="$tmp/dest" 2>&1); rc=$?
 dh=$tmp/dest$H
-if [ $rc -eq 0 ] && [ "$(stat -c %a "$dh" 2>/dev/null)" = 750 ] && [ "$("$dh" protocol)" = protocol=1 ] &&
+if [ $rc -eq 0 ] && [ "$(stat -c %a "$dh" 2>/dev/null)" = 750 ] && "$dh" version --json | grep -q "\"protocol\":$proto," &&
    [ -f "$tmp/dest/etc/gcbench/netem.conf" ] && grep -q "^d /run/lock/gcbench 1777" "$tmp/dest/usr/lib/tmpfiles.d/gcbench.conf" &&
    ! grep -q '^allow' "$tmp/dest/etc/gcbench/netem.conf"; then pass install_netem
 else fail install_netem "rc $rc: $(tail -n 3 <<<"$out" | tr '\n' ' ')"; fi
@@ -218,15 +219,15 @@ if [ -e /usr/lib/gcbench ]; then
 else
 	fake=1
 	mkdir -p /usr/lib/gcbench
-	printf '#!/bin/sh\n[ "$1" = protocol ] && echo protocol=99 && exit 0\nexit 1\n' >"$H"
+	printf '#!/bin/sh\n[ "$1" = version ] && echo "{\\"protocol\\":99}" && exit 0\nexit 1\n' >"$H"
 	chmod 0755 "$H"
 	out=$("$G" provision --inventory "$tmp/inv.yaml" 2>&1); rc=$?
-	if [ $rc -ne 0 ] && grep -qF "the helper the gcbench package installed there speaks protocol 99, this gcbench 1: upgrade the package there" <<<"$out" &&
+	if [ $rc -ne 0 ] && grep -qF "the helper the gcbench package installed there speaks protocol 99, this gcbench $proto: upgrade the package there" <<<"$out" &&
 	   grep -qF "setcap cap_net_admin+ep /home/$user/.cache/gcbench/" <<<"$out" && ! grep -q "shapes with" <<<"$out"
 	then pass protocol_fallback
 	else fail protocol_fallback "rc $rc: $(tail -n 2 <<<"$out" | tr '\n' ' ')"; fi
 	# this protocol, but `check` says it may not shape (a package installed without setcap)
-	printf '#!/bin/sh\n[ "$1" = protocol ] && echo protocol=1 && exit 0\nexit 1\n' >"$H"
+	printf '#!/bin/sh\n[ "$1" = version ] && echo "{\\"protocol\\":%s}" && exit 0\nexit 1\n' "$proto" >"$H"
 	out=$("$G" provision --inventory "$tmp/inv.yaml" 2>&1); rc=$?
 	rm -rf /usr/lib/gcbench; fake=
 	if [ $rc -ne 0 ] && grep -qF "runs $H but it may not shape there: it lacks the cap_net_admin file capability" <<<"$out"
