@@ -6,6 +6,8 @@
 #                   "N passed, N failed, N skipped"
 #   make bench      run the benchmarks (figures as ratios, never pass/fail)
 #   make deps       install the Debian packages (root), or print the apt-get line
+#   make deb        the Debian package, with the group's shaping helper (pkg/module.mk);
+#                   make install-netem installs that helper alone (root)
 #   make fuzz       build libFuzzer targets with clang (build-fuzz/)
 #
 # Knobs: V=1 (show commands), DEBUG=1 (-O0), SANITIZE=address,undefined,
@@ -127,6 +129,7 @@ include formats/module.mk
 -include model/module.mk
 -include report/module.mk
 -include orchestrator/module.mk
+-include pkg/module.mk
 include tests/module.mk
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)

@@ -11,6 +11,9 @@
 #include "log.h"
 #include "opts.h"
 #include "play.h"
+#ifdef GC_NETEM_POLICY
+#include "policy.h"
+#endif
 #include "protocol.h"
 #include "rate.h"
 #include "shape.h"
@@ -71,6 +74,10 @@ static const char usage_text[] =
 "  at once) and prints 'netem=1' or 'netem=0' with the reason; exit 1 when absent.\n"
 "State files: $GCBENCH_NETEM_STATE_DIR (default /run/gcbench/netem; for a user that is\n"
 "  not root, ~/.cache/gcbench/netem-state).\n"
+"\n"
+"version: this build and the helper protocol it speaks (--json: one object with\n"
+"  \"protocol\" and the \"operations\" it implements; a controller uses the helper\n"
+"  the package installed only when its protocol is the controller's).\n"
 "\n"
 "--version prints the version; 'gcbench-netem help CMD' this text.\n"
 "\n"
@@ -540,5 +547,13 @@ int main(int argc, char **argv)
 		return unknown_command(argv[1]);
 	if ((r = parse_opts(argv[1], argc - 1, argv + 1, &o)))
 		return r == 1 ? 0 : 2;
+#ifdef GC_NETEM_POLICY   /* the package's build: netem/policy.h wraps every operation */
+	if ((r = gc_netem_policy_before(op->name, o.dev, o.netns, o.all)))
+		return r;
+	r = run_op(op, &o);
+	gc_netem_policy_after(op->name, argc, argv, r);
+	return r;
+#else
 	return run_op(op, &o);
+#endif
 }

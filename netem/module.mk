@@ -29,3 +29,16 @@ bench-netem: $(BUILD)/bin/gcbench $(BUILD)/bin/gcbench-netem $(BUILD)/bin/gcbenc
 
 # SLURM on the local cluster (gcbench cluster up --slurm)
 LIB_SRCS += netem/cluster_slurm.c
+
+# The installed helper (netem/policy.h): gcbench-netem with the group's policy compiled
+# in, for the package (pkg/module.mk: make deb, make install-netem).
+LIB_SRCS += netem/policy_conf.c netem/policy.c
+UNIT_TESTS += $(BUILD)/tests/test_netem_policy
+FUZZ_TARGETS += fuzz_netem_conf
+all: $(BUILD)/pkg/gcbench-netem
+$(BUILD)/obj/pkg/netem/main.o: netem/main.c $(FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $< (policy)")
+	$(Q)$(CC) $(CPPFLAGS) -DGC_NETEM_POLICY -DGC_VERSION='"$(NETEM_VERSION)"' $(CFLAGS) -c $< -o $@
+$(BUILD)/pkg/gcbench-netem: $(BUILD)/obj/pkg/netem/main.o $(LIB)
+	$(link_rule)

@@ -24,4 +24,9 @@
 
 #define GC_NETEM_PROTOCOL 2
 
+/* Where the package installs the helper (root:gcbench 0750, cap_net_admin+ep); a
+ * controller uses it when its protocol equals GC_NETEM_PROTOCOL (docs/netem.md, "The
+ * package"), else the copy it provisioned. */
+#define GC_NETEM_INSTALLED_PATH "/usr/lib/gcbench/gcbench-netem"
+
 #endif

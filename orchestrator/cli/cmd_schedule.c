@@ -16,6 +16,7 @@
 #include "orchestrator/ops/schedule.h"
 #include "orchestrator/remote/slurm.h"
 #include "orchestrator/run/validate.h"
+#include "orchestrator/spec/inventory.h"
 #include "strutil.h"
 
 static void usage(FILE *f)
@@ -43,6 +44,9 @@ static void usage(FILE *f)
 		"  --backend B        systemd, cron or auto (default: systemd if it runs)\n"
 		"  --replace          overwrite a job of the same name\n"
 		"  --gcbench PATH     the binary to run (default: this one)\n"
+		"  --user NAME        the login the job runs as, with its HOME, PATH, ssh keys\n"
+		"                     and known_hosts (default: who ran sudo, from SUDO_USER;\n"
+		"                     else this login); a 'local:' inventory needs root\n"
 		"  --allow-build-tree schedule a gcbench in a build tree (see above)\n"
 		"  --root DIR         write the files under DIR instead of / and activate\n"
 		"                     nothing (tests, packaging); also $GCBENCH_SCHEDULE_ROOT\n\n"
@@ -66,7 +70,7 @@ static void usage(FILE *f)
 
 struct opts {
 	const char *root, *backend, *name, *tag, *env_file, *db, *inventory, *at;
-	const char *gcbench, *spec;
+	const char *gcbench, *spec, *user;
 	const char *nodes, *partition, *time, *gpus;   /* --slurm's, as given */
 	int replace, allow_build_tree, slurm, json;
 };
@@ -80,7 +84,7 @@ static const struct gc_opt schedule_opts[] = {
 	{ "--allow-build-tree", NULL, 0, 11 }, { "--nodes", NULL, GC_OPT_ARG, 12 },
 	{ "--partition", NULL, GC_OPT_ARG, 13 }, { "--time", NULL, GC_OPT_ARG, 14 },
 	{ "--gpus-per-node", NULL, GC_OPT_ARG, 15 }, { "--slurm", NULL, 0, 16 },
-	{ "--json", NULL, 0, 17 },
+	{ "--json", NULL, 0, 17 }, { "--user", NULL, GC_OPT_ARG, 18 },
 };
 
 /* 0 to go on, -1 for a mistake (reported), 1 when help or version was printed. */
@@ -88,7 +92,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 {
 	const char **slots[] = { &o->root, &o->backend, &o->name, &o->tag, &o->env_file,
 				 &o->db, &o->inventory, &o->at, &o->gcbench, NULL, NULL,
-				 &o->nodes, &o->partition, &o->time, &o->gpus, NULL, NULL };
+				 &o->nodes, &o->partition, &o->time, &o->gpus, NULL, NULL,
+				 &o->user };
 	gc_opts p;
 	int r;
 
@@ -172,8 +177,65 @@ static int run_systemctl(const char *a1, const char *a2, const char *a3)
 /* Absolute paths and defaults for the job; bufs holds the strings. */
 struct jobbufs {
 	char spec[PATH_MAX], inv[PATH_MAX], db[PATH_MAX], wd[PATH_MAX], exe[PATH_MAX];
-	char env[PATH_MAX], name[256], user[64];
+	char env[PATH_MAX], name[256], user[64], home[PATH_MAX], path[PATH_MAX + 64];
 };
+
+/* Who the job runs as: --user, else the login that ran sudo, else this one; its home
+ * and PATH (this environment's for this login; else the system's, with gcbench's
+ * directory first). 0 or -1 (reported). */
+static int fill_user(const struct opts *o, struct jobbufs *b)
+{
+	const char *sudo_user = geteuid() == 0 ? getenv("SUDO_USER") : NULL;
+	const char *name = o->user ? o->user : sudo_user && *sudo_user ? sudo_user : NULL;
+	struct passwd *pw = name ? getpwnam(name) : getpwuid(geteuid());
+	char dir[PATH_MAX], *slash;
+
+	if (!pw) {
+		gc_error("no user '%s' on this machine: give --user an existing login",
+			 name ? name : "(this process)");
+		return -1;
+	}
+	gc_strlcpy(b->user, pw->pw_name, sizeof b->user);
+	gc_strlcpy(b->home, pw->pw_dir ? pw->pw_dir : "/", sizeof b->home);
+	gc_strlcpy(dir, b->exe, sizeof dir);
+	if ((slash = strrchr(dir, '/')))
+		*slash = '\0';
+	if (!name && getenv("PATH") && gc_is_safe_token(getenv("PATH")))
+		gc_strlcpy(b->path, getenv("PATH"), sizeof b->path);
+	else
+		snprintf(b->path, sizeof b->path, "%s:/usr/local/sbin:/usr/local/bin:/usr/sbin:"
+			 "/usr/bin:/sbin:/bin", dir);
+	return 0;
+}
+
+/* A `local:` inventory builds namespaces: only root can run it. 0 or the exit status. */
+static int check_local(const gc_sched_job *j)
+{
+	struct gc_inventory inv;
+	struct gc_diags d;
+	gc_err e = { "" };
+	int local;
+
+	memset(&inv, 0, sizeof inv);
+	gc_diags_init(&d, j->inventory);
+	if (gc_inventory_load(j->inventory, &inv, &d, &e)) {
+		gc_diags_release(&d);
+		return 0;   /* check_job says what is wrong with it */
+	}
+	local = inv.local;
+	gc_inventory_release(&inv);
+	gc_diags_release(&d);
+	if (!local || !strcmp(j->user, "root"))
+		return 0;
+	gc_error("refusing to schedule '%s' as '%s': its inventory '%s' is 'local: %d', the "
+		 "emulated cluster, which needs root (CAP_SYS_ADMIN to make network namespaces, "
+		 "CAP_NET_ADMIN to shape them), and '%s' has neither. The gcbench package's "
+		 "group (usermod -aG gcbench %s) gives a login the right to shape the "
+		 "interfaces an admin allows on real hosts, not to make namespaces: schedule "
+		 "this job with --user root, or give an inventory of hosts", j->name, j->user,
+		 j->inventory, local, j->user, j->user);
+	return GC_EXIT_ENV;
+}
 
 /* --slurm and its options into j, checked as `gcbench submit` checks them; 0 or -1
  * (reported). */
@@ -221,7 +283,6 @@ static int fill_slurm(const struct opts *o, gc_sched_job *j)
 
 static int fill_job(const struct opts *o, struct jobbufs *b, gc_sched_job *j)
 {
-	struct passwd *pw = getpwuid(geteuid());
 	ssize_t n;
 
 	if (!o->spec || !o->inventory || !o->at) {
@@ -245,10 +306,11 @@ static int fill_job(const struct opts *o, struct jobbufs *b, gc_sched_job *j)
 		b->exe[n] = '\0';
 	}
 	default_name(b->spec, b->name, sizeof b->name);
-	gc_strlcpy(b->user, pw ? pw->pw_name : "root", sizeof b->user);
+	if (fill_user(o, b))
+		return -1;
 	*j = (gc_sched_job){ o->name ? o->name : b->name, o->at, b->exe, b->spec, b->inv,
 			     b->db, b->wd, o->tag, o->env_file ? b->env : NULL, b->user,
-			     0, 0, NULL, NULL };
+			     0, 0, NULL, NULL, b->home, b->path };
 	return fill_slurm(o, j);
 }
 
@@ -326,7 +388,7 @@ static int do_install(const struct opts *o)
 		return 2;
 	if (gc_sched_job_check(&j, &e))
 		return gc_error("%s", e.msg), 2;
-	if ((r = check_job(&j, o->allow_build_tree)))
+	if ((r = check_job(&j, o->allow_build_tree)) || (r = check_local(&j)))
 		return r;
 	if (be == GC_SCHED_AUTO)
 		be = gc_sched_detect(root);
@@ -338,13 +400,13 @@ static int do_install(const struct opts *o)
 	if (gc_sched_install(&j, root, be, o->replace, &e))
 		return gc_error("cannot install schedule '%s': %s", j.name, e.msg), GC_EXIT_ENV;
 	if (o->root)
-		printf("installed '%s' (%s) under %s; not activated (--root)\n", j.name,
-		       gc_sched_backend_name(be), o->root);
+		printf("installed '%s' (%s, runs as %s) under %s; not activated (--root)\n",
+		       j.name, gc_sched_backend_name(be), j.user, o->root);
 	else if (activate(&j, be))
 		return GC_EXIT_ENV;
 	else
-		printf("installed '%s' (%s, %s); logs: %s%s%s\n", j.name,
-		       gc_sched_backend_name(be), j.at,
+		printf("installed '%s' (%s, %s, runs as %s); logs: %s%s%s\n", j.name,
+		       gc_sched_backend_name(be), j.at, j.user,
 		       be == GC_SCHED_SYSTEMD ? "journalctl -u gcbench-" : "/var/log/gcbench/",
 		       j.name, be == GC_SCHED_SYSTEMD ? ".service" : ".log");
 	return 0;

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <libgen.h>
+#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -308,6 +309,8 @@ gc_rc gc_sched_job_check(const gc_sched_job *j, gc_err *e)
 	    (j->tag && (rc = check_token("tag", j->tag, 0, e))) ||
 	    (j->env_file && (rc = check_token("env file", j->env_file, 1, e))) ||
 	    (j->user && (rc = check_token("user", j->user, 0, e))) ||
+	    (j->home && (rc = check_token("home directory", j->home, 1, e))) ||
+	    (j->path && (rc = check_token("PATH", j->path, 0, e))) ||
 	    (j->slurm_partition && (rc = check_token("partition", j->slurm_partition, 0, e))) ||
 	    (j->slurm_time && (rc = check_token("time limit", j->slurm_time, 0, e))))
 		return rc;
@@ -350,10 +353,26 @@ static char *dup_text(const char *s)
 	return strdup(s);
 }
 
+/* The job's user, HOME and PATH lines in a backend's syntax (each prefix, the value,
+ * a newline; a NULL prefix or value: no line), into out. */
+static void user_lines(const gc_sched_job *j, const char *user_pre, const char *home_pre,
+		       const char *path_pre, char *out, size_t n)
+{
+	const char *pre[3] = { user_pre, home_pre, path_pre };
+	const char *val[3] = { j->user, j->home, j->path };
+	size_t o = 0;
+	int i, k;
+
+	out[0] = 0;
+	for (i = 0; i < 3 && o < n; i++)
+		if (pre[i] && val[i] && (k = snprintf(out + o, n - o, "%s%s\n", pre[i], val[i])) > 0)
+			o += (size_t)k < n - o ? (size_t)k : n - o - 1;
+}
+
 gc_rc gc_sched_systemd_texts(const gc_sched_job *j, char **service, char **timer,
 			     gc_err *e)
 {
-	char cmd[2048], envl[400] = "", buf[8192];
+	char cmd[2048], envl[400] = "", buf[8192], who[1400];
 	gc_sched_at at;
 	gc_rc rc;
 
@@ -363,14 +382,16 @@ gc_rc gc_sched_systemd_texts(const gc_sched_job *j, char **service, char **timer
 	job_command(j, cmd, sizeof cmd);
 	if (j->env_file)
 		snprintf(envl, sizeof envl, "EnvironmentFile=%s\n", j->env_file);
+	user_lines(j, "User=", "Environment=HOME=", "Environment=PATH=", who,
+		   sizeof who);
 	snprintf(buf, sizeof buf,
 		 "# gcbench-schedule: %s (written by 'gcbench schedule install')\n"
 		 "# logs: journalctl -u gcbench-%s.service\n"
 		 "[Unit]\nDescription=gcbench scheduled sweep %s\n"
 		 "Wants=network-online.target\nAfter=network-online.target\n\n"
-		 "[Service]\nType=oneshot\nWorkingDirectory=%s\n%s"
+		 "[Service]\nType=oneshot\n%sWorkingDirectory=%s\n%s"
 		 "SyslogIdentifier=gcbench-%s\nExecStart=%s\n",
-		 j->name, j->name, j->name, j->workdir, envl, j->name, cmd);
+		 j->name, j->name, j->name, who, j->workdir, envl, j->name, cmd);
 	*service = dup_text(buf);
 	snprintf(buf, sizeof buf,
 		 "# gcbench-schedule: %s\n# at: %s\n# command: %s\n"
@@ -390,7 +411,7 @@ gc_rc gc_sched_systemd_texts(const gc_sched_job *j, char **service, char **timer
 
 gc_rc gc_sched_cron_text(const gc_sched_job *j, char **text, gc_err *e)
 {
-	char cmd[2048], envl[400] = "", buf[8192];
+	char cmd[2048], envl[400] = "", buf[8192], who[1400] = "";
 	gc_sched_at at;
 	gc_rc rc;
 
@@ -400,12 +421,16 @@ gc_rc gc_sched_cron_text(const gc_sched_job *j, char **text, gc_err *e)
 	job_command(j, cmd, sizeof cmd);
 	if (j->env_file)
 		snprintf(envl, sizeof envl, "set -a && . %s && set +a && ", j->env_file);
+	if (!j->path)
+		gc_strlcpy(who, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n",
+			   sizeof who);
+	user_lines(j, NULL, "HOME=", "PATH=", who + strlen(who), sizeof who - strlen(who));
 	snprintf(buf, sizeof buf,
 		 "# gcbench-schedule: %s (written by 'gcbench schedule install')\n"
 		 "# at: %s\n# command: %s\n# logs: /var/log/gcbench/%s.log\n"
-		 "SHELL=/bin/sh\nPATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n"
+		 "SHELL=/bin/sh\n%s"
 		 "%s %s cd %s && %sflock -n /run/lock/gcbench-%s.lock %s >> /var/log/gcbench/%s.log 2>&1\n",
-		 j->name, j->at, cmd, j->name, at.cron, j->user ? j->user : "root",
+		 j->name, j->at, cmd, j->name, who, at.cron, j->user ? j->user : "root",
 		 j->workdir, envl, j->name, cmd, j->name);
 	*text = dup_text(buf);
 	return *text ? GC_OK : gc_fail(e, GC_E_NOMEM, "out of memory");
@@ -459,6 +484,29 @@ static int exists(const char *p)
 	return !stat(p, &st);
 }
 
+/* dir/NAME.log, owned by the job's user (cron opens it as that user) */
+static gc_rc user_log(const gc_sched_job *j, const char *dir, gc_err *e)
+{
+	struct passwd *pw = getpwnam(j->user);
+	char p[4200];
+	int fd;
+
+	if (!pw)
+		return gc_fail(e, GC_E_NOTFOUND, "no user '%s' on this machine", j->user);
+	snprintf(p, sizeof p, "%s/%s.log", dir, j->name);
+	fd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return gc_fail(e, GC_E_IO, "cannot make the log '%s': %s", p, strerror(errno));
+	if (fchown(fd, pw->pw_uid, pw->pw_gid)) {
+		int err = errno;
+		close(fd);
+		return gc_fail(e, GC_E_IO, "cannot give the log '%s' to '%s': %s", p, j->user,
+			       strerror(err));
+	}
+	close(fd);
+	return GC_OK;
+}
+
 static gc_rc install_files(const gc_sched_job *j, const char *root, gc_sched_backend b,
 			   gc_err *e)
 {
@@ -480,6 +528,8 @@ static gc_rc install_files(const gc_sched_job *j, const char *root, gc_sched_bac
 			return rc;
 		snprintf(dir, sizeof dir, "%s/var/log/gcbench", root);
 		rc = gc_mkdir_p(dir, 0755, e);
+		if (!rc && j->user && strcmp(j->user, "root"))
+			rc = user_log(j, dir, e);   /* the job appends to it as its user */
 		snprintf(dir, sizeof dir, "%s/etc/cron.d", root);
 		snprintf(name, sizeof name, "gcbench-%s", j->name);
 		if (!rc)

@@ -15,6 +15,10 @@
  * that `gcbench run --dry-run` would refuse (orchestrator/run/validate.h), and a
  * gcbench binary in a build tree (gc_sched_in_build_tree) unless --allow-build-tree.
  *
+ * Who it runs as: j->user (`sudo gcbench schedule install` by alice: alice, from
+ * SUDO_USER; --user NAME), with that login's HOME and PATH, so the job uses its keys,
+ * known_hosts and ~/.ssh/config, never root's; the cron log file is made the user's.
+ *
  * Injection: every path and the tag must be absolute/safe tokens (gc_is_safe_token)
  * without '%' (a specifier in systemd, a newline in cron); the name is [A-Za-z0-9_-].
  * Anything else is refused with a message, never escaped into a unit file.
@@ -56,7 +60,8 @@ typedef struct gc_sched_job {
 	const char *tag;        /* passed as --tag */
 	const char *env_file;   /* KEY=value lines (hook URLs): systemd EnvironmentFile=,
 				   sourced by the cron line */
-	const char *user;       /* cron.d user field (NULL: root) */
+	const char *user;       /* who the job runs as: systemd User=, the cron.d user
+				   field (NULL: root) */
 	/* --slurm: the job runs `gcbench submit SPEC --nodes N [--partition P] [--time T]
 	 * [--gpus-per-node G] --inventory INV --db DB [--tag TAG] --wait` instead of
 	 * `gcbench run`: the sweep runs in a SLURM batch job, the nightly job waits for it
@@ -65,6 +70,8 @@ typedef struct gc_sched_job {
 	 * tokens. */
 	int slurm_nodes, slurm_gpus_per_node;   /* gpus 0: not asked */
 	const char *slurm_partition, *slurm_time;   /* NULL: the site's default */
+	const char *home, *path;  /* its HOME and PATH (NULL: none set; systemd
+				   Environment=, cron.d variables) */
 } gc_sched_job;
 
 /* Check every field of j (messages name the field and say what to do). */

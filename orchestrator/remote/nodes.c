@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "netem/protocol.h"
 #include "strutil.h"
 
 void gc_node_target(const gc_node *n, gc_ssh_target *t)
@@ -136,7 +137,7 @@ static void sudo_reason(const char *out, char *msg, size_t n)
 /* Why the user on n may not shape, from the check script's output, into e. */
 static gc_rc perm_error(gc_node *n, const char *out, const char *netem_path, gc_err *e)
 {
-	char user[64], sha[80], msg[300];
+	char user[64], sha[80], msg[300], pkg[16], proto[16], pkgnote[160] = "";
 
 	gc_kv_line(out, "user", user, sizeof(user));
 	gc_kv_line(out, "sha", sha, sizeof(sha));
@@ -146,12 +147,34 @@ static gc_rc perm_error(gc_node *n, const char *out, const char *netem_path, gc_
 		gc_strlcpy(user, *n->user ? n->user : "USER", sizeof(user));
 	if (strlen(sha) != 64 || strspn(sha, "0123456789abcdef") != 64)
 		gc_strlcpy(sha, "DIGEST", sizeof(sha));
+	gc_kv_line(out, "pkg", pkg, sizeof(pkg));
+	gc_kv_line(out, "pkg_protocol", proto, sizeof(proto));
+	if (!strcmp(pkg, "noexec"))   /* the package is there: its group is the fix */
+		return gc_fail(e, GC_E_PERM,
+			       "user '%s' on node '%s' cannot run " GC_NETEM_INSTALLED_PATH " "
+			       "(installed by the gcbench package): the user is not in the group "
+			       "'gcbench' there; an admin adds it once with: usermod -aG gcbench %s "
+			       "(it counts from the next login); nothing was changed",
+			       user, n->name, user);
+	if (!strcmp(pkg, "nocap"))    /* in the group, but the helper may not shape */
+		return gc_fail(e, GC_E_PERM,
+			       "user '%s' on node '%s' runs " GC_NETEM_INSTALLED_PATH " but it "
+			       "may not shape there: it lacks the cap_net_admin file capability "
+			       "(an admin installs libcap2-bin and reinstalls the gcbench package, "
+			       "or runs: setcap cap_net_admin+ep " GC_NETEM_INSTALLED_PATH ") and "
+			       "'sudo -n' refuses it; nothing was changed", user, n->name);
+	if (!strcmp(pkg, "protocol"))
+		snprintf(pkgnote, sizeof(pkgnote), "; the helper the gcbench package installed "
+			 "there speaks protocol %s, this gcbench %d: upgrade the package there",
+			 gc_is_safe_token(proto) && *proto ? proto : "?", GC_NETEM_PROTOCOL);
 	if (!n->sudo)
 		return gc_fail(e, GC_E_PERM,
 			       "user '%s' on node '%s' cannot shape '%s': operation not permitted "
-			       "(need root or CAP_NET_ADMIN: set 'sudo: true' for the host in the "
-			       "inventory, or give the binary the file capability: setcap "
-			       "cap_net_admin+ep %s)", user, n->name, n->iface, netem_path);
+			       "(need root or CAP_NET_ADMIN: install the gcbench package there "
+			       "(make deb) and add the user to its group, set 'sudo: true' for "
+			       "the host in the inventory, or give the binary the file "
+			       "capability: setcap cap_net_admin+ep %s)%s", user, n->name, n->iface,
+			       netem_path, pkgnote);
 	if (strstr(out, "nosudo=1"))
 		return gc_fail(e, GC_E_PERM,
 			       "the inventory says 'sudo: true' for node '%s', but sudo is not "
@@ -159,32 +182,50 @@ static gc_rc perm_error(gc_node *n, const char *out, const char *netem_path, gc_
 	return gc_fail(e, GC_E_PERM,
 		       "user '%s' on node '%s' cannot run gcbench-netem through 'sudo -n' (%s); "
 		       "nothing was changed. Add this line on '%s' (visudo -f "
-		       "/etc/sudoers.d/gcbench):\n    %s ALL=(root) NOPASSWD: sha256:%s %s",
+		       "/etc/sudoers.d/gcbench):\n    %s ALL=(root) NOPASSWD: sha256:%s %s\n"
+		       "(it names this build: the gcbench package's helper needs no new line "
+		       "per build; install it there and add the user to its group)%s",
 		       user, n->name,
 		       strstr(msg, "password is required") ? "sudo would ask for a password" :
-		       *msg ? msg : "sudo refused", n->name, user, sha, netem_path);
+		       *msg ? msg : "sudo refused", n->name, user, sha, netem_path, pkgnote);
 }
 
 gc_rc gc_node_check(gc_node *n, gc_err *e)
 {
-	/* $1 netem, $2 worker, $3 gcbench, $4 probe, $5 "sudo" or "" */
+	/* $1 netem, $2 worker, $3 gcbench, $4 probe, $5 "sudo" or "", $6 the installed
+	 * helper, $7 its protocol. pkg=cap|sudo: use $6; noexec: not in its group;
+	 * nocap: runs but may not shape; protocol: another protocol (pkg_protocol says
+	 * which). */
 	static const char script[] =
 		"for p in \"$1\" \"$2\" \"$3\" \"$4\"; do test -x \"$p\" || { echo \"missing $p\" >&2; exit 3; }; done; "
 		"\"$3\" --help >/dev/null 2>&1 || { echo \"$3 does not run (missing libraries? run make deps there)\" >&2; exit 4; }; "
 		"echo user=$(id -un); "
 		"echo cc=$(cat /proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null); "
 		"echo sha=$(sha256sum \"$1\" 2>/dev/null | cut -d' ' -f1); "
+		"pkg=; if [ \"$(id -u)\" != 0 ] && [ -e \"$6\" ]; then "
+		"if [ ! -x \"$6\" ]; then pkg=noexec; "
+		"else v=$(\"$6\" version --json 2>/dev/null </dev/null | sed -n 's/.*\"protocol\": *\\([0-9]*\\).*/\\1/p' | head -c 8); "
+		"echo pkg_protocol=$v; "
+		"if [ \"$v\" != \"$7\" ]; then pkg=protocol; "
+		"elif \"$6\" check >/dev/null 2>&1 </dev/null; then pkg=cap; "
+		"elif command -v sudo >/dev/null 2>&1 && sudo -n -- \"$6\" check >/dev/null 2>&1 </dev/null; then pkg=sudo; "
+		"else pkg=nocap; fi; fi; echo pkg=$pkg; fi; "
+		"if [ \"$pkg\" = cap ] || [ \"$pkg\" = sudo ]; then echo netem_rc=0; echo netem=cap_net_admin=1; exit 0; fi; "
 		"if [ \"$5\" = sudo ]; then "
 		"command -v sudo >/dev/null 2>&1 || { echo nosudo=1; exit 0; }; "
 		"o=$(sudo -n -- \"$1\" check 2>&1 </dev/null); r=$?; "
 		"else o=$(\"$1\" check 2>&1); r=$?; fi; "
 		"echo netem_rc=$r; printf '%s\\n' \"$o\" | tr -cd '[:print:]\\n' | head -c 300 | sed 's/^/netem=/'";
-	char w[1100], nm[1100], g[1100], pr[1100], sudo[8];
-	char *argv[] = { "sh", "-c", (char *)script, "sh", nm, w, g, pr, sudo, NULL };
+	char w[1100], nm[1100], g[1100], pr[1100], sudo[8], proto[16], pkg[16];
+	char *argv[] = { "sh", "-c", (char *)script, "sh", nm, w, g, pr, sudo,
+			 GC_NETEM_INSTALLED_PATH, proto, NULL };
 	gc_proc_result res;
 	char rcs[16];
 	gc_rc rc;
 
+	snprintf(proto, sizeof(proto), "%d", GC_NETEM_PROTOCOL);
+	n->netem_path[0] = 0;
+	n->netem_sudo = 0;
 	bin(n, "gcbench-netem", nm, sizeof(nm));
 	bin(n, "gcbench-worker", w, sizeof(w));
 	bin(n, "gcbench", g, sizeof(g));
@@ -193,6 +234,11 @@ gc_rc gc_node_check(gc_node *n, gc_err *e)
 	rc = gc_node_exec(n, argv, 30, &res, e);
 	if (!rc) {
 		gc_kv_line(res.out, "netem_rc", rcs, sizeof(rcs));
+		gc_kv_line(res.out, "pkg", pkg, sizeof(pkg));
+		if (!strcmp(pkg, "cap") || !strcmp(pkg, "sudo")) {
+			gc_strlcpy(n->netem_path, GC_NETEM_INSTALLED_PATH, sizeof(n->netem_path));
+			n->netem_sudo = !strcmp(pkg, "sudo");
+		}
 		if (strcmp(rcs, "0") || !strstr(res.out, "cap_net_admin=1"))
 			rc = perm_error(n, res.out, nm, e);
 		gc_kv_line(res.out, "cc", n->tcp_cc, sizeof(n->tcp_cc));
@@ -207,9 +253,12 @@ static gc_rc netem_res(gc_node *n, char *const args[], gc_proc_result *res, gc_e
 {
 	char prog[1100];
 	char *argv[20] = { "sudo", "-n", "--" };   /* without sudo, prog goes first */
-	size_t i, k = n->sudo ? 3 : 0;
+	size_t i, k = (n->netem_path[0] ? n->netem_sudo : n->sudo) ? 3 : 0;
 
-	bin(n, "gcbench-netem", prog, sizeof(prog));
+	if (n->netem_path[0])      /* the package's helper (gc_node_check) */
+		gc_strlcpy(prog, n->netem_path, sizeof(prog));
+	else
+		bin(n, "gcbench-netem", prog, sizeof(prog));
 	argv[k] = prog;
 	for (i = 0; args[i] && i < 14; i++)
 		argv[k + i + 1] = args[i];

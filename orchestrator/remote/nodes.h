@@ -28,6 +28,11 @@ typedef struct gc_node {
 	int gpus;
 	int sudo;                 /* 1: gcbench-netem runs as `sudo -n -- gcbench-netem ...` */
 	char bin_dir[1024];       /* where gcbench, gcbench-worker, gcbench-netem, gcbench-probe are */
+	char netem_path[64];      /* set by gc_node_check: the helper the package installed
+	                           * (GC_NETEM_INSTALLED_PATH) when a login that is not root
+	                           * may run it and its protocol is this build's; "" = the
+	                           * copy in bin_dir */
+	int netem_sudo;           /* with netem_path: through `sudo -n` (no setcap there) */
 	char control_dir[1024];   /* ControlMaster sockets ("" = no multiplexing) */
 	char tcp_cc[32];          /* filled by gc_node_check */
 	int launcher;             /* enum gc_launcher (backend.h): ssh (0) or slurm steps */
@@ -53,10 +58,14 @@ gc_rc gc_node_exec(gc_node *n, char *const argv[], double timeout_s,
 /* Provisioning check: ssh works, the binaries are in bin_dir and run, and the remote
  * user may shape, as `gcbench-netem check` on the node says: as root, with
  * CAP_NET_ADMIN (also the cap_net_admin file capability of gcbench-netem), or with
- * n->sudo through `sudo -n`. Changes nothing on the node. GC_E_PERM when it may not,
+ * n->sudo through `sudo -n`. A login that is not root uses the helper the package
+ * installed (netem/protocol.h) when the node's helper speaks this build's protocol
+ * and lets it shape (the group gcbench), whatever n->sudo says; else the copy in
+ * bin_dir as above. Changes nothing on the node. GC_E_PERM when it may not,
  * with what to do in e: when sudo would ask for a password or refuses, the sudoers
  * line to add (user, the binary's sha256 digest and path); when sudo is missing, the
- * package. Fills n->tcp_cc. */
+ * package; when the package is there but the login is not in its group, the usermod
+ * line. Fills n->tcp_cc, n->netem_path and n->netem_sudo. */
 gc_rc gc_node_check(gc_node *n, gc_err *e);
 
 /* Cap egress of n->iface at rate_bps (bits/s, layer 2; 0 = no cap) and delay it by

@@ -562,6 +562,8 @@ struct node_report {
 	struct gc_provision_result r;
 	char bin_dir[1024];
 	char tcp_cc[32];
+	char netem_path[64];   /* gc_node_check's choice of helper */
+	int netem_sudo;
 	struct gc_envinfo env;
 	gc_err e;
 };
@@ -579,6 +581,8 @@ static void node_child(gc_node *nd, const struct gc_build *b, const struct gc_pr
 		rep.rc = gc_node_check(nd, &rep.e);
 	gc_strlcpy(rep.bin_dir, nd->bin_dir, sizeof(rep.bin_dir));
 	gc_strlcpy(rep.tcp_cc, nd->tcp_cc, sizeof(rep.tcp_cc));
+	gc_strlcpy(rep.netem_path, nd->netem_path, sizeof(rep.netem_path));
+	rep.netem_sudo = nd->netem_sudo;
 	_exit(write(fd, &rep, sizeof(rep)) == (ssize_t)sizeof(rep) ? 0 : 1);
 }
 
@@ -647,12 +651,18 @@ static gc_rc provision_parallel(gc_node *nodes, size_t n, const struct gc_build 
 		}
 		gc_strlcpy(nodes[i].bin_dir, rep.bin_dir, sizeof(nodes[i].bin_dir));
 		gc_strlcpy(nodes[i].tcp_cc, rep.tcp_cc, sizeof(nodes[i].tcp_cc));
+		gc_strlcpy(nodes[i].netem_path, rep.netem_path, sizeof(nodes[i].netem_path));
+		nodes[i].netem_sudo = rep.netem_sudo;
 		envs[i] = rep.env;
 		*copied += (size_t)rep.r.copied;
 		if (!o->quiet)
 			gc_info("provision: %s: %s build %s in %.2f s (self-test ok, kernels: %s)",
 				nodes[i].name, rep.r.copied ? "copied" : "has", b->short_hash,
 				rep.r.seconds, rep.r.kernels[0] ? rep.r.kernels : "?");
+		if (!o->quiet && rep.netem_path[0])
+			gc_info("provision: %s: shapes with %s%s (the gcbench package's helper: no "
+				"admin step for this build)", nodes[i].name, rep.netem_path,
+				rep.netem_sudo ? " through sudo" : "");
 	}
 	free(fds);
 	free(pids);

@@ -27,34 +27,39 @@
 #define HOLD_RELEASE_S 5.0
 
 /* Where the lock is (shared by HOLDER and BREAKER): f, the file host@INODE in d.
- * root: d is GC_HOSTLOCK_DIR (made 0755, the file 0666, so that other logins can
- * lock it too; nobody but root can put anything in d). Another login: GC_HOSTLOCK_DIR
- * when root made the file there, else its own ~/.cache/gcbench/hostlock.
+ * d is GC_HOSTLOCK_DIR for every login, root or not, so that all of them lock the
+ * same file: the package makes it (1777, tmpfiles.d), else the first login does
+ * (mkdir -m 1777, as /tmp). Only where it cannot be made (no /run/lock), a login's own
+ * ~/.cache/gcbench/hostlock, which other logins do not see.
  * GCBENCH_HOSTLOCK_DIR replaces d (tests: ssh does not carry it to a host). */
 #define LOCATE \
 	"n=$(readlink /proc/$$/ns/net 2>/dev/null | tr -cd 0-9); n=${n:-0}; r=" GC_HOSTLOCK_DIR "; " \
 	"if [ -n \"${GCBENCH_HOSTLOCK_DIR:-}\" ]; then d=$GCBENCH_HOSTLOCK_DIR; " \
-	"elif [ \"$(id -u)\" = 0 ]; then d=$r; " \
-	"elif [ -w \"$r/host@$n\" ]; then d=$r; " \
+	"elif { [ -e \"$r\" ] || mkdir -m 1777 \"$r\" 2>/dev/null || [ -e \"$r\" ]; } && " \
+	"[ -d \"$r\" ] && [ -w \"$r\" ]; then d=$r; " \
 	"else d=${HOME:-/nonexistent}/.cache/gcbench/hostlock; fi; f=$d/host@$n; "
 
 /* $1: the owner record without since. Exit 3: held by someone else (the record
  * follows "busy"); 4: this host cannot hold the lock (the reason follows
  * "gcbench-hostlock:"). The record is written into the locked file itself (the
- * flock is on the file, whatever its content) and emptied at the end. `( : 9<>F )`
- * tests the open first: a failed redirection of exec ends a POSIX shell. */
+ * flock is on the file, whatever its content) and emptied at the end. The file is
+ * made 0666 by whoever makes it, and opened read-only for the flock and written
+ * without O_CREAT (dd conv=nocreat): fs.protected_regular refuses an O_CREAT open of
+ * another login's file in a sticky directory. `( : 9<F )` tests the open first: a
+ * failed redirection of exec ends a POSIX shell. */
 static const char HOLDER[] =
 	LOCATE
 	"command -v flock >/dev/null 2>&1 || { echo 'gcbench-hostlock: no-flock'; exit 4; }; "
 	"mkdir -p \"$d\" 2>/dev/null; "
-	"if [ \"$d\" = \"$r\" ] && [ \"$(id -u)\" = 0 ]; then chmod 0755 \"$d\"; "
-	"[ -e \"$f\" ] || : >>\"$f\"; chmod 0666 \"$f\"; fi 2>/dev/null; "
-	"( : 9<>\"$f\" ) 2>/dev/null || { echo \"gcbench-hostlock: no-open $f\"; exit 4; }; "
-	"exec 9<>\"$f\"; "
+	"if [ \"$d\" = \"$r\" ]; then [ -e \"$f\" ] || ( umask 0; : >>\"$f\" ); "
+	"[ -O \"$f\" ] && chmod 0666 \"$f\"; else [ -e \"$f\" ] || : >>\"$f\"; fi 2>/dev/null; "
+	"( : 9<\"$f\" ) 2>/dev/null || { echo \"gcbench-hostlock: no-open $f\"; exit 4; }; "
+	"exec 9<\"$f\"; "
 	"if ! flock -n 9; then echo busy; cat \"$f\" 2>/dev/null; exit 3; fi; "
-	"printf '%ssince=%s\\nholder=%s\\n' \"$1\" \"$(date +%s)\" \"$$\" 2>/dev/null >\"$f\" || "
+	"printf '%ssince=%s\\nholder=%s\\n' \"$1\" \"$(date +%s)\" \"$$\" 2>/dev/null | "
+	"dd of=\"$f\" conv=nocreat status=none 2>/dev/null || "
 	"{ echo \"gcbench-hostlock: no-write $f\"; exit 4; }; "
-	"echo locked; cat >/dev/null 9>&-; : >\"$f\"";
+	"echo locked; cat >/dev/null 9<&-; dd if=/dev/null of=\"$f\" conv=nocreat status=none 2>/dev/null";
 
 /* $1: the pid of a holder whose owner is gone. Ended only when it is still the holder
  * that the record names and it has the lock file open (fd 9, or where the shell saved
@@ -208,9 +213,9 @@ static gc_rc refused(const gc_node *nd, int status, const char *said, long long 
 			       "gcbench host lock: install util-linux there", nd->name, nd->address);
 	if (status == 4)
 		return gc_fail(e, GC_E_IO, "host '%s' (%s) cannot hold the gcbench host lock (%s): "
-			       "a login other than root needs the file that a root login's run makes in "
-			       GC_HOSTLOCK_DIR " (docs/spec.md, \"Who holds a host\"), or a writable "
-			       "home directory there", nd->name, nd->address, line);
+			       "every login locks in " GC_HOSTLOCK_DIR " (mode 1777, made by the "
+			       "gcbench package or the first login; docs/spec.md, \"Who holds a "
+			       "host\"); where that cannot be made, a writable home directory", nd->name, nd->address, line);
 	return gc_fail(e, GC_E_COMM, "cannot lock host '%s' (%s): ssh ended (%s)%s%s", nd->name,
 		       nd->address, status == 255 ? "cannot connect" : "unexpected end",
 		       *line ? ": " : "", line);

@@ -10,9 +10,10 @@
  * its ssh sees end of file on its stdin, the holder exits and the kernel drops the
  * flock: a lock whose owner is gone is free by construction. Hosts are locked all at
  * once without waiting; when one is held, every lock taken is given back and the run
- * stops with the owner's description (GC_E_BUSY). A root login makes the directory
- * (0755) and the file (0666, so that other logins lock the same file); another login
- * uses it when it is there, else its own ~/.cache/gcbench/hostlock.
+ * stops with the owner's description (GC_E_BUSY). Every login, root or not, locks in
+ * GC_HOSTLOCK_DIR (1777, made by the package's tmpfiles.d or by the first login; the
+ * file 0666), so alice and bob see each other's locks; only where that directory
+ * cannot be made does a login lock in its own ~/.cache/gcbench/hostlock.
  *
  * The owner record is text, one "key=value" a line (# comments allowed):
  *   version=1, controller (host name), user, home (GCBENCH_HOME), inventory, spec,
@@ -30,7 +31,8 @@
 #include "orchestrator/remote/nodes.h"
 #include "result.h"
 
-#define GC_HOSTLOCK_DIR "/run/gcbench/hostlock"
+#define GC_HOSTLOCK_DIR "/run/lock/gcbench"       /* netem/policy.h reads it too */
+#define GC_HOSTLOCK_OLD_DIR "/run/gcbench/hostlock"  /* before 2026-12: root's only */
 
 struct gc_hostlock_owner {
 	char controller[128];

@@ -50,11 +50,15 @@ static int probe_pid(long pid, unsigned long long ino, struct gc_hostlock_owner 
 	char path[600], home[300];
 	struct dirent *d;
 	DIR *dp;
-	int r;
+	int r, k0;
 
 	snprintf(path, sizeof(path), "/proc/%ld/root" GC_HOSTLOCK_DIR "/host@%llu", pid, ino);
 	if ((r = probe_file(path, o, readable)) == 1)
 		return 1;
+	snprintf(path, sizeof(path), "/proc/%ld/root" GC_HOSTLOCK_OLD_DIR "/host@%llu", pid, ino);
+	if ((k0 = probe_file(path, o, readable)) == 1)
+		return 1;
+	r = k0 > r ? k0 : r;
 	snprintf(home, sizeof(home), "/proc/%ld/root/home", pid);
 	if (!(dp = opendir(home)))
 		return r;

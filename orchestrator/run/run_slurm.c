@@ -180,7 +180,9 @@ gc_rc gc_run_slurm_guards_start(struct gc_sweep_ctx *c, gc_err *e)
 		pid_t pid;
 
 		snprintf(netem, sizeof(netem), "%s/gcbench-netem", nd->bin_dir);
-		if (!nd->sudo) {   /* no sudo: the program itself */
+		if (nd->netem_path[0])   /* the package's helper (gc_node_check) */
+			snprintf(netem, sizeof(netem), "%s", nd->netem_path);
+		if (nd->netem_path[0] ? !nd->netem_sudo : !nd->sudo) {   /* the program itself */
 			argv[4] = netem;
 			argv[5] = NULL;
 		}

@@ -3,6 +3,7 @@
 # root (--root / GCBENCH_SCHEDULE_ROOT): nothing is installed on this machine.
 . "$(dirname "$0")/../lib.sh"
 GC=$(cd "$(dirname "$BIN/gcbench")" 2>/dev/null && pwd)/gcbench
+unset SUDO_USER   # jobs here run as root (a login that ran sudo: test_schedule_user.sh)
 names="install_systemd install_cron list_remove bad_at_exit2 unsafe_path_refused bad_spec_refused bad_inventory_refused build_tree_refused installed_binary slurm_install slurm_refusals slurm_command_runs"
 [ -x "$GC" ] || { for n in $names; do skip "$n" "$GC not built"; done; exit 0; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gc-sched.XXXXXX")

@@ -101,8 +101,43 @@ static gc_sched_job good_job(void)
 {
 	gc_sched_job j = { "nightly", "daily 02:00", "/usr/bin/gcbench", "/srv/specs/n.yaml",
 			   "/srv/inv.yaml", "/srv/gc.db", "/srv", "nccl-2.19", NULL, NULL,
-			   0, 0, NULL, NULL };
+			   0, 0, NULL, NULL, NULL, NULL };
 	return j;
+}
+
+/* the job runs as its user with that login's HOME and PATH; both backends say so,
+ * and a HOME or PATH that is not a plain token is refused */
+static void test_user_env(void)
+{
+	gc_sched_job j = good_job();
+	char *svc = NULL, *tim = NULL, *cron = NULL;
+	gc_err e;
+
+	j.user = "alice";
+	j.home = "/home/alice";
+	j.path = "/opt/gc/bin:/usr/bin:/bin";
+	CHECKF(gc_sched_systemd_texts(&j, &svc, &tim, &e) == GC_OK, "%s", e.msg);
+	CHECK(svc && strstr(svc, "\nUser=alice\nEnvironment=HOME=/home/alice\n"
+			    "Environment=PATH=/opt/gc/bin:/usr/bin:/bin\n"));
+	CHECKF(gc_sched_cron_text(&j, &cron, &e) == GC_OK, "%s", e.msg);
+	CHECK(cron && strstr(cron, "\nHOME=/home/alice\nPATH=/opt/gc/bin:/usr/bin:/bin\n"));
+	CHECK(cron && strstr(cron, "02 * * * alice cd /srv") == NULL &&
+	      strstr(cron, " alice cd /srv && "));
+	free(svc);
+	free(tim);
+	free(cron);
+	j.home = "/home/alice\nUser=root";
+	CHECK(gc_sched_systemd_texts(&j, &svc, &tim, &e) == GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "home directory");
+	j.home = "/home/alice";
+	j.path = "/bin:$(reboot)";
+	CHECK(gc_sched_cron_text(&j, &cron, &e) == GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "PATH");
+	j = good_job();   /* no user given: root's cron line, no User= */
+	CHECKF(gc_sched_systemd_texts(&j, &svc, &tim, &e) == GC_OK, "%s", e.msg);
+	CHECK(svc && !strstr(svc, "User="));
+	free(svc);
+	free(tim);
 }
 
 /* --slurm: the job submits the sweep and waits for it; SLURM values are tokens too. */
@@ -307,6 +342,7 @@ int main(void)
 	GCT_RUN(test_systemd_analyze_accepts);
 	GCT_RUN(test_injection_refused);
 	GCT_RUN(test_slurm_job);
+	GCT_RUN(test_user_env);
 	GCT_RUN(test_install_systemd);
 	GCT_RUN(test_install_cron_replaces);
 	GCT_RUN(test_remove);
