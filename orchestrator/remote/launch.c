@@ -402,8 +402,8 @@ static gc_rc host_block(const gc_node *nd, gc_buf *b, gc_err *e)
 				       what[i], vals[i], nd->name);
 	gc_node_target(nd, &t);
 	gc_buf_addf(b, "Host %s\n", nd->name);
-	if (!t.ssh_config)
-		gc_buf_addf(b, "  HostName %s\n", t.address);
+	if (!t.ssh_config || t.hostname)
+		gc_buf_addf(b, "  HostName %s\n", t.hostname ? t.hostname : t.address);
 	if (t.port > 0)
 		gc_buf_addf(b, "  Port %d\n", t.port);
 	if (t.user)

@@ -43,7 +43,7 @@ struct gc_exec_point {
 	const struct gc_point *pt;
 	char label[512];              /* for people: "resnet50 powersgd(rank=4) @ 1gbit x4" */
 	char workload[96];            /* worker syntax: "replay:resnet50" or "train:mlp" */
-	char placement[64];           /* "2 nodes x 1 rank" (gc_run_place_points) */
+	char placement[256];          /* "2 nodes x 1 rank (n1:1,n2:1)" (gc_run_place_points) */
 };
 
 /* Fill x for point p of spec. */

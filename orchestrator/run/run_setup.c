@@ -93,7 +93,8 @@ static void node_of(const struct gc_run_opts *o, const struct gc_inventory *inv,
 	gc_strlcpy(nd->name, h->name, sizeof(nd->name));
 	gc_strlcpy(nd->address, h->address, sizeof(nd->address));
 	gc_strlcpy(nd->user, h->user, sizeof(nd->user));
-	nd->port = h->port;
+	/* an ssh_config's Port holds unless the inventory wrote one */
+	nd->port = h->port_set || !*inv->ssh_config ? h->port : 0;
 	gc_strlcpy(nd->identity, h->identity, sizeof(nd->identity));
 	gc_strlcpy(nd->ssh_config, inv->ssh_config, sizeof(nd->ssh_config));
 	gc_strlcpy(nd->iface, h->iface, sizeof(nd->iface));

@@ -144,6 +144,7 @@ static void parse_host(struct inv_ctx *c, yaml_node_t *it, size_t i)
 			"iface: eth0", where);
 	token(c, it, "netns", h->netns, sizeof(h->netns), where);
 	h->port = number(c, it, "port", 22, 1, 65535, where);
+	h->port_set = gc_yaml_get(c->doc, it, "port") != NULL;
 	h->gpus = number(c, it, "gpus", 0, 0, 1024, where);
 	h->sudo = boolean(c, it, "sudo", c->inv->sudo, where);
 	check_unique(c, it, i);

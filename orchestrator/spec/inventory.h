@@ -13,6 +13,9 @@
  *     slurm: true                       # the nodes of the job this runs in
  *     iface: eth0                       # required: every node's data interface
  *     sudo: true                        # optional, as above
+ * With `ssh_config`, a host is reached by its `name` through that file (its User,
+ * jump host, known hosts...), and the host's `address` (when it is not the name) and
+ * written `port` override the file's HostName and Port (orchestrator/remote/nodes.h).
  * `slurm` admits no `local`, `hosts` or `ssh_config`; a top-level `iface` only comes
  * with `slurm: true`.
  * `sudo` (true/false or yes/no; a host's own value overrides the top one) makes the
@@ -39,6 +42,8 @@ struct gc_host {
 	char address[256];      /* IP or DNS name ssh connects to */
 	char user[64];          /* "" = ssh's default (ssh_config / current user) */
 	int port;               /* default 22 */
+	int port_set;           /* 1: `port:` was written (with an ssh_config, it overrides
+	                         * the config's Port; unwritten, the config's Port holds) */
 	char identity[256];     /* private key path, "" = ssh's default */
 	char iface[64];         /* data interface to shape (required) */
 	char netns[64];         /* "" unless a local emulated node */

@@ -60,6 +60,8 @@ static void test_cluster_format(void)
 	CHECK_STR(inv.hosts[0].netns, "gcb-demo-n1");
 	CHECK_STR(inv.hosts[0].identity, "/run/gcbench/demo/id_ed25519");
 	CHECK_EQ_INT(inv.hosts[1].port, 22);       /* default */
+	CHECK_EQ_INT(inv.hosts[1].port_set, 0);    /* the ssh_config's Port holds */
+	CHECK_EQ_INT(inv.hosts[0].port_set, 1);
 	CHECK_STR(inv.hosts[1].user, "");          /* ssh's default */
 	CHECK_STR(inv.hosts[1].address, "10.213.0.12");
 	gc_inventory_release(&inv);
