@@ -32,7 +32,7 @@ void gc_node_describe(const gc_node *n, char *buf, size_t len)
 	char port[16] = "";
 
 	if (n->launcher == GC_LAUNCHER_SLURM) {
-		snprintf(buf, len, "srun step");
+		snprintf(buf, len, "srun step, shapes %s", *n->iface ? n->iface : "?");
 		return;
 	}
 	gc_node_target(n, &t);

@@ -43,7 +43,8 @@ void gc_node_target(const gc_node *n, gc_ssh_target *t);
 
 /* How the node is reached, for the dry run, into buf: "ssh root@10.0.0.1:22",
  * "ssh 10.0.0.1:22 (Host n1 of /lab/ssh_config)", "ssh n1 (HostName and Port from
- * /lab/ssh_config)", "srun step"; what the config leaves unset is said so. */
+ * /lab/ssh_config)", "srun step, shapes eth0"; what the config leaves unset is
+ * said so. */
 void gc_node_describe(const gc_node *n, char *buf, size_t len);
 
 /* The local command line that runs argv on the node through its back end (ssh with

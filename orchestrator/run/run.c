@@ -193,7 +193,7 @@ static void dry_run(struct gc_sweep_ctx *c, struct sweep_state *s)
 		gc_node_describe(&c->nodes[i], how, sizeof(how));
 		printf("  %-8s %s\n", c->nodes[i].name, how);
 	}
-	printf("%zu points:\n", s->sw.n);
+	printf("%zu point%s:\n", s->sw.n, s->sw.n == 1 ? "" : "s");
 	for (i = 0; i < s->sw.n; i++)
 		printf("  %s%s\n      key %s\n      placement %s\n", s->pts[i].label,
 		       gc_strlist_has(&s->done, s->pts[i].pt->key) ? "  (done: skipped)" : "",

@@ -6,10 +6,13 @@
 # batch host cannot see gcbench's bin folder (hidden there by a mount namespace) fails
 # at its first lines with a message that `submit --wait` prints from the job's log; a
 # job that failed before its log existed is said so, with the likely reason; a line
-# break in an sbatch argument is refused before anything is written.
+# break in an sbatch argument is refused before anything is written. `gcbench run
+# --dry-run --nodes N` outside an allocation plans that job from the site file (every
+# node and each point's hosts and ranks) and creates nothing; without --nodes it says
+# to add it, and --nodes without --dry-run is refused.
 . "$(dirname "$0")/../lib.sh"
 cases="dry_run_submits_nothing options_reach_sbatch failed_sbatch_leaves_nothing
-wait_prints_log wait_without_log extra_newline_refused"
+wait_prints_log wait_without_log extra_newline_refused run_dry_run_plans_job run_dry_run_needs_nodes"
 G=$(realpath "$BIN/gcbench" 2>/dev/null)
 [ -x "$G" ] || { for c in $cases; do fail "$c" "$BIN/gcbench is not built"; done; exit 0; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-submit.XXXXXX")
@@ -85,3 +88,24 @@ rm -rf /" 2>&1); r=$?
 if [ "$r" = 2 ] && grep -q 'control character' <<<"$out" && [ ! -e "$T/argv" ] && [ -z "$(files)" ]
 then pass extra_newline_refused
 else fail extra_newline_refused "exit $r, files: $(files): $(tr '\n' ' ' <<<"$out")"; fi
+
+# run --dry-run on a login node: no allocation, the site file, a plan for --nodes N
+export GCBENCH_HOME=$T/home
+mkdir -p "$GCBENCH_HOME"; printf 'slurm: true\niface: eth0\n' >"$GCBENCH_HOME/slurm.yaml"
+out=$(cd "$T/w" && env -u SLURM_JOB_ID "$G" run s.yaml --dry-run --nodes 4 --gpus-per-node 2 --db r.db 2>&1); r=$?
+if [ "$r" = 0 ] && [ "$(grep -c '^  node[1-4] *srun step, shapes eth0$' <<<"$out")" = 4 ] &&
+   grep -q 'placement 2 nodes x 1 rank (node1:1,node2:1)' <<<"$out" &&
+   grep -q 'a plan for a SLURM job of 4 nodes, 2 GPUs per node' <<<"$out" &&
+   [ -z "$(files)" ] && [ "$(ls "$GCBENCH_HOME")" = slurm.yaml ]
+then pass run_dry_run_plans_job
+else fail run_dry_run_plans_job "exit $r, files '$(files)' '$(ls "$GCBENCH_HOME" | tr '\n' ' ')': $(tr '\n' ' ' <<<"$out")"; fi
+bad=""
+out=$(cd "$T/w" && env -u SLURM_JOB_ID "$G" run s.yaml --dry-run --inventory slurm --db r.db 2>&1); r=$?
+[ "$r" = 2 ] && grep -q 'outside an allocation needs the job.s size: add --nodes N' <<<"$out" || bad="$bad [no --nodes: exit $r: $out]"
+out=$(cd "$T/w" && env -u SLURM_JOB_ID "$G" run s.yaml --nodes 4 --db r.db 2>&1); r=$?
+[ "$r" = 2 ] && grep -q 'add --dry-run' <<<"$out" || bad="$bad [no --dry-run: exit $r: $out]"
+printf 'local: 2\n' >"$T/local.yaml"
+out=$(cd "$T/w" && "$G" run s.yaml --dry-run --nodes 2 --inventory "$T/local.yaml" --db r.db 2>&1); r=$?
+[ "$r" = 2 ] && grep -q 'drop --nodes' <<<"$out" || bad="$bad [local inventory: exit $r: $out]"
+[ -z "$(files)" ] || bad="$bad [files: $(files)]"
+[ -z "$bad" ] && pass run_dry_run_needs_nodes || fail run_dry_run_needs_nodes "$bad"
