@@ -186,7 +186,8 @@ static void sbatch_argv(const struct submit_opts *o, const char *script, const c
 
 /* sbatch: the job id from its first line of output, printed at once; with --wait,
  * sbatch's status (the job's) when it ends. */
-static int sbatch(const struct submit_opts *o, const char *script, char *job, size_t jn)
+static int sbatch(const struct submit_opts *o, const char *script, const char *needs,
+		  char *job, size_t jn)
 {
 	const char *argv[SUBMIT_MAX_EXTRA + 6];
 	int fd[2], st;
@@ -217,6 +218,8 @@ static int sbatch(const struct submit_opts *o, const char *script, char *job, si
 		fflush(stdout);
 		gc_info("submitted job %s (%s)%s", job, script,
 			o->wait ? "; waiting for it to end" : "");
+		gc_info("the job needs, at the same paths on its nodes (a shared file system): "
+			"%s", needs);
 	}
 	if (f)
 		fclose(f);
@@ -282,7 +285,7 @@ int cmd_submit(int argc, char **argv)
 	struct gc_sweep sw;
 	char spec_abs[PATH_MAX], db_abs[PATH_MAX], inv_abs[PATH_MAX], self[PATH_MAX];
 	char dbdir[PATH_MAX], script[PATH_MAX + 256], out[PATH_MAX + 256], name[128], job[64];
-	char home[PATH_MAX + 16], conf[PATH_MAX + 16], self_worker[PATH_MAX + 16];
+	char home[PATH_MAX + 16], conf[PATH_MAX + 16], self_worker[PATH_MAX + 16], needs[4200];
 	const char *env[3] = { NULL };
 	gc_slurm_submit s;
 	gc_buf b = GC_BUF_INIT;
@@ -370,10 +373,9 @@ int cmd_submit(int argc, char **argv)
 		gc_buf_release(&b);
 		return GC_EXIT_OK;
 	}
-	gc_info("the job needs, at the same paths on its nodes (a shared file system): %s "
-		"(gcbench's bin folder), %s, %s%s%s", self, spec_abs,
-		ro.inventory_path ? inv_abs : "", ro.inventory_path ? ", " : "",
-		*dbdir ? dbdir : "/");
+	snprintf(needs, sizeof(needs), "%.1000s (gcbench's bin folder), %.1000s, %.1000s%s%.1000s",
+		 self, spec_abs, ro.inventory_path ? inv_abs : "", ro.inventory_path ? ", " : "",
+		 *dbdir ? dbdir : "/");
 	f = fopen(script, "w");
 	if (!f || fwrite(b.p, 1, b.len, f) != b.len || fclose(f)) {
 		gc_error("cannot write the batch script '%s': %s", script, strerror(errno));
@@ -381,7 +383,7 @@ int cmd_submit(int argc, char **argv)
 		return GC_EXIT_ENV;
 	}
 	gc_buf_release(&b);
-	r = sbatch(&o, script, job, sizeof(job));
+	r = sbatch(&o, script, needs, job, sizeof(job));
 	if (!*job) {
 		unlink(script);   /* nothing was submitted: nothing of it stays */
 		gc_error("sbatch did not submit the job (exit %d); see its message above; "
