@@ -49,7 +49,7 @@ INTEG_TESTS += tests/integration/test_notify.sh tests/integration/test_regress.s
 UNIT_TESTS += $(BUILD)/tests/test_slurm
 FUZZ_TARGETS += fuzz_slurm
 INTEG_TESTS += tests/integration/test_slurm.sh tests/integration/test_slurm_run.sh \
-	tests/integration/test_slurm_submit.sh
+	tests/integration/test_slurm_submit.sh tests/integration/test_slurm_timelimit.sh
 all: $(BUILD)/tests/slurm_probe
 $(BUILD)/tests/slurm_probe: tests/tools/slurm_probe.c $(LIB)
 	@mkdir -p $(@D) $(BUILD)/obj/tests/tools
