@@ -410,6 +410,8 @@ static gc_rc host_block(const gc_node *nd, gc_buf *b, gc_err *e)
 		gc_buf_addf(b, "  User %s\n", t.user);
 	if (t.identity)
 		gc_buf_addf(b, "  IdentityFile %s\n  IdentitiesOnly yes\n", t.identity);
+	if (t.connect_timeout != 10)   /* before Host *'s 10 */
+		gc_buf_addf(b, "  ConnectTimeout %d\n", (int)t.connect_timeout);
 	if (t.control_dir)
 		gc_buf_addf(b, "  ControlMaster auto\n  ControlPath %s/cm-%%C\n  ControlPersist 60\n",
 			    t.control_dir);

@@ -23,7 +23,7 @@ void gc_node_target(const gc_node *n, gc_ssh_target *t)
 	t->identity = *n->identity ? n->identity : NULL;
 	t->ssh_config = *n->ssh_config ? n->ssh_config : NULL;
 	t->control_dir = *n->control_dir ? n->control_dir : NULL;
-	t->connect_timeout = 10;
+	t->connect_timeout = n->connect_timeout > 0 ? n->connect_timeout : 10;
 }
 
 void gc_node_describe(const gc_node *n, char *buf, size_t len)

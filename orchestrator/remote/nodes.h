@@ -29,6 +29,7 @@ typedef struct gc_node {
 	int sudo;                 /* 1: gcbench-netem runs as `sudo -n -- gcbench-netem ...` */
 	char bin_dir[1024];       /* where gcbench, gcbench-worker, gcbench-netem, gcbench-probe are */
 	char control_dir[1024];   /* ControlMaster sockets ("" = no multiplexing) */
+	int connect_timeout;      /* ssh's ConnectTimeout in s; 0 = 10 (inventory's) */
 	char tcp_cc[32];          /* filled by gc_node_check */
 	int launcher;             /* enum gc_launcher (backend.h): ssh (0) or slurm steps */
 	int down;                 /* set when a command found the node unreachable or hung:

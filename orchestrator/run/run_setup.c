@@ -97,6 +97,7 @@ static void node_of(const struct gc_run_opts *o, const struct gc_inventory *inv,
 	nd->port = h->port_set || !*inv->ssh_config ? h->port : 0;
 	gc_strlcpy(nd->identity, h->identity, sizeof(nd->identity));
 	gc_strlcpy(nd->ssh_config, inv->ssh_config, sizeof(nd->ssh_config));
+	nd->connect_timeout = inv->connect_timeout_s;
 	gc_strlcpy(nd->iface, h->iface, sizeof(nd->iface));
 	gc_strlcpy(nd->netns, h->netns, sizeof(nd->netns));
 	nd->gpus = h->gpus;

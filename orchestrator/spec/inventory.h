@@ -6,6 +6,7 @@
  *     name: lab                         # optional
  *     ssh_config: /abs/path/ssh_config  # optional
  *     sudo: true                        # optional, default false: for every host
+ *     connect_timeout: 10s              # optional: ssh's ConnectTimeout (1s..600s)
  *     hosts:
  *       - {name: n1, address: 10.0.0.11, user: root, port: 22, identity: /k,
  *          iface: eth0, netns: gcb-lab-n1, gpus: 0, sudo: false}
@@ -56,6 +57,7 @@ struct gc_inventory {
 	char name[64];
 	char ssh_config[256];   /* "" = none */
 	int sudo;               /* top-level default of every host's sudo */
+	int connect_timeout_s;  /* ssh's ConnectTimeout for every host; 0 = gcbench's 10 s */
 	int slurm;              /* 1: `slurm: true`, hosts from the allocation (hosts empty) */
 	char iface[64];         /* with slurm: every node's data interface */
 	struct gc_host *hosts;

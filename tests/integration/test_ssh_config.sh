@@ -28,6 +28,7 @@ a2=$(awk '$1 == "HostName" { n++ } n == 2 && $1 == "HostName" { print $2; exit }
 inventory() {   # inventory ADDRESS1 [PORT-LINE]
 	cat >"$work/inv.yaml" <<YAML
 ssh_config: $work/ssh_config
+connect_timeout: 5s
 hosts:
   - {name: n1, address: $1, $2 iface: eth0, netns: gcb-$name-n1}
   - {name: n2, address: $a2, port: 22, iface: eth0, netns: gcb-$name-n2}

@@ -184,6 +184,12 @@ static void test_ssh_config(void)
 	CHECK_CONTAINS(b.p, "Host n2\n  HostName 10.0.0.2\n  Port 2222\n  User alice\n"
 		       "  IdentityFile /keys/n2\n");
 	CHECK_CONTAINS(b.p, "Host n3\n  User root\n  IdentityFile /keys/n3\n");
+	CHECK(!strstr(b.p, "  ConnectTimeout 30\n"));
+	gc_buf_release(&b);
+	/* the inventory's connect_timeout, in each host's block (before Host *'s 10) */
+	n[1].connect_timeout = 30;
+	CHECK(gc_launch_ssh_config(n, 3, &b, &e) == GC_OK);
+	CHECK_CONTAINS(b.p, "  IdentitiesOnly yes\n  ConnectTimeout 30\nHost n3\n");
 	CHECK_CONTAINS(b.p, "  Include /lab/ssh_config\n");
 	CHECK(!strstr(b.p, "~/.ssh/config"));
 	gc_buf_release(&b);
