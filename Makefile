@@ -176,6 +176,11 @@ check-deps:
 deps:
 	tools/deps.sh --install
 
+# the optional packages too (SLURM, munge, PyTorch, chromium, clang): without them
+# `make test` skips their tests and says how many
+deps-extra:
+	tools/deps.sh --install --extra
+
 # The main job: a 4-node local emulated cluster, the quickstart sweep, the speedup
 # table, and gcbench.db left to query. Needs root (namespaces, tc).
 DEMO_DB ?= gcbench.db
@@ -203,6 +208,6 @@ install: all man
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all check-deps deps test bench clean install man fuzz demo $(BENCHES)
+.PHONY: all check-deps deps deps-extra test bench clean install man fuzz demo $(BENCHES)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -10,7 +10,7 @@ INTEG_TESTS += tests/integration/test_layers.sh
 # the docs against the binaries (tools/doc-check.sh), and the README's five steps
 INTEG_TESTS += tests/integration/test_docs.sh tests/integration/test_newcomer.sh
 # tests/run.sh -l: the suite checks that no script left a namespace, bridge or daemon up
-INTEG_TESTS += tests/integration/test_leftovers.sh
+INTEG_TESTS += tests/integration/test_leftovers.sh tests/integration/test_runner_skips.sh
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D) $(BUILD)/obj/tests/unit

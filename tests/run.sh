@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/run.sh: run test programs and scripts, count their PASS/FAIL/SKIP lines, and
-# end with "N passed, N failed, N skipped".
+# end with "N passed, N failed, N skipped" (before it, how many of the skipped name an
+# optional package of tools/deps.sh --extra: make deps-extra).
 #
 # Usage: tests/run.sh [-t SECONDS] [-l] PROGRAM_OR_SCRIPT...
 #   -l  after each script, compare what is up (tests/leftovers.sh: namespaces, bridges,
@@ -27,6 +28,10 @@ while [ $# -gt 0 ]; do
 done
 LO=$(dirname "$0")/leftovers.sh
 left=""
+# the optional packages (tools/deps.sh --list-extra): a SKIP that names one is counted
+extra=$("$(dirname "$0")/../tools/deps.sh" --list-extra 2>/dev/null | tr '\n' '|')
+extra=${extra%|}
+optional=0
 
 pass=0 fail=0 skip=0
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-tests.XXXXXX")
@@ -105,6 +110,7 @@ for t in "$@"; do
 		done
 		[ -n "$new" ] && left="$left; $name left $(tr '\n' ',' <<<"$new" | sed 's/,$//')"
 	fi
+	[ -n "$extra" ] && optional=$((optional + $(grep '^SKIP ' "$log" | grep -cwE "$extra")))
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 	echo "# $name: $p passed, $f failed, $s skipped ($(( $(date +%s) - start ))s)" >&2
 done
@@ -112,5 +118,6 @@ if [ "$leftovers" = 1 ]; then
 	if [ -z "$left" ]; then echo "PASS leftovers/nothing_left_up"; pass=$((pass + 1))
 	else echo "FAIL leftovers/nothing_left_up: ${left#; } (take each down: gcbench cluster down --name NAME)"; fail=$((fail + 1)); fi
 fi
+[ "$optional" -gt 0 ] && echo "# $optional of the $skip skipped need an optional package ($(tr '|' ' ' <<<"$extra")): make deps-extra installs them"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
