@@ -193,15 +193,16 @@ demo:
 	echo "demo: took $$(( $$(date +%s) - start )) s; results in $(DEMO_DB) (try: sqlite3 $(DEMO_DB) 'SELECT model, method, bw_cap_bps/1e9 AS gbit, round(speedup, 2) FROM speedup')"; \
 	echo "demo: the local cluster stays up for more sweeps; remove it with: $(BUILD)/bin/gcbench cluster down"; exit $$rc
 
-# man pages from the programs' --help (tools/gen-man.sh; checked by test_docs.sh)
+# man pages from the programs' --help, one per command (tools/gen-man.sh; checked by
+# test_docs.sh); a stale page of a removed command goes with the folder
 man: all
+	@rm -rf $(BUILD)/man
 	@BIN=$(BUILD)/bin tools/gen-man.sh $(BUILD)/man
 
 install: all man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
-	install -m 0644 $(BUILD)/man/gcbench.1 $(BUILD)/man/gcbench-worker.1 \
-	  $(BUILD)/man/gcbench-netem.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 $(BUILD)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -d $(DESTDIR)$(PREFIX)/share/gcbench/python
 	install -m 0644 python/gcbench_records.py $(DESTDIR)$(PREFIX)/share/gcbench/python/
 
