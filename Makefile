@@ -179,6 +179,11 @@ check-deps:
 deps:
 	tools/deps.sh --install
 
+# the optional packages too (SLURM, munge, PyTorch, chromium, clang): without them
+# `make test` skips their tests and says how many
+deps-extra:
+	tools/deps.sh --install --extra
+
 # The main job: a 4-node local emulated cluster, the quickstart sweep, the speedup
 # table, and gcbench.db left to query. Needs root (namespaces, tc).
 DEMO_DB ?= gcbench.db
@@ -191,21 +196,22 @@ demo:
 	echo "demo: took $$(( $$(date +%s) - start )) s; results in $(DEMO_DB) (try: sqlite3 $(DEMO_DB) 'SELECT model, method, bw_cap_bps/1e9 AS gbit, round(speedup, 2) FROM speedup')"; \
 	echo "demo: the local cluster stays up for more sweeps; remove it with: $(BUILD)/bin/gcbench cluster down"; exit $$rc
 
-# man pages from the programs' --help (tools/gen-man.sh; checked by test_docs.sh)
+# man pages from the programs' --help, one per command (tools/gen-man.sh; checked by
+# test_docs.sh); a stale page of a removed command goes with the folder
 man: all
+	@rm -rf $(BUILD)/man
 	@BIN=$(BUILD)/bin tools/gen-man.sh $(BUILD)/man
 
 install: all man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
-	install -m 0644 $(BUILD)/man/gcbench.1 $(BUILD)/man/gcbench-worker.1 \
-	  $(BUILD)/man/gcbench-netem.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 $(BUILD)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -d $(DESTDIR)$(PREFIX)/share/gcbench/python
 	install -m 0644 python/gcbench_records.py $(DESTDIR)$(PREFIX)/share/gcbench/python/
 
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all check-deps deps test bench clean install man fuzz demo $(BENCHES)
+.PHONY: all check-deps deps deps-extra test bench clean install man fuzz demo $(BENCHES)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 gc_rc gc_json_quote(gc_buf *b, const char *s, unsigned flags)
 {
@@ -240,4 +241,17 @@ void gc_json_numg_field(gc_json *j, const char *key, double v, int digits)
 {
 	gc_json_key(j, key);
 	gc_json_numg(j, v, digits);
+}
+
+void gc_json_time_field(gc_json *j, const char *key, double t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	char buf[32];
+
+	gc_json_key(j, key);
+	if (t <= 0 || !gmtime_r(&tt, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		gc_json_null(j);
+	else
+		gc_json_str(j, buf);
 }

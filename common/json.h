@@ -88,6 +88,9 @@ void gc_json_int_field(gc_json *j, const char *key, long long v);
 void gc_json_uint_field(gc_json *j, const char *key, unsigned long long v);
 void gc_json_num_field(gc_json *j, const char *key, double v);
 void gc_json_numg_field(gc_json *j, const char *key, double v, int digits);
+/* A time (Unix seconds) as every --json writes one: "2026-12-04T22:30:40Z" (ISO 8601,
+ * UTC, whole seconds); null when t <= 0 (not yet, or unknown). */
+void gc_json_time_field(gc_json *j, const char *key, double t);
 
 /* Append s (NUL-terminated) to b as one JSON string literal, quotes included, escaped
  * as above (flags: 0 or GC_JSON_ESC_NL). GC_OK or GC_E_NOMEM. */

@@ -38,7 +38,7 @@ INTEG_TESTS += tests/integration/test_run_e2e.sh tests/integration/test_run_faul
 	tests/integration/test_nightly.sh tests/integration/test_hosts.sh \
 	tests/integration/test_status_env.sh tests/integration/test_hetero.sh \
 	tests/integration/test_run_command.sh tests/integration/test_run_stacks.sh \
-	tests/integration/test_slow.sh
+	tests/integration/test_slow.sh tests/integration/test_ssh_config.sh
 # ops/
 UNIT_TESTS += $(BUILD)/tests/test_notify $(BUILD)/tests/test_schedule $(BUILD)/tests/test_stats \
 	$(BUILD)/tests/test_regress $(BUILD)/tests/test_bootstrap $(BUILD)/tests/test_ingest \
@@ -50,7 +50,8 @@ INTEG_TESTS += tests/integration/test_notify.sh tests/integration/test_regress.s
 # module on live allocations (test_slurm.sh, through the test tool slurm_probe)
 UNIT_TESTS += $(BUILD)/tests/test_slurm
 FUZZ_TARGETS += fuzz_slurm
-INTEG_TESTS += tests/integration/test_slurm.sh tests/integration/test_slurm_run.sh
+INTEG_TESTS += tests/integration/test_slurm.sh tests/integration/test_slurm_run.sh \
+	tests/integration/test_slurm_submit.sh tests/integration/test_slurm_timelimit.sh
 all: $(BUILD)/tests/slurm_probe
 $(BUILD)/tests/slurm_probe: tests/tools/slurm_probe.c $(LIB)
 	@mkdir -p $(@D) $(BUILD)/obj/tests/tools

@@ -28,7 +28,7 @@ Three layers, use the one you need:
 Example (one rank; torchrun sets RANK and WORLD_SIZE):
 
     from gcbench_records import Recorder
-    rec = Recorder("out/rank%d.rec" % rank, method="powersgd", params="rank=2",
+    rec = Recorder("out/rank%d.gcr" % rank, method="powersgd", params="rank=2",
                    workload="pytorch", model="mlp", world=world, rank=rank,
                    backend="gloo", batch=32)
     ddp.register_comm_hook(state, rec.wrap_hook(powerSGD_hook))

@@ -9,6 +9,8 @@ FUZZ_REPLAYS = $(FUZZ_TARGETS:%=$(BUILD)/tests/%)
 INTEG_TESTS += tests/integration/test_layers.sh
 # the docs against the binaries (tools/doc-check.sh), and the README's five steps
 INTEG_TESTS += tests/integration/test_docs.sh tests/integration/test_newcomer.sh
+# tests/run.sh -l: the suite checks that no script left a namespace, bridge or daemon up
+INTEG_TESTS += tests/integration/test_leftovers.sh tests/integration/test_runner_skips.sh
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D) $(BUILD)/obj/tests/unit
@@ -20,11 +22,12 @@ $(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB)
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)$(CC) $(CPPFLAGS) -MF $(BUILD)/obj/tests/fuzz/$*.d $(CFLAGS) -Wno-missing-prototypes -o $@ $< tests/fuzz/replay.c $(LIB) $(LDFLAGS) $(LDLIBS)
 
-# Tests that need a whole build tree run in this order: unit, fuzz replays, integration.
+# Tests that need a whole build tree run in this order: unit, fuzz replays, integration;
+# then leftovers/nothing_left_up: no script left a namespace, bridge or daemon up (-l).
 test:
 	@tools/deps.sh --ensure
 	@$(MAKE) --no-print-directory all
-	@BUILD=$(BUILD) tests/run.sh $(UNIT_TESTS) $(FUZZ_REPLAYS) $(if $(filter 1,$(UNIT_ONLY)),,$(INTEG_TESTS))
+	@BUILD=$(BUILD) tests/run.sh -l $(UNIT_TESTS) $(FUZZ_REPLAYS) $(if $(filter 1,$(UNIT_ONLY)),,$(INTEG_TESTS))
 
 # Coverage-guided fuzzing with libFuzzer (clang). FUZZ_SECONDS per target; FUZZ_FLAGS
 # are passed to each target (CI: "-seed=1 -runs=20000", the same inputs every run).

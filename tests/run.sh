@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # tests/run.sh: run test programs and scripts, count their PASS/FAIL/SKIP lines, and
-# end with "N passed, N failed, N skipped".
+# end with "N passed, N failed, N skipped" (before it, how many of the skipped name an
+# optional package of tools/deps.sh --extra: make deps-extra).
 #
-# Usage: tests/run.sh [-t SECONDS] PROGRAM_OR_SCRIPT...
+# Usage: tests/run.sh [-t SECONDS] [-l] PROGRAM_OR_SCRIPT...
+#   -l  after each script, compare what is up (tests/leftovers.sh: namespaces, bridges,
+#       sshd in a namespace, slurmd, slurmctld, munged) with what it found, and end with
+#       one more test, leftovers/nothing_left_up, that fails naming each script and what
+#       it left (`make test` passes -l; other runs on a shared machine would count what
+#       someone else brings up meanwhile)
 # Every program prints one line per test (see tests/harness.h, tests/lib.sh). A program
 # that exits non-zero without printing FAIL (a crash, a sanitizer report, a timeout)
 # counts as one failure, with the tail of its output shown.
@@ -12,7 +18,20 @@
 # started outlives it.
 set -u
 timeout_s=${GCBENCH_TEST_TIMEOUT:-900}
-if [ "${1:-}" = "-t" ]; then timeout_s=$2; shift 2; fi
+leftovers=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	-t) timeout_s=$2; shift 2 ;;
+	-l) leftovers=1; shift ;;
+	*) break ;;
+	esac
+done
+LO=$(dirname "$0")/leftovers.sh
+left=""
+# the optional packages (tools/deps.sh --list-extra): a SKIP that names one is counted
+extra=$("$(dirname "$0")/../tools/deps.sh" --list-extra 2>/dev/null | tr '\n' '|')
+extra=${extra%|}
+optional=0
 
 pass=0 fail=0 skip=0
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-tests.XXXXXX")
@@ -54,6 +73,8 @@ for t in "$@"; do
 	name=$(basename "$t")
 	log="$logdir/$name.log"
 	start=$(date +%s)
+	script=0
+	[ "${t##*.}" = sh ] && [ "$leftovers" = 1 ] && script=1 && "$LO" snapshot >"$logdir/before"
 	# in the background, so that a signal's trap runs at once (bash defers traps until a
 	# foreground command returns)
 	if [ -x "$t" ] && [ "${t##*.}" != sh ]; then
@@ -80,8 +101,23 @@ for t in "$@"; do
 		echo "---- $name: output around failures:"
 		grep -v -E '^(PASS|SKIP) ' "$log" | tail -n 30 | sed 's/^/    /'
 	fi
+	if [ "$script" = 1 ]; then   # a daemon may take a moment to go after its namespace
+		for _ in 1 2 3; do
+			"$LO" snapshot >"$logdir/after"
+			new=$("$LO" new "$logdir/before" "$logdir/after")
+			[ -z "$new" ] && break
+			sleep 1
+		done
+		[ -n "$new" ] && left="$left; $name left $(tr '\n' ',' <<<"$new" | sed 's/,$//')"
+	fi
+	[ -n "$extra" ] && optional=$((optional + $(grep '^SKIP ' "$log" | grep -cwE "$extra")))
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 	echo "# $name: $p passed, $f failed, $s skipped ($(( $(date +%s) - start ))s)" >&2
 done
+if [ "$leftovers" = 1 ]; then
+	if [ -z "$left" ]; then echo "PASS leftovers/nothing_left_up"; pass=$((pass + 1))
+	else echo "FAIL leftovers/nothing_left_up: ${left#; } (take each down: gcbench cluster down --name NAME)"; fail=$((fail + 1)); fi
+fi
+[ "$optional" -gt 0 ] && echo "# $optional of the $skip skipped need an optional package ($(tr '|' ' ' <<<"$extra")): make deps-extra installs them"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

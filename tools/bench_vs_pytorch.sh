@@ -75,8 +75,10 @@ fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-vspt.XXXXXX")
 name=pt$(( $$ % 100000 ))
+ours=""   # set before this script brings up its cluster: cleanup takes that one down
 cleanup() {
-	[ -z "$inventory" ] && GCBENCH_HOME=$tmp/home "$BIN/gcbench" cluster down --name "$name" >/dev/null 2>&1
+	# down before rm: cluster down needs the cluster's folder under $tmp/home
+	[ -n "$ours" ] && GCBENCH_HOME=$tmp/home "$BIN/gcbench" cluster down --name "$name" >/dev/null 2>&1
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -89,6 +91,7 @@ run_spec=$spec
 if [ -z "$inventory" ]; then
 	export GCBENCH_HOME=$tmp/home
 	say "bringing up a local 4-node cluster ($name)"
+	ours=1
 	"$BIN/gcbench" cluster up 4 --name "$name" >"$tmp/up.log" 2>&1 ||
 		{ say "cluster up failed: $(tail -n 3 "$tmp/up.log")" >&2; exit 1; }
 	inventory=$GCBENCH_HOME/clusters/$name/inventory.yaml

@@ -7,7 +7,10 @@
 #   --ensure   like --install, quietly when nothing is missing (used by make test/demo)
 #   --extra    also consider the optional packages (clang for fuzzing, chromium for
 #              the report test, python3-torch for the PyTorch comparison, SLURM and
-#              munge for the emulated cluster's batch system: docs/slurm.md)
+#              munge for the emulated cluster's batch system: docs/slurm.md);
+#              `make deps-extra` installs them
+#   --list-extra  print the optional packages' names, one a line (tests/run.sh
+#              counts the tests skipped for one of them)
 set -u
 pkgs="build-essential pkg-config libnl-3-dev libnl-route-3-dev libsqlite3-dev sqlite3
 libyaml-dev libcurl4-openssl-dev libopenblas-dev libopenmpi-dev openmpi-bin
@@ -19,8 +22,9 @@ mode=--print
 for a in "$@"; do
 	case $a in
 	--extra) pkgs="$pkgs $extra" ;;
+	--list-extra) printf '%s\n' $extra; exit 0 ;;
 	--print|--install|--ensure) mode=$a ;;
-	-h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,13p' "$0"; exit 0 ;;
 	*) echo "deps.sh: unknown option '$a'" >&2; exit 2 ;;
 	esac
 done

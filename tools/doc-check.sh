@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/doc-check.sh: the documents cannot drift from the programs.
 #
-#   tools/doc-check.sh [links|blocks|commands|all]      (default all; BIN=build/bin)
+#   tools/doc-check.sh [links|blocks|commands|env|all]  (default all; BIN=build/bin)
 #
 # links     every relative link in README.md and docs/*.md resolves to a file inside
 #           the repository, every `docs/NAME.md` a text names exists, and no document
@@ -14,6 +14,10 @@
 #           FILE:LINE with its output.
 # commands  docs/commands.md is what tools/gen-commands.sh prints for these binaries,
 #           and every command of orchestrator/cli/commands.def has a section in it.
+#
+# env       docs/environment.md names every GCBENCH_* variable the sources use (C,
+#           shell, Python, make files; ENV_SOURCES="FILE..." checks those instead), and
+#           none they do not (but GCBENCH_SHARED, which links keeps out of the docs).
 #
 # DOC_FILES="A.md B.md" checks those files (paths from the top) instead.
 # Prints one line per problem and "doc-check: N problems"; exit 0 only with none.
@@ -121,12 +125,36 @@ check_commands() {
 	done
 }
 
+# every GCBENCH_* name in the sources is in docs/environment.md, and only those
+check_env() {
+	local used listed v
+	if [ -n "${ENV_SOURCES:-}" ]; then
+		# shellcheck disable=SC2086
+		used=$(cat $ENV_SOURCES 2>/dev/null | grep -oE 'GCBENCH_[A-Z0-9_]*[A-Z0-9]' | sort -u)
+	else
+		used=$(git ls-files -- '*.c' '*.h' '*.cu' '*.sh' '*.py' '*.mk' Makefile 2>/dev/null |
+			xargs grep -ohE 'GCBENCH_[A-Z0-9_]*[A-Z0-9]' 2>/dev/null | sort -u)
+	fi
+	# GCBENCH_SHARED, the reference data outside the tree, is the links check's to keep
+	# out of the docs
+	used=$(grep -vx GCBENCH_SHARED <<<"$used")
+	listed=$(grep -oE 'GCBENCH_[A-Z0-9_]*[A-Z0-9]' docs/environment.md 2>/dev/null | sort -u)
+	for v in $used; do
+		grep -qx "$v" <<<"$listed" || problem "docs/environment.md does not name $v (used in the sources)"
+	done
+	[ -n "${ENV_SOURCES:-}" ] && return
+	for v in $listed; do
+		grep -qx "$v" <<<"$used" || problem "docs/environment.md names $v, which no source uses"
+	done
+}
+
 case "$what" in
+env) check_env ;;
 links) check_links ;;
 blocks) check_blocks ;;
 commands) check_commands ;;
-all) check_links; check_blocks; check_commands ;;
-*) echo "usage: tools/doc-check.sh [links|blocks|commands|all]" >&2; exit 2 ;;
+all) check_links; check_blocks; check_commands; check_env ;;
+*) echo "usage: tools/doc-check.sh [links|blocks|commands|env|all]" >&2; exit 2 ;;
 esac
 echo "doc-check: $problems problems"
 [ "$problems" -eq 0 ]

@@ -30,7 +30,8 @@ static void usage(FILE *f)
 		"  --job ID         only the runs of this SLURM job (runs.slurm_job)\n"
 		"  --partition P    only the runs in this SLURM partition\n"
 		"  --db PATH        the results database (default gcbench.db)\n"
-		"  --json           the rows as a JSON array of objects (the columns above)\n\n"
+		"  --json           the rows as a JSON array of objects (the columns above);\n"
+		"                   started as every --json gives times: \"2026-12-04T22:30:40Z\"\n\n"
 		"example:\n"
 		"  gcbench history --db lab.db --model resnet50 --method powersgd --bandwidth 10gbit\n");
 }
@@ -39,9 +40,15 @@ static void usage(FILE *f)
 static const char *const head[NCOL] = { "sweep", "started", "driver", "cuda", "nccl", "tag",
 	"params", "bandwidth", "pxb", "iter_ms", "speedup" };
 
+struct rows {
+	gc_table t;
+	int json;                 /* started as --json writes times (gc_json_time_field) */
+};
+
 static int add_row(const struct gc_db_history_row *h, void *arg)
 {
-	gc_table *t = arg;
+	struct rows *rs = arg;
+	gc_table *t = &rs->t;
 	char sweep[24], date[32] = "-", bw[32] = "unlimited", pb[32], ms[32], sp[32], params[192];
 	char brief[160];
 	const char *row[NCOL] = { sweep, date, h->driver, h->cuda, h->nccl, h->tag, params, bw,
@@ -50,8 +57,10 @@ static int add_row(const struct gc_db_history_row *h, void *arg)
 	struct tm tm;
 
 	snprintf(sweep, sizeof sweep, "%lld", (long long)h->sweep_id);
+	/* UTC; --json writes it as every --json does (gc_json_time_field) */
 	if (h->started > 0 && gmtime_r(&tt, &tm))
-		strftime(date, sizeof date, "%Y-%m-%d %H:%M", &tm);
+		strftime(date, sizeof date, rs->json ? "%Y-%m-%dT%H:%M:%SZ" :
+			 "%Y-%m-%d %H:%M", &tm);
 	gc_bw_format(h->bw_cap_bps > 0 ? (uint64_t)h->bw_cap_bps : 0, bw, sizeof bw);
 	gc_params_brief(h->workload, h->method, h->params, brief, sizeof brief);
 	row[6] = gc_stack_method(h->stack, brief, params, sizeof params);   /* pytorch/rank=4 */
@@ -127,7 +136,8 @@ int cmd_history(int argc, char **argv)
 {
 	struct history_args a = { NULL, NULL, "gcbench.db", -1, 0, "", NULL };
 	gc_db *db = NULL;
-	gc_table t;
+	struct rows rs = { .json = 0 };
+	gc_table *t = &rs.t;
 	gc_err e;
 	int n = 0, stop, x;
 	gc_rc rc;
@@ -136,14 +146,15 @@ int cmd_history(int argc, char **argv)
 		return x;
 	if (gc_db_open(a.db, GC_DB_READONLY, &db, &e))
 		return gc_error("cannot open database '%s': %s", a.db, e.msg), GC_EXIT_ENV;
-	gc_table_init(&t, NCOL, head, "lllllllrrrr", 6);
+	rs.json = a.json;
+	gc_table_init(t, NCOL, head, "lllllllrrrr", 6);
 	rc = gc_db_history_job(db, a.model, a.method, a.bw, a.job[0] ? a.job : NULL,
-			       a.partition, add_row, &t, &e);
+			       a.partition, add_row, &rs, &e);
 	gc_db_close(db);
-	if (!rc && t.oom)
+	if (!rc && t->oom)
 		rc = gc_fail(&e, GC_E_NOMEM, "out of memory");
 	if (rc) {
-		gc_table_release(&t);
+		gc_table_release(t);
 		return gc_error("cannot read history: %s", e.msg), GC_EXIT_ENV;
 	}
 	if (a.json) {
@@ -151,14 +162,14 @@ int cmd_history(int argc, char **argv)
 		gc_json j;
 		gc_buf_init(&b);
 		gc_json_init(&j, &b, 0);
-		gc_table_json(&t, &j);
-		gc_table_release(&t);
+		gc_table_json(t, &j);
+		gc_table_release(t);
 		return gc_cli_json_print(&b, &j);
 	}
-	n = (int)t.n;
+	n = (int)t->n;
 	if (n)
-		gc_table_print(&t, stdout, GC_SUMMARY_WIDTH);
-	gc_table_release(&t);
+		gc_table_print(t, stdout, GC_SUMMARY_WIDTH);
+	gc_table_release(t);
 	if (!n)
 		printf("no ok runs of %s with %s (and its baseline)%s%s%s%s in %s\n", a.model,
 		       a.method, a.job[0] ? " in job " : "", a.job, a.partition ?

@@ -51,9 +51,9 @@ static void usage(FILE *f)
 		"                     replace what every header says (or supply a missing key)\n"
 		"  --json             print the stored run as one JSON object\n\n"
 		"example:\n"
-		"  torchrun --nproc-per-node 2 train.py --records out/allreduce   # rank files\n"
-		"  gcbench ingest out/allreduce/rank*.rec --sweep hooks --baseline allreduce\n"
-		"  gcbench ingest out/powersgd/rank*.rec --sweep hooks\n"
+		"  torchrun --nproc-per-node 2 train.py --out out/allreduce   # rank files\n"
+		"  gcbench ingest out/allreduce/rank*.gcr --sweep hooks --baseline allreduce\n"
+		"  gcbench ingest out/powersgd/rank*.gcr --sweep hooks\n"
 		"  sqlite3 gcbench.db \"SELECT method, params, speedup FROM speedup\"\n");
 }
 

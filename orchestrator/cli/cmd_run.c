@@ -7,6 +7,7 @@
 #include "log.h"
 #include "orchestrator/run/resume.h"
 #include "orchestrator/run/run.h"
+#include "orchestrator/remote/slurm.h"
 #include "orchestrator/run/run_slurm.h"
 #include "strutil.h"
 
@@ -36,8 +37,13 @@ static const char run_usage[] =
 "  --deadline T      per-collective deadline of the workers (default 60s)\n"
 "                    (a time: a number with s, ms or min; a bare number is seconds)\n"
 "  --json            print the end-of-sweep summary as one JSON object\n"
-"  --dry-run         list the points, say whether the sweep would be continued or\n"
-"                    new and why, and stop (reads the database, changes nothing)\n"
+"  --dry-run         list the nodes and the points (each with its hosts and ranks),\n"
+"                    say whether the sweep would be continued or new and why, and\n"
+"                    stop (reads the database, changes nothing)\n"
+"  --nodes N         with --dry-run and a 'slurm: true' inventory (the site file by\n"
+"                    default): plan for a job of N nodes, no allocation needed (on\n"
+"                    a login node, before 'gcbench submit --nodes N')\n"
+"  --gpus-per-node G with --nodes: the GPUs each node of that job would have\n"
 "  --resume          continue the newest unfinished sweep of this spec even if the\n"
 "                    environments changed (fails if there is none)\n"
 "  --new             start a new sweep even if an unfinished one could be continued\n"
@@ -70,7 +76,7 @@ static void run_help(FILE *f)
 }
 
 enum { R_DRY = 1, R_RESUME, R_NEW, R_NOPROV, R_DEPS, R_CALALL, R_CAL, R_DEADLINE, R_INV, R_DB,
-       R_TAG, R_BINDIR, R_JSON };
+       R_TAG, R_BINDIR, R_JSON, R_NODES, R_GPUS };
 static const struct gc_opt run_opts[] = {
 	{ "--dry-run", NULL, 0, R_DRY }, { "--resume", NULL, 0, R_RESUME },
 	{ "--new", NULL, 0, R_NEW }, { "--no-provision", NULL, 0, R_NOPROV },
@@ -78,7 +84,8 @@ static const struct gc_opt run_opts[] = {
 	{ "--calibrate", NULL, GC_OPT_ARG, R_CAL }, { "--deadline", NULL, GC_OPT_ARG, R_DEADLINE },
 	{ "--inventory", NULL, GC_OPT_ARG, R_INV }, { "--db", NULL, GC_OPT_ARG, R_DB },
 	{ "--tag", NULL, GC_OPT_ARG, R_TAG }, { "--bin-dir", NULL, GC_OPT_ARG, R_BINDIR },
-	{ "--json", NULL, 0, R_JSON },
+	{ "--json", NULL, 0, R_JSON }, { "--nodes", NULL, GC_OPT_ARG, R_NODES },
+	{ "--gpus-per-node", NULL, GC_OPT_ARG, R_GPUS },
 };
 
 /* One option or the spec; 0, or the exit status of a mistake. */
@@ -111,6 +118,14 @@ static int run_opt(struct gc_run_opts *o, gc_opts *p, int r)
 	case R_TAG: o->tag = p->val; break;
 	case R_BINDIR: o->bin_dir = p->val; break;
 	case R_JSON: o->json = 1; break;
+	case R_NODES: case R_GPUS:
+		if (gc_slurm_parse_count(p->val, r == R_NODES, r == R_NODES ? &o->plan_nodes :
+					 &o->plan_gpus))
+			return gc_error("%s needs a whole number%s; see 'gcbench run --help'", p->opt,
+					r == R_NODES ? " of nodes, 1 or more" : ", 0 or more"), 2;
+		if (r == R_GPUS)
+			o->plan_gpus_set = 1;
+		break;
 	}
 	return 0;
 }
@@ -137,6 +152,17 @@ int cmd_run(int argc, char **argv)
 			 "text only (drop one of them)");
 		return 2;
 	}
+	if ((o.plan_nodes || o.plan_gpus_set) && !o.dry_run) {
+		gc_error("--nodes and --gpus-per-node plan a dry run; add --dry-run (a real run "
+			 "uses the allocation it runs in: gcbench submit --nodes N)");
+		return 2;
+	}
+	if (o.plan_gpus_set && !o.plan_nodes) {
+		gc_error("--gpus-per-node needs --nodes N (the job's size)");
+		return 2;
+	}
+	if (o.plan_nodes && !o.inventory_path)
+		o.inventory_path = "slurm";   /* the plan of a job: the site file */
 	{   /* `--inventory slurm`, or none inside an allocation: the site file */
 		static char site[1100];
 		gc_err e;

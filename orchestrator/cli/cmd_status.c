@@ -27,7 +27,8 @@ static void usage(FILE *f)
 		"  --db PATH    the database (default: gcbench.db)\n"
 		"  --sweeps N   how many sweeps to list (default 10)\n"
 		"  --runs N     how many recent runs to list (default 10; 0 for none)\n"
-		"  --json       one JSON object: {\"db\", \"sweeps\": [...], \"runs\": [...]}\n\n"
+		"  --json       one JSON object: {\"db\", \"sweeps\": [...], \"runs\": [...]};\n"
+		"               times as every --json gives them: \"2026-12-04T22:30:40Z\" (UTC)\n\n"
 		"example:\n"
 		"  gcbench status --db results/gcbench.db --runs 20\n"
 		"  sqlite3 results/gcbench.db 'SELECT * FROM speedup'   # see docs/database.md\n");
@@ -65,12 +66,8 @@ static int json_sweep(const struct gc_db_sweep_stat *s, void *arg)
 	gc_json_int_field(j, "id", s->id);
 	gc_json_str_field(j, "name", s->name);
 	gc_json_str_field(j, "spec_hash", s->spec_hash);
-	gc_json_num_field(j, "started", s->started);
-	gc_json_key(j, "finished");
-	if (s->finished > 0)
-		gc_json_num(j, s->finished);
-	else
-		gc_json_null(j);
+	gc_json_time_field(j, "started", s->started);
+	gc_json_time_field(j, "finished", s->finished);
 	gc_json_str_field(j, "status", s->status);
 	gc_json_int_field(j, "ok", s->n_ok);
 	gc_json_int_field(j, "failed", s->n_failed);
@@ -89,7 +86,7 @@ static int json_run(const struct gc_db_run_stat *r, void *arg)
 	gc_json_obj_open(j);
 	gc_json_int_field(j, "id", r->id);
 	gc_json_int_field(j, "sweep", r->sweep_id);
-	gc_json_num_field(j, "started", r->started);
+	gc_json_time_field(j, "started", r->started);
 	gc_json_str_field(j, "status", r->status);
 	gc_json_str_field(j, "model", r->model);
 	gc_json_str_field(j, "method", r->method);

@@ -20,17 +20,24 @@
 
 static const char submit_usage[] =
 "usage: gcbench submit SPEC.yaml --nodes N [--partition P] [--time T]\n"
+"                      [--account A] [--qos Q] [--constraint C] [--reservation R]\n"
 "                      [--gpus-per-node G] [--begin TIME] [--inventory INV.yaml]\n"
-"                      [--db gcbench.db] [--job-name NAME] [--tag TAG] [--wait]\n\n"
+"                      [--db gcbench.db] [--job-name NAME] [--tag TAG] [--wait]\n"
+"                      [--dry-run] [-- SBATCH-ARGS...]\n\n"
 "Submit the sweep as one SLURM batch job of N nodes: every point runs as steps of that\n"
 "job (gcbench run inside the allocation, docs/slurm.md). Writes a readable batch\n"
 "script next to the database (DBDIR/SPECNAME.sbatch, its log DBDIR/SPECNAME-JOBID.out),\n"
 "submits it with sbatch and prints the job id. The job writes into the same database:\n"
-"the database's folder must be on a file system the nodes share with this host.\n\n"
+"the database's folder must be on a file system the nodes share with this host, and so\n"
+"must gcbench's bin folder, the spec and the inventory (the same paths there). The\n"
+"script's first lines check them on the batch host and write what is missing to the\n"
+"job's log; --wait prints the end of that log when the job fails.\n\n"
 "options:\n"
 "  --nodes N          nodes of the job (sbatch --nodes)\n"
 "  --partition P      partition (default: the site's)\n"
 "  --time T           time limit in SLURM's forms (MM, HH:MM:SS, D-HH:MM, ...)\n"
+"  --account A, --qos Q, --constraint C, --reservation R\n"
+"                     sbatch's options of those names, written into the script\n"
 "  --gpus-per-node G  GPUs per node (sbatch --gpus-per-node)\n"
 "  --begin TIME       start no earlier than TIME (now+1hour, 2026-12-05T02:00, tomorrow)\n"
 "  --inventory FILE   an inventory with 'slurm: true' (default: the site file,\n"
@@ -39,12 +46,21 @@ static const char submit_usage[] =
 "  --job-name NAME    the job's name (default gcbench-SPECNAME)\n"
 "  --tag TAG          passed to 'gcbench run --tag' (the environment's tag)\n"
 "  --wait             wait for the job to end; exit with the sweep's status\n"
+"  --dry-run          print the batch script and the sbatch command; write and submit\n"
+"                     nothing\n"
+"  -- ARGS            the rest goes to sbatch's command line as it is\n"
+"                     (-- --comment=nightly --mail-type=END)\n"
 "A sweep with a cap or a latency always asks for --exclusive.\n"
+"A failed sbatch leaves no script behind.\n"
 "Exit status: 0 submitted (with --wait: the sweep's own), 2 bad input, 3 sbatch failed.\n";
+
+#define SUBMIT_MAX_EXTRA 64
 
 struct submit_opts {
 	const char *spec, *partition, *time, *begin, *inventory, *db, *job_name, *tag;
-	int nodes, gpus, wait;
+	const char *account, *qos, *constraint, *reservation;
+	const char *extra[SUBMIT_MAX_EXTRA + 1];   /* after --, NULL-terminated */
+	int nodes, gpus, wait, dry_run, n_extra;
 };
 
 static void submit_help(FILE *f)
@@ -52,13 +68,17 @@ static void submit_help(FILE *f)
 	fputs(submit_usage, f);
 }
 
-enum { S_NODES = 1, S_GPUS, S_PART, S_TIME, S_BEGIN, S_INV, S_DB, S_NAME, S_WAIT, S_TAG };
+enum { S_NODES = 1, S_GPUS, S_PART, S_TIME, S_BEGIN, S_INV, S_DB, S_NAME, S_WAIT, S_TAG,
+       S_ACCOUNT, S_QOS, S_CONSTRAINT, S_RESERVATION, S_DRY };
 static const struct gc_opt submit_opts_tab[] = {
 	{ "--nodes", NULL, GC_OPT_ARG, S_NODES }, { "--gpus-per-node", NULL, GC_OPT_ARG, S_GPUS },
 	{ "--partition", NULL, GC_OPT_ARG, S_PART }, { "--time", NULL, GC_OPT_ARG, S_TIME },
 	{ "--begin", NULL, GC_OPT_ARG, S_BEGIN }, { "--inventory", NULL, GC_OPT_ARG, S_INV },
 	{ "--db", NULL, GC_OPT_ARG, S_DB }, { "--job-name", NULL, GC_OPT_ARG, S_NAME },
 	{ "--wait", NULL, 0, S_WAIT }, { "--tag", NULL, GC_OPT_ARG, S_TAG },
+	{ "--account", NULL, GC_OPT_ARG, S_ACCOUNT }, { "--qos", NULL, GC_OPT_ARG, S_QOS },
+	{ "--constraint", NULL, GC_OPT_ARG, S_CONSTRAINT },
+	{ "--reservation", NULL, GC_OPT_ARG, S_RESERVATION }, { "--dry-run", NULL, 0, S_DRY },
 };
 
 /* One option or the spec; 0, or the exit status of a mistake. */
@@ -66,6 +86,13 @@ static int submit_opt(struct submit_opts *o, const gc_opts *p, int r)
 {
 	switch (r) {
 	case GC_OPTS_POS:
+		if (p->dashdash) {   /* sbatch's own */
+			if (o->n_extra == SUBMIT_MAX_EXTRA)
+				return gc_error("more than %d arguments for sbatch after '--'",
+						SUBMIT_MAX_EXTRA), 2;
+			o->extra[o->n_extra++] = p->val;
+			break;
+		}
 		if (o->spec)
 			return gc_error("one spec at a time: '%s' and '%s'", o->spec, p->val), 2;
 		o->spec = p->val;
@@ -83,6 +110,11 @@ static int submit_opt(struct submit_opts *o, const gc_opts *p, int r)
 	case S_NAME: o->job_name = p->val; break;
 	case S_WAIT: o->wait = 1; break;
 	case S_TAG: o->tag = p->val; break;
+	case S_ACCOUNT: o->account = p->val; break;
+	case S_QOS: o->qos = p->val; break;
+	case S_CONSTRAINT: o->constraint = p->val; break;
+	case S_RESERVATION: o->reservation = p->val; break;
+	case S_DRY: o->dry_run = 1; break;
 	}
 	return 0;
 }
@@ -137,16 +169,32 @@ static int any_cap(const struct gc_sweep *sw)
 	return 0;
 }
 
-/* sbatch --parsable [--wait] SCRIPT: the job id from its first line of output, printed
- * at once; with --wait, sbatch's status (the job's) when it ends. */
-static int sbatch(const char *script, int wait_end, char *job, size_t jn)
+/* argv of sbatch --parsable [--wait] EXTRA... SCRIPT into v (room for the extras + 5) */
+static void sbatch_argv(const struct submit_opts *o, const char *script, const char **v)
 {
-	char *argv[] = { "sbatch", "--parsable", wait_end ? "--wait" : (char *)script,
-			 wait_end ? (char *)script : NULL, NULL };
+	int n = 0;
+
+	v[n++] = "sbatch";
+	v[n++] = "--parsable";
+	if (o->wait)
+		v[n++] = "--wait";
+	for (int i = 0; i < o->n_extra; i++)
+		v[n++] = o->extra[i];
+	v[n++] = script;
+	v[n] = NULL;
+}
+
+/* sbatch: the job id from its first line of output, printed at once; with --wait,
+ * sbatch's status (the job's) when it ends. */
+static int sbatch(const struct submit_opts *o, const char *script, const char *needs,
+		  char *job, size_t jn)
+{
+	const char *argv[SUBMIT_MAX_EXTRA + 6];
 	int fd[2], st;
 	pid_t pid;
 	FILE *f;
 
+	sbatch_argv(o, script, argv);
 	if (pipe(fd))
 		return -1;
 	pid = fork();
@@ -156,7 +204,7 @@ static int sbatch(const char *script, int wait_end, char *job, size_t jn)
 		dup2(fd[1], 1);
 		close(fd[0]);
 		close(fd[1]);
-		execvp(argv[0], argv);
+		execvp(argv[0], (char *const *)argv);
 		fprintf(stderr, "gcbench: error: cannot run sbatch: %s; install slurm-client\n",
 			strerror(errno));
 		_exit(127);
@@ -169,13 +217,64 @@ static int sbatch(const char *script, int wait_end, char *job, size_t jn)
 		printf("%s\n", job);
 		fflush(stdout);
 		gc_info("submitted job %s (%s)%s", job, script,
-			wait_end ? "; waiting for it to end" : "");
+			o->wait ? "; waiting for it to end" : "");
+		gc_info("the job needs, at the same paths on its nodes (a shared file system): "
+			"%s", needs);
 	}
 	if (f)
 		fclose(f);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* After a failed job (--wait): the end of its log, or why there is none. */
+static void failed_job(const char *out_pattern, const char *job, int status, const char *dbdir)
+{
+	char path[PATH_MAX + 64], line[1024], *lines[20] = { NULL };
+	const char *j = strstr(out_pattern, "%j");
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%.*s%s%s", j ? (int)(j - out_pattern) : (int)strlen(out_pattern),
+		 out_pattern, j ? job : "", j ? j + 2 : "");
+	f = fopen(path, "r");
+	if (!f) {
+		gc_error("job %s failed (exit %d) before it could write its log '%s': the batch "
+			 "host most likely does not see '%s' (sbatch's --chdir and --output are "
+			 "there); put the database on a file system the nodes share", job, status,
+			 path, dbdir);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		free(lines[n % 20]);
+		lines[n++ % 20] = strdup(line);
+	}
+	fclose(f);
+	gc_error("job %s failed (exit %d); the end of its log '%s':", job, status, path);
+	for (size_t i = n > 20 ? n - 20 : 0; i < n; i++)
+		if (lines[i % 20])
+			fprintf(stderr, "    %s%s", lines[i % 20],
+				strchr(lines[i % 20], '\n') ? "" : "\n");
+	for (size_t i = 0; i < 20; i++)
+		free(lines[i]);
+}
+
+/* --dry-run: the script and the command that would submit it */
+static void dry_run(const struct submit_opts *o, const char *script, const gc_buf *b)
+{
+	const char *argv[SUBMIT_MAX_EXTRA + 6];
+
+	sbatch_argv(o, script, argv);
+	printf("# gcbench submit --dry-run: nothing written or submitted. The script, to %s:\n",
+	       script);
+	fwrite(b->p, 1, b->len, stdout);
+	printf("# submitted with:");
+	for (int i = 0; argv[i]; i++) {
+		char q[PATH_MAX * 4 + 3] = "";
+		printf(" %s", gc_shell_quote(q, sizeof(q), argv[i]) ? argv[i] : q);
+	}
+	printf("\n");
 }
 
 int cmd_submit(int argc, char **argv)
@@ -186,7 +285,7 @@ int cmd_submit(int argc, char **argv)
 	struct gc_sweep sw;
 	char spec_abs[PATH_MAX], db_abs[PATH_MAX], inv_abs[PATH_MAX], self[PATH_MAX];
 	char dbdir[PATH_MAX], script[PATH_MAX + 256], out[PATH_MAX + 256], name[128], job[64];
-	char home[PATH_MAX + 16], conf[PATH_MAX + 16];
+	char home[PATH_MAX + 16], conf[PATH_MAX + 16], self_worker[PATH_MAX + 16], needs[4200];
 	const char *env[3] = { NULL };
 	gc_slurm_submit s;
 	gc_buf b = GC_BUF_INIT;
@@ -229,6 +328,7 @@ int cmd_submit(int argc, char **argv)
 	snprintf(script, sizeof(script), "%s/%s.sbatch", *dbdir ? dbdir : "", name + 8);
 	snprintf(out, sizeof(out), "%s/%s-%%j.out", *dbdir ? dbdir : "", name + 8);
 	gc_self_dir(self, sizeof(self));
+	snprintf(self_worker, sizeof(self_worker), "%s/gcbench-worker", self);
 	strncat(self, "/gcbench", sizeof(self) - strlen(self) - 1);
 	{
 		const char *cmd[] = { self, "run", spec_abs, "--inventory",
@@ -242,7 +342,16 @@ int cmd_submit(int argc, char **argv)
 			snprintf(conf, sizeof(conf), "SLURM_CONF=%s", getenv("SLURM_CONF"));
 			env[ne++] = conf;
 		}
+		const char *need[] = { self, self_worker, spec_abs, ro.inventory_path ? inv_abs : NULL,
+				       NULL };
 		memset(&s, 0, sizeof(s));
+		s.need = need;
+		s.write_dir = *dbdir ? dbdir : "/";
+		s.account = o.account;
+		s.qos = o.qos;
+		s.constraint = o.constraint;
+		s.reservation = o.reservation;
+		s.extra = o.n_extra ? o.extra : NULL;
 		s.job_name = o.job_name ? o.job_name : name;
 		s.nodes = o.nodes;
 		s.partition = o.partition;
@@ -259,6 +368,14 @@ int cmd_submit(int argc, char **argv)
 			return GC_EXIT_USAGE;
 		}
 	}
+	if (o.dry_run) {
+		dry_run(&o, script, &b);
+		gc_buf_release(&b);
+		return GC_EXIT_OK;
+	}
+	snprintf(needs, sizeof(needs), "%.1000s (gcbench's bin folder), %.1000s, %.1000s%s%.1000s",
+		 self, spec_abs, ro.inventory_path ? inv_abs : "", ro.inventory_path ? ", " : "",
+		 *dbdir ? dbdir : "/");
 	f = fopen(script, "w");
 	if (!f || fwrite(b.p, 1, b.len, f) != b.len || fclose(f)) {
 		gc_error("cannot write the batch script '%s': %s", script, strerror(errno));
@@ -266,10 +383,14 @@ int cmd_submit(int argc, char **argv)
 		return GC_EXIT_ENV;
 	}
 	gc_buf_release(&b);
-	r = sbatch(script, o.wait, job, sizeof(job));
+	r = sbatch(&o, script, needs, job, sizeof(job));
 	if (!*job) {
-		gc_error("sbatch did not submit '%s' (exit %d); see its message above", script, r);
+		unlink(script);   /* nothing was submitted: nothing of it stays */
+		gc_error("sbatch did not submit the job (exit %d); see its message above; "
+			 "nothing was left behind", r);
 		return GC_EXIT_ENV;
 	}
+	if (o.wait && r)
+		failed_job(out, job, r, *dbdir ? dbdir : "/");
 	return o.wait ? r : GC_EXIT_OK;
 }

@@ -402,14 +402,16 @@ static gc_rc host_block(const gc_node *nd, gc_buf *b, gc_err *e)
 				       what[i], vals[i], nd->name);
 	gc_node_target(nd, &t);
 	gc_buf_addf(b, "Host %s\n", nd->name);
-	if (!t.ssh_config)
-		gc_buf_addf(b, "  HostName %s\n", t.address);
+	if (!t.ssh_config || t.hostname)
+		gc_buf_addf(b, "  HostName %s\n", t.hostname ? t.hostname : t.address);
 	if (t.port > 0)
 		gc_buf_addf(b, "  Port %d\n", t.port);
 	if (t.user)
 		gc_buf_addf(b, "  User %s\n", t.user);
 	if (t.identity)
 		gc_buf_addf(b, "  IdentityFile %s\n  IdentitiesOnly yes\n", t.identity);
+	if (t.connect_timeout != 10)   /* before Host *'s 10 */
+		gc_buf_addf(b, "  ConnectTimeout %d\n", (int)t.connect_timeout);
 	if (t.control_dir)
 		gc_buf_addf(b, "  ControlMaster auto\n  ControlPath %s/cm-%%C\n  ControlPersist 60\n",
 			    t.control_dir);

@@ -95,8 +95,9 @@ gc_rc gc_launch_argv(const gc_launch *l, char ***out, gc_err *e);
 gc_rc gc_launch_hostfile(const gc_launch *l, gc_buf *out, gc_err *e);
 
 /* The ssh_config mpirun's agent uses for these nodes: a Host block per node with what
- * gc_node_target gives gcbench's own ssh (HostName and Port unless the inventory has
- * an ssh_config, User, IdentityFile, ControlPath), then BatchMode, strict host keys
+ * gc_node_target gives gcbench's own ssh (HostName, Port, User, IdentityFile,
+ * ControlPath; with an ssh_config, HostName only for an address other than the name,
+ * Port only when written), then BatchMode, strict host keys
  * and timeouts for every host, then `Include` of the inventory's ssh_config, or of
  * ~/.ssh/config and /etc/ssh/ssh_config (where jump hosts are set). GC_E_INVAL names
  * an unsafe value. */

@@ -16,14 +16,39 @@ void gc_node_target(const gc_node *n, gc_ssh_target *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->name = n->name;
-	/* with an ssh_config the alias resolves the address, user and key */
+	/* with an ssh_config the alias picks its Host block; the address and port override */
 	t->address = *n->ssh_config ? n->name : n->address;
+	t->hostname = *n->ssh_config && strcmp(n->address, n->name) ? n->address : NULL;
 	t->user = *n->user ? n->user : NULL;
-	t->port = *n->ssh_config ? 0 : n->port;
+	t->port = n->port;
 	t->identity = *n->identity ? n->identity : NULL;
 	t->ssh_config = *n->ssh_config ? n->ssh_config : NULL;
 	t->control_dir = *n->control_dir ? n->control_dir : NULL;
-	t->connect_timeout = 10;
+	t->connect_timeout = n->connect_timeout > 0 ? n->connect_timeout : 10;
+}
+
+void gc_node_describe(const gc_node *n, char *buf, size_t len)
+{
+	gc_ssh_target t;
+	char port[16] = "";
+
+	if (n->launcher == GC_LAUNCHER_SLURM) {
+		snprintf(buf, len, "srun step, shapes %s", *n->iface ? n->iface : "?");
+		return;
+	}
+	gc_node_target(n, &t);
+	if (t.port)
+		snprintf(port, sizeof(port), ":%d", t.port);
+	if (!t.ssh_config)
+		snprintf(buf, len, "ssh %s%s%s%s", t.user ? t.user : "", t.user ? "@" : "",
+			 t.address, port);
+	else if (t.hostname)
+		snprintf(buf, len, "ssh %s%s%s%s (Host %s of %s%s)", t.user ? t.user : "",
+			 t.user ? "@" : "", t.hostname, port, n->name, t.ssh_config,
+			 t.port ? "" : ", its Port");
+	else
+		snprintf(buf, len, "ssh %s%s%s%s (HostName%s from %s)", t.user ? t.user : "",
+			 t.user ? "@" : "", n->name, port, t.port ? "" : " and Port", t.ssh_config);
 }
 
 static void last_line(const char *s, char *out, size_t n)

@@ -18,9 +18,9 @@
 
 typedef struct gc_node {
 	char name[64];            /* inventory name: n1 */
-	char address[256];
+	char address[256];        /* with ssh_config: the HostName, unless equal to name */
 	char user[64];            /* "" = ssh's default */
-	int port;
+	int port;                 /* 0 = ssh's default (the ssh_config's Port, or 22) */
 	char identity[1024];      /* "" = none */
 	char ssh_config[1024];    /* "" = none */
 	char iface[32];           /* data interface to shape */
@@ -34,14 +34,24 @@ typedef struct gc_node {
 	                           * copy in bin_dir */
 	int netem_sudo;           /* with netem_path: through `sudo -n` (no setcap there) */
 	char control_dir[1024];   /* ControlMaster sockets ("" = no multiplexing) */
+	int connect_timeout;      /* ssh's ConnectTimeout in s; 0 = 10 (inventory's) */
 	char tcp_cc[32];          /* filled by gc_node_check */
 	int launcher;             /* enum gc_launcher (backend.h): ssh (0) or slurm steps */
 	int down;                 /* set when a command found the node unreachable or hung:
 	                           * later commands fail at once (cleared per point) */
 } gc_node;
 
-/* The ssh target for a node (pointers into n). */
+/* The ssh target for a node (pointers into n). Without an ssh_config, ssh connects to
+ * the address and port. With one, ssh is given the node's name, so that the config's
+ * Host block applies (user, jump host, known hosts), and the inventory's address and
+ * port still win: an address other than the name becomes `-o HostName=`, a port `-p`. */
 void gc_node_target(const gc_node *n, gc_ssh_target *t);
+
+/* How the node is reached, for the dry run, into buf: "ssh root@10.0.0.1:22",
+ * "ssh 10.0.0.1:22 (Host n1 of /lab/ssh_config)", "ssh n1 (HostName and Port from
+ * /lab/ssh_config)", "srun step, shapes eth0"; what the config leaves unset is
+ * said so. */
+void gc_node_describe(const gc_node *n, char *buf, size_t len);
 
 /* The local command line that runs argv on the node through its back end (ssh with
  * the quoted argv, or a one-task srun step: orchestrator/remote/backend.h); owned,

@@ -483,6 +483,13 @@ int gc_slurm_parse_count(const char *s, int min, int *out)
 	return 0;
 }
 
+/* SLURM's feature expressions: a100&ib, [rack1|rack2], gpu*2, (a|b)&c */
+static int valid_constraint(const char *c)
+{
+	size_t n = strlen(c);
+	return n >= 1 && n <= 255 && strspn(c, NAME_CHARS "&|,[]()*") == n && c[0] != '-';
+}
+
 gc_rc gc_slurm_submit_options_check(const gc_slurm_submit *s, gc_err *e)
 {
 	if (s->nodes < 1 || s->nodes > GC_SLURM_MAX_HOSTS)
@@ -502,6 +509,16 @@ gc_rc gc_slurm_submit_options_check(const gc_slurm_submit *s, gc_err *e)
 	if (s->begin && !valid_begin(s->begin))
 		return gc_fail(e, GC_E_INVAL, "begin time '%.64s': use SLURM's forms "
 			       "(2026-12-05T02:00, now+1hour, tomorrow)", s->begin);
+	if (s->account && !valid_name(s->account, 127))
+		return gc_fail(e, GC_E_INVAL, "account '%.64s': use [A-Za-z0-9._-]", s->account);
+	if (s->qos && !valid_name(s->qos, 127))
+		return gc_fail(e, GC_E_INVAL, "qos '%.64s': use [A-Za-z0-9._-]", s->qos);
+	if (s->reservation && !valid_name(s->reservation, 127))
+		return gc_fail(e, GC_E_INVAL, "reservation '%.64s': use [A-Za-z0-9._-]",
+			       s->reservation);
+	if (s->constraint && !valid_constraint(s->constraint))
+		return gc_fail(e, GC_E_INVAL, "constraint '%.64s': use features of [A-Za-z0-9._-] "
+			       "joined by & | , with [ ] ( ) * and counts", s->constraint);
 	if (s->output && !gc_is_safe_token(s->output))
 		return gc_fail(e, GC_E_INVAL, "output file '%.64s': use a path of "
 			       "[A-Za-z0-9._:@%%+=,/-]", s->output);
@@ -519,6 +536,11 @@ static gc_rc submit_check(const gc_slurm_submit *s, gc_err *e)
 		return rc;
 	if (!s->command || !s->command[0] || !s->command[0][0])
 		return gc_fail(e, GC_E_INVAL, "the job has no command");
+	for (const char *const *v = s->extra; v && *v; v++)
+		for (const char *c = *v; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				return gc_fail(e, GC_E_INVAL, "sbatch argument '%.32s' holds a control "
+					       "character (a line break?); write it on one line", *v);
 	for (const char *const *v = s->env; v && *v; v++) {
 		size_t k = strcspn(*v, "=");
 		if (!(*v)[k] || k == 0 || k > 64 || !(isalpha((unsigned char)**v) || **v == '_') ||
@@ -543,6 +565,37 @@ static void add_quoted(gc_buf *b, const char *s)
 	free(q);
 }
 
+/* The batch host sees what the job needs, or the log says what it lacks (exit 2). */
+static void add_checks(const gc_slurm_submit *s, gc_buf *b)
+{
+	static const char say[] = "{ echo \"gcbench: error: job ${SLURM_JOB_ID:-?} on "
+		"$(hostname): ";
+
+	if (!s->need && !s->write_dir)
+		return;
+	gc_buf_puts(b, "# what the job needs, at the same paths as where it was submitted\n");
+	if (s->need) {
+		gc_buf_puts(b, "for p in");
+		for (const char *const *v = s->need; *v; v++) {
+			gc_buf_putc(b, ' ');
+			add_quoted(b, *v);
+		}
+		gc_buf_addf(b, "; do\n\t[ -r \"$p\" ] || %scannot read $p here; it must be on a "
+			    "file system this node shares with the host that submitted the job, at "
+			    "the same path\" >&2; exit 2; }\ndone\n", say);
+	}
+	if (s->write_dir) {
+		gc_buf_puts(b, "d=");
+		add_quoted(b, s->write_dir);
+		gc_buf_addf(b, "\n[ -w \"$d\" ] || %scannot write the database's folder $d here; "
+			    "put the database on a shared file system the job may write\" >&2; "
+			    "exit 2; }\n", say);
+	}
+	gc_buf_addf(b, "command -v mpirun >/dev/null || %smpirun is not on the PATH of the "
+		    "batch host; load its module or set PATH in the script\" >&2; exit 2; }\n",
+		    say);
+}
+
 gc_rc gc_slurm_sbatch_script(const gc_slurm_submit *s, gc_buf *out, gc_err *e)
 {
 	gc_buf b = GC_BUF_INIT;
@@ -564,6 +617,14 @@ gc_rc gc_slurm_sbatch_script(const gc_slurm_submit *s, gc_buf *out, gc_err *e)
 		gc_buf_addf(&b, "#SBATCH --gpus-per-node=%d\n", s->gpus_per_node);
 	if (s->begin)
 		gc_buf_addf(&b, "#SBATCH --begin=%s\n", s->begin);
+	if (s->account)
+		gc_buf_addf(&b, "#SBATCH --account=%s\n", s->account);
+	if (s->qos)
+		gc_buf_addf(&b, "#SBATCH --qos=%s\n", s->qos);
+	if (s->constraint)
+		gc_buf_addf(&b, "#SBATCH --constraint=%s\n", s->constraint);
+	if (s->reservation)
+		gc_buf_addf(&b, "#SBATCH --reservation=%s\n", s->reservation);
 	if (s->exclusive || s->caps)
 		gc_buf_addf(&b, "#SBATCH --exclusive%s\n", s->caps ? "   # caps shape the "
 			    "nodes' links: no other job may share them" : "");
@@ -571,13 +632,25 @@ gc_rc gc_slurm_sbatch_script(const gc_slurm_submit *s, gc_buf *out, gc_err *e)
 		gc_buf_addf(&b, "#SBATCH --output=%s\n", s->output);
 	if (s->chdir)
 		gc_buf_addf(&b, "#SBATCH --chdir=%s\n", s->chdir);
+	for (const char *const *v = s->extra; v && *v; v++) {
+		gc_buf_puts(&b, v == s->extra ? "# sbatch's own arguments (on its command line):" : "");
+		gc_buf_putc(&b, ' ');
+		add_quoted(&b, *v);
+		gc_buf_puts(&b, v[1] ? "" : "\n");
+	}
 	gc_buf_puts(&b, "\nset -eu\n");
+	for (const char *const *v = s->extra; v && *v; v++)
+		for (const char *c = *v; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				return gc_fail(e, GC_E_INVAL, "sbatch argument '%.32s' holds a control "
+					       "character (a line break?); write it on one line", *v);
 	for (const char *const *v = s->env; v && *v; v++) {
 		size_t k = strcspn(*v, "=");
 		gc_buf_addf(&b, "export %.*s=", (int)k, *v);
 		add_quoted(&b, *v + k + 1);
 		gc_buf_putc(&b, '\n');
 	}
+	add_checks(s, &b);
 	gc_buf_puts(&b, "exec");
 	for (const char *const *v = s->command; *v; v++) {
 		gc_buf_putc(&b, ' ');

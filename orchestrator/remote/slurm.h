@@ -95,16 +95,26 @@ typedef struct gc_slurm_submit {
 	                              * D-HH:MM, D-HH:MM:SS, UNLIMITED); NULL: the default */
 	int gpus_per_node;           /* --gpus-per-node; 0: none asked */
 	const char *begin;           /* --begin (now+1hour, 2026-12-05T02:00, tomorrow); NULL */
+	const char *account;         /* --account; NULL: the user's default */
+	const char *qos;             /* --qos; NULL: the default */
+	const char *constraint;      /* --constraint (features: a100&ib, [rack1|rack2]); NULL */
+	const char *reservation;     /* --reservation; NULL */
 	int exclusive;               /* --exclusive */
 	int caps;                    /* the sweep sets caps: --exclusive always */
 	const char *output;          /* --output (may hold %j); NULL: SLURM's default */
 	const char *chdir;           /* --chdir; NULL: where sbatch runs */
 	const char *const *env;      /* "NAME=value" exported by the script; NULL: none */
 	const char *const *command;  /* what the job runs (argv; command[0] non-NULL) */
+	const char *const *need;     /* paths the batch host must read, checked first; NULL */
+	const char *write_dir;       /* a folder it must write (the database's); NULL */
+	const char *const *extra;    /* sbatch's own arguments given after `--`, recorded in a
+	                              * comment (they go on sbatch's command line); NULL */
 } gc_slurm_submit;
 
 /* Append the script to out: #!/bin/bash, a comment that says what it is, one #SBATCH
- * line per option, `set -eu`, the exports and `exec` of the command, each word
+ * line per option, `set -eu`, the exports, then the checks of need and write_dir and
+ * of mpirun on the PATH, each failing with "gcbench: error: job ID on HOST: ..." on
+ * stderr (the job's log) and exit 2, then `exec` of the command, each word
  * shell-quoted. GC_E_INVAL naming the option whose value is not valid (nothing is
  * appended then). */
 gc_rc gc_slurm_sbatch_script(const gc_slurm_submit *s, gc_buf *out, gc_err *e);

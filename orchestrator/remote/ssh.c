@@ -33,8 +33,10 @@ static gc_rc push_opt(char **v, int *n, const char *key, const char *val)
 
 static gc_rc check_target(const gc_ssh_target *t, gc_err *e)
 {
-	const char *vals[] = { t->address, t->user, t->identity, t->ssh_config, t->control_dir, t->name };
-	const char *what[] = { "address", "user", "identity", "ssh_config", "control_dir", "name" };
+	const char *vals[] = { t->address, t->user, t->identity, t->ssh_config, t->control_dir,
+			       t->name, t->hostname };
+	const char *what[] = { "address", "user", "identity", "ssh_config", "control_dir", "name",
+			       "HostName" };
 	size_t i;
 
 	if (!t->address)
@@ -79,6 +81,8 @@ static gc_rc add_options(const gc_ssh_target *t, char **v, int *n)
 
 	if (t->ssh_config)
 		rc = rc ? rc : push(v, n, "-F"), rc = rc ? rc : push(v, n, t->ssh_config);
+	if (t->hostname)
+		rc = rc ? rc : push_opt(v, n, "HostName", t->hostname);
 	rc = rc ? rc : push_opt(v, n, "BatchMode", "yes");
 	rc = rc ? rc : push_opt(v, n, "StrictHostKeyChecking", t->insecure_host_keys ? "accept-new" : "yes");
 	snprintf(buf, sizeof(buf), "%d", t->connect_timeout > 0 ? (int)t->connect_timeout : 10);

@@ -16,7 +16,9 @@
 
 typedef struct gc_ssh_target {
 	const char *name;          /* host alias (used with ssh_config) or NULL */
-	const char *address;       /* address or host name to connect to */
+	const char *address;       /* address or host name to connect to (with ssh_config:
+	                            * the alias its Host blocks match) */
+	const char *hostname;      /* -o HostName= (overrides the ssh_config's) or NULL */
 	const char *user;          /* NULL: ssh's default */
 	int port;                  /* 0: ssh's default */
 	const char *identity;      /* key file or NULL */

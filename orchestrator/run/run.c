@@ -180,7 +180,7 @@ static gc_rc sweep_env_key(struct gc_sweep_ctx *c, char *key, size_t n, gc_err *
 /* The points, and whether the sweep would continue (the database is only read). */
 static void dry_run(struct gc_sweep_ctx *c, struct sweep_state *s)
 {
-	char why[640] = "new sweep: no results database yet";
+	char why[640] = "new sweep: no results database yet", how[2400];
 	size_t i;
 	gc_err e;
 
@@ -191,7 +191,12 @@ static void dry_run(struct gc_sweep_ctx *c, struct sweep_state *s)
 	}
 	printf("spec: %s, hash %s (sweeps.spec_hash)\n", s->spec.name, s->spec.hash);
 	printf("resume: %s\n", why);
-	printf("%zu points on %zu nodes (%s):\n", s->sw.n, c->n_nodes, c->nodes[0].name);
+	printf("nodes (%zu):\n", c->n_nodes);
+	for (i = 0; i < c->n_nodes; i++) {
+		gc_node_describe(&c->nodes[i], how, sizeof(how));
+		printf("  %-8s %s\n", c->nodes[i].name, how);
+	}
+	printf("%zu point%s:\n", s->sw.n, s->sw.n == 1 ? "" : "s");
 	for (i = 0; i < s->sw.n; i++)
 		printf("  %s%s\n      key %s\n      placement %s\n", s->pts[i].label,
 		       gc_strlist_has(&s->done, s->pts[i].pt->key) ? "  (done: skipped)" : "",

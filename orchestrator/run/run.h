@@ -34,6 +34,10 @@ struct gc_run_opts {
 	int resume_mode;              /* enum gc_resume_mode (orchestrator/run/resume.h) */
 	int no_provision;             /* 1: binaries managed by hand (bin_dir), not copied */
 	int install_deps;             /* provisioning may apt-get a missing library (root) */
+	int plan_nodes;               /* --nodes: a dry run of a `slurm: true` inventory plans
+	                               * a job of this many nodes (no allocation needed) */
+	int plan_gpus;                /* --gpus-per-node of that job */
+	int plan_gpus_set;
 };
 
 /* One point as `gcbench run` executes it: the expanded point plus what the worker
@@ -43,7 +47,7 @@ struct gc_exec_point {
 	const struct gc_point *pt;
 	char label[512];              /* for people: "resnet50 powersgd(rank=4) @ 1gbit x4" */
 	char workload[96];            /* worker syntax: "replay:resnet50" or "train:mlp" */
-	char placement[64];           /* "2 nodes x 1 rank" (gc_run_place_points) */
+	char placement[256];          /* "2 nodes x 1 rank (n1:1,n2:1)" (gc_run_place_points) */
 };
 
 /* Fill x for point p of spec. */

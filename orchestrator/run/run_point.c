@@ -36,6 +36,30 @@ static gc_rc place(const struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 				    names, gpus, n, pl, e);
 }
 
+/* "2 nodes x 1 rank (n1:1,n2:1)" as the end-of-sweep placement line says it; a list
+ * too long for buf is cut after a whole host with ",..." */
+static void placement_line(const struct gc_sweep_ctx *c, const struct gc_placement *pl,
+			   char *buf, size_t n)
+{
+	const char *names[GC_PLACE_MAX_HOSTS];
+	char hosts[2048];
+	size_t o, i;
+
+	for (i = 0; i < pl->used; i++)
+		names[i] = c->nodes[i].name;
+	gc_placement_text(pl, buf, n);
+	gc_placement_hosts_text(pl, names, hosts, sizeof(hosts));
+	o = strlen(buf);
+	if (o + 3 + strlen(hosts) < n) {
+		snprintf(buf + o, n - o, " (%s)", hosts);
+		return;
+	}
+	/* too long: whole hosts up to the room left, then ",..." */
+	for (i = n > o + 7 ? n - o - 7 : 0; i && hosts[i] != ','; i--)
+		;
+	snprintf(buf + o, n - o, i ? " (%.*s,...)" : " (...)", (int)i, hosts);
+}
+
 gc_rc gc_run_place_points(const struct gc_sweep_ctx *c, struct gc_exec_point *pts, size_t n,
 			  gc_err *e)
 {
@@ -46,7 +70,7 @@ gc_rc gc_run_place_points(const struct gc_sweep_ctx *c, struct gc_exec_point *pt
 		const struct gc_point *pt = pts[i].pt;
 		if (place(c, &pts[i], &pl, &pe))
 			return gc_fail(e, GC_E_INVAL, "point '%s': %s", pts[i].label, pe.msg);
-		gc_placement_text(&pl, pts[i].placement, sizeof(pts[i].placement));
+		placement_line(c, &pl, pts[i].placement, sizeof(pts[i].placement));
 		if (pl.nodes == 1 && (pt->bw_bps || pt->latency_s > 0) && !pts[i].spec->allow_single_node)
 			return gc_fail(e, GC_E_INVAL, "point '%s': all %d ranks sit on node '%s', so "
 				       "the %s never touches their traffic (only traffic between hosts "

@@ -93,9 +93,11 @@ static void node_of(const struct gc_run_opts *o, const struct gc_inventory *inv,
 	gc_strlcpy(nd->name, h->name, sizeof(nd->name));
 	gc_strlcpy(nd->address, h->address, sizeof(nd->address));
 	gc_strlcpy(nd->user, h->user, sizeof(nd->user));
-	nd->port = h->port;
+	/* an ssh_config's Port holds unless the inventory wrote one */
+	nd->port = h->port_set || !*inv->ssh_config ? h->port : 0;
 	gc_strlcpy(nd->identity, h->identity, sizeof(nd->identity));
 	gc_strlcpy(nd->ssh_config, inv->ssh_config, sizeof(nd->ssh_config));
+	nd->connect_timeout = inv->connect_timeout_s;
 	gc_strlcpy(nd->iface, h->iface, sizeof(nd->iface));
 	gc_strlcpy(nd->netns, h->netns, sizeof(nd->netns));
 	nd->gpus = h->gpus;
@@ -145,6 +147,36 @@ static gc_rc dry_nodes(int n, struct gc_sweep_ctx *c, gc_err *e)
 	return GC_OK;
 }
 
+/* A dry run of a `slurm: true` inventory: the job of --nodes N, or the allocation */
+static gc_rc dry_slurm_nodes(const struct gc_run_opts *o, const struct gc_inventory *inv,
+			     struct gc_sweep_ctx *c, gc_err *e)
+{
+	if (!o->plan_nodes) {
+		const char *job = getenv("SLURM_JOB_ID");
+		if (job && *job)
+			return gc_run_slurm_nodes(o, inv, c, e);
+		return gc_fail(e, GC_E_INVAL, "a dry run of a 'slurm: true' inventory outside an "
+			       "allocation needs the job's size: add --nodes N (and "
+			       "--gpus-per-node G for GPU points)");
+	}
+	c->nodes = calloc((size_t)o->plan_nodes, sizeof(gc_node));
+	if (!c->nodes)
+		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	for (int i = 0; i < o->plan_nodes; i++) {
+		gc_node *nd = &c->nodes[i];
+		snprintf(nd->name, sizeof(nd->name), "node%d", i + 1);
+		gc_strlcpy(nd->iface, inv->iface, sizeof(nd->iface));
+		nd->gpus = o->plan_gpus;
+		nd->sudo = inv->sudo;
+		nd->launcher = GC_LAUNCHER_SLURM;
+	}
+	c->n_nodes = (size_t)o->plan_nodes;
+	gc_info("a plan for a SLURM job of %d node%s, %d GPU%s per node (--nodes, "
+		"--gpus-per-node); the job's own nodes get their names", o->plan_nodes,
+		o->plan_nodes == 1 ? "" : "s", o->plan_gpus, o->plan_gpus == 1 ? "" : "s");
+	return GC_OK;
+}
+
 gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, char *lockpath,
 			 size_t lockpath_len, gc_err *e)
 {
@@ -155,8 +187,16 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 
 	if (o->inventory_path)
 		rc = load_inventory(o->inventory_path, &inv, e);
+	if (!rc && o->plan_nodes && !inv.slurm)
+		rc = gc_fail(e, GC_E_INVAL, "--nodes plans a job of a 'slurm: true' inventory; "
+			     "'%s' lists its own hosts: drop --nodes", o->inventory_path);
 	if (!rc && inv.local && o->dry_run)
 		return dry_nodes(inv.local, c, e);   /* a dry run changes nothing */
+	if (!rc && inv.slurm && o->dry_run) {
+		rc = dry_slurm_nodes(o, &inv, c, e);
+		gc_inventory_release(&inv);
+		return rc;
+	}
 	if (!rc && inv.slurm) {   /* the allocation's nodes, through srun (run_slurm.h) */
 		rc = gc_run_slurm_nodes(o, &inv, c, e);
 		snprintf(lockpath, lockpath_len, "%.1000s/locks/slurm-%.40s.lock", gc_home(),

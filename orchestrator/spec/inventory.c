@@ -4,10 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opts.h"
 #include "strutil.h"
 
 static const char *const top_keys[] = { "local", "name", "ssh_config", "sudo", "hosts",
-					"slurm", "iface" };
+					"slurm", "iface", "connect_timeout" };
 static const char *const host_keys[] = { "name", "address", "user", "port", "identity",
 					 "iface", "netns", "gpus", "sudo" };
 
@@ -144,6 +145,7 @@ static void parse_host(struct inv_ctx *c, yaml_node_t *it, size_t i)
 			"iface: eth0", where);
 	token(c, it, "netns", h->netns, sizeof(h->netns), where);
 	h->port = number(c, it, "port", 22, 1, 65535, where);
+	h->port_set = gc_yaml_get(c->doc, it, "port") != NULL;
 	h->gpus = number(c, it, "gpus", 0, 0, 1024, where);
 	h->sudo = boolean(c, it, "sudo", c->inv->sudo, where);
 	check_unique(c, it, i);
@@ -196,6 +198,23 @@ static void parse_slurm(struct inv_ctx *c, yaml_node_t *root, yaml_node_t *local
 			"to shape; add iface: NAME (e.g. iface: eth0)");
 }
 
+/* connect_timeout: a duration as the CLI writes one (10, 10s, 1min), whole seconds */
+static void connect_timeout(struct inv_ctx *c, yaml_node_t *root)
+{
+	yaml_node_t *v = gc_yaml_get(c->doc, root, "connect_timeout");
+	const char *t = gc_yaml_text(v);
+	double x;
+	gc_err e;
+
+	if (!v)
+		return;
+	if (!t || gc_opts_seconds("connect_timeout", t, 1, 600, &x, &e) || x != (int)x)
+		gc_diag(c->d, v, "the inventory: connect_timeout is not a whole number of seconds "
+			"from 1 to 600; write e.g. connect_timeout: 30s");
+	else
+		c->inv->connect_timeout_s = (int)x;
+}
+
 static void parse_root(struct inv_ctx *c, yaml_node_t *root)
 {
 	yaml_node_t *local, *hosts;
@@ -210,7 +229,8 @@ static void parse_root(struct inv_ctx *c, yaml_node_t *root)
 			"inventory (local: 4, or hosts: [...]) here");
 		return;
 	}
-	gc_yaml_check_keys(c->doc, root, top_keys, 7, "the inventory", c->d);
+	gc_yaml_check_keys(c->doc, root, top_keys, 8, "the inventory", c->d);
+	connect_timeout(c, root);
 	c->inv->sudo = boolean(c, root, "sudo", 0, "the inventory");
 	local = gc_yaml_get(c->doc, root, "local");
 	hosts = gc_yaml_get(c->doc, root, "hosts");

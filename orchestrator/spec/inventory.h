@@ -6,6 +6,7 @@
  *     name: lab                         # optional
  *     ssh_config: /abs/path/ssh_config  # optional
  *     sudo: true                        # optional, default false: for every host
+ *     connect_timeout: 10s              # optional: ssh's ConnectTimeout (1s..600s)
  *     hosts:
  *       - {name: n1, address: 10.0.0.11, user: root, port: 22, identity: /k,
  *          iface: eth0, netns: gcb-lab-n1, gpus: 0, sudo: false}
@@ -13,6 +14,9 @@
  *     slurm: true                       # the nodes of the job this runs in
  *     iface: eth0                       # required: every node's data interface
  *     sudo: true                        # optional, as above
+ * With `ssh_config`, a host is reached by its `name` through that file (its User,
+ * jump host, known hosts...), and the host's `address` (when it is not the name) and
+ * written `port` override the file's HostName and Port (orchestrator/remote/nodes.h).
  * `slurm` admits no `local`, `hosts` or `ssh_config`; a top-level `iface` only comes
  * with `slurm: true`.
  * `sudo` (true/false or yes/no; a host's own value overrides the top one) makes the
@@ -39,6 +43,8 @@ struct gc_host {
 	char address[256];      /* IP or DNS name ssh connects to */
 	char user[64];          /* "" = ssh's default (ssh_config / current user) */
 	int port;               /* default 22 */
+	int port_set;           /* 1: `port:` was written (with an ssh_config, it overrides
+	                         * the config's Port; unwritten, the config's Port holds) */
 	char identity[256];     /* private key path, "" = ssh's default */
 	char iface[64];         /* data interface to shape (required) */
 	char netns[64];         /* "" unless a local emulated node */
@@ -51,6 +57,7 @@ struct gc_inventory {
 	char name[64];
 	char ssh_config[256];   /* "" = none */
 	int sudo;               /* top-level default of every host's sudo */
+	int connect_timeout_s;  /* ssh's ConnectTimeout for every host; 0 = gcbench's 10 s */
 	int slurm;              /* 1: `slurm: true`, hosts from the allocation (hosts empty) */
 	char iface[64];         /* with slurm: every node's data interface */
 	struct gc_host *hosts;

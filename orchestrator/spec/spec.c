@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "opts.h"
 #include "strutil.h"
 #include "netem/rate.h"
 #include "formats/arch.h"
@@ -330,6 +331,25 @@ static int scalar_int(struct spec_ctx *c, const char *key, int dflt, int lo, int
 	return v;
 }
 
+/* A duration as the CLI writes one (gc_opts_seconds: 90, 90s, 1.5min, 500ms) in whole
+ * seconds, rounded up, lo..hi. */
+static int scalar_seconds(struct spec_ctx *c, const char *key, int dflt, int lo, int hi)
+{
+	const char *t = scalar(c, key, 0);
+	double x;
+	gc_err e;
+
+	if (!t)
+		return dflt;
+	if (gc_opts_seconds(key, t, lo, hi, &x, &e)) {
+		gc_diag(c->d, gc_yaml_get(c->doc, c->root, key), "%s '%.40s' is not a duration "
+			"from %ds to %ds; write e.g. %s: 300 (seconds), 90s or 10min", key, t, lo,
+			hi, key);
+		return dflt;
+	}
+	return (int)x < x ? (int)x + 1 : (int)x;
+}
+
 static void parse_name(struct spec_ctx *c)
 {
 	const char *t = scalar(c, "name", 1);
@@ -366,7 +386,7 @@ static void parse_counts(struct spec_ctx *c)
 	s->iterations = scalar_int(c, "iterations", -1, 1, 1000000);
 	s->warmup = scalar_int(c, "warmup", 2, 0, 1000000);
 	s->repeats = scalar_int(c, "repeats", 1, 1, 1000);
-	s->timeout_s = scalar_int(c, "timeout", 600, 1, 7 * 86400);
+	s->timeout_s = scalar_seconds(c, "timeout", 600, 1, 7 * 86400);
 }
 
 static void parse_axes(struct spec_ctx *c)

@@ -211,10 +211,14 @@ out=$("$G" compress --method topk:ratio=0.5 --in "$work/g.npy" --json)
 [ $? -eq 0 ] && json_ok <<<"$out" && pass json_compress || fail json_compress "${out:0:200}"
 if [ -x "$MK" ] && "$MK" --make-db "$work/r.db" >/dev/null 2>&1; then
 	out=$("$G" status --db "$work/r.db" --json)
-	[ $? -eq 0 ] && python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["sweeps"] and d["runs"] and "bandwidth" in d["runs"][0]' <<<"$out" &&
+	[ $? -eq 0 ] && python3 -c 'import json,sys,re; d=json.load(sys.stdin); assert d["sweeps"] and d["runs"] and "bandwidth" in d["runs"][0]
+t = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")   # one time form in every --json
+assert all(t.match(x["started"]) for x in d["sweeps"] + d["runs"])
+assert all(x["finished"] is None or t.match(x["finished"]) for x in d["sweeps"])' <<<"$out" &&
 		pass json_status || fail json_status "${out:0:200}"
 	out=$("$G" history --db "$work/r.db" --model resnet50 --method powersgd --json)
-	[ $? -eq 0 ] && python3 -c 'import json,sys; d=json.load(sys.stdin); assert d and d[0]["bandwidth"].endswith("bit")' <<<"$out" &&
+	[ $? -eq 0 ] && python3 -c 'import json,sys,re; d=json.load(sys.stdin); assert d and d[0]["bandwidth"].endswith("bit")
+assert all(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", x["started"]) for x in d)' <<<"$out" &&
 		pass json_history || fail json_history "${out:0:200}"
 	out=$("$G" regress --db "$work/r.db" --baseline nccl=2.18 --candidate nccl=2.19 --json); rc=$?
 	[ $rc -le 1 ] && json_ok <<<"$out" && pass json_regress || fail json_regress "rc $rc ${out:0:200}"

@@ -73,14 +73,14 @@ port=$((29500 + RANDOM % 2000))
 ok=1 err=""
 for h in allreduce fp16 powersgd; do
 	if ! o=$(timeout 180 "$PY" tests/tools/ddp_records_run.py "$h" "$tmp/$h" --port $port --iters 6 --warmup 3 2>&1) ||
-	   [ ! -s "$tmp/$h/rank0.rec" ] || [ ! -s "$tmp/$h/rank1.rec" ]; then ok=0; err="$err $h: $(echo "$o" | tail -n 5)"; fi
+	   [ ! -s "$tmp/$h/rank0.gcr" ] || [ ! -s "$tmp/$h/rank1.gcr" ]; then ok=0; err="$err $h: $(echo "$o" | tail -n 5)"; fi
 	port=$((port + 1))
 done
 if [ $ok = 1 ]; then pass ddp_runs; else fail ddp_runs "$err"; fi
 
 ok=1 err=""
 for h in allreduce fp16 powersgd; do
-	o=$("$GC" ingest "$tmp/$h"/rank*.rec --sweep pytorch-hooks --baseline allreduce --db "$db" 2>&1) || { ok=0; err="$err $h: $o"; }
+	o=$("$GC" ingest "$tmp/$h"/rank*.gcr --sweep pytorch-hooks --baseline allreduce --db "$db" 2>&1) || { ok=0; err="$err $h: $o"; }
 done
 n=$(sqlite3 "$db" "SELECT count(*) FROM runs WHERE status = 'ok' AND producer LIKE 'gcbench_records %'" 2>&1)
 if [ $ok = 1 ] && [ "$n" = 3 ]; then pass ingest; else fail ingest "runs $n:$err"; fi

@@ -6,12 +6,36 @@
 # syncsgd rank sent, and those are what a ring all-reduce of the model's parameters
 # (gcbench-worker --print-model) sends; caps are gone afterwards; the guards refuse a
 # busy machine and bad arguments before anything starts. Needs root, torch, mpirun,
-# sqlite3 and a built tree; SKIPs otherwise. Time: about 1.5-3 minutes.
+# sqlite3 and a built tree; SKIPs otherwise, but for the first two cases (run without
+# torch): the script takes down the cluster it brought up, and not an --inventory's.
+# Time: about 1.5-3 minutes.
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$ROOT/tools/bench_vs_pytorch.sh
 cases="bench_refuses_busy bench_bad_args local_cluster_table ring_from_bytes inventory_table caps_cleared"
-need_sweep $cases || exit 0
+need_sweep $cases own_cluster_removed inventory_cluster_kept || exit 0
+
+# the script takes down the cluster it brought up, and only that one (not the one of an
+# --inventory); with a python that only claims torch and a one-point spec of gcbench's
+# own stack, so that this runs where torch is missing too
+t=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-ptc.XXXXXX")
+printf '#!/bin/sh\nexit 0\n' >"$t/python3"; chmod +x "$t/python3"
+printf 'name: ptc\nworkload: replay\nmodels: [tiny]\nmethods: [syncsgd]\nbaseline: syncsgd\nbandwidth: [1gbit]\nworld_size: 2\nbatch: 8\niterations: 2\nwarmup: 1\ntimeout: 90\n' >"$t/s.yaml"
+out=$(PYTHON=$t/python3 BUILD=$(cd "$BUILD" && pwd) "$B" --spec "$t/s.yaml" --force -- --calibrate 0 2>&1); rc=$?
+n=$(sed -n 's/.*local 4-node cluster (\(pt[0-9]*\)).*/\1/p' <<<"$out")
+left=$(ip netns list | grep "^gcb-$n-" | cut -d' ' -f1 | tr '\n' ' ')
+[ "$rc" = 0 ] && [ -n "$n" ] && [ -z "$left" ] && pass own_cluster_removed ||
+	fail own_cluster_removed "rc $rc, cluster '$n', namespaces left: '$left': $(tail -n 3 <<<"$out" | tr '\n' ' ')"
+kn=ptk$(( $$ % 100000 ))
+trap 'GCBENCH_HOME=$t/home "$BIN/gcbench" cluster down --name "$kn" >/dev/null 2>&1; rm -rf "$t"' EXIT
+if out=$(GCBENCH_HOME=$t/home "$BIN/gcbench" cluster up 2 --name "$kn" 2>&1); then
+	out=$(BUILD=$(cd "$BUILD" && pwd) "$B" --spec "$t/s.yaml" --force \
+		--inventory "$t/home/clusters/$kn/inventory.yaml" -- --calibrate 0 2>&1); rc=$?
+	[ "$rc" = 0 ] && [ "$(ip netns list | grep -c "^gcb-$kn-n")" = 2 ] && pass inventory_cluster_kept ||
+		fail inventory_cluster_kept "rc $rc, namespaces of $kn: $(ip netns list | grep -c "^gcb-$kn-n"): $(tail -n 3 <<<"$out" | tr '\n' ' ')"
+	GCBENCH_HOME=$t/home "$BIN/gcbench" cluster down --name "$kn" >/dev/null 2>&1
+else fail inventory_cluster_kept "cluster up: $out"; fi
+rm -rf "$t"; trap - EXIT
 PY=""
 for p in ${PYTHON:-} python3 /usr/bin/python3; do
 	if "$p" -c 'import torch, torch.distributed' 2>/dev/null; then PY=$(command -v "$p"); break; fi

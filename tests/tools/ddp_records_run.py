@@ -5,7 +5,7 @@ For tests/integration/test_python_records.sh; also a minimal example of the modu
 
 usage: ddp_records_run.py HOOK OUTDIR [--world N] [--iters N] [--warmup N] [--port P]
 HOOK: allreduce (DDP's allreduce_hook), fp16 (fp16_compress_hook), powersgd
-(powerSGD_hook, rank 2). Writes OUTDIR/rank<R>.rec. Exit 3 when torch is missing.
+(powerSGD_hook, rank 2). Writes OUTDIR/rank<R>.gcr. Exit 3 when torch is missing.
 """
 import argparse
 import os
@@ -44,7 +44,7 @@ def rank_main(rank, a):
     ddp = DDP(model)
     state, hook, params = hook_of(a.hook)
     batch = 16
-    rec = gr.Recorder(os.path.join(a.out, "rank%d.rec" % rank), method=a.hook, params=params,
+    rec = gr.Recorder(os.path.join(a.out, "rank%d.gcr" % rank), method=a.hook, params=params,
                       workload="pytorch", model="mlp-32-64-10", world=a.world, rank=rank,
                       backend="gloo", batch=batch, bucket_cap_mb=25)
     ddp.register_comm_hook(state, rec.wrap_hook(hook))

@@ -60,6 +60,8 @@ static void test_cluster_format(void)
 	CHECK_STR(inv.hosts[0].netns, "gcb-demo-n1");
 	CHECK_STR(inv.hosts[0].identity, "/run/gcbench/demo/id_ed25519");
 	CHECK_EQ_INT(inv.hosts[1].port, 22);       /* default */
+	CHECK_EQ_INT(inv.hosts[1].port_set, 0);    /* the ssh_config's Port holds */
+	CHECK_EQ_INT(inv.hosts[0].port_set, 1);
 	CHECK_STR(inv.hosts[1].user, "");          /* ssh's default */
 	CHECK_STR(inv.hosts[1].address, "10.213.0.12");
 	gc_inventory_release(&inv);
@@ -123,6 +125,36 @@ static void test_sudo(void)
 	CHECK_EQ_INT(inv.hosts[1].sudo, 1);
 	gc_inventory_release(&inv);
 	gc_diags_release(&d);
+}
+
+/* connect_timeout: a duration as the CLI writes one, whole seconds, 1..600 */
+static void test_connect_timeout(void)
+{
+	static const struct { const char *v; int want; } ok[] = {
+		{ "30", 30 }, { "30s", 30 }, { "2min", 120 }, { "1500ms", -1 }, { "0", -1 },
+		{ "11min", -1 }, { "abc", -1 }, { "[10]", -1 }, { "-5", -1 },
+	};
+	char t[256];
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct gc_inventory inv;
+		struct gc_diags d;
+		gc_rc rc;
+
+		snprintf(t, sizeof(t), "connect_timeout: %s\nhosts:\n  - {name: n1, address: "
+			 "10.0.0.1, iface: eth0}\n", ok[i].v);
+		gc_diags_init(&d, "i.yaml");
+		rc = gc_inventory_parse(t, strlen(t), "i.yaml", &inv, &d);
+		if (ok[i].want > 0) {
+			CHECKF(rc == GC_OK && inv.connect_timeout_s == ok[i].want,
+			       "connect_timeout: %s: rc %d, %d", ok[i].v, rc, inv.connect_timeout_s);
+		} else {
+			CHECKF(rc == GC_E_INVAL && d.n && strstr(d.msg[0], "connect_timeout"),
+			       "connect_timeout: %s accepted", ok[i].v);
+		}
+		gc_inventory_release(&inv);
+		gc_diags_release(&d);
+	}
 }
 
 /* `slurm: true`: hosts from the allocation, iface and sudo for every node */
@@ -219,6 +251,7 @@ int main(void)
 	GCT_RUN(test_cluster_format);
 	GCT_RUN(test_injection_matrix);
 	GCT_RUN(test_sudo);
+	GCT_RUN(test_connect_timeout);
 	GCT_RUN(test_slurm);
 	GCT_RUN(test_bad_corpus);
 	GCT_RUN(test_never_quotes);

@@ -41,6 +41,23 @@ static void test_escape_all_controls(void)
 	gc_buf_release(&b);
 }
 
+/* times: ISO 8601 UTC, whole seconds (fraction dropped); null when unknown */
+static void test_time_field(void)
+{
+	gc_buf b = GC_BUF_INIT;
+	gc_json j;
+
+	gc_json_init(&j, &b, 0);
+	gc_json_obj_open(&j);
+	gc_json_time_field(&j, "started", 1764887440.75);
+	gc_json_time_field(&j, "finished", 0);
+	gc_json_time_field(&j, "epoch", 1);
+	gc_json_obj_close(&j);
+	CHECK_STR(b.p, "{\"started\":\"2025-12-04T22:30:40Z\",\"finished\":null,"
+		  "\"epoch\":\"1970-01-01T00:00:01Z\"}");
+	gc_buf_release(&b);
+}
+
 static void test_nesting(void)
 {
 	gc_buf b = GC_BUF_INIT;
@@ -292,6 +309,7 @@ int main(void)
 	GCT_RUN(test_append_and_oom);
 	GCT_RUN(test_growth);
 	GCT_RUN(test_spaced);
+	GCT_RUN(test_time_field);
 	GCT_RUN(test_newline);
 	return gct_finish();
 }

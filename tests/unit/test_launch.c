@@ -173,13 +173,23 @@ static void test_ssh_config(void)
 	CHECK_CONTAINS(b.p, "Host *\n  BatchMode yes\n  StrictHostKeyChecking yes\n");
 	CHECK_CONTAINS(b.p, "  Include ~/.ssh/config\n  Include /etc/ssh/ssh_config\n");
 	gc_buf_release(&b);
-	/* with the inventory's ssh_config: the alias resolves the address and port there */
+	/* with the inventory's ssh_config: the alias picks its Host block there, and the
+	 * inventory's address and written port still win (before the Include); an address
+	 * equal to the name and an unwritten port (0) leave them to the config */
 	for (int i = 0; i < 3; i++)
 		snprintf(n[i].ssh_config, sizeof(n[i].ssh_config), "/lab/ssh_config");
+	snprintf(n[2].address, sizeof(n[2].address), "n3");
+	n[2].port = 0;
 	CHECK(gc_launch_ssh_config(n, 3, &b, &e) == GC_OK);
-	CHECK(!strstr(b.p, "HostName"));
-	CHECK(!strstr(b.p, "Port 2222"));
-	CHECK_CONTAINS(b.p, "Host n2\n  User alice\n  IdentityFile /keys/n2\n");
+	CHECK_CONTAINS(b.p, "Host n2\n  HostName 10.0.0.2\n  Port 2222\n  User alice\n"
+		       "  IdentityFile /keys/n2\n");
+	CHECK_CONTAINS(b.p, "Host n3\n  User root\n  IdentityFile /keys/n3\n");
+	CHECK(!strstr(b.p, "  ConnectTimeout 30\n"));
+	gc_buf_release(&b);
+	/* the inventory's connect_timeout, in each host's block (before Host *'s 10) */
+	n[1].connect_timeout = 30;
+	CHECK(gc_launch_ssh_config(n, 3, &b, &e) == GC_OK);
+	CHECK_CONTAINS(b.p, "  IdentitiesOnly yes\n  ConnectTimeout 30\nHost n3\n");
 	CHECK_CONTAINS(b.p, "  Include /lab/ssh_config\n");
 	CHECK(!strstr(b.p, "~/.ssh/config"));
 	gc_buf_release(&b);

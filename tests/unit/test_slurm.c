@@ -300,6 +300,38 @@ static void test_sbatch_script(void)
 	s.exclusive = 1;
 	CHECK(gc_slurm_sbatch_script(&s, &b, &e) == GC_OK);
 	CHECK_CONTAINS(gc_buf_str(&b), "#SBATCH --exclusive\n");
+	CHECK(!strstr(gc_buf_str(&b), "what the job needs"));
+	gc_buf_release(&b);
+}
+
+/* a site's options as #SBATCH lines; sbatch's own arguments recorded; the paths the
+ * job needs checked before its command, each failure a line for the job's log */
+static void test_sbatch_site_options(void)
+{
+	const char *cmd[] = { "/opt/gcb/bin/gcbench", "run", NULL };
+	const char *need[] = { "/opt/gcb/bin/gcbench", "/home/u/my spec.yaml", NULL };
+	const char *extra[] = { "--comment=a b", "--mail-type=END", NULL };
+	gc_slurm_submit s = { .nodes = 2, .account = "proj-7", .qos = "high",
+			      .constraint = "[rack1|rack2]&a100", .reservation = "maint",
+			      .need = need, .write_dir = "/shared/db", .extra = extra,
+			      .command = cmd };
+	gc_buf b = GC_BUF_INIT;
+	gc_err e;
+	const char *t, *chk, *ex;
+
+	CHECK(gc_slurm_sbatch_script(&s, &b, &e) == GC_OK);
+	t = gc_buf_str(&b);
+	CHECK_CONTAINS(t, "#SBATCH --account=proj-7\n#SBATCH --qos=high\n"
+		       "#SBATCH --constraint=[rack1|rack2]&a100\n#SBATCH --reservation=maint\n");
+	CHECK_CONTAINS(t, "# sbatch's own arguments (on its command line): '--comment=a b' "
+		       "'--mail-type=END'\n");
+	CHECK_CONTAINS(t, "for p in '/opt/gcb/bin/gcbench' '/home/u/my spec.yaml'; do\n");
+	CHECK_CONTAINS(t, "cannot read $p here; it must be on a file system");
+	CHECK_CONTAINS(t, "d='/shared/db'\n[ -w \"$d\" ] ||");
+	CHECK_CONTAINS(t, "command -v mpirun >/dev/null ||");
+	chk = strstr(t, "for p in");
+	ex = strstr(t, "\nexec ");
+	CHECK(chk && ex && chk < ex);   /* checked before it runs */
 	gc_buf_release(&b);
 }
 
@@ -307,6 +339,7 @@ static void test_sbatch_refuses(void)
 {
 	const char *cmd[] = { "gcbench", "run", NULL };
 	const char *badenv[] = { "A B=1", NULL }, *noeq[] = { "A", NULL };
+	const char *badextra[] = { "--comment=x", "--x\nrm -rf /", NULL };
 	gc_slurm_submit ok = { .nodes = 1, .command = cmd }, s;
 	gc_buf b = GC_BUF_INIT;
 	gc_err e;
@@ -327,6 +360,12 @@ static void test_sbatch_refuses(void)
 	REFUSED(env, badenv, "environment entry");
 	REFUSED(env, noeq, "environment entry");
 	REFUSED(command, NULL, "no command");
+	REFUSED(account, "a\n#SBATCH --uid=0", "account");
+	REFUSED(qos, "x y", "qos");
+	REFUSED(reservation, "$(id)", "reservation");
+	REFUSED(constraint, "a100;reboot", "constraint");
+	REFUSED(constraint, "-x", "constraint");
+	REFUSED(extra, badextra, "control character");
 #undef REFUSED
 }
 
@@ -451,6 +490,7 @@ int main(void)
 	GCT_RUN(test_job_malformed);
 	GCT_RUN(test_time);
 	GCT_RUN(test_sbatch_script);
+	GCT_RUN(test_sbatch_site_options);
 	GCT_RUN(test_sbatch_refuses);
 	GCT_RUN(test_scontrol_calls);
 	GCT_RUN(test_step_argv);

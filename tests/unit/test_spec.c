@@ -344,6 +344,39 @@ static void test_latency_parse(void)
 	CHECK(gc_latency_parse("1 ms", &v, &e) == GC_E_INVAL);
 }
 
+/* timeout: a duration as the CLI writes one, whole seconds rounded up; others refused */
+static void test_timeout_units(void)
+{
+	static const struct { const char *v; int want; } ok[] = {
+		{ "300", 300 }, { "90s", 90 }, { "2min", 120 }, { "1.5min", 90 }, { "1.2s", 2 },
+		{ "1500ms", 2 },
+	};
+	static const char *const refused[] = { "0", "-5", "500ms", "2 hours", "2h", "abc", "20000min",
+					   "[1, 2]" };
+	char text[1024];
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct gc_spec s;
+		struct gc_diags d;
+		snprintf(text, sizeof(text), "%.800stimeout: %s\n", good, ok[i].v);
+		*strstr(text, "timeout: 300\n") = '#';   /* the first one becomes a comment */
+		CHECKF(parse(text, &s, &d) == GC_OK, "timeout: %s refused", ok[i].v);
+		dump(&d);
+		CHECKF(s.timeout_s == ok[i].want, "timeout: %s gave %d", ok[i].v, s.timeout_s);
+		gc_spec_release(&s);
+		gc_diags_release(&d);
+	}
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		struct gc_spec s;
+		struct gc_diags d;
+		snprintf(text, sizeof(text), "%.800stimeout: %s\n", good, refused[i]);
+		*strstr(text, "timeout: 300\n") = '#';
+		CHECKF(parse(text, &s, &d) == GC_E_INVAL, "timeout: %s accepted", refused[i]);
+		CHECKF(has_diag(&d, "timeout") || has_diag(&d, "one value"), "timeout: %s", refused[i]);
+		gc_diags_release(&d);
+	}
+}
+
 static void test_fnv(void)
 {
 	/* published FNV-1a 64 test vectors */
@@ -477,6 +510,7 @@ int main(void)
 {
 	GCT_SUITE("spec");
 	GCT_RUN(test_good);
+	GCT_RUN(test_timeout_units);
 	GCT_RUN(test_hash_stable);
 	GCT_RUN(test_train_target);
 	GCT_RUN(test_all_errors_at_once);

@@ -30,6 +30,23 @@ static void test_options(void)
 	gc_argv_free(v);
 }
 
+/* with an ssh_config, ssh is given the alias (its Host block applies) and the
+ * inventory's address as HostName, which the command line makes win */
+static void test_hostname_override(void)
+{
+	gc_ssh_target t = { .address = "gpu1", .hostname = "10.0.0.11", .port = 2222,
+			    .ssh_config = "/c/ssh_config" };
+	char **v;
+	gc_err e;
+	CHECK(gc_ssh_argv(&t, NULL, &v, &e) == GC_OK);
+	CHECK_CONTAINS(joined(v), "ssh|-F|/c/ssh_config|-o|HostName=10.0.0.11|");
+	CHECK_CONTAINS(joined(v), "|-p|2222|gpu1|");
+	gc_argv_free(v);
+	t.hostname = "-oProxyCommand=id";
+	CHECK(gc_ssh_argv(&t, NULL, &v, &e) == GC_E_INVAL);
+	CHECK_CONTAINS(e.msg, "HostName");
+}
+
 static void test_remote_quoting(void)
 {
 	gc_ssh_target t = { .address = "n1" };
@@ -74,6 +91,7 @@ int main(void)
 {
 	GCT_SUITE("ssh");
 	GCT_RUN(test_options);
+	GCT_RUN(test_hostname_override);
 	GCT_RUN(test_remote_quoting);
 	GCT_RUN(test_rejects_injection);
 	GCT_RUN(test_port_range);
