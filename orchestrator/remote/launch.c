@@ -257,6 +257,7 @@ static const char command_script[] =
 	"GCBENCH_RECORDS=$d/records-r$RANK.gcr; NCCL_SOCKET_IFNAME=$i; GLOO_SOCKET_IFNAME=$i; "
 	"export RANK WORLD_SIZE LOCAL_RANK MASTER_ADDR MASTER_PORT GCBENCH_RECORDS NCCL_SOCKET_IFNAME "
 	"GLOO_SOCKET_IFNAME; case $b in /*) ;; *) b=$HOME/$b ;; esac; GCBENCH_BIN=$b; export GCBENCH_BIN; "
+	"PYTHONPATH=$b/python${PYTHONPATH:+:$PYTHONPATH}; export PYTHONPATH; "
 	"if [ \"$f\" != - ]; then case $f in /*) ;; *) f=$HOME/$f ;; esac; "
 	"cd \"$f\" || { echo \"gcbench-command: error: the spec's files are not in $f on $(hostname) "
 	"(provision them: gcbench run without --bin-dir)\" >&2; exit 3; }; GCBENCH_FILES=$f; export GCBENCH_FILES; fi; "

@@ -27,7 +27,8 @@
  * _SIZE and _LOCAL_RANK to RANK, WORLD_SIZE and LOCAL_RANK, exports MASTER_ADDR,
  * MASTER_PORT, NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME (the host's data interface,
  * found as above), GCBENCH_RECORDS (RECORDS_DIR/records-rRANK.gcr) and, with files,
- * GCBENCH_FILES, changes into that folder, exports GCBENCH_BIN (bin_dir), replaces
+ * GCBENCH_FILES, changes into that folder, exports GCBENCH_BIN (bin_dir) and puts
+ * bin_dir/python (gcbench's Python modules, provision.h) first on PYTHONPATH, replaces
  * {records} in the arguments with the rank's path and {bin} with GCBENCH_BIN, and
  * execs the program. With threads, OMP_NUM_THREADS is set; with
  * deadline_s, GCBENCH_DEADLINE_S (the program's own collective timeout, if it has one).

@@ -57,14 +57,16 @@ struct gc_spec_stack {
 
 #define GC_SPEC_MAX_STACKS 8
 
-/* workload: command: a file of the spec's files: list, shipped with the build. */
+/* workload: command: a file of the spec's files: list (an entry, or a file of a folder
+ * entry), shipped with the build (spec_files.c has the rules). */
 struct gc_spec_file {
 	char *src;                 /* the path on the controller (relative: to the spec's folder) */
-	char name[128];            /* its base name: files/NAME on the hosts */
+	char name[128];            /* where it lands: files/NAME on the hosts ("pkg/util.py":
+	                            * its path below the spec's folder, else its base name) */
 	char digest[17];           /* FNV-1a 64 of its content, 16 hex digits (in the spec hash) */
 };
 
-#define GC_SPEC_MAX_FILES 16
+#define GC_SPEC_MAX_FILES 64
 #define GC_SPEC_FILE_MAX_BYTES (16u << 20)
 
 struct gc_spec {

@@ -42,6 +42,8 @@ void spec_parse_command(struct spec_ctx *c);
 const char *spec_method_item(struct spec_ctx *c, yaml_node_t *it, const char *what,
 			     yaml_node_t **kn, yaml_node_t **pv);
 void spec_command_method(struct spec_ctx *c, yaml_node_t *it);
+/* files: (spec_files.c): each entry a file or a folder, with where it lands on the hosts */
+void spec_parse_files(struct spec_ctx *c, yaml_node_t *v);
 int spec_command_model(struct spec_ctx *c, yaml_node_t *n, const char *t, void *out);
 
 /* "%.9g" of v, the one way numbers are written in canonical texts and point keys. */

@@ -81,7 +81,7 @@ static void test_parse_good(void)
 	CHECK_STR(s.methods[3].label, "powersgd(iters=1,rank=4)");
 	CHECK_STR(s.baseline, "allreduce");
 	CHECK_EQ_INT(s.n_files, 2);
-	CHECK_STR(s.files[1].name, "util.txt");
+	CHECK_STR(s.files[1].name, "lib/util.txt");   /* its folder kept */
 	CHECK_EQ_INT(strlen(s.files[0].digest), 16);
 	CHECK(strstr(s.canonical, "command=python3 train.py --hook {method}") != NULL);
 	CHECK(strstr(s.canonical, "files=train.py:") != NULL);
@@ -202,6 +202,111 @@ static void test_files_in_hash(void)
 	gc_spec_release(&b);
 }
 
+/* files: with the given list; the parsed spec in *s, GC_OK or not */
+static gc_rc parse_files(const char *list, struct gc_spec *s, struct gc_diags *d)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text), "name: f\nworkload: command\ncommand: [python3, t.py]\n"
+		 "files: %s\nmodels: [m]\nmethods: [a]\nbaseline: a\nbandwidth: 1gbit\n"
+		 "world_size: 2\nbatch: 1\niterations: 1\n", list);
+	gc_diags_init(d, spec_path);
+	return gc_spec_parse(text, strlen(text), spec_path, s, d);
+}
+
+static int has_diag(const struct gc_diags *d, const char *text)
+{
+	for (size_t k = 0; k < d->n; k++)
+		if (strstr(d->msg[k], text))
+			return 1;
+	dump(d);
+	return 0;
+}
+
+/* files: keeps folders (a package stays a package); outside the spec's folder, the
+ * base name; a folder entry ships its files without hidden ones and __pycache__ */
+static void test_files_paths(void)
+{
+	struct gc_spec s;
+	struct gc_diags d;
+	char out[300];
+	gc_rc rc;
+
+	snprintf(out, sizeof(out), "[train.py, ./pkg, ../%s/lib/util.txt, %s/train.py]",
+		 strrchr(dir, '/') + 1, dir);
+	/* the same file twice (by two spellings) lands on one path: refused */
+	rc = parse_files(out, &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	CHECK(has_diag(&d, "would both land on files/train.py on the hosts; rename one"));
+	gc_diags_release(&d);
+
+	snprintf(out, sizeof(out), "[train.py, ./pkg/, ../%s/lib/util.txt]", strrchr(dir, '/') + 1);
+	rc = parse_files(out, &s, &d);
+	if (rc)
+		dump(&d);
+	CHECK_EQ_INT(rc, GC_OK);
+	CHECK_EQ_INT(s.n_files, 5);
+	if (s.n_files == 5) {
+		CHECK_STR(s.files[0].name, "train.py");
+		CHECK_STR(s.files[1].name, "pkg/__init__.py");   /* name order */
+		CHECK_STR(s.files[2].name, "pkg/sub/deep.py");
+		CHECK_STR(s.files[3].name, "pkg/util.py");
+		CHECK_STR(s.files[4].name, "util.txt");          /* outside: its base name */
+	}
+	CHECK(strstr(s.canonical, "pkg/util.py:") != NULL);
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+
+	/* a second util.txt; a file listed alone and in its folder; an empty folder; ".",
+	 * "..", spaces, "": refused */
+	write_file("util.txt", "y\n");
+	snprintf(out, sizeof(out), "[pkg/util.py, util.txt, ../%s/lib/util.txt]", strrchr(dir, '/') + 1);
+	rc = parse_files(out, &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	CHECK(has_diag(&d, "lib/util.txt' would both land on files/util.txt"));
+	gc_diags_release(&d);
+	rc = parse_files("[pkg, pkg/util.py]", &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	CHECK(has_diag(&d, "would both land on files/pkg/util.py"));
+	gc_diags_release(&d);
+	rc = parse_files("[lib/util.txt, lib/util.txt/x]", &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	gc_diags_release(&d);
+	rc = parse_files("[empty]", &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	CHECK(has_diag(&d, "folder 'empty' has no file to ship"));
+	gc_diags_release(&d);
+	rc = parse_files("[\".\", \"..\", \"a b\", \"\"]", &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	CHECK_EQ_INT(d.n, 4);
+	CHECK(has_diag(&d, "naming a file or a folder; write e.g. files: [train.py, my_pkg]"));
+	gc_diags_release(&d);
+}
+
+/* files/x a file for one entry and a folder for another (../DIR/lib/x lands as x/) */
+static void test_files_file_and_folder(void)
+{
+	struct gc_spec s;
+	struct gc_diags d;
+	char p[300], list[300];
+
+	write_file("x", "1\n");
+	snprintf(p, sizeof(p), "%s/lib/x", dir);
+	mkdir(p, 0755);
+	write_file("lib/x/y", "2\n");
+	write_file("lib/x/.hidden", "3\n");
+	snprintf(list, sizeof(list), "[x, ../%s/lib/x]", strrchr(dir, '/') + 1);
+	CHECK_EQ_INT(parse_files(list, &s, &d), GC_E_INVAL);
+	CHECK(has_diag(&d, "files/x on the hosts would be both a file and a folder"));
+	gc_diags_release(&d);
+	snprintf(list, sizeof(list), "[../%s/lib/x]", strrchr(dir, '/') + 1);
+	CHECK_EQ_INT(parse_files(list, &s, &d), GC_OK);
+	CHECK_EQ_INT(s.n_files, 1);   /* .hidden left out */
+	CHECK_STR(s.n_files ? s.files[0].name : "", "x/y");
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+}
+
 static void test_arg_problem(void)
 {
 	CHECK(gc_command_arg_problem("python3", 1) == NULL);
@@ -309,12 +414,13 @@ static void test_launch(void)
 }
 
 /* the wrapper itself: Open MPI's variables mapped, {records} replaced, the folder
- * entered; run with /bin/sh as mpirun would (no data subnet: the iface given) */
+ * entered, gcbench's Python modules first on PYTHONPATH; run with /bin/sh as mpirun
+ * would (no data subnet: the iface given) */
 static void test_wrapper_runs(void)
 {
 	char *cmd[] = { "/bin/sh", "show.sh", "--out={records}", "{bin}/w:{bin}", NULL };
 	const char *env[] = { "OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=2",
-			      "OMPI_COMM_WORLD_LOCAL_RANK=0" };
+			      "OMPI_COMM_WORLD_LOCAL_RANK=0", "PYTHONPATH=/u/lib" };
 	gc_launch l = { 0 };
 	char **argv, want[1024];
 	gc_proc_result r;
@@ -334,11 +440,12 @@ static void test_wrapper_runs(void)
 	for (i = 0; argv[i] && strcmp(argv[i], "/bin/sh"); i++)
 		;
 	CHECK(argv[i] != NULL);
-	for (size_t k = 0; k < 3; k++)
+	for (size_t k = 0; k < 4; k++)
 		putenv((char *)env[k]);
 	CHECK_EQ_INT(gc_proc_run(argv + i, NULL, NULL, 10, 0, &r, &e), GC_OK);
 	snprintf(want, sizeof(want), "1 2 0 10.1.2.3:2000 lo lo /tmp/recs/records-r1.gcr %s "
-		 "--out=/tmp/recs/records-r1.gcr /opt/gcb/bin/w:/opt/gcb/bin /opt/gcb/bin\n", dir);
+		 "--out=/tmp/recs/records-r1.gcr /opt/gcb/bin/w:/opt/gcb/bin /opt/gcb/bin "
+		 "/opt/gcb/bin/python:/u/lib\n", dir);   /* gcbench's modules first */
 	CHECKF(r.status == 0 && r.out && !strcmp(r.out, want), "got '%s' (%s), want '%s'",
 	       r.out ? r.out : "", r.err_tail, want);
 	gc_proc_result_release(&r);
@@ -357,11 +464,26 @@ int main(void)
 	mkdir(lib, 0755);
 	write_file("train.py", "print('hello')\n");
 	write_file("lib/util.txt", "x\n");
+	snprintf(lib, sizeof(lib), "%s/pkg", dir);
+	mkdir(lib, 0755);
+	snprintf(lib, sizeof(lib), "%s/pkg/sub", dir);
+	mkdir(lib, 0755);
+	snprintf(lib, sizeof(lib), "%s/pkg/__pycache__", dir);
+	mkdir(lib, 0755);
+	snprintf(lib, sizeof(lib), "%s/empty", dir);
+	mkdir(lib, 0755);
+	write_file("pkg/__init__.py", "");
+	write_file("pkg/util.py", "X = 1\n");
+	write_file("pkg/util.pyc", "junk");
+	write_file("pkg/sub/deep.py", "Y = 2\n");
+	write_file("pkg/__pycache__/util.cpython-311.pyc", "junk");
 	write_file("show.sh", "echo \"$RANK $WORLD_SIZE $LOCAL_RANK $MASTER_ADDR:$MASTER_PORT "
 		   "$GLOO_SOCKET_IFNAME $NCCL_SOCKET_IFNAME $GCBENCH_RECORDS $(pwd) $1 $2 "
-		   "$GCBENCH_BIN\"\n");
+		   "$GCBENCH_BIN $PYTHONPATH\"\n");
 	GCT_RUN(test_parse_good);
 	GCT_RUN(test_files_in_hash);
+	GCT_RUN(test_files_paths);
+	GCT_RUN(test_files_file_and_folder);
 	GCT_RUN(test_stacks);
 	GCT_RUN(test_stacks_bad);
 	GCT_RUN(test_arg_problem);
