@@ -198,7 +198,8 @@ install: all man
 	install -m 0644 $(BUILD)/man/gcbench.1 $(BUILD)/man/gcbench-worker.1 \
 	  $(BUILD)/man/gcbench-netem.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -d $(DESTDIR)$(PREFIX)/share/gcbench/python
-	install -m 0644 python/gcbench_records.py $(DESTDIR)$(PREFIX)/share/gcbench/python/
+	install -m 0644 python/gcbench_records.py python/gcbench_ddp.py \
+		$(DESTDIR)$(PREFIX)/share/gcbench/python/
 
 clean:
 	rm -rf build build-san build-fuzz

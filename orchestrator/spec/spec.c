@@ -16,7 +16,7 @@ static const char *const top_keys[] = {
 	"name", "description", "workload", "models", "methods", "baseline", "bandwidth",
 	"latency", "world_size", "batch", "iterations", "warmup", "repeats", "timeout",
 	"compute_scale", "backend", "exclude", "zip", "notify", "target", "eval_every", "data",
-	"ranks_per_node", "allow_single_node", "command", "stacks", "files",
+	"ranks_per_node", "allow_single_node", "command", "stacks", "files", "python",
 };
 #define N_TOP (sizeof(top_keys) / sizeof(top_keys[0]))
 
@@ -346,11 +346,13 @@ static void parse_workload(struct spec_ctx *c)
 	if (!strcmp(t, "train:mlp") || !strcmp(t, "train:cnn"))
 		gc_diag(c->d, n, "workload '%s' is the old form; write workload: train and "
 			"models: [%s]", t, t + 6);
-	else if (strcmp(t, "replay") && strcmp(t, "train") && strcmp(t, "command"))
+	else if (strcmp(t, "replay") && strcmp(t, "train") && strcmp(t, "command") &&
+		 strcmp(t, "ddp"))
 		gc_diag(c->d, n, "workload is unknown; use replay (real architectures, "
-			"emulated compute), train (models mlp, cnn trained on real data) or command "
-			"(your own program)");
-	c->s->workload = strdup(t);
+			"emulated compute), train (models mlp, cnn trained on real data), ddp "
+			"(PyTorch DDP hooks, yours among them) or command (your own program)");
+	c->s->ddp = !strcmp(t, "ddp");
+	c->s->workload = strdup(c->s->ddp ? "command" : t);
 }
 
 static void parse_counts(struct spec_ctx *c)
@@ -450,7 +452,8 @@ static void check_baseline(struct spec_ctx *c)
 	yaml_node_t *n = gc_yaml_get(c->doc, c->root, "baseline");
 	size_t found = 0;
 
-	if (!t && c->s->workload && !strcmp(c->s->workload, "command") && c->s->n_methods) {
+	if (!t && c->s->workload && !strcmp(c->s->workload, "command") && !c->s->ddp &&
+	    c->s->n_methods) {
 		gc_diag(c->d, c->root, "workload: command needs 'baseline', the method label the "
 			"others are compared with; add e.g. baseline: %s", c->s->methods[0].name);
 		c->s->baseline = strdup("");
@@ -507,6 +510,8 @@ static void parse_all(struct spec_ctx *c)
 			"signsgd]");
 	else
 		spec_parse_methods(c, v);
+	if (v && c->s->ddp)
+		spec_ddp_methods(c, v);
 	check_baseline(c);
 	if ((v = gc_yaml_get(c->doc, c->root, "exclude")))
 		spec_parse_exclude(c, v);

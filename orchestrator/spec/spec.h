@@ -72,6 +72,8 @@ struct gc_spec_file {
 struct gc_spec {
 	char *name, *description;
 	char *workload;                  /* "replay", "train" (models: mlp, cnn) or "command" */
+	int ddp;                         /* workload: ddp, parsed as a command workload whose
+	                                  * program is gcbench's DDP runner (spec_ddp.c) */
 	struct gc_spec_stack *stacks; size_t n_stacks;  /* workload: command: the programs
 	                                             * (docs/spec.md; spec_command.h) */
 	struct gc_spec_file *files; size_t n_files; /* workload: command: files: */

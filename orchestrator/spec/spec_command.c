@@ -246,12 +246,27 @@ void spec_parse_command(struct spec_ctx *c)
 	yaml_node_t *files = gc_yaml_get(c->doc, c->root, "files");
 	int is_cmd = c->s->workload && !strcmp(c->s->workload, "command");
 
+	yaml_node_t *py = gc_yaml_get(c->doc, c->root, "python");
+
+	if (py && !c->s->ddp)
+		gc_diag(c->d, py, "'python' applies to workload: ddp only; remove it (with "
+			"workload: command, the program is the first argument of 'command')");
 	if (!is_cmd) {
 		yaml_node_t *n = cmd ? cmd : stacks ? stacks : files;
 		if (n)
 			gc_diag(c->d, n, "'%s' applies to workload: command only; add workload: "
 				"command or remove it", n == cmd ? "command" : n == stacks ? "stacks" :
 				"files");
+		return;
+	}
+	if (c->s->ddp) {
+		if (cmd || stacks)
+			gc_diag(c->d, cmd ? cmd : stacks, "workload: ddp runs gcbench's own DDP runner; "
+				"remove '%s', or write workload: command to run your own program",
+				cmd ? "command" : "stacks");
+		spec_ddp_command(c);
+		if (files)
+			spec_parse_files(c, files);
 		return;
 	}
 	if (cmd && stacks) {

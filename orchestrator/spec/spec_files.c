@@ -97,6 +97,13 @@ static int is_above(const char *a, const char *b)
 	return !strncmp(a, b, n) && b[n] == '/';
 }
 
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 /* One file, src on the controller, landing on files/DEST; t is the entry as written. */
 static void add_one(struct spec_ctx *c, yaml_node_t *it, const char *t, const char *src,
 		    const char *dest, int *full)
@@ -112,6 +119,8 @@ static void add_one(struct spec_ctx *c, yaml_node_t *it, const char *t, const ch
 	}
 	for (size_t i = 0; i < c->s->n_files; i++) {
 		const char *o = c->s->files[i].name;
+		if (!strcmp(o, dest) && same_file(c->s->files[i].src, src))
+			return;   /* listed twice, or a hook's file listed too: once */
 		if (!strcmp(o, dest)) {
 			gc_diag(c->d, it, "'%.200s' and '%.200s' would both land on files/%s on the "
 				"hosts; rename one, or list one of them only", c->s->files[i].src,
@@ -217,16 +226,55 @@ static void add_entry(struct spec_ctx *c, yaml_node_t *it, const char *t, int *f
 	add_one(c, it, t, path, dest, full);
 }
 
+static int alloc_files(struct spec_ctx *c)
+{
+	if (!c->s->files && !(c->s->files = calloc(GC_SPEC_MAX_FILES, sizeof(*c->s->files))))
+		c->d->oom = 1;
+	return c->s->files != NULL;
+}
+
 void spec_parse_files(struct spec_ctx *c, yaml_node_t *v)
 {
 	yaml_node_t **items = NULL;
 	size_t n = spec_items(c, v, "files", &items);
 	int full = 0;
 
-	c->s->files = calloc(GC_SPEC_MAX_FILES, sizeof(*c->s->files));
-	if (!c->s->files)
-		c->d->oom = 1;
-	for (size_t i = 0; c->s->files && i < n; i++)
+	for (size_t i = 0; alloc_files(c) && i < n; i++)
 		add_entry(c, items[i], gc_yaml_text(items[i]), &full);
 	free(items);
+}
+
+void spec_files_add_hook(struct spec_ctx *c, yaml_node_t *at, const char *file)
+{
+	const char *slash = strrchr(file, '/'), *sf = strrchr(c->d->file, '/');
+	char folder[256], top[1200];
+	struct dirent **list = NULL;
+	int full = 0, n;
+
+	if (!alloc_files(c))
+		return;
+	if (slash) {   /* its folder, whole: a package stays a package */
+		snprintf(folder, sizeof(folder), "%.*s", (int)(slash - file), file);
+		if (*folder && strcmp(folder, ".")) {
+			add_entry(c, at, folder, &full);
+			return;
+		}
+	}
+	add_entry(c, at, file, &full);
+	/* at the top of the spec's folder: the modules beside it */
+	snprintf(top, sizeof(top), "%.*s", sf ? (int)(sf - c->d->file) : 1, sf ? c->d->file : ".");
+	if ((n = scandir(top, &list, NULL, alphasort)) < 0)
+		return;
+	for (int i = 0; i < n; i++) {
+		const char *nm = list[i]->d_name;
+		size_t len = strlen(nm);
+		char src[1500];
+		struct stat st;
+		snprintf(src, sizeof(src), "%s/%s", top, nm);
+		if (nm[0] != '.' && len > 3 && !strcmp(nm + len - 3, ".py") && !full &&
+		    !c->d->oom && !stat(src, &st) && S_ISREG(st.st_mode) && gc_is_safe_token(nm))
+			add_one(c, at, nm, src, nm, &full);
+		free(list[i]);
+	}
+	free(list);
 }

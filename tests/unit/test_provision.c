@@ -116,13 +116,18 @@ static void test_build_hash(void)
 		snprintf(py, sizeof(py), "%s/share/gcbench/python", dir);
 		mkdir(py, 0755);
 		CHECK(put("share/gcbench/python/gcbench_records.py", "# m\n") == 0);
+		CHECK(gc_build_python_dir(self, got, sizeof(got), &e) == GC_E_NOTFOUND);
+		CHECK(put("share/gcbench/python/gcbench_ddp.py", "# r\n") == 0);
 		CHECKF(gc_build_python_dir(self, got, sizeof(got), &e) == GC_OK, "%s", e.msg);
 		CHECK_CONTAINS(got, "/bin/../share/gcbench/python");
 		CHECK(gc_build_init(&b, dir, NULL, 0, &e) == GC_OK);
 		CHECKF(gc_build_add_python(&b, got, &e) == GC_OK, "%s", e.msg);
 		CHECK_STR(b.file_name[0], "python/gcbench_records.py");
 		CHECK_CONTAINS(b.manifest, "  python/gcbench_records.py\n");
+		CHECK_CONTAINS(b.manifest, "  python/gcbench_ddp.py\n");
 		snprintf(got, sizeof(got), "%s/share/gcbench/python/gcbench_records.py", dir);
+		unlink(got);
+		snprintf(got, sizeof(got), "%s/share/gcbench/python/gcbench_ddp.py", dir);
 		unlink(got), rmdir(py);
 		snprintf(py, sizeof(py), "%s/share/gcbench", dir);
 		rmdir(py);

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# tests/integration/test_own_hook.sh: docs/hooks.md as a hook author follows it, word for
+# word: its int8_hook.py and my-hook.yaml, taken from the page, swept on the test's own
+# 2-node local cluster in one `gcbench run` (the spec's caps, model and counts lowered,
+# and python: set to this machine's python that imports torch); every run ok, the speedup
+# view pairs the hook and fp16 with syncsgd at both caps, the hook's encode, comm and
+# decode nonzero in every measured iteration, its label, file and function stored. Then a
+# second spec: a hook in a package of two modules (one imports the other relatively),
+# and a hook that raises: the package hook runs ok, the raising one is stored failed
+# naming its file, line and exception, the baseline point ok, and no rank is left.
+# SKIPs without torch. Time: about 2-4 minutes on 2 cores (torch's start-up dominates).
+. "$(dirname "$0")/../lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cases="doc_files sweep_ok speedup_pairs phases_nonzero hook_stored package_hook raising_hook no_rank_left"
+need_sweep $cases || exit 0
+PY=""
+for p in ${PYTHON:-} python3 /usr/bin/python3; do
+	if "$p" -c 'import torch, torch.distributed' 2>/dev/null; then PY=$(command -v "$p"); break; fi
+done
+if [ -z "$PY" ]; then
+	for n in $cases; do skip "$n" "no python3 imports torch (apt-get install python3-torch)"; done
+	exit 0
+fi
+
+name=ownhook$(( $$ % 100000 ))
+work=$(mktemp -d /tmp/gcbench-ownhook.XXXXXX)
+export GCBENCH_HOME=$work/home
+cleanup() { "$BIN/gcbench" cluster down --name "$name" >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$work"; }
+trap cleanup EXIT
+
+# the files of docs/hooks.md: each block after its <!-- file: NAME --> line
+awk -v dir="$work" '/^<!-- file: [A-Za-z0-9._-]+ -->$/ { f = dir "/" $3; next }
+	f && /^```/ { if (open) { close(f); f = ""; open = 0 } else open = 1; next }
+	f && open { print > f }' "$ROOT/docs/hooks.md"
+lines=$(wc -l <"$work/int8_hook.py" 2>/dev/null || echo 0)
+[ -s "$work/my-hook.yaml" ] && [ "$lines" -ge 15 ] && [ "$lines" -le 25 ] && pass doc_files ||
+	fail doc_files "docs/hooks.md gave int8_hook.py of $lines lines and my-hook.yaml: $(ls "$work")"
+
+cluster_up 2 $cases || exit 0
+GCB=$(cd "$BIN" && pwd)/gcbench   # the runs start in the spec's folder
+db=$work/h.db
+q() { sqlite3 "$db" "$1"; }
+sed -e "s|^workload: ddp$|workload: ddp\npython: $PY|" -e 's/^models: .*/models: [tiny]/' \
+	-e 's/^bandwidth: .*/bandwidth: [100mbit, 200mbit]/' -e 's/^iterations: .*/iterations: 4/' \
+	-e 's/^warmup: .*/warmup: 2/' "$work/my-hook.yaml" >"$work/spec.yaml"
+cp "$work/spec.yaml" "$work/my-hook.yaml"
+if (cd "$work" && "$GCB" run my-hook.yaml --inventory "$inv" --db "$db") >"$work/out" 2>&1; then
+	n=$(q "SELECT count(*) FROM runs WHERE status = 'ok'")
+	[ "$n" = 6 ] && pass sweep_ok || fail sweep_ok "$n ok runs, expected 6: $(tail -5 "$work/out")"
+else
+	fail sweep_ok "gcbench run failed: $(tail -8 "$work/out" | tr '\n' ' ') $(q "SELECT error, substr(stderr_tail, 1, 600) FROM runs WHERE status <> 'ok' LIMIT 1")"
+fi
+
+pairs=$(q "SELECT count(*) FROM speedup WHERE baseline = 'syncsgd' AND method IN ('int8', 'fp16') AND speedup > 0")
+[ "$pairs" = 4 ] && pass speedup_pairs ||
+	fail speedup_pairs "$pairs pairs, expected 4: $(q 'SELECT method, bw_cap_bps, speedup FROM speedup' | tr '\n' ' ')"
+
+m=$(q "SELECT count(*) FROM iterations i JOIN runs r ON r.id = i.run_id WHERE r.method = 'int8' AND i.warmup = 0")
+z=$(q "SELECT count(*) FROM iterations i JOIN runs r ON r.id = i.run_id WHERE r.method = 'int8' AND i.warmup = 0 AND (i.t_encode <= 0 OR i.t_comm <= 0 OR i.t_decode <= 0)")
+[ "$m" = 16 ] && [ "$z" = 0 ] && pass phases_nonzero ||
+	fail phases_nonzero "$m measured rows of the hook (expected 16: 2 runs x 2 ranks x 4), $z without encode, comm or decode"
+
+st=$(q "SELECT DISTINCT r.params || ' ' || json_extract(h.header, '\$.hook_file') || ':' || json_extract(h.header, '\$.hook_function') || ' ' || json_extract(h.header, '\$.replicas_equal') FROM runs r JOIN run_headers h ON h.run_id = r.id WHERE r.method = 'int8'")
+[ "$st" = "bits=8,hook=int8_hook.py:make_hook int8_hook.py:make_hook 1" ] && pass hook_stored ||
+	fail hook_stored "stored: '$st'"
+
+# a package of two modules and a hook that raises, in one sweep with the baseline
+mkdir -p "$work/hooks/int8pkg"
+cat >"$work/hooks/int8pkg/codec.py" <<'PY'
+import torch
+
+
+def quantize(g, scale):
+    return (g / scale).round().to(torch.int8)
+PY
+cat >"$work/hooks/int8pkg/hook.py" <<'PY'
+import torch.distributed as dist
+from .codec import quantize
+
+
+def make_hook():
+    def hook(state, bucket):
+        g, world = bucket.buffer(), dist.get_world_size()
+        scale = g.abs().max().clamp(min=1e-12) / (127 // world)
+        dist.all_reduce(scale, op=dist.ReduceOp.MAX)
+        fut = dist.all_reduce(quantize(g, scale), async_op=True).get_future()
+        return fut.then(lambda f: f.value()[0].float().mul_(scale / world))
+    return None, hook
+PY
+cat >"$work/raising_hook.py" <<'PY'
+def make_hook(at=1):
+    def hook(state, bucket):
+        raise ValueError("this hook fails at bucket %d" % bucket.index())
+    return None, hook
+PY
+sed -e 's/^name: .*/name: my-hooks-2/' -e 's/^bandwidth: .*/bandwidth: 100mbit/' \
+	-e '/^  - fp16$/d' -e 's|^  - int8: .*|  - pkg: {hook: hooks/int8pkg/hook.py:make_hook}\n  - bad: {hook: raising_hook.py:make_hook}|' \
+	"$work/spec.yaml" >"$work/two.yaml"
+(cd "$work" && "$GCB" run two.yaml --inventory "$inv" --db "$work/two.db") >"$work/out2" 2>&1
+q2() { sqlite3 "$work/two.db" "$1"; }
+st=$(q2 "SELECT method || ':' || status FROM runs ORDER BY method" | tr '\n' ' ')
+eq=$(q2 "SELECT count(*) FROM run_headers h JOIN runs r ON r.id = h.run_id WHERE r.method = 'pkg' AND json_extract(h.header, '\$.replicas_equal') = 1")
+[ "$st" = "bad:failed pkg:ok syncsgd:ok " ] && [ "$eq" = 2 ] && pass package_hook ||
+	fail package_hook "statuses: $st, replicas equal on $eq of 2 ranks: $(tail -3 "$work/out2" | tr '\n' ' ') $(q2 "SELECT substr(stderr_tail, 1, 500) FROM runs WHERE method = 'pkg'")"
+err=$(q2 "SELECT error || ' ' || stderr_tail FROM runs WHERE method = 'bad'")
+grep -q "raising_hook.py:3 (in hook): ValueError: this hook fails at bucket" <<<"$err" && pass raising_hook ||
+	fail raising_hook "stored: $(head -c 600 <<<"$err")"
+
+procs=$(pgrep -f "gcbench_ddp.py --hook" || true)
+left=""
+for i in 1 2; do
+	if tc -n "gcb-$name-n$i" qdisc show dev eth0 | grep -Eq 'tbf|htb'; then left="$left n$i"; fi
+done
+[ -z "$procs" ] && [ -z "$left" ] && pass no_rank_left || fail no_rank_left "ranks left: $procs; still capped:$left"
