@@ -16,6 +16,8 @@ INTEG_TESTS += tests/integration/test_run_pytorch_hooks.sh
 # docs/hooks.md followed word for word: workload: ddp with a hook of ours, a package hook
 # and a raising one
 INTEG_TESTS += tests/integration/test_own_hook.sh
+# python/gcbench_ddp.py without torch: --plan (the NCCL route's choices), refusals
+INTEG_TESTS += tests/integration/test_ddp_runner.sh
 
 BENCHES += bench-vs-pytorch
 bench: bench-vs-pytorch

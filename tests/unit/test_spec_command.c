@@ -258,7 +258,7 @@ static void test_files_paths(void)
 	gc_spec_release(&s);
 	gc_diags_release(&d);
 
-	/* a second util.txt; a file listed alone and in its folder; an empty folder; ".",
+	/* a second util.txt; an empty folder; ".",
 	 * "..", spaces, "": refused */
 	write_file("util.txt", "y\n");
 	snprintf(out, sizeof(out), "[pkg/util.py, util.txt, ../%s/lib/util.txt]", strrchr(dir, '/') + 1);
@@ -266,9 +266,10 @@ static void test_files_paths(void)
 	CHECK_EQ_INT(rc, GC_E_INVAL);
 	CHECK(has_diag(&d, "lib/util.txt' would both land on files/util.txt"));
 	gc_diags_release(&d);
-	rc = parse_files("[pkg, pkg/util.py]", &s, &d);
-	CHECK_EQ_INT(rc, GC_E_INVAL);
-	CHECK(has_diag(&d, "would both land on files/pkg/util.py"));
+	rc = parse_files("[pkg, pkg/util.py]", &s, &d);   /* a file and its folder: once */
+	CHECK_EQ_INT(rc, GC_OK);
+	CHECK_EQ_INT(s.n_files, 3);
+	gc_spec_release(&s);
 	gc_diags_release(&d);
 	rc = parse_files("[lib/util.txt, lib/util.txt/x]", &s, &d);
 	CHECK_EQ_INT(rc, GC_E_INVAL);
@@ -305,6 +306,80 @@ static void test_files_file_and_folder(void)
 	CHECK_EQ_INT(s.n_files, 1);   /* .hidden left out */
 	CHECK_STR(s.n_files ? s.files[0].name : "", "x/y");
 	gc_spec_release(&s);
+	gc_diags_release(&d);
+}
+
+static gc_rc parse_text(const char *text, struct gc_spec *s, struct gc_diags *d)
+{
+	gc_diags_init(d, spec_path);
+	return gc_spec_parse(text, strlen(text), spec_path, s, d);
+}
+
+/* workload: ddp: the runner's argv, PyTorch's hooks by name, a hook of the user's with
+ * its parameters and its file shipped (with the .py files beside it); syncsgd the
+ * default baseline */
+static void test_ddp(void)
+{
+	static const char *good_ddp =
+		"name: own\nworkload: ddp\npython: /usr/bin/python3\nmodels: [tiny]\n"
+		"methods:\n  - syncsgd\n  - fp16\n  - powersgd: {rank: 2}\n"
+		"  - int8: {hook: train.py:make_hook, bits: [4, 8]}\n"
+		"bandwidth: 1gbit\nworld_size: 2\nbatch: 1\niterations: 1\n";
+	struct gc_spec s;
+	struct gc_diags d;
+	gc_rc rc = parse_text(good_ddp, &s, &d);
+
+	if (rc)
+		dump(&d);
+	CHECK_EQ_INT(rc, GC_OK);
+	CHECK_STR(s.workload, "command");
+	CHECK_EQ_INT(s.ddp, 1);
+	CHECK_STR(s.baseline, "syncsgd");
+	CHECK_EQ_INT(s.n_methods, 5);
+	CHECK_STR(s.methods[4].params_text, "bits=8,hook=train.py:make_hook");
+	CHECK_EQ_INT(s.n_stacks, 1);
+	CHECK_STR(s.stacks[0].argv[0], "/usr/bin/python3");
+	CHECK_STR(s.stacks[0].argv[1], "{bin}/python/gcbench_ddp.py");
+	CHECK(s.n_files >= 1);   /* train.py and the .py files beside it */
+	for (size_t i = 0; i < s.n_files; i++)
+		CHECKF(strstr(s.files[i].name, ".py") != NULL, "shipped %s", s.files[i].name);
+	CHECK(strstr(s.canonical, "command=/usr/bin/python3 {bin}/python/gcbench_ddp.py") != NULL);
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+
+	/* a hook in a folder: that folder, whole */
+	rc = parse_text("name: own\nworkload: ddp\nmodels: [tiny]\nmethods:\n  - syncsgd\n"
+			"  - p: {hook: pkg/util.py:make}\nbandwidth: 1gbit\nworld_size: 2\n"
+			"batch: 1\niterations: 1\n", &s, &d);
+	CHECK_EQ_INT(rc, GC_OK);
+	CHECK_EQ_INT(s.n_files, 3);
+	CHECK_STR(s.n_files ? s.files[0].name : "", "pkg/__init__.py");
+	CHECK_STR(s.stacks[0].argv[0], "python3");
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+
+	/* every mistake at once */
+	rc = parse_text("name: own\nworkload: ddp\npython: ~/venv/bin/python\n"
+			"command: [python3, x.py]\nmodels: [tiny]\nmethods:\n  - syncsgd\n"
+			"  - int9\n  - fp16: {hook: a.py:f}\n  - q: {hook: a.txt:f}\n"
+			"  - r: {hook: \"a.py:1f\"}\n  - powersgd: {rnak: 2}\n  - m: {hook: none.py:f}\n"
+			"bandwidth: 1gbit\nworld_size: 2\nbatch: 1\niterations: 1\n", &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	CHECK(has_diag(&d, "write e.g. python: /usr/bin/python3"));
+	CHECK(has_diag(&d, "workload: ddp runs gcbench's own DDP runner; remove 'command'"));
+	CHECK(has_diag(&d, "method 'int9' is not one of PyTorch's hooks by gcbench's name"));
+	CHECK(has_diag(&d, "'fp16' is PyTorch's hook under gcbench's name; give your hook a label"));
+	CHECK(has_diag(&d, "hook 'a.txt:f' of 'q' is not FILE.py:FUNCTION"));
+	CHECK(has_diag(&d, "hook 'a.py:1f' of 'r' is not FILE.py:FUNCTION"));
+	CHECK(has_diag(&d, "method powersgd takes no parameter 'rnak'; it takes rank"));
+	CHECK(has_diag(&d, "file 'none.py'"));
+	gc_diags_release(&d);
+	/* python: belongs to ddp */
+	rc = parse_text("name: c\nworkload: command\npython: python3\ncommand: [python3, t.py]\n"
+			"models: [m]\nmethods: [a]\nbaseline: a\nbandwidth: 1gbit\nworld_size: 2\n"
+			"batch: 1\niterations: 1\n", &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	CHECK(has_diag(&d, "'python' applies to workload: ddp only"));
 	gc_diags_release(&d);
 }
 
@@ -485,6 +560,7 @@ int main(void)
 	GCT_RUN(test_files_in_hash);
 	GCT_RUN(test_files_paths);
 	GCT_RUN(test_files_file_and_folder);
+	GCT_RUN(test_ddp);
 	GCT_RUN(test_stacks);
 	GCT_RUN(test_stacks_bad);
 	GCT_RUN(test_arg_problem);
