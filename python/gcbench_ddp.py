@@ -462,6 +462,7 @@ def run(torch, a, rows):
         device_ids=[device.index] if device is not None else None)
     numel = sum(int(torch.Size(s).numel()) for _, s in rows)
     extra = {"hook_file": a.user["file"], "hook_function": a.user["func"]} if a.user else {}
+    extra["python_executable"] = sys.executable
     rec = gr.Recorder(a.out, device=device, method=a.method, params=a.params,
                       workload="command", model=a.model, world=world, rank=rank,
                       backend=pl["process_group"], batch=a.batch,

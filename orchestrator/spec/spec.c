@@ -16,7 +16,7 @@ static const char *const top_keys[] = {
 	"name", "description", "workload", "models", "methods", "baseline", "bandwidth",
 	"latency", "world_size", "batch", "iterations", "warmup", "repeats", "timeout",
 	"compute_scale", "backend", "exclude", "zip", "notify", "target", "eval_every", "data",
-	"ranks_per_node", "allow_single_node", "command", "stacks", "files", "python",
+	"ranks_per_node", "allow_single_node", "command", "stacks", "files", "python", "env",
 };
 #define N_TOP (sizeof(top_keys) / sizeof(top_keys[0]))
 
@@ -617,6 +617,10 @@ static gc_rc make_canonical(struct gc_spec *s)
 		for (size_t i = 0; i < s->n_files; i++)
 			gc_buf_addf(&b, "%s%s:%s", i ? "," : "", s->files[i].name, s->files[i].digest);
 		gc_buf_addf(&b, "\n");
+		if (s->ddp)   /* only where used: other specs keep their hashes */
+			gc_buf_addf(&b, "python=%s\n", s->python);
+		for (size_t i = 0; i < s->n_env; i++)
+			gc_buf_addf(&b, "env=%s\n", s->env[i]);
 	}
 	len = b.len;
 	s->canonical = gc_buf_take(&b);

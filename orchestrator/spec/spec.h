@@ -18,6 +18,7 @@
 #include "kernels/compress.h"
 #include "orchestrator/ops/notify.h"
 #include "yamlutil.h"
+#include "envvars.h"
 
 
 
@@ -74,6 +75,9 @@ struct gc_spec {
 	char *workload;                  /* "replay", "train" (models: mlp, cnn) or "command" */
 	int ddp;                         /* workload: ddp, parsed as a command workload whose
 	                                  * program is gcbench's DDP runner (spec_ddp.c) */
+	char python[256];                /* ddp: the spec's python: ("" none: python3, or
+	                                  * a host's own python:) */
+	char env[GC_ENV_MAX][GC_ENV_LEN]; size_t n_env;  /* command, ddp: env:, "NAME=VALUE" */
 	struct gc_spec_stack *stacks; size_t n_stacks;  /* workload: command: the programs
 	                                             * (docs/spec.md; spec_command.h) */
 	struct gc_spec_file *files; size_t n_files; /* workload: command: files: */

@@ -3,6 +3,7 @@
 #include "spec.h"
 #include "spec_command.h"
 #include "spec_internal.h"
+#include "envvars_parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@
 
 static const char *const placeholders[] = {
 	"method", "params", "model", "iterations", "warmup", "batch", "world_size", "backend",
-	"records", "bin", "method_arg",
+	"records", "bin", "method_arg", "python",
 };
 #define N_PH (sizeof(placeholders) / sizeof(placeholders[0]))
 
@@ -247,10 +248,15 @@ void spec_parse_command(struct spec_ctx *c)
 	int is_cmd = c->s->workload && !strcmp(c->s->workload, "command");
 
 	yaml_node_t *py = gc_yaml_get(c->doc, c->root, "python");
+	yaml_node_t *env = gc_yaml_get(c->doc, c->root, "env");
 
 	if (py && !c->s->ddp)
 		gc_diag(c->d, py, "'python' applies to workload: ddp only; remove it (with "
 			"workload: command, the program is the first argument of 'command')");
+	if (env && !is_cmd)
+		gc_diag(c->d, env, "'env' applies to workloads command and ddp only; remove it");
+	else if (env)
+		c->s->n_env = gc_env_parse(c->doc, env, "env", c->s->env, c->d);
 	if (!is_cmd) {
 		yaml_node_t *n = cmd ? cmd : stacks ? stacks : files;
 		if (n)

@@ -2,11 +2,12 @@
  * (python/gcbench_ddp.py, in every command build's python/) on every rank. The spec
  * becomes a command workload whose one program is the runner:
  *
- *   PYTHON {bin}/python/gcbench_ddp.py --hook {method} --params {params} --model {model}
+ *   {python} {bin}/python/gcbench_ddp.py --hook {method} --params {params} --model {model}
  *          --worker {bin}/gcbench-worker --backend {backend} --out {records}
  *          --iters {iterations} --warmup {warmup} --batch {batch}
  *
- * PYTHON is the spec's python: (a safe path, default python3). Methods are PyTorch's
+ * {python} is each host's interpreter: the inventory host's python:, else the spec's
+ * python:, else python3 (orchestrator/remote/launch.h). Methods are PyTorch's
  * hooks under gcbench's names, with the parameters the runner takes, or a label of the
  * user's with hook: FILE.py:FUNCTION and any other parameters (passed to FUNCTION as
  * keyword arguments); the hook's file is shipped with its modules (spec_files.c). */
@@ -41,15 +42,16 @@ static const char *const runner_argv[] = {
 void spec_ddp_command(struct spec_ctx *c)
 {
 	yaml_node_t *py = gc_yaml_get(c->doc, c->root, "python");
-	const char *p = py ? gc_yaml_text(py) : "python3";
+	const char *p = py ? gc_yaml_text(py) : "", *why = NULL;
 	struct gc_spec_stack *st;
 
-	if (!p || gc_command_arg_problem(p, 1) || strchr(p, '{')) {
+	if (py && (!p || !*p || *p == '-' || (why = gc_env_value_problem(p))))
 		gc_diag(c->d, py, "python is the interpreter that runs gcbench's DDP runner on "
-			"every host, a path of letters, digits and ._:@%%+=,/- (no ~: write the "
-			"full path); write e.g. python: /usr/bin/python3");
-		p = "python3";
-	}
+			"every host (a host's own python: in the inventory comes first)%s%s; write "
+			"e.g. python: /usr/bin/python3 or python: ~/venv/bin/python", why ? ": it " : "",
+			why ? why : "");
+	else
+		gc_strlcpy(c->s->python, p, sizeof(c->s->python));
 	if (!(c->s->stacks = calloc(1, sizeof(*c->s->stacks))) ||
 	    !(c->s->stacks->argv = calloc(N_RUNNER + 1, sizeof(char *)))) {
 		c->d->oom = 1;
@@ -57,7 +59,7 @@ void spec_ddp_command(struct spec_ctx *c)
 	}
 	c->s->n_stacks = 1;
 	st = c->s->stacks;
-	if (!(st->argv[0] = strdup(p))) {
+	if (!(st->argv[0] = strdup("{python}"))) {
 		c->d->oom = 1;
 		return;
 	}

@@ -7,11 +7,13 @@
 # decode nonzero in every measured iteration, its label, file and function stored. Then a
 # second spec: a hook in a package of two modules (one imports the other relatively),
 # and a hook that raises: the package hook runs ok, the raising one is stored failed
-# naming its file, line and exception, the baseline point ok, and no rank is left.
+# naming its file, line and exception, the baseline point ok, and no rank is left; that
+# sweep's hosts find their Python differently (n1 by the inventory's python:, n2 through
+# its env: PATH, the spec giving none), as each rank's header shows.
 # SKIPs without torch. Time: about 2-4 minutes on 2 cores (torch's start-up dominates).
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cases="doc_files sweep_ok speedup_pairs phases_nonzero hook_stored package_hook raising_hook no_rank_left"
+cases="doc_files sweep_ok speedup_pairs phases_nonzero hook_stored package_hook raising_hook host_python no_rank_left"
 need_sweep $cases || exit 0
 PY=""
 for p in ${PYTHON:-} python3 /usr/bin/python3; do
@@ -25,7 +27,9 @@ fi
 name=ownhook$(( $$ % 100000 ))
 work=$(mktemp -d /tmp/gcbench-ownhook.XXXXXX)
 export GCBENCH_HOME=$work/home
-cleanup() { "$BIN/gcbench" cluster down --name "$name" >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$work"; }
+# the two hosts' pythons (the nodes have their own /tmp)
+side=$(mktemp -d /var/tmp/gcbench-ownhook-py.XXXXXX)
+cleanup() { "$BIN/gcbench" cluster down --name "$name" >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$work" "$side"; }
 trap cleanup EXIT
 
 # the files of docs/hooks.md: each block after its <!-- file: NAME --> line
@@ -96,7 +100,15 @@ PY
 sed -e 's/^name: .*/name: my-hooks-2/' -e 's/^bandwidth: .*/bandwidth: 100mbit/' \
 	-e '/^  - fp16$/d' -e 's|^  - int8: .*|  - pkg: {hook: hooks/int8pkg/hook.py:make_hook}\n  - bad: {hook: raising_hook.py:make_hook}|' \
 	"$work/spec.yaml" >"$work/two.yaml"
-(cd "$work" && "$GCB" run two.yaml --inventory "$inv" --db "$work/two.db") >"$work/out2" 2>&1
+# n1: python: a venv-like path; n2: python3 found on its env: PATH (both this python)
+mkdir -p "$side/venv-a/bin" "$side/conda-b/bin"
+ln -s "$PY" "$side/venv-a/bin/python3"
+ln -s "$PY" "$side/conda-b/bin/python3"
+awk -v a="$side/venv-a/bin/python3" -v b="$side/conda-b/bin:/usr/bin:/bin" '{ print }
+	/^    netns: gcb-.*-n1$/ { print "    python: " a }
+	/^    netns: gcb-.*-n2$/ { print "    env: {PATH: \"" b "\"}" }' "$inv" >"$work/inv2.yaml"
+sed -i '/^python: /d' "$work/two.yaml"
+(cd "$work" && "$GCB" run two.yaml --inventory "$work/inv2.yaml" --db "$work/two.db") >"$work/out2" 2>&1
 q2() { sqlite3 "$work/two.db" "$1"; }
 st=$(q2 "SELECT method || ':' || status FROM runs ORDER BY method" | tr '\n' ' ')
 eq=$(q2 "SELECT count(*) FROM run_headers h JOIN runs r ON r.id = h.run_id WHERE r.method = 'pkg' AND json_extract(h.header, '\$.replicas_equal') = 1")
@@ -105,6 +117,10 @@ eq=$(q2 "SELECT count(*) FROM run_headers h JOIN runs r ON r.id = h.run_id WHERE
 err=$(q2 "SELECT error || ' ' || stderr_tail FROM runs WHERE method = 'bad'")
 grep -q "raising_hook.py:3 (in hook): ValueError: this hook fails at bucket" <<<"$err" && pass raising_hook ||
 	fail raising_hook "stored: $(head -c 600 <<<"$err")"
+
+pys=$(q2 "SELECT json_extract(h.header, '\$.python_executable') FROM run_headers h JOIN runs r ON r.id = h.run_id WHERE r.method = 'pkg' ORDER BY 1" | tr '\n' ' ')
+[ "$pys" = "$side/conda-b/bin/python3 $side/venv-a/bin/python3 " ] && pass host_python ||
+	fail host_python "the ranks ran: '$pys'; inventory: $(grep -E 'python:|env:' "$work/inv2.yaml" | tr '\n' ' ')"
 
 procs=$(pgrep -f "gcbench_ddp.py --hook" || true)
 left=""

@@ -338,12 +338,14 @@ static void test_ddp(void)
 	CHECK_EQ_INT(s.n_methods, 5);
 	CHECK_STR(s.methods[4].params_text, "bits=8,hook=train.py:make_hook");
 	CHECK_EQ_INT(s.n_stacks, 1);
-	CHECK_STR(s.stacks[0].argv[0], "/usr/bin/python3");
+	CHECK_STR(s.stacks[0].argv[0], "{python}");   /* the wrapper's, per host */
+	CHECK_STR(s.python, "/usr/bin/python3");
 	CHECK_STR(s.stacks[0].argv[1], "{bin}/python/gcbench_ddp.py");
 	CHECK(s.n_files >= 1);   /* train.py and the .py files beside it */
 	for (size_t i = 0; i < s.n_files; i++)
 		CHECKF(strstr(s.files[i].name, ".py") != NULL, "shipped %s", s.files[i].name);
-	CHECK(strstr(s.canonical, "command=/usr/bin/python3 {bin}/python/gcbench_ddp.py") != NULL);
+	CHECK(strstr(s.canonical, "command={python} {bin}/python/gcbench_ddp.py") != NULL);
+	CHECK(strstr(s.canonical, "python=/usr/bin/python3\n") != NULL);
 	gc_spec_release(&s);
 	gc_diags_release(&d);
 
@@ -354,18 +356,18 @@ static void test_ddp(void)
 	CHECK_EQ_INT(rc, GC_OK);
 	CHECK_EQ_INT(s.n_files, 3);
 	CHECK_STR(s.n_files ? s.files[0].name : "", "pkg/__init__.py");
-	CHECK_STR(s.stacks[0].argv[0], "python3");
+	CHECK_STR(s.python, "");   /* the host's python:, else python3 */
 	gc_spec_release(&s);
 	gc_diags_release(&d);
 
 	/* every mistake at once */
-	rc = parse_text("name: own\nworkload: ddp\npython: ~/venv/bin/python\n"
+	rc = parse_text("name: own\nworkload: ddp\npython: ~bob/python\n"
 			"command: [python3, x.py]\nmodels: [tiny]\nmethods:\n  - syncsgd\n"
 			"  - int9\n  - fp16: {hook: a.py:f}\n  - q: {hook: a.txt:f}\n"
 			"  - r: {hook: \"a.py:1f\"}\n  - powersgd: {rnak: 2}\n  - m: {hook: none.py:f}\n"
 			"bandwidth: 1gbit\nworld_size: 2\nbatch: 1\niterations: 1\n", &s, &d);
 	CHECK_EQ_INT(rc, GC_E_INVAL);
-	CHECK(has_diag(&d, "write e.g. python: /usr/bin/python3"));
+	CHECK(has_diag(&d, "write e.g. python: /usr/bin/python3 or python: ~/venv/bin/python"));
 	CHECK(has_diag(&d, "workload: ddp runs gcbench's own DDP runner; remove 'command'"));
 	CHECK(has_diag(&d, "method 'int9' is not one of PyTorch's hooks by gcbench's name"));
 	CHECK(has_diag(&d, "'fp16' is PyTorch's hook under gcbench's name; give your hook a label"));
@@ -474,7 +476,8 @@ static void test_launch(void)
 	      strstr(script, "GCBENCH_RECORDS=$d/records-r$RANK.gcr"));
 	CHECK_STR(argv[i - 1], "{records}");
 	CHECK_STR(argv[i - 4], "python3");
-	CHECK_STR(argv[i - 5], ".cache/gcbench/0123456789abcdef");
+	CHECK_STR(argv[i - 5], "0");   /* no environment entries */
+	CHECK_STR(argv[i - 6], ".cache/gcbench/0123456789abcdef");
 	gc_argv_free(argv);
 	l.bin_dir = NULL;
 	CHECK_EQ_INT(gc_launch_argv(&l, &argv, &e), GC_E_INVAL);
@@ -528,6 +531,98 @@ static void test_wrapper_runs(void)
 	gc_argv_free(argv);
 }
 
+/* the environment: the spec's entries on every host, a host's by its data address,
+ * ~/ expanded to the host's $HOME, {python} from GCBENCH_PYTHON; bad entries refused */
+static void test_wrapper_env(void)
+{
+	char *cmd[] = { "/bin/sh", "env.sh", "{python}", NULL };
+	gc_launch l = { 0 };
+	char **argv, want[512];
+	gc_proc_result r;
+	gc_err e;
+	size_t i;
+	const char *home = getenv("HOME");
+
+	write_file("env.sh", "echo \"$FOO|$BAR|$1|$GLOO_SOCKET_IFNAME\"\n");
+	l.hosts[0] = "n1";
+	l.slots[0] = 1;
+	l.nhosts = 1, l.world = 1;
+	l.iface = "lo";
+	l.data_cidr = "127.0.0.0/8";   /* this host is 127.0.0.1 on it */
+	l.command = cmd, l.n_command = 3;
+	l.files_dir = dir;
+	l.records_dir = "/tmp/recs";
+	l.bin_dir = "/opt/gcb/bin";
+	l.master_addr = "127.0.0.1", l.master_port = 2000;
+	strcpy(l.env[0], "*/FOO=~/x");
+	strcpy(l.env[1], "*/BAR=all");
+	strcpy(l.env[2], "127.0.0.1/BAR=mine");
+	strcpy(l.env[3], "10.9.9.9/BAR=other");
+	strcpy(l.env[4], "127.0.0.1/GCBENCH_PYTHON=/usr/bin/python3");
+	l.n_env = 5;
+	CHECKF(gc_launch_argv(&l, &argv, &e) == GC_OK, "%s", e.msg);
+	for (i = 0; argv[i] && strcmp(argv[i], "/bin/sh"); i++)
+		;
+	CHECK(argv[i] != NULL);
+	CHECK_EQ_INT(gc_proc_run(argv + i, NULL, NULL, 10, 0, &r, &e), GC_OK);
+	snprintf(want, sizeof(want), "%s/x|mine|/usr/bin/python3|lo\n", home ? home : "");
+	CHECKF(r.status == 0 && r.out && !strcmp(r.out, want), "got '%s' (%s), want '%s'",
+	       r.out ? r.out : "", r.err_tail, want);
+	gc_proc_result_release(&r);
+	gc_argv_free(argv);
+	/* refused before any shell: a reserved name, a value with $, ~bob, a bad key */
+	{
+		const char *bad[] = { "*/RANK=1", "*/X=$(id)", "*/X=~bob/x", "a b/X=1", "*/X",
+				      "*/GCBENCH_BIN=/x", "*/1X=1" };
+		for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			strcpy(l.env[0], bad[k]);
+			l.n_env = 1;
+			CHECKF(gc_launch_argv(&l, &argv, &e) == GC_E_INVAL, "accepted '%s'", bad[k]);
+		}
+	}
+}
+
+/* env: in a spec and python:/env: of an inventory host: checked, named in messages */
+static void test_env_parse(void)
+{
+	struct gc_spec s;
+	struct gc_diags d;
+	gc_rc rc = parse_text("name: e\nworkload: ddp\npython: ~/venv/bin/python3\n"
+			      "env: {OMP_PROC_BIND: close, PATH: \"~/conda/bin:/usr/bin\"}\n"
+			      "models: [tiny]\nmethods: [syncsgd]\nbandwidth: 1gbit\n"
+			      "world_size: 2\nbatch: 1\niterations: 1\n", &s, &d);
+
+	if (rc)
+		dump(&d);
+	CHECK_EQ_INT(rc, GC_OK);
+	CHECK_EQ_INT(s.n_env, 2);
+	CHECK_STR(s.env[1], "PATH=~/conda/bin:/usr/bin");
+	CHECK_STR(s.python, "~/venv/bin/python3");
+	CHECK_STR(s.stacks[0].argv[0], "{python}");
+	CHECK(strstr(s.canonical, "env=OMP_PROC_BIND=close\n") != NULL);
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+	rc = parse_text("name: e\nworkload: ddp\npython: ~bob/python\n"
+			"env: {RANK: 1, GCBENCH_X: 1, \"1A\": 2, A: \"$(id)\", B: [1], C: \"a b\"}\n"
+			"models: [tiny]\nmethods: [syncsgd]\nbandwidth: 1gbit\n"
+			"world_size: 2\nbatch: 1\niterations: 1\n", &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	CHECK_EQ_INT(d.n, 7);
+	CHECK(has_diag(&d, "another login's home; write ~/PATH"));
+	CHECK(has_diag(&d, "env: 'RANK' is set by gcbench for every rank"));
+	CHECK(has_diag(&d, "env: 'GCBENCH_X' is gcbench's or Open MPI's own"));
+	CHECK(has_diag(&d, "env: '1A' is not a variable name"));
+	CHECK(has_diag(&d, "env: the value of A has a character other than"));
+	CHECK(has_diag(&d, "env: the value of B is not one plain value"));
+	gc_diags_release(&d);
+	rc = parse_text("name: e\nworkload: replay\nenv: {A: 1}\nmodels: [tiny]\n"
+			"methods: [syncsgd]\nbandwidth: 1gbit\nworld_size: 2\nbatch: 1\n"
+			"iterations: 1\n", &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	CHECK(has_diag(&d, "'env' applies to workloads command and ddp only"));
+	gc_diags_release(&d);
+}
+
 int main(void)
 {
 	char lib[300];
@@ -567,6 +662,8 @@ int main(void)
 	GCT_RUN(test_expand);
 	GCT_RUN(test_launch);
 	GCT_RUN(test_wrapper_runs);
+	GCT_RUN(test_wrapper_env);
+	GCT_RUN(test_env_parse);
 	gct_rmtree(dir);
 	return gct_finish();
 }
