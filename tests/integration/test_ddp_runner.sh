@@ -4,11 +4,13 @@
 # device cuda:LOCAL_RANK, CUDA-event timing, NCCL_SOCKET_IFNAME) and gloo's for mpi; a
 # missing LOCAL_RANK, an unknown method without a hook, a malformed hook and a bad
 # parameter are refused (exit 2) with what to write; a hook's path maps to where
-# gcbench ships it (spec_files.c's rule). Time: a second.
+# gcbench ships it (spec_files.c's rule). `gcbench init hook NAME` writes a hook that
+# compiles and a spec that parses (a dry run lists its 6 points), keeps existing files
+# and refuses PyTorch's names and bad ones. Time: a few seconds.
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 R=$ROOT/python/gcbench_ddp.py
-cases="plan_nccl plan_gloo refusals landed_paths"
+cases="plan_nccl plan_gloo refusals landed_paths init_hook"
 need_cmd python3 $cases || exit 0
 
 out=$(RANK=3 WORLD_SIZE=4 LOCAL_RANK=1 NCCL_SOCKET_IFNAME=eth9 python3 -B "$R" --plan --backend nccl \
@@ -40,3 +42,21 @@ print(" ".join(g.landed(p) for p in sys.argv[2:]))' "$ROOT/python" h.py ./h.py p
 	../x/h.py /abs/dir/h.py a/../b/h.py ../h.py 2>&1)
 [ "$got" = "h.py h.py pkg/h.py pkg/sub/h.py x/h.py dir/h.py b/h.py h.py" ] && pass landed_paths ||
 	fail landed_paths "got: $got"
+
+tmp=$(mktemp -d /tmp/gcbench-ddp-runner.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+bad=""
+"$BIN/gcbench" init hook int4 --dir "$tmp" >"$tmp/out" 2>&1 || bad="$bad [init: $(cat "$tmp/out")]"
+python3 -m py_compile "$tmp/int4_hook.py" 2>>"$tmp/out" || bad="$bad [does not compile]"
+n=$("$BIN/gcbench" run "$tmp/int4.yaml" --inventory "$ROOT/experiments/inventory-local.yaml" --dry-run 2>&1 |
+	grep -c '^  resnet50 \(syncsgd\|fp16\|int4(hook=int4_hook\.py:make_hook)\) @ ')
+[ "$n" = 6 ] || bad="$bad [dry run: $n points, want 6]"
+echo "# mine" >>"$tmp/int4_hook.py"
+rc=0; o=$("$BIN/gcbench" init hook int4 --dir "$tmp" 2>&1) || rc=$?
+[ "$rc" = 2 ] && [[ $o == *"exists; keep it, or give --force"* ]] && tail -1 "$tmp/int4_hook.py" | grep -q mine ||
+	bad="$bad [existing: rc $rc: $o]"
+for nm in fp16 syncsgd 9x "a-b" Int8 "$(printf 'x%.0s' {1..30})"; do
+	rc=0; o=$("$BIN/gcbench" init hook "$nm" --dir "$tmp" 2>&1) || rc=$?
+	[ "$rc" = 2 ] && [[ $o == *"write e.g. gcbench init hook int8"* ]] || bad="$bad [$nm: rc $rc: $o]"
+done
+[ -z "$bad" ] && pass init_hook || fail init_hook "$bad"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tests/integration/test_own_hook.sh: docs/hooks.md as a hook author follows it, word for
-# word: its int8_hook.py and my-hook.yaml, taken from the page, swept on the test's own
-# 2-node local cluster in one `gcbench run` (the spec's caps, model and counts lowered,
-# and python: set to this machine's python that imports torch); every run ok, the speedup
+# word: `gcbench init hook int8` (its int8.yaml must be the page's), the page's
+# int8_hook.py over the scaffold's, swept on the test's own 2-node local cluster in one
+# `gcbench run` (the spec's caps, model and counts lowered, and python: set to this
+# machine's python that imports torch); every run ok, the speedup
 # view pairs the hook and fp16 with syncsgd at both caps, the hook's encode, comm and
 # decode nonzero in every measured iteration, its label, file and function stored. Then a
 # second spec: a hook in a package of two modules (one imports the other relatively),
@@ -32,13 +33,20 @@ side=$(mktemp -d /var/tmp/gcbench-ownhook-py.XXXXXX)
 cleanup() { "$BIN/gcbench" cluster down --name "$name" >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$work" "$side"; }
 trap cleanup EXIT
 
-# the files of docs/hooks.md: each block after its <!-- file: NAME --> line
-awk -v dir="$work" '/^<!-- file: [A-Za-z0-9._-]+ -->$/ { f = dir "/" $3; next }
+# docs/hooks.md's steps: the scaffold, then the page's hook over its own
+"$BIN/gcbench" init hook int8 --dir "$work" >"$work/init.out" 2>&1
+mkdir -p "$work/doc"
+awk -v dir="$work/doc" '/^<!-- file: [A-Za-z0-9._-]+ -->$/ { f = dir "/" $3; next }
 	f && /^```/ { if (open) { close(f); f = ""; open = 0 } else open = 1; next }
 	f && open { print > f }' "$ROOT/docs/hooks.md"
-lines=$(wc -l <"$work/int8_hook.py" 2>/dev/null || echo 0)
-[ -s "$work/my-hook.yaml" ] && [ "$lines" -ge 15 ] && [ "$lines" -le 25 ] && pass doc_files ||
-	fail doc_files "docs/hooks.md gave int8_hook.py of $lines lines and my-hook.yaml: $(ls "$work")"
+lines=$(wc -l <"$work/doc/int8_hook.py" 2>/dev/null || echo 0)
+if [ "$lines" -ge 15 ] && [ "$lines" -le 25 ] && cmp -s "$work/doc/int8.yaml" "$work/int8.yaml" &&
+	grep -q "def make_hook" "$work/int8_hook.py"; then
+	cp "$work/doc/int8_hook.py" "$work/int8_hook.py"
+	pass doc_files
+else
+	fail doc_files "the page's hook has $lines lines; the scaffold's spec and the page's differ: $(diff "$work/doc/int8.yaml" "$work/int8.yaml" 2>&1 | head -5 | tr '\n' ' ') $(cat "$work/init.out")"
+fi
 
 cluster_up 2 $cases || exit 0
 GCB=$(cd "$BIN" && pwd)/gcbench   # the runs start in the spec's folder
@@ -46,9 +54,9 @@ db=$work/h.db
 q() { sqlite3 "$db" "$1"; }
 sed -e "s|^workload: ddp$|workload: ddp\npython: $PY|" -e 's/^models: .*/models: [tiny]/' \
 	-e 's/^bandwidth: .*/bandwidth: [100mbit, 200mbit]/' -e 's/^iterations: .*/iterations: 4/' \
-	-e 's/^warmup: .*/warmup: 2/' "$work/my-hook.yaml" >"$work/spec.yaml"
-cp "$work/spec.yaml" "$work/my-hook.yaml"
-if (cd "$work" && "$GCB" run my-hook.yaml --inventory "$inv" --db "$db") >"$work/out" 2>&1; then
+	-e 's/^warmup: .*/warmup: 2/' "$work/int8.yaml" >"$work/spec.yaml"
+cp "$work/spec.yaml" "$work/int8.yaml"
+if (cd "$work" && "$GCB" run int8.yaml --inventory "$inv" --db "$db") >"$work/out" 2>&1; then
 	n=$(q "SELECT count(*) FROM runs WHERE status = 'ok'")
 	[ "$n" = 6 ] && pass sweep_ok || fail sweep_ok "$n ok runs, expected 6: $(tail -5 "$work/out")"
 else
@@ -65,7 +73,7 @@ z=$(q "SELECT count(*) FROM iterations i JOIN runs r ON r.id = i.run_id WHERE r.
 	fail phases_nonzero "$m measured rows of the hook (expected 16: 2 runs x 2 ranks x 4), $z without encode, comm or decode"
 
 st=$(q "SELECT DISTINCT r.params || ' ' || json_extract(h.header, '\$.hook_file') || ':' || json_extract(h.header, '\$.hook_function') || ' ' || json_extract(h.header, '\$.replicas_equal') FROM runs r JOIN run_headers h ON h.run_id = r.id WHERE r.method = 'int8'")
-[ "$st" = "bits=8,hook=int8_hook.py:make_hook int8_hook.py:make_hook 1" ] && pass hook_stored ||
+[ "$st" = "hook=int8_hook.py:make_hook int8_hook.py:make_hook 1" ] && pass hook_stored ||
 	fail hook_stored "stored: '$st'"
 
 # a package of two modules and a hook that raises, in one sweep with the baseline
