@@ -198,7 +198,7 @@ install: all man
 	install -m 0644 $(BUILD)/man/gcbench.1 $(BUILD)/man/gcbench-worker.1 \
 	  $(BUILD)/man/gcbench-netem.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -d $(DESTDIR)$(PREFIX)/share/gcbench/python
-	install -m 0644 python/gcbench_records.py python/gcbench_ddp.py \
+	install -m 0644 python/gcbench_records.py python/gcbench_ddp.py python/gcbench_grace.py \
 		$(DESTDIR)$(PREFIX)/share/gcbench/python/
 
 clean:

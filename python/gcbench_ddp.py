@@ -24,6 +24,10 @@ of METHOD, named as gcbench names its methods:
             one square-ish matrix)
   topk      examples/topk_hook.py (from the working directory, this file's folder or
             ../examples): ratio=F (0.01), ef=0|1 (1)
+  LABEL     a GRACE compressor: --params grace=FILE.py:CLASS,k=v,... through
+            python/gcbench_grace.py (memory=none|residual, per=tensor|bucket,
+            comm=allreduce|allgather; GRACE's defaults none, tensor, allreduce; the
+            other parameters go to CLASS)
   LABEL     your own hook: --params hook=FILE.py:FUNC,k=v,... where FUNC(**{k: v})
             returns (state, hook) as DistributedDataParallel.register_comm_hook takes
             them; values that read as integers or numbers are passed as such. FILE is
@@ -219,8 +223,9 @@ def landed(path):
 
 
 def parse_user_hook(label, text):
-    """--params hook=FILE.py:FUNC,k=v,...: (file, func, kwargs, canonical params)"""
-    hook, kw, given = None, {}, {}
+    """--params hook=FILE.py:FUNC,k=v,... (or grace=FILE.py:CLASS): (file, func, kwargs,
+    canonical params, 1 for grace)"""
+    hook, kw, given, grace = None, {}, {}, 0
     for kv in filter(None, text.split(",")):
         k, sep, v = kv.partition("=")
         if not sep or not k or not v:
@@ -228,8 +233,10 @@ def parse_user_hook(label, text):
         if k in given:
             raise BadArgs("parameter '%s' is given twice" % k)
         given[k] = v
-        if k == "hook":
-            hook = v
+        if k in ("hook", "grace"):
+            if hook is not None:
+                raise BadArgs("give hook= or grace=, not both")
+            hook, grace = v, int(k == "grace")
         else:
             kw[k] = _value(v)
     if hook is None:
@@ -238,8 +245,10 @@ def parse_user_hook(label, text):
                       % (label, ", ".join(METHODS), label))
     f, sep, func = hook.rpartition(":")
     if not sep or not f.endswith(".py") or not func.isidentifier():
-        raise BadArgs("hook '%s' is not FILE.py:FUNCTION (e.g. int8_hook.py:make_hook)" % hook)
-    return f, func, kw, ",".join("%s=%s" % kv for kv in sorted(given.items()))
+        raise BadArgs("%s '%s' is not FILE.py:%s (e.g. %s)" % (
+            "grace" if grace else "hook", hook, "CLASS" if grace else "FUNCTION",
+            "my_compressor.py:TopKCompressor" if grace else "int8_hook.py:make_hook"))
+    return f, func, kw, ",".join("%s=%s" % kv for kv in sorted(given.items())), grace
 
 
 def parse_args(argv):
@@ -285,8 +294,9 @@ def parse_args(argv):
         if method in METHODS:
             a.param_values, a.params = parse_params(method, text)
         else:
-            f, func, kw, a.params = parse_user_hook(method, text)
-            a.user = {"file": f, "func": func, "kwargs": kw, "landed": landed(f)}
+            f, func, kw, a.params, grace = parse_user_hook(method, text)
+            a.user = {"file": f, "func": func, "kwargs": kw, "landed": landed(f),
+                      "grace": grace}
             a.param_values = {}
         if not a.out and not a.plan:
             raise BadArgs("no record file: give --out FILE or set GCBENCH_RECORDS")
@@ -381,7 +391,12 @@ def load_user_hook(a):
         raise HookRaised(where(ex, "importing %s" % path)) from None
     fn = getattr(mod, a.user["func"], None)
     if not callable(fn):
-        raise BadArgs("hook file '%s' has no function '%s'" % (path, a.user["func"]))
+        raise BadArgs("hook file '%s' has no %s '%s'" % (
+            path, "class" if a.user["grace"] else "function", a.user["func"]))
+    if a.user["grace"]:   # a GRACE compressor: gcbench's adapter makes the hook
+        import functools
+        import gcbench_grace
+        fn = functools.partial(gcbench_grace.make_hook, fn)
     try:
         got = fn(**a.user["kwargs"])
     except Exception as ex:   # noqa: BLE001

@@ -18,6 +18,8 @@ INTEG_TESTS += tests/integration/test_run_pytorch_hooks.sh
 INTEG_TESTS += tests/integration/test_own_hook.sh
 # python/gcbench_ddp.py without torch: --plan (the NCCL route's choices), refusals
 INTEG_TESTS += tests/integration/test_ddp_runner.sh
+# python/gcbench_grace.py: GRACE-shaped compressors through the adapter, 2 ranks
+INTEG_TESTS += tests/integration/test_grace_adapter.sh
 
 BENCHES += bench-vs-pytorch
 bench: bench-vs-pytorch

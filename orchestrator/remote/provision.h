@@ -39,9 +39,10 @@
                                      * Python modules */
 /* gcbench's Python modules (python/ in the source tree, PREFIX/share/gcbench/python
  * installed): every command workload's build has them in python/, on the ranks'
- * PYTHONPATH (orchestrator/remote/launch.h); gcbench_ddp.py is workload: ddp's runner */
-#define GC_PROVISION_PYTHON { "gcbench_records.py", "gcbench_ddp.py" }
-#define GC_PROVISION_NPYTHON 2
+ * PYTHONPATH (orchestrator/remote/launch.h); gcbench_ddp.py is workload: ddp's runner,
+ * gcbench_grace.py its adapter for GRACE-style compressors */
+#define GC_PROVISION_PYTHON { "gcbench_records.py", "gcbench_ddp.py", "gcbench_grace.py" }
+#define GC_PROVISION_NPYTHON 3
 
 struct gc_build {
 	char bin_dir[1024];      /* where the files are on the controller */

@@ -10,7 +10,9 @@
  * python:, else python3 (orchestrator/remote/launch.h). Methods are PyTorch's
  * hooks under gcbench's names, with the parameters the runner takes, or a label of the
  * user's with hook: FILE.py:FUNCTION and any other parameters (passed to FUNCTION as
- * keyword arguments); the hook's file is shipped with its modules (spec_files.c). */
+ * keyword arguments), or a label with grace: FILE.py:CLASS, a GRACE-style compressor
+ * run through python/gcbench_grace.py; the file is shipped with its modules
+ * (spec_files.c). */
 #include "spec.h"
 #include "spec_command.h"
 #include "spec_internal.h"
@@ -109,6 +111,8 @@ static void check_variant(struct spec_ctx *c, yaml_node_t *at, const struct gc_s
 	const char *colon, *fn;
 
 	param(m->params_text, "hook", hook, sizeof(hook));
+	if (!*hook)   /* a GRACE compressor (python/gcbench_grace.py): FILE.py:CLASS */
+		param(m->params_text, "grace", hook, sizeof(hook));
 	if (b && *hook) {
 		gc_diag(c->d, at, "'%s' is PyTorch's hook under gcbench's name; give your hook a "
 			"label of its own, e.g. - my_%s: {hook: %s}", m->name, m->name, hook);
@@ -127,8 +131,9 @@ static void check_variant(struct spec_ctx *c, yaml_node_t *at, const struct gc_s
 	fn = colon ? colon + 1 : "";
 	if (!*hook) {
 		gc_diag(c->d, at, "method '%s' is not one of PyTorch's hooks by gcbench's name (%s); "
-			"for your own hook write - %s: {hook: my_hook.py:make_hook}", m->name,
-			BUILTIN_NAMES, m->name);
+			"for your own hook write - %s: {hook: my_hook.py:make_hook}, for a GRACE "
+			"compressor - %s: {grace: my_compressor.py:MyCompressor}", m->name,
+			BUILTIN_NAMES, m->name, m->name);
 		return;
 	}
 	if (!colon || colon - hook < 4 || strncmp(colon - 3, ".py", 3) || !*fn ||

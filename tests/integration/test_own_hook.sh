@@ -7,14 +7,15 @@
 # view pairs the hook and fp16 with syncsgd at both caps, the hook's encode, comm and
 # decode nonzero in every measured iteration, its label, file and function stored. Then a
 # second spec: a hook in a package of two modules (one imports the other relatively),
-# and a hook that raises: the package hook runs ok, the raising one is stored failed
+# a GRACE-shaped compressor through the adapter (all-gather, residual memory), and a hook
+# that raises: the package hook and the compressor run ok, the raising one is stored failed
 # naming its file, line and exception, the baseline point ok, and no rank is left; that
 # sweep's hosts find their Python differently (n1 by the inventory's python:, n2 through
 # its env: PATH, the spec giving none), as each rank's header shows.
 # SKIPs without torch. Time: about 2-4 minutes on 2 cores (torch's start-up dominates).
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cases="doc_files sweep_ok speedup_pairs phases_nonzero hook_stored package_hook raising_hook host_python no_rank_left"
+cases="doc_files sweep_ok speedup_pairs phases_nonzero hook_stored package_hook grace_adapter raising_hook host_python no_rank_left"
 need_sweep $cases || exit 0
 PY=""
 for p in ${PYTHON:-} python3 /usr/bin/python3; do
@@ -99,6 +100,24 @@ def make_hook():
         return fut.then(lambda f: f.value()[0].float().mul_(scale / world))
     return None, hook
 PY
+# a compressor in GRACE's shape (compress/decompress; not GRACE's code), through the adapter
+cat >"$work/grace_topk.py" <<'PY'
+import torch
+
+
+class TopKCompressor:
+    def __init__(self, compress_ratio=0.01):
+        self.average, self.tensors_size_are_same, self.ratio = True, True, compress_ratio
+
+    def compress(self, tensor, name):
+        flat = tensor.flatten()
+        _, idx = flat.abs().topk(max(1, int(flat.numel() * self.ratio)))
+        return [flat[idx], idx], (flat.numel(), tensor.size())
+
+    def decompress(self, tensors, ctx):
+        out = torch.zeros(ctx[0], dtype=tensors[0].dtype)
+        return out.scatter_(0, tensors[1], tensors[0]).view(ctx[1])
+PY
 cat >"$work/raising_hook.py" <<'PY'
 def make_hook(at=1):
     def hook(state, bucket):
@@ -106,7 +125,7 @@ def make_hook(at=1):
     return None, hook
 PY
 sed -e 's/^name: .*/name: my-hooks-2/' -e 's/^bandwidth: .*/bandwidth: 100mbit/' \
-	-e '/^  - fp16$/d' -e 's|^  - int8: .*|  - pkg: {hook: hooks/int8pkg/hook.py:make_hook}\n  - bad: {hook: raising_hook.py:make_hook}|' \
+	-e '/^  - fp16$/d' -e 's|^  - int8: .*|  - pkg: {hook: hooks/int8pkg/hook.py:make_hook}\n  - bad: {hook: raising_hook.py:make_hook}\n  - grc: {grace: grace_topk.py:TopKCompressor, comm: allgather, memory: residual, compress_ratio: 0.1}|' \
 	"$work/spec.yaml" >"$work/two.yaml"
 # n1: python: a venv-like path; n2: python3 found on its env: PATH (both this python)
 mkdir -p "$side/venv-a/bin" "$side/conda-b/bin"
@@ -120,8 +139,12 @@ sed -i '/^python: /d' "$work/two.yaml"
 q2() { sqlite3 "$work/two.db" "$1"; }
 st=$(q2 "SELECT method || ':' || status FROM runs ORDER BY method" | tr '\n' ' ')
 eq=$(q2 "SELECT count(*) FROM run_headers h JOIN runs r ON r.id = h.run_id WHERE r.method = 'pkg' AND json_extract(h.header, '\$.replicas_equal') = 1")
-[ "$st" = "bad:failed pkg:ok syncsgd:ok " ] && [ "$eq" = 2 ] && pass package_hook ||
+[ "$st" = "bad:failed grc:ok pkg:ok syncsgd:ok " ] && [ "$eq" = 2 ] && pass package_hook ||
 	fail package_hook "statuses: $st, replicas equal on $eq of 2 ranks: $(tail -3 "$work/out2" | tr '\n' ' ') $(q2 "SELECT substr(stderr_tail, 1, 500) FROM runs WHERE method = 'pkg'")"
+g=$(q2 "SELECT r.status || ' ' || count(*) || ' ' || sum(json_extract(h.header, '\$.replicas_equal')) FROM runs r JOIN run_headers h ON h.run_id = r.id WHERE r.method = 'grc'")
+z=$(q2 "SELECT count(*) FROM iterations i JOIN runs r ON r.id = i.run_id WHERE r.method = 'grc' AND i.warmup = 0 AND (i.t_encode <= 0 OR i.t_comm <= 0 OR i.t_decode <= 0)")
+[ "$g" = "ok 2 2" ] && [ "$z" = 0 ] && pass grace_adapter ||
+	fail grace_adapter "run, ranks, replicas equal: '$g'; $z measured rows without encode, comm or decode; $(q2 "SELECT substr(stderr_tail, 1, 400) FROM runs WHERE method = 'grc'")"
 err=$(q2 "SELECT error || ' ' || stderr_tail FROM runs WHERE method = 'bad'")
 grep -q "raising_hook.py:3 (in hook): ValueError: this hook fails at bucket" <<<"$err" && pass raising_hook ||
 	fail raising_hook "stored: $(head -c 600 <<<"$err")"

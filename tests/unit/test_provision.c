@@ -118,6 +118,7 @@ static void test_build_hash(void)
 		CHECK(put("share/gcbench/python/gcbench_records.py", "# m\n") == 0);
 		CHECK(gc_build_python_dir(self, got, sizeof(got), &e) == GC_E_NOTFOUND);
 		CHECK(put("share/gcbench/python/gcbench_ddp.py", "# r\n") == 0);
+		CHECK(put("share/gcbench/python/gcbench_grace.py", "# g\n") == 0);
 		CHECKF(gc_build_python_dir(self, got, sizeof(got), &e) == GC_OK, "%s", e.msg);
 		CHECK_CONTAINS(got, "/bin/../share/gcbench/python");
 		CHECK(gc_build_init(&b, dir, NULL, 0, &e) == GC_OK);
@@ -128,6 +129,8 @@ static void test_build_hash(void)
 		snprintf(got, sizeof(got), "%s/share/gcbench/python/gcbench_records.py", dir);
 		unlink(got);
 		snprintf(got, sizeof(got), "%s/share/gcbench/python/gcbench_ddp.py", dir);
+		unlink(got);
+		snprintf(got, sizeof(got), "%s/share/gcbench/python/gcbench_grace.py", dir);
 		unlink(got), rmdir(py);
 		snprintf(py, sizeof(py), "%s/share/gcbench", dir);
 		rmdir(py);
