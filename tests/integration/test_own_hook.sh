@@ -11,11 +11,13 @@
 # that raises: the package hook and the compressor run ok, the raising one is stored failed
 # naming its file, line and exception, the baseline point ok, and no rank is left; that
 # sweep's hosts find their Python differently (n1 by the inventory's python:, n2 through
-# its env: PATH, the spec giving none), as each rank's header shows.
+# its env: PATH, the spec giving none), as each rank's header shows. A hook that hangs on
+# one rank: its run ends at the workers' deadline (gcbench run --deadline 15) well
+# before the point's timeout, stored failed with gloo's timeout, the next point ok.
 # SKIPs without torch. Time: about 2-4 minutes on 2 cores (torch's start-up dominates).
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cases="doc_files sweep_ok speedup_pairs phases_nonzero hook_stored package_hook grace_adapter raising_hook host_python no_rank_left"
+cases="doc_files sweep_ok speedup_pairs phases_nonzero hook_stored package_hook grace_adapter raising_hook host_python hanging_hook no_rank_left"
 need_sweep $cases || exit 0
 PY=""
 for p in ${PYTHON:-} python3 /usr/bin/python3; do
@@ -152,6 +154,30 @@ grep -q "raising_hook.py:3 (in hook): ValueError: this hook fails at bucket" <<<
 pys=$(q2 "SELECT json_extract(h.header, '\$.python_executable') FROM run_headers h JOIN runs r ON r.id = h.run_id WHERE r.method = 'pkg' ORDER BY 1" | tr '\n' ' ')
 [ "$pys" = "$side/conda-b/bin/python3 $side/venv-a/bin/python3 " ] && pass host_python ||
 	fail host_python "the ranks ran: '$pys'; inventory: $(grep -E 'python:|env:' "$work/inv2.yaml" | tr '\n' ' ')"
+
+# a hook that never issues its collective on rank 1: rank 0 waits at the deadline
+cat >"$work/hanging_hook.py" <<'PY'
+import time
+import torch.distributed as dist
+
+
+def make_hook():
+    def hook(state, bucket):
+        if dist.get_rank() == 1:
+            time.sleep(3600)
+        return dist.all_reduce(bucket.buffer(), async_op=True).get_future().then(lambda f: f.value()[0])
+    return None, hook
+PY
+sed -e 's/^name: .*/name: my-hooks-3/' -e '/^  - fp16$/d' -e 's/^bandwidth: .*/bandwidth: 100mbit/' \
+	-e 's|^  - int8: .*|  - hang: {hook: hanging_hook.py:make_hook}|' "$work/spec.yaml" >"$work/hang.yaml"
+sed -i 's/^methods:$/timeout: 90\nmethods:/' "$work/hang.yaml"
+t0=$(date +%s)
+(cd "$work" && "$GCB" run hang.yaml --inventory "$inv" --db "$work/hang.db" --deadline 15) >"$work/out3" 2>&1
+took=$(( $(date +%s) - t0 ))
+st=$(sqlite3 "$work/hang.db" "SELECT method || ':' || status FROM runs ORDER BY id" | tr '\n' ' ')
+err=$(sqlite3 "$work/hang.db" "SELECT error || ' ' || stderr_tail FROM runs WHERE method = 'hang'")
+[ "$st" = "syncsgd:ok hang:failed " ] && [ "$took" -lt 85 ] && grep -qi "timed out\|timeout" <<<"$err" &&
+	pass hanging_hook || fail hanging_hook "statuses: $st in $took s: $(head -c 500 <<<"$err")"
 
 procs=$(pgrep -f "gcbench_ddp.py --hook" || true)
 left=""
