@@ -207,7 +207,8 @@ install: all man
 	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 $(BUILD)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -d $(DESTDIR)$(PREFIX)/share/gcbench/python
-	install -m 0644 python/gcbench_records.py $(DESTDIR)$(PREFIX)/share/gcbench/python/
+	install -m 0644 python/gcbench_records.py python/gcbench_ddp.py python/gcbench_grace.py \
+		$(DESTDIR)$(PREFIX)/share/gcbench/python/
 
 clean:
 	rm -rf build build-san build-fuzz

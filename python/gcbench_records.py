@@ -413,11 +413,17 @@ class Recorder:
         """The process group of DDP bucket `index`, created on its first use. Called
         on the autograd thread, where DDP starts the buckets' hooks in bucket order on
         every rank, so every rank creates the groups in the same order (new_group's
-        contract)."""
+        contract). Its timeout is GCBENCH_DEADLINE_S when set (gcbench run --deadline),
+        as the world group's should be, so a hook that waits for a peer ends there."""
         g = self._groups.get(index)
         if g is None:
+            import datetime
             import torch.distributed as dist
-            g = self._groups[index] = dist.new_group(backend=dist.get_backend())
+            kw = {}
+            deadline = float(os.environ.get("GCBENCH_DEADLINE_S", "0") or 0)
+            if deadline > 0:
+                kw["timeout"] = datetime.timedelta(seconds=deadline)
+            g = self._groups[index] = dist.new_group(backend=dist.get_backend(), **kw)
         return g
 
     def wrap_hook(self, hook, bucket_groups="auto"):

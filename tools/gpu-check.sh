@@ -18,6 +18,8 @@
 #    and x the d2d copy for ResNet-50, ResNet-101, BERT-base; spin accuracy/contention;
 # 4. torch: tools/torch_codecs.py, the study's code paths in PyTorch eager per bucket
 #    (PowerSGD rank 4 and 16, topk 1%, MSTop-K 20 rounds, sign packing), if torch has CUDA;
+#    then python/gcbench_ddp.py (workload: ddp's runner) on NCCL, one rank on cuda:0
+#    with CUDA events, the fp16 hook and a user's hook (ddp.txt);
 # 5. worker: test_worker_nccl.sh, then a ResNet-50 replay at world 1 per method with
 #    and without overlap, and whether NCCL takes 2 ranks on one GPU;
 # 6. memcheck: the CUDA tests under compute-sanitizer with the time left ("Device not
@@ -28,7 +30,7 @@
 # whole session is killed (nested timeouts' process groups included), and so is the
 # running step when gpu-check itself is stopped. summary.txt is rewritten after every
 # step, so a killed run still brings back what it measured. Files under $OUT (flat):
-# env.txt, build.log, kernels.log, bench.txt, torch.txt, worker.txt, sanitizer.log,
+# env.txt, build.log, kernels.log, bench.txt, torch.txt, ddp.txt, worker.txt, sanitizer.log,
 # summary.txt, gpu-check.log (each step starts its files afresh; with --only, the
 # other steps' files stay). A rerun in the same --build rebuilds only what changed.
 # GCBENCH_EXPECT_GPU=1 is exported: a missing GPU fails loudly instead of skipping.
@@ -429,6 +431,28 @@ if want torch && [ "$torch" = 1 ]; then
 		else row torch-eager FAIL "$(since "$t0")" "rc $rc$([ "$rc" -eq 124 ] && echo ", stopped at its cap of $c s"): $(grep -m1 -i 'error' "$out/torch.txt" | cut -c1-200)"; fi
 	fi
 	gpu_left torch-eager
+	# gcbench's DDP runner (workload: ddp) on NCCL: one rank on cuda:LOCAL_RANK, timed
+	# with CUDA events, the fp16 hook and a hook of a user's (docs/hooks.md's shape)
+	t0=$(date +%s)
+	if [ "$dry" = 0 ] && [[ $torch_v != *" cuda" ]]; then
+		row torch-ddp-nccl N/A 0 "torch with CUDA not found (${torch_v:-no torch}); not a failure"
+	else
+		c=$(cap 90 40)
+		: >"$out/ddp.txt"
+		printf 'index,name,shape,numel\n0,w,1024x1024,1048576\n1,b,1024,1024\n' >"$out/ddp-model.csv"
+		printf 'import torch.distributed as dist\n\ndef make_hook():\n    def hook(s, b):\n        return dist.all_reduce(b.buffer().div_(dist.get_world_size()), async_op=True).get_future().then(lambda f: f.value()[0])\n    return None, hook\n' >"$out/ddp_user_hook.py"
+		rc=0
+		for h in "fp16" "mine --params hook=ddp_user_hook.py:make_hook"; do
+			# shellcheck disable=SC2086
+			run_to "$out/ddp.txt" "$c" env -C "$out" RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 \
+				MASTER_ADDR=127.0.0.1 MASTER_PORT=29561 NCCL_SOCKET_IFNAME=lo "$py" \
+				"$here/python/gcbench_ddp.py" --backend nccl --hook $h --model "csv:$out/ddp-model.csv" \
+				--out "$out/ddp-${h%% *}.gcr" --iters 5 --warmup 2 || rc=$?
+		done
+		if [ "$rc" -eq 0 ]; then row torch-ddp-nccl PASS "$(since "$t0")" "ddp.txt: fp16 and a user's hook on NCCL, CUDA events"
+		else row torch-ddp-nccl FAIL "$(since "$t0")" "rc $rc: $(grep -m1 -i 'error' "$out/ddp.txt" | cut -c1-200)"; fi
+	fi
+	gpu_left torch-ddp-nccl
 fi
 
 # ---- 5. gcbench-worker --backend nccl -----------------------------------------------------

@@ -1,4 +1,5 @@
 #include "launch.h"
+#include "orchestrator/spec/envvars.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,7 +13,7 @@
 #include "reap.h"
 #include "strutil.h"
 
-#define LAUNCH_MAX_ARGS 160
+#define LAUNCH_MAX_ARGS 256
 
 struct argv_buf {
 	char **v;
@@ -247,23 +248,49 @@ static void add_worker(struct argv_buf *a, const gc_launch *l)
  * MASTER_ADDR and MASTER_PORT, $7 gcbench's binaries' folder, the program's argv after
  * them. A fixed text: the values are arguments, never part of the script. */
 static const char command_script[] =
-	"c=$1; i=$2; f=$3; d=$4; MASTER_ADDR=$5; MASTER_PORT=$6; b=$7; shift 7; PATH=$PATH:/usr/sbin:/sbin; "
+	"c=$1; i=$2; f=$3; d=$4; MASTER_ADDR=$5; MASTER_PORT=$6; b=$7; ne=$8; shift 8; PATH=$PATH:/usr/sbin:/sbin; me=; "
 	"if [ \"$c\" != - ]; then i=$(ip -o -4 addr show to \"$c\" 2>/dev/null | awk '{ print $2; exit }'); "
+	"me=$(ip -o -4 addr show to \"$c\" 2>/dev/null | awk '{ split($4, a, \"/\"); print a[1]; exit }'); "
 	"if [ -z \"$i\" ]; then echo \"gcbench-command: error: no interface on $(hostname) has an "
 	"address in the data subnet $c (ip -o -4 addr)\" >&2; exit 3; fi; fi; "
+	"while [ \"$ne\" -gt 0 ]; do e=$1; shift; ne=$((ne-1)); a=${e%%/*}; kv=${e#*/}; "
+	"if [ \"$a\" = '*' ] || [ \"$a\" = \"$me\" ]; then k=${kv%%=*}; v=${kv#*=}; "
+	"case $v in '~') v=$HOME;; '~/'*) v=$HOME/${v#'~/'};; esac; export \"$k=$v\"; fi; done; "
 	"RANK=$OMPI_COMM_WORLD_RANK; WORLD_SIZE=$OMPI_COMM_WORLD_SIZE; LOCAL_RANK=$OMPI_COMM_WORLD_LOCAL_RANK; "
 	"if [ -z \"$RANK\" ] || [ -z \"$WORLD_SIZE\" ]; then echo \"gcbench-command: error: "
 	"OMPI_COMM_WORLD_RANK/SIZE are not set on $(hostname): start it with Open MPI's mpirun\" >&2; exit 3; fi; "
 	"GCBENCH_RECORDS=$d/records-r$RANK.gcr; NCCL_SOCKET_IFNAME=$i; GLOO_SOCKET_IFNAME=$i; "
 	"export RANK WORLD_SIZE LOCAL_RANK MASTER_ADDR MASTER_PORT GCBENCH_RECORDS NCCL_SOCKET_IFNAME "
 	"GLOO_SOCKET_IFNAME; case $b in /*) ;; *) b=$HOME/$b ;; esac; GCBENCH_BIN=$b; export GCBENCH_BIN; "
+	"PYTHONPATH=$b/python${PYTHONPATH:+:$PYTHONPATH}; export PYTHONPATH; "
 	"if [ \"$f\" != - ]; then case $f in /*) ;; *) f=$HOME/$f ;; esac; "
 	"cd \"$f\" || { echo \"gcbench-command: error: the spec's files are not in $f on $(hostname) "
 	"(provision them: gcbench run without --bin-dir)\" >&2; exit 3; }; GCBENCH_FILES=$f; export GCBENCH_FILES; fi; "
-	"n=$#; while [ $n -gt 0 ]; do x=$1; shift; while :; do case $x in *'{records}'*) "
+	"n=$#; while [ $n -gt 0 ]; do x=$1; shift; while :; do case $x in *'{python}'*) "
+	"x=${x%%'{python}'*}${GCBENCH_PYTHON:-python3}${x#*'{python}'};; *'{records}'*) "
 	"x=${x%%'{records}'*}$GCBENCH_RECORDS${x#*'{records}'};; *'{bin}'*) "
 	"x=${x%%'{bin}'*}$GCBENCH_BIN${x#*'{bin}'};; *) break;; esac; done; "
 	"set -- \"$@\" \"$x\"; n=$((n-1)); done; exec \"$@\"";
+
+/* "*\/NAME=VALUE" or "ADDR/NAME=VALUE" (gc_launch.env) */
+static gc_rc check_env(const char *ent, gc_err *e)
+{
+	char key[64], name[64];
+	const char *slash = strchr(ent, '/'), *eq = slash ? strchr(slash, '=') : NULL, *why;
+
+	if (!slash || !eq || slash - ent >= (long)sizeof(key) || eq - slash - 1 >= (long)sizeof(name))
+		return gc_fail(e, GC_E_INVAL, "refusing environment entry '%.80s': not KEY/NAME=VALUE",
+			       ent);
+	snprintf(key, sizeof(key), "%.*s", (int)(slash - ent), ent);
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - slash - 1), slash + 1);
+	if (strcmp(key, "*") && (!gc_is_safe_token(key) || strchr(key, '/')))
+		return gc_fail(e, GC_E_INVAL, "refusing environment entry for host '%.60s'", key);
+	if (strcmp(name, "GCBENCH_PYTHON") && (why = gc_env_name_problem(name)))
+		return gc_fail(e, GC_E_INVAL, "refusing variable '%s': it %s", name, why);
+	if ((why = gc_env_value_problem(eq + 1)))
+		return gc_fail(e, GC_E_INVAL, "refusing the value of %s: it %s", name, why);
+	return GC_OK;
+}
 
 static gc_rc check_command(const gc_launch *l, gc_err *e)
 {
@@ -287,6 +314,11 @@ static gc_rc check_command(const gc_launch *l, gc_err *e)
 			       "master address or binaries' folder");
 	if (l->master_port < 1024 || l->master_port > 65535)
 		return gc_fail(e, GC_E_INVAL, "master port %d is not in 1024..65535", l->master_port);
+	if (l->n_env > GC_LAUNCH_MAX_ENV)
+		return gc_fail(e, GC_E_INVAL, "more than %d environment variables", GC_LAUNCH_MAX_ENV);
+	for (i = 0; i < l->n_env; i++)
+		if ((rc = check_env(l->env[i], e)))
+			return rc;
 	return check_slots(l, e);
 }
 
@@ -311,6 +343,9 @@ static void add_command(struct argv_buf *a, const gc_launch *l)
 	add(a, l->master_addr);
 	addf(a, "%d", l->master_port);
 	add(a, l->bin_dir);
+	addf(a, "%zu", l->n_env);
+	for (size_t i = 0; i < l->n_env; i++)
+		add(a, l->env[i]);
 	for (size_t i = 0; i < l->n_command; i++)
 		add(a, l->command[i]);
 }

@@ -27,9 +27,13 @@
  * _SIZE and _LOCAL_RANK to RANK, WORLD_SIZE and LOCAL_RANK, exports MASTER_ADDR,
  * MASTER_PORT, NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME (the host's data interface,
  * found as above), GCBENCH_RECORDS (RECORDS_DIR/records-rRANK.gcr) and, with files,
- * GCBENCH_FILES, changes into that folder, exports GCBENCH_BIN (bin_dir), replaces
+ * GCBENCH_FILES, changes into that folder, exports GCBENCH_BIN (bin_dir) and puts
+ * bin_dir/python (gcbench's Python modules, provision.h) first on PYTHONPATH, replaces
  * {records} in the arguments with the rank's path and {bin} with GCBENCH_BIN, and
- * execs the program. With threads, OMP_NUM_THREADS is set; with
+ * execs the program. Before all that it exports the variables of env (the spec's
+ * env:, the inventory host's env: and python:, this host's entries picked by its data
+ * address), and {python} becomes $GCBENCH_PYTHON (python3 when unset). With threads,
+ * OMP_NUM_THREADS is set; with
  * deadline_s, GCBENCH_DEADLINE_S (the program's own collective timeout, if it has one).
  */
 #ifndef GC_LAUNCH_H
@@ -43,6 +47,8 @@
 
 #define GC_LAUNCH_MAX_HOSTS 256
 #define GC_LAUNCH_MAX_PARAMS 16
+#define GC_LAUNCH_MAX_ENV 64
+#define GC_LAUNCH_ENV_LEN 360
 
 typedef struct gc_launch {
 	const char *mpirun;            /* "mpirun" if NULL */
@@ -84,6 +90,13 @@ typedef struct gc_launch {
 	                                * for {bin} and $GCBENCH_BIN */
 	const char *master_addr;       /* rank 0's host on the data subnet */
 	int master_port;
+	/* workload: command: variables the wrapper exports, in order (a later one wins):
+	 * "*\/NAME=VALUE" on every host, "ADDR/NAME=VALUE" on the host whose address on the
+	 * data subnet is ADDR (needs data_cidr). NAME passes gc_env_name_problem, or is
+	 * GCBENCH_PYTHON ({python}); VALUE gc_env_value_problem (a leading ~/ is expanded
+	 * to the host's $HOME there) */
+	char env[GC_LAUNCH_MAX_ENV][GC_LAUNCH_ENV_LEN];
+	size_t n_env;
 } gc_launch;
 
 /* The argv (NULL-terminated, owned: free with gc_argv_free). GC_E_INVAL names

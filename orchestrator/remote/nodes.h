@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "formats/envinfo.h"
+#include "orchestrator/spec/envvars.h"
 #include "backend.h"
 #include "ssh.h"
 #include "result.h"
@@ -27,6 +28,8 @@ typedef struct gc_node {
 	char netns[64];           /* "" unless a local-cluster node */
 	int gpus;
 	int sudo;                 /* 1: gcbench-netem runs as `sudo -n -- gcbench-netem ...` */
+	char python[256];         /* the inventory's python: for its ranks ("" none) */
+	char env[GC_ENV_MAX][GC_ENV_LEN]; size_t n_env;  /* its env:, "NAME=VALUE" */
 	char bin_dir[1024];       /* where gcbench, gcbench-worker, gcbench-netem, gcbench-probe are */
 	char netem_path[64];      /* set by gc_node_check: the helper the package installed
 	                           * (GC_NETEM_INSTALLED_PATH) when a login that is not root

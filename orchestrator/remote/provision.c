@@ -188,45 +188,114 @@ gc_rc gc_build_init(struct gc_build *b, const char *bin_dir, const char *const *
 	return rc;
 }
 
-gc_rc gc_build_add_files(struct gc_build *b, const char *const *src, const char *const *names,
-			 size_t n, gc_err *e)
+/* 1 when name is a relative path of safe components, none "." or "..", no "//" */
+static int relpath_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!gc_is_safe_token(name) || name[0] == '/' || name[n - 1] == '/' || strstr(name, "//"))
+		return 0;
+	for (const char *p = name; p; p = strchr(p, '/'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, "./", 2) || !strcmp(p, ".") || !strncmp(p, "../", 3) ||
+		    !strcmp(p, ".."))
+			return 0;
+	return 1;
+}
+
+static gc_rc hash_manifest(struct gc_build *b, gc_err *e)
 {
 	char *sum[] = { "sha256sum", NULL };
-	size_t o = strlen(b->manifest);
 	gc_proc_result r;
-	struct stat st;
-	char hex[65];
-	gc_rc rc;
+	gc_rc rc = gc_proc_run(sum, NULL, b->manifest, 30, 0, &r, e);
 
-	for (size_t i = 0; i < n; i++) {
-		if (b->n_files >= GC_PROVISION_MAX_DATA)
-			return gc_fail(e, GC_E_INVAL, "more than %d files in one sweep",
-				       GC_PROVISION_MAX_DATA);
-		if (stat(src[i], &st) || !S_ISREG(st.st_mode))
-			return gc_fail(e, GC_E_NOTFOUND, "file '%.300s' of the spec: no such file on "
-				       "this machine", src[i]);
-		if (st.st_size > 16 << 20)
-			return gc_fail(e, GC_E_INVAL, "file '%.300s' is larger than 16 MiB", src[i]);
-		if (!gc_is_safe_token(names[i]) || strchr(names[i], '/'))
-			return gc_fail(e, GC_E_INVAL, "refusing file name '%s': not a safe token",
-				       names[i]);
-		if ((rc = file_sha256(src[i], hex, e)))
-			return rc;
-		gc_strlcpy(b->file_src[b->n_files], src[i], sizeof(b->file_src[0]));
-		gc_strlcpy(b->file_name[b->n_files], names[i], sizeof(b->file_name[0]));
-		o += (size_t)snprintf(b->manifest + o, sizeof(b->manifest) - o, "%s  files/%s\n", hex,
-				      names[i]);
-		if (o >= sizeof(b->manifest))
-			return gc_fail(e, GC_E_INVAL, "manifest too long");
-		b->bytes += (unsigned long long)st.st_size;
-		b->n_files++;
-	}
-	rc = gc_proc_run(sum, NULL, b->manifest, 30, 0, &r, e);
 	if (!rc && (r.status || sscanf(r.out, "%64[0-9a-f]", b->hash) != 1 || strlen(b->hash) != 64))
 		rc = gc_fail(e, GC_E_CHILD, "cannot hash the manifest of the build");
 	gc_proc_result_release(&r);
 	gc_strlcpy(b->short_hash, b->hash, sizeof(b->short_hash));
 	return rc;
+}
+
+/* src as SUB/name in the build: checked, hashed into the manifest */
+static gc_rc add_file(struct gc_build *b, const char *sub, const char *src, const char *name,
+		      gc_err *e)
+{
+	size_t o = strlen(b->manifest);
+	struct stat st;
+	char hex[65], to[200];
+	gc_rc rc;
+
+	if (b->n_files >= GC_PROVISION_MAX_FILES)
+		return gc_fail(e, GC_E_INVAL, "more than %d files in one sweep",
+			       GC_PROVISION_MAX_FILES);
+	if (stat(src, &st) || !S_ISREG(st.st_mode))
+		return gc_fail(e, GC_E_NOTFOUND, "file '%.300s' of the spec: no such file on "
+			       "this machine", src);
+	if (st.st_size > 16 << 20)
+		return gc_fail(e, GC_E_INVAL, "file '%.300s' is larger than 16 MiB", src);
+	if (!relpath_ok(name) || (size_t)snprintf(to, sizeof(to), "%s/%s", sub, name) >=
+	    sizeof(b->file_name[0]))
+		return gc_fail(e, GC_E_INVAL, "refusing file name '%.200s': not a relative path "
+			       "of safe tokens", name);
+	for (size_t i = 0; i < b->n_files; i++)
+		if (!strcmp(b->file_name[i], to))
+			return gc_fail(e, GC_E_INVAL, "two files land on %s in the build", to);
+	if ((rc = file_sha256(src, hex, e)))
+		return rc;
+	gc_strlcpy(b->file_src[b->n_files], src, sizeof(b->file_src[0]));
+	gc_strlcpy(b->file_name[b->n_files], to, sizeof(b->file_name[0]));
+	o += (size_t)snprintf(b->manifest + o, sizeof(b->manifest) - o, "%s  %s\n", hex, to);
+	if (o >= sizeof(b->manifest))
+		return gc_fail(e, GC_E_INVAL, "manifest too long");
+	b->bytes += (unsigned long long)st.st_size;
+	b->n_files++;
+	return GC_OK;
+}
+
+gc_rc gc_build_add_files(struct gc_build *b, const char *const *src, const char *const *names,
+			 size_t n, gc_err *e)
+{
+	gc_rc rc = GC_OK;
+
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = add_file(b, "files", src[i], names[i], e);
+	return rc ? rc : hash_manifest(b, e);
+}
+
+gc_rc gc_build_python_dir(const char *self_dir, char *out, size_t n, gc_err *e)
+{
+	static const char *const mods[GC_PROVISION_NPYTHON] = GC_PROVISION_PYTHON;
+	const char *const under[] = { "../share/gcbench/python", "../../python" };
+	char p[1400];
+	struct stat st;
+
+	for (size_t k = 0; k < 2; k++) {
+		size_t m = 0;
+		for (; m < GC_PROVISION_NPYTHON; m++) {
+			snprintf(p, sizeof(p), "%s/%s/%s", self_dir, under[k], mods[m]);
+			if (stat(p, &st) || !S_ISREG(st.st_mode))
+				break;
+		}
+		if (m == GC_PROVISION_NPYTHON) {
+			snprintf(out, n, "%s/%s", self_dir, under[k]);
+			return GC_OK;
+		}
+	}
+	return gc_fail(e, GC_E_NOTFOUND, "gcbench's Python module %s is not beside this "
+		       "program (looked in %.300s/%s and %s); reinstall gcbench, or run the "
+		       "gcbench of a source tree's build/bin", mods[0], self_dir, under[0], under[1]);
+}
+
+gc_rc gc_build_add_python(struct gc_build *b, const char *dir, gc_err *e)
+{
+	static const char *const mods[GC_PROVISION_NPYTHON] = GC_PROVISION_PYTHON;
+	char p[1400];
+	gc_rc rc = GC_OK;
+
+	for (size_t m = 0; !rc && m < GC_PROVISION_NPYTHON; m++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, mods[m]);
+		rc = add_file(b, "python", p, mods[m], e);
+	}
+	return rc ? rc : hash_manifest(b, e);
 }
 
 void gc_provision_lib_package(const char *lib, char *pkg, size_t n)
@@ -339,8 +408,9 @@ static gc_rc check_cpu(const gc_node *n, const char *out, char *isa, size_t in, 
 }
 
 /* Copy src[0..n) into stage/SUB/ under name[i] (each to a file of its own, then
- * renamed): the models' data files (SUB models) and a command workload's files (SUB
- * files; the folder always exists: tar names it). */
+ * renamed; its folders made): the models' data files (SUB models); a command workload's
+ * files and gcbench's Python modules (SUB "", names files/... and python/...). The
+ * folders models, files and python always exist: tar names them. */
 static gc_rc stage_copy(const char *stage, const char *sub, const char *const *src,
 			const char *const *name, size_t n, gc_err *e)
 {
@@ -354,6 +424,10 @@ static gc_rc stage_copy(const char *stage, const char *sub, const char *const *s
 	for (size_t i = 0; i < n; i++) {
 		char *cp[] = { "cp", "--", (char *)src[i], tmp, NULL };
 		snprintf(to, sizeof(to), "%s/%s", dir, name[i]);
+		snprintf(tmp, sizeof(tmp), "%s", to);
+		*strrchr(tmp, '/') = 0;
+		if ((rc = gc_mkdir_p(tmp, 0755, e)))
+			return rc;
 		snprintf(tmp, sizeof(tmp), "%s.%ld", to, (long)getpid());
 		rc = gc_proc_run(cp, NULL, NULL, 60, 0, &r, e);
 		if (!rc && r.status)
@@ -367,26 +441,32 @@ static gc_rc stage_copy(const char *stage, const char *sub, const char *const *s
 	return GC_OK;
 }
 
-/* The models' data files in stage/models/, a command workload's files in stage/files/. */
+/* The models' data files in stage/models/, a command workload's files in stage/files/,
+ * gcbench's Python modules in stage/python/. */
 static gc_rc stage_build_files(const struct gc_build *b, const char *stage, gc_err *e)
 {
-	const char *src[GC_PROVISION_MAX_DATA], *name[GC_PROVISION_MAX_DATA];
+	const char *src[GC_PROVISION_MAX_FILES], *name[GC_PROVISION_MAX_FILES];
+	char d[1200];
 	size_t i;
 	gc_rc rc;
 
 	for (i = 0; i < b->n_data; i++)
 		src[i] = b->data_src[i], name[i] = b->data_name[i];
 	rc = stage_copy(stage, "models", src, name, b->n_data, e);
+	for (const char *sub = "files"; !rc && sub; sub = strcmp(sub, "files") ? NULL : "python") {
+		snprintf(d, sizeof(d), "%s/%s", stage, sub);
+		rc = gc_mkdir_p(d, 0755, e);
+	}
 	for (i = 0; !rc && i < b->n_files; i++)
 		src[i] = b->file_src[i], name[i] = b->file_name[i];
-	return rc ? rc : stage_copy(stage, "files", src, name, b->n_files, e);
+	return rc ? rc : stage_copy(stage, ".", src, name, b->n_files, e);
 }
 
 /* Copy the build to n: tar on this side, piped into ssh. */
 static gc_rc copy_build(gc_node *n, const struct gc_build *b, gc_proc_result *res, gc_err *e)
 {
 	static const char pipe_sh[] =
-		"s=$1 b=$2; shift 2; tar -cf - -C \"$s\" SHA256SUMS models files -C \"$b\" "
+		"s=$1 b=$2; shift 2; tar -cf - -C \"$s\" SHA256SUMS models files python -C \"$b\" "
 		"gcbench gcbench-worker gcbench-netem gcbench-probe | \"$@\"";
 	char stage[1100], sums[1200], tmp[1300], hash[32];
 	char *remote[] = { "sh", "-c", (char *)receive_sh, "sh", hash, (char *)b->interp, NULL };
@@ -743,18 +823,26 @@ static gc_rc csv_rewrite(const struct gc_run_opts *o, struct gc_exec_point *pts,
 	return GC_OK;
 }
 
-/* The points' specs' files: (one spec per sweep; each file once). */
+/* The points' specs' files: (one spec per sweep; each file once) and, for a command
+ * workload, gcbench's Python modules beside this program (self). */
 static gc_rc build_spec_files(struct gc_build *b, const struct gc_exec_point *pts, size_t npts,
-			      gc_err *e)
+			      const char *self, gc_err *e)
 {
 	const struct gc_spec *s = npts ? pts[0].spec : NULL;
 	const char *src[GC_SPEC_MAX_FILES], *names[GC_SPEC_MAX_FILES];
+	char py[1200];
 	size_t i;
+	gc_rc rc;
 
-	for (i = 0; s && i < s->n_files && i < GC_SPEC_MAX_FILES; i++) {
+	if (!s || !s->workload || strcmp(s->workload, "command"))
+		return GC_OK;
+	for (i = 0; i < s->n_files && i < GC_SPEC_MAX_FILES; i++) {
 		src[i] = s->files[i].src;
 		names[i] = s->files[i].name;
 	}
+	if ((rc = gc_build_python_dir(self, py, sizeof(py), e)) ||
+	    (rc = gc_build_add_python(b, py, e)))
+		return rc;
 	return i ? gc_build_add_files(b, src, names, i, e) : GC_OK;
 }
 
@@ -790,7 +878,7 @@ gc_rc gc_provision_for_run(const struct gc_run_opts *o, struct gc_exec_point *pt
 	for (k = 0; k < nd; k++)
 		data[k] = paths[k];
 	rc = rc ? rc : gc_build_init(b, self, data, nd, e);
-	rc = rc ? rc : build_spec_files(b, pts, npts, e);
+	rc = rc ? rc : build_spec_files(b, pts, npts, self, e);
 	rc = rc ? rc : gc_provision_nodes(nodes, n, b, &po, e);
 	rc = rc ? rc : csv_rewrite(o, pts, npts, b, nodes, n, e);
 	free(paths);

@@ -35,22 +35,31 @@
 #define GC_PROVISION_NFILES 4
 
 #define GC_PROVISION_MAX_DATA 16
+#define GC_PROVISION_MAX_FILES 80   /* a spec's files: (GC_SPEC_MAX_FILES) and gcbench's
+                                     * Python modules */
+/* gcbench's Python modules (python/ in the source tree, PREFIX/share/gcbench/python
+ * installed): every command workload's build has them in python/, on the ranks'
+ * PYTHONPATH (orchestrator/remote/launch.h); gcbench_ddp.py is workload: ddp's runner,
+ * gcbench_grace.py its adapter for GRACE-style compressors */
+#define GC_PROVISION_PYTHON { "gcbench_records.py", "gcbench_ddp.py", "gcbench_grace.py" }
+#define GC_PROVISION_NPYTHON 3
 
 struct gc_build {
 	char bin_dir[1024];      /* where the files are on the controller */
 	char hash[65];           /* SHA-256 of the manifest, hex */
 	char short_hash[17];     /* its first 16 digits: the directory name on the nodes */
-	char manifest[4096];     /* "HEX  gcbench\n..." as sha256sum prints it */
+	char manifest[16384];    /* "HEX  gcbench\n..." as sha256sum prints it */
 	unsigned long long bytes;
 	char interp[256];        /* the binaries' ELF interpreter ("" if unknown) */
 	/* data the workers read (a spec's csv: models), as models/<digest16>.csv */
 	size_t n_data;
 	char data_src[GC_PROVISION_MAX_DATA][1024];   /* on the controller */
 	char data_name[GC_PROVISION_MAX_DATA][32];    /* "<first 16 digits of its sha256>.csv" */
-	/* a command workload's files: (orchestrator/spec/spec_command.h), as files/<name> */
+	/* a command workload's files: (orchestrator/spec/spec.h), as files/<name>, and
+	 * gcbench's Python modules, as python/<name> */
 	size_t n_files;
-	char file_src[GC_PROVISION_MAX_DATA][1024];   /* on the controller */
-	char file_name[GC_PROVISION_MAX_DATA][128];   /* its base name */
+	char file_src[GC_PROVISION_MAX_FILES][1024];  /* on the controller */
+	char file_name[GC_PROVISION_MAX_FILES][160];  /* in the build: "files/pkg/util.py" */
 };
 
 /* Hash the build in bin_dir (sha256sum of each file, then of the manifest), with the
@@ -60,12 +69,23 @@ struct gc_build {
 gc_rc gc_build_init(struct gc_build *b, const char *bin_dir, const char *const *data,
 		    size_t n_data, gc_err *e);
 
-/* Add files (a spec's files:, each a regular file of at most 16 MiB, base names
- * distinct) to an initialised build as files/<name>: each is hashed into the manifest
- * and the build's hash is computed again, so a changed file is a new build on the
- * nodes. GC_E_NOTFOUND names a missing file. */
+/* Add files (a spec's files:, each a regular file of at most 16 MiB, names distinct
+ * relative paths without "." or ".." components: "pkg/util.py") to an initialised build
+ * as files/<name>: each is hashed into the manifest and the build's hash is computed
+ * again, so a changed file is a new build on the nodes. GC_E_NOTFOUND names a missing
+ * file, GC_E_INVAL a name that is not such a path or given twice. */
 gc_rc gc_build_add_files(struct gc_build *b, const char *const *src, const char *const *names,
 			 size_t n, gc_err *e);
+
+/* The folder of gcbench's Python modules beside the program in self_dir (the source
+ * tree's python/ for build/bin, PREFIX/share/gcbench/python for PREFIX/bin) into out:
+ * GC_OK when it has every GC_PROVISION_PYTHON file, else GC_E_NOTFOUND naming the
+ * folders looked in. */
+gc_rc gc_build_python_dir(const char *self_dir, char *out, size_t n, gc_err *e);
+
+/* Add gcbench's Python modules from dir to an initialised build as python/<name>, as
+ * gc_build_add_files does. */
+gc_rc gc_build_add_python(struct gc_build *b, const char *dir, gc_err *e);
 
 struct gc_provision_opts {
 	int install_deps;        /* apt-get install a missing library's package (root login) */

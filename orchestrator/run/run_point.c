@@ -156,6 +156,58 @@ static gc_rc fill_launch(const struct gc_sweep_ctx *c, const struct gc_exec_poin
 	return GC_OK;
 }
 
+/* One entry of l->env: KEY/NAME=VALUE (launch.h) */
+static gc_rc add_env(gc_launch *l, const char *key, const char *nv, gc_err *e)
+{
+	if (l->n_env == GC_LAUNCH_MAX_ENV)
+		return gc_fail(e, GC_E_INVAL, "the spec's and the hosts' env: and python: make more "
+			       "than %d variables; give fewer", GC_LAUNCH_MAX_ENV);
+	if ((size_t)snprintf(l->env[l->n_env], GC_LAUNCH_ENV_LEN, "%s/%s", key, nv) >=
+	    GC_LAUNCH_ENV_LEN)
+		return gc_fail(e, GC_E_INVAL, "variable '%.40s' is too long", nv);
+	l->n_env++;
+	return GC_OK;
+}
+
+/* The ranks' environment (launch.h): the spec's env: and ddp python: on every host,
+ * then each host's own python: and env:, keyed by its address on the data subnet. */
+static gc_rc fill_env(struct gc_sweep_ctx *c, const struct gc_spec *s, gc_launch *l, gc_err *e)
+{
+	char nv[GC_ENV_LEN + 16], key[40];
+	uint32_t addr;
+	int prefix;
+	gc_rc rc = GC_OK;
+
+	l->n_env = 0;
+	for (size_t i = 0; !rc && i < s->n_env; i++)
+		rc = add_env(l, "*", s->env[i], e);
+	if (!rc && *s->python) {
+		snprintf(nv, sizeof(nv), "GCBENCH_PYTHON=%s", s->python);
+		rc = add_env(l, "*", nv, e);
+	}
+	for (size_t h = 0; !rc && h < l->nhosts; h++) {
+		gc_node *n = &c->nodes[h];
+		if (l->slots[h] <= 0 || (!*n->python && !n->n_env))
+			continue;
+		if (!*c->data_cidr)
+			return gc_fail(e, GC_E_INVAL, "host '%s' has its own python: or env:, which "
+				       "its ranks find by their address on the data subnet; this "
+				       "inventory has none (give the hosts one subnet, or move them "
+				       "into the spec's env:)", n->name);
+		if ((rc = gc_node_data_addr(n, &addr, &prefix, e)))
+			return rc;
+		gc_subnet_addr_text(addr, prefix, key, sizeof(key));
+		key[strcspn(key, "/")] = 0;
+		for (size_t i = 0; !rc && i < n->n_env; i++)
+			rc = add_env(l, key, n->env[i], e);
+		if (!rc && *n->python) {
+			snprintf(nv, sizeof(nv), "GCBENCH_PYTHON=%s", n->python);
+			rc = add_env(l, key, nv, e);
+		}
+	}
+	return rc;
+}
+
 /* workload: command (orchestrator/spec/spec_command.h): the point's argv (its stack's
  * template), the records folder, the folder of gcbench's binaries ({bin}) and the files
  * beside them (files/ of the build), rank 0's host on the data subnet as MASTER_ADDR
@@ -203,7 +255,7 @@ static gc_rc fill_command(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 	l->records_dir = rdir;
 	l->master_addr = master;
 	l->master_port = 20000 + (int)(run_id % 20000);
-	return GC_OK;
+	return fill_env(c, s, l, e);
 }
 
 static gc_rc write_text(const char *path, const gc_buf *b, gc_err *e)

@@ -102,6 +102,9 @@ static void node_of(const struct gc_run_opts *o, const struct gc_inventory *inv,
 	gc_strlcpy(nd->netns, h->netns, sizeof(nd->netns));
 	nd->gpus = h->gpus;
 	nd->sudo = h->sudo;
+	gc_strlcpy(nd->python, h->python, sizeof(nd->python));
+	memcpy(nd->env, h->env, sizeof(nd->env));
+	nd->n_env = h->n_env;
 	gc_strlcpy(nd->bin_dir, o->bin_dir ? o->bin_dir : bin_dir, sizeof(nd->bin_dir));
 	/* the cluster's ssh_config has its own ControlPath */
 	if (!*nd->ssh_config)

@@ -1,5 +1,6 @@
 /* orchestrator/spec/inventory.c: host inventories, validated token by token. */
 #include "inventory.h"
+#include "envvars_parse.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,7 @@
 static const char *const top_keys[] = { "local", "name", "ssh_config", "sudo", "hosts",
 					"slurm", "iface", "connect_timeout" };
 static const char *const host_keys[] = { "name", "address", "user", "port", "identity",
-					 "iface", "netns", "gpus", "sudo" };
+					 "iface", "netns", "gpus", "sudo", "python", "env" };
 
 struct inv_ctx {
 	yaml_document_t *doc;
@@ -119,6 +120,24 @@ static void check_unique(struct inv_ctx *c, yaml_node_t *it, size_t i)
 	}
 }
 
+/* python: and env: of a host (envvars.h) */
+static void host_env(struct inv_ctx *c, yaml_node_t *it, struct gc_host *h, const char *where)
+{
+	yaml_node_t *py = gc_yaml_get(c->doc, it, "python"), *env = gc_yaml_get(c->doc, it, "env");
+	const char *p = py ? gc_yaml_text(py) : NULL, *why = NULL;
+	char what[128];
+
+	if (py && (!p || !*p || *p == '-' || (why = gc_env_value_problem(p))))
+		gc_diag(c->d, py, "%s: python is the interpreter its ranks run%s%s; write e.g. "
+			"python: /usr/bin/python3 or python: ~/venv/bin/python3", where,
+			why ? ": it " : "", why ? why : "");
+	else if (p)
+		gc_strlcpy(h->python, p, sizeof(h->python));
+	snprintf(what, sizeof(what), "%s env", where);
+	if (env)
+		h->n_env = gc_env_parse(c->doc, env, what, h->env, c->d);
+}
+
 static void parse_host(struct inv_ctx *c, yaml_node_t *it, size_t i)
 {
 	struct gc_host *h = &c->inv->hosts[i];
@@ -130,7 +149,7 @@ static void parse_host(struct inv_ctx *c, yaml_node_t *it, size_t i)
 			"iface: eth0}", where, gc_yaml_kind(it));
 		return;
 	}
-	gc_yaml_check_keys(c->doc, it, host_keys, 9, where, c->d);
+	gc_yaml_check_keys(c->doc, it, host_keys, 11, where, c->d);
 	if (token(c, it, "name", h->name, sizeof(h->name), where) == 0)
 		gc_diag(c->d, it, "%s has no 'name'; add name: n%zu", where, i + 1);
 	if (h->name[0])
@@ -148,6 +167,7 @@ static void parse_host(struct inv_ctx *c, yaml_node_t *it, size_t i)
 	h->port_set = gc_yaml_get(c->doc, it, "port") != NULL;
 	h->gpus = number(c, it, "gpus", 0, 0, 1024, where);
 	h->sudo = boolean(c, it, "sudo", c->inv->sudo, where);
+	host_env(c, it, h, where);
 	check_unique(c, it, i);
 }
 

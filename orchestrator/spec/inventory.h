@@ -17,6 +17,10 @@
  * With `ssh_config`, a host is reached by its `name` through that file (its User,
  * jump host, known hosts...), and the host's `address` (when it is not the name) and
  * written `port` override the file's HostName and Port (orchestrator/remote/nodes.h).
+ * A host may give its ranks' environment (workloads command and ddp; envvars.h):
+ *       - {name: n1, ..., python: ~/venv/bin/python3, env: {PATH: "~/conda/bin:/usr/bin"}}
+ * python: is the host's {python} (workload: ddp's interpreter), env: its variables,
+ * exported after the spec's own env: (a host's value wins).
  * `slurm` admits no `local`, `hosts` or `ssh_config`; a top-level `iface` only comes
  * with `slurm: true`.
  * `sudo` (true/false or yes/no; a host's own value overrides the top one) makes the
@@ -32,6 +36,7 @@
 
 #include <stddef.h>
 
+#include "envvars.h"
 #include "result.h"
 #include "yamlutil.h"
 
@@ -50,6 +55,8 @@ struct gc_host {
 	char netns[64];         /* "" unless a local emulated node */
 	int gpus;               /* GPUs this host gives the sweep, default 0 */
 	int sudo;               /* 1: shape through `sudo -n` (the host's or the top value) */
+	char python[256];       /* its ranks' {python}, "" = the spec's or python3 */
+	char env[GC_ENV_MAX][GC_ENV_LEN]; size_t n_env;   /* its ranks' env: "NAME=VALUE" */
 };
 
 struct gc_inventory {

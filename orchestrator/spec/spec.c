@@ -17,7 +17,8 @@ static const char *const top_keys[] = {
 	"name", "description", "workload", "models", "methods", "baseline", "bandwidth",
 	"latency", "world_size", "batch", "iterations", "warmup", "repeats", "timeout",
 	"compute_scale", "backend", "exclude", "zip", "notify", "target", "eval_every", "data",
-	"ranks_per_node", "allow_single_node", "command", "stacks", "files", "slow",
+	"ranks_per_node", "allow_single_node", "command", "stacks", "files", "slow", "python",
+	"env",
 };
 #define N_TOP (sizeof(top_keys) / sizeof(top_keys[0]))
 
@@ -372,11 +373,13 @@ static void parse_workload(struct spec_ctx *c)
 	if (!strcmp(t, "train:mlp") || !strcmp(t, "train:cnn"))
 		gc_diag(c->d, n, "workload '%s' is the old form; write workload: train and "
 			"models: [%s]", t, t + 6);
-	else if (strcmp(t, "replay") && strcmp(t, "train") && strcmp(t, "command"))
+	else if (strcmp(t, "replay") && strcmp(t, "train") && strcmp(t, "command") &&
+		 strcmp(t, "ddp"))
 		gc_diag(c->d, n, "workload is unknown; use replay (real architectures, "
-			"emulated compute), train (models mlp, cnn trained on real data) or command "
-			"(your own program)");
-	c->s->workload = strdup(t);
+			"emulated compute), train (models mlp, cnn trained on real data), ddp "
+			"(PyTorch DDP hooks, yours among them) or command (your own program)");
+	c->s->ddp = !strcmp(t, "ddp");
+	c->s->workload = strdup(c->s->ddp ? "command" : t);
 }
 
 static void parse_counts(struct spec_ctx *c)
@@ -526,7 +529,8 @@ static void check_baseline(struct spec_ctx *c)
 		return;
 	}
 	t = scalar(c, "baseline", 0);
-	if (!t && c->s->workload && !strcmp(c->s->workload, "command") && c->s->n_methods) {
+	if (!t && c->s->workload && !strcmp(c->s->workload, "command") && !c->s->ddp &&
+	    c->s->n_methods) {
 		gc_diag(c->d, c->root, "workload: command needs 'baseline', the method label the "
 			"others are compared with; add e.g. baseline: %s", c->s->methods[0].name);
 		c->s->baseline = strdup("");
@@ -576,6 +580,8 @@ static void parse_all(struct spec_ctx *c)
 			"signsgd]");
 	else
 		spec_parse_methods(c, v);
+	if (v && c->s->ddp)
+		spec_ddp_methods(c, v);
 	check_baseline(c);
 	if ((v = gc_yaml_get(c->doc, c->root, "exclude")))
 		spec_parse_exclude(c, v);
@@ -691,6 +697,10 @@ static gc_rc make_canonical(struct gc_spec *s)
 		for (size_t i = 0; i < s->n_files; i++)
 			gc_buf_addf(&b, "%s%s:%s", i ? "," : "", s->files[i].name, s->files[i].digest);
 		gc_buf_addf(&b, "\n");
+		if (s->ddp)   /* only where used: other specs keep their hashes */
+			gc_buf_addf(&b, "python=%s\n", s->python);
+		for (size_t i = 0; i < s->n_env; i++)
+			gc_buf_addf(&b, "env=%s\n", s->env[i]);
 	}
 	len = b.len;
 	s->canonical = gc_buf_take(&b);

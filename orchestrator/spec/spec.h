@@ -18,6 +18,7 @@
 #include "kernels/compress.h"
 #include "orchestrator/ops/notify.h"
 #include "yamlutil.h"
+#include "envvars.h"
 
 
 
@@ -58,14 +59,16 @@ struct gc_spec_stack {
 #define GC_SPEC_MAX_STACKS 8
 #define GC_SPEC_MAX_SLOW 64             /* hosts in slow: */
 
-/* workload: command: a file of the spec's files: list, shipped with the build. */
+/* workload: command: a file of the spec's files: list (an entry, or a file of a folder
+ * entry), shipped with the build (spec_files.c has the rules). */
 struct gc_spec_file {
 	char *src;                 /* the path on the controller (relative: to the spec's folder) */
-	char name[128];            /* its base name: files/NAME on the hosts */
+	char name[128];            /* where it lands: files/NAME on the hosts ("pkg/util.py":
+	                            * its path below the spec's folder, else its base name) */
 	char digest[17];           /* FNV-1a 64 of its content, 16 hex digits (in the spec hash) */
 };
 
-#define GC_SPEC_MAX_FILES 16
+#define GC_SPEC_MAX_FILES 64
 #define GC_SPEC_FILE_MAX_BYTES (16u << 20)
 
 /* slow: {HOST: FACTOR}: HOST's cap is FACTOR (0 < FACTOR <= 1) times the point's. */
@@ -77,6 +80,11 @@ struct gc_spec_slow {
 struct gc_spec {
 	char *name, *description;
 	char *workload;                  /* "replay", "train" (models: mlp, cnn) or "command" */
+	int ddp;                         /* workload: ddp, parsed as a command workload whose
+	                                  * program is gcbench's DDP runner (spec_ddp.c) */
+	char python[256];                /* ddp: the spec's python: ("" none: python3, or
+	                                  * a host's own python:) */
+	char env[GC_ENV_MAX][GC_ENV_LEN]; size_t n_env;  /* command, ddp: env:, "NAME=VALUE" */
 	struct gc_spec_stack *stacks; size_t n_stacks;  /* workload: command: the programs
 	                                             * (docs/spec.md; spec_command.h) */
 	struct gc_spec_file *files; size_t n_files; /* workload: command: files: */

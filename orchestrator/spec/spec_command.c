@@ -3,14 +3,11 @@
 #include "spec.h"
 #include "spec_command.h"
 #include "spec_internal.h"
+#include "envvars_parse.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "proc.h"
 #include "strutil.h"
@@ -20,7 +17,7 @@
 
 static const char *const placeholders[] = {
 	"method", "params", "model", "iterations", "warmup", "batch", "world_size", "backend",
-	"records", "bin", "method_arg",
+	"records", "bin", "method_arg", "python",
 };
 #define N_PH (sizeof(placeholders) / sizeof(placeholders[0]))
 
@@ -243,105 +240,6 @@ static void parse_stacks(struct spec_ctx *c, yaml_node_t *v)
 	}
 }
 
-/* --- files: ----------------------------------------------------------------------- */
-
-static int read_digest(const char *path, char out[17], int *too_big)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);   /* a FIFO must not block */
-	uint64_t h = 0xcbf29ce484222325ull;
-	unsigned char b[8192];
-	size_t total = 0;
-	struct stat st;
-	ssize_t k;
-
-	*too_big = 0;
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > GC_SPEC_FILE_MAX_BYTES) {
-		*too_big = S_ISREG(st.st_mode) && st.st_size > GC_SPEC_FILE_MAX_BYTES;
-		errno = 0;
-		close(fd);
-		return -1;
-	}
-	while ((k = read(fd, b, sizeof(b))) > 0) {
-		total += (size_t)k;
-		if (total > GC_SPEC_FILE_MAX_BYTES) {
-			*too_big = 1;
-			close(fd);
-			return -1;
-		}
-		for (ssize_t i = 0; i < k; i++) {
-			h ^= b[i];
-			h *= 0x100000001b3ull;
-		}
-	}
-	close(fd);
-	if (k < 0)
-		return -1;
-	snprintf(out, 17, "%016llx", (unsigned long long)h);
-	return 0;
-}
-
-static void add_file(struct spec_ctx *c, yaml_node_t *it, const char *t)
-{
-	const char *slash = strrchr(c->d->file, '/'), *base = strrchr(t, '/');
-	struct gc_spec_file *f = &c->s->files[c->s->n_files];
-	char path[1200];
-	int big;
-
-	base = base ? base + 1 : t;
-	if (!gc_is_safe_token(t) || !*base || !strcmp(base, ".") || !strcmp(base, "..") ||
-	    strlen(base) >= sizeof(f->name)) {
-		gc_diag(c->d, it, "this file is not a path of letters, digits and ._:@%%+=,/- "
-			"ending in a file name; write e.g. files: [train.py]");
-		return;
-	}
-	for (size_t i = 0; i < c->s->n_files; i++)
-		if (!strcmp(c->s->files[i].name, base)) {
-			gc_diag(c->d, it, "two files are called '%s' (the hosts get them in one "
-				"folder); rename one", base);
-			return;
-		}
-	if (t[0] == '/' || !slash)
-		snprintf(path, sizeof(path), "%s", t);
-	else
-		snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - c->d->file), c->d->file, t);
-	if (read_digest(path, f->digest, &big)) {
-		if (big)
-			gc_diag(c->d, it, "file '%s' is larger than 16 MiB; ship data another way "
-				"(files: are for scripts and small inputs)", t);
-		else
-			gc_diag(c->d, it, "file '%s' (%s) cannot be read: %s; give its path relative "
-				"to the spec's folder", t, path, errno ? strerror(errno) : "not a regular file");
-		return;
-	}
-	gc_strlcpy(f->name, base, sizeof(f->name));
-	if (!(f->src = strdup(path))) {
-		c->d->oom = 1;
-		return;
-	}
-	c->s->n_files++;
-}
-
-static void parse_files(struct spec_ctx *c, yaml_node_t *v)
-{
-	yaml_node_t **items = NULL;
-	size_t n = spec_items(c, v, "files", &items);
-
-	if (n > GC_SPEC_MAX_FILES) {
-		gc_diag(c->d, v, "'files' has %zu files; keep it to %d", n, GC_SPEC_MAX_FILES);
-		n = 0;
-	}
-	c->s->files = calloc(n ? n : 1, sizeof(*c->s->files));
-	if (!c->s->files)
-		c->d->oom = 1;
-	for (size_t i = 0; c->s->files && i < n; i++) {
-		errno = 0;
-		add_file(c, items[i], gc_yaml_text(items[i]));
-	}
-	free(items);
-}
-
 void spec_parse_command(struct spec_ctx *c)
 {
 	yaml_node_t *cmd = gc_yaml_get(c->doc, c->root, "command");
@@ -349,12 +247,32 @@ void spec_parse_command(struct spec_ctx *c)
 	yaml_node_t *files = gc_yaml_get(c->doc, c->root, "files");
 	int is_cmd = c->s->workload && !strcmp(c->s->workload, "command");
 
+	yaml_node_t *py = gc_yaml_get(c->doc, c->root, "python");
+	yaml_node_t *env = gc_yaml_get(c->doc, c->root, "env");
+
+	if (py && !c->s->ddp)
+		gc_diag(c->d, py, "'python' applies to workload: ddp only; remove it (with "
+			"workload: command, the program is the first argument of 'command')");
+	if (env && !is_cmd)
+		gc_diag(c->d, env, "'env' applies to workloads command and ddp only; remove it");
+	else if (env)
+		c->s->n_env = gc_env_parse(c->doc, env, "env", c->s->env, c->d);
 	if (!is_cmd) {
 		yaml_node_t *n = cmd ? cmd : stacks ? stacks : files;
 		if (n)
 			gc_diag(c->d, n, "'%s' applies to workload: command only; add workload: "
 				"command or remove it", n == cmd ? "command" : n == stacks ? "stacks" :
 				"files");
+		return;
+	}
+	if (c->s->ddp) {
+		if (cmd || stacks)
+			gc_diag(c->d, cmd ? cmd : stacks, "workload: ddp runs gcbench's own DDP runner; "
+				"remove '%s', or write workload: command to run your own program",
+				cmd ? "command" : "stacks");
+		spec_ddp_command(c);
+		if (files)
+			spec_parse_files(c, files);
 		return;
 	}
 	if (cmd && stacks) {
@@ -376,7 +294,7 @@ void spec_parse_command(struct spec_ctx *c)
 		parse_stacks(c, stacks);
 	}
 	if (files)
-		parse_files(c, files);
+		spec_parse_files(c, files);
 }
 
 /* --- methods: free labels with free parameters ----------------------------------------- */

@@ -43,6 +43,15 @@ void spec_parse_command(struct spec_ctx *c);
 const char *spec_method_item(struct spec_ctx *c, yaml_node_t *it, const char *what,
 			     yaml_node_t **kn, yaml_node_t **pv);
 void spec_command_method(struct spec_ctx *c, yaml_node_t *it);
+/* files: (spec_files.c): each entry a file or a folder, with where it lands on the hosts */
+void spec_parse_files(struct spec_ctx *c, yaml_node_t *v);
+/* A ddp hook's file (as written in the spec) shipped with its modules: its folder,
+ * whole, when it has one; else it and the *.py files beside it (spec_files.c). */
+void spec_files_add_hook(struct spec_ctx *c, yaml_node_t *at, const char *file);
+/* workload: ddp (spec_ddp.c): the runner's argv, python:, and its methods checked
+ * (PyTorch's hooks by gcbench's names, or a label with hook: FILE.py:FUNC) */
+void spec_ddp_command(struct spec_ctx *c);
+void spec_ddp_methods(struct spec_ctx *c, yaml_node_t *methods);
 int spec_command_model(struct spec_ctx *c, yaml_node_t *n, const char *t, void *out);
 
 /* "%.9g" of v, the one way numbers are written in canonical texts and point keys. */

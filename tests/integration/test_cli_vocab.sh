@@ -48,7 +48,7 @@ declare -A typo=(
 	[regress]="--baselin --baseline" [history]="--modl --model" [compress]="--methd --method"
 	[cluster]="--nme --name" [whatif]="--worker --workers" [model]="--jsn --json"
 	[report]="--ot --out" [reap]="--dry-rn --dry-run" [ingest]="--swep --sweep"
-	[submit]="--partiton --partition"
+	[submit]="--partiton --partition" [init]="--forc --force"
 )
 # the words a command needs before its options (its action)
 declare -A pre=([notify]="test" [schedule]="list" [cluster]="status")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/integration/test_ddp_bench.sh: tools/ddp_bench.py as gcbench's wrapper starts it
+# tests/integration/test_ddp_bench.sh: python/gcbench_ddp.py as gcbench's wrapper starts it
 # (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT, GLOO_SOCKET_IFNAME, GCBENCH_DEADLINE_S set;
 # here by hand, 2 ranks on loopback) on ResNet-50's shapes from gcbench-worker
 # --print-model, which DDP splits into several buckets: syncsgd, fp16, powersgd and topk
@@ -9,7 +9,7 @@
 # Time: about 1 minute (2 cores).
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-DDP=$ROOT/tools/ddp_bench.py
+DDP=$ROOT/python/gcbench_ddp.py
 W=$BIN/gcbench-worker
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gcbench-ddpb.XXXXXX")
 pids=()

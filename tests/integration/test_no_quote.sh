@@ -59,11 +59,11 @@ else
 		"$tmp/digits.csv.gz" "$MARK"
 	case_ digits_convert "$tmp/digits.csv.gz" "line 1: a column is not a number" \
 		python3 -B tools/digits_convert.py --csv "$tmp/digits.csv.gz" --out "$tmp/d.bin"
-	if python3 -B -c 'import sys; sys.path.insert(0, "tools"); import ddp_bench' 2>/dev/null; then
+	if python3 -B -c 'import sys; sys.path.insert(0, "python"); import gcbench_ddp' 2>/dev/null; then
 		case_ ddp_bench_csv "$tmp/row.csv:2:16:" "field 3 (shape)" python3 -B -c \
-			'import sys; sys.path.insert(0, "tools"); import ddp_bench; ddp_bench.load_rows(sys.argv[1])' \
+			'import sys; sys.path.insert(0, "python"); import gcbench_ddp; gcbench_ddp.load_rows(sys.argv[1])' \
 			"csv:$tmp/row.csv"
 	else
-		skip ddp_bench_csv "tools/ddp_bench.py does not import here (torch missing?)"
+		skip ddp_bench_csv "python/gcbench_ddp.py does not import here (torch missing?)"
 	fi
 fi

@@ -6,10 +6,11 @@
 # between the ranks over TCP and writes a record file per rank. The runs are ok, their
 # iteration rows are in, the speedup view pairs each label with the baseline, an edited
 # file makes a new sweep, regress compares two tagged sweeps, a failing rank fails its
-# point with its own message, the caps are restored and nothing is left on the nodes.
+# point with its own message, gcbench's Python module (gcbench_records) is importable
+# without being listed and a folder of files: arrives as a package (import helpers.calc), the caps are restored and nothing is left on the nodes.
 # Time: about 30-40 s.
 . "$(dirname "$0")/../lib.sh"
-cases="sweep_ok iteration_rows env_mapped speedup_pairs files_hashed regress_works failure_reported caps_restored"
+cases="sweep_ok iteration_rows env_mapped module_and_package speedup_pairs files_hashed regress_works failure_reported caps_restored"
 need_sweep $cases && need_cmd python3 $cases || exit 0
 
 name=command$(( $$ % 100000 ))
@@ -24,8 +25,13 @@ trap cleanup EXIT
 # a one-byte reply, per iteration; encode/decode are short sleeps for the compressing
 # labels. It writes formats/records.h's layout itself: magic, header, 128-byte records,
 # trailer.
+mkdir -p "$work/helpers/__pycache__"
+echo "VALUE = 7" >"$work/helpers/calc.py"
+: >"$work/helpers/__init__.py"
+echo junk >"$work/helpers/__pycache__/gcbench-marker.pyc"
 cat >"$work/fake_train.py" <<'PY'
 import json, os, socket, struct, sys, time
+import gcbench_records, helpers.calc   # gcbench's module travels by itself; a package kept
 a = dict(zip(sys.argv[1::2], sys.argv[2::2]))
 env = {k: os.environ.get(k, "") for k in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR",
        "MASTER_PORT", "GLOO_SOCKET_IFNAME", "NCCL_SOCKET_IFNAME", "GCBENCH_RECORDS", "GCBENCH_FILES")}
@@ -40,7 +46,7 @@ if params.get("crash") == str(rank): die("asked to fail on rank %d" % rank)
 size = int(params.get("kb", "2000")) * 1000
 iters, warm = int(a["--iters"]), int(a["--warmup"])
 with open(os.path.join(a["--side"], "%s-r%d" % (env["MASTER_PORT"], rank)), "w") as f:
-    f.write(" ".join([a["--method"], env["RANK"], env["WORLD_SIZE"], env["LOCAL_RANK"], env["MASTER_ADDR"], env["MASTER_PORT"], env["GLOO_SOCKET_IFNAME"], os.getcwd(), a["--model"], a["--batch"]]) + "\n")
+    f.write(" ".join([a["--method"], env["RANK"], env["WORLD_SIZE"], env["LOCAL_RANK"], env["MASTER_ADDR"], env["MASTER_PORT"], env["GLOO_SOCKET_IFNAME"], os.getcwd(), a["--model"], a["--batch"], gcbench_records.__file__, helpers.calc.__file__, str(helpers.calc.VALUE)]) + "\n")
 addr = (env["MASTER_ADDR"], int(env["MASTER_PORT"]))
 peers = []
 if rank == 0:
@@ -96,7 +102,7 @@ workload: command
 command: [python3, fake_train.py, --method, "{method}", --params, "{params}", --out, "{records}",
           --iters, "{iterations}", --warmup, "{warmup}", --model, "{model}", --batch, "{batch}",
           --side, $side]
-files: [fake_train.py]
+files: [fake_train.py, helpers]
 models: [fake]
 methods:
   - full
@@ -136,6 +142,15 @@ bad=$(awk -v addr_re='^10\\.|^192\\.168\\.|^172\\.' '
 addr0=$(awk '$2 == 0 { print $5 }' <<<"$seen" | sort -u)
 [ -n "$seen" ] && [ -z "$bad" ] && [ "$(wc -w <<<"$addr0")" = 1 ] && pass env_mapped ||
 	fail env_mapped "${bad:-rank 0 addresses: $addr0} :: $(head -3 <<<"$seen" | tr '\n' ' ')"
+
+# gcbench_records from the build's python/ (not listed in files:), the package from
+# files/helpers/ (its __pycache__ left behind)
+bad=$(awk '$11 !~ /\/\.cache\/gcbench\/[0-9a-f]+\/python\/gcbench_records\.py$/ ||
+	$12 !~ /\/\.cache\/gcbench\/[0-9a-f]+\/files\/helpers\/calc\.py$/ || $13 != 7' <<<"$seen")
+pyc=$(for i in 1 2; do ssh -F "$GCBENCH_HOME/clusters/$name/ssh_config" "n$i" \
+	'ls -d "$HOME"/.cache/gcbench/*/files/helpers/__pycache__/gcbench-marker.pyc' 2>/dev/null; done)
+[ -n "$seen" ] && [ -z "$bad" ] && [ -z "$pyc" ] && pass module_and_package ||
+	fail module_and_package "${bad:-a __pycache__ file was shipped: $pyc} :: $(head -2 <<<"$seen" | tr '\n' ' ')"
 
 # every label paired with the baseline at both caps; the tenth payload is faster at the
 # lower cap (comm-bound: 200 kB against 2 MB per iteration)

@@ -157,6 +157,41 @@ static void test_connect_timeout(void)
 	}
 }
 
+/* a host's python: and env: (its ranks' interpreter and variables); mistakes named */
+static void test_host_env(void)
+{
+	struct gc_inventory inv;
+	struct gc_diags d;
+	const char *t =
+		"hosts:\n"
+		"  - {name: n1, address: 10.0.0.1, iface: eth0, python: ~/venv/bin/python3}\n"
+		"  - {name: n2, address: 10.0.0.2, iface: eth0, env: {PATH: \"~/conda/bin:/usr/bin\"}}\n";
+	const char *bad =
+		"hosts:\n"
+		"  - {name: n1, address: 10.0.0.1, iface: eth0, python: \"py thon\"}\n"
+		"  - {name: n2, address: 10.0.0.2, iface: eth0, env: {MASTER_PORT: 1, X: \"`id`\"}}\n"
+		"  - {name: n3, address: 10.0.0.3, iface: eth0, env: [A]}\n";
+
+	gc_diags_init(&d, "i.yaml");
+	CHECKF(gc_inventory_parse(t, strlen(t), "i.yaml", &inv, &d) == GC_OK, "%s",
+	       d.n ? d.msg[0] : "");
+	CHECK_STR(inv.hosts[0].python, "~/venv/bin/python3");
+	CHECK_EQ_INT(inv.hosts[0].n_env, 0);
+	CHECK_STR(inv.hosts[1].python, "");
+	CHECK_EQ_INT(inv.hosts[1].n_env, 1);
+	CHECK_STR(inv.hosts[1].env[0], "PATH=~/conda/bin:/usr/bin");
+	gc_inventory_release(&inv);
+	gc_diags_release(&d);
+	gc_diags_init(&d, "i.yaml");
+	CHECK(gc_inventory_parse(bad, strlen(bad), "i.yaml", &inv, &d) == GC_E_INVAL);
+	CHECK_EQ_INT(d.n, 4);
+	CHECK(d.n == 4 && strstr(d.msg[0], "i.yaml:2:") && strstr(d.msg[0], "host 'n1': python"));
+	CHECK(d.n == 4 && strstr(d.msg[1], "host 'n2' env: 'MASTER_PORT' is set by gcbench"));
+	CHECK(d.n == 4 && strstr(d.msg[2], "host 'n2' env: the value of X has a character"));
+	CHECK(d.n == 4 && strstr(d.msg[3], "host 'n3' env is a list; write a mapping"));
+	gc_diags_release(&d);
+}
+
 /* `slurm: true`: hosts from the allocation, iface and sudo for every node */
 static void test_slurm(void)
 {
@@ -254,6 +289,7 @@ int main(void)
 	GCT_RUN(test_connect_timeout);
 	GCT_RUN(test_slurm);
 	GCT_RUN(test_bad_corpus);
+	GCT_RUN(test_host_env);
 	GCT_RUN(test_never_quotes);
 	GCT_RUN(test_example_files);
 	return gct_finish();

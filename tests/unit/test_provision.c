@@ -74,6 +74,69 @@ static void test_build_hash(void)
 		snprintf(bad, sizeof(bad), "%s/shadow", dir);
 		unlink(bad);
 	}
+	/* a spec's files keep their folders; names with . or .. components, absolute, or
+	 * twice, are refused; gcbench's Python modules go to python/; all in the hash */
+	{
+		char src[200];
+		const char *srcs[2] = { src, src };
+		const char *good[2] = { "pkg/util.py", "t.py" }, *bad[] = { "../x.py", "/x.py",
+			"a/./b.py", "a//b.py", "a/", "a/..", "a b.py", "" };
+		char h0[65];
+		CHECK(put("u.py", "X = 1\n") == 0);
+		snprintf(src, sizeof(src), "%s/u.py", dir);
+		CHECK(gc_build_init(&b, dir, NULL, 0, &e) == GC_OK);
+		strcpy(h0, b.hash);
+		CHECKF(gc_build_add_files(&b, srcs, good, 2, &e) == GC_OK, "%s", e.msg);
+		CHECK_EQ_INT(b.n_files, 2);
+		CHECK_STR(b.file_name[0], "files/pkg/util.py");
+		CHECK_CONTAINS(b.manifest, "  files/pkg/util.py\n");
+		CHECK(strcmp(h0, b.hash));
+		for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			CHECK(gc_build_init(&b, dir, NULL, 0, &e) == GC_OK);
+			CHECKF(gc_build_add_files(&b, srcs, bad + k, 1, &e) == GC_E_INVAL, "'%s'", bad[k]);
+		}
+		CHECK(gc_build_init(&b, dir, NULL, 0, &e) == GC_OK);
+		good[1] = good[0];
+		CHECK(gc_build_add_files(&b, srcs, good, 2, &e) == GC_E_INVAL);
+		CHECK_CONTAINS(e.msg, "two files land on files/pkg/util.py");
+		unlink(src);
+	}
+	/* the Python modules: found beside PREFIX/bin or build/bin, else named where */
+	{
+		char self[200], py[300], got[1400];
+		snprintf(self, sizeof(self), "%s/bin", dir);
+		CHECK(mkdir(self, 0755) == 0);
+		CHECK(gc_build_python_dir(self, got, sizeof(got), &e) == GC_E_NOTFOUND);
+		CHECK_CONTAINS(e.msg, "gcbench_records.py is not beside this program");
+		CHECK_CONTAINS(e.msg, "/bin/../share/gcbench/python");
+		snprintf(py, sizeof(py), "%s/share", dir);
+		mkdir(py, 0755);
+		snprintf(py, sizeof(py), "%s/share/gcbench", dir);
+		mkdir(py, 0755);
+		snprintf(py, sizeof(py), "%s/share/gcbench/python", dir);
+		mkdir(py, 0755);
+		CHECK(put("share/gcbench/python/gcbench_records.py", "# m\n") == 0);
+		CHECK(gc_build_python_dir(self, got, sizeof(got), &e) == GC_E_NOTFOUND);
+		CHECK(put("share/gcbench/python/gcbench_ddp.py", "# r\n") == 0);
+		CHECK(put("share/gcbench/python/gcbench_grace.py", "# g\n") == 0);
+		CHECKF(gc_build_python_dir(self, got, sizeof(got), &e) == GC_OK, "%s", e.msg);
+		CHECK_CONTAINS(got, "/bin/../share/gcbench/python");
+		CHECK(gc_build_init(&b, dir, NULL, 0, &e) == GC_OK);
+		CHECKF(gc_build_add_python(&b, got, &e) == GC_OK, "%s", e.msg);
+		CHECK_STR(b.file_name[0], "python/gcbench_records.py");
+		CHECK_CONTAINS(b.manifest, "  python/gcbench_records.py\n");
+		CHECK_CONTAINS(b.manifest, "  python/gcbench_ddp.py\n");
+		snprintf(got, sizeof(got), "%s/share/gcbench/python/gcbench_records.py", dir);
+		unlink(got);
+		snprintf(got, sizeof(got), "%s/share/gcbench/python/gcbench_ddp.py", dir);
+		unlink(got);
+		snprintf(got, sizeof(got), "%s/share/gcbench/python/gcbench_grace.py", dir);
+		unlink(got), rmdir(py);
+		snprintf(py, sizeof(py), "%s/share/gcbench", dir);
+		rmdir(py);
+		snprintf(py, sizeof(py), "%s/share", dir);
+		rmdir(py), rmdir(self);
+	}
 	for (int i = 0; i < GC_PROVISION_NFILES; i++) {
 		char p[200];
 		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);

@@ -81,7 +81,7 @@ static void test_parse_good(void)
 	CHECK_STR(s.methods[3].label, "powersgd(iters=1,rank=4)");
 	CHECK_STR(s.baseline, "allreduce");
 	CHECK_EQ_INT(s.n_files, 2);
-	CHECK_STR(s.files[1].name, "util.txt");
+	CHECK_STR(s.files[1].name, "lib/util.txt");   /* its folder kept */
 	CHECK_EQ_INT(strlen(s.files[0].digest), 16);
 	CHECK(strstr(s.canonical, "command=python3 train.py --hook {method}") != NULL);
 	CHECK(strstr(s.canonical, "files=train.py:") != NULL);
@@ -202,6 +202,189 @@ static void test_files_in_hash(void)
 	gc_spec_release(&b);
 }
 
+/* files: with the given list; the parsed spec in *s, GC_OK or not */
+static gc_rc parse_files(const char *list, struct gc_spec *s, struct gc_diags *d)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text), "name: f\nworkload: command\ncommand: [python3, t.py]\n"
+		 "files: %s\nmodels: [m]\nmethods: [a]\nbaseline: a\nbandwidth: 1gbit\n"
+		 "world_size: 2\nbatch: 1\niterations: 1\n", list);
+	gc_diags_init(d, spec_path);
+	return gc_spec_parse(text, strlen(text), spec_path, s, d);
+}
+
+static int has_diag(const struct gc_diags *d, const char *text)
+{
+	for (size_t k = 0; k < d->n; k++)
+		if (strstr(d->msg[k], text))
+			return 1;
+	dump(d);
+	return 0;
+}
+
+/* files: keeps folders (a package stays a package); outside the spec's folder, the
+ * base name; a folder entry ships its files without hidden ones and __pycache__ */
+static void test_files_paths(void)
+{
+	struct gc_spec s;
+	struct gc_diags d;
+	char out[300];
+	gc_rc rc;
+
+	snprintf(out, sizeof(out), "[train.py, ./pkg, ../%s/lib/util.txt, %s/train.py]",
+		 strrchr(dir, '/') + 1, dir);
+	/* the same file twice (by two spellings): shipped once */
+	rc = parse_files(out, &s, &d);
+	CHECK_EQ_INT(rc, GC_OK);
+	CHECK_EQ_INT(s.n_files, 5);
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+
+	snprintf(out, sizeof(out), "[train.py, ./pkg/, ../%s/lib/util.txt]", strrchr(dir, '/') + 1);
+	rc = parse_files(out, &s, &d);
+	if (rc)
+		dump(&d);
+	CHECK_EQ_INT(rc, GC_OK);
+	CHECK_EQ_INT(s.n_files, 5);
+	if (s.n_files == 5) {
+		CHECK_STR(s.files[0].name, "train.py");
+		CHECK_STR(s.files[1].name, "pkg/__init__.py");   /* name order */
+		CHECK_STR(s.files[2].name, "pkg/sub/deep.py");
+		CHECK_STR(s.files[3].name, "pkg/util.py");
+		CHECK_STR(s.files[4].name, "util.txt");          /* outside: its base name */
+	}
+	CHECK(strstr(s.canonical, "pkg/util.py:") != NULL);
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+
+	/* a second util.txt; an empty folder; ".",
+	 * "..", spaces, "": refused */
+	write_file("util.txt", "y\n");
+	snprintf(out, sizeof(out), "[pkg/util.py, util.txt, ../%s/lib/util.txt]", strrchr(dir, '/') + 1);
+	rc = parse_files(out, &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	CHECK(has_diag(&d, "lib/util.txt' would both land on files/util.txt"));
+	gc_diags_release(&d);
+	rc = parse_files("[pkg, pkg/util.py]", &s, &d);   /* a file and its folder: once */
+	CHECK_EQ_INT(rc, GC_OK);
+	CHECK_EQ_INT(s.n_files, 3);
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+	rc = parse_files("[lib/util.txt, lib/util.txt/x]", &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	gc_diags_release(&d);
+	rc = parse_files("[empty]", &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	CHECK(has_diag(&d, "folder 'empty' has no file to ship"));
+	gc_diags_release(&d);
+	rc = parse_files("[\".\", \"..\", \"a b\", \"\"]", &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	CHECK_EQ_INT(d.n, 4);
+	CHECK(has_diag(&d, "naming a file or a folder; write e.g. files: [train.py, my_pkg]"));
+	gc_diags_release(&d);
+}
+
+/* files/x a file for one entry and a folder for another (../DIR/lib/x lands as x/) */
+static void test_files_file_and_folder(void)
+{
+	struct gc_spec s;
+	struct gc_diags d;
+	char p[300], list[300];
+
+	write_file("x", "1\n");
+	snprintf(p, sizeof(p), "%s/lib/x", dir);
+	mkdir(p, 0755);
+	write_file("lib/x/y", "2\n");
+	write_file("lib/x/.hidden", "3\n");
+	snprintf(list, sizeof(list), "[x, ../%s/lib/x]", strrchr(dir, '/') + 1);
+	CHECK_EQ_INT(parse_files(list, &s, &d), GC_E_INVAL);
+	CHECK(has_diag(&d, "files/x on the hosts would be both a file and a folder"));
+	gc_diags_release(&d);
+	snprintf(list, sizeof(list), "[../%s/lib/x]", strrchr(dir, '/') + 1);
+	CHECK_EQ_INT(parse_files(list, &s, &d), GC_OK);
+	CHECK_EQ_INT(s.n_files, 1);   /* .hidden left out */
+	CHECK_STR(s.n_files ? s.files[0].name : "", "x/y");
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+}
+
+static gc_rc parse_text(const char *text, struct gc_spec *s, struct gc_diags *d)
+{
+	gc_diags_init(d, spec_path);
+	return gc_spec_parse(text, strlen(text), spec_path, s, d);
+}
+
+/* workload: ddp: the runner's argv, PyTorch's hooks by name, a hook of the user's with
+ * its parameters and its file shipped (with the .py files beside it); syncsgd the
+ * default baseline */
+static void test_ddp(void)
+{
+	static const char *good_ddp =
+		"name: own\nworkload: ddp\npython: /usr/bin/python3\nmodels: [tiny]\n"
+		"methods:\n  - syncsgd\n  - fp16\n  - powersgd: {rank: 2}\n"
+		"  - int8: {hook: train.py:make_hook, bits: [4, 8]}\n"
+		"bandwidth: 1gbit\nworld_size: 2\nbatch: 1\niterations: 1\n";
+	struct gc_spec s;
+	struct gc_diags d;
+	gc_rc rc = parse_text(good_ddp, &s, &d);
+
+	if (rc)
+		dump(&d);
+	CHECK_EQ_INT(rc, GC_OK);
+	CHECK_STR(s.workload, "command");
+	CHECK_EQ_INT(s.ddp, 1);
+	CHECK_STR(s.baseline, "syncsgd");
+	CHECK_EQ_INT(s.n_methods, 5);
+	CHECK_STR(s.methods[4].params_text, "bits=8,hook=train.py:make_hook");
+	CHECK_EQ_INT(s.n_stacks, 1);
+	CHECK_STR(s.stacks[0].argv[0], "{python}");   /* the wrapper's, per host */
+	CHECK_STR(s.python, "/usr/bin/python3");
+	CHECK_STR(s.stacks[0].argv[1], "{bin}/python/gcbench_ddp.py");
+	CHECK(s.n_files >= 1);   /* train.py and the .py files beside it */
+	for (size_t i = 0; i < s.n_files; i++)
+		CHECKF(strstr(s.files[i].name, ".py") != NULL, "shipped %s", s.files[i].name);
+	CHECK(strstr(s.canonical, "command={python} {bin}/python/gcbench_ddp.py") != NULL);
+	CHECK(strstr(s.canonical, "python=/usr/bin/python3\n") != NULL);
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+
+	/* a hook in a folder: that folder, whole */
+	rc = parse_text("name: own\nworkload: ddp\nmodels: [tiny]\nmethods:\n  - syncsgd\n"
+			"  - p: {hook: pkg/util.py:make}\nbandwidth: 1gbit\nworld_size: 2\n"
+			"batch: 1\niterations: 1\n", &s, &d);
+	CHECK_EQ_INT(rc, GC_OK);
+	CHECK_EQ_INT(s.n_files, 3);
+	CHECK_STR(s.n_files ? s.files[0].name : "", "pkg/__init__.py");
+	CHECK_STR(s.python, "");   /* the host's python:, else python3 */
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+
+	/* every mistake at once */
+	rc = parse_text("name: own\nworkload: ddp\npython: ~bob/python\n"
+			"command: [python3, x.py]\nmodels: [tiny]\nmethods:\n  - syncsgd\n"
+			"  - int9\n  - fp16: {hook: a.py:f}\n  - q: {hook: a.txt:f}\n"
+			"  - r: {hook: \"a.py:1f\"}\n  - powersgd: {rnak: 2}\n  - m: {hook: none.py:f}\n"
+			"bandwidth: 1gbit\nworld_size: 2\nbatch: 1\niterations: 1\n", &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	CHECK(has_diag(&d, "write e.g. python: /usr/bin/python3 or python: ~/venv/bin/python"));
+	CHECK(has_diag(&d, "workload: ddp runs gcbench's own DDP runner; remove 'command'"));
+	CHECK(has_diag(&d, "method 'int9' is not one of PyTorch's hooks by gcbench's name"));
+	CHECK(has_diag(&d, "'fp16' is PyTorch's hook under gcbench's name; give your hook a label"));
+	CHECK(has_diag(&d, "hook 'a.txt:f' of 'q' is not FILE.py:FUNCTION"));
+	CHECK(has_diag(&d, "hook 'a.py:1f' of 'r' is not FILE.py:FUNCTION"));
+	CHECK(has_diag(&d, "method powersgd takes no parameter 'rnak'; it takes rank"));
+	CHECK(has_diag(&d, "file 'none.py'"));
+	gc_diags_release(&d);
+	/* python: belongs to ddp */
+	rc = parse_text("name: c\nworkload: command\npython: python3\ncommand: [python3, t.py]\n"
+			"models: [m]\nmethods: [a]\nbaseline: a\nbandwidth: 1gbit\nworld_size: 2\n"
+			"batch: 1\niterations: 1\n", &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	CHECK(has_diag(&d, "'python' applies to workload: ddp only"));
+	gc_diags_release(&d);
+}
+
 static void test_arg_problem(void)
 {
 	CHECK(gc_command_arg_problem("python3", 1) == NULL);
@@ -293,7 +476,8 @@ static void test_launch(void)
 	      strstr(script, "GCBENCH_RECORDS=$d/records-r$RANK.gcr"));
 	CHECK_STR(argv[i - 1], "{records}");
 	CHECK_STR(argv[i - 4], "python3");
-	CHECK_STR(argv[i - 5], ".cache/gcbench/0123456789abcdef");
+	CHECK_STR(argv[i - 5], "0");   /* no environment entries */
+	CHECK_STR(argv[i - 6], ".cache/gcbench/0123456789abcdef");
 	gc_argv_free(argv);
 	l.bin_dir = NULL;
 	CHECK_EQ_INT(gc_launch_argv(&l, &argv, &e), GC_E_INVAL);
@@ -309,12 +493,13 @@ static void test_launch(void)
 }
 
 /* the wrapper itself: Open MPI's variables mapped, {records} replaced, the folder
- * entered; run with /bin/sh as mpirun would (no data subnet: the iface given) */
+ * entered, gcbench's Python modules first on PYTHONPATH; run with /bin/sh as mpirun
+ * would (no data subnet: the iface given) */
 static void test_wrapper_runs(void)
 {
 	char *cmd[] = { "/bin/sh", "show.sh", "--out={records}", "{bin}/w:{bin}", NULL };
 	const char *env[] = { "OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=2",
-			      "OMPI_COMM_WORLD_LOCAL_RANK=0" };
+			      "OMPI_COMM_WORLD_LOCAL_RANK=0", "PYTHONPATH=/u/lib" };
 	gc_launch l = { 0 };
 	char **argv, want[1024];
 	gc_proc_result r;
@@ -334,15 +519,108 @@ static void test_wrapper_runs(void)
 	for (i = 0; argv[i] && strcmp(argv[i], "/bin/sh"); i++)
 		;
 	CHECK(argv[i] != NULL);
-	for (size_t k = 0; k < 3; k++)
+	for (size_t k = 0; k < 4; k++)
 		putenv((char *)env[k]);
 	CHECK_EQ_INT(gc_proc_run(argv + i, NULL, NULL, 10, 0, &r, &e), GC_OK);
 	snprintf(want, sizeof(want), "1 2 0 10.1.2.3:2000 lo lo /tmp/recs/records-r1.gcr %s "
-		 "--out=/tmp/recs/records-r1.gcr /opt/gcb/bin/w:/opt/gcb/bin /opt/gcb/bin\n", dir);
+		 "--out=/tmp/recs/records-r1.gcr /opt/gcb/bin/w:/opt/gcb/bin /opt/gcb/bin "
+		 "/opt/gcb/bin/python:/u/lib\n", dir);   /* gcbench's modules first */
 	CHECKF(r.status == 0 && r.out && !strcmp(r.out, want), "got '%s' (%s), want '%s'",
 	       r.out ? r.out : "", r.err_tail, want);
 	gc_proc_result_release(&r);
 	gc_argv_free(argv);
+}
+
+/* the environment: the spec's entries on every host, a host's by its data address,
+ * ~/ expanded to the host's $HOME, {python} from GCBENCH_PYTHON; bad entries refused */
+static void test_wrapper_env(void)
+{
+	char *cmd[] = { "/bin/sh", "env.sh", "{python}", NULL };
+	gc_launch l = { 0 };
+	char **argv, want[512];
+	gc_proc_result r;
+	gc_err e;
+	size_t i;
+	const char *home = getenv("HOME");
+
+	write_file("env.sh", "echo \"$FOO|$BAR|$1|$GLOO_SOCKET_IFNAME\"\n");
+	l.hosts[0] = "n1";
+	l.slots[0] = 1;
+	l.nhosts = 1, l.world = 1;
+	l.iface = "lo";
+	l.data_cidr = "127.0.0.0/8";   /* this host is 127.0.0.1 on it */
+	l.command = cmd, l.n_command = 3;
+	l.files_dir = dir;
+	l.records_dir = "/tmp/recs";
+	l.bin_dir = "/opt/gcb/bin";
+	l.master_addr = "127.0.0.1", l.master_port = 2000;
+	strcpy(l.env[0], "*/FOO=~/x");
+	strcpy(l.env[1], "*/BAR=all");
+	strcpy(l.env[2], "127.0.0.1/BAR=mine");
+	strcpy(l.env[3], "10.9.9.9/BAR=other");
+	strcpy(l.env[4], "127.0.0.1/GCBENCH_PYTHON=/usr/bin/python3");
+	l.n_env = 5;
+	CHECKF(gc_launch_argv(&l, &argv, &e) == GC_OK, "%s", e.msg);
+	for (i = 0; argv[i] && strcmp(argv[i], "/bin/sh"); i++)
+		;
+	CHECK(argv[i] != NULL);
+	CHECK_EQ_INT(gc_proc_run(argv + i, NULL, NULL, 10, 0, &r, &e), GC_OK);
+	snprintf(want, sizeof(want), "%s/x|mine|/usr/bin/python3|lo\n", home ? home : "");
+	CHECKF(r.status == 0 && r.out && !strcmp(r.out, want), "got '%s' (%s), want '%s'",
+	       r.out ? r.out : "", r.err_tail, want);
+	gc_proc_result_release(&r);
+	gc_argv_free(argv);
+	/* refused before any shell: a reserved name, a value with $, ~bob, a bad key */
+	{
+		const char *bad[] = { "*/RANK=1", "*/X=$(id)", "*/X=~bob/x", "a b/X=1", "*/X",
+				      "*/GCBENCH_BIN=/x", "*/1X=1" };
+		for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			strcpy(l.env[0], bad[k]);
+			l.n_env = 1;
+			CHECKF(gc_launch_argv(&l, &argv, &e) == GC_E_INVAL, "accepted '%s'", bad[k]);
+		}
+	}
+}
+
+/* env: in a spec and python:/env: of an inventory host: checked, named in messages */
+static void test_env_parse(void)
+{
+	struct gc_spec s;
+	struct gc_diags d;
+	gc_rc rc = parse_text("name: e\nworkload: ddp\npython: ~/venv/bin/python3\n"
+			      "env: {OMP_PROC_BIND: close, PATH: \"~/conda/bin:/usr/bin\"}\n"
+			      "models: [tiny]\nmethods: [syncsgd]\nbandwidth: 1gbit\n"
+			      "world_size: 2\nbatch: 1\niterations: 1\n", &s, &d);
+
+	if (rc)
+		dump(&d);
+	CHECK_EQ_INT(rc, GC_OK);
+	CHECK_EQ_INT(s.n_env, 2);
+	CHECK_STR(s.env[1], "PATH=~/conda/bin:/usr/bin");
+	CHECK_STR(s.python, "~/venv/bin/python3");
+	CHECK_STR(s.stacks[0].argv[0], "{python}");
+	CHECK(strstr(s.canonical, "env=OMP_PROC_BIND=close\n") != NULL);
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+	rc = parse_text("name: e\nworkload: ddp\npython: ~bob/python\n"
+			"env: {RANK: 1, GCBENCH_X: 1, \"1A\": 2, A: \"$(id)\", B: [1], C: \"a b\"}\n"
+			"models: [tiny]\nmethods: [syncsgd]\nbandwidth: 1gbit\n"
+			"world_size: 2\nbatch: 1\niterations: 1\n", &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	CHECK_EQ_INT(d.n, 7);
+	CHECK(has_diag(&d, "another login's home; write ~/PATH"));
+	CHECK(has_diag(&d, "env: 'RANK' is set by gcbench for every rank"));
+	CHECK(has_diag(&d, "env: 'GCBENCH_X' is gcbench's or Open MPI's own"));
+	CHECK(has_diag(&d, "env: '1A' is not a variable name"));
+	CHECK(has_diag(&d, "env: the value of A has a character other than"));
+	CHECK(has_diag(&d, "env: the value of B is not one plain value"));
+	gc_diags_release(&d);
+	rc = parse_text("name: e\nworkload: replay\nenv: {A: 1}\nmodels: [tiny]\n"
+			"methods: [syncsgd]\nbandwidth: 1gbit\nworld_size: 2\nbatch: 1\n"
+			"iterations: 1\n", &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	CHECK(has_diag(&d, "'env' applies to workloads command and ddp only"));
+	gc_diags_release(&d);
 }
 
 int main(void)
@@ -357,17 +635,35 @@ int main(void)
 	mkdir(lib, 0755);
 	write_file("train.py", "print('hello')\n");
 	write_file("lib/util.txt", "x\n");
+	snprintf(lib, sizeof(lib), "%s/pkg", dir);
+	mkdir(lib, 0755);
+	snprintf(lib, sizeof(lib), "%s/pkg/sub", dir);
+	mkdir(lib, 0755);
+	snprintf(lib, sizeof(lib), "%s/pkg/__pycache__", dir);
+	mkdir(lib, 0755);
+	snprintf(lib, sizeof(lib), "%s/empty", dir);
+	mkdir(lib, 0755);
+	write_file("pkg/__init__.py", "");
+	write_file("pkg/util.py", "X = 1\n");
+	write_file("pkg/util.pyc", "junk");
+	write_file("pkg/sub/deep.py", "Y = 2\n");
+	write_file("pkg/__pycache__/util.cpython-311.pyc", "junk");
 	write_file("show.sh", "echo \"$RANK $WORLD_SIZE $LOCAL_RANK $MASTER_ADDR:$MASTER_PORT "
 		   "$GLOO_SOCKET_IFNAME $NCCL_SOCKET_IFNAME $GCBENCH_RECORDS $(pwd) $1 $2 "
-		   "$GCBENCH_BIN\"\n");
+		   "$GCBENCH_BIN $PYTHONPATH\"\n");
 	GCT_RUN(test_parse_good);
 	GCT_RUN(test_files_in_hash);
+	GCT_RUN(test_files_paths);
+	GCT_RUN(test_files_file_and_folder);
+	GCT_RUN(test_ddp);
 	GCT_RUN(test_stacks);
 	GCT_RUN(test_stacks_bad);
 	GCT_RUN(test_arg_problem);
 	GCT_RUN(test_expand);
 	GCT_RUN(test_launch);
 	GCT_RUN(test_wrapper_runs);
+	GCT_RUN(test_wrapper_env);
+	GCT_RUN(test_env_parse);
 	gct_rmtree(dir);
 	return gct_finish();
 }
