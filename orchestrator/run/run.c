@@ -198,6 +198,7 @@ static void dry_run(struct gc_sweep_ctx *c, struct sweep_state *s)
 static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 {
 	char lockpath[1200], key[512], why[640];
+	uint64_t t0 = 0;
 	int n = 0;
 	size_t i;
 	gc_rc rc;
@@ -218,27 +219,37 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	c->validated = 1;   /* the inputs are checked: from here on a failure is the
 			     * environment's (exit 3) */
 	rc = gc_run_slurm_check_exclusive(c, s->pts, s->sw.n, e);   /* before any step */
+	gc_setup_mark(&c->ph, GC_SETUP_LOCK, &t0);
 	rc = rc ? rc : gc_lock_acquire(lockpath, &s->lockfd, e);
 	if (!rc) {
 		struct gc_hostlock_owner me;
 		gc_hostlock_owner_self(&me, c->o->inventory_path, c->o->spec_path, c->o->db_path);
 		rc = gc_hostlock_acquire(c->nodes, c->n_nodes, &me, &s->hosts, e);
 	}
+	gc_setup_mark(&c->ph, GC_SETUP_LOCK, &t0);
+	gc_setup_mark(&c->ph, GC_SETUP_PROVISION, &t0);
 	rc = rc ? rc : gc_provision_for_run(c->o, s->pts, s->sw.n, c->nodes, c->n_nodes, e);
+	gc_setup_mark(&c->ph, GC_SETUP_PROVISION, &t0);
 	if (rc)
 		return rc;
+	gc_setup_mark(&c->ph, GC_SETUP_RESTORE, &t0);
 	restore_nodes(c);
+	gc_setup_mark(&c->ph, GC_SETUP_RESTORE, &t0);
+	gc_setup_mark(&c->ph, GC_SETUP_CHECK, &t0);
 	rc = gc_run_slurm_guards_start(c, e);   /* SLURM: restore on scancel (run_slurm.h) */
 	rc = rc ? rc : check_nodes(c, e);
 	rc = rc ? rc : gc_run_check_latency(c, s->pts, s->sw.n, e);   /* run_setup.h */
 	rc = rc ? rc : gc_run_data_subnet(c, e);
+	gc_setup_mark(&c->ph, GC_SETUP_CHECK, &t0);
 	/* the database only once the hosts are known to serve: a sweep refused by its
 	 * hosts leaves no file behind */
 	rc = rc ? rc : gc_db_open(c->o->db_path, 0, &c->db, e);
 	rc = rc ? rc : gc_db_mark_interrupted(c->db, NULL, 0, &n, e);
 	if (!rc && n)
 		gc_warn("%d runs left 'running' by a stopped sweep are now marked interrupted", n);
+	gc_setup_mark(&c->ph, GC_SETUP_ENV, &t0);
 	rc = rc ? rc : collect_envs(c, e);
+	gc_setup_mark(&c->ph, GC_SETUP_ENV, &t0);
 	rc = rc ? rc : sweep_env_key(c, key, sizeof(key), e);
 	rc = rc ? rc : choose_sweep(c, s, key, why, sizeof(why), e);
 	rc = rc ? rc : gc_db_sweep_target(c->db, c->sweep_id, s->spec.target_metric,
@@ -290,6 +301,7 @@ int gc_sweep_run(const struct gc_run_opts *o)
 	int status;
 
 	install_signals();
+	gc_phase_init(&c.ph);
 	rc = prepare(&c, &s, &e);
 	if (!rc && o->dry_run)
 		dry_run(&c, &s);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "orchestrator/remote/nodes.h"
+#include "phases.h"
 #include "sweep.h"
 #include "result.h"
 
@@ -57,6 +58,7 @@ struct gc_calibration {
 	uint64_t cap;
 	uint32_t delay_us;
 	size_t used, pairs;
+	int64_t run_id;               /* the run whose probe measured it */
 	double bps[GC_CAL_MAX_PAIRS], rtt[GC_CAL_MAX_PAIRS];
 };
 
@@ -81,6 +83,7 @@ struct gc_sweep_ctx {
 	int *guards;                  /* SLURM: each node's guard step (srun pid), or NULL */
 	int reap_pending;             /* reap the nodes before the next point: at the start of
 	                               * a sweep and after a point that failed */
+	struct gc_phase_clock ph;     /* the point's phases and the process's setup (phases.h) */
 };
 
 /* A dead node's bound (docs/spec.md, Faults): once a worker reports a failed collective

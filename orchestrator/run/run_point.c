@@ -273,6 +273,12 @@ static void calibrate(struct gc_sweep_ctx *c, int64_t run_id, size_t used, uint6
 				gc_warn("calibration %s -> %s failed: %s", a->name, b->name, e.msg);
 		}
 		k->valid = 1, k->cap = cap, k->delay_us = delay_us, k->used = used, k->pairs = pairs;
+		k->run_id = run_id;
+	}
+	{
+		gc_err e;
+		if (gc_db_run_set_calibration(c->db, run_id, k->run_id, &e))
+			gc_warn("cannot store the calibration: %s", e.msg);
 	}
 	for (i = 0; i < pairs && i < GC_CAL_MAX_PAIRS; i++) {
 		gc_node *a = &c->nodes[i], *b = &c->nodes[(i + 1) % used];
@@ -536,17 +542,23 @@ static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 	gc_rc rc;
 
 	snprintf(rdir, sizeof(rdir), "%s/run-%lld", c->remote_work, (long long)run_id);
-	if (c->reap_pending)
+	if (c->reap_pending) {
+		gc_phase_to(&c->ph, GC_PH_REAP);
 		reap_nodes(c);
+	}
+	gc_phase_to(&c->ph, GC_PH_PREPARE);
 	rc = run_on_nodes(c, used, mk, e);
+	gc_phase_to(&c->ph, GC_PH_SHAPE);
 	if (!rc && (p->pt->bw_bps || point_delay_us(p->pt)))
 		rc = shape_all(c, run_id, used, p->pt, e);
+	gc_phase_to(&c->ph, GC_PH_CALIBRATE);
 	if (!rc && !gc_run_interrupted())
 		calibrate(c, run_id, used, p->pt->bw_bps, point_delay_us(p->pt));
 	if (!rc && gc_run_interrupted())
 		rc = gc_fail(e, GC_E_INTERRUPTED, "interrupted");
 	if (rc)
 		return rc;
+	gc_phase_to(&c->ph, GC_PH_LAUNCH);
 	rc = launch(c, p, pl, run_id, res, why, sizeof(why), e);
 	if (rc == GC_E_CHILD || (rc && res->stalled)) {
 		char cause[512], silent[256] = "";
@@ -562,7 +574,9 @@ static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 	}
 	if (rc)
 		return rc;
+	gc_phase_to(&c->ph, GC_PH_COLLECT);
 	rc = collect(c, run_id, used, p->pt->world_size, paths, np, e);
+	gc_phase_to(&c->ph, GC_PH_INGEST);
 	if (!rc)
 		rc = gc_db_ingest_files(c->db, run_id, (const char *const *)paths, *np, &rows, e);
 	return rc;
@@ -582,6 +596,8 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
 
 	*ok = 0;
 	memset(&res, 0, sizeof(res));
+	gc_phase_reset(&c->ph);
+	gc_phase_to(&c->ph, GC_PH_RECORD);
 	for (i = 0; i < c->n_nodes; i++)
 		c->nodes[i].down = 0;   /* every point tries every node again */
 	rc = place(c, p, &pl, e);   /* checked before the sweep (gc_run_place_points) */
@@ -591,8 +607,10 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
 	used = pl.used;
 	rc = point_steps(c, p, run_id, &pl, &res, paths, &np, &step);
 	gc_proc_clear_interrupt();   /* cleanup commands must run even after Ctrl-C */
+	gc_phase_to(&c->ph, GC_PH_CLEANUP);
 	unshape_all(c);
 	remove_dirs(c, run_id, used, paths, np);
+	gc_phase_to(&c->ph, GC_PH_RECORD);
 	if (rc && !gc_run_interrupted())
 		gc_run_slurm_check_job(c);   /* a cancelled job: interrupted (run_slurm.h) */
 	st = status_of(rc);
@@ -602,6 +620,9 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
 		gc_error("%s: %s", p->label, step.msg);
 	rc = gc_db_run_end(c->db, run_id, st, *ok ? NULL : step.msg, res.err_tail[0] ? res.err_tail : NULL,
 			   &e2);
+	gc_phase_to(&c->ph, GC_PH_NONE);
+	if (!rc && gc_phase_store(&c->ph, c->db, run_id, &e2))
+		gc_warn("%s", e2.msg);   /* the run's result stands without its timings */
 	gc_proc_result_release(&res);
 	if (rc)
 		return gc_fail(e, rc, "%s", e2.msg);
