@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# tools/demo-overhead.sh: the demo's per-point overhead (issue #30, docs/measurements.md).
+#
+#   sudo tools/demo-overhead.sh [--bin DIR] [--spec SPEC] [--keep DB]
+#
+# Runs SPEC (default experiments/quickstart.yaml, the demo's sweep) with DIR/gcbench
+# (default build/bin) on a private 4-node local cluster into a fresh database, then
+# prints the sweep's wall time, the points' mean overhead (runs.finished - started -
+# rank 0's summed t_iter) and, where the database has run_phases, the mean of each
+# phase. The cluster is brought down at the end. DIR may be another checkout's build
+# (the "before" of a comparison): the overhead needs nothing newer than runs and
+# iterations. Needs root (namespaces, tc); give it a quiet machine.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=$root/build/bin spec=$root/experiments/quickstart.yaml keep=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--bin) bin=${2:?--bin needs a folder}; shift 2 ;;
+	--spec) spec=${2:?--spec needs a file}; shift 2 ;;
+	--keep) keep=${2:?--keep needs a path}; shift 2 ;;
+	-h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "demo-overhead: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	esac
+done
+[ "$(id -u)" -eq 0 ] || { echo "demo-overhead: needs root (network namespaces and tc): run it with sudo" >&2; exit 2; }
+[ -x "$bin/gcbench" ] || { echo "demo-overhead: no '$bin/gcbench': build first (make) or give --bin DIR" >&2; exit 2; }
+command -v sqlite3 >/dev/null || { echo "demo-overhead: needs the sqlite3 command (apt-get install sqlite3)" >&2; exit 2; }
+
+work=$(mktemp -d /tmp/gcbench-ovh.XXXXXX)
+name=ovh$(( $$ % 100000 ))
+export GCBENCH_HOME=$work/home
+cleanup() {
+	"$bin/gcbench" cluster down --name "$name" >/dev/null 2>&1
+	rm -rf "$work"
+}
+trap cleanup EXIT
+printf 'local: 4\nname: %s\n' "$name" >"$work/inv.yaml"
+db=${keep:-$work/o.db}
+rm -f "$db" "$db-wal" "$db-shm"
+"$bin/gcbench" cluster up 4 --name "$name" >/dev/null || exit 3   # not timed, as in a warm demo
+start=$(date +%s.%N)
+"$bin/gcbench" run "$spec" --inventory "$work/inv.yaml" --db "$db" >"$work/run.log" 2>&1
+rc=$?
+end=$(date +%s.%N)
+[ $rc -eq 0 ] || { tail -20 "$work/run.log" >&2; echo "demo-overhead: the sweep failed (exit $rc)" >&2; exit 3; }
+sqlite3 "$db" "PRAGMA query_only = 1;
+SELECT printf('sweep wall %.1f s, %d points, mean overhead %.2f s per point (min %.2f, max %.2f, first %.2f), iterations %.1f s in all',
+	$end - $start, count(*), avg(o), min(o), max(o),
+	(SELECT o FROM (SELECT id, finished - started - (SELECT sum(t_iter) FROM iterations i
+	  WHERE i.run_id = r2.id AND i.rank = 0) AS o FROM runs r2 ORDER BY id LIMIT 1)), sum(it))
+FROM (SELECT r.finished - r.started - t.it AS o, t.it
+      FROM runs r JOIN (SELECT run_id, sum(t_iter) AS it FROM iterations WHERE rank = 0
+			GROUP BY run_id) t ON t.run_id = r.id WHERE r.status = 'ok');"
+if [ "$(sqlite3 "$db" "SELECT count(*) FROM sqlite_master WHERE name = 'run_phases'")" = 1 ]; then
+	sqlite3 "$db" "SELECT 'mean per point: ' || group_concat(printf('%s %.3f', phase, s), ', ')
+		FROM (SELECT phase, sum(seconds) / (SELECT count(*) FROM runs) AS s
+		      FROM run_phases WHERE phase NOT LIKE 'setup%' GROUP BY phase);
+		SELECT 'setup before the first point: ' || group_concat(printf('%s %.2f', phase, seconds), ', ')
+		FROM run_phases WHERE phase LIKE 'setup%';"
+fi
