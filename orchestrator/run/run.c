@@ -8,6 +8,7 @@
 #include "db/db.h"
 #include "log.h"
 #include "orchestrator/remote/launch.h"
+#include "each_node.h"
 #include "hostlock.h"
 #include "lock.h"
 #include "orchestrator/ops/notify.h"
@@ -54,47 +55,72 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-/* Before anything is shaped: links a killed sweep left capped are restored. */
-static void restore_nodes(struct gc_sweep_ctx *c)
+static gc_rc restore_one(size_t i, void *arg, gc_err *e)
 {
-	size_t i;
-	for (i = 0; i < c->n_nodes; i++) {
-		gc_err e;
-		if (gc_node_restore_all(&c->nodes[i], &e))
-			gc_warn("restoring links on '%s': %s", c->nodes[i].name, e.msg);
-	}
+	gc_node *nd = &((struct gc_sweep_ctx *)arg)->nodes[i];
+	gc_err ne;
+
+	(void)e;
+	if (gc_node_restore_all(nd, &ne))
+		gc_warn("restoring links on '%s': %s", nd->name, ne.msg);
+	return GC_OK;
 }
 
+/* Before anything is shaped: links a killed sweep left capped are restored (every
+ * node at once, orchestrator/run/each_node.h). */
+static void restore_nodes(struct gc_sweep_ctx *c)
+{
+	gc_err e;
+	gc_each_node(c->n_nodes, restore_one, c, &e);
+}
+
+static gc_rc check_one(size_t i, void *arg, gc_err *e)
+{
+	return gc_node_check(&((struct gc_sweep_ctx *)arg)->nodes[i], e);
+}
+
+/* Every node's provisioning check at once; the first node's failure. */
 static gc_rc check_nodes(struct gc_sweep_ctx *c, gc_err *e)
 {
+	gc_rc rc = gc_each_node(c->n_nodes, check_one, c, e);
 	size_t i;
-	for (i = 0; i < c->n_nodes; i++) {
-		gc_rc rc = gc_node_check(&c->nodes[i], e);
-		if (rc)
-			return rc;
+
+	for (i = 0; !rc && i < c->n_nodes; i++)
 		if (*c->nodes[i].tcp_cc && strcmp(c->nodes[i].tcp_cc, "reno") &&
 		    strcmp(c->nodes[i].tcp_cc, "cubic"))
 			gc_warn("node '%s' uses TCP congestion control '%s' (recorded with each run)",
 				c->nodes[i].name, c->nodes[i].tcp_cc);
-	}
-	return GC_OK;
+	return rc;
 }
 
+struct env_job {
+	struct gc_sweep_ctx *c;
+	struct gc_envinfo *env;
+};
+
+static gc_rc env_one(size_t i, void *arg, gc_err *e)
+{
+	struct env_job *j = arg;
+	return gc_node_env(&j->c->nodes[i], j->c->o->tag, &j->env[i], e);
+}
+
+/* Every node's environment, asked of all at once, then stored one by one. */
 static gc_rc collect_envs(struct gc_sweep_ctx *c, gc_err *e)
 {
+	struct env_job j = { c, calloc(c->n_nodes ? c->n_nodes : 1, sizeof(struct gc_envinfo)) };
 	size_t i;
+	gc_rc rc;
 
-	c->env_ids = calloc(c->n_nodes, sizeof(int64_t));
-	if (!c->env_ids)
+	c->env_ids = calloc(c->n_nodes ? c->n_nodes : 1, sizeof(int64_t));
+	if (!c->env_ids || !j.env) {
+		free(j.env);
 		return gc_fail(e, GC_E_NOMEM, "out of memory");
-	for (i = 0; i < c->n_nodes; i++) {
-		struct gc_envinfo env;
-		gc_rc rc = gc_node_env(&c->nodes[i], c->o->tag, &env, e);
-		rc = rc ? rc : gc_db_env_get(c->db, &env, &c->env_ids[i], e);
-		if (rc)
-			return rc;
 	}
-	return GC_OK;
+	rc = gc_each_node(c->n_nodes, env_one, &j, e);
+	for (i = 0; !rc && i < c->n_nodes; i++)
+		rc = gc_db_env_get(c->db, &j.env[i], &c->env_ids[i], e);
+	free(j.env);
+	return rc;
 }
 
 /* Run the points not done yet; returns how many failed. */

@@ -84,6 +84,9 @@ struct gc_sweep_ctx {
 	int reap_pending;             /* reap the nodes before the next point: at the start of
 	                               * a sweep and after a point that failed */
 	struct gc_phase_clock ph;     /* the point's phases and the process's setup (phases.h) */
+	char ssh_dir[64];             /* this process's private ControlMaster folder (mode
+	                               * 0700 under /tmp; "" when none): its masters are
+	                               * closed and it is removed by gc_run_release_nodes */
 	int64_t prev_run;             /* the run whose folder on the nodes the next point's
 	                               * prepare removes (0: none); the sweep's end removes
 	                               * the whole remote_work */

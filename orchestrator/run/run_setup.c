@@ -1,4 +1,6 @@
 /* From an inventory to the nodes of a sweep (orchestrator/run/run_setup.h). */
+#include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,6 +134,54 @@ static void remote_work_dir(char *buf, size_t n)
 		 (long)time(NULL));
 }
 
+/* The ControlMaster sockets of this process: a folder of its own (0700, a short path:
+ * a socket's must stay under 108 bytes), so no other sweep or user shares its
+ * connections, removed at the end (close_ssh_dir). Without it: no multiplexing. */
+static void private_ssh_dir(struct gc_sweep_ctx *c)
+{
+	gc_strlcpy(c->ssh_dir, "/tmp/gcbench-ssh-XXXXXX", sizeof(c->ssh_dir));
+	if (!mkdtemp(c->ssh_dir)) {
+		gc_warn("cannot create a folder for ssh's shared connections in /tmp (%s): every "
+			"command opens its own connection", strerror(errno));
+		c->ssh_dir[0] = 0;
+	}
+}
+
+/* Every master connection in the folder ends (ssh -O exit), then the folder goes. */
+static void close_ssh_dir(struct gc_sweep_ctx *c)
+{
+	DIR *d;
+	struct dirent *de;
+	int any = 0;
+
+	if (!*c->ssh_dir)
+		return;
+	if ((d = opendir(c->ssh_dir))) {
+		while ((de = readdir(d)))
+			any |= de->d_name[0] != '.';
+		closedir(d);
+	}
+	for (size_t i = 0; any && c->nodes && i < c->n_nodes; i++) {
+		gc_ssh_target t;
+		gc_node_target(&c->nodes[i], &t);
+		if (t.control_dir && c->nodes[i].launcher == GC_LAUNCHER_SSH)
+			gc_ssh_close(&t);
+	}
+	if ((d = opendir(c->ssh_dir))) {   /* what a master that did not answer left */
+		while ((de = readdir(d))) {
+			char f[400];
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(f, sizeof(f), "%s/%s", c->ssh_dir, de->d_name);
+			unlink(f);
+		}
+		closedir(d);
+	}
+	if (rmdir(c->ssh_dir))
+		gc_warn("cannot remove '%s': %s", c->ssh_dir, strerror(errno));
+	c->ssh_dir[0] = 0;
+}
+
 static gc_rc dry_nodes(int n, struct gc_sweep_ctx *c, gc_err *e)
 {
 	int i;
@@ -149,7 +199,7 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 			 size_t lockpath_len, gc_err *e)
 {
 	struct gc_inventory inv = { .local = 4 };
-	char self[PATH_MAX], ctl[PATH_MAX + 16];
+	char self[PATH_MAX];
 	size_t i;
 	gc_rc rc = GC_OK;
 
@@ -171,13 +221,13 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 	if (!rc && !inv.n_hosts)
 		rc = gc_fail(e, GC_E_INVAL, "the inventory lists no hosts");
 	gc_self_dir(self, sizeof(self));
-	snprintf(ctl, sizeof(ctl), "%s/ssh", gc_home());
-	rc = rc || o->dry_run ? rc : gc_mkdir_p(ctl, 0755, e);   /* a dry run creates nothing */
+	if (!rc && !o->dry_run)   /* a dry run creates nothing */
+		private_ssh_dir(c);
 	if (!rc && !(c->nodes = calloc(inv.n_hosts, sizeof(gc_node))))
 		rc = gc_fail(e, GC_E_NOMEM, "out of memory");
 	for (i = 0; !rc && i < inv.n_hosts; i++)
-		node_of(o, &inv, &inv.hosts[i], *inv.hosts[i].netns ? self : "/usr/local/bin", ctl,
-			&c->nodes[i]);
+		node_of(o, &inv, &inv.hosts[i], *inv.hosts[i].netns ? self : "/usr/local/bin",
+			c->ssh_dir, &c->nodes[i]);
 	if (!rc) {
 		c->n_nodes = inv.n_hosts;
 		if (*inv.hosts[0].netns) {
@@ -195,6 +245,7 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 
 void gc_run_release_nodes(struct gc_sweep_ctx *c)
 {
+	close_ssh_dir(c);
 	free(c->slurm);
 	c->slurm = NULL;
 	free(c->nodes);
