@@ -2,6 +2,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,12 +136,58 @@ static void remote_work_dir(char *buf, size_t n)
 		 (long)time(NULL));
 }
 
+/* Empty dir's entries (sockets a master left), then dir itself; 0 when gone. */
+static int remove_flat_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		char f[600];
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(f, sizeof(f), "%.300s/%s", dir, de->d_name);
+		unlink(f);
+	}
+	if (d)
+		closedir(d);
+	return rmdir(dir);
+}
+
+/* The folders of processes that are gone (a SIGKILLed gcbench run): ours, named
+ * gcbench-ssh-PID-..., whose PID no longer runs. Their masters ended on their own
+ * (ControlPersist). */
+static void remove_stale_ssh_dirs(void)
+{
+	DIR *d = opendir("/tmp");
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		char path[300];
+		struct stat st;
+		long pid;
+		char *end;
+
+		if (strncmp(de->d_name, "gcbench-ssh-", 12))
+			continue;
+		pid = strtol(de->d_name + 12, &end, 10);
+		snprintf(path, sizeof(path), "/tmp/%s", de->d_name);
+		if (pid <= 0 || *end != '-' || lstat(path, &st) || !S_ISDIR(st.st_mode) ||
+		    st.st_uid != getuid() || !kill((pid_t)pid, 0) || errno != ESRCH)
+			continue;
+		remove_flat_dir(path);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* The ControlMaster sockets of this process: a folder of its own (0700, a short path:
  * a socket's must stay under 108 bytes), so no other sweep or user shares its
  * connections, removed at the end (close_ssh_dir). Without it: no multiplexing. */
 static void private_ssh_dir(struct gc_sweep_ctx *c)
 {
-	gc_strlcpy(c->ssh_dir, "/tmp/gcbench-ssh-XXXXXX", sizeof(c->ssh_dir));
+	remove_stale_ssh_dirs();
+	snprintf(c->ssh_dir, sizeof(c->ssh_dir), "/tmp/gcbench-ssh-%ld-XXXXXX", (long)getpid());
 	if (!mkdtemp(c->ssh_dir)) {
 		gc_warn("cannot create a folder for ssh's shared connections in /tmp (%s): every "
 			"command opens its own connection", strerror(errno));
@@ -167,17 +215,7 @@ static void close_ssh_dir(struct gc_sweep_ctx *c)
 		if (t.control_dir && c->nodes[i].launcher == GC_LAUNCHER_SSH)
 			gc_ssh_close(&t);
 	}
-	if ((d = opendir(c->ssh_dir))) {   /* what a master that did not answer left */
-		while ((de = readdir(d))) {
-			char f[400];
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(f, sizeof(f), "%s/%s", c->ssh_dir, de->d_name);
-			unlink(f);
-		}
-		closedir(d);
-	}
-	if (rmdir(c->ssh_dir))
+	if (remove_flat_dir(c->ssh_dir))   /* with what a master that did not answer left */
 		gc_warn("cannot remove '%s': %s", c->ssh_dir, strerror(errno));
 	c->ssh_dir[0] = 0;
 }
