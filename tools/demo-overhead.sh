@@ -51,10 +51,11 @@ SELECT printf('sweep wall %.1f s, %d points, mean overhead %.2f s per point (min
 FROM (SELECT r.finished - r.started - t.it AS o, t.it
       FROM runs r JOIN (SELECT run_id, sum(t_iter) AS it FROM iterations WHERE rank = 0
 			GROUP BY run_id) t ON t.run_id = r.id WHERE r.status = 'ok');"
-if [ "$(sqlite3 "$db" "SELECT count(*) FROM sqlite_master WHERE name = 'run_phases'")" = 1 ]; then
-	sqlite3 "$db" "SELECT 'mean per point: ' || group_concat(printf('%s %.3f', phase, s), ', ')
-		FROM (SELECT phase, sum(seconds) / (SELECT count(*) FROM runs) AS s
-		      FROM run_phases WHERE phase NOT LIKE 'setup%' GROUP BY phase);
-		SELECT 'setup before the first point: ' || group_concat(printf('%s %.2f', phase, seconds), ', ')
+if [ "$(sqlite3 "$db" "SELECT count(*) FROM sqlite_master WHERE name = 'run_overhead'")" = 1 ]; then
+	sqlite3 "$db" "PRAGMA query_only = 1;
+		SELECT printf('mean per point (s): reap %.3f, prepare %.3f, shape %.3f, calibrate %.3f, ranks %.3f (mpirun and the ranks'' start and end: launch less the iterations), collect %.3f, ingest %.3f, cleanup %.3f, record %.3f',
+		       sum(coalesce(reap_s, 0)) / count(*), avg(prepare_s), avg(shape_s), avg(calibrate_s), avg(ranks_s),
+		       avg(collect_s), avg(ingest_s), avg(cleanup_s), avg(record_s)) FROM run_overhead;
+		SELECT 'setup before the first point (s): ' || group_concat(printf('%s %.2f', phase, seconds), ', ')
 		FROM run_phases WHERE phase LIKE 'setup%';"
 fi
