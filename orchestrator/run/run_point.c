@@ -224,8 +224,6 @@ static uint32_t point_delay_us(const struct gc_point *pt)
 	return pt->latency_s > 0 ? (uint32_t)llround(pt->latency_s * 1e6) : 0;
 }
 
-/* Cap and delay the used nodes' links; store the delay their kernels hold (the
- * smallest read-back) with the run. */
 struct shape_job {
 	struct gc_sweep_ctx *c;
 	uint64_t rate;
@@ -238,7 +236,9 @@ static gc_rc shape_one(size_t i, void *arg, gc_err *e)
 	return gc_node_shape(&j->c->nodes[i], j->rate, j->delay, &j->got[i], e);
 }
 
-/* Each used node in one call that shapes and reads back, all nodes at once. */
+/* Cap and delay the used nodes' links, each in one call that shapes and reads back,
+ * all nodes at once; store the delay their kernels hold (the smallest read-back) with
+ * the run. */
 static gc_rc shape_all(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
 		       const struct gc_point *pt, gc_err *e)
 {
