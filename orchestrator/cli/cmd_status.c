@@ -57,8 +57,8 @@ static void print_overhead(const struct gc_db_overhead *o)
 
 	if (o->n <= 0 || o->overhead_s < 0)
 		return;
-	printf("       overhead per point %.2f s of %.2f s (mean of %d runs)", o->overhead_s,
-	       o->wall_s, o->n);
+	printf("       overhead per point %.2f s of %.2f s (mean of %d run%s)", o->overhead_s,
+	       o->wall_s, o->n, o->n == 1 ? "" : "s");
 	for (i = 0; i < GC_DB_NPHASES; i++)
 		if (o->phase_s[i] >= 0)
 			printf("%s %s %.2f", any++ ? "," : ":", phase_label[i], o->phase_s[i]);
