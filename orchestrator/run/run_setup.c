@@ -105,8 +105,10 @@ static void node_of(const struct gc_run_opts *o, const struct gc_inventory *inv,
 	nd->gpus = h->gpus;
 	nd->sudo = h->sudo;
 	gc_strlcpy(nd->bin_dir, o->bin_dir ? o->bin_dir : bin_dir, sizeof(nd->bin_dir));
-	/* the cluster's ssh_config has its own ControlPath */
-	if (!*nd->ssh_config)
+	/* a local cluster's ssh_config has its own ControlPath; every other host shares
+	 * this process's masters, with or without an inventory ssh_config (ssh's -o
+	 * options come before the file's, so a user's ControlPath does not apply) */
+	if (!*h->netns)
 		gc_strlcpy(nd->control_dir, ctl, sizeof(nd->control_dir));
 }
 
