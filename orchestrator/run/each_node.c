@@ -42,12 +42,20 @@ gc_rc gc_each_node(size_t n, gc_rc (*fn)(size_t i, void *arg, gc_err *e), void *
 	}
 	for (i = 0; i < n; i++) {
 		jobs[i] = (struct job){ .i = i, .fn = fn, .arg = arg };
+		if (i >= GC_EACH_NODE_MAX) {   /* a wave ends before the next starts */
+			struct job *w = &jobs[i - GC_EACH_NODE_MAX];
+			if (w->started)
+				pthread_join(w->t, NULL);
+			else
+				job_main(w);
+			w->started = -1;
+		}
 		jobs[i].started = !pthread_create(&jobs[i].t, NULL, job_main, &jobs[i]);
 	}
 	for (i = 0; i < n; i++) {
-		if (jobs[i].started)
+		if (jobs[i].started == 1)
 			pthread_join(jobs[i].t, NULL);
-		else
+		else if (jobs[i].started == 0)
 			job_main(&jobs[i]);
 		if (jobs[i].rc && !rc) {
 			rc = jobs[i].rc;

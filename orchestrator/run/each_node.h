@@ -14,7 +14,10 @@
 
 #include "result.h"
 
-/* fn(i, arg, e) for i in 0..n-1, at once; GC_OK when every call returned GC_OK, else
+/* At most this many at a time (a cluster of hundreds: as many ssh processes). */
+#define GC_EACH_NODE_MAX 32
+
+/* fn(i, arg, e) for i in 0..n-1, at once (GC_EACH_NODE_MAX at a time); GC_OK when every call returned GC_OK, else
  * the code and message of the lowest index that failed. Falls back to one index after
  * the other when a thread cannot be started. */
 gc_rc gc_each_node(size_t n, gc_rc (*fn)(size_t i, void *arg, gc_err *e), void *arg,

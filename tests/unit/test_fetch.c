@@ -161,6 +161,28 @@ static void test_each_node(void)
 	CHECK(gc_each_node(0, slow_job, hits, &e) == GC_OK);
 }
 
+static gc_rc count_job(size_t i, void *arg, gc_err *e)
+{
+	int *hits = arg;
+
+	usleep(1000);
+	hits[i]++;
+	return i >= 40 && i % 7 == 0 ? gc_fail(e, GC_E_IO, "node %zu failed", i) : GC_OK;
+}
+
+/* more nodes than run at a time: every index once, the lowest failure reported */
+static void test_each_node_waves(void)
+{
+	int hits[3 * GC_EACH_NODE_MAX + 5] = { 0 };
+	size_t n = sizeof(hits) / sizeof(hits[0]), i;
+	gc_err e;
+
+	CHECK(gc_each_node(n, count_job, hits, &e) == GC_E_IO);
+	CHECK(!strcmp(e.msg, "node 42 failed"));
+	for (i = 0; i < n; i++)
+		CHECK(hits[i] == 1);
+}
+
 int main(void)
 {
 	GCT_SUITE("fetch");
@@ -168,5 +190,6 @@ int main(void)
 	GCT_RUN(test_parse_rejects);
 	GCT_RUN(test_script_roundtrip);
 	GCT_RUN(test_each_node);
+	GCT_RUN(test_each_node_waves);
 	return gct_finish();
 }
