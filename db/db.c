@@ -759,6 +759,61 @@ gc_rc gc_db_run_set_latency_applied(gc_db *db, int64_t run_id, double applied_s,
 	return gc_db_step_done(db, st, "recording the delay the links held", e);
 }
 
+const char *const gc_db_phases[GC_DB_NPHASES] = { "reap", "prepare", "shape", "calibrate",
+						     "launch", "collect", "ingest", "cleanup",
+						     "record" };
+
+static int known_phase(const char *phase)
+{
+	size_t i, n = strlen(phase);
+
+	for (i = 0; i < GC_DB_NPHASES; i++)
+		if (!strcmp(phase, gc_db_phases[i]))
+			return 1;
+	if (strncmp(phase, "setup_", 6) || n <= 6 || n > 31)
+		return 0;
+	return strspn(phase, "abcdefghijklmnopqrstuvwxyz_") == n;
+}
+
+gc_rc gc_db_run_phase_add(gc_db *db, int64_t run_id, const char *phase, double seconds,
+			  gc_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	gc_rc rc;
+
+	if (!phase || !known_phase(phase))
+		return gc_fail(e, GC_E_INVAL, "unknown run phase '%s': give one of reap, prepare, "
+			       "shape, calibrate, launch, collect, ingest, cleanup, record or "
+			       "setup_NAME", phase ? phase : "");
+	if (!(seconds >= 0))
+		return gc_fail(e, GC_E_INVAL, "phase '%s' of run %lld: %g seconds is not a "
+			       "duration", phase, (long long)run_id, seconds);
+	rc = gc_db_prep(db, GC_ST_RUN_PHASE,
+		"INSERT INTO run_phases (run_id, phase, seconds) VALUES (?,?,?) "
+		"ON CONFLICT (run_id, phase) DO UPDATE SET seconds = seconds + excluded.seconds",
+		&st, e);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_text(st, 2, phase, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 3, seconds);
+	return gc_db_step_done(db, st, "recording a phase of the run", e);
+}
+
+gc_rc gc_db_run_set_calibration(gc_db *db, int64_t run_id, int64_t calibration_run,
+				gc_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	gc_rc rc = gc_db_prep(db, GC_ST_RUN_CALIBRATION,
+		"UPDATE runs SET calibration_run = ? WHERE id = ?", &st, e);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, calibration_run);
+	sqlite3_bind_int64(st, 2, run_id);
+	return gc_db_step_done(db, st, "recording the run's calibration", e);
+}
+
 gc_rc gc_db_prediction_put(gc_db *db, int64_t run_id, const struct gc_db_prediction *p,
 			   gc_err *e)
 {

@@ -177,6 +177,17 @@ gc_rc gc_db_link_add(gc_db *db, int64_t run_id, const char *src, const char *dst
  * (seconds; runs.latency_applied_s, docs/database.md); negative stores NULL. */
 gc_rc gc_db_run_set_latency_applied(gc_db *db, int64_t run_id, double applied_s, gc_err *e);
 
+/* Add seconds to one phase of a run (run_phases, docs/database.md "Overhead"; a phase
+ * timed twice accumulates). phase is one of GC_DB_PHASES or a setup phase ("setup_"
+ * and [a-z_], at most 31 characters): GC_E_INVAL otherwise, or when seconds < 0. */
+gc_rc gc_db_run_phase_add(gc_db *db, int64_t run_id, const char *phase, double seconds,
+			  gc_err *e);
+
+/* The run whose probe measured this run's links rows (runs.calibration_run): run_id
+ * itself when it probed, an earlier run when its calibration was reused. */
+gc_rc gc_db_run_set_calibration(gc_db *db, int64_t run_id, int64_t calibration_run,
+				gc_err *e);
+
 /* A model prediction (model/): total and breakdown in seconds (negative = NULL). */
 struct gc_db_prediction {
 	const char *model_version;
@@ -300,7 +311,22 @@ struct gc_db_run_stat {
 	char error[256];
 	double started, finished;
 	double t_iter_median;              /* -1 when not an ok run */
+	double overhead_s;                 /* run_overhead.overhead_s; -1 when not finished */
 };
+/* The per-point phases of run_overhead, in a point's order, and their count. */
+#define GC_DB_NPHASES 9
+extern const char *const gc_db_phases[GC_DB_NPHASES];   /* "reap", ..., "record" */
+
+/* Where a sweep's points spent their time (means over its finished runs of the view
+ * run_overhead; -1 for a mean with no value). n = 0 when no run of it finished. */
+struct gc_db_overhead {
+	int n;
+	double wall_s, iter_s, overhead_s, setup_s;
+	double phase_s[GC_DB_NPHASES];     /* gc_db_phases' order; "launch" is ranks_s */
+};
+gc_rc gc_db_sweep_overhead(gc_db *db, int64_t sweep_id, struct gc_db_overhead *out,
+			   gc_err *e);
+
 gc_rc gc_db_latest_runs(gc_db *db, int limit,
 			int (*fn)(const struct gc_db_run_stat *r, void *arg), void *arg,
 			gc_err *e);

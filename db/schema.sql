@@ -562,3 +562,54 @@ CREATE VIEW speedup AS
 
 CREATE VIEW compression_wins AS
 	SELECT * FROM speedup WHERE method <> baseline AND speedup > 1.0;
+
+-- @migration 12
+-- Where a point's time goes (docs/database.md, "Overhead"): the seconds each phase of
+-- a run took, as `gcbench run` timed them on the controller. Per point: reap (ending
+-- what an earlier run left, at a sweep's first point and after a failure), prepare
+-- (the run's folder on each used node), shape (caps and delays set and read back),
+-- calibrate (the probe, 0 when an earlier run's calibration was reused), launch
+-- (mpirun: the ranks' start, their iterations and their end), collect (the record
+-- files fetched), ingest (the records into this database), cleanup (links restored,
+-- folders removed), record (the run's own rows). The first run a `gcbench run` process
+-- starts also carries that process's setup, before the run's start: setup_lock (the
+-- host locks), setup_provision, setup_restore (links a killed sweep left capped),
+-- setup_check (the provisioning check, with the first ssh connection to each node),
+-- setup_env (each node's environment). Runs older than this migration have no rows.
+CREATE TABLE run_phases (
+	run_id   INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	phase    TEXT NOT NULL,
+	seconds  REAL NOT NULL CHECK (seconds >= 0),
+	PRIMARY KEY (run_id, phase)
+) STRICT, WITHOUT ROWID;
+
+-- The run whose probe measured this run's links rows: the run itself when it probed,
+-- an earlier run of the same cap, delay and nodes when its calibration was reused (the
+-- links rows are copied from it), NULL when nothing was calibrated or the run is older
+-- than this migration.
+ALTER TABLE runs ADD COLUMN calibration_run INTEGER;
+
+-- A finished run's time outside its iterations: overhead_s = finished - started -
+-- iter_s, iter_s the sum of rank 0's t_iter (warm-up iterations included: the point
+-- runs them too); ranks_s = launch - iter_s (mpirun's start and end of the ranks, and
+-- each rank's setup). Each phase of run_phases in its own column (NULL when not timed).
+CREATE VIEW run_overhead AS
+	SELECT r.id AS run_id, r.sweep_id, r.status, r.finished - r.started AS wall_s,
+	       i.iter_s, r.finished - r.started - coalesce(i.iter_s, 0) AS overhead_s,
+	       MAX(CASE WHEN p.phase = 'reap' THEN p.seconds END) AS reap_s,
+	       MAX(CASE WHEN p.phase = 'prepare' THEN p.seconds END) AS prepare_s,
+	       MAX(CASE WHEN p.phase = 'shape' THEN p.seconds END) AS shape_s,
+	       MAX(CASE WHEN p.phase = 'calibrate' THEN p.seconds END) AS calibrate_s,
+	       MAX(CASE WHEN p.phase = 'launch' THEN p.seconds END) - coalesce(i.iter_s, 0)
+		 AS ranks_s,
+	       MAX(CASE WHEN p.phase = 'collect' THEN p.seconds END) AS collect_s,
+	       MAX(CASE WHEN p.phase = 'ingest' THEN p.seconds END) AS ingest_s,
+	       MAX(CASE WHEN p.phase = 'cleanup' THEN p.seconds END) AS cleanup_s,
+	       MAX(CASE WHEN p.phase = 'record' THEN p.seconds END) AS record_s,
+	       SUM(CASE WHEN p.phase LIKE 'setup%' THEN p.seconds END) AS setup_s
+	FROM runs r
+	LEFT JOIN (SELECT run_id, SUM(t_iter) AS iter_s FROM iterations WHERE rank = 0
+		   GROUP BY run_id) i ON i.run_id = r.id
+	LEFT JOIN run_phases p ON p.run_id = r.id
+	WHERE r.finished IS NOT NULL
+	GROUP BY r.id;

@@ -96,7 +96,8 @@ gc_rc gc_db_latest_runs(gc_db *db, int limit,
 		"SELECT r.id, r.sweep_id, r.point_key, r.status, r.error, r.started, "
 		"coalesce(r.finished, 0), (SELECT median FROM run_stats m WHERE m.run_id = "
 		"r.id AND m.field = 'iter' AND r.status = 'ok'), r.model, r.method, r.params, "
-		"r.bw_cap_bps, r.world_size, r.batch, r.stack, r.workload FROM runs r "
+		"r.bw_cap_bps, r.world_size, r.batch, r.stack, r.workload, "
+		"(SELECT overhead_s FROM run_overhead o WHERE o.run_id = r.id) FROM runs r "
 		"ORDER BY r.started DESC, r.id DESC LIMIT ?";
 	struct gc_db_run_stat x;
 	sqlite3_stmt *st = NULL;
@@ -124,11 +125,49 @@ gc_rc gc_db_latest_runs(gc_db *db, int limit,
 		x.batch = sqlite3_column_int(st, 13);
 		col_text(st, 14, x.stack, sizeof(x.stack));
 		col_text(st, 15, x.workload, sizeof(x.workload));
+		x.overhead_s = sqlite3_column_type(st, 16) == SQLITE_NULL ? -1 :
+			       sqlite3_column_double(st, 16);
 		if (fn(&x, arg))
 			break;
 	}
 	sqlite3_finalize(st);
 	if (r != SQLITE_ROW && r != SQLITE_DONE)
 		return gc_db_fail(db, e, "listing runs");
+	return GC_OK;
+}
+
+static double col_mean(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_double(st, i);
+}
+
+gc_rc gc_db_sweep_overhead(gc_db *db, int64_t sweep_id, struct gc_db_overhead *out,
+			   gc_err *e)
+{
+	const char *sql =
+		"SELECT count(*), avg(wall_s), avg(iter_s), avg(overhead_s), avg(setup_s), "
+		"avg(reap_s), avg(prepare_s), avg(shape_s), avg(calibrate_s), avg(ranks_s), "
+		"avg(collect_s), avg(ingest_s), avg(cleanup_s), avg(record_s) "
+		"FROM run_overhead WHERE sweep_id = ?";
+	sqlite3_stmt *st = NULL;
+	int r, i;
+
+	memset(out, 0, sizeof(*out));
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
+		return gc_db_fail(db, e, "reading the sweep's overhead");
+	sqlite3_bind_int64(st, 1, sweep_id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		out->n = sqlite3_column_int(st, 0);
+		out->wall_s = col_mean(st, 1);
+		out->iter_s = col_mean(st, 2);
+		out->overhead_s = col_mean(st, 3);
+		out->setup_s = col_mean(st, 4);
+		for (i = 0; i < GC_DB_NPHASES; i++)
+			out->phase_s[i] = col_mean(st, 5 + i);
+	}
+	sqlite3_finalize(st);
+	if (r != SQLITE_ROW)
+		return gc_db_fail(db, e, "reading the sweep's overhead");
 	return GC_OK;
 }

@@ -17,9 +17,11 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gcbench status [--db PATH] [--sweeps N] [--runs N] [--json]\n\n"
 		"Show the sweeps recorded in a results database, newest first, with how many\n"
-		"points ended ok, failed, timed out, were interrupted or are still running, and\n"
-		"the latest runs with their median iteration time or their error. The database\n"
-		"is only read (an older schema is migrated first when the file is writable).\n"
+		"points ended ok, failed, timed out, were interrupted or are still running, a\n"
+		"point's mean overhead (its time beyond its iterations) and where it went\n"
+		"(docs/database.md, \"Overhead\"), and the latest runs with their median\n"
+		"iteration time and overhead or their error. The database is only read (an\n"
+		"older schema is migrated first when the file is writable).\n"
 		"A sweep shown 'running' whose process is gone is marked 'interrupted' by the\n"
 		"next 'gcbench run' of the same spec, which then continues it if the nodes'\n"
 		"environments are unchanged (docs/spec.md, \"Resume\").\n\n"
@@ -45,22 +47,100 @@ static void fmt_time(double t, char *buf, size_t n)
 		strftime(buf, n, "%Y-%m-%d %H:%M", &tm);
 }
 
+/* The names status shows for gc_db_phases (launch less the iterations: ranks). */
+static const char *const phase_label[GC_DB_NPHASES] = { "reap", "prepare", "shape",
+	"calibrate", "ranks", "collect", "ingest", "cleanup", "record" };
+
+/* "overhead per point 1.23 s of 4.56 s (n runs): shape 0.10, calibrate 0.52, ..." */
+static void print_overhead(const struct gc_db_overhead *o)
+{
+	int i, any = 0;
+
+	if (o->n <= 0 || o->overhead_s < 0)
+		return;
+	printf("       overhead per point %.2f s of %.2f s (mean of %d run%s)", o->overhead_s,
+	       o->wall_s, o->n, o->n == 1 ? "" : "s");
+	for (i = 0; i < GC_DB_NPHASES; i++)
+		if (o->phase_s[i] >= 0)
+			printf("%s %s %.2f", any++ ? "," : ":", phase_label[i], o->phase_s[i]);
+	printf("\n");
+	if (o->setup_s >= 0)
+		printf("       setup before the first point %.2f s\n", o->setup_s);
+}
+
+struct sweeps_out {
+	gc_db *db;
+	int shown;
+};
+
 static int print_sweep(const struct gc_db_sweep_stat *s, void *arg)
 {
+	struct sweeps_out *so = arg;
+	struct gc_db_overhead o;
 	char started[32];
+	gc_err e;
 
-	++*(int *)arg;
+	so->shown++;
 	fmt_time(s->started, started, sizeof(started));
 	printf("%5lld  %-20.20s %-16s %-11s %4d %6d %7d %11d %7d\n", (long long)s->id, s->name,
 	       started, s->status, s->n_ok, s->n_failed, s->n_timeout, s->n_interrupted,
 	       s->n_running);
 	printf("       spec_hash %s\n", s->spec_hash);
+	if (gc_db_sweep_overhead(so->db, s->id, &o, &e))
+		gc_warn("%s", e.msg);
+	else
+		print_overhead(&o);
 	return 0;
 }
 
+static void json_mean(gc_json *j, const char *key, double v)
+{
+	gc_json_key(j, key);
+	if (v >= 0)
+		gc_json_numg(j, v, 6);
+	else
+		gc_json_null(j);
+}
+
+/* "overhead": {"runs", "wall_s", "iter_s", "overhead_s", "setup_s", "phases": {...}} */
+static void json_overhead(gc_json *j, const struct gc_db_overhead *o)
+{
+	int i;
+
+	gc_json_key(j, "overhead");
+	if (o->n <= 0) {
+		gc_json_null(j);
+		return;
+	}
+	gc_json_obj_open(j);
+	gc_json_int_field(j, "runs", o->n);
+	json_mean(j, "wall_s", o->wall_s);
+	json_mean(j, "iter_s", o->iter_s);
+	json_mean(j, "overhead_s", o->overhead_s);
+	json_mean(j, "setup_s", o->setup_s);
+	gc_json_key(j, "phases_s");
+	gc_json_obj_open(j);
+	for (i = 0; i < GC_DB_NPHASES; i++)
+		json_mean(j, phase_label[i], o->phase_s[i]);
+	gc_json_obj_close(j);
+	gc_json_obj_close(j);
+}
+
+struct json_out {
+	gc_json *j;
+	gc_db *db;
+	gc_rc rc;
+	gc_err e;
+};
+
 static int json_sweep(const struct gc_db_sweep_stat *s, void *arg)
 {
-	gc_json *j = arg;
+	struct json_out *jo = arg;
+	struct gc_db_overhead o;
+	gc_json *j = jo->j;
+
+	if ((jo->rc = gc_db_sweep_overhead(jo->db, s->id, &o, &jo->e)))
+		return 1;
 
 	gc_json_obj_open(j);
 	gc_json_int_field(j, "id", s->id);
@@ -74,6 +154,7 @@ static int json_sweep(const struct gc_db_sweep_stat *s, void *arg)
 	gc_json_int_field(j, "timeout", s->n_timeout);
 	gc_json_int_field(j, "interrupted", s->n_interrupted);
 	gc_json_int_field(j, "running", s->n_running);
+	json_overhead(j, &o);
 	gc_json_obj_close(j);
 	return 0;
 }
@@ -102,6 +183,7 @@ static int json_run(const struct gc_db_run_stat *r, void *arg)
 		gc_json_numg(j, r->t_iter_median * 1e3, 6);
 	else
 		gc_json_null(j);
+	json_mean(j, "overhead_s", r->overhead_s);
 	gc_json_str_field(j, "error", r->error[0] ? r->error : NULL);
 	gc_json_obj_close(j);
 	return 0;
@@ -112,6 +194,7 @@ static int show_json(gc_db *db, const char *path, int nsweeps, int nruns)
 	gc_buf b;
 	gc_json j;
 	gc_err e;
+	struct json_out jo = { &j, db, GC_OK, { "" } };
 
 	gc_buf_init(&b);
 	gc_json_init(&j, &b, 0);
@@ -119,8 +202,12 @@ static int show_json(gc_db *db, const char *path, int nsweeps, int nruns)
 	gc_json_str_field(&j, "db", path);
 	gc_json_key(&j, "sweeps");
 	gc_json_arr_open(&j);
-	if (gc_db_sweep_stats(db, nsweeps, json_sweep, &j, &e))
+	if (gc_db_sweep_stats(db, nsweeps, json_sweep, &jo, &e))
 		goto fail;
+	if (jo.rc) {
+		e = jo.e;
+		goto fail;
+	}
 	gc_json_arr_close(&j);
 	gc_json_key(&j, "runs");
 	gc_json_arr_open(&j);
@@ -137,9 +224,9 @@ fail:
 	return GC_EXIT_ENV;
 }
 
-#define RCOL 10
+#define RCOL 11
 static const char *const run_head[RCOL] = { "run", "sweep", "started", "status", "model",
-	"method", "params", "bandwidth", "pxb", "iter_ms" };
+	"method", "params", "bandwidth", "pxb", "iter_ms", "ovh_s" };
 
 struct runs_out {
 	gc_table t;
@@ -151,10 +238,10 @@ static int add_run(const struct gc_db_run_stat *r, void *arg)
 {
 	struct runs_out *o = arg;
 	char id[24], sw[24], started[32], params[192], bw[32] = "unlimited", pb[32], ms[32] = "-";
-	char method[100];
+	char method[100], ovh[32] = "-";
 	const char *row[RCOL] = { id, sw, started, r->status, r->model,
 				  gc_stack_method(r->stack, r->method, method, sizeof method),
-				  params, bw, pb, ms };
+				  params, bw, pb, ms, ovh };
 
 	snprintf(id, sizeof(id), "%lld", (long long)r->id);
 	snprintf(sw, sizeof(sw), "%lld", (long long)r->sweep_id);
@@ -164,6 +251,8 @@ static int add_run(const struct gc_db_run_stat *r, void *arg)
 	snprintf(pb, sizeof(pb), "%dx%d", r->world_size, r->batch);
 	if (r->t_iter_median >= 0)
 		snprintf(ms, sizeof(ms), "%.2f", r->t_iter_median * 1e3);
+	if (r->overhead_s >= 0)
+		snprintf(ovh, sizeof(ovh), "%.2f", r->overhead_s);
 	if (r->error[0] && o->elen < sizeof(o->errors))
 		o->elen += (size_t)snprintf(o->errors + o->elen, sizeof(o->errors) - o->elen,
 					    "  run %lld: %.*s\n", (long long)r->id,
@@ -187,7 +276,7 @@ static int show(const char *path, int nsweeps, int nruns, int json)
 {
 	gc_db *db;
 	gc_err e;
-	int shown = 0;
+	struct sweeps_out so = { NULL, 0 };
 
 	if (access(path, F_OK)) {
 		gc_error("no results database at '%s': run a sweep first ('gcbench run'), or "
@@ -204,13 +293,14 @@ static int show(const char *path, int nsweeps, int nruns, int json)
 	printf("sweeps in %s (newest first)\n", path);
 	printf("%5s  %-20s %-16s %-11s %4s %6s %7s %11s %7s\n", "id", "name", "started",
 	       "status", "ok", "failed", "timeout", "interrupted", "running");
-	if (gc_db_sweep_stats(db, nsweeps, print_sweep, &shown, &e))
+	so.db = db;
+	if (gc_db_sweep_stats(db, nsweeps, print_sweep, &so, &e))
 		goto fail;
-	if (!shown)
+	if (!so.shown)
 		printf("  (no sweeps yet: start one with 'gcbench run SPEC.yaml --db %s')\n", path);
-	if (nruns > 0 && shown) {
+	if (nruns > 0 && so.shown) {
 		struct runs_out o = { .elen = 0 };
-		gc_table_init(&o.t, RCOL, run_head, "rrllllllrr", 6);
+		gc_table_init(&o.t, RCOL, run_head, "rrllllllrrr", 6);
 		printf("\nlatest runs (params: only what differs from the method's defaults, a "
 		       "command's in full)\n");
 		if (gc_db_latest_runs(db, nruns, add_run, &o, &e)) {

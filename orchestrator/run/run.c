@@ -8,6 +8,7 @@
 #include "db/db.h"
 #include "log.h"
 #include "orchestrator/remote/launch.h"
+#include "each_node.h"
 #include "hostlock.h"
 #include "lock.h"
 #include "orchestrator/ops/notify.h"
@@ -54,47 +55,72 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-/* Before anything is shaped: links a killed sweep left capped are restored. */
-static void restore_nodes(struct gc_sweep_ctx *c)
+static gc_rc restore_one(size_t i, void *arg, gc_err *e)
 {
-	size_t i;
-	for (i = 0; i < c->n_nodes; i++) {
-		gc_err e;
-		if (gc_node_restore_all(&c->nodes[i], &e))
-			gc_warn("restoring links on '%s': %s", c->nodes[i].name, e.msg);
-	}
+	gc_node *nd = &((struct gc_sweep_ctx *)arg)->nodes[i];
+	gc_err ne;
+
+	(void)e;
+	if (gc_node_restore_all(nd, &ne))
+		gc_warn("restoring links on '%s': %s", nd->name, ne.msg);
+	return GC_OK;
 }
 
+/* Before anything is shaped: links a killed sweep left capped are restored (every
+ * node at once, orchestrator/run/each_node.h). */
+static void restore_nodes(struct gc_sweep_ctx *c)
+{
+	gc_err e;
+	gc_each_node(c->n_nodes, restore_one, c, &e);
+}
+
+static gc_rc check_one(size_t i, void *arg, gc_err *e)
+{
+	return gc_node_check(&((struct gc_sweep_ctx *)arg)->nodes[i], e);
+}
+
+/* Every node's provisioning check at once; the first node's failure. */
 static gc_rc check_nodes(struct gc_sweep_ctx *c, gc_err *e)
 {
+	gc_rc rc = gc_each_node(c->n_nodes, check_one, c, e);
 	size_t i;
-	for (i = 0; i < c->n_nodes; i++) {
-		gc_rc rc = gc_node_check(&c->nodes[i], e);
-		if (rc)
-			return rc;
+
+	for (i = 0; !rc && i < c->n_nodes; i++)
 		if (*c->nodes[i].tcp_cc && strcmp(c->nodes[i].tcp_cc, "reno") &&
 		    strcmp(c->nodes[i].tcp_cc, "cubic"))
 			gc_warn("node '%s' uses TCP congestion control '%s' (recorded with each run)",
 				c->nodes[i].name, c->nodes[i].tcp_cc);
-	}
-	return GC_OK;
+	return rc;
 }
 
+struct env_job {
+	struct gc_sweep_ctx *c;
+	struct gc_envinfo *env;
+};
+
+static gc_rc env_one(size_t i, void *arg, gc_err *e)
+{
+	struct env_job *j = arg;
+	return gc_node_env(&j->c->nodes[i], j->c->o->tag, &j->env[i], e);
+}
+
+/* Every node's environment, asked of all at once, then stored one by one. */
 static gc_rc collect_envs(struct gc_sweep_ctx *c, gc_err *e)
 {
+	struct env_job j = { c, calloc(c->n_nodes ? c->n_nodes : 1, sizeof(struct gc_envinfo)) };
 	size_t i;
+	gc_rc rc;
 
-	c->env_ids = calloc(c->n_nodes, sizeof(int64_t));
-	if (!c->env_ids)
+	c->env_ids = calloc(c->n_nodes ? c->n_nodes : 1, sizeof(int64_t));
+	if (!c->env_ids || !j.env) {
+		free(j.env);
 		return gc_fail(e, GC_E_NOMEM, "out of memory");
-	for (i = 0; i < c->n_nodes; i++) {
-		struct gc_envinfo env;
-		gc_rc rc = gc_node_env(&c->nodes[i], c->o->tag, &env, e);
-		rc = rc ? rc : gc_db_env_get(c->db, &env, &c->env_ids[i], e);
-		if (rc)
-			return rc;
 	}
-	return GC_OK;
+	rc = gc_each_node(c->n_nodes, env_one, &j, e);
+	for (i = 0; !rc && i < c->n_nodes; i++)
+		rc = gc_db_env_get(c->db, &j.env[i], &c->env_ids[i], e);
+	free(j.env);
+	return rc;
 }
 
 /* Run the points not done yet; returns how many failed. */
@@ -206,6 +232,7 @@ static void dry_run(struct gc_sweep_ctx *c, struct sweep_state *s)
 static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 {
 	char lockpath[1200], key[512], why[640];
+	uint64_t t0 = 0;
 	int n = 0;
 	size_t i;
 	gc_rc rc;
@@ -226,27 +253,37 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	c->validated = 1;   /* the inputs are checked: from here on a failure is the
 			     * environment's (exit 3) */
 	rc = gc_run_slurm_check_exclusive(c, s->pts, s->sw.n, e);   /* before any step */
+	gc_setup_mark(&c->ph, GC_SETUP_LOCK, &t0);
 	rc = rc ? rc : gc_lock_acquire(lockpath, &s->lockfd, e);
 	if (!rc) {
 		struct gc_hostlock_owner me;
 		gc_hostlock_owner_self(&me, c->o->inventory_path, c->o->spec_path, c->o->db_path);
 		rc = gc_hostlock_acquire(c->nodes, c->n_nodes, &me, &s->hosts, e);
 	}
+	gc_setup_mark(&c->ph, GC_SETUP_LOCK, &t0);
+	gc_setup_mark(&c->ph, GC_SETUP_PROVISION, &t0);
 	rc = rc ? rc : gc_provision_for_run(c->o, s->pts, s->sw.n, c->nodes, c->n_nodes, e);
+	gc_setup_mark(&c->ph, GC_SETUP_PROVISION, &t0);
 	if (rc)
 		return rc;
+	gc_setup_mark(&c->ph, GC_SETUP_RESTORE, &t0);
 	restore_nodes(c);
+	gc_setup_mark(&c->ph, GC_SETUP_RESTORE, &t0);
+	gc_setup_mark(&c->ph, GC_SETUP_CHECK, &t0);
 	rc = gc_run_slurm_guards_start(c, e);   /* SLURM: restore on scancel (run_slurm.h) */
 	rc = rc ? rc : check_nodes(c, e);
 	rc = rc ? rc : gc_run_check_latency(c, s->pts, s->sw.n, e);   /* run_setup.h */
 	rc = rc ? rc : gc_run_data_subnet(c, e);
+	gc_setup_mark(&c->ph, GC_SETUP_CHECK, &t0);
 	/* the database only once the hosts are known to serve: a sweep refused by its
 	 * hosts leaves no file behind */
 	rc = rc ? rc : gc_db_open(c->o->db_path, 0, &c->db, e);
 	rc = rc ? rc : gc_db_mark_interrupted(c->db, NULL, 0, &n, e);
 	if (!rc && n)
 		gc_warn("%d runs left 'running' by a stopped sweep are now marked interrupted", n);
+	gc_setup_mark(&c->ph, GC_SETUP_ENV, &t0);
 	rc = rc ? rc : collect_envs(c, e);
+	gc_setup_mark(&c->ph, GC_SETUP_ENV, &t0);
 	rc = rc ? rc : sweep_env_key(c, key, sizeof(key), e);
 	rc = rc ? rc : choose_sweep(c, s, key, why, sizeof(why), e);
 	rc = rc ? rc : gc_db_sweep_target(c->db, c->sweep_id, s->spec.target_metric,
@@ -298,6 +335,7 @@ int gc_sweep_run(const struct gc_run_opts *o)
 	int status;
 
 	install_signals();
+	gc_phase_init(&c.ph);
 	rc = prepare(&c, &s, &e);
 	if (!rc && o->dry_run)
 		dry_run(&c, &s);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "orchestrator/remote/nodes.h"
+#include "phases.h"
 #include "sweep.h"
 #include "result.h"
 
@@ -61,6 +62,7 @@ struct gc_calibration {
 	uint64_t cap;
 	uint32_t delay_us;
 	size_t used, pairs;
+	int64_t run_id;               /* the run whose probe measured it */
 	double bps[GC_CAL_MAX_PAIRS], rtt[GC_CAL_MAX_PAIRS];
 };
 
@@ -85,6 +87,13 @@ struct gc_sweep_ctx {
 	int *guards;                  /* SLURM: each node's guard step (srun pid), or NULL */
 	int reap_pending;             /* reap the nodes before the next point: at the start of
 	                               * a sweep and after a point that failed */
+	struct gc_phase_clock ph;     /* the point's phases and the process's setup (phases.h) */
+	char ssh_dir[64];             /* this process's private ControlMaster folder (mode
+	                               * 0700 under /tmp; "" when none): its masters are
+	                               * closed and it is removed by gc_run_release_nodes */
+	int64_t prev_run;             /* the run whose folder on the nodes the next point's
+	                               * prepare removes (0: none); the sweep's end removes
+	                               * the whole remote_work */
 };
 
 /* A dead node's bound (docs/spec.md, Faults): once a worker reports a failed collective

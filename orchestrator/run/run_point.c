@@ -11,9 +11,11 @@
 #include "fsutil.h"
 #include "log.h"
 #include "buf.h"
+#include "orchestrator/remote/fetch.h"
 #include "orchestrator/remote/launch.h"
 #include "orchestrator/remote/subnet.h"
 #include "orchestrator/spec/spec_command.h"
+#include "each_node.h"
 #include "lock.h"
 #include "placement.h"
 #include "run.h"
@@ -298,35 +300,57 @@ static uint32_t point_delay_us(const struct gc_point *pt)
 	return pt->latency_s > 0 ? (uint32_t)llround(pt->latency_s * 1e6) : 0;
 }
 
-/* Cap and delay the used nodes' links; store the delay their kernels hold (the
- * smallest read-back) with the run. */
+struct shape_job {
+	struct gc_sweep_ctx *c;
+	const struct gc_spec *spec;
+	uint64_t rate;
+	uint32_t delay, got[GC_PLACE_MAX_HOSTS];
+};
+
+static gc_rc shape_one(size_t i, void *arg, gc_err *e)
+{
+	struct shape_job *j = arg;       /* slow: a host's factor on the cap */
+	return gc_node_shape(&j->c->nodes[i], gc_spec_host_cap(j->spec, j->rate,
+							      j->c->nodes[i].name),
+			     j->delay, &j->got[i], e);
+}
+
+/* Cap and delay the used nodes' links, each in one call that shapes and reads back,
+ * all nodes at once; store the delay their kernels hold (the smallest read-back) with
+ * the run. */
 static gc_rc shape_all(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
 		       const struct gc_spec *spec, const struct gc_point *pt, gc_err *e)
 {
-	uint32_t delay = point_delay_us(pt), got, least = UINT32_MAX;
+	struct shape_job j = { c, spec, pt->bw_bps, point_delay_us(pt), { 0 } };
+	uint32_t least = UINT32_MAX;
 	size_t i;
 	gc_rc rc;
 
-	for (i = 0; i < used; i++) {   /* slow: a host's factor on the cap */
-		rc = gc_node_shape(&c->nodes[i], gc_spec_host_cap(spec, pt->bw_bps,
-								  c->nodes[i].name), delay, &got, e);
-		if (rc)
-			return rc;
-		least = got < least ? got : least;
-	}
+	used = used < GC_PLACE_MAX_HOSTS ? used : GC_PLACE_MAX_HOSTS;
+	if ((rc = gc_each_node(used, shape_one, &j, e)))
+		return rc;
+	for (i = 0; i < used; i++)
+		least = j.got[i] < least ? j.got[i] : least;
 	return used ? gc_db_run_set_latency_applied(c->db, run_id, least / 1e6, e) : GC_OK;
+}
+
+static gc_rc unshape_one(size_t i, void *arg, gc_err *e)
+{
+	struct gc_sweep_ctx *c = arg;
+	gc_err ne;
+
+	(void)e;
+	if (gc_node_unshape(&c->nodes[i], &ne))
+		gc_error("%s (the link may still be capped: run 'gcbench-netem restore-all' on '%s')",
+			 ne.msg, c->nodes[i].name);
+	return GC_OK;
 }
 
 /* Always runs: every node of the inventory, not only the used ones. */
 static void unshape_all(struct gc_sweep_ctx *c)
 {
-	size_t i;
-	for (i = 0; i < c->n_nodes; i++) {
-		gc_err e;
-		if (gc_node_unshape(&c->nodes[i], &e))
-			gc_error("%s (the link may still be capped: run 'gcbench-netem restore-all' on '%s')",
-				 e.msg, c->nodes[i].name);
-	}
+	gc_err e;
+	gc_each_node(c->n_nodes, unshape_one, c, &e);
 }
 
 /* Probe the ring pairs at this cap and store the result with the run. A cap is probed
@@ -350,6 +374,12 @@ static void calibrate(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
 				gc_warn("calibration %s -> %s failed: %s", a->name, b->name, e.msg);
 		}
 		k->valid = 1, k->cap = cap, k->delay_us = delay_us, k->used = used, k->pairs = pairs;
+		k->run_id = run_id;
+	}
+	{
+		gc_err e;
+		if (gc_db_run_set_calibration(c->db, run_id, k->run_id, &e))
+			gc_warn("cannot store the calibration: %s", e.msg);
 	}
 	for (i = 0; i < pairs && i < GC_CAL_MAX_PAIRS; i++) {
 		gc_node *a = &c->nodes[i], *b = &c->nodes[(i + 1) % used];
@@ -361,40 +391,56 @@ static void calibrate(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
 	}
 }
 
+struct argv_job {
+	struct gc_sweep_ctx *c;
+	char *const *argv;
+};
+
+static gc_rc exec_one(size_t i, void *arg, gc_err *e)
+{
+	struct argv_job *j = arg;
+	gc_proc_result r;
+	gc_rc rc = gc_node_exec(&j->c->nodes[i], j->argv, 15, &r, e);
+
+	gc_proc_result_release(&r);
+	return rc;
+}
+
+/* argv on the first `used` nodes at once; the first node's failure. */
 static gc_rc run_on_nodes(struct gc_sweep_ctx *c, size_t used, char *const argv[], gc_err *e)
 {
-	size_t i;
-	for (i = 0; i < used; i++) {
-		gc_proc_result r;
-		gc_rc rc = gc_node_exec(&c->nodes[i], argv, 15, &r, e);
-		gc_proc_result_release(&r);
-		if (rc)
-			return rc;
-	}
-	return GC_OK;
+	struct argv_job j = { c, argv };
+	return gc_each_node(used, exec_one, &j, e);
 }
 
 /* End what an earlier run left on the nodes (orchestrator/remote/reap.h): a node whose link
  * went down keeps its MPI daemon and ranks until gcbench reaches it again. Done on
  * every node at a sweep's first point and after a point that failed, not before every
  * point (each costs a process start per node). */
-static void reap_nodes(struct gc_sweep_ctx *c)
+static gc_rc reap_one(size_t i, void *arg, gc_err *e)
 {
+	gc_node *nd = &((struct gc_sweep_ctx *)arg)->nodes[i];
 	char bin[1100];
 	char *argv[] = { bin, "reap", NULL };
-	size_t i;
+	gc_proc_result r;
+	gc_err ne;
+
+	(void)e;
+	snprintf(bin, sizeof(bin), "%s/gcbench", nd->bin_dir);
+	if (gc_node_exec(nd, argv, 15, &r, &ne))
+		gc_warn("%s", ne.msg);
+	else if (r.out && *r.out)
+		gc_info("%s: %.*s", nd->name, (int)strcspn(r.out, "\n"), r.out);
+	gc_proc_result_release(&r);
+	return GC_OK;
+}
+
+static void reap_nodes(struct gc_sweep_ctx *c)
+{
+	gc_err e;
 
 	c->reap_pending = 0;
-	for (i = 0; i < c->n_nodes; i++) {
-		gc_proc_result r;
-		gc_err e;
-		snprintf(bin, sizeof(bin), "%s/gcbench", c->nodes[i].bin_dir);
-		if (gc_node_exec(&c->nodes[i], argv, 15, &r, &e))
-			gc_warn("%s", e.msg);
-		else if (r.out && *r.out)
-			gc_info("%s: %.*s", c->nodes[i].name, (int)strcspn(r.out, "\n"), r.out);
-		gc_proc_result_release(&r);
-	}
+	gc_each_node(c->n_nodes, reap_one, c, &e);
 }
 
 /* After mpirun hung on a failed job: which used nodes do not answer (each gives up
@@ -449,35 +495,118 @@ static gc_rc fetch_one(gc_node *nd, const char *rdir, const char *name, const ch
 	return rc;
 }
 
-/* Fetch every rank's record file from the nodes into the local work directory. */
+/* The old way, for a node whose files together pass the output limit: ls, then one
+ * cat per file. */
+static gc_rc collect_each(gc_node *nd, const char *rdir, const char *ldir, char **names,
+			  size_t *nn, char **paths, size_t *n, gc_err *e)
+{
+	char *ls[] = { "ls", "-1", "--", (char *)rdir, NULL };
+	char *line, *save = NULL;
+	gc_proc_result r;
+	gc_rc rc = gc_node_exec(nd, ls, 30, &r, e);
+
+	for (line = rc ? NULL : strtok_r(r.out, "\n", &save); line && !rc;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "records-r", 9) || has_name(names, *nn, line) || *nn >= 512)
+			continue;
+		names[(*nn)++] = strdup(line);
+		rc = fetch_one(nd, rdir, line, ldir, &paths[*n], e);
+		if (!rc)
+			(*n)++;
+	}
+	gc_proc_result_release(&r);
+	return rc;
+}
+
+struct fetch_job {
+	struct gc_sweep_ctx *c;
+	const char *rdir;
+	gc_proc_result res[GC_PLACE_MAX_HOSTS];
+};
+
+static gc_rc fetch_node(size_t i, void *arg, gc_err *e)
+{
+	struct fetch_job *j = arg;
+	const char *argv[5];
+	char *av[6];
+
+	gc_fetch_argv(j->rdir, argv);
+	memcpy(av, argv, sizeof(argv));
+	av[5] = NULL;
+	return gc_node_exec(&j->c->nodes[i], av, 60, &j->res[i], e);
+}
+
+struct keep_ctx {
+	const char *ldir;
+	char **names, **paths;
+	size_t *nn, *n;
+};
+
+/* One file of a node's stream: written to the local run folder, unless a node before
+ * sent the same name (hosts that share a file system list each other's files). */
+static int keep_file(const char *name, const char *data, size_t size, void *arg, gc_err *e)
+{
+	struct keep_ctx *k = arg;
+	char path[1400];
+	FILE *f;
+	int bad;
+
+	if (has_name(k->names, *k->nn, name) || *k->nn >= 512)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", k->ldir, name);
+	f = fopen(path, "wb");
+	bad = !f || fwrite(data, 1, size, f) != size;
+	if (f && fclose(f))
+		bad = 1;
+	if (bad) {
+		gc_fail(e, GC_E_IO, "cannot write '%s': %s", path, strerror(errno));
+		return 1;
+	}
+	if (!(k->names[*k->nn] = strdup(name)) || !(k->paths[*k->n] = strdup(path))) {
+		gc_fail(e, GC_E_NOMEM, "out of memory");
+		return 1;
+	}
+	(*k->nn)++;
+	(*k->n)++;
+	return 0;
+}
+
+/* Fetch every rank's record file from the nodes into the local work directory: one
+ * round trip per node (orchestrator/remote/fetch.h), all nodes at once. */
 static gc_rc collect(struct gc_sweep_ctx *c, int64_t run_id, size_t used, int world, char **paths,
 		     size_t *n, gc_err *e)
 {
 	char rdir[1200], ldir[1200];
-	char *ls[] = { "ls", "-1", "--", rdir, NULL };
 	char *names[512];
+	struct fetch_job *j = calloc(1, sizeof(*j));
+	struct keep_ctx k = { ldir, names, paths, NULL, n };
 	size_t i, nn = 0;
-	gc_rc rc = GC_OK;
+	gc_rc rc;
 
+	if (!j)
+		return gc_fail(e, GC_E_NOMEM, "out of memory");
 	snprintf(rdir, sizeof(rdir), "%s/run-%lld", c->remote_work, (long long)run_id);
 	snprintf(ldir, sizeof(ldir), "%s/run-%lld", c->local_work, (long long)run_id);
 	*n = 0;
+	k.nn = &nn;
+	used = used < GC_PLACE_MAX_HOSTS ? used : GC_PLACE_MAX_HOSTS;
+	j->c = c;
+	j->rdir = rdir;
 	rc = gc_mkdir_p(ldir, 0755, e);
+	rc = rc ? rc : gc_each_node(used, fetch_node, j, e);
 	for (i = 0; !rc && i < used; i++) {
-		gc_proc_result r;
-		char *line, *save = NULL;
-		rc = gc_node_exec(&c->nodes[i], ls, 30, &r, e);
-		for (line = rc ? NULL : strtok_r(r.out, "\n", &save); line && !rc;
-		     line = strtok_r(NULL, "\n", &save)) {
-			if (strncmp(line, "records-r", 9) || has_name(names, nn, line) || nn >= 512)
-				continue;
-			names[nn++] = strdup(line);
-			rc = fetch_one(&c->nodes[i], rdir, line, ldir, &paths[*n], e);
-			if (!rc)
-				(*n)++;
+		if (j->res[i].out_len >= GC_PROC_MAX_OUT)   /* cut at the limit: file by file */
+			rc = collect_each(&c->nodes[i], rdir, ldir, names, &nn, paths, n, e);
+		else
+			rc = gc_fetch_parse(j->res[i].out, j->res[i].out_len, keep_file, &k, e);
+		if (rc) {
+			gc_err why = *e;
+			gc_fail(e, rc, "node '%s': %s", c->nodes[i].name, why.msg);
 		}
-		gc_proc_result_release(&r);
 	}
+	for (i = 0; i < used; i++)
+		gc_proc_result_release(&j->res[i]);
+	free(j);
 	for (i = 0; i < nn; i++)
 		free(names[i]);
 	if (!rc && *n != (size_t)world)
@@ -485,17 +614,15 @@ static gc_rc collect(struct gc_sweep_ctx *c, int64_t run_id, size_t used, int wo
 	return rc;
 }
 
-static void remove_dirs(struct gc_sweep_ctx *c, int64_t run_id, size_t used, char **paths, size_t n)
+/* The run's local files; its folder on the nodes goes with the next point's prepare
+ * (or the sweep's end), which saves a round trip per node. */
+static void remove_dirs(struct gc_sweep_ctx *c, int64_t run_id, char **paths, size_t n)
 {
-	char rdir[1200], ldir[1200];
-	char *rm[] = { "rm", "-rf", "--", rdir, NULL };
+	char ldir[1200];
 	size_t i;
-	gc_err e;
 
-	snprintf(rdir, sizeof(rdir), "%s/run-%lld", c->remote_work, (long long)run_id);
 	snprintf(ldir, sizeof(ldir), "%s/run-%lld", c->local_work, (long long)run_id);
-	if (run_on_nodes(c, used, rm, &e))
-		gc_warn("cleanup: %s", e.msg);
+	c->prev_run = run_id;
 	for (i = 0; i < n; i++) {
 		unlink(paths[i]);
 		free(paths[i]);
@@ -626,23 +753,33 @@ static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 			 size_t *np, gc_err *e)
 {
 	size_t used = pl->used;
-	char rdir[1200], why[128];
+	char rdir[1200], old[1200], why[128];
 	char *mk[] = { "mkdir", "-p", "--", rdir, NULL };
+	/* one round trip: the previous run's folder goes, this run's is made */
+	char *mk_rm[] = { "sh", "-c", "rm -rf -- \"$1\"; exec mkdir -p -- \"$2\"", "sh", old,
+			  rdir, NULL };
 	size_t rows = 0;
 	gc_rc rc;
 
 	snprintf(rdir, sizeof(rdir), "%s/run-%lld", c->remote_work, (long long)run_id);
-	if (c->reap_pending)
+	snprintf(old, sizeof(old), "%s/run-%lld", c->remote_work, (long long)c->prev_run);
+	if (c->reap_pending) {
+		gc_phase_to(&c->ph, GC_PH_REAP);
 		reap_nodes(c);
-	rc = run_on_nodes(c, used, mk, e);
+	}
+	gc_phase_to(&c->ph, GC_PH_PREPARE);
+	rc = run_on_nodes(c, used, c->prev_run > 0 ? mk_rm : mk, e);
+	gc_phase_to(&c->ph, GC_PH_SHAPE);
 	if (!rc && (p->pt->bw_bps || point_delay_us(p->pt)))
 		rc = shape_all(c, run_id, used, p->spec, p->pt, e);
+	gc_phase_to(&c->ph, GC_PH_CALIBRATE);
 	if (!rc && !gc_run_interrupted())
 		calibrate(c, run_id, used, p->spec, p->pt->bw_bps, point_delay_us(p->pt));
 	if (!rc && gc_run_interrupted())
 		rc = gc_fail(e, GC_E_INTERRUPTED, "interrupted");
 	if (rc)
 		return rc;
+	gc_phase_to(&c->ph, GC_PH_LAUNCH);
 	rc = launch(c, p, pl, run_id, res, why, sizeof(why), e);
 	if (rc == GC_E_CHILD || (rc && res->stalled)) {
 		char cause[512], silent[256] = "";
@@ -658,7 +795,9 @@ static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 	}
 	if (rc)
 		return rc;
+	gc_phase_to(&c->ph, GC_PH_COLLECT);
 	rc = collect(c, run_id, used, p->pt->world_size, paths, np, e);
+	gc_phase_to(&c->ph, GC_PH_INGEST);
 	if (!rc)
 		rc = gc_db_ingest_files(c->db, run_id, (const char *const *)paths, *np, &rows, e);
 	return rc;
@@ -668,7 +807,7 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
 {
 	gc_proc_result res;
 	struct gc_placement pl;
-	size_t used, np = 0;
+	size_t np = 0;
 	char *paths[512];
 	enum gc_run_status st;
 	int64_t run_id;
@@ -678,17 +817,20 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
 
 	*ok = 0;
 	memset(&res, 0, sizeof(res));
+	gc_phase_reset(&c->ph);
+	gc_phase_to(&c->ph, GC_PH_RECORD);
 	for (i = 0; i < c->n_nodes; i++)
 		c->nodes[i].down = 0;   /* every point tries every node again */
 	rc = place(c, p, &pl, e);   /* checked before the sweep (gc_run_place_points) */
 	rc = rc ? rc : begin_run(c, p, &pl, &run_id, e);
 	if (rc)
 		return rc;
-	used = pl.used;
 	rc = point_steps(c, p, run_id, &pl, &res, paths, &np, &step);
 	gc_proc_clear_interrupt();   /* cleanup commands must run even after Ctrl-C */
+	gc_phase_to(&c->ph, GC_PH_CLEANUP);
 	unshape_all(c);
-	remove_dirs(c, run_id, used, paths, np);
+	remove_dirs(c, run_id, paths, np);
+	gc_phase_to(&c->ph, GC_PH_RECORD);
 	if (rc && !gc_run_interrupted())
 		gc_run_slurm_check_job(c);   /* a cancelled job: interrupted (run_slurm.h) */
 	st = status_of(rc);
@@ -698,6 +840,9 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
 		gc_error("%s: %s", p->label, step.msg);
 	rc = gc_db_run_end(c->db, run_id, st, *ok ? NULL : step.msg, res.err_tail[0] ? res.err_tail : NULL,
 			   &e2);
+	gc_phase_to(&c->ph, GC_PH_NONE);
+	if (!rc && gc_phase_store(&c->ph, c->db, run_id, &e2))
+		gc_warn("%s", e2.msg);   /* the run's result stands without its timings */
 	gc_proc_result_release(&res);
 	if (rc)
 		return gc_fail(e, rc, "%s", e2.msg);

@@ -1,5 +1,9 @@
 /* From an inventory to the nodes of a sweep (orchestrator/run/run_setup.h). */
+#include <dirent.h>
+#include <errno.h>
 #include <limits.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,8 +110,10 @@ static void node_of(const struct gc_run_opts *o, const struct gc_inventory *inv,
 	memcpy(nd->env, h->env, sizeof(nd->env));
 	nd->n_env = h->n_env;
 	gc_strlcpy(nd->bin_dir, o->bin_dir ? o->bin_dir : bin_dir, sizeof(nd->bin_dir));
-	/* the cluster's ssh_config has its own ControlPath */
-	if (!*nd->ssh_config)
+	/* a local cluster's ssh_config has its own ControlPath; every other host shares
+	 * this process's masters, with or without an inventory ssh_config (ssh's -o
+	 * options come before the file's, so a user's ControlPath does not apply) */
+	if (!*h->netns)
 		gc_strlcpy(nd->control_dir, ctl, sizeof(nd->control_dir));
 }
 
@@ -135,6 +141,90 @@ static void remote_work_dir(char *buf, size_t n)
 			*p = '_';
 	snprintf(buf, n, "/tmp/gcbench-records-%.40s-%ld-%ld", host, (long)getpid(),
 		 (long)time(NULL));
+}
+
+/* Empty dir's entries (sockets a master left), then dir itself; 0 when gone. */
+static int remove_flat_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		char f[600];
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(f, sizeof(f), "%.300s/%s", dir, de->d_name);
+		unlink(f);
+	}
+	if (d)
+		closedir(d);
+	return rmdir(dir);
+}
+
+/* The folders of processes that are gone (a SIGKILLed gcbench run): ours, named
+ * gcbench-ssh-PID-..., whose PID no longer runs. Their masters ended on their own
+ * (ControlPersist). */
+static void remove_stale_ssh_dirs(void)
+{
+	DIR *d = opendir("/tmp");
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		char path[300];
+		struct stat st;
+		long pid;
+		char *end;
+
+		if (strncmp(de->d_name, "gcbench-ssh-", 12))
+			continue;
+		pid = strtol(de->d_name + 12, &end, 10);
+		snprintf(path, sizeof(path), "/tmp/%s", de->d_name);
+		if (pid <= 0 || *end != '-' || lstat(path, &st) || !S_ISDIR(st.st_mode) ||
+		    st.st_uid != getuid() || !kill((pid_t)pid, 0) || errno != ESRCH)
+			continue;
+		remove_flat_dir(path);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* The ControlMaster sockets of this process: a folder of its own (0700, a short path:
+ * a socket's must stay under 108 bytes), so no other sweep or user shares its
+ * connections, removed at the end (close_ssh_dir). Without it: no multiplexing. */
+static void private_ssh_dir(struct gc_sweep_ctx *c)
+{
+	remove_stale_ssh_dirs();
+	snprintf(c->ssh_dir, sizeof(c->ssh_dir), "/tmp/gcbench-ssh-%ld-XXXXXX", (long)getpid());
+	if (!mkdtemp(c->ssh_dir)) {
+		gc_warn("cannot create a folder for ssh's shared connections in /tmp (%s): every "
+			"command opens its own connection", strerror(errno));
+		c->ssh_dir[0] = 0;
+	}
+}
+
+/* Every master connection in the folder ends (ssh -O exit), then the folder goes. */
+static void close_ssh_dir(struct gc_sweep_ctx *c)
+{
+	DIR *d;
+	struct dirent *de;
+	int any = 0;
+
+	if (!*c->ssh_dir)
+		return;
+	if ((d = opendir(c->ssh_dir))) {
+		while ((de = readdir(d)))
+			any |= de->d_name[0] != '.';
+		closedir(d);
+	}
+	for (size_t i = 0; any && c->nodes && i < c->n_nodes; i++) {
+		gc_ssh_target t;
+		gc_node_target(&c->nodes[i], &t);
+		if (t.control_dir && c->nodes[i].launcher == GC_LAUNCHER_SSH)
+			gc_ssh_close(&t);
+	}
+	if (remove_flat_dir(c->ssh_dir))   /* with what a master that did not answer left */
+		gc_warn("cannot remove '%s': %s", c->ssh_dir, strerror(errno));
+	c->ssh_dir[0] = 0;
 }
 
 static gc_rc dry_nodes(int n, struct gc_sweep_ctx *c, gc_err *e)
@@ -184,7 +274,7 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 			 size_t lockpath_len, gc_err *e)
 {
 	struct gc_inventory inv = { .local = 4 };
-	char self[PATH_MAX], ctl[PATH_MAX + 16];
+	char self[PATH_MAX];
 	size_t i;
 	gc_rc rc = GC_OK;
 
@@ -214,13 +304,13 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 	if (!rc && !inv.n_hosts)
 		rc = gc_fail(e, GC_E_INVAL, "the inventory lists no hosts");
 	gc_self_dir(self, sizeof(self));
-	snprintf(ctl, sizeof(ctl), "%s/ssh", gc_home());
-	rc = rc || o->dry_run ? rc : gc_mkdir_p(ctl, 0755, e);   /* a dry run creates nothing */
+	if (!rc && !o->dry_run)   /* a dry run creates nothing */
+		private_ssh_dir(c);
 	if (!rc && !(c->nodes = calloc(inv.n_hosts, sizeof(gc_node))))
 		rc = gc_fail(e, GC_E_NOMEM, "out of memory");
 	for (i = 0; !rc && i < inv.n_hosts; i++)
-		node_of(o, &inv, &inv.hosts[i], *inv.hosts[i].netns ? self : "/usr/local/bin", ctl,
-			&c->nodes[i]);
+		node_of(o, &inv, &inv.hosts[i], *inv.hosts[i].netns ? self : "/usr/local/bin",
+			c->ssh_dir, &c->nodes[i]);
 	if (!rc) {
 		c->n_nodes = inv.n_hosts;
 		if (*inv.hosts[0].netns) {
@@ -238,6 +328,7 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 
 void gc_run_release_nodes(struct gc_sweep_ctx *c)
 {
+	close_ssh_dir(c);
 	free(c->slurm);
 	c->slurm = NULL;
 	free(c->nodes);

@@ -4,7 +4,8 @@
  * nodes and uses the inventory it writes; any other inventory lists real hosts. The
  * nodes get this build's binary directory (local cluster) or the inventory's bin_dir
  * (default /usr/local/bin; `gcbench run` then provisions the build and sets each
- * node's own), a ControlMaster directory, and the work directories where the workers
+ * node's own), a private ControlMaster folder (closed and removed by
+ * gc_run_release_nodes), and the work directories where the workers
  * write their records (on the nodes: unique to this controller and sweep).
  */
 #ifndef GC_RUN_SETUP_H

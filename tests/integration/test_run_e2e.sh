@@ -3,7 +3,7 @@
 # bandwidths, two methods) lands the expected rows, with caps measured and restored,
 # and a rerun continues a sweep with a failed point, never a finished one.
 . "$(dirname "$0")/../lib.sh"
-cases="sweep_ok iteration_rows links_measured caps_restored env_captured resume security_spec model_predicts"
+cases="sweep_ok iteration_rows links_measured caps_restored phases_stored env_captured resume security_spec model_predicts"
 need_sweep $cases || exit 0
 
 name=e2e$(( $$ % 100000 ))
@@ -94,6 +94,26 @@ recs=$(for i in 1 2 3; do ssh -F "$GCBENCH_HOME/clusters/$name/ssh_config" "n$i"
 	grep gcbench-records)
 [ -z "$left" ] && [ -z "$states" ] && [ -z "$recs" ] && pass caps_restored ||
 	fail caps_restored "still capped:$left; state files: $states; record dirs left: $recs"
+
+# where each point's time went (docs/database.md, "Overhead"): every run has its
+# phases, the first also the sweep's setup; a cap's later runs name its first as
+# their calibration; status shows the mean per sweep
+ph=$(q "SELECT count(*) FROM runs r WHERE (SELECT count(*) FROM run_phases p WHERE p.run_id = r.id
+	AND p.phase IN ('prepare', 'shape', 'calibrate', 'launch', 'collect', 'ingest', 'cleanup', 'record')) = 8")
+setup=$(q "SELECT group_concat(DISTINCT run_id) FROM run_phases WHERE phase = 'setup_check'")
+cal=$(q "SELECT group_concat(r.calibration_run = (SELECT min(id) FROM runs f WHERE f.bw_cap_bps = r.bw_cap_bps), '')
+	FROM runs r")
+ovh=$(q "SELECT count(*) FROM run_overhead WHERE overhead_s > 0 AND ranks_s > 0 AND overhead_s < wall_s")
+st=$("$BIN/gcbench" status --db "$db" 2>&1)
+js=$("$BIN/gcbench" status --db "$db" --json 2>&1 | python3 -c 'import json, sys
+d = json.load(sys.stdin); o = d["sweeps"][0]["overhead"]
+print(o["runs"], o["phases_s"]["ranks"] > 0, all(r["overhead_s"] > 0 for r in d["runs"]))' 2>&1)
+if [ "$ph" = 4 ] && [ "$setup" = 1 ] && [ "$cal" = 1111 ] && [ "$ovh" = 4 ] &&
+   grep -q "overhead per point .* (mean of 4 runs): .*ranks" <<<"$st" && [ "$js" = "4 True True" ]; then
+	pass phases_stored
+else
+	fail phases_stored "runs with all phases: $ph; setup on: $setup; calibration refs: $cal; overheads: $ovh; json: $js; status: $(grep overhead <<<"$st")"
+fi
 
 # resume: a sweep with a failed point is continued (only that point runs, in the same
 # sweep); a finished sweep is not: the next run measures every point again

@@ -100,13 +100,15 @@ INSERT INTO sweeps (id, name, spec_text, spec_hash, baseline, started, status)
   VALUES (1, 'older', '', 'h1', 'syncsgd', 1700000000, 'done'),
          (2, 'quickstart', '', 'h2', 'syncsgd', 1700001000, 'running');
 INSERT INTO runs (id, sweep_id, point_key, workload, model, method, world_size, nodes,
-                  batch, bw_cap_bps, backend, iterations, warmup, started, status, error)
+                  batch, bw_cap_bps, backend, iterations, warmup, started, status, error,
+                  finished)
   VALUES (1, 1, 'k-old', 'replay', 'resnet50', 'syncsgd', 4, 4, 32, 0, 'mpi', 10, 1,
-          1700000001, 'ok', ''),
+          1700000001, 'ok', '', NULL),
          (2, 2, 'k-ok', 'replay', 'resnet50', 'topk', 4, 4, 32, 1000000000, 'mpi', 10, 1,
-          1700001001, 'ok', ''),
+          1700001001, 'ok', '', 1700001004),
          (3, 2, 'k-bad', 'replay', 'resnet50', 'topk', 4, 4, 32, 1000000000, 'mpi', 10, 1,
-          1700001002, 'failed', 'rank 2 exited 1');
+          1700001002, 'failed', 'rank 2 exited 1', NULL);
+INSERT INTO run_phases (run_id, phase, seconds) VALUES (2, 'shape', 0.25);
 INSERT INTO run_stats (run_id, field, n, median, p95)
   VALUES (1, 'iter', 9, 0.5, 0.6), (2, 'iter', 36, 0.1234, 0.2);" 2>&1 ||
 		fail status_with_runs "cannot fill $db with sqlite3"
@@ -119,8 +121,9 @@ INSERT INTO run_stats (run_id, field, n, median, p95)
 	     awk '{print $1}')" = 2 ] &&
 	   [ "$(awk '{print $(NF-4), $(NF-3), $(NF-2), $(NF-1), $NF}' <<<"$sw2")" = "1 1 0 0 0" ] &&
 	   grep -q 'running' <<<"$sw2" &&
-	   grep -qE ' ok +resnet50 +topk +- +1gbit +4x32 +123\.40$' <<<"$r2" &&
-	   grep -qE ' failed +resnet50 +topk +- +1gbit +4x32 +-$' <<<"$r3" &&
+	   grep -qE ' ok +resnet50 +topk +- +1gbit +4x32 +123\.40 +3\.00$' <<<"$r2" &&
+	   grep -qF 'overhead per point 3.00 s of 3.00 s (mean of 1 run): shape 0.25' <<<"$out" &&
+	   grep -qE ' failed +resnet50 +topk +- +1gbit +4x32 +- +-$' <<<"$r3" &&
 	   grep -qE '^  run 3: rank 2 exited 1$' <<<"$out" && ! awk 'length > 100' <<<"$out" | grep -q .; then pass status_with_runs
 	else fail status_with_runs "rc $rc: $(tr '\n' '|' <<<"$out")"; fi
 

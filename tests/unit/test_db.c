@@ -70,7 +70,7 @@ static void test_migrate_empty(void)
 	CHECK_EQ_INT(gc_db_user_version(db), gc_db_schema_version());
 	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM sqlite_master WHERE name IN ('environments',"
 			   "'sweeps','runs','links','iterations','predictions','run_hosts','evals')"), 8);
-	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'view'"), 11);
+	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'view'"), 12);
 	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'run_stats'"), 1);
 	CHECK_EQ_INT(q_int(db, "PRAGMA foreign_keys"), 1);
 	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
@@ -643,6 +643,68 @@ static void test_run_placement_slurm(void)
 	gc_db_close(db);
 }
 
+/* run_phases and run_overhead: overhead = wall - rank 0's iterations, phases in their
+ * columns, launch less the iterations as ranks_s, setup apart; bad phases refused */
+static void test_run_phases(void)
+{
+	gc_db *db = fresh("ph.db");
+	struct gc_db_run r;
+	struct gc_db_overhead o;
+	int64_t sw, a, b;
+	gc_err e;
+
+	CHECK(db);
+	CHECK(gc_db_sweep_begin(db, "t", "spec", "h", "syncsgd", &sw, &e) == GC_OK);
+	r = run_of(sw, "ka", "syncsgd");
+	CHECK(gc_db_run_begin(db, &r, &a, &e) == GC_OK);
+	r.point_key = "kb";
+	CHECK(gc_db_run_begin(db, &r, &b, &e) == GC_OK);
+	CHECK(gc_db_run_phase_add(db, a, "shape", 0.25, &e) == GC_OK);
+	CHECK(gc_db_run_phase_add(db, a, "shape", 0.5, &e) == GC_OK);   /* accumulates */
+	CHECK(gc_db_run_phase_add(db, a, "launch", 3.5, &e) == GC_OK);
+	CHECK(gc_db_run_phase_add(db, a, "calibrate", 0, &e) == GC_OK);
+	CHECK(gc_db_run_phase_add(db, a, "setup_check", 1.5, &e) == GC_OK);
+	CHECK(gc_db_run_phase_add(db, b, "collect", 0.125, &e) == GC_OK);
+	CHECK(gc_db_run_phase_add(db, a, "nap", 1, &e) == GC_E_INVAL);
+	CHECK(strstr(e.msg, "'nap'") != NULL);
+	CHECK(gc_db_run_phase_add(db, a, "setup_", 1, &e) == GC_E_INVAL);
+	CHECK(gc_db_run_phase_add(db, a, "setup_X;", 1, &e) == GC_E_INVAL);
+	CHECK(gc_db_run_phase_add(db, a, NULL, 1, &e) == GC_E_INVAL);
+	CHECK(gc_db_run_phase_add(db, a, "shape", -1, &e) == GC_E_INVAL);
+	CHECK(gc_db_run_phase_add(db, a, "shape", NAN, &e) == GC_E_INVAL);
+	CHECK(gc_db_run_phase_add(db, a + 99, "shape", 1, &e) == GC_E_DB);   /* no such run */
+	CHECK(gc_db_run_set_calibration(db, a, a, &e) == GC_OK);
+	CHECK(gc_db_run_set_calibration(db, b, a, &e) == GC_OK);
+	/* rank 0 iterates 1 + 2 s, rank 1's rows do not count; a runs 5 s, b 4 s */
+	CHECK(gc_db_exec(db, "INSERT INTO iterations (run_id, rank, iter, warmup, t_forward, "
+			 "t_backward, t_encode, t_decode, t_comm, t_exposed, t_optimizer, t_iter, "
+			 "t_iter_gpu, loss, bytes_sent, bytes_recv) SELECT id, k.rank, k.it, k.it = 0, "
+			 "0, 0, 0, 0, 0, 0, 0, k.t, 0, 0, 0, 0 FROM runs, (SELECT 0 AS rank, 0 AS it, "
+			 "1.0 AS t UNION ALL SELECT 0, 1, 2.0 UNION ALL SELECT 1, 0, 7.0) k", &e) == GC_OK);
+	CHECK(gc_db_exec(db, "UPDATE runs SET status = 'ok', finished = started + "
+			 "CASE point_key WHEN 'ka' THEN 5 ELSE 4 END", &e) == GC_OK);
+	CHECK_NEAR(q_dbl(db, "SELECT overhead_s FROM run_overhead WHERE run_id = (SELECT id "
+			 "FROM runs WHERE point_key = 'ka')"), 2.0, 1e-9);
+	CHECK_NEAR(q_dbl(db, "SELECT shape_s FROM run_overhead WHERE run_id = (SELECT id FROM "
+			 "runs WHERE point_key = 'ka')"), 0.75, 1e-12);
+	CHECK_NEAR(q_dbl(db, "SELECT ranks_s FROM run_overhead WHERE run_id = (SELECT id FROM "
+			 "runs WHERE point_key = 'ka')"), 0.5, 1e-9);
+	CHECK_NEAR(q_dbl(db, "SELECT setup_s FROM run_overhead WHERE run_id = (SELECT id FROM "
+			 "runs WHERE point_key = 'ka')"), 1.5, 1e-12);
+	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM run_overhead WHERE setup_s IS NULL AND "
+			   "shape_s IS NULL AND collect_s = 0.125"), 1);
+	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM runs WHERE calibration_run = "
+			   "(SELECT id FROM runs WHERE point_key = 'ka')"), 2);
+	CHECK(gc_db_sweep_overhead(db, sw, &o, &e) == GC_OK);
+	CHECK_EQ_INT(o.n, 2);
+	CHECK_NEAR(o.overhead_s, 1.5, 1e-9);     /* (2 + 1) / 2 */
+	CHECK_NEAR(o.wall_s, 4.5, 1e-9);
+	CHECK_NEAR(o.phase_s[2], 0.75, 1e-12);   /* shape: only a has it */
+	CHECK(o.phase_s[0] < 0);                  /* reap: never timed */
+	CHECK(gc_db_sweep_overhead(db, sw + 5, &o, &e) == GC_OK && o.n == 0);
+	gc_db_close(db);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/gcbench-test-db.XXXXXX";
@@ -673,6 +735,7 @@ int main(void)
 	GCT_RUN(test_done_keys_and_interrupted);
 	GCT_RUN(test_links_predictions);
 	GCT_RUN(test_run_placement_slurm);
+	GCT_RUN(test_run_phases);
 	gct_rmtree(dir);
 	return gct_finish();
 }
