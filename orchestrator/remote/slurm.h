@@ -67,7 +67,9 @@ typedef struct gc_slurm_job {
 	char nodelist[4096];      /* NodeList ("(null)" while pending: "") */
 	int num_nodes;            /* NumNodes (the lower bound of a range "2-4"); 0 unknown */
 	char oversubscribe[16];   /* OverSubscribe: NO, OK, YES, USER, MCS, FORCE, ... */
-	int exclusive;            /* 1 when OverSubscribe=NO: the nodes are this job's alone */
+	int exclusive;            /* 1 when OverSubscribe=NO: the nodes are this job's alone;
+	                           * OK, YES, USER (shared with the user's other jobs) and
+	                           * MCS are not exclusive */
 } gc_slurm_job;
 
 /* Parse the one-line record of `scontrol show job -o ID`. Keys are read where a word
