@@ -561,6 +561,12 @@ static void parse_all(struct spec_ctx *c)
 		spec_parse_notify(c, v);
 	if ((v = gc_yaml_get(c->doc, c->root, "slow")))
 		spec_parse_slow(c, v);
+	for (size_t i = 0; c->s->n_traces && i < c->s->n_latency; i++)
+		if (c->s->latency[i] > 0) {   /* the player's cap holds no netem delay */
+			gc_diag(c->d, c->root, "a bandwidth trace does not go with a latency yet (the "
+				"trace player's cap holds no delay); give the trace's points latency 0");
+			break;
+		}
 	if (v && c->s->n_traces)   /* every host plays the same trace */
 		gc_diag(c->d, v, "'slow' and a bandwidth trace do not go together yet (every "
 			"host plays the same trace); give 'slow' fixed caps");

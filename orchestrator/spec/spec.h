@@ -165,6 +165,8 @@ void spec_slow_text(const struct gc_spec *s, char *buf, size_t n);
  * mean; 0 = unlimited). */
 const struct gc_spec_trace *gc_spec_bw_trace(const struct gc_spec *s, uint64_t item);
 uint64_t gc_spec_bw_rate(const struct gc_spec *s, uint64_t item);
+/* The trace's file name on the hosts, beside the build's files: "trace-DIGEST.txt". */
+void gc_spec_trace_file(const struct gc_spec_trace *t, char *buf, size_t n);
 
 /* FNV-1a 64 of len bytes. */
 uint64_t gc_fnv1a64(const void *p, size_t len);

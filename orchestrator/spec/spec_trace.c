@@ -23,6 +23,11 @@ uint64_t gc_spec_bw_rate(const struct gc_spec *s, uint64_t item)
 	return t ? t->mean_bps : item;
 }
 
+void gc_spec_trace_file(const struct gc_spec_trace *t, char *buf, size_t n)
+{
+	snprintf(buf, n, "trace-%s.txt", t->digest);
+}
+
 static char *read_all(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");

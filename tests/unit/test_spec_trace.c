@@ -130,6 +130,7 @@ static void test_trace_rejects(void)
 	reject("bandwidth: [\"trace:a b\"]\n", "needs the path of a trace file");
 	put("sq2.txt", "0 1gbit\n0.5 200mbit\n");
 	reject("bandwidth: [trace:sq2.txt, trace:sq2.txt]\n", "twice");
+	reject("bandwidth: [trace:sq2.txt]\nlatency: [0, 1ms]\n", "does not go with a latency");
 	reject("bandwidth: [trace:sq2.txt]\nslow: {n3: 0.5}\n",
 	       "'slow' and a bandwidth trace do not go together");
 }

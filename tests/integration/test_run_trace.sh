@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# tests/integration/test_run_trace.sh: bandwidth: [trace:FILE] in gcbench run (docs/spec.md,
+# "Traces in a run") on a local cluster of 3 nodes, a square wave of 400/200 Mbit/s.
+#   bad_trace      a trace line that does not parse: exit 2 with the trace's FILE:LINE,
+#                  nothing run
+#   dry_run_key    --dry-run shows the point key with bw=trace:NAME@DIGEST
+#   sweep_ok       the sweep runs; runs.bw_cap_bps is the trace's mean (300 Mbit/s)
+#   trace_stored   runs.network_json "trace" has the name, the mean, a start spread, and
+#                  for each of the 3 hosts at least one 1-s window and a summary
+#   restored       no qdisc left on any node, and no trace player left
+. "$(dirname "$0")/../lib.sh"
+cases="bad_trace dry_run_key sweep_ok trace_stored restored"
+need_sweep $cases || exit 0
+G=$BIN/gcbench
+[ -x "$G" ] || { for c in $cases; do fail "$c" "$G is not built"; done; exit 0; }
+name=trace-$(( $$ % 10000 ))
+export GCBENCH_HOME=$(mktemp -d /tmp/gcbench-trace.XXXXXX)
+cleanup() { "$G" cluster down --name "$name" >/dev/null 2>&1; rm -rf "$GCBENCH_HOME"; }
+trap cleanup EXIT
+
+spec=$GCBENCH_HOME/spec.yaml
+printf '# square wave\n0 400mbit\n0.5 200mbit\n1 end\n' >"$GCBENCH_HOME/sq.txt"
+printf '0 400mbit\n0.5 200mbps\n' >"$GCBENCH_HOME/bad.txt"
+cat >"$spec" <<'YAML'
+name: trace
+workload: replay
+models: [tiny]
+methods: [syncsgd]
+bandwidth: [trace:bad.txt]
+world_size: [3]
+batch: 8
+iterations: 30
+warmup: 1
+timeout: 120
+YAML
+out=$("$G" run "$spec" --dry-run --db "$GCBENCH_HOME/x.db" 2>&1); rc=$?
+if [ $rc -eq 2 ] && grep -q "^$spec:5:[0-9]*: bandwidth trace: $GCBENCH_HOME/bad.txt:2:" <<<"$out" &&
+	[ ! -e "$GCBENCH_HOME/x.db" ]; then pass bad_trace
+else fail bad_trace "rc=$rc $out"; fi
+sed -i 's/trace:bad.txt/trace:sq.txt/' "$spec"
+out=$("$G" run "$spec" --dry-run --db "$GCBENCH_HOME/x.db" 2>&1); rc=$?
+digest=$(sed -n 's/.*;bw=trace:sq.txt@\([0-9a-f]\{16\}\);.*/\1/p' <<<"$out" | head -1)
+if [ $rc -eq 0 ] && [ -n "$digest" ]; then pass dry_run_key
+else fail dry_run_key "rc=$rc $out"; fi
+
+cluster_up 3 sweep_ok trace_stored restored || exit 0
+db=$GCBENCH_HOME/s.db
+out=$("$G" run "$spec" --inventory "$inv" --db "$db" 2>&1); rc=$?
+ok=$(sqlite3 "$db" "SELECT count(*) FROM runs WHERE status = 'ok' AND bw_cap_bps = 300000000" 2>/dev/null)
+if [ $rc -eq 0 ] && [ "$ok" = 1 ]; then pass sweep_ok
+else fail sweep_ok "rc=$rc ok=$ok: $(tail -n 5 <<<"$out" | tr '\n' ' ')"; fi
+got=$(sqlite3 "$db" "SELECT json_extract(network_json, '$.trace.name') || ' ' ||
+	json_extract(network_json, '$.trace.mean_bps') || ' ' ||
+	(json_extract(network_json, '$.trace.start_spread_us') IS NOT NULL) || ' ' ||
+	(SELECT group_concat(h.key || ':' ||
+		(SELECT count(*) FROM json_each(h.value) w WHERE json_extract(w.value, '$.window') IS NOT NULL) || ':' ||
+		(SELECT count(*) FROM json_each(h.value) w WHERE json_extract(w.value, '$.summary') = 1), ',')
+	 FROM json_each(network_json, '$.trace.hosts') h) FROM runs" 2>&1)
+echo "# trace record: $got; start spread $(sqlite3 "$db" "SELECT json_extract(network_json, '$.trace.start_spread_us') FROM runs") us"
+if [[ "$got" =~ ^sq.txt\ 300000000\ 1\ n1:[1-9][0-9]*:1,n2:[1-9][0-9]*:1,n3:[1-9][0-9]*:1$ ]]; then
+	pass trace_stored
+else fail trace_stored "'$got': $(sqlite3 "$db" "SELECT network_json FROM runs" | head -c 800)"; fi
+left=""
+for i in 1 2 3; do
+	q=$(tc -n "gcb-$name-n$i" qdisc show dev eth0 2>&1)
+	grep -qE 'tbf|htb|netem|cannot' <<<"$q" && left="$left n$i: $q;"
+done
+# a player of this test: it plays files/trace-DIGEST.txt of this trace
+pgrep -af "gcbench-netem play" | grep -qF "trace-$digest.txt" && left="$left a player runs;"
+if [ -z "$left" ]; then pass restored; else fail restored "$left"; fi
