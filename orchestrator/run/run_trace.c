@@ -22,11 +22,11 @@ static const char start_script[] =
 	"d=$1; shift; \"$@\" </dev/null >\"$d/play.out\" 2>\"$d/play.err\" & "
 	"echo $! >\"$d/play.pid\"";
 
-/* $1 the point's folder, $2 1 to signal the player: waits up to 3 s for it to end,
- * says alive=1 when it did not, then prints its lines */
+/* $1 the point's folder; $2 "kill": signal the player and return; "wait": wait up to
+ * 3 s for it to end, say alive=1 when it did not, then print its lines */
 static const char stop_script[] =
 	"d=$1; p=$(cat \"$d/play.pid\" 2>/dev/null) || exit 0; "
-	"[ \"$2\" = 1 ] && kill -TERM \"$p\" 2>/dev/null; i=0; "
+	"if [ \"$2\" = kill ]; then kill -TERM \"$p\" 2>/dev/null; exit 0; fi; i=0; "
 	"while [ -d \"/proc/$p\" ] && [ $i -lt 30 ]; do sleep 0.1; i=$((i+1)); done; "
 	"[ -d \"/proc/$p\" ] && echo alive=1; cat \"$d/play.out\" 2>/dev/null; exit 0";
 
@@ -130,9 +130,16 @@ void gc_run_trace_stop(struct gc_sweep_ctx *c, int64_t run_id, const struct gc_e
 		    "\"start_s\":%.6f,\"duration_s\":%.3f,\"hosts\":{", tr->name, tr->digest,
 		    (unsigned long long)tr->mean_bps, tr->period_us / 1e6, t->start_s,
 		    t->duration_s);
+	for (size_t i = 0; i < t->started; i++) {   /* every player stops at about once */
+		char *argv[] = { "sh", "-c", (char *)stop_script, "sh", rdir, "kill", NULL };
+		gc_proc_result r;
+		if (gc_node_exec(&c->nodes[i], argv, 20, &r, &e))
+			gc_warn("%s", e.msg);
+		gc_proc_result_release(&r);
+	}
 	for (size_t i = 0; i < t->started; i++) {
 		gc_node *n = &c->nodes[i];
-		char *argv[] = { "sh", "-c", (char *)stop_script, "sh", rdir, "1", NULL };
+		char *argv[] = { "sh", "-c", (char *)stop_script, "sh", rdir, "wait", NULL };
 		gc_proc_result r;
 		long long lag = 0;
 		int ok;
@@ -143,7 +150,6 @@ void gc_run_trace_stop(struct gc_sweep_ctx *c, int64_t run_id, const struct gc_e
 			gc_proc_result_release(&r);
 			if (gc_node_unshape(n, &e))
 				gc_warn("%s", e.msg);
-			argv[5] = "0";
 			ok = !gc_node_exec(n, argv, 20, &r, &e);
 			if (ok && r.out && strstr(r.out, "alive=1"))
 				gc_warn("node '%s': the trace player did not stop; it ends at its "

@@ -10,7 +10,7 @@
  * per-second lines to play.out in the point's folder on its host. The player sets the
  * cap itself (its own state, owned by the player: restore-all undoes it after SIGKILL).
  *
- * gc_run_trace_stop ends them (SIGTERM; a player started through sudo, which the user
+ * gc_run_trace_stop ends them (SIGTERM to all, then waits for each; a player started through sudo, which the user
  * may not signal, is stopped by clearing its link: gcbench-netem clear, which it obeys
  * at once), reads every host's lines and stores in runs.network_json "trace":
  *   {"name","digest","mean_bps","period_s","start_s","duration_s",
