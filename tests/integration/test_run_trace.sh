@@ -8,8 +8,10 @@
 #   trace_stored   runs.network_json "trace" has the name, the mean, a start spread, and
 #                  for each of the 3 hosts at least one 1-s window and a summary
 #   restored       no qdisc left on any node, and no trace player left
+#   sigint         SIGINT to gcbench while the players run: the run is 'interrupted',
+#                  its trace record stored, no qdisc and no player left
 . "$(dirname "$0")/../lib.sh"
-cases="bad_trace dry_run_key sweep_ok trace_stored restored"
+cases="bad_trace dry_run_key sweep_ok trace_stored restored sigint"
 need_sweep $cases || exit 0
 G=$BIN/gcbench
 [ -x "$G" ] || { for c in $cases; do fail "$c" "$G is not built"; done; exit 0; }
@@ -43,7 +45,7 @@ digest=$(sed -n 's/.*;bw=trace:sq.txt@\([0-9a-f]\{16\}\);.*/\1/p' <<<"$out" | he
 if [ $rc -eq 0 ] && [ -n "$digest" ]; then pass dry_run_key
 else fail dry_run_key "rc=$rc $out"; fi
 
-cluster_up 3 sweep_ok trace_stored restored || exit 0
+cluster_up 3 sweep_ok trace_stored restored sigint || exit 0
 db=$GCBENCH_HOME/s.db
 out=$("$G" run "$spec" --inventory "$inv" --db "$db" 2>&1); rc=$?
 ok=$(sqlite3 "$db" "SELECT count(*) FROM runs WHERE status = 'ok' AND bw_cap_bps = 300000000" 2>/dev/null)
@@ -60,11 +62,29 @@ echo "# trace record: $got; start spread $(sqlite3 "$db" "SELECT json_extract(ne
 if [[ "$got" =~ ^sq.txt\ 300000000\ 1\ n1:[1-9][0-9]*:1,n2:[1-9][0-9]*:1,n3:[1-9][0-9]*:1$ ]]; then
 	pass trace_stored
 else fail trace_stored "'$got': $(sqlite3 "$db" "SELECT network_json FROM runs" | head -c 800)"; fi
-left=""
-for i in 1 2 3; do
-	q=$(tc -n "gcb-$name-n$i" qdisc show dev eth0 2>&1)
-	grep -qE 'tbf|htb|netem|cannot' <<<"$q" && left="$left n$i: $q;"
-done
-# a player of this test: it plays files/trace-DIGEST.txt of this trace
-pgrep -af "gcbench-netem play" | grep -qF "trace-$digest.txt" && left="$left a player runs;"
+leftovers() {
+	left=""
+	for i in 1 2 3; do
+		q=$(tc -n "gcb-$name-n$i" qdisc show dev eth0 2>&1)
+		grep -qE 'tbf|htb|netem|cannot' <<<"$q" && left="$left n$i: $q;"
+	done
+	# a player of this test: it plays files/trace-DIGEST.txt of this trace
+	players && left="$left a player runs;"
+}
+players() { pgrep -af "gcbench-netem play" | grep -qF "trace-$digest.txt"; }
+leftovers
 if [ -z "$left" ]; then pass restored; else fail restored "$left"; fi
+
+sed -i 's/^iterations: .*/iterations: 3000/' "$spec"
+db2=$GCBENCH_HOME/int.db
+"$G" run "$spec" --inventory "$inv" --db "$db2" >"$GCBENCH_HOME/int.out" 2>&1 &
+pid=$!
+seen=0
+for _ in $(seq 1 600); do players && { seen=1; break; }; sleep 0.1; done
+sleep 1.5
+kill -INT "$pid"
+wait "$pid"; rc=$?
+st=$(sqlite3 "$db2" "SELECT status || ' ' || (json_extract(network_json, '$.trace.name') IS NOT NULL) FROM runs" 2>&1)
+leftovers
+if [ $seen = 1 ] && [ "$st" = "interrupted 1" ] && [ -z "$left" ]; then pass sigint
+else fail sigint "rc=$rc players seen: $seen; status/record: '$st'; left: $left; $(tail -n 4 "$GCBENCH_HOME/int.out" | tr '\n' ' ')"; fi
