@@ -9,6 +9,10 @@
  * waits for that instant, so the workers start under the trace. Each player writes its
  * per-second lines to play.out in the point's folder on its host. The player sets the
  * cap itself (its own state, owned by the player: restore-all undoes it after SIGKILL).
+ * Each host's player runs under a keeper: the remote shell that started it, held open
+ * by the controller (a local ssh or srun child whose stdin is a pipe) and given to the
+ * player as --owner. The keeper ends when its stdin closes, that is when the controller
+ * ends it or dies (even by SIGKILL), and the player then stops and restores the link.
  *
  * gc_run_trace_stop ends them (SIGTERM to all, then waits for each; a player started through sudo, which the user
  * may not signal, is stopped by clearing its link: gcbench-netem clear, which it obeys
@@ -26,12 +30,15 @@
 #include <stdint.h>
 
 #include "result.h"
+#include "placement.h"
 #include "run.h"
 
 struct gc_trace_run {
 	double start_s;       /* the players' shared start (epoch seconds) */
 	double duration_s;
 	size_t started;       /* hosts whose player was started (the first ones) */
+	int keeper[GC_PLACE_MAX_HOSTS];     /* each host's keeper (pid; 0: none) */
+	int keeper_fd[GC_PLACE_MAX_HOSTS];  /* the write end of its stdin (-1: none) */
 };
 
 gc_rc gc_run_trace_start(struct gc_sweep_ctx *c, int64_t run_id, size_t used,

@@ -10,8 +10,11 @@
 #   restored       no qdisc left on any node, and no trace player left
 #   sigint         SIGINT to gcbench while the players run: the run is 'interrupted',
 #                  its trace record stored, no qdisc and no player left
+#   sigkill        SIGKILL to gcbench while the players run: within 10 s every player
+#                  has seen its owner (the keeper gcbench held open) gone, stopped and
+#                  restored its link
 . "$(dirname "$0")/../lib.sh"
-cases="bad_trace dry_run_key sweep_ok trace_stored restored sigint"
+cases="bad_trace dry_run_key sweep_ok trace_stored restored sigint sigkill"
 need_sweep $cases || exit 0
 G=$BIN/gcbench
 [ -x "$G" ] || { for c in $cases; do fail "$c" "$G is not built"; done; exit 0; }
@@ -45,7 +48,7 @@ digest=$(sed -n 's/.*;bw=trace:sq.txt@\([0-9a-f]\{16\}\);.*/\1/p' <<<"$out" | he
 if [ $rc -eq 0 ] && [ -n "$digest" ]; then pass dry_run_key
 else fail dry_run_key "rc=$rc $out"; fi
 
-cluster_up 3 sweep_ok trace_stored restored sigint || exit 0
+cluster_up 3 sweep_ok trace_stored restored sigint sigkill || exit 0
 db=$GCBENCH_HOME/s.db
 out=$("$G" run "$spec" --inventory "$inv" --db "$db" 2>&1); rc=$?
 ok=$(sqlite3 "$db" "SELECT count(*) FROM runs WHERE status = 'ok' AND bw_cap_bps = 300000000" 2>/dev/null)
@@ -88,3 +91,15 @@ st=$(sqlite3 "$db2" "SELECT status || ' ' || (json_extract(network_json, '$.trac
 leftovers
 if [ $seen = 1 ] && [ "$st" = "interrupted 1" ] && [ -z "$left" ]; then pass sigint
 else fail sigint "rc=$rc players seen: $seen; status/record: '$st'; left: $left; $(tail -n 4 "$GCBENCH_HOME/int.out" | tr '\n' ' ')"; fi
+
+db3=$GCBENCH_HOME/kill.db
+"$G" run "$spec" --inventory "$inv" --db "$db3" >"$GCBENCH_HOME/kill.out" 2>&1 &
+pid=$!
+seen=0
+for _ in $(seq 1 600); do players && { seen=1; break; }; sleep 0.1; done
+sleep 1.5
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+for _ in $(seq 1 100); do leftovers; [ -z "$left" ] && break; sleep 0.1; done
+if [ $seen = 1 ] && [ -z "$left" ]; then pass sigkill
+else fail sigkill "players seen: $seen; left 10 s after SIGKILL: $left"; fi
