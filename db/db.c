@@ -769,6 +769,8 @@ gc_rc gc_db_run_set_network(gc_db *db, int64_t run_id, const char *key, const ch
 	for (const char *k = key; *k; k++)
 		if (!(isalnum((unsigned char)*k) || *k == '_'))
 			return gc_fail(e, GC_E_INVAL, "network key '%.40s' is not a name", key);
+	if (!*key)
+		return gc_fail(e, GC_E_INVAL, "empty network key");
 	if (!value)
 		return gc_fail(e, GC_E_INVAL, "no network value");
 	rc = gc_db_prep(db, GC_ST_RUN_NETWORK_SET,

@@ -22,7 +22,8 @@
  *    summaries (null unless every host wrote one),
  *    "hosts": {"HOST": [the player's JSON lines: one per 1-s window, then its summary]}}
  * A window's t_s is seconds after start_s, so an iteration at wall time T ran under the
- * window floor(T - start_s). Always call stop after a start, even a failed one. */
+ * window floor(T - start_s) (records do not carry T yet). Always call stop after a
+ * start, even a failed one. */
 #ifndef GC_RUN_TRACE_H
 #define GC_RUN_TRACE_H
 

@@ -5,6 +5,7 @@
 #                  nothing run
 #   dry_run_key    --dry-run shows the point key with bw=trace:NAME@DIGEST
 #   sweep_ok       the sweep runs; runs.bw_cap_bps is the trace's mean (300 Mbit/s)
+#   model_mean     gcbench model predicts the run at the trace's mean (300 Mbit/s)
 #   trace_stored   runs.network_json "trace" has the name, the mean, a start spread, and
 #                  for each of the 3 hosts at least one 1-s window and a summary
 #   restored       no qdisc left on any node, and no trace player left
@@ -14,7 +15,7 @@
 #                  has seen its owner (the keeper gcbench held open) gone, stopped and
 #                  restored its link
 . "$(dirname "$0")/../lib.sh"
-cases="bad_trace dry_run_key sweep_ok trace_stored restored sigint sigkill"
+cases="bad_trace dry_run_key sweep_ok model_mean trace_stored restored sigint sigkill"
 need_sweep $cases || exit 0
 G=$BIN/gcbench
 [ -x "$G" ] || { for c in $cases; do fail "$c" "$G is not built"; done; exit 0; }
@@ -48,12 +49,15 @@ digest=$(sed -n 's/.*;bw=trace:sq.txt@\([0-9a-f]\{16\}\);.*/\1/p' <<<"$out" | he
 if [ $rc -eq 0 ] && [ -n "$digest" ]; then pass dry_run_key
 else fail dry_run_key "rc=$rc $out"; fi
 
-cluster_up 3 sweep_ok trace_stored restored sigint sigkill || exit 0
+cluster_up 3 sweep_ok model_mean trace_stored restored sigint sigkill || exit 0
 db=$GCBENCH_HOME/s.db
 out=$("$G" run "$spec" --inventory "$inv" --db "$db" 2>&1); rc=$?
 ok=$(sqlite3 "$db" "SELECT count(*) FROM runs WHERE status = 'ok' AND bw_cap_bps = 300000000" 2>/dev/null)
 if [ $rc -eq 0 ] && [ "$ok" = 1 ]; then pass sweep_ok
 else fail sweep_ok "rc=$rc ok=$ok: $(tail -n 5 <<<"$out" | tr '\n' ' ')"; fi
+m=$("$G" model --db "$db" --no-store --json 2>&1)
+if grep -q '"runs":\[{"run_id":1,[^}]*"bw_cap_bps":300000000,' <<<"$m"; then pass model_mean
+else fail model_mean "$(head -c 600 <<<"$m")"; fi
 got=$(sqlite3 "$db" "SELECT json_extract(network_json, '$.trace.name') || ' ' ||
 	json_extract(network_json, '$.trace.mean_bps') || ' ' ||
 	(json_extract(network_json, '$.trace.start_spread_us') IS NOT NULL) || ' ' ||
