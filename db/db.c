@@ -2,6 +2,7 @@
 #include "db.h"
 #include "db_internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -812,6 +813,36 @@ gc_rc gc_db_run_set_calibration(gc_db *db, int64_t run_id, int64_t calibration_r
 	sqlite3_bind_int64(st, 1, calibration_run);
 	sqlite3_bind_int64(st, 2, run_id);
 	return gc_db_step_done(db, st, "recording the run's calibration", e);
+}
+
+gc_rc gc_db_run_set_network(gc_db *db, int64_t run_id, const char *key, const char *value,
+			    gc_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	gc_rc rc;
+
+	for (const char *k = key; *k; k++)
+		if (!(isalnum((unsigned char)*k) || *k == '_'))
+			return gc_fail(e, GC_E_INVAL, "network key '%.40s' is not a name", key);
+	if (!*key)
+		return gc_fail(e, GC_E_INVAL, "empty network key");
+	if (!value)
+		return gc_fail(e, GC_E_INVAL, "no network value");
+	rc = gc_db_prep(db, GC_ST_RUN_NETWORK_SET,
+		"UPDATE runs SET network_json = json_set(CASE WHEN json_valid(network_json) "
+		"THEN network_json ELSE '{}' END, '$.' || ?, json(?)) WHERE id = ? AND json_valid(?)",
+		&st, e);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, run_id);
+	sqlite3_bind_text(st, 4, value, -1, SQLITE_TRANSIENT);
+	rc = gc_db_step_done(db, st, "recording the run's network", e);
+	if (!rc && sqlite3_changes(db->h) != 1)
+		rc = gc_fail(e, GC_E_FORMAT, "the network record of run %lld is not JSON "
+			     "(or no such run)", (long long)run_id);
+	return rc;
 }
 
 gc_rc gc_db_prediction_put(gc_db *db, int64_t run_id, const struct gc_db_prediction *p,

@@ -176,6 +176,11 @@ gc_rc gc_db_link_add(gc_db *db, int64_t run_id, const char *src, const char *dst
 /* The netem delay the run's links held, read back from the kernel after shaping
  * (seconds; runs.latency_applied_s, docs/database.md); negative stores NULL. */
 gc_rc gc_db_run_set_latency_applied(gc_db *db, int64_t run_id, double applied_s, gc_err *e);
+/* Set the member key (a name of [A-Za-z0-9_]) of the run's network_json to value, a JSON
+ * text (a bandwidth trace's record: orchestrator/run/run_trace.h). GC_E_FORMAT when
+ * value is not JSON. */
+gc_rc gc_db_run_set_network(gc_db *db, int64_t run_id, const char *key, const char *value,
+			    gc_err *e);
 
 /* Add seconds to one phase of a run (run_phases, docs/database.md "Overhead"; a phase
  * timed twice accumulates). phase is one of GC_DB_PHASES or a setup phase ("setup_"

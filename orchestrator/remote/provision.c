@@ -823,27 +823,34 @@ static gc_rc csv_rewrite(const struct gc_run_opts *o, struct gc_exec_point *pts,
 	return GC_OK;
 }
 
-/* The points' specs' files: (one spec per sweep; each file once) and, for a command
- * workload, gcbench's Python modules beside this program (self). */
+/* The points' specs' files: and bandwidth traces (one spec per sweep; each file once)
+ * and, for a command workload, gcbench's Python modules beside this program (self). */
 static gc_rc build_spec_files(struct gc_build *b, const struct gc_exec_point *pts, size_t npts,
 			      const char *self, gc_err *e)
 {
 	const struct gc_spec *s = npts ? pts[0].spec : NULL;
-	const char *src[GC_SPEC_MAX_FILES], *names[GC_SPEC_MAX_FILES];
+	const char *src[GC_SPEC_MAX_FILES + GC_SPEC_MAX_TRACES];
+	const char *names[GC_SPEC_MAX_FILES + GC_SPEC_MAX_TRACES];
+	char tnames[GC_SPEC_MAX_TRACES][64];
 	char py[1200];
-	size_t i;
+	size_t i, k = 0;
 	gc_rc rc;
 
-	if (!s || !s->workload || strcmp(s->workload, "command"))
-		return GC_OK;
-	for (i = 0; i < s->n_files && i < GC_SPEC_MAX_FILES; i++) {
-		src[i] = s->files[i].src;
-		names[i] = s->files[i].name;
+	for (i = 0; s && i < s->n_files && i < GC_SPEC_MAX_FILES; i++, k++) {
+		src[k] = s->files[i].src;
+		names[k] = s->files[i].name;
 	}
-	if ((rc = gc_build_python_dir(self, py, sizeof(py), e)) ||
-	    (rc = gc_build_add_python(b, py, e)))
+	/* bandwidth traces: files/trace-DIGEST.txt, content-hashed with the build */
+	for (i = 0; s && i < s->n_traces && i < GC_SPEC_MAX_TRACES; i++, k++) {
+		gc_spec_trace_file(&s->traces[i], tnames[i], sizeof(tnames[i]));
+		src[k] = s->traces[i].src;
+		names[k] = tnames[i];
+	}
+	if (s && s->workload && !strcmp(s->workload, "command") &&
+	    ((rc = gc_build_python_dir(self, py, sizeof(py), e)) ||
+	     (rc = gc_build_add_python(b, py, e))))
 		return rc;
-	return i ? gc_build_add_files(b, src, names, i, e) : GC_OK;
+	return k ? gc_build_add_files(b, src, names, k, e) : GC_OK;
 }
 
 gc_rc gc_provision_for_run(const struct gc_run_opts *o, struct gc_exec_point *pts, size_t npts,

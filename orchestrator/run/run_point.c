@@ -20,6 +20,7 @@
 #include "placement.h"
 #include "run.h"
 #include "run_slurm.h"
+#include "run_trace.h"
 #include "strutil.h"
 
 /* Where point p's ranks run (orchestrator/run/placement.h). */
@@ -750,7 +751,7 @@ static enum gc_run_status status_of(gc_rc rc)
 /* shape, calibrate, launch, collect, ingest; the caller unshapes and cleans up */
 static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int64_t run_id,
 			 const struct gc_placement *pl, gc_proc_result *res, char **paths,
-			 size_t *np, gc_err *e)
+			 size_t *np, struct gc_trace_run *tr, gc_err *e)
 {
 	size_t used = pl->used;
 	char rdir[1200], old[1200], why[128];
@@ -775,6 +776,8 @@ static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 	gc_phase_to(&c->ph, GC_PH_CALIBRATE);
 	if (!rc && !gc_run_interrupted())
 		calibrate(c, run_id, used, p->spec, p->pt->bw_bps, point_delay_us(p->pt));
+	if (!rc && p->pt->trace && !gc_run_interrupted())   /* after calibration at its mean */
+		rc = gc_run_trace_start(c, run_id, used, p, tr, e);
 	if (!rc && gc_run_interrupted())
 		rc = gc_fail(e, GC_E_INTERRUPTED, "interrupted");
 	if (rc)
@@ -812,6 +815,7 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
 	enum gc_run_status st;
 	int64_t run_id;
 	gc_err step = { "" }, e2;
+	struct gc_trace_run tr;
 	size_t i;
 	gc_rc rc;
 
@@ -825,9 +829,12 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
 	rc = rc ? rc : begin_run(c, p, &pl, &run_id, e);
 	if (rc)
 		return rc;
-	rc = point_steps(c, p, run_id, &pl, &res, paths, &np, &step);
+	memset(&tr, 0, sizeof(tr));
+	rc = point_steps(c, p, run_id, &pl, &res, paths, &np, &tr, &step);
 	gc_proc_clear_interrupt();   /* cleanup commands must run even after Ctrl-C */
 	gc_phase_to(&c->ph, GC_PH_CLEANUP);
+	if (p->pt->trace)            /* before the folders go: it reads the players' lines */
+		gc_run_trace_stop(c, run_id, p, &tr);
 	unshape_all(c);
 	remove_dirs(c, run_id, paths, np);
 	gc_phase_to(&c->ph, GC_PH_RECORD);
@@ -863,6 +870,11 @@ void gc_exec_point_init(struct gc_exec_point *x, const struct gc_spec *spec, con
 	else
 		snprintf(x->workload, sizeof(x->workload), "replay:%s", p->model);
 	gc_bw_format(p->bw_bps, bw, sizeof(bw));
+	if (p->trace) {   /* "trace sq.txt (mean 600mbit)" */
+		char mean[32];
+		snprintf(mean, sizeof(mean), "%s", bw);
+		snprintf(bw, sizeof(bw), "trace (mean %.16s)", mean);
+	}
 	snprintf(x->label, sizeof(x->label), "%s %s%s%s @ %s x%d b%d%s", p->model,
 		 p->stack && *p->stack->name ? p->stack->name : "",
 		 p->stack && *p->stack->name ? "/" : "", p->method->label, bw,

@@ -42,7 +42,8 @@ static void fill_point(const struct gc_spec *s, struct gc_point *p)
 
 	p->model = s->models[p->ax[GC_AX_MODEL]];
 	p->method = &s->methods[p->ax[GC_AX_METHOD]];
-	p->bw_bps = s->bandwidth[p->ax[GC_AX_BANDWIDTH]];
+	p->bw_bps = gc_spec_bw_rate(s, s->bandwidth[p->ax[GC_AX_BANDWIDTH]]);
+	p->trace = gc_spec_bw_trace(s, s->bandwidth[p->ax[GC_AX_BANDWIDTH]]);
 	p->latency_s = s->latency[p->ax[GC_AX_LATENCY]];
 	p->world_size = s->world_size[p->ax[GC_AX_WORLD]];
 	p->batch = s->batch[p->ax[GC_AX_BATCH]];

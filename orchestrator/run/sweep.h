@@ -35,7 +35,8 @@ struct gc_point {
 	/* views into the spec (valid while the spec lives) */
 	const char *model;
 	const struct gc_spec_method *method;
-	uint64_t bw_bps;                       /* 0 = unlimited */
+	uint64_t bw_bps;                       /* 0 = unlimited; a trace: its mean */
+	const struct gc_spec_trace *trace;    /* bandwidth: trace:FILE; else NULL */
 	double latency_s;
 	int world_size, batch;
 	const char *backend;

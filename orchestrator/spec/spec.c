@@ -158,12 +158,8 @@ static int parse_bw(struct spec_ctx *c, yaml_node_t *n, const char *t, void *out
 	char hint[160];
 	gc_err e;
 
-	if (!strncmp(t, "trace:", 6)) {   /* the helper plays traces; the sweep does not yet */
-		gc_diag(c->d, n, "bandwidth traces are not in gcbench run yet; play one on a link "
-			"with 'gcbench-netem play --trace FILE' (docs/netem.md, Bandwidth traces), "
-			"and give the sweep fixed caps");
-		return -1;
-	}
+	if (!strncmp(t, "trace:", 6))
+		return spec_parse_trace(c, n, t + 6, out);
 	/* not e.msg: it quotes the text, and a spec's text is never quoted */
 	if (gc_bw_parse(t, 0, out, &e)) {
 		gc_diag(c->d, n, "bandwidth is %s", gc_bw_hint(t, 0, hint, sizeof hint));
@@ -591,6 +587,15 @@ static void parse_all(struct spec_ctx *c)
 		spec_parse_notify(c, v);
 	if ((v = gc_yaml_get(c->doc, c->root, "slow")))
 		spec_parse_slow(c, v);
+	for (size_t i = 0; c->s->n_traces && i < c->s->n_latency; i++)
+		if (c->s->latency[i] > 0) {   /* the player's cap holds no netem delay */
+			gc_diag(c->d, c->root, "a bandwidth trace does not go with a latency yet (the "
+				"trace player's cap holds no delay); give the trace's points latency 0");
+			break;
+		}
+	if (v && c->s->n_traces)   /* every host plays the same trace */
+		gc_diag(c->d, v, "'slow' and a bandwidth trace do not go together yet (every "
+			"host plays the same trace); give 'slow' fixed caps");
 }
 
 /* --- canonical text ----------------------------------------------------------- */
@@ -617,7 +622,12 @@ static void canon_axes(gc_buf *b, const struct gc_spec *s)
 		gc_buf_addf(b, "%s%s", i ? ";" : "", s->methods[i].label);
 	gc_buf_addf(b, "\nbandwidth=");
 	for (size_t i = 0; i < s->n_bandwidth; i++)
-		gc_buf_addf(b, "%s%llu", i ? "," : "", (unsigned long long)s->bandwidth[i]);
+		if (gc_spec_bw_trace(s, s->bandwidth[i]))
+			gc_buf_addf(b, "%strace:%s@%s", i ? "," : "",
+				    gc_spec_bw_trace(s, s->bandwidth[i])->name,
+				    gc_spec_bw_trace(s, s->bandwidth[i])->digest);
+		else
+			gc_buf_addf(b, "%s%llu", i ? "," : "", (unsigned long long)s->bandwidth[i]);
 	gc_buf_addf(b, "\n");
 	canon_nums(b, "latency", s->latency, s->n_latency);
 	gc_buf_addf(b, "world_size=");
@@ -782,6 +792,10 @@ void gc_spec_release(struct gc_spec *s)
 	free(s->baseline);
 	free_strs(s->baselines, s->n_baselines);
 	free(s->bandwidth);
+	for (size_t i = 0; i < s->n_traces; i++) {
+		free(s->traces[i].src);
+		free(s->traces[i].text);
+	}
 	free(s->latency);
 	free(s->world_size);
 	free(s->batch);

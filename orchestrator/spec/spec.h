@@ -71,6 +71,21 @@ struct gc_spec_file {
 #define GC_SPEC_MAX_FILES 64
 #define GC_SPEC_FILE_MAX_BYTES (16u << 20)
 
+/* bandwidth: trace:FILE, a bandwidth trace (netem/trace.h) that gcbench run plays on
+ * every used host's link for the point (docs/spec.md). Its bandwidth item holds
+ * GC_SPEC_BW_TRACE | its index in traces; the point's cap (the model's, calibration's)
+ * is the trace's mean over one period. */
+#define GC_SPEC_MAX_TRACES 8
+#define GC_SPEC_BW_TRACE (1ull << 63)
+struct gc_spec_trace {
+	char *src;                 /* the path on the controller */
+	char name[128];            /* its base name */
+	char digest[17];           /* FNV-1a 64 of its content, 16 hex digits */
+	char *text; size_t len;    /* its content (shipped to the hosts) */
+	uint64_t mean_bps;         /* time-weighted mean over one period, rounded */
+	uint64_t period_us;
+};
+
 /* slow: {HOST: FACTOR}: HOST's cap is FACTOR (0 < FACTOR <= 1) times the point's. */
 struct gc_spec_slow {
 	char *host;
@@ -101,6 +116,7 @@ struct gc_spec {
 	int *batch;             size_t n_batch;
 	char **backend;         size_t n_backend;     /* "mpi" | "nccl" */
 	double *compute_scale;  size_t n_compute_scale;
+	struct gc_spec_trace traces[GC_SPEC_MAX_TRACES]; size_t n_traces;
 	struct gc_spec_slow *slow; size_t n_slow;     /* slow: (hosts unchecked here: the
 						       * inventory's, gcbench run checks) */
 	int iterations, warmup, repeats, timeout_s;
@@ -152,6 +168,13 @@ uint64_t gc_spec_host_cap(const struct gc_spec *s, uint64_t cap_bps, const char 
 /* "n3:0.5,n4:0.875" (slow: in the spec's order; "" without it): the point key's
  * ;slow= and the canonical text use it. */
 void spec_slow_text(const struct gc_spec *s, char *buf, size_t n);
+
+/* A bandwidth item: its trace (NULL for a fixed cap), and its cap in bits/s (a trace's
+ * mean; 0 = unlimited). */
+const struct gc_spec_trace *gc_spec_bw_trace(const struct gc_spec *s, uint64_t item);
+uint64_t gc_spec_bw_rate(const struct gc_spec *s, uint64_t item);
+/* The trace's file name on the hosts, beside the build's files: "trace-DIGEST.txt". */
+void gc_spec_trace_file(const struct gc_spec_trace *t, char *buf, size_t n);
 
 /* FNV-1a 64 of len bytes. */
 uint64_t gc_fnv1a64(const void *p, size_t len);

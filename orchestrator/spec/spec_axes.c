@@ -27,7 +27,13 @@ void gc_spec_axis_text(const struct gc_spec *s, enum gc_axis a, size_t i, char *
 	case GC_AX_MODEL: gc_strlcpy(buf, s->models[i], n); break;
 	case GC_AX_METHOD: gc_strlcpy(buf, s->methods[i].name, n); break;
 	case GC_AX_PARAMS: gc_strlcpy(buf, s->methods[i].params_text, n); break;
-	case GC_AX_BANDWIDTH: snprintf(buf, n, "%llu", (unsigned long long)s->bandwidth[i]); break;
+	case GC_AX_BANDWIDTH:   /* a trace: trace:NAME@DIGEST in keys (only when used) */
+		if (gc_spec_bw_trace(s, s->bandwidth[i]))
+			snprintf(buf, n, "trace:%s@%s", gc_spec_bw_trace(s, s->bandwidth[i])->name,
+				 gc_spec_bw_trace(s, s->bandwidth[i])->digest);
+		else
+			snprintf(buf, n, "%llu", (unsigned long long)s->bandwidth[i]);
+		break;
 	case GC_AX_LATENCY: spec_num(s->latency[i], buf, n); break;
 	case GC_AX_WORLD: snprintf(buf, n, "%d", s->world_size[i]); break;
 	case GC_AX_BATCH: snprintf(buf, n, "%d", s->batch[i]); break;

@@ -31,6 +31,9 @@ void spec_parse_exclude(struct spec_ctx *c, yaml_node_t *v);
 void spec_parse_zip(struct spec_ctx *c, yaml_node_t *v);
 void spec_parse_notify(struct spec_ctx *c, yaml_node_t *v);
 void spec_parse_slow(struct spec_ctx *c, yaml_node_t *v);        /* spec_slow.c */
+/* bandwidth: trace:FILE (spec_trace.c): loads and checks the trace (diagnosed at n with
+ * the trace's FILE:LINE message), writes GC_SPEC_BW_TRACE | index to *out; -1 on error. */
+int spec_parse_trace(struct spec_ctx *c, yaml_node_t *n, const char *t, uint64_t *out);
 void spec_parse_placement(struct spec_ctx *c);   /* ranks_per_node, allow_single_node */
 
 /* workload: command (spec_command.c): command:, stacks: and files: (diagnosed under other

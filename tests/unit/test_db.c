@@ -552,6 +552,34 @@ static void test_run_end_and_tail(void)
 	gc_db_close(db);
 }
 
+/* gc_db_run_set_network: a member added to network_json; a bad key, a value that is
+ * not JSON and an unknown run refused, the stored record unchanged */
+static void test_run_set_network(void)
+{
+	gc_db *db = fresh("net.db");
+	struct gc_db_run r;
+	int64_t sw, run;
+	gc_err e;
+
+	CHECK(db);
+	CHECK(gc_db_sweep_begin(db, "t", "spec", "h1", "syncsgd", &sw, &e) == GC_OK);
+	r = run_of(sw, "k1", "syncsgd");
+	r.network_json = "{\"slow\":{\"n3\":0.5}}";
+	CHECK(gc_db_run_begin(db, &r, &run, &e) == GC_OK);
+	CHECK(gc_db_run_set_network(db, run, "trace", "{\"name\":\"sq.txt\",\"hosts\":{\"n1\":[{\"window\":0}]}}",
+				    &e) == GC_OK);
+	CHECK_EQ_INT(q_int(db, "SELECT json_extract(network_json, '$.slow.n3') = 0.5 AND "
+			   "json_extract(network_json, '$.trace.hosts.n1[0].window') = 0 FROM runs"), 1);
+	CHECK(gc_db_run_set_network(db, run, "trace", "{\"name\":", &e) == GC_E_FORMAT);
+	CHECK(gc_db_run_set_network(db, run, "trace", "", &e) == GC_E_FORMAT);
+	CHECK(gc_db_run_set_network(db, run, "a.b", "1", &e) == GC_E_INVAL);
+	CHECK(gc_db_run_set_network(db, run, "", "1", &e) == GC_E_INVAL);
+	CHECK(gc_db_run_set_network(db, run, "trace", NULL, &e) == GC_E_INVAL);
+	CHECK(gc_db_run_set_network(db, run + 7, "trace", "1", &e) == GC_E_FORMAT);
+	CHECK_EQ_INT(q_int(db, "SELECT json_extract(network_json, '$.trace.name') = 'sq.txt' FROM runs"), 1);
+	gc_db_close(db);
+}
+
 static void test_done_keys_and_interrupted(void)
 {
 	gc_db *db = fresh("res.db");
@@ -732,6 +760,7 @@ int main(void)
 	GCT_RUN(test_ingest_refuses_incomplete);
 	GCT_RUN(test_ingest_stream_frames);
 	GCT_RUN(test_run_end_and_tail);
+	GCT_RUN(test_run_set_network);
 	GCT_RUN(test_done_keys_and_interrupted);
 	GCT_RUN(test_links_predictions);
 	GCT_RUN(test_run_placement_slurm);

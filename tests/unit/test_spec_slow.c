@@ -1,5 +1,4 @@
-/* tests/unit/test_spec_slow.c: slow: {HOST: FACTOR} in a sweep spec (and the refusal of
- * bandwidth: trace:, which gcbench run does not play yet): the factors and
+/* tests/unit/test_spec_slow.c: slow: {HOST: FACTOR} in a sweep spec: the factors and
  * each host's cap, the point key and the canonical text (both changed only when slow:
  * is used), and every malformed form with its line. */
 #include <stdio.h>
@@ -108,19 +107,11 @@ static void test_slow_rejects(void)
 	       "t.yaml:9:1: unknown key in the spec; did you mean 'slow'?");
 }
 
-/* bandwidth: [trace:FILE] is refused with where traces play today */
-static void test_trace_refused(void)
-{
-	reject("bandwidth: [trace:sq.trace]\n",
-	       "t.yaml:7:13: bandwidth traces are not in gcbench run yet");
-}
-
 int main(void)
 {
 	GCT_SUITE("spec_slow");
 	GCT_RUN(test_slow_caps);
 	GCT_RUN(test_slow_key_and_hash);
 	GCT_RUN(test_slow_rejects);
-	GCT_RUN(test_trace_refused);
 	return gct_finish();
 }
