@@ -108,9 +108,11 @@ uint64_t gc_wk_fnv64(const void *p, size_t n)
 	uint64_t h = 0xcbf29ce484222325ull; /* FNV's 64-bit offset basis */
 	size_t i = 0;
 	for (; i + 8 <= n; i += 8) {
-		uint64_t w = 0;
-		for (int k = 7; k >= 0; k--)
-			w = w << 8 | b[i + (size_t)k];
+		uint64_t w;
+		memcpy(&w, b + i, 8); /* one load, where byte shifts were not merged */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		w = __builtin_bswap64(w);
+#endif
 		h ^= w;
 		h *= 1099511628211ull;
 	}
@@ -121,9 +123,12 @@ uint64_t gc_wk_fnv64(const void *p, size_t n)
 	return h;
 }
 
-static uint64_t splitmix(uint64_t *s)
+/* splitmix64 of the state after i + 1 steps: the state only ever adds the constant, so
+ * any element can be drawn on its own, and the fill splits across OpenMP threads with
+ * the values of a sequential draw. */
+static uint64_t splitmix_at(uint64_t s0, size_t i)
 {
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	uint64_t z = s0 + ((uint64_t)i + 1) * 0x9e3779b97f4a7c15ull;
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	return z ^ (z >> 31);
@@ -131,9 +136,10 @@ static uint64_t splitmix(uint64_t *s)
 
 void gc_wk_fill_random(float *x, size_t n, uint64_t seed, float scale)
 {
-	uint64_t s = seed * 0x2545f4914f6cdd1dull + 1;
+	uint64_t s0 = seed * 0x2545f4914f6cdd1dull + 1;
+#pragma omp parallel for schedule(static) if (n >= (size_t)1 << 20)
 	for (size_t i = 0; i < n; i++) {
-		uint64_t r = splitmix(&s);
+		uint64_t r = splitmix_at(s0, i);
 		/* sum of four 16-bit uniforms: mean 0, variance 4/12, close to normal
 		 * (summed as integers: exact, so the same doubles as four conversions, at a
 		 * quarter of the conversions: this fill is most of a ResNet-50 rank's start) */

@@ -338,6 +338,17 @@ static void test_fill_same_values(void)
 			fill_reference(b, N, seeds[i], scales[j]);
 			CHECK(!memcmp(a, b, sizeof(a)));
 		}
+	/* large enough to be split across OpenMP threads (from 2^20 floats), odd length */
+	size_t big = ((size_t)3 << 20) + 7;
+	float *c = malloc(big * sizeof(float)), *d = malloc(big * sizeof(float));
+	CHECK(c && d);
+	if (c && d) {
+		gc_wk_fill_random(c, big, 1001, 0.01f);
+		fill_reference(d, big, 1001, 0.01f);
+		CHECK(!memcmp(c, d, big * sizeof(float)));
+	}
+	free(c);
+	free(d);
 }
 
 /* Plain FNV-1a 64 under 8 bytes (the published vectors), words after; the 8- and
