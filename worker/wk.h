@@ -117,10 +117,13 @@ void gc_wk_layout_release(gc_wk_layout *l);
 void gc_wk_round_bytes(gc_coll coll, gc_dtype dt, size_t count, int world,
 		       uint64_t *sent, uint64_t *recv);
 
-/* FNV-1a 64 of n bytes, for the cross-rank checksums in the header. */
+/* FNV-1a 64 stepped over the little-endian 64-bit words of n bytes, then byte by byte
+ * over the last n % 8 (plain FNV-1a 64 below 8 bytes), for the cross-rank checksums
+ * in the header. */
 uint64_t gc_wk_fnv64(const void *p, size_t n);
 
-/* Deterministic pseudo-random floats (splitmix64 -> approx. N(0, scale^2)). */
+/* Deterministic pseudo-random floats (splitmix64 -> approx. N(0, scale^2)); the same
+ * values from every build. */
 void gc_wk_fill_random(float *x, size_t n, uint64_t seed, float scale);
 
 /* ---- the trained models (wk_net.c, wk_mlp.c, wk_cnn.c) ---- */

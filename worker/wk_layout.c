@@ -98,20 +98,37 @@ void gc_wk_round_bytes(gc_coll coll, gc_dtype dt, size_t count, int world,
 	*recv = *sent;
 }
 
+/* FNV-1a's step over 64-bit words, not bytes: the chain of xor and multiply is the
+ * cost (about 4 cycles a step), and the final 200 MB of a ResNet-50 rank took 0.2 s a
+ * byte at a time. Words are read little-endian so every host gets the same value;
+ * under 8 bytes it is plain FNV-1a 64. */
 uint64_t gc_wk_fnv64(const void *p, size_t n)
 {
 	const unsigned char *b = p;
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++) {
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV's 64-bit offset basis */
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, b + i, 8); /* one load, where byte shifts were not merged */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		w = __builtin_bswap64(w);
+#endif
+		h ^= w;
+		h *= 1099511628211ull;
+	}
+	for (; i < n; i++) {
 		h ^= b[i];
 		h *= 1099511628211ull;
 	}
 	return h;
 }
 
-static uint64_t splitmix(uint64_t *s)
+/* splitmix64 of the state after i + 1 steps: the state only ever adds the constant, so
+ * any element can be drawn on its own, and the fill splits across OpenMP threads with
+ * the values of a sequential draw. */
+static uint64_t splitmix_at(uint64_t s0, size_t i)
 {
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	uint64_t z = s0 + ((uint64_t)i + 1) * 0x9e3779b97f4a7c15ull;
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	return z ^ (z >> 31);
@@ -119,12 +136,15 @@ static uint64_t splitmix(uint64_t *s)
 
 void gc_wk_fill_random(float *x, size_t n, uint64_t seed, float scale)
 {
-	uint64_t s = seed * 0x2545f4914f6cdd1dull + 1;
+	uint64_t s0 = seed * 0x2545f4914f6cdd1dull + 1;
+#pragma omp parallel for schedule(static) if (n >= (size_t)1 << 20)
 	for (size_t i = 0; i < n; i++) {
-		uint64_t r = splitmix(&s);
-		/* sum of four 16-bit uniforms: mean 0, variance 4/12, close to normal */
-		double u = (double)(r & 0xffff) + (double)((r >> 16) & 0xffff) +
-			   (double)((r >> 32) & 0xffff) + (double)(r >> 48);
+		uint64_t r = splitmix_at(s0, i);
+		/* sum of four 16-bit uniforms: mean 0, variance 4/12, close to normal
+		 * (summed as integers: exact, so the same doubles as four conversions, at a
+		 * quarter of the conversions: this fill is most of a ResNet-50 rank's start) */
+		double u = (double)((r & 0xffff) + ((r >> 16) & 0xffff) +
+				    ((r >> 32) & 0xffff) + (r >> 48));
 		x[i] = (float)((u / 65536.0 - 2.0) * 1.7320508 * scale);
 	}
 }

@@ -310,9 +310,76 @@ static void test_fill_deterministic(void)
 	CHECK(gc_wk_fnv64(a, sizeof(a)) != gc_wk_fnv64(c, sizeof(c)));
 }
 
+/* The fill as it was before its conversions were merged: the values must stay the
+ * same bit for bit (a rank's gradients and parameters, so checksums and losses). */
+static void fill_reference(float *x, size_t n, uint64_t seed, float scale)
+{
+	uint64_t s = seed * 0x2545f4914f6cdd1dull + 1;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		z ^= z >> 31;
+		double u = (double)(z & 0xffff) + (double)((z >> 16) & 0xffff) +
+			   (double)((z >> 32) & 0xffff) + (double)(z >> 48);
+		x[i] = (float)((u / 65536.0 - 2.0) * 1.7320508 * scale);
+	}
+}
+
+static void test_fill_same_values(void)
+{
+	enum { N = 100000 };
+	static float a[N], b[N];
+	const uint64_t seeds[] = { 0, 3, 99, 1000, 1003, UINT64_MAX };
+	const float scales[] = { 1.0f, 0.01f, 0.05f };
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++)
+		for (size_t j = 0; j < sizeof(scales) / sizeof(scales[0]); j++) {
+			gc_wk_fill_random(a, N, seeds[i], scales[j]);
+			fill_reference(b, N, seeds[i], scales[j]);
+			CHECK(!memcmp(a, b, sizeof(a)));
+		}
+	/* large enough to be split across OpenMP threads (from 2^20 floats), odd length */
+	size_t big = ((size_t)3 << 20) + 7;
+	float *c = malloc(big * sizeof(float)), *d = malloc(big * sizeof(float));
+	CHECK(c && d);
+	if (c && d) {
+		gc_wk_fill_random(c, big, 1001, 0.01f);
+		fill_reference(d, big, 1001, 0.01f);
+		CHECK(!memcmp(c, d, big * sizeof(float)));
+	}
+	free(c);
+	free(d);
+}
+
+/* Plain FNV-1a 64 under 8 bytes (the published vectors), words after; the 8- and
+ * 9-byte values were computed apart (Python, the same definition). */
+static void test_fnv_words(void)
+{
+	unsigned char buf[64];
+	CHECK(gc_wk_fnv64("", 0) == 0xcbf29ce484222325ull);
+	CHECK(gc_wk_fnv64("a", 1) == 0xaf63dc4c8601ec8cull);
+	CHECK(gc_wk_fnv64("foobar", 6) == 0x85944171f73967e8ull);
+	CHECK(gc_wk_fnv64("abcdefgh", 8) == 0x3919eeb00ee1e68cull);
+	CHECK(gc_wk_fnv64("abcdefghi", 9) == 0xe8f77a2949db571full);
+	/* a change in any byte, in a word or in the tail, changes the hash; an unaligned
+	 * start gives the same value as an aligned copy */
+	for (int i = 0; i < 64; i++)
+		buf[i] = (unsigned char)(i * 37 + 1);
+	uint64_t h = gc_wk_fnv64(buf, 61);
+	for (int i = 0; i < 61; i++) {
+		buf[i] ^= 0x10;
+		CHECK(gc_wk_fnv64(buf, 61) != h);
+		buf[i] ^= 0x10;
+	}
+	memmove(buf + 1, buf, 61);
+	CHECK(gc_wk_fnv64(buf + 1, 61) == h);
+}
+
 int main(void)
 {
 	GCT_SUITE("worker");
+	GCT_RUN(test_fill_same_values);
+	GCT_RUN(test_fnv_words);
 	GCT_RUN(test_args_ok);
 	GCT_RUN(test_args_errors);
 	GCT_RUN(test_out_path);
