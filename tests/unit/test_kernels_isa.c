@@ -40,6 +40,8 @@ static const struct mc mcs[] = {
 	{ GC_M_BF16, "" },
 	{ GC_M_RANDOMK, "ratio=0.02" },
 	{ GC_M_TERNGRAD, "" },
+	{ GC_M_QSGD, "" },
+	{ GC_M_QSGD, "levels=5,bucket_size=64" },
 	{ GC_M_SIGNSGD, "" },
 	{ GC_M_SIGNSGD, "scaled=1" },
 	{ GC_M_SIGNSGD, "scaled=1,ef=1" },
