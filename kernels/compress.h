@@ -75,6 +75,10 @@
  *   as terngrad's; value sign(g_i) ((r level) / s) (kernels/qsgd.h: unbiased);
  *   payload the norms (float32, norm bucket order) then sign-magnitude codes of W =
  *   4, 8 or 16 bits (gc_qsgd_width), all-gathered. Decode as terngrad's.
+ * - efsign_ar: c = g + e (ef=1, default) or g; per tensor m_t = mean |c| (double sum
+ *   in element order / n_t, rounded to float), h_t = bf16(m_t / p); payload element
+ *   i = h_t with the sign bit set iff c_i < 0, all-reduced as bf16's (a bf16 sum);
+ *   decode float(sum). EF: e' = c - sign(c) (p float(h_t)), sign(c) = -1 iff c < 0.
  * - syncsgd: all-reduce of c in float32, decode sum / p.
  * All-reduce is a sum. gc_bucket_residual gives e' for methods with error feedback.
  * kernels/params.h holds the method table (names, parameters, defaults, ranges);

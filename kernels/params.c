@@ -11,14 +11,14 @@
 
 static const char *const method_names[GC_M__COUNT] = {
 	"syncsgd", "fp16", "signsgd", "topk", "mstopk", "powersgd", "bf16", "randomk", "terngrad",
-	"qsgd",
+	"qsgd", "efsign_ar",
 };
 
 #define MB(m) GC_METHOD_BIT(m)
 
 static const gc_param_def pdefs[] = {
 	{ "ef", MB(GC_M_SIGNSGD) | MB(GC_M_TOPK) | MB(GC_M_MSTOPK) | MB(GC_M_POWERSGD) |
-	  MB(GC_M_RANDOMK),
+	  MB(GC_M_RANDOMK) | MB(GC_M_EFSIGN_AR),
 	  GC_PT_BOOL, 1, MB(GC_M_SYNCSGD) | MB(GC_M_FP16) | MB(GC_M_SIGNSGD) | MB(GC_M_BF16) |
 	  MB(GC_M_TERNGRAD) | MB(GC_M_QSGD),
 	  0, 1, 0,

@@ -27,6 +27,7 @@ typedef enum gc_method {
 	GC_M_RANDOMK,
 	GC_M_TERNGRAD,
 	GC_M_QSGD,
+	GC_M_EFSIGN_AR,
 	GC_M__COUNT
 } gc_method;
 
@@ -36,7 +37,7 @@ typedef enum gc_method {
 typedef struct gc_params {
 	gc_method method;
 	int ef;                 /* error feedback: signsgd (needs scaled), topk, mstopk, powersgd,
-	                         * randomk */
+	                         * randomk, efsign_ar */
 	int scaled;             /* signsgd: scaled sign (EF-signSGD) instead of majority vote */
 	double ratio;           /* topk, mstopk, randomk: fraction kept, (0, 1]; default 0.01 */
 	int rounds;             /* mstopk: bisection rounds, 1..64; default 20 */

@@ -119,6 +119,7 @@ void gc_plan_end(gc_plan *pl)
 		set_round(pl, GC_COLL_ALLREDUCE, GC_DT_F16, pl->numel);
 		break;
 	case GC_M_BF16:
+	case GC_M_EFSIGN_AR:      /* +-bf16(mean |c| / p) per element, summed */
 		set_round(pl, GC_COLL_ALLREDUCE, GC_DT_BF16, pl->numel);
 		break;
 	case GC_M_SIGNSGD:        /* per tensor scales (scaled), then the bits */

@@ -139,6 +139,7 @@ double gc_model_decode_elems(const gc_model_method *m, size_t n, int p)
 	case GC_M_FP16:
 	case GC_M_BF16:
 	case GC_M_RANDOMK:
+	case GC_M_EFSIGN_AR:
 		return (double)n;
 	default:
 		return 0;

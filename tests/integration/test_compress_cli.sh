@@ -4,10 +4,10 @@
 . "$(dirname "$0")/../lib.sh"
 
 GC=$BIN/gcbench
-need_cmd python3 help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference terngrad_reference qsgd_reference bad_dtype bad_shape \
+need_cmd python3 help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference terngrad_reference qsgd_reference efsign_ar_reference bad_dtype bad_shape \
 	truncated not_npy no_input bad_method bad_param || exit 0
 if [ ! -x "$GC" ]; then
-	for n in help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference terngrad_reference qsgd_reference bad_dtype bad_shape truncated \
+	for n in help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference terngrad_reference qsgd_reference efsign_ar_reference bad_dtype bad_shape truncated \
 		 not_npy no_input bad_method bad_param; do fail "$n" "$GC is not built"; done
 	exit 1
 fi
@@ -291,6 +291,44 @@ if out=$("$GC" compress --method qsgd:seed=5,levels=3,bucket_size=4 --in "$tmp/q
 	pass qsgd_reference
 else
 	fail qsgd_reference "$out; got: $got; want: $want"
+fi
+
+# efsign_ar against a held-out reference from its definition (docs/kernels.md: scaled
+# sign with error feedback, Karimireddy et al. 2019, through an all-reduce): c = g
+# (the residual starts at 0), per tensor m = mean |c|, worker w's term bf16(m / p) with
+# the sign of c (bfloat16: round to nearest even), the terms summed in bf16 in worker
+# order, the result their float value; residual c - sign(c) p float(bf16(m / p)).
+want=$(python3 - $tg_a -- $tg_b <<'EOF2'
+import struct, sys
+def f32(x):
+    return struct.unpack('<f', struct.pack('<f', x))[0]
+def bf16(x):
+    u = struct.unpack('<I', struct.pack('<f', f32(x)))[0]
+    u = (u + 0x7fff + ((u >> 16) & 1)) & 0xffff0000
+    return struct.unpack('<f', struct.pack('<I', u))[0]
+i = sys.argv.index('--')
+gs = [[f32(float(v)) for v in sys.argv[1:i]], [f32(float(v)) for v in sys.argv[i + 1:]]]
+p = len(gs)
+terms, res0 = [], None
+for w, c in enumerate(gs):
+    h = bf16(f32(f32(sum(abs(x) for x in c) / len(c)) / p))
+    terms.append([-h if x < 0 else h for x in c])
+    v = f32(p * h)
+    r = [f32(x - (-v if x < 0 else v)) for x in c]
+    res0 = res0 or r
+out = [bf16(a + b) for a, b in zip(*terms)]
+print(' '.join(repr(x) for x in out))
+print(' '.join(repr(x) for x in res0))
+EOF2
+)
+if out=$("$GC" compress --method efsign_ar --in "$tmp/t0.npy" --in "$tmp/t1.npy" --out-dir "$tmp/o8" 2>&1) &&
+   got="$(readnpy "$tmp/o8/result.npy" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')
+$(readnpy "$tmp/o8/residual_0.npy" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')" &&
+   [ -n "$want" ] && [ "$got" = "$want" ] &&
+   printf '%s' "$out" | grep -q 'payload_bytes: *16 per worker'; then
+	pass efsign_ar_reference
+else
+	fail efsign_ar_reference "$out; got: $got; want: $want"
 fi
 
 npy "$tmp/d.npy" f8 2,3 1 2 3 4 5 6

@@ -41,6 +41,8 @@ static const struct mc mcs[] = {
 	{ GC_M_RANDOMK, "ratio=0.02" },
 	{ GC_M_TERNGRAD, "" },
 	{ GC_M_QSGD, "" },
+	{ GC_M_EFSIGN_AR, "" },
+	{ GC_M_EFSIGN_AR, "ef=0" },
 	{ GC_M_QSGD, "levels=5,bucket_size=64" },
 	{ GC_M_SIGNSGD, "" },
 	{ GC_M_SIGNSGD, "scaled=1" },

@@ -19,7 +19,7 @@ static void test_table_defaults(void)
 		gc_params_default(&p, (gc_method)m);
 		CHECK_EQ_INT(p.method, m);
 		CHECK_EQ_INT(p.ef, m == GC_M_TOPK || m == GC_M_MSTOPK || m == GC_M_POWERSGD ||
-			     m == GC_M_RANDOMK);
+			     m == GC_M_RANDOMK || m == GC_M_EFSIGN_AR);
 		CHECK_EQ_INT(p.scaled, 0);
 		CHECK(p.ratio == 0.01);
 		CHECK_EQ_INT(p.rounds, 20);
@@ -43,7 +43,7 @@ static void test_table_lookup(void)
 	CHECK(!gc_method_takes((gc_method)99, d));
 	CHECK(gc_param_lookup("colour") == NULL && gc_param_lookup(NULL) == NULL);
 	gc_method_names(buf, sizeof(buf), ", ");
-	CHECK_STR(buf, "syncsgd, fp16, signsgd, topk, mstopk, powersgd, bf16, randomk, terngrad, qsgd");
+	CHECK_STR(buf, "syncsgd, fp16, signsgd, topk, mstopk, powersgd, bf16, randomk, terngrad, qsgd, efsign_ar");
 	gc_method_names(buf, 12, " ");   /* cut to fit */
 	CHECK_STR(buf, "syncsgd fp1");
 	gc_method_keys(GC_M_POWERSGD, buf, sizeof(buf));
@@ -223,6 +223,10 @@ static void test_plan_rounds(void)
 	check_round(&pl, 0, GC_COLL_ALLREDUCE, GC_DT_F16, n);
 	CHECK_EQ_INT(gc_plan_payload_bytes(&pl), 2 * n);
 	gc_params_default(&p, GC_M_BF16);
+	gc_plan_bucket(&pl, &p, t, 3);
+	check_round(&pl, 0, GC_COLL_ALLREDUCE, GC_DT_BF16, n);
+	CHECK_EQ_INT(gc_plan_payload_bytes(&pl), 2 * n);
+	gc_params_default(&p, GC_M_EFSIGN_AR);
 	gc_plan_bucket(&pl, &p, t, 3);
 	check_round(&pl, 0, GC_COLL_ALLREDUCE, GC_DT_BF16, n);
 	CHECK_EQ_INT(gc_plan_payload_bytes(&pl), 2 * n);
