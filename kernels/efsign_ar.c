@@ -6,6 +6,7 @@
  * Decode: avg = float(sum). EF: e' = c - sign(c) (p float(h_t)), what this worker's
  * term was short of c (the scale's bf16 rounding included). Threads take tensors for
  * the scales and fixed parts of the bucket for the rest. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,6 @@
 struct es {
 	uint16_t *send, *recv;  /* payload; the sum */
 	float *e;               /* residual (ef), numel */
-	float *c;               /* c = g + e, numel (ef) */
 	uint16_t *h;            /* nt scales, bf16 */
 };
 
@@ -31,11 +31,9 @@ static gc_rc es_init(gc_bucket *b, gc_err *e)
 	s->send = gc_cpu_alloc(b->numel * sizeof(uint16_t));
 	s->recv = gc_cpu_alloc(b->numel * sizeof(uint16_t));
 	s->h = malloc(b->nt * sizeof(uint16_t));
-	if (b->p.ef) {
+	if (b->p.ef)
 		s->e = gc_cpu_zalloc(b->numel * sizeof(float));
-		s->c = gc_cpu_alloc(b->numel * sizeof(float));
-	}
-	if (!s->send || !s->recv || !s->h || (b->p.ef && (!s->e || !s->c)))
+	if (!s->send || !s->recv || !s->h || (b->p.ef && !s->e))
 		return gc_fail(e, GC_E_NOMEM, "out of memory for efsign_ar buffers (%zu "
 			       "elements)", b->numel);
 	return GC_OK;
@@ -50,7 +48,6 @@ static void es_release(gc_bucket *b)
 	free(s->send);
 	free(s->recv);
 	free(s->e);
-	free(s->c);
 	free(s->h);
 	free(s);
 	b->st = NULL;
@@ -79,18 +76,21 @@ static gc_rc es_encode(gc_bucket *b, const float *grad)
 	float p = (float)b->world;
 	long t, q;
 
-	if (b->p.ef) {
-#pragma omp parallel for schedule(static) if (n >= 65536)
-		for (q = 0; q < (long)n; q++)
-			s->c[q] = grad[q] + s->e[q];
-		c = s->c;
-	}
+	if (b->p.ef)
+		c = s->e;               /* becomes c = g + e in the scale pass, e' in the next */
 #pragma omp parallel for schedule(dynamic, 1) if (n >= 65536)
 	for (t = 0; t < (long)b->nt; t++) {
 		double acc = 0;
 		size_t lo = b->off[t], hi = b->off[t + 1];
-		for (size_t i = lo; i < hi; i++)
-			acc += c[i] < 0 ? -(double)c[i] : (double)c[i];
+		if (b->p.ef)
+			for (size_t i = lo; i < hi; i++) {
+				float ci = grad[i] + s->e[i];
+				s->e[i] = ci;
+				acc += fabs((double)ci);      /* not a branch: signs are random */
+			}
+		else
+			for (size_t i = lo; i < hi; i++)
+				acc += fabs((double)c[i]);
 		s->h[t] = gc_f32_to_bf16_inl((float)(acc / (double)(hi - lo)) / p);
 	}
 #pragma omp parallel for schedule(static) if (n >= 65536)
@@ -111,7 +111,7 @@ static gc_rc es_encode(gc_bucket *b, const float *grad)
 			neg = c[i] < 0;
 			s->send[i] = (uint16_t)(h | (neg << 15));
 			if (b->p.ef)
-				s->e[i] = c[i] - (neg ? -v : v);
+				s->e[i] = c[i] - copysignf(v, neg ? -1.0f : 1.0f);
 		}
 	}
 	gc_round_bind(b, s->send, s->recv, NULL, NULL);

@@ -90,15 +90,6 @@ static void put(uint8_t *code, unsigned W, size_t i, unsigned c)
 	}
 }
 
-static unsigned get(const uint8_t *code, unsigned W, size_t i)
-{
-	if (W == 8)
-		return code[i];
-	if (W == 16)
-		return code[2 * i] | (unsigned)code[2 * i + 1] << 8;
-	return (code[i / 2] >> (4 * (i % 2))) & 15u;
-}
-
 static gc_rc qsgd_encode(gc_bucket *b, const float *grad)
 {
 	struct qs *s = b->st;
@@ -143,6 +134,52 @@ static gc_rc qsgd_encode(gc_bucket *b, const float *grad)
 	return GC_OK;
 }
 
+/* +1.0f or -1.0f for a sign bit: v * SGN(b) is -v or v exactly (zeros too), without
+ * a branch on random signs. */
+#define SGN(bit) (1.0f - 2.0f * (float)(bit))
+
+/* out[i] += value of worker code i under norm r, for i in [a, z); W fixed per loop so
+ * that each loop is branch-free. */
+static void seg_add(float *out, const uint8_t *cw, size_t a, size_t z, float r, int lv,
+		    unsigned W)
+{
+	float sf = (float)lv;
+
+	if (W == 8) {
+		for (size_t i = a; i < z; i++) {
+			float v = (r * (float)(cw[i] & 127u)) / sf;
+			out[i] += v * SGN(cw[i] >> 7);
+		}
+	} else if (W == 16) {
+		for (size_t i = a; i < z; i++) {
+			unsigned c = cw[2 * i] | (unsigned)cw[2 * i + 1] << 8;
+			float v = (r * (float)(c & 32767u)) / sf;
+			out[i] += v * SGN(c >> 15);
+		}
+	} else {                        /* two codes a byte: the odd ends alone */
+		size_t i = a;
+		for (; i < z && (i % 2 || i + 1 == z); i++) {
+			unsigned c = (cw[i / 2] >> (4 * (i % 2))) & 15u;
+			float v = (r * (float)(c & 7u)) / sf;
+			out[i] += v * SGN(c >> 3);
+		}
+		for (; i + 1 < z; i += 2) {
+			unsigned by = cw[i / 2];
+			float v0 = (r * (float)(by & 7u)) / sf, v1 = (r * (float)((by >> 4) & 7u)) / sf;
+			out[i] += v0 * SGN((by >> 3) & 1u);
+			out[i + 1] += v1 * SGN(by >> 7);
+		}
+		if (i < z) {
+			unsigned c = cw[i / 2] & 15u;
+			float v = (r * (float)(c & 7u)) / sf;
+			out[i] += v * SGN(c >> 3);
+		}
+	}
+}
+
+/* Per part: avg = 0.0f, then worker by worker (in order) each norm bucket's values
+ * added, then / p: per element the same float operations, in the same order, as
+ * acc = 0.0f, acc += value_w for w = 0..p-1, acc / p. */
 static gc_rc qsgd_decode(gc_bucket *b, float *avg)
 {
 	struct qs *s = b->st;
@@ -158,22 +195,20 @@ static gc_rc qsgd_decode(gc_bucket *b, float *avg)
 			       s->recv + (size_t)w * s->bytes + 4 * j, sizeof(float));
 #pragma omp parallel for schedule(static) if (n >= 65536)
 	for (q = 0; q < (long)((n + QS_PART - 1) / QS_PART); q++) {
-		size_t i = (size_t)q * QS_PART, i1 = i + QS_PART < n ? i + QS_PART : n;
-		size_t jj = last_le(s->start, s->nqb, i), jend = s->start[jj + 1];
-		const float *r = s->nrm + jj * (size_t)world;
-		for (; i < i1; i++) {
-			float acc = 0.0f;
-			if (i >= jend) {
-				while (i >= s->start[jj + 1])
-					jj++;
-				jend = s->start[jj + 1];
-				r = s->nrm + jj * (size_t)world;
+		size_t i0 = (size_t)q * QS_PART, i1 = i0 + QS_PART < n ? i0 + QS_PART : n;
+		size_t j0 = last_le(s->start, s->nqb, i0);
+		for (size_t i = i0; i < i1; i++)
+			avg[i] = 0.0f;
+		for (int w = 0; w < world; w++) {
+			const uint8_t *cw = s->recv + (size_t)w * s->bytes + 4 * s->nqb;
+			for (size_t j = j0, a = i0; a < i1; j++) {
+				size_t z = s->start[j + 1] < i1 ? s->start[j + 1] : i1;
+				seg_add(avg, cw, a, z, s->nrm[j * (size_t)world + (size_t)w], lv, W);
+				a = z;
 			}
-			for (int w = 0; w < world; w++)
-				acc += gc_qsgd_value(get(s->recv + (size_t)w * s->bytes + 4 * s->nqb,
-							 W, i), r[w], lv, W);
-			avg[i] = acc / p;
 		}
+		for (size_t i = i0; i < i1; i++)
+			avg[i] /= p;
 	}
 	return GC_OK;
 }
