@@ -50,6 +50,9 @@ static const struct mcase cases[] = {
 	{ "bf16", GC_M_BF16, "" },
 	{ "randomk 1%", GC_M_RANDOMK, "ratio=0.01" },
 	{ "terngrad", GC_M_TERNGRAD, "" },
+	{ "qsgd 8-bit", GC_M_QSGD, "" },
+	{ "qsgd 4-bit", GC_M_QSGD, "levels=7" },
+	{ "efsign_ar (EF)", GC_M_EFSIGN_AR, "" },
 	{ "signsgd", GC_M_SIGNSGD, "" },
 	{ "signsgd scaled+ef", GC_M_SIGNSGD, "scaled=1,ef=1" },
 	{ "topk 1%", GC_M_TOPK, "ratio=0.01" },
@@ -263,11 +266,16 @@ static double floor_x(const gc_params *p, const gc_plan *pl)
 	case GC_M_BF16:         /* read c, write half; read the sum, write avg */
 		b = 4 * n + pay + pay + 4 * n;
 		break;
+	case GC_M_EFSIGN_AR:    /* read c (+ e, write e), write the bf16 terms; read the sum,
+	                         * write avg */
+		b = 4 * n + (p->ef ? 8 * n : 0) + pay + pay + 4 * n;
+		break;
 	case GC_M_SIGNSGD:      /* read c (+ e, write e); decode reads p payloads, writes avg */
 		b = 4 * n + (p->ef ? 8 * n : 0) + pay + P * pay + 4 * n;
 		break;
-	case GC_M_TERNGRAD:     /* read g for the scales, again for the codes, write them;
-	                         * decode reads p payloads, writes avg */
+	case GC_M_TERNGRAD:
+	case GC_M_QSGD:         /* read g for the scales (norms), again for the codes, write
+	                         * them; decode reads p payloads, writes avg */
 		b = 8 * n + pay + P * pay + 4 * n;
 		break;
 	case GC_M_RANDOMK:      /* read g (+ e, write e) or only the k picked; decode writes

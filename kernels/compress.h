@@ -69,6 +69,16 @@
  *   ceil(n/4) bytes of 2-bit codes (0: 0, 1: +s, 2: -s; element i at bits 2 (i%4) of
  *   byte i/4), all-gathered. Decode: acc = 0.0f, acc += value of worker w's code for
  *   w = 0..p-1 in float, then acc / p.
+ * - qsgd: each tensor cut into norm buckets of bucket_size elements (the last
+ *   shorter); per norm bucket r = (float) sqrt(sum of g^2, in double, in order); with
+ *   s = levels, x = (|g_i| / r) s in float, level = floor(x) + (u < x - floor(x)), u
+ *   as terngrad's; value sign(g_i) ((r level) / s) (kernels/qsgd.h: unbiased);
+ *   payload the norms (float32, norm bucket order) then sign-magnitude codes of W =
+ *   4, 8 or 16 bits (gc_qsgd_width), all-gathered. Decode as terngrad's.
+ * - efsign_ar: c = g + e (ef=1, default) or g; per tensor m_t = mean |c| (double sum
+ *   in element order / n_t, rounded to float), h_t = bf16(m_t / p); payload element
+ *   i = h_t with the sign bit set iff c_i < 0, all-reduced as bf16's (a bf16 sum);
+ *   decode float(sum). EF: e' = c - sign(c) (p float(h_t)), sign(c) = -1 iff c < 0.
  * - syncsgd: all-reduce of c in float32, decode sum / p.
  * All-reduce is a sum. gc_bucket_residual gives e' for methods with error feedback.
  * kernels/params.h holds the method table (names, parameters, defaults, ranges);

@@ -11,15 +11,16 @@
 
 static const char *const method_names[GC_M__COUNT] = {
 	"syncsgd", "fp16", "signsgd", "topk", "mstopk", "powersgd", "bf16", "randomk", "terngrad",
+	"qsgd", "efsign_ar",
 };
 
 #define MB(m) GC_METHOD_BIT(m)
 
 static const gc_param_def pdefs[] = {
 	{ "ef", MB(GC_M_SIGNSGD) | MB(GC_M_TOPK) | MB(GC_M_MSTOPK) | MB(GC_M_POWERSGD) |
-	  MB(GC_M_RANDOMK),
+	  MB(GC_M_RANDOMK) | MB(GC_M_EFSIGN_AR),
 	  GC_PT_BOOL, 1, MB(GC_M_SYNCSGD) | MB(GC_M_FP16) | MB(GC_M_SIGNSGD) | MB(GC_M_BF16) |
-	  MB(GC_M_TERNGRAD),
+	  MB(GC_M_TERNGRAD) | MB(GC_M_QSGD),
 	  0, 1, 0,
 	  "0 or 1", offsetof(gc_params, ef) },
 	{ "scaled", MB(GC_M_SIGNSGD), GC_PT_BOOL, 0, 0, 0, 1, 0, "0 or 1",
@@ -34,8 +35,13 @@ static const gc_param_def pdefs[] = {
 	  offsetof(gc_params, warm_start) },
 	{ "min_compression", MB(GC_M_POWERSGD), GC_PT_DOUBLE, 2, 0, 1, 1e9, 0, "[1, 1e9]",
 	  offsetof(gc_params, min_compression) },
-	{ "seed", MB(GC_M_POWERSGD) | MB(GC_M_RANDOMK) | MB(GC_M_TERNGRAD), GC_PT_U64, 42, 0, 0, 0, 0, "0..18446744073709551615",
+	{ "seed", MB(GC_M_POWERSGD) | MB(GC_M_RANDOMK) | MB(GC_M_TERNGRAD) |
+	  MB(GC_M_QSGD), GC_PT_U64, 42, 0, 0, 0, 0, "0..18446744073709551615",
 	  offsetof(gc_params, seed) },
+	{ "levels", MB(GC_M_QSGD), GC_PT_INT, 127, 0, 2, 256, 0, "2..256",
+	  offsetof(gc_params, levels) },
+	{ "bucket_size", MB(GC_M_QSGD), GC_PT_INT, 128, 0, 1, 1048576, 0, "1..1048576",
+	  offsetof(gc_params, bucket_size) },
 };
 #define NPDEFS (sizeof(pdefs) / sizeof(pdefs[0]))
 

@@ -26,6 +26,8 @@ typedef enum gc_method {
 	GC_M_BF16,
 	GC_M_RANDOMK,
 	GC_M_TERNGRAD,
+	GC_M_QSGD,
+	GC_M_EFSIGN_AR,
 	GC_M__COUNT
 } gc_method;
 
@@ -35,14 +37,17 @@ typedef enum gc_method {
 typedef struct gc_params {
 	gc_method method;
 	int ef;                 /* error feedback: signsgd (needs scaled), topk, mstopk, powersgd,
-	                         * randomk */
+	                         * randomk, efsign_ar */
 	int scaled;             /* signsgd: scaled sign (EF-signSGD) instead of majority vote */
 	double ratio;           /* topk, mstopk, randomk: fraction kept, (0, 1]; default 0.01 */
 	int rounds;             /* mstopk: bisection rounds, 1..64; default 20 */
 	int rank;               /* powersgd: 1..32; default 4 */
 	int warm_start;         /* powersgd: reuse Q across steps; default 1 */
 	double min_compression; /* powersgd: compress a matrix only if it shrinks this much; default 2 */
-	uint64_t seed;          /* powersgd's Q, randomk's indices, terngrad's rounding; 42 */
+	uint64_t seed;          /* powersgd's Q, randomk's indices, terngrad's and qsgd's
+	                         * rounding; default 42 */
+	int levels;             /* qsgd: quantization levels s, 2..256; default 127 */
+	int bucket_size;        /* qsgd: elements per norm, 1..1048576; default 128 */
 } gc_params;
 
 typedef enum gc_param_type { GC_PT_BOOL, GC_PT_INT, GC_PT_DOUBLE, GC_PT_U64 } gc_param_type;

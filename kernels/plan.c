@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "qsgd.h"
 
 size_t gc_ddp_buckets(const size_t *numel, size_t nt, double first_bytes, double bytes,
 		      gc_bucket_span *out)
@@ -91,6 +92,8 @@ void gc_plan_add(gc_plan *pl, const gc_tensor_desc *d)
 
 	pl->nt++;
 	pl->numel += n;
+	if (pl->p.method == GC_M_QSGD && pl->p.bucket_size > 0)
+		pl->nqb += (n + (size_t)pl->p.bucket_size - 1) / (size_t)pl->p.bucket_size;
 	if (pl->p.method != GC_M_POWERSGD)
 		return;
 	r = gc_powersgd_rank(&pl->p, d);
@@ -116,6 +119,7 @@ void gc_plan_end(gc_plan *pl)
 		set_round(pl, GC_COLL_ALLREDUCE, GC_DT_F16, pl->numel);
 		break;
 	case GC_M_BF16:
+	case GC_M_EFSIGN_AR:      /* +-bf16(mean |c| / p) per element, summed */
 		set_round(pl, GC_COLL_ALLREDUCE, GC_DT_BF16, pl->numel);
 		break;
 	case GC_M_SIGNSGD:        /* per tensor scales (scaled), then the bits */
@@ -129,6 +133,10 @@ void gc_plan_end(gc_plan *pl)
 		break;
 	case GC_M_TERNGRAD:       /* per tensor scales, then 2 bits per element */
 		set_round(pl, GC_COLL_ALLGATHER, GC_DT_U8, 4 * pl->nt + (pl->numel + 3) / 4);
+		break;
+	case GC_M_QSGD:           /* per norm bucket a float32 norm, then the codes */
+		set_round(pl, GC_COLL_ALLGATHER, GC_DT_U8, 4 * pl->nqb +
+			  (pl->numel * gc_qsgd_width(pl->p.levels) + 7) / 8);
 		break;
 	case GC_M_RANDOMK:        /* the k values at the shared indices, summed */
 		pl->k = gc_topk_k(&pl->p, pl->numel);

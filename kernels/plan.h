@@ -74,6 +74,7 @@ typedef struct gc_plan {
 	size_t np, nu, nq;      /* powersgd: floats of all P, of the uncompressed tensors,
 	                         * of all Q; else 0 */
 	size_t ncomp;           /* powersgd: tensors compressed */
+	size_t nqb;             /* qsgd: norm buckets, sum over tensors of ceil(n / bucket_size) */
 	int nround;             /* 1, or 2 for powersgd with a compressed tensor */
 	gc_plan_round round[GC_PLAN_MAX_ROUNDS];
 } gc_plan;

@@ -130,6 +130,7 @@ double gc_model_decode_elems(const gc_model_method *m, size_t n, int p)
 	switch (m->p.method) {
 	case GC_M_SIGNSGD:
 	case GC_M_TERNGRAD:
+	case GC_M_QSGD:
 		return (double)n * p;
 	case GC_M_TOPK:
 	case GC_M_MSTOPK:
@@ -138,6 +139,7 @@ double gc_model_decode_elems(const gc_model_method *m, size_t n, int p)
 	case GC_M_FP16:
 	case GC_M_BF16:
 	case GC_M_RANDOMK:
+	case GC_M_EFSIGN_AR:
 		return (double)n;
 	default:
 		return 0;

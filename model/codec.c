@@ -142,12 +142,31 @@ static void terngrad_ops(const struct codec_in *in, struct ops *e, struct ops *x
 	*x = (struct ops){ 3.0 * in->p + 1, 0, (2.25 * in->p + 1) * in->pass, 0 };
 }
 
+/* GRACE's qsgd: norm (square, sum, sqrt), abs, divide, multiply by s, floor, rand,
+ * compare, add, sign, multiply, pack, per norm bucket a reshape; decode per worker
+ * unpack, divide by s, multiply by the norm, add. */
+static void qsgd_ops(const struct codec_in *in, struct ops *e, struct ops *x)
+{
+	*e = (struct ops){ 12, 0, 10 * in->pass, 0 };
+	*x = (struct ops){ 4.0 * in->p + 1, 0, (3.25 * in->p + 1) * in->pass, 0 };
+}
+
+/* GRACE's efsignsgd with an all-reduce: error add, abs, mean, sign, multiply, cast to
+ * bf16, residual subtract (read g and e, write e, the payload: about 4 passes);
+ * decode: one cast back (1 pass). */
+static void efsign_ar_ops(const struct codec_in *in, struct ops *e, struct ops *x)
+{
+	*e = (struct ops){ 7, 0, 4.5 * in->pass, 0 };
+	*x = (struct ops){ 1, 0, 1.5 * in->pass, 0 };
+}
+
 /* Per hooks and method: the function that counts its operations (NULL: free). */
 static const codec_fn torch_fns[GC_M__COUNT] = {
 	[GC_M_FP16] = fp16_ops, [GC_M_BF16] = fp16_ops, [GC_M_SIGNSGD] = signsgd_ops,
 	[GC_M_TOPK] = topk_ops,
 	[GC_M_MSTOPK] = mstopk_ops, [GC_M_POWERSGD] = powersgd_fn,
 	[GC_M_RANDOMK] = randomk_ops, [GC_M_TERNGRAD] = terngrad_ops,
+	[GC_M_QSGD] = qsgd_ops, [GC_M_EFSIGN_AR] = efsign_ar_ops,
 };
 static const codec_fn study_fns[GC_M__COUNT] = {
 	[GC_M_SIGNSGD] = study_signsgd_ops, [GC_M_MSTOPK] = study_mstopk_ops,

@@ -28,6 +28,10 @@
  *             12 k bytes (all-reduce of the k values at shared indices)
  *   terngrad  encode 8 launches, 1 sync (the max), 7 passes; decode 3p + 1 launches,
  *             2.25 p + 1 passes (unpack, scale and add every worker's codes)
+ *   qsgd      encode 12 launches, 10 passes (norms, levels, rounding, pack); decode
+ *             4p + 1 launches, 3.25 p + 1 passes (unpack, scale by norm / s, add)
+ *   efsign_ar encode 7 launches, 4.5 passes (EF add, mean |c|, sign, scale, bf16,
+ *             residual); decode 1 launch, 1.5 passes (bf16 sum to float)
  * syncsgd costs 0.
  *
  * hooks = GC_HOOKS_STUDY: the hooks of the study's released code as they run

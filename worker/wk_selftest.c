@@ -32,6 +32,8 @@ static const struct tcase cases[] = {
 	{ "bf16", GC_M_BF16, "" },
 	{ "randomk", GC_M_RANDOMK, "ratio=0.01,ef=1" },
 	{ "terngrad", GC_M_TERNGRAD, "" },
+	{ "qsgd", GC_M_QSGD, "" },
+	{ "efsign_ar", GC_M_EFSIGN_AR, "" },
 	{ "signsgd", GC_M_SIGNSGD, "" },
 	{ "signsgd scaled+ef", GC_M_SIGNSGD, "scaled=1,ef=1" },
 	{ "topk", GC_M_TOPK, "ratio=0.01,ef=1" },

@@ -13,6 +13,8 @@ extern "C" const struct gc_method_ops *gc_cuda_ops(gc_method m)
 	case GC_M_BF16:     return &gc_cu_bf16_ops;
 	case GC_M_RANDOMK:  return &gc_cu_randomk_ops;
 	case GC_M_TERNGRAD: return &gc_cu_terngrad_ops;
+	case GC_M_QSGD:     return &gc_cu_qsgd_ops;
+	case GC_M_EFSIGN_AR: return &gc_cu_efsign_ar_ops;
 	default:            return NULL;
 	}
 }

@@ -4,10 +4,10 @@
 . "$(dirname "$0")/../lib.sh"
 
 GC=$BIN/gcbench
-need_cmd python3 help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference terngrad_reference bad_dtype bad_shape \
+need_cmd python3 help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference terngrad_reference qsgd_reference efsign_ar_reference bad_dtype bad_shape \
 	truncated not_npy no_input bad_method bad_param || exit 0
 if [ ! -x "$GC" ]; then
-	for n in help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference terngrad_reference bad_dtype bad_shape truncated \
+	for n in help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference terngrad_reference qsgd_reference efsign_ar_reference bad_dtype bad_shape truncated \
 		 not_npy no_input bad_method bad_param; do fail "$n" "$GC is not built"; done
 	exit 1
 fi
@@ -236,6 +236,101 @@ else
 	fail terngrad_reference "$out; got: $got; want: $want"
 fi
 
+# qsgd against a held-out reference from the paper's definition (Alistarh et al. 2017:
+# per bucket of d elements the norm r = ||v||_2; with s levels, l = floor(|v_i| s / r),
+# level l + 1 with probability |v_i| s / r - l, else l; value r sign(v_i) level / s),
+# with the draws of kernels/rng.h as above; two workers of 10 elements, d = 4 (norm
+# buckets of 4, 4 and 2), s = 3 (4-bit codes), the float sum of their values / 2.
+qs_a="0.5 -4 1 3 -0.25 2 -0.0 -1.5 0 0"
+qs_b="1 -2 3 -4 0.5 0.75 8 -0.125 -0.3 2.5"
+npy "$tmp/q0.npy" f4 10 $qs_a
+npy "$tmp/q1.npy" f4 10 $qs_b
+want=$(python3 - 5 3 4 $qs_a -- $qs_b <<'EOF2'
+import math, struct, sys
+M, G = (1 << 64) - 1, 0x9e3779b97f4a7c15
+def mix(z):
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M
+    return z ^ (z >> 31)
+def nxt(s):
+    s = (s + G) & M
+    return s, mix(s)
+def key(seed, tensor, step):
+    s, a = nxt(seed)
+    a ^= (tensor * 0xd1342543de82ef95) & M
+    a, b = nxt(a)
+    b ^= (step * 0xa0761d6478bd642f) & M
+    return nxt(b)[1]
+def f32(x):
+    return struct.unpack('<f', struct.pack('<f', x))[0]
+seed, s, d = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+i = sys.argv.index('--')
+gs = [[f32(float(v)) for v in sys.argv[4:i]], [f32(float(v)) for v in sys.argv[i + 1:]]]
+k = key(seed, 0, 0)
+vals = []
+for w, g in enumerate(gs):
+    row = []
+    for j, x in enumerate(g):
+        lo = j - j % d
+        r = f32(math.sqrt(sum(y * y for y in g[lo:lo + d])))
+        level = 0
+        if r > 0:
+            u = (mix((k + ((w << 32 | j) + 1) * G) & M) >> 40) / 2.0 ** 24
+            t = f32(f32(abs(x) / r) * s)
+            l = math.floor(t)
+            level = l + (1 if u < f32(t - l) else 0)
+        row.append(math.copysign(f32(f32(r * level) / s), x))
+    vals.append(row)
+print(' '.join(repr(f32(f32(f32(0.0 + a) + b) / 2)) for a, b in zip(*vals)))
+EOF2
+)
+if out=$("$GC" compress --method qsgd:seed=5,levels=3,bucket_size=4 --in "$tmp/q0.npy" --in "$tmp/q1.npy" --out-dir "$tmp/o7" 2>&1) &&
+   got=$(readnpy "$tmp/o7/result.npy" 2>/dev/null | tr '\n' ' ' | sed 's/ $//') &&
+   [ -n "$want" ] && [ "$got" = "$want" ] &&
+   printf '%s' "$out" | grep -q 'payload_bytes: *17 per worker'; then
+	pass qsgd_reference
+else
+	fail qsgd_reference "$out; got: $got; want: $want"
+fi
+
+# efsign_ar against a held-out reference from its definition (docs/kernels.md: scaled
+# sign with error feedback, Karimireddy et al. 2019, through an all-reduce): c = g
+# (the residual starts at 0), per tensor m = mean |c|, worker w's term bf16(m / p) with
+# the sign of c (bfloat16: round to nearest even), the terms summed in bf16 in worker
+# order, the result their float value; residual c - sign(c) p float(bf16(m / p)).
+want=$(python3 - $tg_a -- $tg_b <<'EOF2'
+import struct, sys
+def f32(x):
+    return struct.unpack('<f', struct.pack('<f', x))[0]
+def bf16(x):
+    u = struct.unpack('<I', struct.pack('<f', f32(x)))[0]
+    u = (u + 0x7fff + ((u >> 16) & 1)) & 0xffff0000
+    return struct.unpack('<f', struct.pack('<I', u))[0]
+i = sys.argv.index('--')
+gs = [[f32(float(v)) for v in sys.argv[1:i]], [f32(float(v)) for v in sys.argv[i + 1:]]]
+p = len(gs)
+terms, res0 = [], None
+for w, c in enumerate(gs):
+    h = bf16(f32(f32(sum(abs(x) for x in c) / len(c)) / p))
+    terms.append([-h if x < 0 else h for x in c])
+    v = f32(p * h)
+    r = [f32(x - (-v if x < 0 else v)) for x in c]
+    res0 = res0 or r
+out = [bf16(a + b) for a, b in zip(*terms)]
+print(' '.join(repr(x) for x in out))
+print(' '.join(repr(x) for x in res0))
+EOF2
+)
+if out=$("$GC" compress --method efsign_ar --in "$tmp/t0.npy" --in "$tmp/t1.npy" --out-dir "$tmp/o8" 2>&1) &&
+   got="$(readnpy "$tmp/o8/result.npy" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')
+$(readnpy "$tmp/o8/residual_0.npy" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')" &&
+   [ -n "$want" ] && [ "$got" = "$want" ] &&
+   printf '%s' "$out" | grep -q 'payload_bytes: *16 per worker'; then
+	pass efsign_ar_reference
+else
+	fail efsign_ar_reference "$out; got: $got; want: $want"
+fi
+
 npy "$tmp/d.npy" f8 2,3 1 2 3 4 5 6
 expect_err bad_dtype "d.npy" --method syncsgd --in "$tmp/a.npy" --in "$tmp/d.npy"
 npy "$tmp/e.npy" f4 3,2 1 2 3 4 5 6
@@ -245,7 +340,7 @@ expect_err truncated "t.npy" --method syncsgd --in "$tmp/t.npy"
 echo "hello" >"$tmp/x.npy"
 expect_err not_npy "x.npy" --method syncsgd --in "$tmp/x.npy"
 expect_err no_input "no --in files" --method syncsgd
-expect_err bad_method "unknown method 'dgc'" --method dgc --in "$tmp/a.npy"
+expect_err bad_method "unknown method 'nosuchmethod'" --method nosuchmethod --in "$tmp/a.npy"
 expect_err bad_param "parameter 'ratio'.*(0, 1]" --method topk:ratio=7 --in "$tmp/a.npy"
 expect_err bad_param_old "parameter 'ratio'.*(0, 1]" --method topk --param ratio=7 --in "$tmp/a.npy"
 expect_err method_colon "ends in ':'" --method topk: --in "$tmp/a.npy"

@@ -19,7 +19,7 @@ static void test_table_defaults(void)
 		gc_params_default(&p, (gc_method)m);
 		CHECK_EQ_INT(p.method, m);
 		CHECK_EQ_INT(p.ef, m == GC_M_TOPK || m == GC_M_MSTOPK || m == GC_M_POWERSGD ||
-			     m == GC_M_RANDOMK);
+			     m == GC_M_RANDOMK || m == GC_M_EFSIGN_AR);
 		CHECK_EQ_INT(p.scaled, 0);
 		CHECK(p.ratio == 0.01);
 		CHECK_EQ_INT(p.rounds, 20);
@@ -36,14 +36,14 @@ static void test_table_lookup(void)
 	size_t n;
 	const gc_param_def *t = gc_param_table(&n), *d = gc_param_lookup("ratio");
 
-	CHECK_EQ_INT(n, 8);               /* every field of gc_params but method */
+	CHECK_EQ_INT(n, 10);              /* every field of gc_params but method */
 	CHECK(t && d && !strcmp(d->key, "ratio") && d->type == GC_PT_DOUBLE);
 	CHECK(gc_method_takes(GC_M_TOPK, d) && gc_method_takes(GC_M_MSTOPK, d));
 	CHECK(!gc_method_takes(GC_M_POWERSGD, d) && !gc_method_takes(GC_M_SYNCSGD, d));
 	CHECK(!gc_method_takes((gc_method)99, d));
 	CHECK(gc_param_lookup("colour") == NULL && gc_param_lookup(NULL) == NULL);
 	gc_method_names(buf, sizeof(buf), ", ");
-	CHECK_STR(buf, "syncsgd, fp16, signsgd, topk, mstopk, powersgd, bf16, randomk, terngrad");
+	CHECK_STR(buf, "syncsgd, fp16, signsgd, topk, mstopk, powersgd, bf16, randomk, terngrad, qsgd, efsign_ar");
 	gc_method_names(buf, 12, " ");   /* cut to fit */
 	CHECK_STR(buf, "syncsgd fp1");
 	gc_method_keys(GC_M_POWERSGD, buf, sizeof(buf));
@@ -226,6 +226,10 @@ static void test_plan_rounds(void)
 	gc_plan_bucket(&pl, &p, t, 3);
 	check_round(&pl, 0, GC_COLL_ALLREDUCE, GC_DT_BF16, n);
 	CHECK_EQ_INT(gc_plan_payload_bytes(&pl), 2 * n);
+	gc_params_default(&p, GC_M_EFSIGN_AR);
+	gc_plan_bucket(&pl, &p, t, 3);
+	check_round(&pl, 0, GC_COLL_ALLREDUCE, GC_DT_BF16, n);
+	CHECK_EQ_INT(gc_plan_payload_bytes(&pl), 2 * n);
 	gc_params_default(&p, GC_M_RANDOMK);
 	p.ratio = 0.1;
 	gc_plan_bucket(&pl, &p, t, 3);
@@ -235,6 +239,17 @@ static void test_plan_rounds(void)
 	gc_params_default(&p, GC_M_TERNGRAD);
 	gc_plan_bucket(&pl, &p, t, 3);
 	check_round(&pl, 0, GC_COLL_ALLGATHER, GC_DT_U8, 4 * 3 + (n + 3) / 4);
+	gc_params_default(&p, GC_M_QSGD);         /* norms per 128 of each tensor, 8 bits */
+	gc_plan_bucket(&pl, &p, t, 3);
+	CHECK_EQ_INT(pl.nqb, 7813 + 8 + 1);
+	check_round(&pl, 0, GC_COLL_ALLGATHER, GC_DT_U8, 4 * (7813 + 8 + 1) + n);
+	p.levels = 7;                             /* 4 bits */
+	p.bucket_size = 1000;
+	gc_plan_bucket(&pl, &p, t, 3);
+	check_round(&pl, 0, GC_COLL_ALLGATHER, GC_DT_U8, 4 * (1000 + 1 + 1) + (n + 1) / 2);
+	p.levels = 128;                           /* 16 bits */
+	gc_plan_bucket(&pl, &p, t, 3);
+	check_round(&pl, 0, GC_COLL_ALLGATHER, GC_DT_U8, 4 * (1000 + 1 + 1) + 2 * n);
 	gc_params_default(&p, GC_M_SIGNSGD);
 	gc_plan_bucket(&pl, &p, t, 3);
 	check_round(&pl, 0, GC_COLL_ALLGATHER, GC_DT_U8, (n + 7) / 8);
