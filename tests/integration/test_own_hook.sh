@@ -60,7 +60,7 @@ sed -e "s|^workload: ddp$|workload: ddp\npython: $PY|" -e 's/^models: .*/models:
 	-e 's/^warmup: .*/warmup: 2/' "$work/int8.yaml" >"$work/spec.yaml"
 cp "$work/spec.yaml" "$work/int8.yaml"
 if (cd "$work" && "$GCB" run int8.yaml --inventory "$inv" --db "$db") >"$work/out" 2>&1; then
-	n=$(q "SELECT count(*) FROM runs WHERE status = 'ok'")
+	n=$(q "SELECT count(*) FROM runs WHERE status = 'ok' AND workload = 'ddp'")
 	[ "$n" = 6 ] && pass sweep_ok || fail sweep_ok "$n ok runs, expected 6: $(tail -5 "$work/out")"
 else
 	fail sweep_ok "gcbench run failed: $(tail -8 "$work/out" | tr '\n' ' ') $(q "SELECT error, substr(stderr_tail, 1, 600) FROM runs WHERE status <> 'ok' LIMIT 1")"
