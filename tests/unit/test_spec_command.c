@@ -360,6 +360,27 @@ static void test_ddp(void)
 	gc_spec_release(&s);
 	gc_diags_release(&d);
 
+	/* bf16 on the CPU (gloo cannot all-reduce bfloat16): refused; on nccl it runs */
+	rc = parse_text("name: own\nworkload: ddp\nmodels: [tiny]\nmethods: [syncsgd, bf16]\n"
+			"bandwidth: 1gbit\nworld_size: 2\nbatch: 1\niterations: 1\n", &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	CHECK(has_diag(&d, "method bf16 cannot run on backend mpi: gloo (torch 1.13) has no "
+		       "bfloat16 all-reduce; use backend: nccl, or fp16 on the CPU"));
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+	rc = parse_text("name: own\nworkload: ddp\nmodels: [tiny]\nmethods: [syncsgd, bf16]\n"
+			"backend: [mpi, nccl]\nbandwidth: 1gbit\nworld_size: 2\nbatch: 1\n"
+			"iterations: 1\n", &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+	rc = parse_text("name: own\nworkload: ddp\nmodels: [tiny]\nmethods: [syncsgd, bf16]\n"
+			"backend: nccl\nbandwidth: 1gbit\nworld_size: 2\nbatch: 1\niterations: 1\n",
+			&s, &d);
+	CHECK_EQ_INT(rc, GC_OK);
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+
 	/* every mistake at once */
 	rc = parse_text("name: own\nworkload: ddp\npython: ~bob/python\n"
 			"command: [python3, x.py]\nmodels: [tiny]\nmethods:\n  - syncsgd\n"
