@@ -624,14 +624,14 @@ static void test_env_parse(void)
 	gc_spec_release(&s);
 	gc_diags_release(&d);
 	rc = parse_text("name: e\nworkload: ddp\npython: ~bob/python\n"
-			"env: {RANK: 1, GCBENCH_X: 1, \"1A\": 2, A: \"$(id)\", B: [1], C: \"a b\"}\n"
+			"env: {RANK: 1, GCBENCH_FILES: 1, \"1A\": 2, A: \"$(id)\", B: [1], C: \"a b\"}\n"
 			"models: [tiny]\nmethods: [syncsgd]\nbandwidth: 1gbit\n"
 			"world_size: 2\nbatch: 1\niterations: 1\n", &s, &d);
 	CHECK_EQ_INT(rc, GC_E_INVAL);
 	CHECK_EQ_INT(d.n, 7);
 	CHECK(has_diag(&d, "another login's home; write ~/PATH"));
 	CHECK(has_diag(&d, "env: 'RANK' is set by gcbench for every rank"));
-	CHECK(has_diag(&d, "env: 'GCBENCH_X' is gcbench's or Open MPI's own"));
+	CHECK(has_diag(&d, "env: 'GCBENCH_FILES' is gcbench's or Open MPI's own"));
 	CHECK(has_diag(&d, "env: '1A' is not a variable name"));
 	CHECK(has_diag(&d, "env: the value of A has a character other than"));
 	CHECK(has_diag(&d, "env: the value of B is not one plain value"));
