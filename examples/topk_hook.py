@@ -6,6 +6,10 @@ every rank sums the gathered sparse gradients into the same dense average.
     from topk_hook import TopKState, topk_hook
     ddp.register_comm_hook(TopKState(ratio=0.01), topk_hook)
 
+or, in a `workload: ddp` spec (experiments/pytorch-hooks.yaml, docs/hooks.md):
+
+    - topk: {hook: ../examples/topk_hook.py:make_hook, ratio: 0.01}
+
 Collectives go through torch.distributed's functions (dist.all_gather), so a
 gcbench_records.Recorder sees them (python/gcbench_records.py, Recorder.wrap_hook).
 """
@@ -57,3 +61,9 @@ def topk_hook(state, bucket):
         return bucket.buffer()
 
     return fut_vals.then(gather_idx).then(decode)
+
+
+def make_hook(ratio=0.01, ef=1):
+    """(state, hook) for DistributedDataParallel.register_comm_hook: a spec's
+    `hook: topk_hook.py:make_hook` with parameters ratio and ef (1: error feedback)."""
+    return TopKState(ratio=float(ratio), error_feedback=bool(int(ef))), topk_hook

@@ -10,8 +10,8 @@ INTEG_TESTS += tests/integration/test_export_model.sh tests/integration/test_pyt
 INTEG_TESTS += tests/integration/test_ddp_bench.sh
 # python/gcbench_records.py: its writer (no torch needed), DDP hooks timed, gcbench ingest
 INTEG_TESTS += tests/integration/test_python_records.sh
-# experiments/pytorch-hooks.yaml (examples/ddp_hooks.py, examples/topk_hook.py) swept as a
-# workload: command on a local cluster
+# experiments/pytorch-hooks.yaml (workload: ddp with examples/topk_hook.py as a user's
+# hook) swept on a local cluster
 INTEG_TESTS += tests/integration/test_run_pytorch_hooks.sh
 # docs/hooks.md followed word for word: workload: ddp with a hook of ours, a package hook
 # and a raising one

@@ -183,7 +183,7 @@ void gc_point_to_run(const struct gc_spec *s, const struct gc_point *p, int64_t 
 	memset(r, 0, sizeof(*r));
 	r->sweep_id = sweep_id;
 	r->point_key = p->key;
-	r->workload = s->workload;
+	r->workload = s->ddp ? "ddp" : s->workload;   /* runs.workload: ddp's own name */
 	r->model = p->model;
 	r->method = p->method->name;
 	r->params = p->method->params_text;

@@ -419,6 +419,13 @@ void spec_command_method(struct spec_ctx *c, yaml_node_t *it)
 /* A model of a command workload: a free label, passed as {model}. */
 int spec_command_model(struct spec_ctx *c, yaml_node_t *n, const char *t, void *out)
 {
+	if (c->s->ddp && t && !strncmp(t, "csv:", 4)) {   /* ddp: a parameter list, shipped */
+		char dest[128], model[140];
+		if (spec_files_add_model(c, n, t + 4, dest, sizeof(dest)))
+			return -1;
+		snprintf(model, sizeof(model), "csv:%s", dest);   /* the runner's path, files/ */
+		return (*(char **)out = strdup(model)) ? 0 : -1;
+	}
 	if (!gc_command_label_ok(t)) {
 		gc_diag(c->d, n, "this model is not 1-31 letters, digits and ._- (with workload: "
 			"command it is a label passed as {model}); write e.g. mlp");

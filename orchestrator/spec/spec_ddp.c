@@ -154,6 +154,23 @@ static void check_variant(struct spec_ctx *c, yaml_node_t *at, const struct gc_s
 	}
 }
 
+/* bf16 on the CPU: gloo (Debian 12's torch 1.13) cannot all-reduce bfloat16, so every
+ * bf16 point of backend mpi would fail on its first bucket; refused here, before a
+ * sweep starts (backends are parsed before methods). */
+static void check_bf16(struct spec_ctx *c, yaml_node_t *methods)
+{
+	int mpi = 0;
+
+	for (size_t i = 0; i < c->s->n_backend; i++)
+		mpi |= c->s->backend[i] && !strcmp(c->s->backend[i], "mpi");
+	for (size_t i = 0; mpi && i < c->s->n_methods; i++)
+		if (!strcmp(c->s->methods[i].name, "bf16")) {
+			gc_diag(c->d, methods, "method bf16 cannot run on backend mpi: gloo (torch 1.13) "
+				"has no bfloat16 all-reduce; use backend: nccl, or fp16 on the CPU");
+			return;
+		}
+}
+
 void spec_ddp_methods(struct spec_ctx *c, yaml_node_t *methods)
 {
 	char hooks[16][128];
@@ -161,4 +178,5 @@ void spec_ddp_methods(struct spec_ctx *c, yaml_node_t *methods)
 
 	for (size_t i = 0; i < c->s->n_methods && !c->d->oom; i++)
 		check_variant(c, methods, &c->s->methods[i], hooks, &nh);
+	check_bf16(c, methods);
 }

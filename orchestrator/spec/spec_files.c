@@ -278,3 +278,33 @@ void spec_files_add_hook(struct spec_ctx *c, yaml_node_t *at, const char *file)
 	}
 	free(list);
 }
+
+int spec_files_add_model(struct spec_ctx *c, yaml_node_t *at, const char *file, char *dest,
+			 size_t n)
+{
+	const char *slash = strrchr(c->d->file, '/');
+	char path[1200];
+	size_t before = c->d->n;
+	struct stat st;
+	int full = 0;
+
+	if (!alloc_files(c))
+		return -1;
+	if (!gc_is_safe_token(file) || !dest_of(file, dest, n)) {
+		gc_diag(c->d, at, "a csv: model of workload: ddp is a parameter list's path of "
+			"letters, digits and ._:@%%+=,/- (relative to the spec's folder); write e.g. "
+			"csv:models/my_model.csv");
+		return -1;
+	}
+	if (file[0] == '/' || !slash)
+		snprintf(path, sizeof(path), "%s", file);
+	else
+		snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - c->d->file), c->d->file, file);
+	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+		gc_diag(c->d, at, "csv: model '%s' is not a file; give the parameter list's path "
+			"relative to the spec's folder (gcbench-worker --print-model's format)", file);
+		return -1;
+	}
+	add_entry(c, at, file, &full);
+	return c->d->n == before ? 0 : -1;
+}

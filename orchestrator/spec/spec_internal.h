@@ -51,6 +51,10 @@ void spec_parse_files(struct spec_ctx *c, yaml_node_t *v);
 /* A ddp hook's file (as written in the spec) shipped with its modules: its folder,
  * whole, when it has one; else it and the *.py files beside it (spec_files.c). */
 void spec_files_add_hook(struct spec_ctx *c, yaml_node_t *at, const char *file);
+/* A ddp csv: model's parameter list (FILE as written) shipped like a files: entry; dest
+ * (n bytes) gets where it lands under the hosts' files/. 0, or -1 with a diagnostic. */
+int spec_files_add_model(struct spec_ctx *c, yaml_node_t *at, const char *file, char *dest,
+			 size_t n);
 /* workload: ddp (spec_ddp.c): the runner's argv, python:, and its methods checked
  * (PyTorch's hooks by gcbench's names, or a label with hook: FILE.py:FUNC) */
 void spec_ddp_command(struct spec_ctx *c);

@@ -10,7 +10,7 @@
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 R=$ROOT/python/gcbench_ddp.py
-cases="plan_nccl plan_gloo refusals landed_paths init_hook"
+cases="plan_nccl plan_gloo plan_topk_user refusals landed_paths init_hook"
 need_cmd python3 $cases || exit 0
 
 out=$(RANK=3 WORLD_SIZE=4 LOCAL_RANK=1 NCCL_SOCKET_IFNAME=eth9 python3 -B "$R" --plan --backend nccl \
@@ -21,6 +21,14 @@ want='"device": "cuda:1", "hook": "h/int8_hook.py:make_hook", "iters": 20, "meth
 out=$(RANK=0 WORLD_SIZE=2 GLOO_SOCKET_IFNAME=eth1 python3 -B "$R" --plan --hook powersgd:rank=2 --model tiny 2>&1)
 [[ $out == *'"device": "cpu"'* && $out == *'"process_group": "gloo"'* && $out == *'"timing": "cpu"'* &&
 	$out == *'"socket_ifname": "eth1"'* && $out == *'"params": "rank=2"'* ]] && pass plan_gloo || fail plan_gloo "got: $out"
+
+# topk is the runner's own, but a spec's label topk with hook= is the user's hook
+# (experiments/pytorch-hooks.yaml: examples/topk_hook.py:make_hook)
+out=$(RANK=0 WORLD_SIZE=2 python3 -B "$R" --plan --hook topk \
+	--params hook=../examples/topk_hook.py:make_hook,ratio=0.01 --model tiny 2>&1)
+[[ $out == *'"hook": "examples/topk_hook.py:make_hook"'* && $out == *'"method": "topk"'* &&
+	$out == *'"params": "hook=../examples/topk_hook.py:make_hook,ratio=0.01"'* ]] && pass plan_topk_user ||
+	fail plan_topk_user "got: $out"
 
 bad=""
 check() {   # WANT ARGS...: exit 2 and WANT in stderr
@@ -35,6 +43,7 @@ check "hook 'x.py:1f' is not FILE.py:FUNCTION" --hook q --params hook=x.py:1f --
 check "parameter 'bits' is given twice" --hook q --params hook=x.py:f,bits=1,bits=2 --model tiny
 check "method powersgd takes no parameter 'rnak'" --hook powersgd --params rnak=2 --model tiny
 check "method fp16 takes no parameter 'hook'" --hook fp16 --params hook=x.py:f --model tiny
+check "method topk takes no parameter 'rank'" --hook topk --params rank=2 --model tiny
 [ -z "$bad" ] && pass refusals || fail refusals "$bad"
 
 got=$(python3 -B -c 'import sys; sys.path.insert(0, sys.argv[1]); import gcbench_ddp as g

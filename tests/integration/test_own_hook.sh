@@ -13,11 +13,12 @@
 # sweep's hosts find their Python differently (n1 by the inventory's python:, n2 through
 # its env: PATH, the spec giving none), as each rank's header shows. A hook that hangs on
 # one rank: its run ends at the workers' deadline (gcbench run --deadline 15) well
-# before the point's timeout, stored failed with gloo's timeout, the next point ok.
+# before the point's timeout, stored failed with gloo's timeout, the next point ok. A
+# csv: model (a parameter list beside the spec, shipped by gcbench) runs ok.
 # SKIPs without torch. Time: about 2-4 minutes on 2 cores (torch's start-up dominates).
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cases="doc_files sweep_ok speedup_pairs phases_nonzero hook_stored package_hook grace_adapter raising_hook host_python hanging_hook no_rank_left"
+cases="doc_files sweep_ok speedup_pairs phases_nonzero hook_stored package_hook grace_adapter raising_hook host_python csv_model hanging_hook no_rank_left"
 need_sweep $cases || exit 0
 PY=""
 for p in ${PYTHON:-} python3 /usr/bin/python3; do
@@ -60,7 +61,7 @@ sed -e "s|^workload: ddp$|workload: ddp\npython: $PY|" -e 's/^models: .*/models:
 	-e 's/^warmup: .*/warmup: 2/' "$work/int8.yaml" >"$work/spec.yaml"
 cp "$work/spec.yaml" "$work/int8.yaml"
 if (cd "$work" && "$GCB" run int8.yaml --inventory "$inv" --db "$db") >"$work/out" 2>&1; then
-	n=$(q "SELECT count(*) FROM runs WHERE status = 'ok'")
+	n=$(q "SELECT count(*) FROM runs WHERE status = 'ok' AND workload = 'ddp'")
 	[ "$n" = 6 ] && pass sweep_ok || fail sweep_ok "$n ok runs, expected 6: $(tail -5 "$work/out")"
 else
 	fail sweep_ok "gcbench run failed: $(tail -8 "$work/out" | tr '\n' ' ') $(q "SELECT error, substr(stderr_tail, 1, 600) FROM runs WHERE status <> 'ok' LIMIT 1")"
@@ -154,6 +155,17 @@ grep -q "raising_hook.py:3 (in hook): ValueError: this hook fails at bucket" <<<
 pys=$(q2 "SELECT json_extract(h.header, '\$.python_executable') FROM run_headers h JOIN runs r ON r.id = h.run_id WHERE r.method = 'pkg' ORDER BY 1" | tr '\n' ' ')
 [ "$pys" = "$side/conda-b/bin/python3 $side/venv-a/bin/python3 " ] && pass host_python ||
 	fail host_python "the ranks ran: '$pys'; inventory: $(grep -E 'python:|env:' "$work/inv2.yaml" | tr '\n' ' ')"
+
+# a csv: model: the parameter list beside the spec goes to the hosts with the build
+mkdir -p "$work/models"
+printf '# two tensors\nindex,name,shape,numel\n0,w,300x200,60000\n1,b,300,300\n' >"$work/models/two.csv"
+sed -e 's/^name: .*/name: my-hooks-csv/' -e 's|^models: .*|models: [csv:models/two.csv]|' \
+	-e 's/^bandwidth: .*/bandwidth: 100mbit/' -e '/^  - fp16$/d' -e '/^  - int8: /d' \
+	"$work/spec.yaml" >"$work/csv.yaml"
+(cd "$work" && "$GCB" run csv.yaml --inventory "$inv" --db "$work/csv.db") >"$work/out3" 2>&1
+c=$(sqlite3 "$work/csv.db" "SELECT r.model || ' ' || r.status || ' ' || count(DISTINCT h.run_id) || ' ' || sum(json_extract(h.header, '\$.replicas_equal')) FROM runs r JOIN run_headers h ON h.run_id = r.id" 2>&1)
+[ "$c" = "csv:models/two.csv ok 1 2" ] && pass csv_model ||
+	fail csv_model "model, status, runs, replicas equal: '$c': $(tail -3 "$work/out3" | tr '\n' ' ') $(sqlite3 "$work/csv.db" "SELECT substr(stderr_tail, 1, 400) FROM runs" 2>&1)"
 
 # a hook that never issues its collective on rank 1: rank 0 waits at the deadline
 cat >"$work/hanging_hook.py" <<'PY'

@@ -360,6 +360,27 @@ static void test_ddp(void)
 	gc_spec_release(&s);
 	gc_diags_release(&d);
 
+	/* bf16 on the CPU (gloo cannot all-reduce bfloat16): refused; on nccl it runs */
+	rc = parse_text("name: own\nworkload: ddp\nmodels: [tiny]\nmethods: [syncsgd, bf16]\n"
+			"bandwidth: 1gbit\nworld_size: 2\nbatch: 1\niterations: 1\n", &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	CHECK(has_diag(&d, "method bf16 cannot run on backend mpi: gloo (torch 1.13) has no "
+		       "bfloat16 all-reduce; use backend: nccl, or fp16 on the CPU"));
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+	rc = parse_text("name: own\nworkload: ddp\nmodels: [tiny]\nmethods: [syncsgd, bf16]\n"
+			"backend: [mpi, nccl]\nbandwidth: 1gbit\nworld_size: 2\nbatch: 1\n"
+			"iterations: 1\n", &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+	rc = parse_text("name: own\nworkload: ddp\nmodels: [tiny]\nmethods: [syncsgd, bf16]\n"
+			"backend: nccl\nbandwidth: 1gbit\nworld_size: 2\nbatch: 1\niterations: 1\n",
+			&s, &d);
+	CHECK_EQ_INT(rc, GC_OK);
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+
 	/* every mistake at once */
 	rc = parse_text("name: own\nworkload: ddp\npython: ~bob/python\n"
 			"command: [python3, x.py]\nmodels: [tiny]\nmethods:\n  - syncsgd\n"
@@ -603,14 +624,14 @@ static void test_env_parse(void)
 	gc_spec_release(&s);
 	gc_diags_release(&d);
 	rc = parse_text("name: e\nworkload: ddp\npython: ~bob/python\n"
-			"env: {RANK: 1, GCBENCH_X: 1, \"1A\": 2, A: \"$(id)\", B: [1], C: \"a b\"}\n"
+			"env: {RANK: 1, GCBENCH_FILES: 1, \"1A\": 2, A: \"$(id)\", B: [1], C: \"a b\"}\n"
 			"models: [tiny]\nmethods: [syncsgd]\nbandwidth: 1gbit\n"
 			"world_size: 2\nbatch: 1\niterations: 1\n", &s, &d);
 	CHECK_EQ_INT(rc, GC_E_INVAL);
 	CHECK_EQ_INT(d.n, 7);
 	CHECK(has_diag(&d, "another login's home; write ~/PATH"));
 	CHECK(has_diag(&d, "env: 'RANK' is set by gcbench for every rank"));
-	CHECK(has_diag(&d, "env: 'GCBENCH_X' is gcbench's or Open MPI's own"));
+	CHECK(has_diag(&d, "env: 'GCBENCH_FILES' is gcbench's or Open MPI's own"));
 	CHECK(has_diag(&d, "env: '1A' is not a variable name"));
 	CHECK(has_diag(&d, "env: the value of A has a character other than"));
 	CHECK(has_diag(&d, "env: the value of B is not one plain value"));
@@ -620,6 +641,39 @@ static void test_env_parse(void)
 			"iterations: 1\n", &s, &d);
 	CHECK_EQ_INT(rc, GC_E_INVAL);
 	CHECK(has_diag(&d, "'env' applies to workloads command and ddp only"));
+	gc_diags_release(&d);
+}
+
+/* workload: ddp with csv: models: the parameter list shipped, {model} its landed path;
+ * a missing file, a folder and a path with a space refused */
+static void test_ddp_csv(void)
+{
+	struct gc_spec s;
+	struct gc_diags d;
+	gc_rc rc;
+
+	rc = parse_text("name: own\nworkload: ddp\nmodels: [tiny, csv:lib/m.csv]\n"
+			"methods: [syncsgd]\nbandwidth: 1gbit\nworld_size: 2\nbatch: 1\n"
+			"iterations: 1\n", &s, &d);
+	if (rc)
+		dump(&d);
+	CHECK_EQ_INT(rc, GC_OK);
+	CHECK_EQ_INT(s.n_models, 2);
+	CHECK_STR(s.n_models == 2 ? s.models[1] : "", "csv:lib/m.csv");
+	CHECK_EQ_INT(s.n_files, 1);
+	CHECK_STR(s.n_files ? s.files[0].name : "", "lib/m.csv");
+	gc_spec_release(&s);
+	gc_diags_release(&d);
+
+	rc = parse_text("name: own\nworkload: ddp\nmodels: [csv:none.csv, csv:lib, \"csv:a b\"]\n"
+			"methods: [syncsgd]\nbandwidth: 1gbit\nworld_size: 2\nbatch: 1\n"
+			"iterations: 1\n", &s, &d);
+	CHECK_EQ_INT(rc, GC_E_INVAL);
+	CHECK_EQ_INT(d.n, 3);
+	CHECK(has_diag(&d, "csv: model 'none.csv' is not a file"));
+	CHECK(has_diag(&d, "csv: model 'lib' is not a file"));
+	CHECK(has_diag(&d, "a csv: model of workload: ddp is a parameter list's path"));
+	gc_spec_release(&s);
 	gc_diags_release(&d);
 }
 
@@ -635,6 +689,7 @@ int main(void)
 	mkdir(lib, 0755);
 	write_file("train.py", "print('hello')\n");
 	write_file("lib/util.txt", "x\n");
+	write_file("lib/m.csv", "index,name,shape,numel\n0,w,4x2,8\n");
 	snprintf(lib, sizeof(lib), "%s/pkg", dir);
 	mkdir(lib, 0755);
 	snprintf(lib, sizeof(lib), "%s/pkg/sub", dir);
@@ -656,6 +711,7 @@ int main(void)
 	GCT_RUN(test_files_paths);
 	GCT_RUN(test_files_file_and_folder);
 	GCT_RUN(test_ddp);
+	GCT_RUN(test_ddp_csv);
 	GCT_RUN(test_stacks);
 	GCT_RUN(test_stacks_bad);
 	GCT_RUN(test_arg_problem);
