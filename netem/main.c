@@ -99,9 +99,11 @@ static const struct gc_opt netem_opts[] = {
 	{ "--start", NULL, GC_OPT_ARG, 's' }, { "--duration", NULL, GC_OPT_ARG, 'u' },
 };
 
+/* --version: "NAME VERSION", as every gcbench program prints it; the protocol is
+ * `gcbench-netem version`'s */
 static void print_version(void)
 {
-	printf("gcbench-netem %s (helper protocol %d)\n", GC_VERSION, GC_NETEM_PROTOCOL);
+	printf("gcbench-netem %s\n", GC_VERSION);
 }
 
 /* 0 to go on, 1 when help or version was printed, 2 on a mistake (reported). */

@@ -13,7 +13,7 @@ export GCBENCH_HOME=$work/home
 cleanup() { "$BIN/gcbench" cluster down --name "$name" >/dev/null 2>&1; rm -rf "$work"; }
 trap cleanup EXIT
 
-methods=$("$BIN/gcbench-worker" --help 2>&1 | sed -n 's/^.*--method M\[:k=v,...\] *\([a-z0-9 ]*\);.*$/\1/p' | head -1)
+methods=$("$BIN/gcbench-worker" --help 2>&1 | sed -n 's/^.*--method M\[:k=v,...\] *\([a-z0-9_ ]*\);.*$/\1/p' | head -1)
 nm=$(wc -w <<<"$methods")
 if [ "$nm" -lt 7 ]; then
 	for c in $cases; do fail "$c" "cannot read the methods from gcbench-worker --help ('$methods')"; done

@@ -45,7 +45,7 @@ expect_err empty_workers "--workers" --workers ""
 expect_err reversed_range "runs backwards" --bandwidth 30gbit:1gbit
 expect_err empty_bandwidth "--bandwidth" --bandwidth ""
 expect_err bad_bandwidth "invalid rate 'abc'" --bandwidth 1gbit,abc
-expect_err unknown_method "unknown method 'qsgd'" --method qsgd
+expect_err unknown_method "unknown method 'nosuchmethod'" --method nosuchmethod
 expect_err unknown_param "unknown parameter 'rank=4' for topk" --method topk:rank=4
 expect_err bad_ratio "ratio 5 is outside" --method topk:ratio=5
 expect_err bad_speedup "--compute-speedup" --compute-speedup 0
