@@ -100,6 +100,11 @@ while True: f.write(s.recv(8192) + b"\n")' "$tmp/syslog" &
 	for _ in $(seq 1 50); do [ -S /dev/log ] && break; sleep 0.1; done
 fi
 
+# the host logins of the helper's own cases, made before the cluster: useradd/usermod
+# replace /etc/passwd, shadow and group by a rename, which detaches the node's copies
+# bound over them (the kernel drops mounts on a replaced file), so the nodes would no
+# longer know $user and refuse its next fresh ssh login
+useradd -M -s /usr/sbin/nologin "$m" && useradd -M -s /usr/sbin/nologin "$o" && usermod -aG gcbench "$m"
 if ! out=$("$G" cluster up 2 --name "$name" --user "$user" 2>&1); then
 	for c in outsider_refused member_sweep new_build_shapes not_allowed outsider_direct lock_holder_only syslog purge_restores protocol_fallback nocap_named; do
 		fail "$c" "cluster up failed: $out"; done
@@ -125,8 +130,8 @@ then pass outsider_refused
 else fail outsider_refused "rc $rc: $(tail -n 3 <<<"$out" | tr '\n' ' ')"; fi
 
 for i in 1 2; do   # the admin, once per node: usermod -aG gcbench (the nodes' /etc/group,
-	# rewritten in place: it is bound over the node's /etc/group)
-	g=$(sed "s/^\(gcbench:[^:]*:[0-9]*:\)\(.*\)$/\1\2${user}/" "$T/n$i/etc/group") && printf '%s\n' "$g" >"$T/n$i/etc/group"
+	# rewritten in place: it is bound over the node's /etc/group; $m is a member already)
+	g=$(sed -e "/^gcbench:/s/[^:]$/&,/" -e "s/^gcbench:.*$/&${user}/" "$T/n$i/etc/group") && printf '%s\n' "$g" >"$T/n$i/etc/group"
 done
 for i in 1 2; do   # a group counts from the next login: end the logins' ssh masters
 	ssh -F "$tmp/ssh_config" -O exit "n$i" >/dev/null 2>&1
@@ -155,7 +160,6 @@ then pass new_build_shapes
 else fail new_build_shapes "$why; cache dirs before: $(echo $h1)"; fi
 
 # --- the helper itself, as host logins inside a node's namespace ----------------------------
-useradd -M -s /usr/sbin/nologin "$m" && useradd -M -s /usr/sbin/nologin "$o" && usermod -aG gcbench "$m"
 lo_before=$(tc -n "$ns1" qdisc show dev lo)
 out=$(as "$m" "$ns1" "$H" set --dev lo --rate 100mbit 2>&1); rc=$?
 out_ok=$(as "$m" "$ns1" "$H" set --dev eth0 --rate 100mbit 2>&1); rc_ok=$?
