@@ -50,12 +50,27 @@ static const char probe_sh[] =
 	"if [ -f \"$d/.complete\" ] && (cd \"$d\" && sha256sum -c --quiet --status SHA256SUMS) "
 	">/dev/null 2>&1; then echo state=have; " CHECK_SH "; else echo state=need; fi";
 
-/* $1 = short hash, $2 = ELF interpreter; stdin: a tar of SHA256SUMS and the files */
+/* $1 = short hash, $2 = ELF interpreter; stdin: a tar of SHA256SUMS and the files.
+ * Nodes that share a home (a shared file system: a SLURM cluster) receive the same
+ * build into the same $d at once, so a copy never removes a verified $d another node
+ * may be checking or running: it unpacks into a folder of its own (mktemp: $$ may
+ * repeat across the nodes' PID namespaces), marks it .complete, and renames it into
+ * place in one step (mv -T fails on a folder already there). If another node got there
+ * first with a copy that verifies, that copy is used (same hash, same content); only a
+ * $d that fails its check is moved aside and replaced. */
 static const char receive_sh[] =
-	"d=\"$HOME/.cache/gcbench/$1\"; t=\"$d.part.$$\"; echo \"dir=$d\"; "
-	"rm -rf \"$t\" && mkdir -p \"$t\" && tar --no-same-owner -xf - -C \"$t\" || exit 4; "
+	"d=\"$HOME/.cache/gcbench/$1\"; echo \"dir=$d\"; "
+	"ok() { [ -f \"$d/.complete\" ] && (cd \"$d\" && sha256sum -c --quiet --status SHA256SUMS) "
+	">/dev/null 2>&1; }; "
+	"mkdir -p \"${d%/*}\" && t=$(mktemp -d \"$d.part.XXXXXX\") && chmod 755 \"$t\" || exit 4; "
+	"tar --no-same-owner -xf - -C \"$t\" || { rm -rf \"$t\"; exit 4; }; "
 	"(cd \"$t\" && sha256sum -c --quiet SHA256SUMS) >&2 || { rm -rf \"$t\"; echo verify=failed; exit 5; }; "
-	"rm -rf \"$d\" && mv \"$t\" \"$d\" && : >\"$d/.complete\" || exit 6; echo state=copied; "
+	": >\"$t/.complete\" || { rm -rf \"$t\"; exit 6; }; "
+	"if ! mv -T \"$t\" \"$d\" 2>/dev/null; then "
+	"if ok; then rm -rf \"$t\"; "
+	"else o=\"$d.old.${t##*.}\"; mv -T \"$d\" \"$o\" 2>/dev/null; rm -rf \"$o\"; "
+	"mv -T \"$t\" \"$d\" 2>/dev/null || { rm -rf \"$t\"; ok || exit 6; }; fi; fi; "
+	"echo state=copied; "
 	CHECK_SH;
 
 /* The ELF interpreter (PT_INTERP) of a 64-bit binary into out ("" if none or not a
