@@ -90,12 +90,13 @@ if [ $rc -eq 3 ] && grep -q "is held by another gcbench run: user '[^']*' on '[^
 else fail second_login_stops "exit $rc: $(tail -2 "$work/b.out" | tr '\n' ' ')"; fi
 
 # the lock alice holds: /run/lock/gcbench/host@<n1's namespace inode>, 0666, locked,
-# its record naming her (the file's owner is whoever made it first: a namespace inode is
-# reused once a namespace is gone, and lock files stay, so it may be an older login's)
+# its record naming her sweep's inventory (the file's owner is whoever made it first: a
+# namespace inode is reused once a namespace is gone, and lock files stay, so it may be
+# an older login's)
 ino=$(stat -L -c %i "/run/netns/gcb-$name-n1" 2>/dev/null)
 f=/run/lock/gcbench/host@$ino
 if [ "$(stat -c '%a %u' /run/lock/gcbench 2>/dev/null | cut -d' ' -f1)" = 1777 ] &&
-   [ "$(stat -c '%a' "$f" 2>/dev/null)" = 666 ] && grep -qx "user=$a" "$f" &&
+   [ "$(stat -c '%a' "$f" 2>/dev/null)" = 666 ] && grep -qxF "inventory=$work/inv-$a.yaml" "$f" &&
    ! flock -n "$f" true &&
    [ -z "$(ls "$T"/n*/home/*/.cache/gcbench/hostlock 2>/dev/null)" ]; then pass lock_is_shared
 else fail lock_is_shared "$(ls -la /run/lock/gcbench 2>&1 | tr '\n' ' ') homes: $(ls -d "$T"/n*/home/*/.cache/gcbench/hostlock 2>&1 | tr '\n' ' ')"; fi
