@@ -76,7 +76,10 @@ rtt=$(sed -n 's/^rtt_s=\([0-9.]*\) .*samples=200$/\1/p' <<<"$res")
 if [ -n "$rtt" ] && awk -v r="$rtt" 'BEGIN { exit !(r > 0 && r < 0.05) }'; then pass rtt_probe
 else fail rtt_probe "'$res' (want rtt_s in (0, 50 ms) over 200 samples)"; fi
 
-# half-built: one namespace gone -> status says degraded, up repairs it
+# half-built: one namespace gone -> status says degraded, up repairs it. The ssh
+# master this test opened to n2 (ControlPersist) ends first: its session sshd would
+# otherwise live on in the deleted namespace, where no reset can reach it
+ssh -F "$D/ssh_config" -O exit n2 >/dev/null 2>&1
 ip netns del "gcb-$name-n2"
 "$G" cluster status --name "$name" >/dev/null; srv_rc=$?
 out=$("$G" cluster up 2 --name "$name" 2>&1)
