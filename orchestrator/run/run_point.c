@@ -8,6 +8,7 @@
 
 #include "bandwidth.h"
 #include "db/db.h"
+#include "db/q_calibration.h"
 #include "fsutil.h"
 #include "log.h"
 #include "buf.h"
@@ -22,6 +23,7 @@
 #include "run_slurm.h"
 #include "run_trace.h"
 #include "strutil.h"
+#include "timing.h"
 
 /* Where point p's ranks run (orchestrator/run/placement.h). */
 static gc_rc place(const struct gc_sweep_ctx *c, const struct gc_exec_point *p,
@@ -354,11 +356,61 @@ static void unshape_all(struct gc_sweep_ctx *c)
 	gc_each_node(c->n_nodes, unshape_one, c, &e);
 }
 
+/* Measure the first `pairs` ring pairs now, for run_id. */
+static void probe(struct gc_sweep_ctx *c, int64_t run_id, size_t used, size_t pairs,
+		  struct gc_calibration *k)
+{
+	for (size_t i = 0; i < pairs && i < GC_CAL_MAX_PAIRS; i++) {
+		gc_node *a = &c->nodes[i], *b = &c->nodes[(i + 1) % used];
+		gc_err e;
+		k->bps[i] = k->rtt[i] = -1;
+		if (gc_node_probe(a, b, c->o->calibrate_s, &k->bps[i], &k->rtt[i], &e))
+			gc_warn("calibration %s -> %s failed: %s", a->name, b->name, e.msg);
+	}
+	k->run_id = run_id;
+}
+
+/* An earlier sweep's probe of the same links (db/q_calibration.h), within
+ * --calibration-max-age: 1 and k filled in, or 0. */
+static int calibration_reuse(struct gc_sweep_ctx *c, int64_t run_id, size_t used, size_t pairs,
+			     const struct gc_spec *spec, uint64_t cap, struct gc_calibration *k)
+{
+	struct gc_db_cal_pair q[GC_CAL_MAX_PAIRS];
+	char bw[32];
+	int64_t probe = 0;
+	size_t i, n = pairs < GC_CAL_MAX_PAIRS ? pairs : GC_CAL_MAX_PAIRS;
+	gc_err e;
+
+	if (c->o->calibration_max_age_s <= 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		q[i].src = c->nodes[i].name;
+		q[i].dst = c->nodes[(i + 1) % used].name;
+		q[i].cap_bps = gc_spec_host_cap(spec, cap, q[i].src);
+	}
+	if (gc_db_calibration_find(c->db, run_id, q, n, gc_wall_s() - c->o->calibration_max_age_s,
+				   &probe, &e)) {
+		gc_warn("%s; probing instead", e.msg);
+		return 0;
+	}
+	if (!probe)
+		return 0;
+	for (i = 0; i < n; i++)
+		k->bps[i] = q[i].bps, k->rtt[i] = q[i].rtt;
+	k->run_id = probe;
+	gc_info("calibration at %s: run %lld's probe, reused (same hosts, environments and "
+		"delay; --calibration-max-age 0 probes anew)", gc_bw_format(cap, bw, sizeof(bw)),
+		(long long)probe);
+	return 1;
+}
+
 /* Probe the ring pairs at this cap and store the result with the run. A cap is probed
  * once per sweep (its points run back to back): the next points of the same cap and
- * nodes store the same measurement, which saves about 1 s per point (docs/spec.md). */
+ * nodes store the same measurement, which saves about 1 s per point (docs/spec.md);
+ * an earlier sweep's probe of the same links is reused by reference (runs.
+ * calibration_run) unless the point plays a trace (fresh: its links vary). */
 static void calibrate(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
-		      const struct gc_spec *spec, uint64_t cap, uint32_t delay_us)
+		      const struct gc_spec *spec, uint64_t cap, uint32_t delay_us, int fresh)
 {
 	struct gc_calibration *k = &c->cal;
 	size_t i, pairs = c->o->calibrate_all ? used : 1;
@@ -367,15 +419,9 @@ static void calibrate(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
 		return;
 	if (!(k->valid && k->cap == cap && k->delay_us == delay_us && k->used == used &&
 	      k->pairs == pairs)) {
-		for (i = 0; i < pairs && i < GC_CAL_MAX_PAIRS; i++) {
-			gc_node *a = &c->nodes[i], *b = &c->nodes[(i + 1) % used];
-			gc_err e;
-			k->bps[i] = k->rtt[i] = -1;
-			if (gc_node_probe(a, b, c->o->calibrate_s, &k->bps[i], &k->rtt[i], &e))
-				gc_warn("calibration %s -> %s failed: %s", a->name, b->name, e.msg);
-		}
 		k->valid = 1, k->cap = cap, k->delay_us = delay_us, k->used = used, k->pairs = pairs;
-		k->run_id = run_id;
+		if (fresh || !calibration_reuse(c, run_id, used, pairs, spec, cap, k))
+			probe(c, run_id, used, pairs, k);
 	}
 	{
 		gc_err e;
@@ -775,7 +821,8 @@ static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 		rc = shape_all(c, run_id, used, p->spec, p->pt, e);
 	gc_phase_to(&c->ph, GC_PH_CALIBRATE);
 	if (!rc && !gc_run_interrupted())
-		calibrate(c, run_id, used, p->spec, p->pt->bw_bps, point_delay_us(p->pt));
+		calibrate(c, run_id, used, p->spec, p->pt->bw_bps, point_delay_us(p->pt),
+			  p->pt->trace != NULL);
 	if (!rc && p->pt->trace && !gc_run_interrupted())   /* after calibration at its mean */
 		rc = gc_run_trace_start(c, run_id, used, p, tr, e);
 	if (!rc && gc_run_interrupted())
