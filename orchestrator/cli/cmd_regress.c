@@ -277,6 +277,11 @@ static int run_evaluate(const struct ropts *r)
 	printf("\nthe measured nights as they are (each night against the earlier ones, %d or "
 	       "more):\n", GC_SERIES_MIN_HISTORY);
 	for (int c = 0; c < 2; c++) {
+		if (!ev.real_judged[c]) {
+			printf("  --confirm %d: no point has %d nights before the ones judged\n",
+			       c + 1, GC_SERIES_MIN_HISTORY);
+			continue;
+		}
 		gc_binom_ci(ev.real_alerts[c], ev.real_judged[c], 0.95, &lo, &hi);
 		printf("  --confirm %d: %zu of %zu nights called REGRESSION (95%% interval "
 		       "%.1f-%.1f%%)\n", c + 1, ev.real_alerts[c], ev.real_judged[c],
