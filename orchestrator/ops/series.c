@@ -130,23 +130,6 @@ static double ss_of(const double *y, size_t n, double m)
 	return s;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Median of y[0..n), n <= GC_SERIES_WINDOW (sorted in a copy). */
-static double median_of(const double *y, size_t n)
-{
-	double c[GC_SERIES_WINDOW];
-
-	memcpy(c, y, n * sizeof *c);
-	qsort(c, n, sizeof *c, cmp_dbl);
-	return n ? (c[(n - 1) / 2] + c[n / 2]) / 2 : NAN;
-}
-
 /* ---- steps ------------------------------------------------------------------------ */
 
 /* The largest-t split of y[0..n) into *at (first index of the right part) with its t
@@ -242,8 +225,8 @@ void gc_series_judge(const double *y, size_t n, int confirm, double alpha,
 		     double min_effect, gc_series_verdict *v)
 {
 	gc_series_step st[GC_SERIES_MAX_STEPS];
-	double keep[GC_SERIES_WINDOW], dev[GC_SERIES_WINDOW], med, mad, q, qn, se;
-	size_t c = confirm == 2 ? 2 : 1, end, lo, k, h, m = 0, i;
+	double q, qn, se;
+	size_t c = confirm == 2 ? 2 : 1, end, lo, k, h, i;
 	int up, down;
 
 	memset(v, 0, sizeof *v);
@@ -262,28 +245,18 @@ void gc_series_judge(const double *y, size_t n, int confirm, double alpha,
 	h = end - lo;
 	if (h < GC_SERIES_MIN_HISTORY)
 		return;
-	med = median_of(y + lo, h);
-	for (i = 0; i < h; i++)
-		dev[i] = fabs(y[lo + i] - med);
-	mad = 1.4826 * median_of(dev, h);
-	for (i = 0; i < h; i++)
-		if (!(mad > 0) || dev[i] <= GC_SERIES_SCREEN * mad)
-			keep[m++] = y[lo + i];
-	if (m < GC_SERIES_MIN_KEPT)
-		return;
-	v->history = (int)m;
-	v->screened = (int)(h - m);
-	v->mean = mean_of(keep, m);
-	v->sd = sqrt(ss_of(keep, m, v->mean) / (double)(m - 1));
+	v->history = (int)h;
+	v->mean = mean_of(y + lo, h);
+	v->sd = sqrt(ss_of(y + lo, h, v->mean) / (double)(h - 1));
 	v->tail = pow(alpha / 2, 1.0 / (double)c);
-	se = v->sd * sqrt(1 + 1.0 / (double)m);
-	q = gc_t_isf(alpha / 2, (double)m - 1);
-	qn = gc_t_isf(v->tail, (double)m - 1);
+	se = v->sd * sqrt(1 + 1.0 / (double)h);
+	q = gc_t_isf(alpha / 2, (double)h - 1);
+	qn = gc_t_isf(v->tail, (double)h - 1);
 	v->change = expm1(y[n] - v->mean);
 	v->t = se > 0 ? (y[n] - v->mean) / se :
 		(y[n] > v->mean ? INFINITY : y[n] < v->mean ? -INFINITY : 0);
-	v->p_up = gc_t_sf(v->t, (double)m - 1);
-	v->p_down = gc_t_sf(-v->t, (double)m - 1);
+	v->p_up = gc_t_sf(v->t, (double)h - 1);
+	v->p_down = gc_t_sf(-v->t, (double)h - 1);
 	v->ci_lo = expm1(y[n] - v->mean - q * se);
 	v->ci_hi = expm1(y[n] - v->mean + q * se);
 	up = down = 1;
