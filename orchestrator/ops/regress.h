@@ -125,11 +125,11 @@ typedef struct gc_regress_report {
  * same spec (up to GC_SERIES_WINDOW, since the last step), when there are at least
  * GC_SERIES_MIN_HISTORY of them, confirmed over opts.confirm nights (0: 2 for a point
  * with one run that night, else 1; gc_series_judge). Then med_base is the level of
- * those nights (the geometric mean of those not set aside as outliers), change is
- * against it, ci_lo..ci_hi its 1 - alpha prediction interval, z and p the newest
- * night's t statistic and its one-sided p, nights > 0, and suspect set when the
- * newest night alone is beyond. With fewer earlier nights the pooled-iteration
- * verdict stays (counted in n_short_history). */
+ * those nights (their geometric mean), change is against it, ci_lo..ci_hi its
+ * 1 - alpha prediction interval, z and p the newest night's t statistic and its
+ * one-sided p, nights > 0, and suspect set when the newest night alone is beyond.
+ * With fewer earlier nights the pooled-iteration verdict stays (counted in
+ * n_short_history). */
 
 /* Compare, reading db through db/q_regress.h. GC_E_INVAL (message in e) for a bad
  * selector; GC_E_NOTFOUND when a side matches no environment with ok runs; GC_E_DB on
