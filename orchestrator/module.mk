@@ -40,7 +40,7 @@ INTEG_TESTS += tests/integration/test_run_e2e.sh tests/integration/test_run_faul
 	tests/integration/test_status_env.sh tests/integration/test_hetero.sh \
 	tests/integration/test_run_command.sh tests/integration/test_run_stacks.sh \
 	tests/integration/test_slow.sh tests/integration/test_ssh_config.sh \
-	tests/integration/test_run_trace.sh
+	tests/integration/test_run_trace.sh tests/integration/test_background.sh
 # ops/
 UNIT_TESTS += $(BUILD)/tests/test_notify $(BUILD)/tests/test_schedule $(BUILD)/tests/test_stats \
 	$(BUILD)/tests/test_regress $(BUILD)/tests/test_bootstrap $(BUILD)/tests/test_ingest \
