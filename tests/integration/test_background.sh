@@ -13,9 +13,9 @@
 #   slowdown       sync SGD under the flow is slower than without, and at least as slow
 #                  as the model (fitted to the clean run, out of sample) predicts for TCP's
 #                  fair share, less BG_TOL (default 0.15). The fair share is a lower bound
-#                  here: on the emulated links' drop-tail queue a bulk flow takes more than
-#                  its share from the ring's bursty traffic (docs/netem.md, "Background
-#                  flows", has the measured table and tools/bg-slowdown.sh)
+#                  here, not a prediction: the flow keeps the cap's queue full and the
+#                  ranks' round trips wait behind it (docs/netem.md, "Background flows",
+#                  has the measured table and tools/bg-slowdown.sh)
 #   whatif_share   gcbench whatif --background-flows 1 at 2gbit predicts what it does at
 #                  1gbit without; --background-flows 17 is refused (exit 2)
 #   probe_opts     gcbench-probe refuses --parallel 17 and --on without --off (exit 2)
