@@ -33,7 +33,8 @@ UNIT_TESTS += $(BUILD)/tests/test_spec $(BUILD)/tests/test_sweep $(BUILD)/tests/
 	$(BUILD)/tests/test_ssh $(BUILD)/tests/test_launch $(BUILD)/tests/test_reap \
 	$(BUILD)/tests/test_resume $(BUILD)/tests/test_provision $(BUILD)/tests/test_run_summary \
 	$(BUILD)/tests/test_spec_command $(BUILD)/tests/test_spec_slow $(BUILD)/tests/test_fetch \
-	$(BUILD)/tests/test_spec_trace $(BUILD)/tests/test_spec_background
+	$(BUILD)/tests/test_spec_trace $(BUILD)/tests/test_spec_background \
+	$(BUILD)/tests/test_run_bg
 FUZZ_TARGETS += fuzz_spec fuzz_inventory fuzz_fetch
 INTEG_TESTS += tests/integration/test_run_e2e.sh tests/integration/test_run_faults.sh \
 	tests/integration/test_nightly.sh tests/integration/test_hosts.sh \

@@ -15,6 +15,7 @@
 #include "each_node.h"
 
 #define MAX_FLOW_S 86400   /* iperf3's and gcbench-probe's longest --time */
+#define MAX_BPS 1e15       /* a goodput above (or inf, nan) is not one */
 
 /* The keeper: $1 the point's folder, $2 the run (the reap mark), $3 the binaries, $4
  * flows per pair, $5 seconds, $6/$7 on/off seconds (0: constant), then items
@@ -289,7 +290,7 @@ static double json_num_in(const char *from, const char *key)
 	while (*k == ' ' || *k == '\t' || *k == ':' || *k == '\n')
 		k++;
 	v = strtod(k, NULL);
-	return v > 0 ? v : -1;
+	return v > 0 && v < MAX_BPS ? v : -1;
 }
 
 /* The goodput (bits/s) in a client's output: gcbench-probe's goodput_bps=, iperf3's
@@ -301,16 +302,15 @@ static double out_goodput(const char *s, int iperf)
 	double v;
 
 	if (!iperf)
-		return (p = strstr(s, "goodput_bps=")) && (v = strtod(p + 12, NULL)) > 0 ? v : -1;
+		return (p = strstr(s, "goodput_bps=")) && (v = strtod(p + 12, NULL)) > 0 &&
+		       v < MAX_BPS ? v : -1;
 	v = (p = strstr(s, "\"sum_received\"")) ? json_num_in(p, "\"bits_per_second\"") : -1;
 	if (v <= 0 && (p = strstr(s, "\"sum_sent\"")))
 		v = json_num_in(p, "\"bits_per_second\"");
 	return v;
 }
 
-/* A host's stop output: its "alive=" lines into b->left, each "== bg-cPORT.out"
- * section's goodput into its pair. */
-static void read_stop(char *out, struct gc_bg_run *b)
+void gc_run_bg_read_stop(char *out, struct gc_bg_run *b)
 {
 	char *p = out;
 
@@ -389,7 +389,7 @@ void gc_run_bg_stop(struct gc_sweep_ctx *c, int64_t run_id, const struct gc_exec
 		if (b->keeper[i].pid > 0 && (!j->ok[i] || !j->res[i].out))
 			verified = 0;
 		else if (j->ok[i])
-			read_stop(j->res[i].out, b);
+			gc_run_bg_read_stop(j->res[i].out, b);
 		gc_proc_result_release(&j->res[i]);
 		gc_keeper_end(&b->keeper[i], 3);
 	}

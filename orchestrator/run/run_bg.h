@@ -68,4 +68,11 @@ gc_rc gc_run_bg_start(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
 void gc_run_bg_stop(struct gc_sweep_ctx *c, int64_t run_id, const struct gc_exec_point *p,
 		    struct gc_bg_run *b);
 
+/* Read one host's stop output (out is modified, then restored): each "alive=PID" line
+ * adds 1 to b->left; each "== bg-cPORT.out" section (up to the next one) is the client
+ * output of pair PORT - GC_BG_PORT (ignored when that is not a pair of b), whose goodput
+ * goes to that pair: gcbench-probe's goodput_bps=, or iperf3's JSON "sum_received"
+ * bits_per_second, its "sum_sent" when that is missing or 0; -1 when none parses. */
+void gc_run_bg_read_stop(char *out, struct gc_bg_run *b);
+
 #endif
