@@ -897,4 +897,9 @@ void gc_exec_point_init(struct gc_exec_point *x, const struct gc_spec *spec, con
 			n = strlen(x->label);
 		}
 	}
+	if (spec->bg.flows) {   /* "... (background 1 flow)" */
+		size_t n = strlen(x->label);
+		snprintf(x->label + n, sizeof(x->label) - n, " (background %d flow%s%s)",
+			 spec->bg.flows, spec->bg.flows > 1 ? "s" : "", spec->bg.onoff ? " on/off" : "");
+	}
 }
