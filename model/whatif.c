@@ -325,7 +325,7 @@ gc_rc gc_whatif_eval(const gc_whatif *w, gc_arch *a, const gc_model_method *m, i
 	if (!(c > 0))
 		c = s;
 	gc_arch_set_timing(a, w->batch, w->device_flops > 0 ? w->device_flops : GC_V100_FLOPS, s);
-	mp.bw = bw_gbps * 1e9 / 8;
+	mp.bw = bw_gbps * 1e9 / 8 * gc_model_bg_share(w->bg_flows, 1.0);
 	for (i = 0; i < GC_M__COUNT; i++) {
 		mp.enc_rate[i] *= c;
 		mp.dec_rate[i] *= c;

@@ -22,7 +22,7 @@ static void usage(FILE *f)
 		"                      [--batch N] [--seq-len S] [--collective ring|tree|auto]\n"
 		"                      [--gpus-per-node G [--intra-bw GB/s] [--intra-latency us]]\n"
 		"                      [--grid paper|study-code [--sensitivity]] [--grid-steps]\n"
-		"                      [--constants] [--json]\n\n"
+		"                      [--background-flows N] [--constants] [--json]\n\n"
 		"Predict, with the performance model of Agarwal et al. (MLSys 2022), the speedup of\n"
 		"each compression method over synchronous SGD (bucketed all-reduce overlapped with\n"
 		"backward) per worker count, link bandwidth and compute speed; the crossover\n"
@@ -64,6 +64,11 @@ static void usage(FILE *f)
 		"  --collective C       all-reduce among nodes: ring, tree (double binary tree) or\n"
 		"                       auto (the faster, as NCCL's tuner picks; default, with --db\n"
 		"                       ring as the fit assumed)\n"
+		"  --background-flows N\n"
+		"                       N bulk TCP flows (0..16) compete on every link: the ring\n"
+		"                       gets 1/(N+1) of each --bandwidth (TCP's fair share, an\n"
+		"                       assumption; measured, a lower bound on the slowdown:\n"
+		"                       docs/netem.md, Background flows)\n"
 		"  --gpus-per-node G    two-level: G GPUs share a node's link (default 1)\n"
 		"  --intra-bw B         GB/s of the links inside a node (default 100)\n"
 		"  --intra-latency L    us per hop inside a node (default 5)\n"
@@ -242,13 +247,13 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 		{ "--intra-latency", NULL, GC_OPT_ARG, 'L' }, { "--grid", NULL, GC_OPT_ARG, 'G' },
 		{ "--sensitivity", NULL, 0, 's' }, { "--assume-free-codec", NULL, 0, 'F' },
 		{ "--constants", NULL, 0, 'K' }, { "--svg", NULL, GC_OPT_ARG, 'V' },
-		{ "--grid-steps", NULL, 0, 'T' },
+		{ "--grid-steps", NULL, 0, 'T' }, { "--background-flows", NULL, GC_OPT_ARG, 'N' },
 	};
 	const char *optarg;
 	gc_opts op;
 	const char *a[8] = { "8,16,32,64,96", "1gbit:30gbit", "1", NULL, NULL, NULL, NULL, NULL };
 	int64_t v, g = 1, env = -1;
-	int c;
+	int c, bg = 0;
 
 	memset(o, 0, sizeof(*o));
 	gc_strlcpy(o->w.model, "resnet50", sizeof(o->w.model));
@@ -297,6 +302,12 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 				return gc_fail(e, GC_E_INVAL, "--gpus-per-node '%s' is not in 1..1024",
 					       optarg), -1;
 			break;
+		case 'N':
+			if (gc_parse_i64(optarg, &v) || v < 0 || v > 16)
+				return gc_fail(e, GC_E_INVAL, "--background-flows '%s' is not a whole "
+					       "number of flows in 0..16", optarg), -1;
+			bg = (int)v;
+			break;
 		case 'I':
 			if (opt_double(optarg, 0.01, 1e5, "--intra-bw (GB/s)", &o->intra_bw, e))
 				return -1;
@@ -315,11 +326,16 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 		return gc_fail(e, GC_E_INVAL, "--json does not apply to --grid or --grid-steps "
 			       "(they print tables only); drop --json, or ask for sweeps"), -1;
 	o->gpn = (int)g;
+	if (bg && (a[7] || o->steps || o->constants))
+		return gc_fail(e, GC_E_INVAL, "--background-flows applies to sweeps; drop it with "
+			       "--grid, --grid-steps and --constants"), -1;
 	if ((o->steps || (a[7] && !strcmp(a[7], "study-code"))) && (o->seq_len || g != 1))
 		return gc_fail(e, GC_E_INVAL, "--grid study-code and --grid-steps take BERT's "
 			       "tokens and the processes per node from the study's code; drop "
 			       "--seq-len and --gpus-per-node"), -1;
-	return finish_args(o, a, env, e);
+	c = finish_args(o, a, env, e);
+	o->w.bg_flows = bg;   /* after the preset or fit, which fill w */
+	return c;
 }
 
 /* The fit's parameters (for this model's optimizer cost) and the topology options. */
@@ -367,6 +383,10 @@ static void header(const struct opts *o)
 	if (w->mp.gpus_per_node > 1)
 		printf(", %d GPUs per node (%.3g GB/s, %.3g us inside)", w->mp.gpus_per_node,
 		       w->mp.bw_intra / 1e9, w->mp.alpha_intra * 1e6);
+	if (w->bg_flows)
+		printf(", %d competing TCP flow%s per link (the ring gets 1/%d of each bandwidth: "
+		       "TCP's fair share, an assumption)", w->bg_flows, w->bg_flows > 1 ? "s" : "",
+		       w->bg_flows + 1);
 	printf("\npredicted speedup over sync SGD (> 1: compression is faster)\n\n");
 	printf("%-8s %-8s %7s %9s %11s", "compute", "codec", "workers", "bandwidth", "syncsgd_ms");
 	for (k = 0; k < w->nmethods; k++)
@@ -463,6 +483,8 @@ static int sweep(const struct opts *o, gc_arch *a, struct tally *t, gc_json *js,
 		gc_json_str_field(js, "model", w->model);
 		gc_json_int_field(js, "batch", w->batch);
 		gc_json_str_field(js, "preset", w->source);
+		if (w->bg_flows)
+			gc_json_int_field(js, "background_flows", w->bg_flows);
 		gc_json_key(js, "points");
 		gc_json_arr_open(js);
 	} else {

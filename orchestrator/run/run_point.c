@@ -20,6 +20,7 @@
 #include "lock.h"
 #include "placement.h"
 #include "run.h"
+#include "run_bg.h"
 #include "run_slurm.h"
 #include "run_trace.h"
 #include "strutil.h"
@@ -769,7 +770,7 @@ static gc_rc begin_run(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 	for (i = 0; i < used; i++)
 		names[i] = c->nodes[i].name;
 	gc_placement_hosts_text(pl, names, hosts, sizeof(hosts));
-	net = with_slow(gc_launch_settings_json(&l), p->spec);
+	net = gc_run_bg_json(with_slow(gc_launch_settings_json(&l), p->spec), c, p->spec, used);
 	gc_point_to_run(p->spec, p->pt, c->sweep_id, (int)pl->nodes, c->env_ids ? c->env_ids[0] : 0, &r);
 	r.network_json = net;
 	rc = gc_db_run_begin(c->db, &r, run_id, e);
@@ -797,7 +798,7 @@ static enum gc_run_status status_of(gc_rc rc)
 /* shape, calibrate, launch, collect, ingest; the caller unshapes and cleans up */
 static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int64_t run_id,
 			 const struct gc_placement *pl, gc_proc_result *res, char **paths,
-			 size_t *np, struct gc_trace_run *tr, gc_err *e)
+			 size_t *np, struct gc_trace_run *tr, struct gc_bg_run *bg, gc_err *e)
 {
 	size_t used = pl->used;
 	char rdir[1200], old[1200], why[128];
@@ -825,6 +826,8 @@ static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 			  p->pt->trace != NULL);
 	if (!rc && p->pt->trace && !gc_run_interrupted())   /* after calibration at its mean */
 		rc = gc_run_trace_start(c, run_id, used, p, tr, e);
+	if (!rc && p->spec->bg.flows && !gc_run_interrupted())   /* after calibration too */
+		rc = gc_run_bg_start(c, run_id, used, p, bg, e);
 	if (!rc && gc_run_interrupted())
 		rc = gc_fail(e, GC_E_INTERRUPTED, "interrupted");
 	if (rc)
@@ -863,6 +866,7 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
 	int64_t run_id;
 	gc_err step = { "" }, e2;
 	struct gc_trace_run tr;
+	struct gc_bg_run *bg = calloc(1, sizeof(*bg));   /* stop ignores it unless started */
 	size_t i;
 	gc_rc rc;
 
@@ -873,13 +877,18 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
 	for (i = 0; i < c->n_nodes; i++)
 		c->nodes[i].down = 0;   /* every point tries every node again */
 	rc = place(c, p, &pl, e);   /* checked before the sweep (gc_run_place_points) */
+	rc = rc ? rc : bg ? GC_OK : gc_fail(e, GC_E_NOMEM, "out of memory");
 	rc = rc ? rc : begin_run(c, p, &pl, &run_id, e);
-	if (rc)
+	if (rc) {
+		free(bg);
 		return rc;
+	}
 	memset(&tr, 0, sizeof(tr));
-	rc = point_steps(c, p, run_id, &pl, &res, paths, &np, &tr, &step);
+	rc = point_steps(c, p, run_id, &pl, &res, paths, &np, &tr, bg, &step);
 	gc_proc_clear_interrupt();   /* cleanup commands must run even after Ctrl-C */
 	gc_phase_to(&c->ph, GC_PH_CLEANUP);
+	gc_run_bg_stop(c, run_id, p, bg);   /* before the folders go: it reads the flows' lines */
+	free(bg);
 	if (p->pt->trace)            /* before the folders go: it reads the players' lines */
 		gc_run_trace_stop(c, run_id, p, &tr);
 	unshape_all(c);
@@ -934,5 +943,10 @@ void gc_exec_point_init(struct gc_exec_point *x, const struct gc_spec *spec, con
 				 i + 1 == spec->n_slow ? ")" : "");
 			n = strlen(x->label);
 		}
+	}
+	if (spec->bg.flows) {   /* "... (background 1 flow)" */
+		size_t n = strlen(x->label);
+		snprintf(x->label + n, sizeof(x->label) - n, " (background %d flow%s%s)",
+			 spec->bg.flows, spec->bg.flows > 1 ? "s" : "", spec->bg.onoff ? " on/off" : "");
 	}
 }

@@ -63,6 +63,12 @@ static void fill_point(const struct gc_spec *s, struct gc_point *p)
 		spec_slow_text(s, slow, sizeof(slow));
 		snprintf(p->key + len, sizeof(p->key) - len, ";slow=%s", slow);
 	}
+	if (s->bg.flows) {   /* likewise: ;bg= only for a spec with background flows */
+		char bg[600];
+		size_t len = strlen(p->key);
+		spec_bg_text(s, bg, sizeof(bg));
+		snprintf(p->key + len, sizeof(p->key) - len, ";bg=%s", bg);
+	}
 }
 
 static int excluded(const struct gc_spec *s, const struct gc_point *p)
