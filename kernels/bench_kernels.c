@@ -57,6 +57,7 @@ static const struct mcase cases[] = {
 	{ "signsgd scaled+ef", GC_M_SIGNSGD, "scaled=1,ef=1" },
 	{ "topk 1%", GC_M_TOPK, "ratio=0.01" },
 	{ "mstopk 1% r20", GC_M_MSTOPK, "ratio=0.01,rounds=20" },
+	{ "dgc 1% m0.9", GC_M_DGC, "ratio=0.01" },
 	{ "powersgd rank 4", GC_M_POWERSGD, "rank=4" },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
@@ -286,6 +287,10 @@ static double floor_x(const gc_params *p, const gc_plan *pl)
 	case GC_M_MSTOPK:       /* read c (+ e, write e); write the k pairs; decode writes
 	                         * avg and reads p payloads */
 		b = 4 * n + (p->ef ? 8 * n : 0) + 8 * k + 4 * n + P * 8 * k;
+		break;
+	case GC_M_DGC:          /* read g, u, v; write u, v (u = m u + g, v += u); write the
+	                         * k pairs; decode as topk; clipping reads g once more */
+		b = 20 * n + (p->clip > 0 ? 4 * n : 0) + 8 * k + 4 * n + P * 8 * k;
 		break;
 	case GC_M_POWERSGD: {   /* matrices with EF: read g, e, write M = g + e (P = M Q on
 	                         * the way); read M for Q = M^T P; e' = M - P Q^T reads M,

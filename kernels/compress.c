@@ -16,7 +16,7 @@ static const struct gc_method_ops *const cpu_ops[GC_M__COUNT] = {
 	&gc_cpu_syncsgd_ops, &gc_cpu_fp16_ops, &gc_cpu_signsgd_ops,
 	&gc_cpu_topk_ops, &gc_cpu_mstopk_ops, &gc_cpu_powersgd_ops, &gc_cpu_bf16_ops,
 	&gc_cpu_randomk_ops, &gc_cpu_terngrad_ops,
-	&gc_cpu_qsgd_ops, &gc_cpu_efsign_ar_ops,
+	&gc_cpu_qsgd_ops, &gc_cpu_efsign_ar_ops, &gc_cpu_dgc_ops,
 };
 
 int gc_cuda_available(void)

@@ -79,6 +79,13 @@
  *   in element order / n_t, rounded to float), h_t = bf16(m_t / p); payload element
  *   i = h_t with the sign bit set iff c_i < 0, all-reduced as bf16's (a bf16 sum);
  *   decode float(sum). EF: e' = c - sign(c) (p float(h_t)), sign(c) = -1 iff c < 0.
+ * - dgc (kernels/dgc.h): per tensor, with clip > 0, g = g f, f = (float)((clip /
+ *   sqrt(p)) / ||g||) when ||g|| > clip / sqrt(p) (the norm's squares summed in double
+ *   per block of 1024 in order, then the blocks in order); u = m u + g; v = v + u (m =
+ *   momentum, float); the k = gc_dgc_k(step) largest |v| sent as topk's payload
+ *   (warm-up: the first warmup_steps steps send more, 25% to 0.39%; the round's count
+ *   is then above the plan's, which is the final k); u = v = 0 where sent; decode as
+ *   topk. gc_bucket_residual gives v.
  * - syncsgd: all-reduce of c in float32, decode sum / p.
  * All-reduce is a sum. gc_bucket_residual gives e' for methods with error feedback.
  * kernels/params.h holds the method table (names, parameters, defaults, ranges);

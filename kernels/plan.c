@@ -128,6 +128,7 @@ void gc_plan_end(gc_plan *pl)
 		break;
 	case GC_M_TOPK:
 	case GC_M_MSTOPK:         /* k uint32 indices, then k float values */
+	case GC_M_DGC:            /* (the final k; the warm-up's steps send more) */
 		pl->k = gc_topk_k(&pl->p, pl->numel);
 		set_round(pl, GC_COLL_ALLGATHER, GC_DT_U8, 8 * pl->k);
 		break;

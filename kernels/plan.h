@@ -70,7 +70,8 @@ typedef struct gc_plan_round {
 typedef struct gc_plan {
 	gc_params p;
 	size_t nt, numel;       /* tensors, elements */
-	size_t k;               /* topk, mstopk, randomk: elements sent (gc_topk_k); else 0 */
+	size_t k;               /* topk, mstopk, randomk, dgc: elements sent (gc_topk_k; dgc:
+	                         * after its warm-up); else 0 */
 	size_t np, nu, nq;      /* powersgd: floats of all P, of the uncompressed tensors,
 	                         * of all Q; else 0 */
 	size_t ncomp;           /* powersgd: tensors compressed */

@@ -134,6 +134,7 @@ double gc_model_decode_elems(const gc_model_method *m, size_t n, int p)
 		return (double)n * p;
 	case GC_M_TOPK:
 	case GC_M_MSTOPK:
+	case GC_M_DGC:
 		return (double)n + (double)gc_topk_k(&m->p, n) * p;
 	case GC_M_POWERSGD:
 	case GC_M_FP16:

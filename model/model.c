@@ -209,7 +209,8 @@ static void walk(const gc_arch *a, const gc_buckets *bk, const gc_model_method *
 		if (p <= 1)
 			continue;
 		gather = gc_model_payload(a, s, m, &r0, &r1);
-		pairs = m->p.method == GC_M_TOPK || m->p.method == GC_M_MSTOPK;
+		pairs = m->p.method == GC_M_TOPK || m->p.method == GC_M_MSTOPK ||
+			m->p.method == GC_M_DGC;
 		gc_model_bucket_codec(a, s, m, mp, p, &enc, &dec);
 		if (mp->codec_on_comm) {
 			x = exchange(mp, p, gather, r0, r1, 0, pairs);

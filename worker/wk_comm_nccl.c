@@ -188,6 +188,18 @@ static gc_rc nccl_axpy(gc_wk_comm *c, size_t n, float alpha, const float *x, flo
 	return cuda_err(c, cudaStreamSynchronize(s->compute), "the SGD step (compute stream)");
 }
 
+static gc_rc nccl_scal(gc_wk_comm *c, size_t n, float alpha, float *x)
+{
+	struct nccl_st *s = c->st;
+	cublasStatus_t bs = cublasSscal_64(s->blas, (int64_t)n, &alpha, x, 1);
+	if (bs != CUBLAS_STATUS_SUCCESS) {
+		gc_error("rank %d: cublasSscal of %zu floats (momentum) failed: %s", c->rank, n,
+			 cublasGetStatusString(bs));
+		return GC_E_CUDA;
+	}
+	return GC_OK;
+}
+
 static double nccl_iter_gpu(gc_wk_comm *c, int phase)
 {
 	struct nccl_st *s = c->st;
@@ -427,6 +439,7 @@ gc_rc gc_wk_comm_nccl_init(gc_wk_comm *c, const gc_wk_cfg *cfg, gc_err *e)
 		.run = nccl_run, .abort = nccl_abort, .release = nccl_release,
 		.compute = nccl_compute, .mark = nccl_mark, .wait_mark = nccl_wait_mark,
 		.sync_compute = nccl_sync_compute, .flush = nccl_flush, .axpy = nccl_axpy,
+		.scal = nccl_scal,
 		.dalloc = nccl_dalloc, .dfree = nccl_dfree, .dcopy = nccl_dcopy,
 		.iter_gpu = nccl_iter_gpu, .tmark = nccl_tmark, .tspan = nccl_tspan };
 	MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);

@@ -4,10 +4,10 @@
 . "$(dirname "$0")/../lib.sh"
 
 GC=$BIN/gcbench
-need_cmd python3 help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference terngrad_reference qsgd_reference efsign_ar_reference bad_dtype bad_shape \
+need_cmd python3 help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference terngrad_reference qsgd_reference efsign_ar_reference dgc_reference bad_dtype bad_shape \
 	truncated not_npy no_input bad_method bad_param || exit 0
 if [ ! -x "$GC" ]; then
-	for n in help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference terngrad_reference qsgd_reference efsign_ar_reference bad_dtype bad_shape truncated \
+	for n in help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference terngrad_reference qsgd_reference efsign_ar_reference dgc_reference bad_dtype bad_shape truncated \
 		 not_npy no_input bad_method bad_param; do fail "$n" "$GC is not built"; done
 	exit 1
 fi
@@ -329,6 +329,56 @@ $(readnpy "$tmp/o8/residual_0.npy" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')" &&
 	pass efsign_ar_reference
 else
 	fail efsign_ar_reference "$out; got: $got; want: $want"
+fi
+
+# dgc against a held-out reference from the paper's definition (Lin et al., ICLR 2018,
+# Algorithm 4 with local clipping and the warm-up; one step, so u and v start at 0):
+# per worker g is clipped to norm clip / sqrt(p) (the factor rounded to float), u = m u
+# + g, v = v + u, the k largest |v| sent (ties to the lower index), k = ceil(density n)
+# with density 25% (the warm-up's first stage, above ratio 0.2); the float sum over
+# workers / p; residual: v with the sent entries zeroed. Worker 0 is not clipped,
+# worker 1 is.
+want=$(python3 - 12 0.9 $qs_a -- $qs_b <<'EOF2'
+import math, struct, sys
+def f32(x):
+    return struct.unpack('<f', struct.pack('<f', x))[0]
+clip, m = float(sys.argv[1]), f32(float(sys.argv[2]))
+i = sys.argv.index('--')
+gs = [[f32(float(v)) for v in sys.argv[3:i]], [f32(float(v)) for v in sys.argv[i + 1:]]]
+p, n = len(gs), len(gs[0])
+k = max(1, math.ceil(max(0.2, 0.25) * n))
+sent, res0 = [], None
+for g in gs:
+    nrm = math.sqrt(sum(x * x for x in g))
+    thr = clip / math.sqrt(p)
+    if nrm > thr:
+        f = f32(thr / nrm)
+        g = [f32(x * f) for x in g]
+    u = [f32(f32(m * 0.0) + x) for x in g]
+    v = [f32(0.0 + x) for x in u]
+    top = sorted(range(n), key=lambda j: (-abs(v[j]), j))[:k]
+    sent.append({j: v[j] for j in top})
+    r = [0.0 if j in top else v[j] for j in range(n)]
+    res0 = res0 or r
+out = []
+for j in range(n):
+    acc = 0.0
+    for s in sent:
+        if j in s:
+            acc = f32(acc + s[j])
+    out.append(f32(acc / p))
+print(' '.join(repr(x) for x in out))
+print(' '.join(repr(x) for x in res0))
+EOF2
+)
+if out=$("$GC" compress --method dgc:ratio=0.2,clip=12,warmup_steps=4 --in "$tmp/q0.npy" --in "$tmp/q1.npy" --out-dir "$tmp/o9" 2>&1) &&
+   got="$(readnpy "$tmp/o9/result.npy" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')
+$(readnpy "$tmp/o9/residual_0.npy" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')" &&
+   [ -n "$want" ] && [ "$got" = "$want" ] &&
+   printf '%s' "$out" | grep -q 'payload_bytes: *16 per worker'; then
+	pass dgc_reference
+else
+	fail dgc_reference "$out; got: $got; want: $want"
 fi
 
 npy "$tmp/d.npy" f8 2,3 1 2 3 4 5 6

@@ -33,7 +33,7 @@ out=$("$W" --help)
 if grep -q "mpirun" <<<"$out" && grep -q "btl_tcp_if_include" <<<"$out" && grep -q "pml ob1" <<<"$out"; then
 	pass help; else fail help "--help lacks the mpirun example"; fi
 
-need_cmd mpirun methods_2 methods_4 threads rings overlap mlp_loss killed_rank || exit 0
+need_cmd mpirun methods_2 methods_4 threads rings overlap mlp_loss momentum killed_rank || exit 0
 MPI=(mpirun --oversubscribe --mca btl self,tcp --mca mpi_yield_when_idle 1)
 
 hdr() { "$W" --dump "$1" | sed -n 's/^header //p'; }
@@ -55,7 +55,7 @@ expect_bytes() { # METHOD P BUCKET_NUMEL_CSV NTENSORS
 methods_case() { # P
 	local p=$1 bad="" m
 	for m in syncsgd fp16 bf16 signsgd "signsgd:scaled=1,ef=1" topk mstopk "powersgd:rank=2" \
-		 "qsgd:levels=7" efsign_ar; do
+		 "qsgd:levels=7" efsign_ar "dgc:warmup_steps=2,clip=1"; do
 		rm -f "$tmp"/m-r*.gcr
 		timeout 120 "${MPI[@]}" -np "$p" "$W" --method $m --workload replay:tiny --iters 3 --warmup 1 \
 			--deadline 30 --out "$tmp/m-r%r.gcr" >"$tmp/out" 2>&1
@@ -149,7 +149,7 @@ else fail overlap "a replay run failed (load $(cut -d' ' -f1 /proc/loadavg)): $(
 # ---- real training: the loss falls under syncsgd and each compressor (with EF)
 bad=""
 for m in syncsgd fp16 "signsgd:scaled=1,ef=1" "topk:ef=1" \
-	"mstopk:ef=1" "powersgd:ef=1"; do
+	"mstopk:ef=1" "powersgd:ef=1" "syncsgd:momentum=0.9" "topk:ef=1,momentum=0.9"; do
 	rm -f "$tmp"/l-r*.gcr
 	if ! timeout 120 "${MPI[@]}" -np 2 "$W" --method $m --workload train:mlp --iters 40 --warmup 0 \
 		--out "$tmp/l-r%r.gcr" >"$tmp/out" 2>&1; then bad="$bad [$m: run failed]"; continue; fi
@@ -160,6 +160,26 @@ for m in syncsgd fp16 "signsgd:scaled=1,ef=1" "topk:ef=1" \
 	awk -v f="$f" -v l="$l" 'BEGIN { exit !(l < 0.85 * f) }' || bad="$bad [$m: loss $f -> $l]"
 done
 if [ -z "$bad" ]; then pass mlp_loss; else fail mlp_loss "$bad"; fi
+
+# ---- momentum: momentum=0 is plain SGD bit for bit (the same final parameters), a
+# momentum run changes them and the header stores the parameter; the update rule
+# itself is unit-tested (test_worker: test_momentum)
+bad="" sums=""
+for m in syncsgd syncsgd:momentum=0 syncsgd:momentum=0.5; do
+	rm -f "$tmp"/u-r*.gcr
+	if timeout 120 "${MPI[@]}" -np 2 "$W" --method "$m" --workload replay:tiny --iters 3 --warmup 1 \
+		--out "$tmp/u-r%r.gcr" >"$tmp/out" 2>&1; then
+		h=$(hdr "$tmp/u-r0.gcr")
+		sums="$sums $(field "$h" checksum_param)"
+		[ "$m" != syncsgd:momentum=0.5 ] || [ "$(field "$h" params)" = momentum=0.5 ] ||
+			bad="$bad [$m: header params '$(field "$h" params)']"
+		[ "$m" = syncsgd:momentum=0.5 ] || [ -z "$(field "$h" params)" ] ||
+			bad="$bad [$m: header params '$(field "$h" params)', want none]"
+	else bad="$bad [$m: run failed]"; fi
+done
+set -- $sums
+[ "$#" = 3 ] && [ "$1" = "$2" ] && [ "$1" != "$3" ] || bad="$bad [checksum_param plain/m=0/m=0.5:$sums]"
+if [ -z "$bad" ]; then pass momentum; else fail momentum "$bad"; fi
 
 # ---- a killed rank: the others exit non-zero within the deadline, nobody hangs
 "${MPI[@]}" -np 4 "$W" --workload replay:tiny --compute-scale 0.001 --iters 100000 --warmup 0 \

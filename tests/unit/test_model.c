@@ -274,7 +274,7 @@ static void test_method_parse_errors(void)
 		{ "powersgd:rank=0", "rank 0 is not an integer" },
 		{ "topk:rank=4", "unknown parameter 'rank=4' for topk" },
 		{ "signsgd:scaled", "'scaled' is not key=value" },
-		{ "syncsgd:ratio=0.1", "takes no parameters" },
+		{ "syncsgd:ratio=0.1", "for syncsgd; it takes momentum" },
 	};
 	gc_model_method m;
 	gc_err e;
