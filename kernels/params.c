@@ -11,7 +11,7 @@
 
 static const char *const method_names[GC_M__COUNT] = {
 	"syncsgd", "fp16", "signsgd", "topk", "mstopk", "powersgd", "bf16", "randomk", "terngrad",
-	"qsgd", "efsign_ar", "dgc",
+	"qsgd", "efsign_ar", "dgc", "cgx",
 };
 
 #define MB(m) GC_METHOD_BIT(m)
@@ -21,7 +21,7 @@ static const gc_param_def pdefs[] = {
 	{ "ef", MB(GC_M_SIGNSGD) | MB(GC_M_TOPK) | MB(GC_M_MSTOPK) | MB(GC_M_POWERSGD) |
 	  MB(GC_M_RANDOMK) | MB(GC_M_EFSIGN_AR),
 	  GC_PT_BOOL, 1, MB(GC_M_SYNCSGD) | MB(GC_M_FP16) | MB(GC_M_SIGNSGD) | MB(GC_M_BF16) |
-	  MB(GC_M_TERNGRAD) | MB(GC_M_QSGD) | MB(GC_M_DGC),
+	  MB(GC_M_TERNGRAD) | MB(GC_M_QSGD) | MB(GC_M_DGC) | MB(GC_M_CGX),
 	  0, 1, 0,
 	  "0 or 1", offsetof(gc_params, ef), 0, 0, 0, 0 },
 	{ "scaled", MB(GC_M_SIGNSGD), GC_PT_BOOL, 0, 0, 0, 1, 0, "0 or 1",
@@ -37,18 +37,20 @@ static const gc_param_def pdefs[] = {
 	{ "min_compression", MB(GC_M_POWERSGD), GC_PT_DOUBLE, 2, 0, 1, 1e9, 0, "[1, 1e9]",
 	  offsetof(gc_params, min_compression), 0, 0, 0, 0 },
 	{ "seed", MB(GC_M_POWERSGD) | MB(GC_M_RANDOMK) | MB(GC_M_TERNGRAD) |
-	  MB(GC_M_QSGD), GC_PT_U64, 42, 0, 0, 0, 0, "0..18446744073709551615",
+	  MB(GC_M_QSGD) | MB(GC_M_CGX), GC_PT_U64, 42, 0, 0, 0, 0, "0..18446744073709551615",
 	  offsetof(gc_params, seed), 0, 0, 0, 0 },
 	{ "levels", MB(GC_M_QSGD), GC_PT_INT, 127, 0, 2, 256, 0, "2..256",
 	  offsetof(gc_params, levels), 0, 0, 0, 0 },
-	{ "bucket_size", MB(GC_M_QSGD), GC_PT_INT, 128, 0, 1, 1048576, 0, "1..1048576",
-	  offsetof(gc_params, bucket_size), 0, 0, 0, 0 },
+	{ "bucket_size", MB(GC_M_QSGD) | MB(GC_M_CGX), GC_PT_INT, 128, 0, 1, 1048576, 0,
+	  "1..1048576", offsetof(gc_params, bucket_size), 0, 0, MB(GC_M_CGX), 512 },
 	{ "momentum", ALL_METHODS, GC_PT_DOUBLE, 0, 0, 0, 1, 0, "[0, 1), e.g. 0.9",
 	  offsetof(gc_params, momentum), 1, ALL_METHODS & ~MB(GC_M_DGC), MB(GC_M_DGC), 0.9 },
 	{ "clip", MB(GC_M_DGC), GC_PT_DOUBLE, 0, 0, 0, 1e9, 0, "[0, 1e9] (0: no clipping)",
 	  offsetof(gc_params, clip), 0, 0, 0, 0 },
 	{ "warmup_steps", MB(GC_M_DGC), GC_PT_INT, 0, 0, 0, 100000000, 0, "0..100000000",
 	  offsetof(gc_params, warmup_steps), 0, 0, 0, 0 },
+	{ "bits", MB(GC_M_CGX), GC_PT_INT, 4, 0, 1, 8, 0, "1..8",
+	  offsetof(gc_params, bits), 0, 0, 0, 0 },
 };
 #define NPDEFS (sizeof(pdefs) / sizeof(pdefs[0]))
 

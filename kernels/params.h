@@ -29,6 +29,7 @@ typedef enum gc_method {
 	GC_M_QSGD,
 	GC_M_EFSIGN_AR,
 	GC_M_DGC,
+	GC_M_CGX,
 	GC_M__COUNT
 } gc_method;
 
@@ -48,12 +49,14 @@ typedef struct gc_params {
 	uint64_t seed;          /* powersgd's Q, randomk's indices, terngrad's and qsgd's
 	                         * rounding; default 42 */
 	int levels;             /* qsgd: quantization levels s, 2..256; default 127 */
-	int bucket_size;        /* qsgd: elements per norm, 1..1048576; default 128 */
+	int bucket_size;        /* qsgd: elements per norm, 1..1048576; default 128; cgx:
+	                         * elements per (min, unit), default 512 */
 	double momentum;        /* every method: momentum SGD in the worker, u = m u + avg,
 	                         * param -= lr u; [0, 1), default 0 (plain SGD); dgc: its
 	                         * momentum correction (kernels/dgc.h), default 0.9 */
 	double clip;            /* dgc: local gradient clipping threshold, [0, 1e9]; 0: off */
 	int warmup_steps;       /* dgc: steps of the sparsity warm-up, 0..100000000; 0 */
+	int bits;               /* cgx: bits per level, 1..8; default 4 */
 } gc_params;
 
 typedef enum gc_param_type { GC_PT_BOOL, GC_PT_INT, GC_PT_DOUBLE, GC_PT_U64 } gc_param_type;

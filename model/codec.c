@@ -170,6 +170,19 @@ static void dgc_ops(const struct codec_in *in, struct ops *e, struct ops *x)
 	sparse_decode(in->pass, in->k, in->p, x);
 }
 
+/* torch_cgx's fused CUDA kernels: encode min/max per bucket and quantize (read g
+ * twice, write the levels), then, after the all-to-all, dequantize the p chunks
+ * received, sum and requantize this worker's chunk (read its p chunks' levels, the
+ * sum written and read twice: 3 / p passes + the levels); decode dequantizes every
+ * chunk (read the levels, write the gradient). 4 launches to encode, 1 to decode. */
+static void cgx_ops(const struct codec_in *in, struct ops *e, struct ops *x)
+{
+	double lv = in->m->p.bits / 32.0, p = in->p > 1 ? in->p : 1;
+
+	*e = (struct ops){ 4, 0, (2 + lv + lv + 3 / p + lv / p) * in->pass, 0 };
+	*x = (struct ops){ 1, 0, (1 + lv) * in->pass, 0 };
+}
+
 /* Per hooks and method: the function that counts its operations (NULL: free). */
 static const codec_fn torch_fns[GC_M__COUNT] = {
 	[GC_M_FP16] = fp16_ops, [GC_M_BF16] = fp16_ops, [GC_M_SIGNSGD] = signsgd_ops,
@@ -177,6 +190,7 @@ static const codec_fn torch_fns[GC_M__COUNT] = {
 	[GC_M_MSTOPK] = mstopk_ops, [GC_M_POWERSGD] = powersgd_fn,
 	[GC_M_RANDOMK] = randomk_ops, [GC_M_TERNGRAD] = terngrad_ops,
 	[GC_M_QSGD] = qsgd_ops, [GC_M_EFSIGN_AR] = efsign_ar_ops, [GC_M_DGC] = dgc_ops,
+	[GC_M_CGX] = cgx_ops,
 };
 static const codec_fn study_fns[GC_M__COUNT] = {
 	[GC_M_SIGNSGD] = study_signsgd_ops, [GC_M_MSTOPK] = study_mstopk_ops,

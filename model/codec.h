@@ -36,6 +36,9 @@
  *             u = m u + g (2, 3), v += u (1, 3), masking u and v (2 launches, 16 k
  *             bytes): 14 launches, 16 passes + 32 k bytes (topk_passes does not apply);
  *             decode as topk
+ *   cgx       (torch_cgx) encode 4 launches, 2 + 2 b/32 + 3/p + b/(32 p) passes (min/max
+ *             and quantize; after the all-to-all dequantize p chunks, sum, requantize
+ *             the own chunk), b = bits; decode 1 launch, 1 + b/32 passes
  * syncsgd costs 0.
  *
  * hooks = GC_HOOKS_STUDY: the hooks of the study's released code as they run

@@ -114,7 +114,8 @@ void gc_wk_layout_release(gc_wk_layout *l);
 
 /* Bytes one rank sends and receives for one round, as a ring would move them:
  * all-reduce of S bytes: 2 (p-1) S / p each way (rounded down); all-gather of S bytes
- * per rank: (p-1) S each way. 0 for p = 1. */
+ * per rank: (p-1) S each way; all-to-all of S bytes to each rank: (p-1) S each way.
+ * 0 for p = 1. */
 void gc_wk_round_bytes(gc_coll coll, gc_dtype dt, size_t count, int world,
 		       uint64_t *sent, uint64_t *recv);
 

@@ -39,6 +39,7 @@ static const struct tcase cases[] = {
 	{ "topk", GC_M_TOPK, "ratio=0.01,ef=1" },
 	{ "mstopk", GC_M_MSTOPK, "ratio=0.01,rounds=20" },
 	{ "dgc", GC_M_DGC, "ratio=0.01,clip=0.5,warmup_steps=4" },
+	{ "cgx", GC_M_CGX, "bits=3" },
 	{ "powersgd", GC_M_POWERSGD, "rank=2" },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))

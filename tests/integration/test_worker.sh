@@ -47,6 +47,8 @@ expect_bytes() { # METHOD P BUCKET_NUMEL_CSV NTENSORS
 		if (m == "syncsgd") s += int(2 * (p - 1) * 4 * x / p)
 		else if (m == "fp16" || m == "bf16" || m == "efsign_ar") s += int(2 * (p - 1) * 2 * x / p)
 		else if (m == "signsgd" || m == "signsgd_scaled") s += (p - 1) * int((x + 7) / 8)
+		else if (m == "cgx:bits=3") { c = int((x + p - 1) / p); f = int(c / 512); r = c - 512 * f
+			s += 2 * (p - 1) * (8 * (f + (r > 0)) + f * 192 + int((3 * r + 7) / 8)) }
 		else if (m == "topk") { k = int(0.01 * x); if (k < 0.01 * x) k++; if (k < 1) k = 1; s += (p - 1) * 8 * k }
 		else s = -1 }
 	print s }'
@@ -55,7 +57,7 @@ expect_bytes() { # METHOD P BUCKET_NUMEL_CSV NTENSORS
 methods_case() { # P
 	local p=$1 bad="" m
 	for m in syncsgd fp16 bf16 signsgd "signsgd:scaled=1,ef=1" topk mstopk "powersgd:rank=2" \
-		 "qsgd:levels=7" efsign_ar "dgc:warmup_steps=2,clip=1"; do
+		 "qsgd:levels=7" efsign_ar "dgc:warmup_steps=2,clip=1" "cgx:bits=3"; do
 		rm -f "$tmp"/m-r*.gcr
 		timeout 120 "${MPI[@]}" -np "$p" "$W" --method $m --workload replay:tiny --iters 3 --warmup 1 \
 			--deadline 30 --out "$tmp/m-r%r.gcr" >"$tmp/out" 2>&1

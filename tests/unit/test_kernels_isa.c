@@ -45,6 +45,8 @@ static const struct mc mcs[] = {
 	{ GC_M_EFSIGN_AR, "ef=0" },
 	{ GC_M_DGC, "" },
 	{ GC_M_DGC, "clip=0.01,warmup_steps=2" },
+	{ GC_M_CGX, "" },
+	{ GC_M_CGX, "bits=7,bucket_size=33" },
 	{ GC_M_QSGD, "levels=5,bucket_size=64" },
 	{ GC_M_SIGNSGD, "" },
 	{ GC_M_SIGNSGD, "scaled=1" },

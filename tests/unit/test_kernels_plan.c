@@ -37,14 +37,14 @@ static void test_table_lookup(void)
 	size_t n;
 	const gc_param_def *t = gc_param_table(&n), *d = gc_param_lookup("ratio");
 
-	CHECK_EQ_INT(n, 13);              /* every field of gc_params but method */
+	CHECK_EQ_INT(n, 14);              /* every field of gc_params but method */
 	CHECK(t && d && !strcmp(d->key, "ratio") && d->type == GC_PT_DOUBLE);
 	CHECK(gc_method_takes(GC_M_TOPK, d) && gc_method_takes(GC_M_MSTOPK, d));
 	CHECK(!gc_method_takes(GC_M_POWERSGD, d) && !gc_method_takes(GC_M_SYNCSGD, d));
 	CHECK(!gc_method_takes((gc_method)99, d));
 	CHECK(gc_param_lookup("colour") == NULL && gc_param_lookup(NULL) == NULL);
 	gc_method_names(buf, sizeof(buf), ", ");
-	CHECK_STR(buf, "syncsgd, fp16, signsgd, topk, mstopk, powersgd, bf16, randomk, terngrad, qsgd, efsign_ar, dgc");
+	CHECK_STR(buf, "syncsgd, fp16, signsgd, topk, mstopk, powersgd, bf16, randomk, terngrad, qsgd, efsign_ar, dgc, cgx");
 	gc_method_names(buf, 12, " ");   /* cut to fit */
 	CHECK_STR(buf, "syncsgd fp1");
 	gc_method_keys(GC_M_POWERSGD, buf, sizeof(buf));
