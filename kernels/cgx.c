@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cgx.h"
+#include "isa.h"
 #include "select.h"
 
 struct cgx_st {
@@ -48,6 +49,103 @@ static gc_rc cgx_init(gc_bucket *b, gc_err *e)
 	return GC_OK;
 }
 
+#if GC_ISA_DISPATCH
+#define DISPATCH(name, args) do { \
+		switch (gc_isa_active()) { \
+		case GC_ISA_AVX512: name##_avx512 args; return; \
+		case GC_ISA_AVX2: name##_avx2 args; return; \
+		default: name##_default args; return; \
+		} \
+	} while (0)
+#else
+#define DISPATCH(name, args) do { name##_default args; return; } while (0)
+#endif
+
+#define PIECE 1024              /* levels computed, then packed, this many at a time */
+
+/* The levels of x[0, m) in a bucket (mn, unit > 0), counter c0 + i: gc_cgx_level with
+ * the generator and the clamps written out so that the loop vectorizes (the same
+ * values: t is in [0, L] before the floor, L <= 255). */
+static inline __attribute__((always_inline)) void
+levels_body(const float *x, size_t m, float mn, float unit, int bits, uint64_t key,
+	    uint64_t c0, uint8_t *lv)
+{
+	const float L = (float)((1u << bits) - 1u);
+
+	for (size_t i = 0; i < m; i++) {
+		uint64_t z = key + (c0 + i + 1) * GC_RNG_GAMMA;
+		float u, t, fl, l;
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		z ^= z >> 31;
+		u = (float)(int32_t)(z >> 40) * (1.0f / 16777216.0f);
+		t = (x[i] - mn) / unit;
+		t = t > 0 ? t : 0.0f;           /* also NaN */
+		t = t < L ? t : L;
+		fl = (float)(int32_t)t;
+		l = fl + (u < t - fl ? 1.0f : 0.0f);
+		l = l < L ? l : L;
+		lv[i] = (uint8_t)(int32_t)l;
+	}
+}
+
+static void levels_default(const float *x, size_t m, float mn, float unit, int bits,
+			   uint64_t key, uint64_t c0, uint8_t *lv)
+{
+	levels_body(x, m, mn, unit, bits, key, c0, lv);
+}
+
+#if GC_ISA_DISPATCH
+GC_TARGET_AVX2 static void levels_avx2(const float *x, size_t m, float mn, float unit,
+				       int bits, uint64_t key, uint64_t c0, uint8_t *lv)
+{
+	levels_body(x, m, mn, unit, bits, key, c0, lv);
+}
+
+GC_TARGET_AVX512 static void levels_avx512(const float *x, size_t m, float mn, float unit,
+					   int bits, uint64_t key, uint64_t c0, uint8_t *lv)
+{
+	levels_body(x, m, mn, unit, bits, key, c0, lv);
+}
+#endif
+
+static void levels(const float *x, size_t m, float mn, float unit, int bits, uint64_t key,
+		   uint64_t c0, uint8_t *lv)
+{
+	DISPATCH(levels, (x, m, mn, unit, bits, key, c0, lv));
+}
+
+/* Pack m levels of `bits` bits from q[0], least significant bits first; m bits is a
+ * multiple of 8 except at a bucket's end. */
+static void pack(const uint8_t *lv, size_t m, int bits, uint8_t *q)
+{
+	uint64_t acc = 0;
+	unsigned nb = 0;
+
+	if (bits == 8) {
+		memcpy(q, lv, m);
+		return;
+	}
+	if (bits == 4) {                /* the default: two to a byte, a loop that vectorizes */
+		for (size_t j = 0; j < m / 2; j++)
+			q[j] = (uint8_t)(lv[2 * j] | lv[2 * j + 1] << 4);
+		if (m % 2)
+			q[m / 2] = lv[m - 1];
+		return;
+	}
+	for (size_t i = 0; i < m; i++) {
+		acc |= (uint64_t)lv[i] << nb;
+		nb += (unsigned)bits;
+		if (nb >= 8) {
+			*q++ = (uint8_t)acc;
+			acc >>= 8;
+			nb -= 8;
+		}
+	}
+	if (nb)
+		*q = (uint8_t)acc;
+}
+
 /* Quantize x[0, m) (elements base.. of the bucket) into out: the (mn, unit) pairs,
  * then the levels of each quantization bucket; draws under key at counter hi + base +
  * i. */
@@ -57,11 +155,10 @@ static void quantize(const float *x, size_t m, size_t base, int bits, size_t d, 
 	size_t nb = (m + d - 1) / d, fb = (d * (size_t)bits + 7) / 8;
 	uint8_t *codes = out + 8 * nb;
 
-	memset(codes, 0, gc_cgx_chunk_bytes(m, bits, d) - 8 * nb);
 #pragma omp parallel for schedule(static) if (nb >= 64)
 	for (size_t k = 0; k < nb; k++) {
 		size_t a = k * d, z = a + d < m ? a + d : m;
-		uint8_t *q = codes + k * fb;
+		uint8_t *q = codes + k * fb, lv[PIECE];
 		float mn = x[a], mx = x[a], unit;
 		for (size_t i = a + 1; i < z; i++) {
 			mn = x[i] < mn ? x[i] : mn;
@@ -70,14 +167,44 @@ static void quantize(const float *x, size_t m, size_t base, int bits, size_t d, 
 		unit = gc_cgx_unit(mn, mx, bits);
 		memcpy(out + 8 * k, &mn, 4);
 		memcpy(out + 8 * k + 4, &unit, 4);
-		for (size_t i = a; i < z; i++) {
-			float u = gc_rng_unit24(key, hi + base + i);
-			unsigned lv = gc_cgx_level(x[i], mn, unit, bits, u);
-			size_t pos = (i - a) * (size_t)bits;
-			q[pos / 8] |= (uint8_t)(lv << (pos % 8));
-			if (pos % 8 + (size_t)bits > 8)
-				q[pos / 8 + 1] |= (uint8_t)(lv >> (8 - pos % 8));
+		for (size_t i = a; i < z; i += PIECE) {
+			size_t len = z - i < PIECE ? z - i : PIECE;
+			if (unit > 0)
+				levels(x + i, len, mn, unit, bits, key, hi + base + i, lv);
+			else
+				memset(lv, 0, len);
+			pack(lv, len, bits, q + (i - a) * (size_t)bits / 8);
 		}
+	}
+}
+
+/* Unpack m levels of `bits` bits from q[0] (pack's layout). */
+static void unpack(const uint8_t *q, size_t m, int bits, uint8_t *lv)
+{
+	uint64_t acc = 0, mask = (1u << bits) - 1u;
+	unsigned nb = 0;
+
+	if (bits == 8) {
+		memcpy(lv, q, m);
+		return;
+	}
+	if (bits == 4) {
+		for (size_t j = 0; j < m / 2; j++) {
+			lv[2 * j] = q[j] & 15u;
+			lv[2 * j + 1] = q[j] >> 4;
+		}
+		if (m % 2)
+			lv[m - 1] = q[m / 2] & 15u;
+		return;
+	}
+	for (size_t i = 0; i < m; i++) {
+		if (nb < (unsigned)bits) {
+			acc |= (uint64_t)*q++ << nb;
+			nb += 8;
+		}
+		lv[i] = (uint8_t)(acc & mask);
+		acc >>= bits;
+		nb -= (unsigned)bits;
 	}
 }
 
@@ -93,12 +220,23 @@ static void dequantize(const uint8_t *in, size_t m, int bits, size_t d, float *y
 	for (size_t k = 0; k < nb; k++) {
 		size_t a = k * d, z = a + d < m ? a + d : m;
 		const uint8_t *q = codes + k * fb;
+		uint8_t lv[PIECE];
 		float mn, unit;
 		memcpy(&mn, in + 8 * k, 4);
 		memcpy(&unit, in + 8 * k + 4, 4);
-		for (size_t i = a; i < z; i++) {
-			float v = gc_cgx_value(gc_cgx_get(q, i - a, bits), mn, unit);
-			y[i] = add == 1 ? y[i] + v : add == 2 ? v / div : v;
+		for (size_t i = a; i < z; i += PIECE) {
+			size_t len = z - i < PIECE ? z - i : PIECE;
+			float *o = y + i;
+			unpack(q + (i - a) * (size_t)bits / 8, len, bits, lv);
+			if (add == 1)
+				for (size_t j = 0; j < len; j++)
+					o[j] = o[j] + gc_cgx_value(lv[j], mn, unit);
+			else if (add == 2)
+				for (size_t j = 0; j < len; j++)
+					o[j] = gc_cgx_value(lv[j], mn, unit) / div;
+			else
+				for (size_t j = 0; j < len; j++)
+					o[j] = gc_cgx_value(lv[j], mn, unit);
 		}
 	}
 }

@@ -148,10 +148,11 @@ if ov_run ov && ov_run nov --no-overlap; then
 	else fail overlap "overlap iter ${it_ov}s exposed ${ex_ov}s; no-overlap iter ${it_no}s exposed ${ex_no}s (compute 0.6 s)"; fi
 else fail overlap "a replay run failed (load $(cut -d' ' -f1 /proc/loadavg)): $(cat "$tmp"/ov.out "$tmp"/nov.out 2>/dev/null | grep -m 3 -iE 'error|deadline|abort' | tr '\n' ' ')"; fi
 
-# ---- real training: the loss falls under syncsgd and each compressor (with EF)
+# ---- real training: the loss falls under syncsgd and each compressor (with EF), with
+# momentum, and under dgc (its own momentum) and cgx
 bad=""
 for m in syncsgd fp16 "signsgd:scaled=1,ef=1" "topk:ef=1" \
-	"mstopk:ef=1" "powersgd:ef=1" "syncsgd:momentum=0.9" "topk:ef=1,momentum=0.9"; do
+	"mstopk:ef=1" "powersgd:ef=1" "syncsgd:momentum=0.9" "topk:ef=1,momentum=0.9" dgc cgx; do
 	rm -f "$tmp"/l-r*.gcr
 	if ! timeout 120 "${MPI[@]}" -np 2 "$W" --method $m --workload train:mlp --iters 40 --warmup 0 \
 		--out "$tmp/l-r%r.gcr" >"$tmp/out" 2>&1; then bad="$bad [$m: run failed]"; continue; fi
