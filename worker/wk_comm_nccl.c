@@ -118,10 +118,22 @@ static gc_rc nccl_run(gc_wk_comm *c, const gc_round *r, int bucket, gc_err *e)
 	if (use_device(c))
 		return gc_fail(e, GC_E_CUDA, "rank %d: cannot select GPU %d for bucket %d", c->rank,
 			       s->dev, bucket);
-	if (r->coll == GC_COLL_ALLTOALL)      /* cgx, which has no CUDA kernels yet */
-		return gc_fail(e, GC_E_UNSUPPORTED, "rank %d: bucket %d needs an all-to-all, which "
-			       "the NCCL back end does not run; use --backend mpi", c->rank, bucket);
-	if (r->coll == GC_COLL_ALLREDUCE)
+	if (r->coll == GC_COLL_ALLTOALL) {    /* cgx: block j to rank j, NCCL's send/recv */
+		size_t sz = r->count;           /* U8 */
+		what = "ncclSend/ncclRecv (all-to-all)";
+		nr = ncclGroupStart();
+		for (int peer = 0; nr == ncclSuccess && peer < c->world; peer++) {
+			nr = ncclSend((const char *)r->send + (size_t)peer * sz, sz, ncclUint8, peer,
+				      s->comm, s->cs);
+			if (nr == ncclSuccess)
+				nr = ncclRecv((char *)r->recv + (size_t)peer * sz, sz, ncclUint8, peer,
+					      s->comm, s->cs);
+		}
+		if (nr == ncclSuccess)
+			nr = ncclGroupEnd();
+		else
+			ncclGroupEnd();
+	} else if (r->coll == GC_COLL_ALLREDUCE)
 		nr = ncclAllReduce(r->send, r->recv, r->count, r->dtype == GC_DT_F16 ? ncclHalf :
 				   r->dtype == GC_DT_BF16 ? ncclBfloat16 : ncclFloat,
 				   ncclSum, s->comm, s->cs);

@@ -747,6 +747,8 @@ static void test_cuda_stream_offsets(void)
 		{ GC_M_EFSIGN_AR, { "ef=1" }, 0, 0 },
 		{ GC_M_EFSIGN_AR, { "ef=0" }, 0, 0 },
 		{ GC_M_DGC, { "ratio=0.01", "clip=20", "warmup_steps=2" }, 0, 1 },
+		{ GC_M_CGX, { "bits=3", "bucket_size=100" }, 0, 1 },
+		{ GC_M_CGX, { "bits=4" }, 0, 1 },
 		{ GC_M_SIGNSGD, { "scaled=1", "ef=1" }, 0, 1 },
 		{ GC_M_SIGNSGD, { "scaled=0", "ef=0" }, 0, 1 },
 		{ GC_M_TOPK, { "ratio=0.01", "ef=1" }, 0, 1 },
@@ -789,7 +791,7 @@ static void test_cuda_model_buckets(void)
 	static const struct mc cs[] = {
 		{ GC_M_SYNCSGD, 0, 0 }, { GC_M_FP16, 0, 0 }, { GC_M_BF16, 0, 0 }, { GC_M_RANDOMK, 0, 0 },
 		{ GC_M_TERNGRAD, 0, 1 }, { GC_M_QSGD, 0, 1 },
-		{ GC_M_EFSIGN_AR, 0, 0 }, { GC_M_DGC, 0, 1 },
+		{ GC_M_EFSIGN_AR, 0, 0 }, { GC_M_DGC, 0, 1 }, { GC_M_CGX, 0, 1 },
 		{ GC_M_SIGNSGD, 0, 1 }, { GC_M_TOPK, 0, 1 }, { GC_M_MSTOPK, 0, 1 }, { GC_M_POWERSGD, 1e-3, 0 },
 	};
 	size_t mi, i, nt = 0;
