@@ -57,6 +57,9 @@ static const struct mcase cases[] = {
 	{ "signsgd scaled+ef", GC_M_SIGNSGD, "scaled=1,ef=1" },
 	{ "topk 1%", GC_M_TOPK, "ratio=0.01" },
 	{ "mstopk 1% r20", GC_M_MSTOPK, "ratio=0.01,rounds=20" },
+	{ "dgc 1% m0.9", GC_M_DGC, "ratio=0.01" },
+	{ "cgx 4-bit", GC_M_CGX, "" },
+	{ "cgx 8-bit", GC_M_CGX, "bits=8" },
 	{ "powersgd rank 4", GC_M_POWERSGD, "rank=4" },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
@@ -195,7 +198,8 @@ static double bench_copy(struct clk *k, void *dst, const void *src, size_t bytes
 }
 
 /* The collective for worker 0 of WORLD, faked: every worker sent worker 0's payload
- * (all-gather), or the sum is left as worker 0's own values (all-reduce). */
+ * (all-gather), or the sum is left as worker 0's own values (all-reduce), or every
+ * worker sent worker 0's own blocks (all-to-all). */
 static void fake_round(gc_backend be, const gc_round *r)
 {
 	size_t bytes = r->count * gc_dtype_size(r->dtype);
@@ -204,6 +208,8 @@ static void fake_round(gc_backend be, const gc_round *r)
 		xcopy(be, (char *)r->recv + (size_t)w * bytes, r->send, bytes);
 	if (r->coll == GC_COLL_ALLREDUCE && r->recv != r->send)
 		xcopy(be, r->recv, r->send, bytes);
+	if (r->coll == GC_COLL_ALLTOALL)
+		xcopy(be, r->recv, r->send, bytes * WORLD);
 	xsync(be);
 }
 
@@ -287,6 +293,19 @@ static double floor_x(const gc_params *p, const gc_plan *pl)
 	                         * avg and reads p payloads */
 		b = 4 * n + (p->ef ? 8 * n : 0) + 8 * k + 4 * n + P * 8 * k;
 		break;
+	case GC_M_CGX: {        /* read g once (a bucket of 512 stays in cache for its min,
+	                         * max and levels), write the p chunks; read the p chunks
+	                         * received, write the requantized sum (one chunk: summed in
+	                         * cache, bucket by bucket); decode reads p chunks, writes
+	                         * avg. pay is the p chunks plus one */
+		double chunks = pay * P / (P + 1);
+		b = 4 * n + chunks + chunks + chunks / P + chunks + 4 * n;
+		break;
+	}
+	case GC_M_DGC:          /* read g, u, v; write u, v (u = m u + g, v += u); write the
+	                         * k pairs; decode as topk; clipping reads g once more */
+		b = 20 * n + (p->clip > 0 ? 4 * n : 0) + 8 * k + 4 * n + P * 8 * k;
+		break;
 	case GC_M_POWERSGD: {   /* matrices with EF: read g, e, write M = g + e (P = M Q on
 	                         * the way); read M for Q = M^T P; e' = M - P Q^T reads M,
 	                         * writes e. Without: read g for P, again for Q. Decode
@@ -334,7 +353,11 @@ static gc_rc bench_case(const struct model *m, const struct mcase *c, gc_backend
 	res->payload = gc_bucket_payload_bytes(b);
 	{
 		gc_plan pl;
-		gc_plan_bucket(&pl, &p, m->t, m->nt);
+		gc_plan_begin(&pl, &p);
+		pl.world = WORLD;               /* cgx's chunks */
+		for (size_t i = 0; i < m->nt; i++)
+			gc_plan_add(&pl, &m->t[i]);
+		gc_plan_end(&pl);
 		res->floor_x = floor_x(&p, &pl);
 	}
 	res->enc_ms = median_ms(enc, reps);

@@ -16,7 +16,7 @@ static const struct gc_method_ops *const cpu_ops[GC_M__COUNT] = {
 	&gc_cpu_syncsgd_ops, &gc_cpu_fp16_ops, &gc_cpu_signsgd_ops,
 	&gc_cpu_topk_ops, &gc_cpu_mstopk_ops, &gc_cpu_powersgd_ops, &gc_cpu_bf16_ops,
 	&gc_cpu_randomk_ops, &gc_cpu_terngrad_ops,
-	&gc_cpu_qsgd_ops, &gc_cpu_efsign_ar_ops,
+	&gc_cpu_qsgd_ops, &gc_cpu_efsign_ar_ops, &gc_cpu_dgc_ops, &gc_cpu_cgx_ops,
 };
 
 int gc_cuda_available(void)
@@ -100,7 +100,11 @@ gc_rc gc_bucket_new(gc_bucket **out, const gc_params *p, gc_backend be, void *st
 	b->nround = -1;         /* not encoded */
 	rc = copy_layout(b, t, nt, e);
 	if (!rc) {
-		gc_plan_bucket(&b->plan, p, b->t, b->nt);
+		gc_plan_begin(&b->plan, p);
+		b->plan.world = world;
+		for (size_t i = 0; i < b->nt; i++)
+			gc_plan_add(&b->plan, &b->t[i]);
+		gc_plan_end(&b->plan);
 		rc = lookup_ops(b, e);
 	}
 	if (!rc)

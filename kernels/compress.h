@@ -79,6 +79,19 @@
  *   in element order / n_t, rounded to float), h_t = bf16(m_t / p); payload element
  *   i = h_t with the sign bit set iff c_i < 0, all-reduced as bf16's (a bf16 sum);
  *   decode float(sum). EF: e' = c - sign(c) (p float(h_t)), sign(c) = -1 iff c < 0.
+ * - dgc (kernels/dgc.h): per tensor, with clip > 0, g = g f, f = (float)((clip /
+ *   sqrt(p)) / ||g||) when ||g|| > clip / sqrt(p) (the norm's squares summed in double
+ *   per block of 1024 in order, then the blocks in order); u = m u + g; v = v + u (m =
+ *   momentum, float); the k = gc_dgc_k(step) largest |v| sent as topk's payload
+ *   (warm-up: the first warmup_steps steps send more, 25% to 0.39%; the round's count
+ *   is then above the plan's, which is the final k); u = v = 0 where sent; decode as
+ *   topk. gc_bucket_residual gives v.
+ * - cgx (kernels/cgx.h): max-min quantization of p chunks of the bucket to `bits` bits
+ *   per quantization bucket of bucket_size elements, stochastic rounding keyed by
+ *   (seed, 0, step), counter w 2^32 + i; round 0 all-to-all (chunk j to worker j);
+ *   worker j dequantizes its p chunks, sums them in float in worker order, requantizes
+ *   the sum (key (seed, 1, step), counter i); round 1 all-gathers the requantized
+ *   chunks; decode: dequantized / p. No error feedback.
  * - syncsgd: all-reduce of c in float32, decode sum / p.
  * All-reduce is a sum. gc_bucket_residual gives e' for methods with error feedback.
  * kernels/params.h holds the method table (names, parameters, defaults, ranges);
@@ -95,7 +108,7 @@
 #include "result.h"
 
 typedef enum gc_backend { GC_BACKEND_CPU, GC_BACKEND_CUDA } gc_backend;
-typedef enum gc_coll { GC_COLL_ALLREDUCE, GC_COLL_ALLGATHER } gc_coll;
+typedef enum gc_coll { GC_COLL_ALLREDUCE, GC_COLL_ALLGATHER, GC_COLL_ALLTOALL } gc_coll;
 typedef enum gc_dtype { GC_DT_F32, GC_DT_F16, GC_DT_U8, GC_DT_BF16 } gc_dtype;
 
 /* One tensor of a bucket: ndim 1 tensors are never compressed as matrices. */
@@ -112,7 +125,10 @@ typedef struct gc_round {
 	const void *send;       /* count elements of dtype */
 	size_t count;
 	void *recv;             /* all-reduce: count elements (may equal send); all-gather:
-	                         * count * world elements, worker w's at offset w * count */
+	                         * count * world elements, worker w's at offset w * count;
+	                         * all-to-all (cgx): send and recv count * world elements,
+	                         * send's block j goes to worker j, recv's block w is what
+	                         * worker w sent to this one */
 } gc_round;
 
 typedef struct gc_bucket gc_bucket;

@@ -51,7 +51,7 @@ void gc_round_bind(gc_bucket *b, const void *send0, void *recv0, const void *sen
 extern const struct gc_method_ops gc_cpu_syncsgd_ops, gc_cpu_fp16_ops, gc_cpu_signsgd_ops,
 	gc_cpu_topk_ops, gc_cpu_mstopk_ops, gc_cpu_powersgd_ops, gc_cpu_bf16_ops,
 	gc_cpu_randomk_ops, gc_cpu_terngrad_ops,
-	gc_cpu_qsgd_ops, gc_cpu_efsign_ar_ops;
+	gc_cpu_qsgd_ops, gc_cpu_efsign_ar_ops, gc_cpu_dgc_ops, gc_cpu_cgx_ops;
 
 #if GC_HAVE_CUDA
 /* The CUDA table for a method (kernels/cuda/dispatch.cu), NULL if none. */

@@ -3,14 +3,16 @@ KERNEL_SRCS := kernels/isa.c kernels/params.c kernels/plan.c kernels/compress.c 
                kernels/select.c kernels/sparse.c kernels/syncsgd.c kernels/fp16.c kernels/signsgd.c \
                kernels/topk.c kernels/mstopk.c kernels/powersgd.c kernels/bf16.c \
                kernels/randomk.c kernels/terngrad.c kernels/qsgd.c \
-               kernels/efsign_ar.c
+               kernels/efsign_ar.c kernels/dgc.c kernels/cgx.c
 LIB_SRCS += $(KERNEL_SRCS)
 UNIT_TESTS += $(BUILD)/tests/test_kernels $(BUILD)/tests/test_kernels_methods \
               $(BUILD)/tests/test_kernels_plan $(BUILD)/tests/test_kernels_isa \
               $(BUILD)/tests/test_kernels_rng $(BUILD)/tests/test_kernels_randomk \
               $(BUILD)/tests/test_kernels_terngrad \
               $(BUILD)/tests/test_kernels_qsgd \
-              $(BUILD)/tests/test_kernels_efsign_ar
+              $(BUILD)/tests/test_kernels_efsign_ar \
+              $(BUILD)/tests/test_kernels_dgc \
+              $(BUILD)/tests/test_kernels_cgx
 BINS += $(BUILD)/bin/gcbench-bench-kernels
 INTEG_TESTS += tests/integration/test_compress_cli.sh tests/integration/test_portable.sh \
                tests/integration/test_run_baselines.sh

@@ -11,37 +11,46 @@
 
 static const char *const method_names[GC_M__COUNT] = {
 	"syncsgd", "fp16", "signsgd", "topk", "mstopk", "powersgd", "bf16", "randomk", "terngrad",
-	"qsgd", "efsign_ar",
+	"qsgd", "efsign_ar", "dgc", "cgx",
 };
 
 #define MB(m) GC_METHOD_BIT(m)
+#define ALL_METHODS (GC_METHOD_BIT(GC_M__COUNT) - 1u)
 
 static const gc_param_def pdefs[] = {
 	{ "ef", MB(GC_M_SIGNSGD) | MB(GC_M_TOPK) | MB(GC_M_MSTOPK) | MB(GC_M_POWERSGD) |
 	  MB(GC_M_RANDOMK) | MB(GC_M_EFSIGN_AR),
 	  GC_PT_BOOL, 1, MB(GC_M_SYNCSGD) | MB(GC_M_FP16) | MB(GC_M_SIGNSGD) | MB(GC_M_BF16) |
-	  MB(GC_M_TERNGRAD) | MB(GC_M_QSGD),
+	  MB(GC_M_TERNGRAD) | MB(GC_M_QSGD) | MB(GC_M_DGC) | MB(GC_M_CGX),
 	  0, 1, 0,
-	  "0 or 1", offsetof(gc_params, ef) },
+	  "0 or 1", offsetof(gc_params, ef), 0, 0, 0, 0 },
 	{ "scaled", MB(GC_M_SIGNSGD), GC_PT_BOOL, 0, 0, 0, 1, 0, "0 or 1",
-	  offsetof(gc_params, scaled) },
-	{ "ratio", MB(GC_M_TOPK) | MB(GC_M_MSTOPK) | MB(GC_M_RANDOMK), GC_PT_DOUBLE, 0.01, 0, 0, 1, 1,
-	  "(0, 1], e.g. 0.01 for 1%", offsetof(gc_params, ratio) },
+	  offsetof(gc_params, scaled), 0, 0, 0, 0 },
+	{ "ratio", MB(GC_M_TOPK) | MB(GC_M_MSTOPK) | MB(GC_M_RANDOMK) | MB(GC_M_DGC), GC_PT_DOUBLE, 0.01, 0, 0, 1, 1,
+	  "(0, 1], e.g. 0.01 for 1%", offsetof(gc_params, ratio), 0, 0, 0, 0 },
 	{ "rounds", MB(GC_M_MSTOPK), GC_PT_INT, 20, 0, 1, 64, 0, "1..64",
-	  offsetof(gc_params, rounds) },
+	  offsetof(gc_params, rounds), 0, 0, 0, 0 },
 	{ "rank", MB(GC_M_POWERSGD), GC_PT_INT, 4, 0, 1, 32, 0, "1..32",
-	  offsetof(gc_params, rank) },
+	  offsetof(gc_params, rank), 0, 0, 0, 0 },
 	{ "warm_start", MB(GC_M_POWERSGD), GC_PT_BOOL, 1, 0, 0, 1, 0, "0 or 1",
-	  offsetof(gc_params, warm_start) },
+	  offsetof(gc_params, warm_start), 0, 0, 0, 0 },
 	{ "min_compression", MB(GC_M_POWERSGD), GC_PT_DOUBLE, 2, 0, 1, 1e9, 0, "[1, 1e9]",
-	  offsetof(gc_params, min_compression) },
+	  offsetof(gc_params, min_compression), 0, 0, 0, 0 },
 	{ "seed", MB(GC_M_POWERSGD) | MB(GC_M_RANDOMK) | MB(GC_M_TERNGRAD) |
-	  MB(GC_M_QSGD), GC_PT_U64, 42, 0, 0, 0, 0, "0..18446744073709551615",
-	  offsetof(gc_params, seed) },
+	  MB(GC_M_QSGD) | MB(GC_M_CGX), GC_PT_U64, 42, 0, 0, 0, 0, "0..18446744073709551615",
+	  offsetof(gc_params, seed), 0, 0, 0, 0 },
 	{ "levels", MB(GC_M_QSGD), GC_PT_INT, 127, 0, 2, 256, 0, "2..256",
-	  offsetof(gc_params, levels) },
-	{ "bucket_size", MB(GC_M_QSGD), GC_PT_INT, 128, 0, 1, 1048576, 0, "1..1048576",
-	  offsetof(gc_params, bucket_size) },
+	  offsetof(gc_params, levels), 0, 0, 0, 0 },
+	{ "bucket_size", MB(GC_M_QSGD) | MB(GC_M_CGX), GC_PT_INT, 128, 0, 1, 1048576, 0,
+	  "1..1048576", offsetof(gc_params, bucket_size), 0, 0, MB(GC_M_CGX), 512 },
+	{ "momentum", ALL_METHODS, GC_PT_DOUBLE, 0, 0, 0, 1, 0, "[0, 1), e.g. 0.9",
+	  offsetof(gc_params, momentum), 1, ALL_METHODS & ~MB(GC_M_DGC), MB(GC_M_DGC), 0.9 },
+	{ "clip", MB(GC_M_DGC), GC_PT_DOUBLE, 0, 0, 0, 1e9, 0, "[0, 1e9] (0: no clipping)",
+	  offsetof(gc_params, clip), 0, 0, 0, 0 },
+	{ "warmup_steps", MB(GC_M_DGC), GC_PT_INT, 0, 0, 0, 100000000, 0, "0..100000000",
+	  offsetof(gc_params, warmup_steps), 0, 0, 0, 0 },
+	{ "bits", MB(GC_M_CGX), GC_PT_INT, 4, 0, 1, 8, 0, "1..8",
+	  offsetof(gc_params, bits), 0, 0, 0, 0 },
 };
 #define NPDEFS (sizeof(pdefs) / sizeof(pdefs[0]))
 
@@ -162,12 +171,14 @@ void gc_params_default(gc_params *p, gc_method m)
 	memset(p, 0, sizeof(*p));
 	p->method = m;
 	for (i = 0; i < NPDEFS; i++)
-		field_put(p, &pdefs[i], (pdefs[i].def_zero & MB(m)) ? 0 : pdefs[i].def);
+		field_put(p, &pdefs[i], (pdefs[i].def_zero & MB(m)) ? 0 :
+			  (pdefs[i].alt & MB(m)) ? pdefs[i].alt_def : pdefs[i].def);
 }
 
 static int in_range(const gc_param_def *d, double v)
 {
-	return v >= d->min && v <= d->max && !(d->min_open && v <= d->min);
+	return v >= d->min && v <= d->max && !(d->min_open && v <= d->min) &&
+	       !(d->max_open && v >= d->max);
 }
 
 gc_param_fault gc_param_put(gc_params *p, const gc_param_def *d, const char *text)
@@ -319,6 +330,8 @@ void gc_params_format(const gc_params *p, char *buf, size_t len)
 		uint64_t u;
 
 		if (!gc_method_takes(p->method, d))
+			continue;
+		if ((d->quiet & MB(p->method)) && field_get(p, d) == 0)
 			continue;
 		if (d->type == GC_PT_DOUBLE) {
 			fmt_double(num, sizeof(num), field_get(p, d));

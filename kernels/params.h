@@ -28,6 +28,8 @@ typedef enum gc_method {
 	GC_M_TERNGRAD,
 	GC_M_QSGD,
 	GC_M_EFSIGN_AR,
+	GC_M_DGC,
+	GC_M_CGX,
 	GC_M__COUNT
 } gc_method;
 
@@ -39,7 +41,7 @@ typedef struct gc_params {
 	int ef;                 /* error feedback: signsgd (needs scaled), topk, mstopk, powersgd,
 	                         * randomk, efsign_ar */
 	int scaled;             /* signsgd: scaled sign (EF-signSGD) instead of majority vote */
-	double ratio;           /* topk, mstopk, randomk: fraction kept, (0, 1]; default 0.01 */
+	double ratio;           /* topk, mstopk, randomk, dgc: fraction kept, (0, 1]; default 0.01 */
 	int rounds;             /* mstopk: bisection rounds, 1..64; default 20 */
 	int rank;               /* powersgd: 1..32; default 4 */
 	int warm_start;         /* powersgd: reuse Q across steps; default 1 */
@@ -47,7 +49,14 @@ typedef struct gc_params {
 	uint64_t seed;          /* powersgd's Q, randomk's indices, terngrad's and qsgd's
 	                         * rounding; default 42 */
 	int levels;             /* qsgd: quantization levels s, 2..256; default 127 */
-	int bucket_size;        /* qsgd: elements per norm, 1..1048576; default 128 */
+	int bucket_size;        /* qsgd: elements per norm, 1..1048576; default 128; cgx:
+	                         * elements per (min, unit), default 512 */
+	double momentum;        /* every method: momentum SGD in the worker, u = m u + avg,
+	                         * param -= lr u; [0, 1), default 0 (plain SGD); dgc: its
+	                         * momentum correction (kernels/dgc.h), default 0.9 */
+	double clip;            /* dgc: local gradient clipping threshold, [0, 1e9]; 0: off */
+	int warmup_steps;       /* dgc: steps of the sparsity warm-up, 0..100000000; 0 */
+	int bits;               /* cgx: bits per level, 1..8; default 4 */
 } gc_params;
 
 typedef enum gc_param_type { GC_PT_BOOL, GC_PT_INT, GC_PT_DOUBLE, GC_PT_U64 } gc_param_type;
@@ -64,6 +73,13 @@ typedef struct gc_param_def {
 	int min_open;           /* min itself is not valid */
 	const char *range;      /* the valid values in words, for messages: "1..32" */
 	size_t off;             /* offsetof(gc_params, the field) */
+	int max_open;           /* max itself is not valid */
+	unsigned quiet;         /* methods whose canonical text (gc_params_format) leaves
+	                         * it out while it is 0, so that adding it changed no
+	                         * stored text (momentum) */
+	unsigned alt;           /* methods whose default is alt_def instead (dgc's
+	                         * momentum 0.9, cgx's bucket_size 512) */
+	double alt_def;
 } gc_param_def;
 
 /* The table, *n entries, in canonical order (that of gc_params_format). Static. */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "cgx.h"
 #include "qsgd.h"
 
 size_t gc_ddp_buckets(const size_t *numel, size_t nt, double first_bytes, double bytes,
@@ -83,6 +84,7 @@ void gc_plan_begin(gc_plan *pl, const gc_params *p)
 {
 	memset(pl, 0, sizeof(*pl));
 	pl->p = *p;
+	pl->world = 1;
 }
 
 void gc_plan_add(gc_plan *pl, const gc_tensor_desc *d)
@@ -128,6 +130,7 @@ void gc_plan_end(gc_plan *pl)
 		break;
 	case GC_M_TOPK:
 	case GC_M_MSTOPK:         /* k uint32 indices, then k float values */
+	case GC_M_DGC:            /* (the final k; the warm-up's steps send more) */
 		pl->k = gc_topk_k(&pl->p, pl->numel);
 		set_round(pl, GC_COLL_ALLGATHER, GC_DT_U8, 8 * pl->k);
 		break;
@@ -138,6 +141,13 @@ void gc_plan_end(gc_plan *pl)
 		set_round(pl, GC_COLL_ALLGATHER, GC_DT_U8, 4 * pl->nqb +
 			  (pl->numel * gc_qsgd_width(pl->p.levels) + 7) / 8);
 		break;
+	case GC_M_CGX: {          /* quantized chunks: all-to-all, then the requantized sums */
+		size_t slot = gc_cgx_slot(pl->numel, pl->world, pl->p.bits,
+					  (size_t)pl->p.bucket_size);
+		set_round(pl, GC_COLL_ALLTOALL, GC_DT_U8, slot);
+		set_round(pl, GC_COLL_ALLGATHER, GC_DT_U8, slot);
+		break;
+	}
 	case GC_M_RANDOMK:        /* the k values at the shared indices, summed */
 		pl->k = gc_topk_k(&pl->p, pl->numel);
 		set_round(pl, GC_COLL_ALLREDUCE, GC_DT_F32, pl->k);
@@ -167,7 +177,8 @@ size_t gc_plan_round_bytes(const gc_plan *pl, int i)
 {
 	if (i < 0 || i >= pl->nround)
 		return 0;
-	return pl->round[i].count * gc_dtype_size(pl->round[i].dtype);
+	return pl->round[i].count * gc_dtype_size(pl->round[i].dtype) *
+	       (pl->round[i].coll == GC_COLL_ALLTOALL ? (size_t)pl->world : 1);
 }
 
 size_t gc_plan_payload_bytes(const gc_plan *pl)

@@ -70,7 +70,10 @@ typedef struct gc_plan_round {
 typedef struct gc_plan {
 	gc_params p;
 	size_t nt, numel;       /* tensors, elements */
-	size_t k;               /* topk, mstopk, randomk: elements sent (gc_topk_k); else 0 */
+	int world;              /* workers (1 unless set between begin and end: cgx's chunks
+	                         * depend on it) */
+	size_t k;               /* topk, mstopk, randomk, dgc: elements sent (gc_topk_k; dgc:
+	                         * after its warm-up); else 0 */
 	size_t np, nu, nq;      /* powersgd: floats of all P, of the uncompressed tensors,
 	                         * of all Q; else 0 */
 	size_t ncomp;           /* powersgd: tensors compressed */
@@ -88,7 +91,8 @@ void gc_plan_end(gc_plan *pl);
 /* The three in one, for a bucket of nt tensors. */
 void gc_plan_bucket(gc_plan *pl, const gc_params *p, const gc_tensor_desc *t, size_t nt);
 
-/* Bytes one worker sends in round i (0 if there is no such round), in all rounds. */
+/* Bytes one worker sends in round i (0 if there is no such round), in all rounds. An
+ * all-to-all round counts its whole send buffer (count * world elements). */
 size_t gc_plan_round_bytes(const gc_plan *pl, int i);
 size_t gc_plan_payload_bytes(const gc_plan *pl);
 

@@ -87,14 +87,24 @@ static gc_rc run_round(gc_bucket **w, int p, const gc_round *rs, void **host, vo
 		       gc_err *e)
 {
 	size_t bytes = rs[0].count * gc_dtype_size(rs[0].dtype);
-	size_t rbytes = rs[0].coll == GC_COLL_ALLGATHER ? bytes * (size_t)p : bytes;
+	size_t rbytes = rs[0].coll != GC_COLL_ALLREDUCE ? bytes * (size_t)p : bytes;
 	gc_rc rc = GC_OK;
 	int i;
 
 	for (i = 0; i < p && !rc; i++)
-		rc = xfer(w[i], host[i], rs[i].send, bytes, 1);
+		rc = xfer(w[i], host[i], rs[i].send, rs[0].coll == GC_COLL_ALLTOALL ? rbytes : bytes, 1);
 	if (rc)
 		return gc_fail(e, rc, "simulate: cannot read worker %d's payload", i - 1);
+	if (rs[0].coll == GC_COLL_ALLTOALL) {     /* worker i gets block i of every worker */
+		for (i = 0; i < p && !rc; i++) {
+			for (int s = 0; s < p; s++)
+				memcpy((char *)res + (size_t)s * bytes,
+				       (const char *)host[s] + (size_t)i * bytes, bytes);
+			rc = xfer(w[i], rs[i].recv, res, rbytes, 0);
+		}
+		return rc ? gc_fail(e, rc, "simulate: cannot deliver the result to worker %d",
+				    i - 1) : GC_OK;
+	}
 	if (rs[0].coll == GC_COLL_ALLGATHER) {
 		for (i = 0; i < p; i++)
 			memcpy((char *)res + (size_t)i * bytes, host[i], bytes);
@@ -137,6 +147,8 @@ static gc_rc run_rounds(gc_bucket **w, int p, gc_err *e)
 
 	while (!rc && next_round(w, p, rs, &rc, e)) {
 		size_t bytes = rs[0].count * gc_dtype_size(rs[0].dtype);
+		if (rs[0].coll == GC_COLL_ALLTOALL)
+			bytes *= (size_t)p;           /* each send holds p blocks */
 		for (i = 0; i < p && !rc; i++) {
 			free(host[i]);
 			host[i] = malloc(bytes ? bytes : 1);

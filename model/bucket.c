@@ -111,10 +111,17 @@ gc_rc gc_model_method_parse(const char *spec, gc_model_method *out, gc_err *e)
 int gc_model_payload(const gc_arch *a, const gc_bucket_span *s, const gc_model_method *m,
 		     size_t *round0, size_t *round1)
 {
+	return gc_model_payload_p(a, s, m, 1, round0, round1);
+}
+
+int gc_model_payload_p(const gc_arch *a, const gc_bucket_span *s, const gc_model_method *m,
+		       int p, size_t *round0, size_t *round1)
+{
 	gc_plan pl;
 	size_t j;
 
 	gc_plan_begin(&pl, &m->p);
+	pl.world = p > 1 ? p : 1;
 	for (j = 0; j < s->count; j++) {
 		gc_tensor_desc d = gc_model_tensor(a, s, j);
 		gc_plan_add(&pl, &d);
@@ -122,6 +129,8 @@ int gc_model_payload(const gc_arch *a, const gc_bucket_span *s, const gc_model_m
 	gc_plan_end(&pl);
 	*round0 = gc_plan_round_bytes(&pl, 0);
 	*round1 = gc_plan_round_bytes(&pl, 1);
+	if (pl.round[0].coll == GC_COLL_ALLTOALL)
+		*round1 = 0;
 	return pl.round[0].coll == GC_COLL_ALLGATHER;
 }
 
@@ -134,6 +143,7 @@ double gc_model_decode_elems(const gc_model_method *m, size_t n, int p)
 		return (double)n * p;
 	case GC_M_TOPK:
 	case GC_M_MSTOPK:
+	case GC_M_DGC:
 		return (double)n + (double)gc_topk_k(&m->p, n) * p;
 	case GC_M_POWERSGD:
 	case GC_M_FP16:
@@ -141,6 +151,8 @@ double gc_model_decode_elems(const gc_model_method *m, size_t n, int p)
 	case GC_M_RANDOMK:
 	case GC_M_EFSIGN_AR:
 		return (double)n;
+	case GC_M_CGX:          /* the p chunks of this worker's, then the whole bucket */
+		return 2.0 * (double)n;
 	default:
 		return 0;
 	}

@@ -160,13 +160,37 @@ static void efsign_ar_ops(const struct codec_in *in, struct ops *e, struct ops *
 	*x = (struct ops){ 1, 0, 1.5 * in->pass, 0 };
 }
 
+/* GRACE's dgc (momentum correction, clipping, masking) around a top-k: clip (norm,
+ * divide, multiply: 3 launches, 3 passes), u = m u + g (2 launches, 3 passes), v += u
+ * (1 launch, 3 passes), then topk's selection of |v|, and masking u and v where sent
+ * (2 launches, 16 k bytes); decode as topk. */
+static void dgc_ops(const struct codec_in *in, struct ops *e, struct ops *x)
+{
+	*e = (struct ops){ 6 + 8, 0, (7 + 9) * in->pass + 32 * in->k, 0 };
+	sparse_decode(in->pass, in->k, in->p, x);
+}
+
+/* torch_cgx's fused CUDA kernels: encode min/max per bucket and quantize (read g
+ * twice, write the levels), then, after the all-to-all, dequantize the p chunks
+ * received, sum and requantize this worker's chunk (read its p chunks' levels, the
+ * sum written and read twice: 3 / p passes + the levels); decode dequantizes every
+ * chunk (read the levels, write the gradient). 4 launches to encode, 1 to decode. */
+static void cgx_ops(const struct codec_in *in, struct ops *e, struct ops *x)
+{
+	double lv = in->m->p.bits / 32.0, p = in->p > 1 ? in->p : 1;
+
+	*e = (struct ops){ 4, 0, (2 + lv + lv + 3 / p + lv / p) * in->pass, 0 };
+	*x = (struct ops){ 1, 0, (1 + lv) * in->pass, 0 };
+}
+
 /* Per hooks and method: the function that counts its operations (NULL: free). */
 static const codec_fn torch_fns[GC_M__COUNT] = {
 	[GC_M_FP16] = fp16_ops, [GC_M_BF16] = fp16_ops, [GC_M_SIGNSGD] = signsgd_ops,
 	[GC_M_TOPK] = topk_ops,
 	[GC_M_MSTOPK] = mstopk_ops, [GC_M_POWERSGD] = powersgd_fn,
 	[GC_M_RANDOMK] = randomk_ops, [GC_M_TERNGRAD] = terngrad_ops,
-	[GC_M_QSGD] = qsgd_ops, [GC_M_EFSIGN_AR] = efsign_ar_ops,
+	[GC_M_QSGD] = qsgd_ops, [GC_M_EFSIGN_AR] = efsign_ar_ops, [GC_M_DGC] = dgc_ops,
+	[GC_M_CGX] = cgx_ops,
 };
 static const codec_fn study_fns[GC_M__COUNT] = {
 	[GC_M_SIGNSGD] = study_signsgd_ops, [GC_M_MSTOPK] = study_mstopk_ops,

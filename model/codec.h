@@ -32,6 +32,13 @@
  *             4p + 1 launches, 3.25 p + 1 passes (unpack, scale by norm / s, add)
  *   efsign_ar encode 7 launches, 4.5 passes (EF add, mean |c|, sign, scale, bf16,
  *             residual); decode 1 launch, 1.5 passes (bf16 sum to float)
+ *   dgc       encode topk's 6 launches and 7 passes + clipping (3 launches, 3 passes),
+ *             u = m u + g (2, 3), v += u (1, 3), masking u and v (2 launches, 16 k
+ *             bytes): 14 launches, 16 passes + 32 k bytes (topk_passes does not apply);
+ *             decode as topk
+ *   cgx       (torch_cgx) encode 4 launches, 2 + 2 b/32 + 3/p + b/(32 p) passes (min/max
+ *             and quantize; after the all-to-all dequantize p chunks, sum, requantize
+ *             the own chunk), b = bits; decode 1 launch, 1 + b/32 passes
  * syncsgd costs 0.
  *
  * hooks = GC_HOOKS_STUDY: the hooks of the study's released code as they run

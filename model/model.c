@@ -130,7 +130,7 @@ gc_rc gc_model_comm_terms(const gc_arch *a, const gc_model_method *m,
 	topo(mp, p, &g, &N);
 	for (i = 0; N > 1 && i < bk.n; i++) {
 		size_t r0, r1;
-		int gather = gc_model_payload(a, &bk.b[i], m, &r0, &r1);
+		int gather = gc_model_payload_p(a, &bk.b[i], m, p, &r0, &r1);
 		double st, w;
 		ring_terms(gather, g, N, (double)r0, &st, &w);
 		*steps += st, *wire += w;
@@ -217,8 +217,9 @@ static void walk(const gc_arch *a, const gc_buckets *bk, const gc_model_method *
 			ev->dev += lam * a->t[a->n - 1 - (s->first + j)].t_bwd;
 		if (p <= 1)
 			continue;
-		gather = gc_model_payload(a, s, m, &r0, &r1);
-		pairs = m->p.method == GC_M_TOPK || m->p.method == GC_M_MSTOPK;
+		gather = gc_model_payload_p(a, s, m, p, &r0, &r1);
+		pairs = m->p.method == GC_M_TOPK || m->p.method == GC_M_MSTOPK ||
+			m->p.method == GC_M_DGC;
 		gc_model_bucket_codec(a, s, m, mp, p, &enc, &dec);
 		if (mp->codec_on_comm) {
 			x = exchange(mp, p, gather, r0, r1, 0, pairs);

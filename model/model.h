@@ -67,9 +67,16 @@ typedef struct gc_model_method {
 gc_rc gc_model_method_parse(const char *spec, gc_model_method *out, gc_err *e);
 
 /* Per-worker payload of one bucket as kernels/plan.h plans it: round0 (and round1 for
- * powersgd, else 0) in bytes; returns 1 if the method all-gathers. */
+ * powersgd, else 0) in bytes; returns 1 if the method all-gathers. The world is 1
+ * (cgx's chunks depend on it: gc_model_payload_p). */
 int gc_model_payload(const gc_arch *a, const gc_bucket_span *s, const gc_model_method *m,
 		     size_t *round0, size_t *round1);
+
+/* The same among p workers. cgx's all-to-all of p quantized chunks then all-gather of
+ * one moves what a ring all-reduce of the p chunks moves (2 (p-1) steps, 2 (p-1) chunk
+ * bytes): it is given as an all-reduce of round0 = p chunks, round1 = 0. */
+int gc_model_payload_p(const gc_arch *a, const gc_bucket_span *s, const gc_model_method *m,
+		       int p, size_t *round0, size_t *round1);
 
 /* Decode work of a bucket of n elements on p workers, in elements (see
  * gc_model_predict). */

@@ -6,6 +6,7 @@
  *   wk_data.c    training data: the GCBDAT1 reader, generated clusters  [libgcbench.a]
  *   wk_net.c     the trained models' common part; wk_mlp.c, wk_cnn.c     [libgcbench.a]
  *   wk_exchange.c one bucket's encode -> rounds -> decode, timed        [libgcbench.a]
+ *   wk_optim.c   momentum SGD's velocity                               [libgcbench.a]
  *   wk_comm_mpi.c / wk_comm_nccl.c   collectives with deadlines         [the program]
  *   wk_train.c   the training loop and the communication thread         [the program]
  *   wk_main.c    main: parse, bootstrap MPI, run, write records         [the program]
@@ -113,7 +114,8 @@ void gc_wk_layout_release(gc_wk_layout *l);
 
 /* Bytes one rank sends and receives for one round, as a ring would move them:
  * all-reduce of S bytes: 2 (p-1) S / p each way (rounded down); all-gather of S bytes
- * per rank: (p-1) S each way. 0 for p = 1. */
+ * per rank: (p-1) S each way; all-to-all of S bytes to each rank: (p-1) S each way.
+ * 0 for p = 1. */
 void gc_wk_round_bytes(gc_coll coll, gc_dtype dt, size_t count, int world,
 		       uint64_t *sent, uint64_t *recv);
 
@@ -127,6 +129,15 @@ uint64_t gc_wk_fnv64(const void *p, size_t n);
 /* Deterministic pseudo-random floats (splitmix64 -> approx. N(0, scale^2)); the same
  * values from every build. */
 void gc_wk_fill_random(float *x, size_t n, uint64_t seed, float scale);
+
+/* Momentum SGD's velocity (PyTorch's SGD with dampening 0, no Nesterov): u[i] =
+ * m * u[i] + avg[i] in float, i < n; u starts at zero, so the first step is u = avg.
+ * The worker then steps param -= lr * u. */
+void gc_wk_momentum(float *u, const float *avg, size_t n, float m);
+
+/* 1 if the worker applies momentum m to the averaged gradient of method p: m > 0 and
+ * not dgc, whose compressor applies it before compressing (momentum correction). */
+int gc_wk_uses_momentum(const gc_params *p);
 
 /* ---- the trained models (wk_net.c, wk_mlp.c, wk_cnn.c) ---- */
 #define GC_NET_MAX_TENSORS 8

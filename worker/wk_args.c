@@ -33,6 +33,9 @@ static void usage_methods(FILE *f)
 		for (int m = 0; m < GC_M__COUNT; m++)
 			if (d[i].def_zero & d[i].methods & GC_METHOD_BIT(m))
 				fprintf(f, " (%s=0 for %s)", d[i].key, gc_method_name((gc_method)m));
+			else if (d[i].alt & d[i].methods & GC_METHOD_BIT(m))
+				fprintf(f, " (%s=%.15g for %s)", d[i].key, d[i].alt_def,
+					gc_method_name((gc_method)m));
 	fputc('\n', f);
 }
 

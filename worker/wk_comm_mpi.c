@@ -50,6 +50,8 @@ static const char *coll_name(int coll, int blocking)
 {
 	if (coll == GC_COLL_ALLREDUCE)
 		return blocking ? "MPI_Allreduce" : "MPI_Iallreduce";
+	if (coll == GC_COLL_ALLTOALL)
+		return blocking ? "MPI_Alltoall" : "MPI_Ialltoall";
 	return blocking ? "MPI_Allgather" : "MPI_Iallgather";
 }
 
@@ -102,6 +104,12 @@ static int start(gc_wk_comm *c, const gc_round *r, MPI_Request *req, int *nreq)
 
 	dt_op(r->dtype, s, &dt, &op);
 	*nreq = 0;
+	if (r->coll == GC_COLL_ALLTOALL) {
+		if (s->blocking)
+			return MPI_Alltoall(r->send, (int)n, dt, r->recv, (int)n, dt, MPI_COMM_WORLD);
+		*nreq = 1;
+		return MPI_Ialltoall(r->send, (int)n, dt, r->recv, (int)n, dt, MPI_COMM_WORLD, req);
+	}
 	if (r->coll != GC_COLL_ALLREDUCE) {
 		if (s->blocking)
 			return MPI_Allgather(r->send, (int)n, dt, r->recv, (int)n, dt, MPI_COMM_WORLD);

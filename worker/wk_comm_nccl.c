@@ -119,7 +119,22 @@ static gc_rc nccl_run(gc_wk_comm *c, const gc_round *r, int bucket, gc_err *e)
 	if (use_device(c))
 		return gc_fail(e, GC_E_CUDA, "rank %d: cannot select GPU %d for bucket %d", c->rank,
 			       s->dev, bucket);
-	if (r->coll == GC_COLL_ALLREDUCE)
+	if (r->coll == GC_COLL_ALLTOALL) {    /* cgx: block j to rank j, NCCL's send/recv */
+		size_t sz = r->count;           /* U8 */
+		what = "ncclSend/ncclRecv (all-to-all)";
+		nr = ncclGroupStart();
+		for (int peer = 0; nr == ncclSuccess && peer < c->world; peer++) {
+			nr = ncclSend((const char *)r->send + (size_t)peer * sz, sz, ncclUint8, peer,
+				      s->comm, s->cs);
+			if (nr == ncclSuccess)
+				nr = ncclRecv((char *)r->recv + (size_t)peer * sz, sz, ncclUint8, peer,
+					      s->comm, s->cs);
+		}
+		if (nr == ncclSuccess)
+			nr = ncclGroupEnd();
+		else
+			ncclGroupEnd();
+	} else if (r->coll == GC_COLL_ALLREDUCE)
 		nr = ncclAllReduce(r->send, r->recv, r->count, r->dtype == GC_DT_F16 ? ncclHalf :
 				   r->dtype == GC_DT_BF16 ? ncclBfloat16 : ncclFloat,
 				   ncclSum, s->comm, s->cs);
@@ -187,6 +202,18 @@ static gc_rc nccl_axpy(gc_wk_comm *c, size_t n, float alpha, const float *x, flo
 		return GC_E_CUDA;
 	}
 	return cuda_err(c, cudaStreamSynchronize(s->compute), "the SGD step (compute stream)");
+}
+
+static gc_rc nccl_scal(gc_wk_comm *c, size_t n, float alpha, float *x)
+{
+	struct nccl_st *s = c->st;
+	cublasStatus_t bs = s->cb->sscal_64(s->blas, (int64_t)n, &alpha, x, 1);
+	if (bs != CUBLAS_STATUS_SUCCESS) {
+		gc_error("rank %d: cublasSscal of %zu floats (momentum) failed: %s", c->rank, n,
+			 s->cb->status_string(bs));
+		return GC_E_CUDA;
+	}
+	return GC_OK;
 }
 
 static double nccl_iter_gpu(gc_wk_comm *c, int phase)
@@ -432,6 +459,7 @@ gc_rc gc_wk_comm_nccl_init(gc_wk_comm *c, const gc_wk_cfg *cfg, gc_err *e)
 		.run = nccl_run, .abort = nccl_abort, .release = nccl_release,
 		.compute = nccl_compute, .mark = nccl_mark, .wait_mark = nccl_wait_mark,
 		.sync_compute = nccl_sync_compute, .flush = nccl_flush, .axpy = nccl_axpy,
+		.scal = nccl_scal,
 		.dalloc = nccl_dalloc, .dfree = nccl_dfree, .dcopy = nccl_dcopy,
 		.iter_gpu = nccl_iter_gpu, .tmark = nccl_tmark, .tspan = nccl_tspan };
 	MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);

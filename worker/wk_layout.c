@@ -93,7 +93,7 @@ void gc_wk_round_bytes(gc_coll coll, gc_dtype dt, size_t count, int world,
 	uint64_t s = (uint64_t)count * gc_dtype_size(dt), p = world > 1 ? (uint64_t)world : 1;
 	if (coll == GC_COLL_ALLREDUCE)
 		*sent = 2 * (p - 1) * s / p;
-	else
+	else                    /* all-gather; all-to-all: count to each of the others */
 		*sent = (p - 1) * s;
 	*recv = *sent;
 }

@@ -24,13 +24,15 @@ struct gc_wk_comm {
 	 * stream (main thread); mark bucket b's gradients complete on the compute stream
 	 * (main); make the communication stream wait for that mark (communication thread);
 	 * wait for the compute stream (main); wait for the communication stream
-	 * (communication thread, after each decode); SGD step param -= lr * avg. */
+	 * (communication thread, after each decode); SGD step param -= lr * avg (axpy;
+ * scal for momentum's u = m u + avg). */
 	gc_rc (*compute)(gc_wk_comm *c, double seconds);
 	gc_rc (*mark)(gc_wk_comm *c, int bucket);
 	gc_rc (*wait_mark)(gc_wk_comm *c, int bucket);
 	gc_rc (*sync_compute)(gc_wk_comm *c);
 	gc_rc (*flush)(gc_wk_comm *c);
 	gc_rc (*axpy)(gc_wk_comm *c, size_t n, float alpha, const float *x, float *y);
+	gc_rc (*scal)(gc_wk_comm *c, size_t n, float alpha, float *x);   /* x *= alpha */
 	/* device memory: allocate, free, copy (kind 0 host->device, 1 device->host) */
 	gc_rc (*dalloc)(gc_wk_comm *c, void **p, size_t bytes);
 	void (*dfree)(gc_wk_comm *c, void *p);

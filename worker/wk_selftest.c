@@ -38,6 +38,8 @@ static const struct tcase cases[] = {
 	{ "signsgd scaled+ef", GC_M_SIGNSGD, "scaled=1,ef=1" },
 	{ "topk", GC_M_TOPK, "ratio=0.01,ef=1" },
 	{ "mstopk", GC_M_MSTOPK, "ratio=0.01,rounds=20" },
+	{ "dgc", GC_M_DGC, "ratio=0.01,clip=0.5,warmup_steps=4" },
+	{ "cgx", GC_M_CGX, "bits=3" },
 	{ "powersgd", GC_M_POWERSGD, "rank=2" },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))

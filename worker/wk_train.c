@@ -29,6 +29,7 @@ typedef struct wk_state {
 	gc_wk_layout lay;
 	gc_bucket **bk;
 	float *grad, *avg, *param;
+	float *vel;                    /* momentum's velocity (gc_wk_uses_momentum), else NULL */
 	gc_data data;                  /* training workloads: the data set, */
 	gc_data_shard shard;           /* this rank's share of it, */
 	gc_wk_net net;                 /* and the model */
@@ -257,8 +258,35 @@ static gc_rc alloc_device(wk_state *s, gc_err *e)
 	return rc;
 }
 
+/* Momentum's velocity, zeroed, where the worker applies momentum. */
+static gc_rc alloc_velocity(wk_state *s, gc_err *e)
+{
+	size_t n = s->lay.numel, bytes = n * sizeof(float);
+	float *h;
+	gc_rc rc;
+
+	if (!gc_wk_uses_momentum(&s->cfg->params))
+		return GC_OK;
+	h = host_floats(n);
+	if (!h)
+		return gc_fail(e, GC_E_NOMEM, "out of memory for momentum's %zu floats", n);
+	memset(h, 0, bytes);
+	if (!s->comm->on_device) {
+		s->vel = h;
+		return GC_OK;
+	}
+	rc = s->comm->dalloc(s->comm, (void **)&s->vel, bytes);
+	if (!rc)
+		rc = s->comm->dcopy(s->comm, s->vel, h, bytes, 0);
+	free(h);
+	return rc ? gc_fail(e, rc, "cannot place momentum's %zu bytes on the device", bytes) : GC_OK;
+}
+
 static gc_rc alloc_buffers(wk_state *s, gc_err *e)
 {
+	gc_rc rc = alloc_velocity(s, e);
+	if (rc)
+		return rc;
 	if (s->comm->on_device)
 		return alloc_device(s, e);
 	s->grad = host_floats(s->lay.numel);
@@ -271,14 +299,14 @@ static gc_rc alloc_buffers(wk_state *s, gc_err *e)
 
 static void free_buffers(wk_state *s)
 {
-	float *b[3] = { s->grad, s->avg, s->param };
-	for (int i = 0; i < 3; i++) {
+	float *b[4] = { s->grad, s->avg, s->param, s->vel };
+	for (int i = 0; i < 4; i++) {
 		if (s->comm->on_device && b[i])
 			s->comm->dfree(s->comm, b[i]);
 		else
 			free(b[i]);
 	}
-	s->grad = s->avg = s->param = NULL;
+	s->grad = s->avg = s->param = s->vel = NULL;
 }
 
 static void net_produced(void *arg, size_t k)
@@ -347,12 +375,26 @@ static void wait_exchange(wk_state *s, struct gc_iter_rec *r, uint64_t *last_don
 	pthread_mutex_unlock(&s->mu);
 }
 
+/* param -= lr * avg; with momentum (gc_wk_uses_momentum) u = m u + avg first and
+ * param -= lr * u (PyTorch's SGD, dampening 0). */
 static gc_rc optimizer(wk_state *s)
 {
-	float a = (float)-s->cfg->lr;
+	float a = (float)-s->cfg->lr, m = (float)s->cfg->params.momentum;
+	const float *step = s->vel ? s->vel : s->avg;
+	size_t n = s->lay.numel;
+	gc_rc rc;
+	if (s->vel && s->comm->scal) {
+		rc = s->comm->scal(s->comm, n, m, s->vel);
+		if (!rc)
+			rc = s->comm->axpy(s->comm, n, 1.0f, s->avg, s->vel);
+		if (rc)
+			return rc;
+	} else if (s->vel) {
+		gc_wk_momentum(s->vel, s->avg, n, m);
+	}
 	if (s->comm->axpy)
-		return s->comm->axpy(s->comm, s->lay.numel, a, s->avg, s->param);
-	cblas_saxpy((int)s->lay.numel, a, s->avg, 1, s->param, 1);
+		return s->comm->axpy(s->comm, n, a, step, s->param);
+	cblas_saxpy((int)n, a, step, 1, s->param, 1);
 	return GC_OK;
 }
 

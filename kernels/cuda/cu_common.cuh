@@ -71,7 +71,8 @@ gc_rc gc_cu_malloc(void **p, size_t bytes, const char *what, gc_err *e);
 /* The CUDA method tables (one per kernels/cuda/<method>.cu). */
 extern const struct gc_method_ops gc_cu_syncsgd_ops, gc_cu_fp16_ops, gc_cu_signsgd_ops,
 	gc_cu_topk_ops, gc_cu_mstopk_ops, gc_cu_powersgd_ops, gc_cu_bf16_ops, gc_cu_randomk_ops,
-	gc_cu_terngrad_ops, gc_cu_qsgd_ops, gc_cu_efsign_ar_ops;
+	gc_cu_terngrad_ops, gc_cu_qsgd_ops, gc_cu_efsign_ar_ops, gc_cu_dgc_ops,
+	gc_cu_cgx_ops;
 
 /* ---- device helpers ---------------------------------------------------- */
 

@@ -26,11 +26,11 @@ static int sym(void *h, const char *name, void **out)
 static void load(void)
 {
 	void *h = dlopen(GC_CUBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
-	void *p[7];
+	void *p[8];
 	/* the _v2 names are what cublas_v2.h's macros call */
-	static const char *const names[7] = { "cublasCreate_v2", "cublasDestroy_v2",
+	static const char *const names[8] = { "cublasCreate_v2", "cublasDestroy_v2",
 		"cublasSetStream_v2", "cublasSetMathMode", "cublasSgemm_v2_64",
-		"cublasSaxpy_v2_64", "cublasGetStatusString" };
+		"cublasSaxpy_v2_64", "cublasGetStatusString", "cublasSscal_v2_64" };
 
 	if (!h) {
 		const char *d = dlerror();
@@ -39,7 +39,7 @@ static void load(void)
 			 d ? d : "not found");
 		return;
 	}
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 8; i++)
 		if (sym(h, names[i], &p[i]))
 			return;   /* the handle stays open: harmless, and a retry would fail alike */
 	api.create = reinterpret_cast<cublasStatus_t (*)(cublasHandle_t *)>(p[0]);
@@ -49,6 +49,7 @@ static void load(void)
 	api.sgemm_64 = reinterpret_cast<decltype(api.sgemm_64)>(p[4]);
 	api.saxpy_64 = reinterpret_cast<decltype(api.saxpy_64)>(p[5]);
 	api.status_string = reinterpret_cast<const char *(*)(cublasStatus_t)>(p[6]);
+	api.sscal_64 = reinterpret_cast<decltype(api.sscal_64)>(p[7]);
 	loaded = &api;
 }
 

@@ -30,6 +30,8 @@ struct gc_cublas_api {
 				   const float *beta, float *c, int64_t ldc);
 	cublasStatus_t (*saxpy_64)(cublasHandle_t h, int64_t n, const float *alpha,
 				   const float *x, int64_t incx, float *y, int64_t incy);
+	cublasStatus_t (*sscal_64)(cublasHandle_t h, int64_t n, const float *alpha, float *x,
+				   int64_t incx);
 	const char *(*status_string)(cublasStatus_t s);
 };
 

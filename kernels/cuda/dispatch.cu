@@ -15,6 +15,8 @@ extern "C" const struct gc_method_ops *gc_cuda_ops(gc_method m)
 	case GC_M_TERNGRAD: return &gc_cu_terngrad_ops;
 	case GC_M_QSGD:     return &gc_cu_qsgd_ops;
 	case GC_M_EFSIGN_AR: return &gc_cu_efsign_ar_ops;
+	case GC_M_DGC:      return &gc_cu_dgc_ops;
+	case GC_M_CGX:      return &gc_cu_cgx_ops;
 	default:            return NULL;
 	}
 }

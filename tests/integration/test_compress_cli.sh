@@ -4,10 +4,10 @@
 . "$(dirname "$0")/../lib.sh"
 
 GC=$BIN/gcbench
-need_cmd python3 help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference terngrad_reference qsgd_reference efsign_ar_reference bad_dtype bad_shape \
+need_cmd python3 help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference terngrad_reference qsgd_reference efsign_ar_reference dgc_reference cgx_reference bad_dtype bad_shape \
 	truncated not_npy no_input bad_method bad_param || exit 0
 if [ ! -x "$GC" ]; then
-	for n in help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference terngrad_reference qsgd_reference efsign_ar_reference bad_dtype bad_shape truncated \
+	for n in help sync_average topk_ratio powersgd_shape bf16_reference randomk_reference terngrad_reference qsgd_reference efsign_ar_reference dgc_reference cgx_reference bad_dtype bad_shape truncated \
 		 not_npy no_input bad_method bad_param; do fail "$n" "$GC is not built"; done
 	exit 1
 fi
@@ -329,6 +329,124 @@ $(readnpy "$tmp/o8/residual_0.npy" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')" &&
 	pass efsign_ar_reference
 else
 	fail efsign_ar_reference "$out; got: $got; want: $want"
+fi
+
+# dgc against a held-out reference from the paper's definition (Lin et al., ICLR 2018,
+# Algorithm 4 with local clipping and the warm-up; one step, so u and v start at 0):
+# per worker g is clipped to norm clip / sqrt(p) (the factor rounded to float), u = m u
+# + g, v = v + u, the k largest |v| sent (ties to the lower index), k = ceil(density n)
+# with density 25% (the warm-up's first stage, above ratio 0.2); the float sum over
+# workers / p; residual: v with the sent entries zeroed. Worker 0 is not clipped,
+# worker 1 is.
+want=$(python3 - 12 0.9 $qs_a -- $qs_b <<'EOF2'
+import math, struct, sys
+def f32(x):
+    return struct.unpack('<f', struct.pack('<f', x))[0]
+clip, m = float(sys.argv[1]), f32(float(sys.argv[2]))
+i = sys.argv.index('--')
+gs = [[f32(float(v)) for v in sys.argv[3:i]], [f32(float(v)) for v in sys.argv[i + 1:]]]
+p, n = len(gs), len(gs[0])
+k = max(1, math.ceil(max(0.2, 0.25) * n))
+sent, res0 = [], None
+for g in gs:
+    nrm = math.sqrt(sum(x * x for x in g))
+    thr = clip / math.sqrt(p)
+    if nrm > thr:
+        f = f32(thr / nrm)
+        g = [f32(x * f) for x in g]
+    u = [f32(f32(m * 0.0) + x) for x in g]
+    v = [f32(0.0 + x) for x in u]
+    top = sorted(range(n), key=lambda j: (-abs(v[j]), j))[:k]
+    sent.append({j: v[j] for j in top})
+    r = [0.0 if j in top else v[j] for j in range(n)]
+    res0 = res0 or r
+out = []
+for j in range(n):
+    acc = 0.0
+    for s in sent:
+        if j in s:
+            acc = f32(acc + s[j])
+    out.append(f32(acc / p))
+print(' '.join(repr(x) for x in out))
+print(' '.join(repr(x) for x in res0))
+EOF2
+)
+if out=$("$GC" compress --method dgc:ratio=0.2,clip=12,warmup_steps=4 --in "$tmp/q0.npy" --in "$tmp/q1.npy" --out-dir "$tmp/o9" 2>&1) &&
+   got="$(readnpy "$tmp/o9/result.npy" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')
+$(readnpy "$tmp/o9/residual_0.npy" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')" &&
+   [ -n "$want" ] && [ "$got" = "$want" ] &&
+   printf '%s' "$out" | grep -q 'payload_bytes: *16 per worker'; then
+	pass dgc_reference
+else
+	fail dgc_reference "$out; got: $got; want: $want"
+fi
+
+# cgx against a held-out reference from its definition (docs/kernels.md; torch_cgx's
+# max-min quantization, reduced by scatter-reduce then all-gather): the bucket in p = 2
+# chunks, each in quantization buckets of d = 3; per bucket unit = (max - min) / (2^b
+# - 1), level = floor(t) + (u < t - floor(t)), t = (x - min) / unit, value min + level
+# unit; u from kernels/rng.h with key (seed, 0, step 0) and counter w 2^32 + i; the
+# owner of chunk j sums the workers' values in float and quantizes the sum again with
+# key (seed, 1, 0), counter i; the result is that / p.
+want=$(python3 - 5 2 3 $qs_a -- $qs_b <<'EOF2'
+import math, struct, sys
+M, G = (1 << 64) - 1, 0x9e3779b97f4a7c15
+def mix(z):
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M
+    return z ^ (z >> 31)
+def nxt(s):
+    s = (s + G) & M
+    return s, mix(s)
+def key(seed, tensor, step):
+    s, a = nxt(seed)
+    a ^= (tensor * 0xd1342543de82ef95) & M
+    a, b = nxt(a)
+    b ^= (step * 0xa0761d6478bd642f) & M
+    return nxt(b)[1]
+def f32(x):
+    return struct.unpack('<f', struct.pack('<f', x))[0]
+def unif(k, c):
+    return (mix((k + (c + 1) * G) & M) >> 40) / 2.0 ** 24
+seed, bits, d = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+i = sys.argv.index('--')
+gs = [[f32(float(v)) for v in sys.argv[4:i]], [f32(float(v)) for v in sys.argv[i + 1:]]]
+p, n, L = len(gs), len(gs[0]), (1 << bits) - 1
+def quant(x, base, k, hi):
+    out = []
+    for a in range(0, len(x), d):
+        b = x[a:a + d]
+        mn, mx = min(b), max(b)
+        unit = f32(f32(mx - mn) / L)
+        for j, v in enumerate(b):
+            lv = 0
+            if unit > 0:
+                t = f32(f32(v - mn) / unit)
+                if t >= L:
+                    lv = L
+                elif t > 0:
+                    fl = math.floor(t)
+                    lv = min(L, fl + (1 if unif(k, hi + base + a + j) < f32(t - fl) else 0))
+            out.append(f32(mn + f32(lv * unit)))
+    return out
+res = []
+for j in range(p):
+    a, z = n * j // p, n * (j + 1) // p
+    qs = [quant(g[a:z], a, key(seed, 0, 0), w << 32) for w, g in enumerate(gs)]
+    acc = [0.0] * (z - a)
+    for q in qs:
+        acc = [f32(x + y) for x, y in zip(acc, q)]
+    res += [f32(v / p) for v in quant(acc, a, key(seed, 1, 0), 0)]
+print(' '.join(repr(x) for x in res))
+EOF2
+)
+if out=$("$GC" compress --method cgx:seed=5,bits=2,bucket_size=3 --in "$tmp/q0.npy" --in "$tmp/q1.npy" --out-dir "$tmp/o10" 2>&1) &&
+   got=$(readnpy "$tmp/o10/result.npy" 2>/dev/null | tr '\n' ' ' | sed 's/ $//') &&
+   [ -n "$want" ] && [ "$got" = "$want" ] &&
+   printf '%s' "$out" | grep -q 'payload_bytes: *54 per worker'; then
+	pass cgx_reference
+else
+	fail cgx_reference "$out; got: $got; want: $want"
 fi
 
 npy "$tmp/d.npy" f8 2,3 1 2 3 4 5 6

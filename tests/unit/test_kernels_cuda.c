@@ -557,7 +557,7 @@ static void test_cuda_cublas_loads(void)
 	CHECKF(a != NULL, "%s", e.msg);
 	CHECK(a == b);
 	CHECK(a->create && a->destroy && a->set_stream && a->set_math_mode && a->sgemm_64 &&
-	      a->saxpy_64 && a->status_string);
+	      a->saxpy_64 && a->sscal_64 && a->status_string);
 	CHECK_CONTAINS(a->status_string(CUBLAS_STATUS_NOT_INITIALIZED), "not initialized");
 }
 
@@ -761,6 +761,9 @@ static void test_cuda_stream_offsets(void)
 		{ GC_M_QSGD, { "levels=200", "bucket_size=7" }, 0, 1 },
 		{ GC_M_EFSIGN_AR, { "ef=1" }, 0, 0 },
 		{ GC_M_EFSIGN_AR, { "ef=0" }, 0, 0 },
+		{ GC_M_DGC, { "ratio=0.01", "clip=20", "warmup_steps=2" }, 0, 1 },
+		{ GC_M_CGX, { "bits=3", "bucket_size=100" }, 0, 1 },
+		{ GC_M_CGX, { "bits=4" }, 0, 1 },
 		{ GC_M_SIGNSGD, { "scaled=1", "ef=1" }, 0, 1 },
 		{ GC_M_SIGNSGD, { "scaled=0", "ef=0" }, 0, 1 },
 		{ GC_M_TOPK, { "ratio=0.01", "ef=1" }, 0, 1 },
@@ -803,7 +806,7 @@ static void test_cuda_model_buckets(void)
 	static const struct mc cs[] = {
 		{ GC_M_SYNCSGD, 0, 0 }, { GC_M_FP16, 0, 0 }, { GC_M_BF16, 0, 0 }, { GC_M_RANDOMK, 0, 0 },
 		{ GC_M_TERNGRAD, 0, 1 }, { GC_M_QSGD, 0, 1 },
-		{ GC_M_EFSIGN_AR, 0, 0 },
+		{ GC_M_EFSIGN_AR, 0, 0 }, { GC_M_DGC, 0, 1 }, { GC_M_CGX, 0, 1 },
 		{ GC_M_SIGNSGD, 0, 1 }, { GC_M_TOPK, 0, 1 }, { GC_M_MSTOPK, 0, 1 }, { GC_M_POWERSGD, 1e-3, 0 },
 	};
 	size_t mi, i, nt = 0;

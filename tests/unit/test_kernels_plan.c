@@ -27,6 +27,7 @@ static void test_table_defaults(void)
 		CHECK_EQ_INT(p.warm_start, 1);
 		CHECK(p.min_compression == 2.0);
 		CHECK(p.seed == 42);
+		CHECK(p.momentum == (m == GC_M_DGC ? 0.9 : 0));
 	}
 }
 
@@ -36,20 +37,61 @@ static void test_table_lookup(void)
 	size_t n;
 	const gc_param_def *t = gc_param_table(&n), *d = gc_param_lookup("ratio");
 
-	CHECK_EQ_INT(n, 10);              /* every field of gc_params but method */
+	CHECK_EQ_INT(n, 14);              /* every field of gc_params but method */
 	CHECK(t && d && !strcmp(d->key, "ratio") && d->type == GC_PT_DOUBLE);
 	CHECK(gc_method_takes(GC_M_TOPK, d) && gc_method_takes(GC_M_MSTOPK, d));
 	CHECK(!gc_method_takes(GC_M_POWERSGD, d) && !gc_method_takes(GC_M_SYNCSGD, d));
 	CHECK(!gc_method_takes((gc_method)99, d));
 	CHECK(gc_param_lookup("colour") == NULL && gc_param_lookup(NULL) == NULL);
 	gc_method_names(buf, sizeof(buf), ", ");
-	CHECK_STR(buf, "syncsgd, fp16, signsgd, topk, mstopk, powersgd, bf16, randomk, terngrad, qsgd, efsign_ar");
+	CHECK_STR(buf, "syncsgd, fp16, signsgd, topk, mstopk, powersgd, bf16, randomk, terngrad, qsgd, efsign_ar, dgc, cgx");
 	gc_method_names(buf, 12, " ");   /* cut to fit */
 	CHECK_STR(buf, "syncsgd fp1");
 	gc_method_keys(GC_M_POWERSGD, buf, sizeof(buf));
-	CHECK_STR(buf, "ef, rank, warm_start, min_compression, seed");
+	CHECK_STR(buf, "ef, rank, warm_start, min_compression, seed, momentum");
 	gc_method_keys(GC_M_SYNCSGD, buf, sizeof(buf));
+	CHECK_STR(buf, "momentum");
+}
+
+/* momentum: every method takes it, [0, 1) (1 itself refused: the velocity would never
+ * decay), and the canonical text names it only when set, so the stored text of a run
+ * without it is what it was before momentum existed. */
+static void test_momentum_param(void)
+{
+	char buf[256];
+	gc_params p;
+	gc_err e;
+
+	for (int m = 0; m < GC_M__COUNT; m++)
+		CHECK(gc_method_takes((gc_method)m, gc_param_lookup("momentum")));
+	CHECK_EQ_INT(gc_params_parse_method("dgc", &p, &e), GC_OK);   /* dgc: 0.9, always named */
+	gc_params_format(&p, buf, sizeof(buf));
+	CHECK_STR(buf, "ratio=0.01,momentum=0.9,clip=0,warmup_steps=0");
+	CHECK_EQ_INT(gc_params_parse_method("dgc:momentum=0", &p, &e), GC_OK);
+	gc_params_format(&p, buf, sizeof(buf));
+	CHECK_STR(buf, "ratio=0.01,momentum=0,clip=0,warmup_steps=0");
+	CHECK_EQ_INT(gc_params_parse_method("topk:momentum=0.9", &p, &e), GC_OK);
+	CHECK(p.momentum == 0.9);
+	CHECK_EQ_INT(gc_params_check(&p, &e), GC_OK);
+	gc_params_format(&p, buf, sizeof(buf));
+	CHECK_STR(buf, "ef=1,ratio=0.01,momentum=0.9");
+	CHECK_EQ_INT(gc_params_parse_method("topk", &p, &e), GC_OK);
+	gc_params_format(&p, buf, sizeof(buf));
+	CHECK_STR(buf, "ef=1,ratio=0.01");
+	CHECK_EQ_INT(gc_params_parse_method("syncsgd:momentum=0", &p, &e), GC_OK);
+	gc_params_format(&p, buf, sizeof(buf));
 	CHECK_STR(buf, "");
+	CHECK_EQ_INT(gc_params_parse_method("syncsgd:momentum=0.5", &p, &e), GC_OK);
+	gc_params_format(&p, buf, sizeof(buf));
+	CHECK_STR(buf, "momentum=0.5");
+	CHECK_EQ_INT(gc_params_parse_method("syncsgd:momentum=1", &p, &e), GC_E_INVAL);
+	CHECK(strstr(e.msg, "momentum") && strstr(e.msg, "[0, 1)"));
+	CHECK_EQ_INT(gc_params_parse_method("syncsgd:momentum=-0.1", &p, &e), GC_E_INVAL);
+	CHECK_EQ_INT(gc_params_parse_method("syncsgd:momentum=x", &p, &e), GC_E_INVAL);
+	CHECK_EQ_INT(gc_params_parse_method("syncsgd:momentum=0.999", &p, &e), GC_OK);
+	gc_params_default(&p, GC_M_FP16);
+	p.momentum = 1.5;
+	CHECK_EQ_INT(gc_params_check(&p, &e), GC_E_INVAL);
 }
 
 static void test_param_put_faults(void)
@@ -88,10 +130,10 @@ static void test_params_set_list(void)
 	CHECK_CONTAINS(e.msg, "'ratio' is not key=value");
 	CHECK_EQ_INT(gc_params_set_list(&p, "=3", &e), GC_E_INVAL);
 	CHECK_EQ_INT(gc_params_set_list(&p, "ratio=0.2,rank=4", &e), GC_E_INVAL);
-	CHECK_CONTAINS(e.msg, "does not take parameter 'rank' (its parameters: ef, ratio)");
+	CHECK_CONTAINS(e.msg, "does not take parameter 'rank' (its parameters: ef, ratio, momentum)");
 	gc_params_default(&p, GC_M_SYNCSGD);
 	CHECK_EQ_INT(gc_params_set_list(&p, "ef=1", &e), GC_E_INVAL);
-	CHECK_CONTAINS(e.msg, "(its parameters: none)");
+	CHECK_CONTAINS(e.msg, "(its parameters: momentum)");
 }
 
 /* gc_params_check reads the ranges from the table, for the parameters a method takes. */
@@ -260,6 +302,11 @@ static void test_plan_rounds(void)
 	gc_plan_bucket(&pl, &p, t, 3);
 	CHECK_EQ_INT(pl.k, 10011);        /* ceil(10010.3) */
 	check_round(&pl, 0, GC_COLL_ALLGATHER, GC_DT_U8, 8 * 10011);
+	gc_params_default(&p, GC_M_DGC);         /* the final k, warm-up or not */
+	p.warmup_steps = 100;
+	gc_plan_bucket(&pl, &p, t, 3);
+	CHECK_EQ_INT(pl.k, 10011);
+	check_round(&pl, 0, GC_COLL_ALLGATHER, GC_DT_U8, 8 * 10011);
 	gc_params_default(&p, GC_M_POWERSGD);
 	gc_plan_bucket(&pl, &p, t, 3);
 	CHECK(pl.nround == 2 && pl.ncomp == 1 && pl.np == 4000 && pl.nu == 1030 && pl.nq == 4000);
@@ -315,6 +362,7 @@ int main(void)
 	GCT_SUITE("kernels_plan");
 	GCT_RUN(test_table_defaults);
 	GCT_RUN(test_table_lookup);
+	GCT_RUN(test_momentum_param);
 	GCT_RUN(test_param_put_faults);
 	GCT_RUN(test_params_set_list);
 	GCT_RUN(test_params_check_ranges);

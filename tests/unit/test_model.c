@@ -187,6 +187,12 @@ static void test_payloads(void)
 	CHECK(gc_model_payload(&a, &s, &m, &r0, &r1) == 0 && r0 == 188 && r1 == 0);
 	m = method("powersgd:rank=1,min_compression=1");   /* 30 >= 13: P 10, Q 3 */
 	CHECK(gc_model_payload(&a, &s, &m, &r0, &r1) == 0 && r0 == 4 * (10 + 17) && r1 == 12);
+	/* cgx among 4: chunks of ceil(47 / 4) = 12 elements at 4 bits in buckets of 5: 3
+	 * (mn, unit) pairs, 3 + 3 + 1 bytes of levels = 31; an all-reduce of the 4 chunks */
+	m = method("cgx:bucket_size=5");
+	CHECK(gc_model_payload_p(&a, &s, &m, 4, &r0, &r1) == 0 && r0 == 4 * 31 && r1 == 0);
+	m = method("dgc:ratio=0.1");          /* the final k, 5 pairs */
+	CHECK(gc_model_payload_p(&a, &s, &m, 4, &r0, &r1) == 1 && r0 == 40);
 	gc_arch_release(&a);
 }
 
@@ -274,7 +280,7 @@ static void test_method_parse_errors(void)
 		{ "powersgd:rank=0", "rank 0 is not an integer" },
 		{ "topk:rank=4", "unknown parameter 'rank=4' for topk" },
 		{ "signsgd:scaled", "'scaled' is not key=value" },
-		{ "syncsgd:ratio=0.1", "takes no parameters" },
+		{ "syncsgd:ratio=0.1", "for syncsgd; it takes momentum" },
 	};
 	gc_model_method m;
 	gc_err e;

@@ -384,11 +384,34 @@ static void test_fnv_words(void)
 	CHECK(gc_wk_fnv64(buf + 1, 61) == h);
 }
 
+/* Momentum's velocity against PyTorch's SGD (dampening 0): buf = g at the first step,
+ * then buf = m buf + g; with a constant g after t steps buf = g (1 - m^t) / (1 - m),
+ * exact in float for m = 0.5 and g a power of two. Which methods the worker applies
+ * it for. */
+static void test_momentum(void)
+{
+	float u[3] = { 0, 0, 0 }, g[3] = { 1.0f, -0.25f, 0.0f };
+	gc_params p;
+
+	gc_wk_momentum(u, g, 3, 0.5f);
+	CHECK(u[0] == 1.0f && u[1] == -0.25f && u[2] == 0.0f);
+	gc_wk_momentum(u, g, 3, 0.5f);
+	gc_wk_momentum(u, g, 3, 0.5f);
+	CHECK(u[0] == 1.75f && u[1] == -0.4375f && u[2] == 0.0f);
+	gc_wk_momentum(u, g, 3, 0.0f);      /* m = 0: plain SGD's step */
+	CHECK(u[0] == 1.0f && u[1] == -0.25f);
+	gc_params_default(&p, GC_M_TOPK);
+	CHECK(!gc_wk_uses_momentum(&p));
+	p.momentum = 0.9;
+	CHECK(gc_wk_uses_momentum(&p));
+}
+
 int main(void)
 {
 	GCT_SUITE("worker");
 	GCT_RUN(test_fill_same_values);
 	GCT_RUN(test_fnv_words);
+	GCT_RUN(test_momentum);
 	GCT_RUN(test_args_ok);
 	GCT_RUN(test_args_errors);
 	GCT_RUN(test_out_path);
