@@ -26,6 +26,9 @@ struct copts {
 
 static void usage(FILE *f)
 {
+	char names[512];
+
+	gc_method_names(names, sizeof(names), ", ");
 	fprintf(f,
 		"usage: gcbench compress --method M[:K=V,...] --in w0.npy --in w1.npy ...\n"
 		"                        [--out-dir D] [--backend cpu|cuda] [--json]\n\n"
@@ -35,11 +38,10 @@ static void usage(FILE *f)
 		"sends, the compression ratio (float32 bytes / payload), the relative L2 error of the\n"
 		"result against the exact average, and the encode and decode times.\n\n"
 		"options:\n"
-		"  --method M[:K=V,..] syncsgd, fp16, signsgd, topk, mstopk or powersgd, with its\n"
-		"                    parameters after a colon (topk:ratio=0.01): ef, scaled\n"
-		"                    (signsgd); ratio (topk, mstopk); rounds (mstopk); rank,\n"
-		"                    warm_start, min_compression, seed (powersgd); ef (topk,\n"
-		"                    mstopk, powersgd)\n"
+		"  --method M[:K=V,..] a method with its parameters after a colon\n"
+		"                    (topk:ratio=0.01; each method's keys and defaults:\n"
+		"                    gcbench-worker --help, docs/kernels.md), one of\n"
+		"                    %s\n"
 		"  --in FILE         one worker's gradient: float32 .npy, the same shape for all;\n"
 		"                    rows = shape[0], cols = the product of the other dimensions\n"
 		"  --out-dir D       write D/result.npy (the average every worker ends with) and\n"
@@ -47,7 +49,8 @@ static void usage(FILE *f)
 		"  --backend B       cpu (default) or cuda\n"
 		"  --json            the figures as one JSON object (the names above)\n\n"
 		"example:\n"
-		"  gcbench compress --method topk:ratio=0.01 --in g0.npy --in g1.npy --out-dir out\n");
+		"  gcbench compress --method topk:ratio=0.01 --in g0.npy --in g1.npy --out-dir out\n",
+		names);
 }
 
 /* Apply "k=v,k2=v2" to o->p (kernels/params.h reads and checks it). */

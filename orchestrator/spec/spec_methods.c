@@ -62,9 +62,11 @@ static void unknown_method(struct spec_ctx *c, yaml_node_t *n, const char *name)
 	hint = gc_did_you_mean(name, method_names, GC_M__COUNT);
 	if (hint)
 		gc_diag(c->d, n, "unknown method; did you mean '%s'?", hint);
-	else
-		gc_diag(c->d, n, "unknown method; use syncsgd, fp16, signsgd, topk, mstopk "
-			"or powersgd");
+	else {
+		char all[512];
+		gc_method_names(all, sizeof(all), ", ");
+		gc_diag(c->d, n, "unknown method; use one of %s", all);
+	}
 }
 
 /* Collect and check each parameter value on its own; 0 if all are valid. */
