@@ -13,6 +13,7 @@
 
 static const char cluster_usage[] =
 "usage: gcbench cluster up N [--name NAME] [--user LOGIN] [--shared-fs] [--slurm]\n"
+"                            [--racks R]\n"
 "       gcbench cluster down [--name NAME]\n"
 "       gcbench cluster status [--name NAME] [--json]\n"
 "\n"
@@ -37,6 +38,10 @@ static const char cluster_usage[] =
 "               /etc/slurm); 'up' waits until sinfo shows every node idle. Clients\n"
 "               use SLURM_CONF=DIR/slurm.conf (printed; also in DIR/slurm.env).\n"
 "               Needs: apt-get install slurmctld slurmd slurm-client munge\n"
+"  --racks R    the nodes in R racks of N/R nodes (n1..): each rack on a bridge of its\n"
+"               own, joined to the core bridge by a veth pair (the rack's uplink) that\n"
+"               'gcbench run' caps for a spec's uplink: or oversubscription:; the\n"
+"               inventory says racks: and uplink_ifaces: (docs/netem.md, Racks)\n"
 "  --json       status as one JSON object\n"
 "\n"
 "example: gcbench cluster up 4 && ssh -F /var/lib/gcbench/clusters/gcb/ssh_config n2 hostname\n"
@@ -51,6 +56,9 @@ static void print_status_text(const struct gc_cluster_status *s)
 	       s->name, s->healthy ? "up" : s->nodes || s->bridge_exists ? "DEGRADED" : "down",
 	       s->nodes, s->nodes == 1 ? "" : "s", s->subnet, s->bridge_exists ? "present" : "absent",
 	       s->dir);
+	if (s->racks)
+		printf("  racks: %d of %d nodes, uplinks gc%d-u1.. (rack side), gc%d-c1.. (core side)\n",
+		       s->racks, s->nodes / s->racks, s->subnet, s->subnet);
 	for (i = 0; i < s->nodes; i++) {
 		const struct gc_node_status *n = &s->node[i];
 		printf("  %-4s %-15s netns %-20s %s sshd %-8s %s%s%s\n", n->name, n->address,
@@ -118,7 +126,7 @@ static gc_rc print_status_json(const struct gc_cluster_status *s, gc_err *e)
 
 struct cl_args {
 	const char *verb, *name, *count, *user;
-	int json, shared_fs, slurm;
+	int json, shared_fs, slurm, racks;
 };
 
 static void cluster_help(FILE *f)
@@ -129,6 +137,7 @@ static void cluster_help(FILE *f)
 static const struct gc_opt cluster_opts[] = {
 	{ "--json", NULL, 0, 1 }, { "--shared-fs", NULL, 0, 2 }, { "--slurm", NULL, 0, 3 },
 	{ "--name", NULL, GC_OPT_ARG, 4 }, { "--user", NULL, GC_OPT_ARG, 5 },
+	{ "--racks", NULL, GC_OPT_ARG, 6 },
 };
 
 /* 0 to go on, 1 when help or version was printed, else the exit status (2). */
@@ -150,6 +159,16 @@ static int parse_args(int argc, char **argv, struct cl_args *a)
 		case 3: a->slurm = 1; break;
 		case 4: a->name = o.val; break;
 		case 5: a->user = o.val; break;
+		case 6: {
+			int64_t nr;
+			if (gc_parse_i64(o.val, &nr) || nr < 2 || nr > GC_CLUSTER_MAX_RACKS) {
+				gc_error("--racks '%s' is not a number of racks from 2 to %d", o.val,
+					 GC_CLUSTER_MAX_RACKS);
+				return 2;
+			}
+			a->racks = (int)nr;
+			break;
+		}
 		default:
 			if (!a->verb) {
 				a->verb = o.val;
@@ -169,6 +188,10 @@ static int parse_args(int argc, char **argv, struct cl_args *a)
 		return (r = gc_cli_opts_stop(&o, r, cluster_help)) ? r : 1;
 	if (!a->verb) {
 		fputs(cluster_usage, stderr);
+		return 2;
+	}
+	if (a->racks && strcmp(a->verb, "up")) {
+		gc_error("--racks applies to 'gcbench cluster up' only, not '%s'", a->verb);
 		return 2;
 	}
 	if (a->json && strcmp(a->verb, "status")) {
@@ -206,7 +229,7 @@ static int do_up(const struct cl_args *a, gc_err *e)
 			 "not '%s'", GC_CLUSTER_MAX_NODES, a->count ? a->count : "");
 		return -1;
 	}
-	struct gc_cluster_opts o = { a->user, a->shared_fs, a->slurm };
+	struct gc_cluster_opts o = { a->user, a->shared_fs, a->slurm, a->racks };
 	char dir[PATH_MAX];
 
 	rc = guard_in_use(a->name, (int)n, e);
@@ -219,6 +242,10 @@ static int do_up(const struct cl_args *a, gc_err *e)
 	       was_up ? "is already up (nothing changed)" : "is up", (int)n, dir);
 	if (a->slurm)
 		printf("slurm: every node idle; clients: export SLURM_CONF=%s/slurm.conf\n", dir);
+	if (a->racks)
+		printf("racks: %d of %d nodes, each joined to the core by its own uplink (capped "
+		       "by 'gcbench run' for a spec's uplink: or oversubscription:)\n", a->racks,
+		       (int)n / a->racks);
 	return 0;
 }
 

@@ -21,6 +21,7 @@ static void usage(FILE *f)
 		"                      [--preset paper|gcbench|ideal | --db FILE [--env ID] [--assume-free-codec]]\n"
 		"                      [--batch N] [--seq-len S] [--collective ring|tree|auto]\n"
 		"                      [--gpus-per-node G [--intra-bw GB/s] [--intra-latency us]]\n"
+		"                      [--racks R (--uplink RATE | --oversubscription X)]\n"
 		"                      [--grid paper|study-code [--sensitivity]] [--grid-steps]\n"
 		"                      [--constants] [--json]\n\n"
 		"Predict, with the performance model of Agarwal et al. (MLSys 2022), the speedup of\n"
@@ -67,6 +68,12 @@ static void usage(FILE *f)
 		"  --gpus-per-node G    two-level: G GPUs share a node's link (default 1)\n"
 		"  --intra-bw B         GB/s of the links inside a node (default 100)\n"
 		"  --intra-latency L    us per hop inside a node (default 5)\n"
+		"  --racks R            the nodes in R racks of equal size (in rank order) that\n"
+		"                       share uplinks: the ring's bandwidth is the slower of a\n"
+		"                       node's link and its share of an uplink (docs/model.md)\n"
+		"  --uplink RATE        with --racks: each rack's uplink, in tc units (1gbit)\n"
+		"  --oversubscription X with --racks: each uplink at the sum of its rack's node\n"
+		"                       links over X (2: a 2:1 oversubscribed rack)\n"
 		"  --grid paper         predict the study's whole grid (3 models x 3 batches x 7\n"
 		"                       methods x 5 worker counts x 8 bandwidths) and count the wins\n"
 		"                       by model, batch, method, workers and bandwidth, next to the\n"
@@ -242,12 +249,14 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 		{ "--intra-latency", NULL, GC_OPT_ARG, 'L' }, { "--grid", NULL, GC_OPT_ARG, 'G' },
 		{ "--sensitivity", NULL, 0, 's' }, { "--assume-free-codec", NULL, 0, 'F' },
 		{ "--constants", NULL, 0, 'K' }, { "--svg", NULL, GC_OPT_ARG, 'V' },
-		{ "--grid-steps", NULL, 0, 'T' },
+		{ "--grid-steps", NULL, 0, 'T' }, { "--racks", NULL, GC_OPT_ARG, 'r' },
+		{ "--uplink", NULL, GC_OPT_ARG, 'u' }, { "--oversubscription", NULL, GC_OPT_ARG, 'o' },
 	};
 	const char *optarg;
 	gc_opts op;
 	const char *a[8] = { "8,16,32,64,96", "1gbit:30gbit", "1", NULL, NULL, NULL, NULL, NULL };
-	int64_t v, g = 1, env = -1;
+	int64_t v, g = 1, env = -1, racks = 0;
+	double uplink = 0, oversub = 0;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -305,6 +314,24 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 			if (opt_double(optarg, 0, 1e6, "--intra-latency (us)", &o->intra_lat, e))
 				return -1;
 			break;
+		case 'r':
+			if (gc_parse_i64(optarg, &racks) || racks < 2 || racks > 64)
+				return gc_fail(e, GC_E_INVAL, "--racks '%s' is not a number of racks in "
+					       "2..64", optarg), -1;
+			break;
+		case 'u': {
+			uint64_t bps;
+			char hint[160];
+			if (gc_bw_parse(optarg, 0, &bps, e) || !bps)
+				return gc_fail(e, GC_E_INVAL, "--uplink is %s", gc_bw_hint(optarg, 0,
+					       hint, sizeof hint)), -1;
+			uplink = (double)bps / 1e9;
+			break;
+		}
+		case 'o':
+			if (opt_double(optarg, 1, 1000, "--oversubscription", &oversub, e))
+				return -1;
+			break;
 		}
 	}
 	if (c == GC_OPTS_HELP || c == GC_OPTS_VERSION)
@@ -315,11 +342,25 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 		return gc_fail(e, GC_E_INVAL, "--json does not apply to --grid or --grid-steps "
 			       "(they print tables only); drop --json, or ask for sweeps"), -1;
 	o->gpn = (int)g;
+	if (racks && !uplink == !oversub)
+		return gc_fail(e, GC_E_INVAL, "--racks needs the uplinks' rate: give --uplink RATE "
+			       "or --oversubscription X (one of them)"), -1;
+	if (!racks && (uplink || oversub))
+		return gc_fail(e, GC_E_INVAL, "--%s needs --racks R (how many racks share "
+			       "uplinks)", uplink ? "uplink" : "oversubscription"), -1;
+	if (racks && (a[7] || o->steps))
+		return gc_fail(e, GC_E_INVAL, "--racks applies to sweeps, not to --grid or "
+			       "--grid-steps (the study's setups have no racks)"), -1;
 	if ((o->steps || (a[7] && !strcmp(a[7], "study-code"))) && (o->seq_len || g != 1))
 		return gc_fail(e, GC_E_INVAL, "--grid study-code and --grid-steps take BERT's "
 			       "tokens and the processes per node from the study's code; drop "
 			       "--seq-len and --gpus-per-node"), -1;
-	return finish_args(o, a, env, e);
+	if (finish_args(o, a, env, e))
+		return -1;
+	o->w.racks = (int)racks;
+	o->w.uplink_gbps = uplink;
+	o->w.oversub = oversub;
+	return 0;
 }
 
 /* The fit's parameters (for this model's optimizer cost) and the topology options. */

@@ -40,6 +40,7 @@ typedef struct gc_node {
 	int connect_timeout;      /* ssh's ConnectTimeout in s; 0 = 10 (inventory's) */
 	char tcp_cc[32];          /* filled by gc_node_check */
 	int launcher;             /* enum gc_launcher (backend.h): ssh (0) or slurm steps */
+	int rack;                 /* the inventory's racks: its rack (1-based), 0 = none */
 	int down;                 /* set when a command found the node unreachable or hung:
 	                           * later commands fail at once (cleared per point) */
 } gc_node;

@@ -19,6 +19,7 @@
 #include "lock.h"
 #include "placement.h"
 #include "run.h"
+#include "run_racks.h"
 #include "run_slurm.h"
 #include "run_trace.h"
 #include "strutil.h"
@@ -723,7 +724,7 @@ static gc_rc begin_run(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 	for (i = 0; i < used; i++)
 		names[i] = c->nodes[i].name;
 	gc_placement_hosts_text(pl, names, hosts, sizeof(hosts));
-	net = with_slow(gc_launch_settings_json(&l), p->spec);
+	net = gc_run_racks_json(c, p, pl, with_slow(gc_launch_settings_json(&l), p->spec));
 	gc_point_to_run(p->spec, p->pt, c->sweep_id, (int)pl->nodes, c->env_ids ? c->env_ids[0] : 0, &r);
 	r.network_json = net;
 	rc = gc_db_run_begin(c->db, &r, run_id, e);
@@ -773,6 +774,8 @@ static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 	gc_phase_to(&c->ph, GC_PH_SHAPE);
 	if (!rc && (p->pt->bw_bps || point_delay_us(p->pt)))
 		rc = shape_all(c, run_id, used, p->spec, p->pt, e);
+	if (!rc)   /* racks: each rack's uplink (run_racks.h) */
+		rc = gc_run_racks_shape(c, p, e);
 	gc_phase_to(&c->ph, GC_PH_CALIBRATE);
 	if (!rc && !gc_run_interrupted())
 		calibrate(c, run_id, used, p->spec, p->pt->bw_bps, point_delay_us(p->pt));
@@ -836,6 +839,7 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
 	if (p->pt->trace)            /* before the folders go: it reads the players' lines */
 		gc_run_trace_stop(c, run_id, p, &tr);
 	unshape_all(c);
+	gc_run_racks_unshape(c);
 	remove_dirs(c, run_id, paths, np);
 	gc_phase_to(&c->ph, GC_PH_RECORD);
 	if (rc && !gc_run_interrupted())

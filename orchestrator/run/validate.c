@@ -210,6 +210,22 @@ static void check_slow(const struct gc_spec *s, const struct gc_inventory *inv,
 	}
 }
 
+/* uplink:/oversubscription: needs racks in the inventory (docs/spec.md, "Racks and
+ * uplinks") */
+static void check_uplink(const struct gc_spec *s, const struct gc_inventory *inv,
+			 const char *inv_path, struct gc_diags *d)
+{
+	const char *key = s->n_uplink && s->uplink[0].ratio > 0 ? "oversubscription" : "uplink";
+	char msg[700];
+
+	if (!s->n_uplink || inv->n_racks)
+		return;
+	snprintf(msg, sizeof(msg), "%s: the inventory '%.300s' has no racks, so no host shares "
+		 "an uplink; add racks: [[n1, n2], [n3, n4]] to it (gcbench cluster up N --racks R "
+		 "writes them), or drop '%s'", key, inv_path, key);
+	diag_path(d, s->text, key, msg);
+}
+
 /* The inventory's problems into d (its own file); GC_OK when it parsed. */
 static gc_rc check_inventory(const struct gc_run_opts *o, const struct gc_spec *s,
 			     struct gc_diags *sd, struct gc_diags *d, gc_err *e)
@@ -221,12 +237,14 @@ static gc_rc check_inventory(const struct gc_run_opts *o, const struct gc_spec *
 
 	if (!o->inventory_path) {   /* local: 4 */
 		check_slow(s, &inv, "local: 4", sd);
+		check_uplink(s, &inv, "local: 4", sd);
 		return GC_OK;
 	}
 	rc = gc_inventory_load(o->inventory_path, &inv, d, e);
 	if (rc)
 		return rc;
 	check_slow(s, &inv, o->inventory_path, sd);
+	check_uplink(s, &inv, o->inventory_path, sd);
 	if (!inv.local && !inv.slurm) {   /* SLURM's GPUs come from the allocation */
 		if (gc_read_file(o->inventory_path, &text, &len, e))
 			text = NULL;

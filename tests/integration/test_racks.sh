@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# tests/integration/test_racks.sh: racks and their uplinks (docs/netem.md, "Racks";
+# docs/spec.md, "Racks and uplinks").
+#   no_racks        oversubscription: with an inventory without racks: exit 2 with the
+#                   spec's FILE:LINE, nothing run
+#   bad_rack_host   racks: naming a host the inventory lacks: exit 2 with its FILE:LINE
+#   dry_run_key     --dry-run shows the point keys with ;uplink=1:1 and ;uplink=2:1
+#   cluster_racks   cluster up 4 --racks 2: a bridge per rack, each rack's uplink a veth
+#                   pair into the core bridge, and the inventory says racks: and
+#                   uplink_ifaces:
+#   uplink_shared   with the rack's uplink capped at 1gbit (as gcbench run caps it), two
+#                   concurrent cross-rack iperf3 flows (n1->n3, n2->n4) each get about
+#                   half of it (0.35-0.65 of the capped goodput), one flow alone nearly
+#                   all (>= 0.8)
+#   sweep_ok        a sync SGD sweep at 1gbit hosts with oversubscription 1:1 and 2:1 on
+#                   a ring that alternates racks (hosts n1 n3 n2 n4): both points ok
+#   network_json    runs.network_json holds each rack's uplink rate (2gbit at 1:1, 1gbit
+#                   at 2:1) and the ring's share (1gbit, 500mbit: two flows per uplink)
+#   model_ratio     sync SGD's iteration time at 2:1 over 1:1, measured, within 10% of
+#                   what the fitted model predicts (gcbench model)
+#   restored        no qdisc left on any node or uplink afterwards
+. "$(dirname "$0")/../lib.sh"
+cases="no_racks bad_rack_host dry_run_key cluster_racks uplink_shared sweep_ok network_json model_ratio restored"
+need_sweep $cases || exit 0
+G=$BIN/gcbench
+N=$BIN/gcbench-netem
+[ -x "$G" ] || { for c in $cases; do fail "$c" "$G is not built"; done; exit 0; }
+name=rk-$(( $$ % 10000 ))
+export GCBENCH_HOME=$(mktemp -d /tmp/gcbench-racks.XXXXXX)
+cleanup() {
+	[ -n "${srv_pids:-}" ] && kill $srv_pids 2>/dev/null
+	"$G" cluster down --name "$name" >/dev/null 2>&1; rm -rf "$GCBENCH_HOME"
+}
+trap cleanup EXIT
+
+spec=$GCBENCH_HOME/spec.yaml
+cat >"$spec" <<'YAML'
+name: racks
+workload: replay
+models: [resnet50]
+methods: [syncsgd]
+bandwidth: [1gbit]
+world_size: [4]
+batch: 8
+compute_scale: 50
+iterations: 4
+warmup: 1
+timeout: 300
+oversubscription: [1, 2]
+YAML
+flat=$GCBENCH_HOME/flat.yaml
+printf 'hosts:\n  - {name: a, address: 10.9.0.1, iface: eth0}\n  - {name: b, address: 10.9.0.2, iface: eth0}\n' >"$flat"
+out=$("$G" run "$spec" --inventory "$flat" --dry-run --db "$GCBENCH_HOME/x.db" 2>&1); rc=$?
+if [ $rc -eq 2 ] && grep -q "^$spec:12:[0-9]*: oversubscription: the inventory '$flat' has no racks" <<<"$out" &&
+	[ ! -e "$GCBENCH_HOME/x.db" ]; then pass no_racks
+else fail no_racks "rc=$rc $out"; fi
+printf 'racks: [[a], [c]]\n' >>"$flat"
+out=$("$G" run "$spec" --inventory "$flat" --dry-run --db "$GCBENCH_HOME/x.db" 2>&1); rc=$?
+if [ $rc -eq 2 ] && grep -q "^$flat:4:[0-9]*: racks: host 'c' is not in the inventory" <<<"$out"; then
+	pass bad_rack_host
+else fail bad_rack_host "rc=$rc $out"; fi
+loc=$GCBENCH_HOME/local.yaml
+printf 'local: 4\nracks: [[n1, n2], [n3, n4]]\n' >"$loc"
+out=$("$G" run "$spec" --inventory "$loc" --dry-run --db "$GCBENCH_HOME/x.db" 2>&1); rc=$?
+if [ $rc -eq 0 ] && grep -q "key .*;repeat=0;uplink=1:1$" <<<"$out" &&
+	grep -q "key .*;repeat=0;uplink=2:1$" <<<"$out"; then pass dry_run_key
+else fail dry_run_key "rc=$rc $out"; fi
+
+if ! out=$("$G" cluster up 4 --racks 2 --name "$name" 2>&1); then
+	for c in cluster_racks uplink_shared sweep_ok network_json model_ratio restored; do
+		fail "$c" "cluster up --racks 2 failed: $out"; done
+	exit 0
+fi
+dir=$GCBENCH_HOME/clusters/$name
+inv=$dir/inventory.yaml
+k=$(sed -n 's/^subnet=//p' "$dir/cluster.conf")
+links=$(ip -o link show 2>/dev/null)
+masters=""
+for d in v1 v2 v3 v4 u1 u2 c1 c2; do
+	masters="$masters $d:$(sed -n "s/^[0-9]*: gc$k-$d@[^:]*:.* master \([^ ]*\) .*/\1/p" <<<"$links")"
+done
+want=" v1:gc$k-r1 v2:gc$k-r1 v3:gc$k-r2 v4:gc$k-r2 u1:gc$k-r1 u2:gc$k-r2 c1:gc$k-br c2:gc$k-br"
+if [ "$masters" = "$want" ] && grep -q '^racks: \[\[n1, n2\], \[n3, n4\]\]$' "$inv" &&
+	grep -q "^uplink_ifaces: \[\[gc$k-u1, gc$k-c1\], \[gc$k-u2, gc$k-c2\]\]$" "$inv"; then
+	pass cluster_racks
+else fail cluster_racks "masters:$masters (want$want); $(grep -A1 '^racks' "$inv" | tr '\n' ' ')"; fi
+
+# two cross-rack flows through rack 1's uplink (out end) and rack 2's (in end), capped
+# as gcbench run caps them; iperf3 servers on n3 and n4
+ns() { echo "gcb-$name-n$1"; }
+addr() { echo "10.213.$k.$((10 + $1))"; }
+if need_cmd iperf3 uplink_shared; then
+	srv_pids=""
+	for i in 3 4; do
+		ip netns exec "$(ns $i)" iperf3 -s -1 -B "$(addr $i)" >/dev/null 2>&1 & srv_pids="$srv_pids $!"
+	done
+	"$N" set --dev "gc$k-u1" --rate 1gbit >/dev/null && "$N" set --dev "gc$k-c2" --rate 1gbit >/dev/null
+	sleep 0.5
+	ip netns exec "$(ns 1)" iperf3 -c "$(addr 3)" -t 4 -J >"$GCBENCH_HOME/f1.json" 2>&1 & p1=$!
+	ip netns exec "$(ns 2)" iperf3 -c "$(addr 4)" -t 4 -J >"$GCBENCH_HOME/f2.json" 2>&1 & p2=$!
+	wait $p1 $p2
+	bps() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"])' "$1" 2>/dev/null; }
+	b1=$(bps "$GCBENCH_HOME/f1.json"); b2=$(bps "$GCBENCH_HOME/f2.json")
+	ip netns exec "$(ns 3)" iperf3 -s -1 -B "$(addr 3)" >/dev/null 2>&1 & srv_pids="$srv_pids $!"
+	sleep 0.5
+	ip netns exec "$(ns 1)" iperf3 -c "$(addr 3)" -t 3 -J >"$GCBENCH_HOME/f0.json" 2>&1
+	b0=$(bps "$GCBENCH_HOME/f0.json")
+	"$N" clear --dev "gc$k-u1" >/dev/null; "$N" clear --dev "gc$k-c2" >/dev/null
+	wait 2>/dev/null; srv_pids=""
+	# goodput of a 1gbit cap: 1448/1514 of it
+	if [ -n "$b1" ] && [ -n "$b2" ] && [ -n "$b0" ] && awk -v a="$b1" -v b="$b2" -v o="$b0" 'BEGIN {
+		g = 1e9 * 1448 / 1514
+		exit !(a > 0.35 * g && a < 0.65 * g && b > 0.35 * g && b < 0.65 * g && o >= 0.8 * g) }'; then
+		pass uplink_shared
+		echo "# uplink 1gbit: two flows $b1 $b2 bit/s, one flow $b0 bit/s"
+	else fail uplink_shared "two flows: '$b1' '$b2', one: '$b0' bit/s"; fi
+fi
+
+# the ring alternates racks: hosts in the order n1 n3 n2 n4
+alt=$GCBENCH_HOME/alt.yaml
+python3 - "$inv" >"$alt" <<'PY'
+import sys
+blocks, other = {}, []
+for line in open(sys.argv[1]).read().splitlines():
+    if line.startswith("  - name: "):
+        cur = line[10:].strip(); blocks[cur] = [line]
+    elif line.startswith("    "):
+        blocks[cur].append(line)
+    else:
+        other.append(line)
+for line in other:
+    print(line)
+    if line == "hosts:":
+        for h in ("n1", "n3", "n2", "n4"):
+            print("\n".join(blocks[h]))
+PY
+db=$GCBENCH_HOME/r.db
+out=$("$G" run "$spec" --inventory "$alt" --db "$db" 2>&1); rc=$?
+ok=$(sqlite3 "$db" "SELECT count(*) FROM runs WHERE status = 'ok'" 2>/dev/null)
+if [ $rc -eq 0 ] && [ "$ok" = 2 ]; then pass sweep_ok
+else fail sweep_ok "rc=$rc ok=$ok: $(tail -n 5 <<<"$out" | tr '\n' ' ')"; fi
+net=$(sqlite3 "$db" "SELECT group_concat(json_extract(network_json, '$.uplink.rack_bps') || '/' || json_extract(network_json, '$.uplink.ring_bps') || '/' || json_extract(network_json, '$.uplink.max_flows'), ' ') FROM (SELECT * FROM runs ORDER BY id)" 2>/dev/null)
+if [ "$net" = "[2000000000,2000000000]/1000000000/2 [1000000000,1000000000]/500000000/2" ]; then
+	pass network_json
+else fail network_json "rack_bps/ring_bps/max_flows: '$net'; $(sqlite3 "$db" "SELECT placement FROM runs" | tr '\n' ' ')"; fi
+m=$("$G" model --db "$db" --no-store --json 2>&1)
+ratio=$(python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+r = sorted(d["runs"], key=lambda x: x["run_id"])
+print("%.4f %.4f" % (r[1]["measured_s"] / r[0]["measured_s"], r[1]["predicted_s"] / r[0]["predicted_s"]))' <<<"$m" 2>/dev/null)
+if [ -n "$ratio" ] && awk -v m="${ratio% *}" -v p="${ratio#* }" 'BEGIN { exit !(m / p > 0.9 && m / p < 1.1 && p > 1.2) }'; then
+	pass model_ratio
+	echo "# 2:1 over 1:1 (ring alternating racks): measured ${ratio% *}, model ${ratio#* }"
+else fail model_ratio "measured/predicted ratios '$ratio': $(head -c 400 <<<"$m")"; fi
+left=""
+for i in 1 2 3 4; do
+	q=$(tc -n "$(ns $i)" qdisc show dev eth0 2>&1)
+	grep -qE 'tbf|htb|netem|cannot' <<<"$q" && left="$left n$i: $q;"
+done
+for d in u1 u2 c1 c2; do
+	q=$(tc qdisc show dev "gc$k-$d" 2>&1)
+	grep -qE 'tbf|htb|netem|Cannot' <<<"$q" && left="$left $d: $q;"
+done
+if [ -z "$left" ]; then pass restored; else fail restored "$left"; fi
