@@ -408,6 +408,14 @@ static void header(const struct opts *o)
 	if (w->mp.gpus_per_node > 1)
 		printf(", %d GPUs per node (%.3g GB/s, %.3g us inside)", w->mp.gpus_per_node,
 		       w->mp.bw_intra / 1e9, w->mp.alpha_intra * 1e6);
+	if (w->racks > 1 && w->uplink_gbps > 0)
+		printf("; nodes in %d racks, each uplink %g Gbit/s: the bandwidth column is a "
+		       "node's link, each point runs at the ring's bottleneck", w->racks,
+		       w->uplink_gbps);
+	else if (w->racks > 1)
+		printf("; nodes in %d racks, uplinks %g:1 oversubscribed: the bandwidth column is "
+		       "a node's link, each point runs at the ring's bottleneck", w->racks,
+		       w->oversub);
 	printf("\npredicted speedup over sync SGD (> 1: compression is faster)\n\n");
 	printf("%-8s %-8s %7s %9s %11s", "compute", "codec", "workers", "bandwidth", "syncsgd_ms");
 	for (k = 0; k < w->nmethods; k++)

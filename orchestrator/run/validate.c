@@ -218,7 +218,18 @@ static void check_uplink(const struct gc_spec *s, const struct gc_inventory *inv
 	const char *key = s->n_uplink && s->uplink[0].ratio > 0 ? "oversubscription" : "uplink";
 	char msg[700];
 
-	if (!s->n_uplink || inv->n_racks)
+	if (!s->n_uplink)
+		return;
+	if (inv->n_racks && !inv->uplink_ifaces && !inv->local) {
+		snprintf(msg, sizeof(msg), "%s: the racks of '%.300s' are real hosts' (no "
+			 "uplink_ifaces), whose switch gcbench cannot shape; the per-host "
+			 "approximation (the helper's 'classes') is not in this build: run it on "
+			 "the emulated cluster (gcbench cluster up N --racks R), or drop '%s'", key,
+			 inv_path, key);
+		diag_path(d, s->text, key, msg);
+		return;
+	}
+	if (inv->n_racks)
 		return;
 	snprintf(msg, sizeof(msg), "%s: the inventory '%.300s' has no racks, so no host shares "
 		 "an uplink; add racks: [[n1, n2], [n3, n4]] to it (gcbench cluster up N --racks R "
