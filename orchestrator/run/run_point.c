@@ -305,6 +305,7 @@ static uint32_t point_delay_us(const struct gc_point *pt)
 struct shape_job {
 	struct gc_sweep_ctx *c;
 	const struct gc_spec *spec;
+	const struct gc_point *pt;
 	uint64_t rate;
 	uint32_t delay, got[GC_PLACE_MAX_HOSTS];
 };
@@ -312,6 +313,8 @@ struct shape_job {
 static gc_rc shape_one(size_t i, void *arg, gc_err *e)
 {
 	struct shape_job *j = arg;       /* slow: a host's factor on the cap */
+	if (gc_run_racks_approx(j->c, j->pt))   /* racks on real hosts (run_racks.h) */
+		return gc_run_racks_node_shape(j->c, j->spec, j->pt, i, e);
 	return gc_node_shape(&j->c->nodes[i], gc_spec_host_cap(j->spec, j->rate,
 							      j->c->nodes[i].name),
 			     j->delay, &j->got[i], e);
@@ -323,7 +326,7 @@ static gc_rc shape_one(size_t i, void *arg, gc_err *e)
 static gc_rc shape_all(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
 		       const struct gc_spec *spec, const struct gc_point *pt, gc_err *e)
 {
-	struct shape_job j = { c, spec, pt->bw_bps, point_delay_us(pt), { 0 } };
+	struct shape_job j = { c, spec, pt, pt->bw_bps, point_delay_us(pt), { 0 } };
 	uint32_t least = UINT32_MAX;
 	size_t i;
 	gc_rc rc;

@@ -415,7 +415,8 @@ gc_rc gc_run_data_subnet(struct gc_sweep_ctx *c, gc_err *e)
 	gc_rc rc = addr && prefix ? GC_OK : gc_fail(e, GC_E_NOMEM, "out of memory");
 
 	for (size_t i = 0; !rc && i < c->n_nodes; i++)
-		rc = gc_node_data_addr(&c->nodes[i], &addr[i], &prefix[i], e);
+		if (!(rc = gc_node_data_addr(&c->nodes[i], &addr[i], &prefix[i], e)))
+			c->nodes[i].data_ip = addr[i];   /* racks' classes (run_racks.h) */
 	for (size_t i = 0; !rc && i < c->n_nodes; i++)   /* a SLURM node: probes bind there */
 		if (c->nodes[i].launcher == GC_LAUNCHER_SLURM) {
 			char *slash = c->nodes[i].address;

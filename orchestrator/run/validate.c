@@ -220,12 +220,19 @@ static void check_uplink(const struct gc_spec *s, const struct gc_inventory *inv
 
 	if (!s->n_uplink)
 		return;
-	if (inv->n_racks && !inv->uplink_ifaces && !inv->local) {
+	if (inv->n_racks && !inv->uplink_ifaces && !inv->local) {   /* the approximation */
+		int unlimited = 0, delayed = 0;
+		for (size_t b = 0; b < s->n_bandwidth; b++)
+			unlimited |= s->bandwidth[b] == 0;
+		for (size_t l = 0; l < s->n_latency; l++)
+			delayed |= s->latency[l] > 0;
+		if (!unlimited && !delayed)
+			return;
 		snprintf(msg, sizeof(msg), "%s: the racks of '%.300s' are real hosts' (no "
-			 "uplink_ifaces), whose switch gcbench cannot shape; the per-host "
-			 "approximation (the helper's 'classes') is not in this build: run it on "
-			 "the emulated cluster (gcbench cluster up N --racks R), or drop '%s'", key,
-			 inv_path, key);
+			 "uplink_ifaces), where each host's cross-rack traffic gets a class of "
+			 "its own beside its cap: give every bandwidth a rate and every latency 0, "
+			 "or run it on the emulated cluster (gcbench cluster up N --racks R)", key,
+			 inv_path);
 		diag_path(d, s->text, key, msg);
 		return;
 	}

@@ -24,13 +24,36 @@
 #                   the loaded 2-core machine (the ring runs at its slower flow, below the
 #                   fair share), so the bound is looser; the table and its command are in
 #                   docs/netem.md ("Racks")
+#   approx_classes  racks without uplink_ifaces (as on real hosts): the approximation,
+#                   each host's traffic to the other rack in a class at its fair share
+#                   (2:1 of two 1gbit hosts: 1gbit / 2 hosts = 500mbit): the calibrated
+#                   cross-rack ring pairs (n2->n3, n4->n1) at 0.75-1.02 of 500mbit's
+#                   goodput, the pairs inside a rack above 0.8 of 1gbit's
+#   approx_said     the run says it is an approximation, and network_json's uplink.how
+#                   says "approximation"
 #   restored        no qdisc left on any node or uplink afterwards
+#   classes_cli     gcbench-netem classes refuses malformed --class/--rate (exit 2, the
+#                   reason) before touching the link (no root needed)
 #   sigint_uplink   SIGINT to gcbench run while its point holds the uplinks capped: exit
 #                   130 and no cap left on an uplink or node
 #   sigkill_uplink  SIGKILL instead: the uplinks stay capped (owned by the dead process)
 #                   until 'gcbench-netem restore-all' on this machine restores them
 . "$(dirname "$0")/../lib.sh"
-cases="no_racks bad_rack_host dry_run_key cluster_racks uplink_shared sweep_ok network_json model_ratio restored sigint_uplink sigkill_uplink"
+cases="no_racks bad_rack_host dry_run_key cluster_racks uplink_shared sweep_ok network_json model_ratio approx_classes approx_said restored sigint_uplink sigkill_uplink"
+# gcbench-netem classes: its mistakes, before anything is touched
+cli_bad=""
+for args in "--class 10.0.0.1/33=500mbit|prefix length" "--class 10.0.0.1|classes takes --rate RATE and --class" \
+	"--class 10.0.0.1=1gbps|bytes" "--class 10.0.0.1/24=500mbit|bits set outside" \
+	"--class 10.0.0.1,,10.0.0.2=500mbit|not an IPv4" "--class 10.0.0.1=unlimited|not unlimited"; do
+	want=${args#*|}; a=${args%%|*}
+	# shellcheck disable=SC2086
+	out=$("$BIN/gcbench-netem" classes --dev gcnone0 --rate 1gbit $a 2>&1); rc=$?
+	{ [ $rc -eq 2 ] && grep -q -- "$want" <<<"$out"; } || cli_bad="$cli_bad [$a: rc $rc: $out]"
+done
+out=$("$BIN/gcbench-netem" classes --dev gcnone0 --rate unlimited --class 10.0.0.1=1gbit 2>&1); rc=$?
+{ [ $rc -eq 2 ] && grep -q "need a cap" <<<"$out"; } || cli_bad="$cli_bad [rate unlimited: rc $rc: $out]"
+if [ -z "$cli_bad" ]; then pass classes_cli; else fail classes_cli "$cli_bad"; fi
+
 need_sweep $cases || exit 0
 G=$BIN/gcbench
 N=$BIN/gcbench-netem
@@ -79,7 +102,7 @@ if [ $rc -eq 0 ] && grep -q "key .*;repeat=0;uplink=1:1$" <<<"$out" &&
 else fail dry_run_key "rc=$rc $out"; fi
 
 if ! out=$("$G" cluster up 4 --racks 2 --name "$name" 2>&1); then
-	for c in cluster_racks uplink_shared sweep_ok network_json model_ratio restored sigint_uplink sigkill_uplink; do
+	for c in cluster_racks uplink_shared sweep_ok network_json model_ratio approx_classes approx_said restored sigint_uplink sigkill_uplink; do
 		fail "$c" "cluster up --racks 2 failed: $out"; done
 	exit 0
 fi
@@ -166,6 +189,23 @@ if [ -n "$ratio" ] && awk -v m="${ratio% *}" -v p="${ratio#* }" 'BEGIN { exit !(
 	pass model_ratio
 	echo "# 2:1 over 1:1 (ring alternating racks): measured ${ratio% *}, model ${ratio#* }"
 else fail model_ratio "measured/predicted ratios '$ratio': $(head -c 400 <<<"$m")"; fi
+# the approximation: the same hosts with racks: but no uplink_ifaces, ring n1 n2 n3 n4
+real=$GCBENCH_HOME/real.yaml
+grep -v '^uplink_ifaces:' "$inv" >"$real"
+sed -e 's/^iterations: .*/iterations: 2/' -e 's/^oversubscription: .*/oversubscription: 2/' "$spec" >"$GCBENCH_HOME/approx.yaml"
+adb=$GCBENCH_HOME/a.db
+out=$("$G" run "$GCBENCH_HOME/approx.yaml" --inventory "$real" --db "$adb" --calibrate-all 2>&1); rc=$?
+pairs=$(sqlite3 "$adb" "SELECT group_concat(src || '>' || dst || ':' || CASE
+	WHEN goodput_bps BETWEEN 0.75 * 5e8 * 1448 / 1514 AND 1.02 * 5e8 THEN 'half'
+	WHEN goodput_bps > 0.8 * 1e9 * 1448 / 1514 THEN 'full' ELSE CAST(goodput_bps AS INTEGER) END, ' ')
+	FROM (SELECT * FROM links ORDER BY src)" 2>/dev/null)
+if [ $rc -eq 0 ] && [ "$pairs" = "n1>n2:full n2>n3:half n3>n4:full n4>n1:half" ]; then pass approx_classes
+else fail approx_classes "rc=$rc pairs '$pairs': $(tail -n 3 <<<"$out" | tr '\n' ' ')"; fi
+how=$(sqlite3 "$adb" "SELECT json_extract(network_json, '$.uplink.how') FROM runs" 2>/dev/null)
+if grep -q "an approximation of a shared uplink" <<<"$out" && [ "$how" = approximation ]; then
+	pass approx_said
+else fail approx_said "how '$how'; $(grep -i approx <<<"$out" | head -n 2)"; fi
+
 left=""
 for i in 1 2 3 4; do
 	q=$(tc -n "$(ns $i)" qdisc show dev eth0 2>&1)
