@@ -886,6 +886,15 @@ void gc_exec_point_init(struct gc_exec_point *x, const struct gc_spec *spec, con
 		 p->stack && *p->stack->name ? p->stack->name : "",
 		 p->stack && *p->stack->name ? "/" : "", p->method->label, bw,
 		 p->world_size, p->batch, p->repeat ? " (repeat)" : "");
+	if (p->uplink) {      /* "... (uplink 2:1)", "... (uplink 500mbit)" */
+		char up[48];
+		size_t n = strlen(x->label);
+		if (p->uplink->ratio > 0)
+			snprintf(up, sizeof(up), "%.9g:1", p->uplink->ratio);
+		else
+			gc_bw_format(p->uplink->bps, up, sizeof(up));
+		snprintf(x->label + n, sizeof(x->label) - n, " (uplink %s)", up);
+	}
 	if (spec->n_slow) {   /* "... (slow n3 x0.5)" */
 		size_t n = strlen(x->label);
 		for (size_t i = 0; i < spec->n_slow && n < sizeof(x->label); i++) {

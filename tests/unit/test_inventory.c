@@ -265,9 +265,10 @@ static void test_bad_corpus(void)
 static void test_example_files(void)
 {
 	const char *files[] = { "experiments/inventory-local.yaml",
-				"experiments/inventory-cluster.example.yaml" };
+				"experiments/inventory-cluster.example.yaml",
+				"experiments/inventory-racks.yaml" };
 
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		struct gc_inventory inv;
 		struct gc_diags d;
 		gc_err e;
