@@ -107,6 +107,7 @@ static gc_rc print_status_json(const struct gc_cluster_status *s, gc_err *e)
 	gc_json_bool(&j, s->bridge_exists);
 	gc_json_key(&j, "slurm");
 	gc_json_bool(&j, s->slurm);
+	gc_json_int_field(&j, "racks", s->racks);
 	gc_json_int_field(&j, "slurmctld_pid", (int)s->slurmctld_pid);
 	gc_json_int_field(&j, "munged_pid", (int)s->munged_pid);
 	gc_json_key(&j, "nodes");
@@ -201,15 +202,16 @@ static int parse_args(int argc, char **argv, struct cl_args *a)
 	return 0;
 }
 
-/* A cluster that `up` would rebuild (it exists with another number of nodes) or that
+/* A cluster that `up` would rebuild (it exists with another number of nodes or racks) or that
  * `down` removes must not hold a live host lock (orchestrator/run/hostlock.h): a sweep
  * runs on it. */
-static gc_rc guard_in_use(const char *name, int nodes, gc_err *e)
+static gc_rc guard_in_use(const char *name, int nodes, int racks, gc_err *e)
 {
 	struct gc_cluster_status *st = calloc(1, sizeof(*st));
 	gc_rc rc = st ? GC_OK : gc_fail(e, GC_E_NOMEM, "out of memory");
 
-	if (!rc && nodes > 0 && (gc_cluster_status(name, st, e) || st->nodes == 0 || st->nodes == nodes))
+	if (!rc && nodes > 0 && (gc_cluster_status(name, st, e) || st->nodes == 0 ||
+				 (st->nodes == nodes && st->racks == racks)))
 		nodes = -1;   /* nothing to rebuild */
 	if (!rc && nodes != -1)
 		rc = gc_hostlock_check_cluster(name, e);
@@ -232,7 +234,7 @@ static int do_up(const struct cl_args *a, gc_err *e)
 	struct gc_cluster_opts o = { a->user, a->shared_fs, a->slurm, a->racks };
 	char dir[PATH_MAX];
 
-	rc = guard_in_use(a->name, (int)n, e);
+	rc = guard_in_use(a->name, (int)n, a->racks, e);
 	rc = rc ? rc : gc_cluster_up_opts(a->name, (int)n, &o, &was_up, e);
 	if (!rc)
 		rc = gc_cluster_dir(a->name, dir, sizeof(dir), e);
@@ -267,7 +269,7 @@ int cmd_cluster(int argc, char **argv)
 			return 2;
 		rc = (gc_rc)r;
 	} else if (!strcmp(a.verb, "down")) {
-		rc = guard_in_use(a.name, 0, &e);
+		rc = guard_in_use(a.name, 0, 0, &e);
 		rc = rc ? rc : gc_cluster_down(a.name, &e);
 		if (!rc)
 			printf("cluster '%s' is down (nothing of it is left)\n", a.name);

@@ -6,8 +6,8 @@
 #   bad_rack_host   racks: naming a host the inventory lacks: exit 2 with its FILE:LINE
 #   dry_run_key     --dry-run shows the point keys with ;uplink=1:1 and ;uplink=2:1
 #   cluster_racks   cluster up 4 --racks 2: a bridge per rack, each rack's uplink a veth
-#                   pair into the core bridge, and the inventory says racks: and
-#                   uplink_ifaces:
+#                   pair into the core bridge, status healthy with "racks":2, and the
+#                   inventory says racks: and uplink_ifaces:
 #   uplink_shared   with the rack's uplink capped at 1gbit (as gcbench run caps it), two
 #                   concurrent cross-rack iperf3 flows (n1->n3, n2->n4) each get about
 #                   half of it over 10 s: together >= 0.85 of the capped goodput, each
@@ -115,10 +115,12 @@ for d in v1 v2 v3 v4 u1 u2 c1 c2; do
 	masters="$masters $d:$(sed -n "s/^[0-9]*: gc$k-$d@[^:]*:.* master \([^ ]*\) .*/\1/p" <<<"$links")"
 done
 want=" v1:gc$k-r1 v2:gc$k-r1 v3:gc$k-r2 v4:gc$k-r2 u1:gc$k-r1 u2:gc$k-r2 c1:gc$k-br c2:gc$k-br"
-if [ "$masters" = "$want" ] && grep -q '^racks: \[\[n1, n2\], \[n3, n4\]\]$' "$inv" &&
+st=$("$G" cluster status --name "$name" --json 2>&1)
+if [ "$masters" = "$want" ] && grep -q '"healthy":true' <<<"$st" && grep -q '"racks":2' <<<"$st" &&
+	grep -q '^racks: \[\[n1, n2\], \[n3, n4\]\]$' "$inv" &&
 	grep -q "^uplink_ifaces: \[\[gc$k-u1, gc$k-c1\], \[gc$k-u2, gc$k-c2\]\]$" "$inv"; then
 	pass cluster_racks
-else fail cluster_racks "masters:$masters (want$want); $(grep -A1 '^racks' "$inv" | tr '\n' ' ')"; fi
+else fail cluster_racks "masters:$masters (want$want); $(grep -A1 '^racks' "$inv" | tr '\n' ' '); status: $(head -c 300 <<<"$st")"; fi
 
 # two cross-rack flows through rack 1's uplink (out end) and rack 2's (in end), capped
 # as gcbench run caps them; iperf3 servers on n3 and n4
