@@ -512,6 +512,11 @@ static int sweep(const struct opts *o, gc_arch *a, struct tally *t, gc_json *js,
 		gc_json_str_field(js, "model", w->model);
 		gc_json_int_field(js, "batch", w->batch);
 		gc_json_str_field(js, "preset", w->source);
+		if (w->racks > 1) {   /* the points' bandwidth is a node's link (model/racks.h) */
+			gc_json_int_field(js, "racks", w->racks);
+			gc_json_numg_field(js, w->uplink_gbps > 0 ? "uplink_gbps" : "oversubscription",
+					   w->uplink_gbps > 0 ? w->uplink_gbps : w->oversub, 6);
+		}
 		gc_json_key(js, "points");
 		gc_json_arr_open(js);
 	} else {

@@ -219,6 +219,9 @@ c=$(sync_ms --bandwidth 1gbit --racks 2 --oversubscription 2); d=$(sync_ms --ban
 u=$(sync_ms --bandwidth 1gbit --racks 2 --uplink 500mbit)
 if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$c" = "$d" ] && [ "$u" = "$b" ] && [ "$a" != "$d" ]; then pass racks_bottleneck
 else fail racks_bottleneck "4:1 $a vs 500mbit $b; 2:1 $c vs 1gbit $d; uplink 500mbit $u"; fi
+j=$("$G" whatif --model resnet50 --workers 4 --bandwidth 1gbit --method signsgd --preset ideal --racks 2 --uplink 500mbit --json 2>&1)
+if grep -q '"racks": 2, "uplink_gbps": 0.5, "points"' <<<"$j"; then pass racks_json
+else fail racks_json "$(head -c 200 <<<"$j")"; fi
 expect_err racks_needs_uplink "--racks needs the uplinks' rate" --racks 2
 expect_err uplink_needs_racks "--oversubscription needs --racks R" --oversubscription 2
 expect_err racks_range "--racks '1' is not a number of racks in 2..64" --racks 1 --uplink 1gbit
