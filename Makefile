@@ -101,7 +101,7 @@ ifeq ($(USE_CUDA),1)
 NVCCFLAGS := -O3 -std=c++17 -Xcompiler -Wall$(if $(WERROR),$(comma)-Werror -Werror all-warnings) \
              $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
              -I. -Icommon -DGC_HAVE_CUDA=1 $(EXTRA_NVCCFLAGS)
-CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart
+CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart   # cuBLAS: dlopen (kernels/cuda/cublas_load.h)
 CPPFLAGS  += -I$(CUDA_HOME)/include
 LDLIBS    += $(CUDA_LIBS) -lstdc++
 endif

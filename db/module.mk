@@ -1,7 +1,7 @@
 # db/: the SQLite results database: its schema and every SQL statement (the query
 # functions of db/q_*.h). db/schema.sql is embedded into the library as a C string ($(BUILD)/gen/db_schema.inc), so the binary needs no installed file.
 LIB_SRCS += db/db.c db/ingest.c db/status.c db/resume.c db/engine.c db/q_regress.c \
-	db/q_history.c db/q_summary.c db/q_report.c db/q_model.c
+	db/q_history.c db/q_summary.c db/q_report.c db/q_model.c db/q_calibration.c
 UNIT_TESTS += $(BUILD)/tests/test_db $(BUILD)/tests/test_db_queries $(BUILD)/tests/test_db_q
 BENCHES += bench-db
 

@@ -7,10 +7,13 @@
 /* The ring's bottleneck under slow: (docs/spec.md): the point's cap times the least
  * factor of the hosts the run used (1 without slow:), and the links' mean efficiency
  * (goodput over each sender's own cap) at that cap. Without slow: these are the cap
- * and the links' mean goodput, as before. */
-#define SQL_SLOWEST "COALESCE((SELECT MIN(j.value) FROM runs r, json_each(r.network_json, " \
+ * and the links' mean goodput, as before. Under background flows (docs/spec.md, "Cross
+ * traffic") both are further times the ring's fair share of the link the run stored
+ * (network_json $.background.share; 1 without). */
+#define SQL_SLOWEST "(COALESCE((SELECT MIN(j.value) FROM runs r, json_each(r.network_json, " \
 	"'$.slow') j WHERE r.id = s.run_id AND j.key IN (SELECT h.node FROM run_hosts h " \
-	"WHERE h.run_id = s.run_id)), 1)"
+	"WHERE h.run_id = s.run_id)), 1) * COALESCE((SELECT json_extract(r.network_json, " \
+	"'$.background.share') FROM runs r WHERE r.id = s.run_id), 1))"
 
 /* Under racks (docs/spec.md, "Racks and uplinks") the run stores the ring's share of
  * its most loaded uplink direction as network_json's $.uplink.ring_bps: the bottleneck

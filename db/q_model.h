@@ -20,8 +20,8 @@ struct gc_db_model_run {
 	int world_size, batch;
 	int nodes;                         /* hosts the ranks ran on (runs.nodes) */
 	int64_t bw_cap_bps;                /* the ring's bottleneck cap: the point's, times
-					      the least slow: factor of the hosts used;
-					      0: unlimited */
+					      the least slow: factor of the hosts used and
+					      the background flows' fair share; 0: unlimited */
 	double latency_s, compute_scale;
 	double t_iter, t_forward, t_backward, t_encode, t_decode, t_exposed, t_optimizer,
 	       t_comm;

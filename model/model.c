@@ -5,6 +5,15 @@
 
 #include "model.h"
 
+double gc_model_bg_share(int flows, double duty)
+{
+	if (flows <= 0)
+		return 1.0;
+	if (!(duty > 0 && duty <= 1))
+		duty = 1.0;
+	return 1.0 / (1.0 + (double)flows * duty);
+}
+
 void gc_model_params_default(gc_model_params *p)
 {
 	memset(p, 0, sizeof(*p));

@@ -118,6 +118,14 @@ typedef struct gc_model_params {
  * (g 1; intra 5 us, 100 GB/s; algo ring), DDP buckets. */
 void gc_model_params_default(gc_model_params *p);
 
+/* Cross traffic (docs/model.md, "Competing flows"): the share of a link's cap left to
+ * the ring's traffic when `flows` bulk TCP flows leave the same host and send a fraction
+ * duty (0..1] of the time: 1 / (1 + flows * duty). An assumption of TCP fairness: the
+ * ring's one connection on that link and each competing flow get equal shares while
+ * they all send (flows * duty is the mean number of competitors, which holds when an
+ * on/off period is short against the run). 1 for flows <= 0; duty outside (0, 1] is 1. */
+double gc_model_bg_share(int flows, double duty);
+
 typedef struct gc_model_result {
 	double compute;      /* forward + lambda * backward (s) */
 	double forward;      /* of which forward (s) */

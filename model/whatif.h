@@ -26,6 +26,9 @@ typedef struct gc_whatif {
 	int paper;                               /* --preset paper */
 	char source[160];                        /* "paper", "ideal" or "DB, environment N" */
 	gc_model_params mp;                      /* bw is set per point */
+	int bg_flows;                            /* competing TCP flows per link: the ring
+	                                          * gets gc_model_bg_share(bg_flows, 1) of
+	                                          * each bandwidth (0: the whole link) */
 	/* how a speedup is timed (the grids set these; 0 for sweeps): */
 	int backward_only;                       /* 1: backward + exchange + decode only,
 	                                          * as CUDA events around loss.backward() */

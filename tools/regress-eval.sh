@@ -11,20 +11,23 @@
 #    explicit sweep selectors (one run a point: pooled iterations, Mann-Whitney).
 # 3. Writes each point's nightly medians (gcbench regress --series --format csv) to
 #    --csv (default: next to the database) and prints the table of
-#    gcbench regress --evaluate: N unchanged comparisons resampled from the measured
-#    nights, and as many with a step of max(3 x spread, 5%) on the last night.
+#    gcbench regress --evaluate: N (default 3000) unchanged comparisons resampled from
+#    the measured nights, and as many with a step of max(3 x spread, 5%) that begins at
+#    the first night judged and lasts; the one-night verdict (--confirm 1) at that
+#    night, the confirmed one (--confirm 2) at the next, with the false-alarm rate's
+#    95% interval; then the measured nights as they are.
 # Needs root (the cluster), mpirun and a built tree (make).
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$here/build/bin}
-nights=12 db="" trials=600 csv=""
+nights=12 db="" trials=3000 csv=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--nights) nights=$2; shift 2 ;;
 	--db) db=$2; shift 2 ;;
 	--trials) trials=$2; shift 2 ;;
 	--csv) csv=$2; shift 2 ;;
-	-h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "regress-eval: unknown argument '$1'; see --help" >&2; exit 2 ;;
 	esac
 done

@@ -16,7 +16,6 @@
 #include "wk_run.h"
 #include "wk_exchange.h"
 
-#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <mpi.h>
 /* nccl.h declares a few functions without prototypes: a third-party header, so the
@@ -35,6 +34,7 @@
 #include <unistd.h>
 
 #include "kernels/cuda/cuda_util.h"
+#include "kernels/cuda/cublas_load.h"
 #include "log.h"
 #include "timing.h"
 
@@ -48,6 +48,7 @@ struct nccl_st {
 	int nmark;
 	cudaEvent_t it0, it1;
 	cudaEvent_t tev[GC_WK_T_SLOTS];  /* encode/decode spans on the communication stream */
+	const struct gc_cublas_api *cb;   /* set with blas */
 	cublasHandle_t blas;
 };
 
@@ -179,10 +180,10 @@ static gc_rc nccl_flush(gc_wk_comm *c)
 static gc_rc nccl_axpy(gc_wk_comm *c, size_t n, float alpha, const float *x, float *y)
 {
 	struct nccl_st *s = c->st;
-	cublasStatus_t bs = cublasSaxpy_64(s->blas, (int64_t)n, &alpha, x, 1, y, 1);
+	cublasStatus_t bs = s->cb->saxpy_64(s->blas, (int64_t)n, &alpha, x, 1, y, 1);
 	if (bs != CUBLAS_STATUS_SUCCESS) {
 		gc_error("rank %d: cublasSaxpy of %zu floats (the SGD step) failed: %s", c->rank, n,
-			 cublasGetStatusString(bs));
+			 s->cb->status_string(bs));
 		return GC_E_CUDA;
 	}
 	return cuda_err(c, cudaStreamSynchronize(s->compute), "the SGD step (compute stream)");
@@ -274,7 +275,7 @@ static void nccl_release(gc_wk_comm *c)
 		if (s->tev[i])
 			cudaEventDestroy(s->tev[i]);
 	if (s->blas)
-		cublasDestroy(s->blas);
+		s->cb->destroy(s->blas);
 	cudaStreamDestroy(s->compute);
 	cudaStreamDestroy(s->cs);
 	free(s);
@@ -286,6 +287,7 @@ static gc_rc cuda_setup(gc_wk_comm *c, struct nccl_st *s, gc_err *e)
 	char why[256];
 	cudaError_t ce;
 	cublasStatus_t bs;
+	const struct gc_cublas_api *cb;
 	int ndev = gc_cuda_probe(why, sizeof(why));
 	if (ndev < 1)
 		return gc_fail(e, GC_E_CUDA, "rank %d (local rank %d): no CUDA device visible (%s): run "
@@ -309,10 +311,13 @@ static gc_rc cuda_setup(gc_wk_comm *c, struct nccl_st *s, gc_err *e)
 		if ((ce = cudaEventCreateWithFlags(&s->mark[s->nmark], cudaEventDisableTiming)) != cudaSuccess)
 			return gc_fail(e, GC_E_CUDA, "rank %d: cannot create CUDA event %d of %d: %s", c->rank,
 				       s->nmark, MAX_MARKS, cudaGetErrorString(ce));
-	if ((bs = cublasCreate(&s->blas)) != CUBLAS_STATUS_SUCCESS ||
-	    (bs = cublasSetStream(s->blas, s->compute)) != CUBLAS_STATUS_SUCCESS)
+	if (!(cb = gc_cublas(e)))
+		return GC_E_CUDA;
+	if ((bs = cb->create(&s->blas)) == CUBLAS_STATUS_SUCCESS)
+		s->cb = cb, bs = cb->set_stream(s->blas, s->compute);
+	if (bs != CUBLAS_STATUS_SUCCESS)
 		return gc_fail(e, GC_E_CUDA, "rank %d: cannot create a cuBLAS handle on GPU %d: %s", c->rank,
-			       s->dev, cublasGetStatusString(bs));
+			       s->dev, cb->status_string(bs));
 	if (gc_cuda_spin_calibrate())
 		return gc_fail(e, GC_E_CUDA, "rank %d: cannot set up the compute-emulation kernel on GPU %d "
 			       "(see the CUDA error above)", c->rank, s->dev);

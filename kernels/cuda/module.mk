@@ -5,7 +5,7 @@ CU_SRCS += kernels/cuda/cuda_util.cu kernels/cuda/spin.cu kernels/cuda/dispatch.
 	   kernels/cuda/sparse.cu kernels/cuda/topk.cu kernels/cuda/mstopk.cu \
 	   kernels/cuda/powersgd.cu kernels/cuda/rng.cu kernels/cuda/bf16.cu \
 	   kernels/cuda/randomk.cu kernels/cuda/terngrad.cu \
-	   kernels/cuda/qsgd.cu kernels/cuda/efsign_ar.cu
+	   kernels/cuda/qsgd.cu kernels/cuda/efsign_ar.cu kernels/cuda/cublas_load.cu
 LIB_SRCS += kernels/cuda/bisect.c
 UNIT_TESTS += $(BUILD)/tests/test_kernels_cuda
 # tools/gpu-check.sh up to the GPU (fakes for the device steps; runs on any host)

@@ -8,21 +8,22 @@
  *   Q = M^T P   : Q^T = P^T M     gemm(N, T, r, cols, rows, P, r, M, cols, Q, r)
  *   M' = P Q^T  : M'^T = Q P^T    gemm(T, N, cols, rows, r, Q, r, P, r, M', cols)
  * Q is drawn on the host (kernels/rng.h, as on the CPU) into pinned memory and copied.
+ * cuBLAS is loaded on first use (cublas_load.h).
  * Orthonormalization: one block per matrix, modified Gram-Schmidt (projections done
  * twice) with double dot products and the CPU's float updates (no FMA contraction).
  */
-#include <cublas_v2.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernels/rng.h"
 #include "cu_common.cuh"
+#include "cublas_load.h"
 
 #define GC_CUBLAS_CHECK(call) do { \
 	cublasStatus_t gc_bs_ = (call); \
 	if (gc_bs_ != CUBLAS_STATUS_SUCCESS) { \
 		gc_error("cublas call '%s' failed at %s:%d: %s", #call, __FILE__, __LINE__, \
-			 cublasGetStatusString(gc_bs_)); \
+			 s->cb->status_string(gc_bs_)); \
 		rc = GC_E_CUDA; \
 		goto out; \
 	} \
@@ -41,6 +42,7 @@ struct ps_st {
 	float *send0, *q;              /* np + nu; nq (device) */
 	float *qh;                     /* nq (pinned host), Q as drawn */
 	ps_mat *mats;                  /* ncomp (device) */
+	const struct gc_cublas_api *cb;   /* set with h */
 	cublasHandle_t h;
 	cudaEvent_t qcopied;           /* the last copy out of qh is done */
 	int q_ready;
@@ -52,7 +54,7 @@ static void ps_release(gc_bucket *b)
 	if (!s)
 		return;
 	if (s->h)
-		(void)cublasDestroy(s->h);
+		(void)s->cb->destroy(s->h);
 	if (s->qcopied)
 		(void)cudaEventDestroy(s->qcopied);
 	if (s->qh)
@@ -100,6 +102,7 @@ static gc_rc ps_alloc(gc_bucket *b, struct ps_st *s, gc_err *e)
 {
 	cudaError_t ce;
 	cublasStatus_t bs;
+	const struct gc_cublas_api *cb;
 	gc_rc rc = gc_cu_malloc((void **)&s->m, b->numel * sizeof(float), "the powersgd residual", e);
 	if (!rc)
 		rc = gc_cu_malloc((void **)&s->send0, (s->np + s->nu) * sizeof(float), "powersgd's P", e);
@@ -119,14 +122,16 @@ static gc_rc ps_alloc(gc_bucket *b, struct ps_st *s, gc_err *e)
 	ce = cudaEventCreateWithFlags(&s->qcopied, cudaEventDisableTiming);
 	if (ce != cudaSuccess)
 		return gc_fail(e, GC_E_CUDA, "cannot create a CUDA event: %s", cudaGetErrorString(ce));
-	bs = cublasCreate(&s->h);
+	if (!(cb = gc_cublas(e)))
+		return GC_E_CUDA;
+	bs = cb->create(&s->h);
 	if (bs == CUBLAS_STATUS_SUCCESS)
-		bs = cublasSetStream(s->h, gc_cu_stream(b));
+		s->cb = cb, bs = cb->set_stream(s->h, gc_cu_stream(b));
 	if (bs == CUBLAS_STATUS_SUCCESS)
-		bs = cublasSetMathMode(s->h, CUBLAS_DEFAULT_MATH);
+		bs = cb->set_math_mode(s->h, CUBLAS_DEFAULT_MATH);
 	if (bs != CUBLAS_STATUS_SUCCESS)
 		return gc_fail(e, GC_E_CUDA, "cannot create a cuBLAS handle for powersgd: %s "
-			       "(is libcublas installed and the GPU free?)", cublasGetStatusString(bs));
+			       "(is the GPU free?)", cb->status_string(bs));
 	return GC_OK;
 }
 
@@ -198,7 +203,7 @@ static gc_rc ps_encode(gc_bucket *b, const float *grad)
 					d->rows * d->cols * sizeof(float), cudaMemcpyDeviceToDevice, st));
 			continue;
 		}
-		GC_CUBLAS_CHECK(cublasSgemm_64(s->h, CUBLAS_OP_N, CUBLAS_OP_N, r, (int64_t)d->rows,
+		GC_CUBLAS_CHECK(s->cb->sgemm_64(s->h, CUBLAS_OP_N, CUBLAS_OP_N, r, (int64_t)d->rows,
 					       (int64_t)d->cols, &one, s->q + s->qo[t], r, s->m + b->off[t],
 					       (int64_t)d->cols, &zero, s->send0 + s->po[t], r));
 	}
@@ -271,7 +276,7 @@ static gc_rc ps_round_done(gc_bucket *b)
 		int r = s->r[t];
 		if (!r)
 			continue;
-		GC_CUBLAS_CHECK(cublasSgemm_64(s->h, CUBLAS_OP_N, CUBLAS_OP_T, r, (int64_t)d->cols,
+		GC_CUBLAS_CHECK(s->cb->sgemm_64(s->h, CUBLAS_OP_N, CUBLAS_OP_T, r, (int64_t)d->cols,
 					       (int64_t)d->rows, &one, s->send0 + s->po[t], r, s->m + b->off[t],
 					       (int64_t)d->cols, &zero, s->q + s->qo[t], r));
 	}
@@ -303,7 +308,7 @@ static gc_rc ps_decode_tensor(gc_bucket *b, struct ps_st *s, size_t t, float *ou
 			GC_CUDA_CHECK(cudaMemsetAsync(m, 0, n * sizeof(float), st));
 		return rc;
 	}
-	GC_CUBLAS_CHECK(cublasSgemm_64(s->h, CUBLAS_OP_T, CUBLAS_OP_N, (int64_t)d->cols, (int64_t)d->rows, r,
+	GC_CUBLAS_CHECK(s->cb->sgemm_64(s->h, CUBLAS_OP_T, CUBLAS_OP_N, (int64_t)d->cols, (int64_t)d->rows, r,
 				       &one, s->q + s->qo[t], r, s->send0 + s->po[t], r, &zero, out,
 				       (int64_t)d->cols));
 	if (b->p.ef) {

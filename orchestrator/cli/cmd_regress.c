@@ -56,7 +56,11 @@ static void usage(FILE *f)
 		"  --evaluate FILE     the false-alarm rate and recall of the nightly verdict on\n"
 		"                      series resampled from measured nights (FILE: the csv of\n"
 		"                      --series; tools/regress-eval.sh measures them)\n"
-		"  --trials N          unchanged comparisons for --evaluate (default 600)\n\n"
+		"  --trials N          comparisons of each kind for --evaluate (default 3000)\n"
+		"  --confirm N         nightly noise model: nights that must lie beyond it for a\n"
+		"                      REGRESSION, 1 or 2 (default: 2 for a point with one run\n"
+		"                      that night, else 1); with 2, a first night beyond is\n"
+		"                      'suspect' (exit 0): tomorrow confirms it or not\n\n"
 		"Nightly noise model: with '--baseline previous' (time metric), a point with one\n"
 		"or two runs a night is judged against the level and night-to-night spread of up\n"
 		"to 30 earlier nights of its series (since its last step; 5 needed), marked #.\n\n"
@@ -113,7 +117,7 @@ static int check_args(const struct ropts *r)
 }
 
 enum { G_BASE = 1, G_CAND, G_DB, G_FORMAT, G_JSON, G_NENV, G_NTYPE, G_METRIC, G_MIN, G_ALPHA,
-       G_SERIES, G_EVAL, G_TRIALS };
+       G_SERIES, G_EVAL, G_TRIALS, G_CONFIRM };
 static const struct gc_opt regress_opts[] = {
 	{ "--baseline", NULL, GC_OPT_ARG, G_BASE }, { "--candidate", NULL, GC_OPT_ARG, G_CAND },
 	{ "--db", NULL, GC_OPT_ARG, G_DB }, { "--format", NULL, GC_OPT_ARG, G_FORMAT },
@@ -121,7 +125,7 @@ static const struct gc_opt regress_opts[] = {
 	{ "--notify-type", NULL, GC_OPT_ARG, G_NTYPE }, { "--metric", NULL, GC_OPT_ARG, G_METRIC },
 	{ "--min-effect", NULL, GC_OPT_ARG, G_MIN }, { "--alpha", NULL, GC_OPT_ARG, G_ALPHA },
 	{ "--series", NULL, 0, G_SERIES }, { "--evaluate", NULL, GC_OPT_ARG, G_EVAL },
-	{ "--trials", NULL, GC_OPT_ARG, G_TRIALS },
+	{ "--trials", NULL, GC_OPT_ARG, G_TRIALS }, { "--confirm", NULL, GC_OPT_ARG, G_CONFIRM },
 };
 
 static int parse_one(struct ropts *r, int id, const char *a, const char *v)
@@ -146,6 +150,11 @@ static int parse_one(struct ropts *r, int id, const char *a, const char *v)
 		if (gc_parse_u64(v, &r->trials) || r->trials < 1 || r->trials > 1000000)
 			return gc_error("invalid --trials '%s': a whole number from 1 to 1000000",
 					v), -1;
+		break;
+	case G_CONFIRM:
+		if (strcmp(v, "1") && strcmp(v, "2"))
+			return gc_error("invalid --confirm '%s': 1 or 2 nights", v), -1;
+		r->o.confirm = v[0] - '0';
 		break;
 	}
 	return 0;
@@ -214,10 +223,15 @@ static int run_series(const struct ropts *r)
 	return GC_EXIT_OK;
 }
 
-static void eval_row(const char *what, size_t n, size_t alerts, size_t found)
+static void eval_row(const char *what, size_t hist, size_t n, const gc_series_rate *r,
+		     const char *when)
 {
-	printf("%-26s %5.2f (%zu of %zu)   %5.3f (%zu of %zu)\n", what,
-	       100.0 * (double)alerts / (double)n, alerts, n, (double)found / (double)n, found, n);
+	double lo, hi;
+
+	gc_binom_ci(r->false_alerts, n, 0.95, &lo, &hi);
+	printf("%-22s %3zu   %5.2f (%4zu of %zu; %.2f-%.2f)   %5.3f (%4zu of %zu) %s\n", what,
+	       hist, 100.0 * (double)r->false_alerts / (double)n, r->false_alerts, n, lo * 100,
+	       hi * 100, (double)r->detected / (double)n, r->detected, n, when);
 }
 
 /* --evaluate FILE: the false-alarm and recall table. */
@@ -225,10 +239,10 @@ static int run_evaluate(const struct ropts *r)
 {
 	static const size_t hist[] = { GC_SERIES_MIN_HISTORY, 10, GC_SERIES_WINDOW };
 	unsigned char *text = NULL;
-	size_t len, trials = r->trials ? (size_t)r->trials : 600;
+	size_t len, trials = r->trials ? (size_t)r->trials : 3000;
 	gc_series_set set;
 	gc_series_eval ev;
-	char what[64];
+	double lo, hi;
 	gc_err e;
 
 	if (gc_read_whole(r->evaluate, "measured nights", 64u << 20, &text, &len, &e))
@@ -240,26 +254,38 @@ static int run_evaluate(const struct ropts *r)
 	}
 	free(text);
 	printf("measured nights: %s (%zu points)\n", r->evaluate, set.npoints);
-	printf("each row: %zu unchanged comparisons (a point's nights resampled from its "
-	       "measured ones),\nand as many with the newest night slower by max(3 x the "
-	       "point's night-to-night spread, 5%%);\nalpha %g (one direction %g), min effect "
-	       "%.0f%%\n\n", trials, r->o.alpha, r->o.alpha / 2, r->o.min_effect * 100);
-	printf("%-26s %-22s %s\n", "verdict (earlier nights)", "false alerts / 100",
-	       "recall");
+	printf("each row: %zu unchanged comparisons (a point's nights resampled, each night "
+	       "independently,\nfrom its measured ones) and as many with a step that begins "
+	       "at the first night\njudged and lasts: max(3 x the point's night-to-night "
+	       "spread, 5%%) slower;\nalpha %g (one direction %g), min effect %.0f%%; "
+	       "false alerts with their 95%%\nClopper-Pearson interval over the comparisons\n\n",
+	       trials, r->o.alpha, r->o.alpha / 2, r->o.min_effect * 100);
+	printf("%-22s %s   %-32s %s\n", "verdict", "nights", "false alerts / 100 unchanged",
+	       "recall (judged at)");
 	for (size_t i = 0; i < sizeof hist / sizeof hist[0]; i++) {
 		if (gc_series_evaluate(&set, trials, hist[i], 3, 0.05, r->o.alpha,
 				       r->o.min_effect, 0x5EED + i, &ev, &e)) {
 			gc_series_set_release(&set);
 			return gc_error("cannot evaluate: %s", e.msg), GC_EXIT_USAGE;
 		}
-		snprintf(what, sizeof what, "nightly, %zu nights", hist[i]);
-		eval_row(what, ev.trials, ev.false_alerts, ev.detected);
-		snprintf(what, sizeof what, "--series steps, %zu nights", hist[i] + 1);
-		eval_row(what, ev.trials, ev.false_steps_cp, ev.step_alerts_cp);
+		eval_row("one night, --confirm 1", hist[i], ev.trials, &ev.one, "first night");
+		eval_row("confirmed, --confirm 2", hist[i], ev.trials, &ev.confirmed,
+			 "second night");
+		eval_row("--series step", hist[i] + 2, ev.trials, &ev.steps, "named first night");
 	}
 	printf("\nthe measured nights as they are (each night against the earlier ones, %d or "
-	       "more):\n%zu of %zu nights called REGRESSION\n", GC_SERIES_MIN_HISTORY,
-	       ev.real_alerts, ev.real_judged);
+	       "more):\n", GC_SERIES_MIN_HISTORY);
+	for (int c = 0; c < 2; c++) {
+		if (!ev.real_judged[c]) {
+			printf("  --confirm %d: no point has %d nights before the ones judged\n",
+			       c + 1, GC_SERIES_MIN_HISTORY);
+			continue;
+		}
+		gc_binom_ci(ev.real_alerts[c], ev.real_judged[c], 0.95, &lo, &hi);
+		printf("  --confirm %d: %zu of %zu nights called REGRESSION (95%% interval "
+		       "%.1f-%.1f%%)\n", c + 1, ev.real_alerts[c], ev.real_judged[c],
+		       lo * 100, hi * 100);
+	}
 	printf("\n%zu points with 3 or more nights; median night-to-night spread %.2f%%, median "
 	       "step %.2f%%\ngoal: at most 1 false alert / 100, recall >= 0.9\n", ev.points,
 	       ev.median_spread * 100, ev.median_step * 100);

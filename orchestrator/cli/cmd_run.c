@@ -33,6 +33,10 @@ static const char run_usage[] =
 "  --calibrate T     time of goodput probe per node pair and cap (default 1s;\n"
 "                    0 skips calibration); a cap is probed once per sweep, its\n"
 "                    later points store the same measurement\n"
+"  --calibration-max-age T  reuse an earlier sweep's probe of the same links (same\n"
+"                    hosts and environments, cap and delay; no trace or background\n"
+"                    load) if it is younger than T (default 1h; 0 always probes);\n"
+"                    runs.calibration_run names the run that probed\n"
 "  --calibrate-all   probe every ring pair (n1->n2, n2->n3, ...), not only n1->n2\n"
 "  --deadline T      per-collective deadline of the workers (default 60s)\n"
 "                    (a time: a number with s, ms or min; a bare number is seconds)\n"
@@ -76,7 +80,7 @@ static void run_help(FILE *f)
 }
 
 enum { R_DRY = 1, R_RESUME, R_NEW, R_NOPROV, R_DEPS, R_CALALL, R_CAL, R_DEADLINE, R_INV, R_DB,
-       R_TAG, R_BINDIR, R_JSON, R_NODES, R_GPUS };
+       R_TAG, R_BINDIR, R_JSON, R_NODES, R_GPUS, R_CALAGE };
 static const struct gc_opt run_opts[] = {
 	{ "--dry-run", NULL, 0, R_DRY }, { "--resume", NULL, 0, R_RESUME },
 	{ "--new", NULL, 0, R_NEW }, { "--no-provision", NULL, 0, R_NOPROV },
@@ -86,6 +90,7 @@ static const struct gc_opt run_opts[] = {
 	{ "--tag", NULL, GC_OPT_ARG, R_TAG }, { "--bin-dir", NULL, GC_OPT_ARG, R_BINDIR },
 	{ "--json", NULL, 0, R_JSON }, { "--nodes", NULL, GC_OPT_ARG, R_NODES },
 	{ "--gpus-per-node", NULL, GC_OPT_ARG, R_GPUS },
+	{ "--calibration-max-age", NULL, GC_OPT_ARG, R_CALAGE },
 };
 
 /* One option or the spec; 0, or the exit status of a mistake. */
@@ -108,9 +113,10 @@ static int run_opt(struct gc_run_opts *o, gc_opts *p, int r)
 	case R_NOPROV: o->no_provision = 1; break;
 	case R_DEPS: o->install_deps = 1; break;
 	case R_CALALL: o->calibrate_all = 1; break;
-	case R_CAL: case R_DEADLINE:
-		if (gc_opts_seconds(p->opt, p->val, 0, 86400, r == R_CAL ? &o->calibrate_s :
-				    &o->deadline_s, &e))
+	case R_CAL: case R_DEADLINE: case R_CALAGE:
+		if (gc_opts_seconds(p->opt, p->val, 0, r == R_CALAGE ? 7 * 86400 : 86400,
+				    r == R_CAL ? &o->calibrate_s : r == R_CALAGE ?
+				    &o->calibration_max_age_s : &o->deadline_s, &e))
 			return gc_error("%s", e.msg), 2;
 		break;
 	case R_INV: o->inventory_path = p->val; break;
@@ -132,7 +138,8 @@ static int run_opt(struct gc_run_opts *o, gc_opts *p, int r)
 
 int cmd_run(int argc, char **argv)
 {
-	struct gc_run_opts o = { .db_path = "gcbench.db", .calibrate_s = 1, .deadline_s = 60 };
+	struct gc_run_opts o = { .db_path = "gcbench.db", .calibrate_s = 1, .deadline_s = 60,
+				  .calibration_max_age_s = 3600 };
 	gc_opts p;
 	int r, bad;
 

@@ -23,7 +23,7 @@ static void usage(FILE *f)
 		"                      [--gpus-per-node G [--intra-bw GB/s] [--intra-latency us]]\n"
 		"                      [--racks R (--uplink RATE | --oversubscription X)]\n"
 		"                      [--grid paper|study-code [--sensitivity]] [--grid-steps]\n"
-		"                      [--constants] [--json]\n\n"
+		"                      [--background-flows N] [--constants] [--json]\n\n"
 		"Predict, with the performance model of Agarwal et al. (MLSys 2022), the speedup of\n"
 		"each compression method over synchronous SGD (bucketed all-reduce overlapped with\n"
 		"backward) per worker count, link bandwidth and compute speed; the crossover\n"
@@ -65,6 +65,11 @@ static void usage(FILE *f)
 		"  --collective C       all-reduce among nodes: ring, tree (double binary tree) or\n"
 		"                       auto (the faster, as NCCL's tuner picks; default, with --db\n"
 		"                       ring as the fit assumed)\n"
+		"  --background-flows N\n"
+		"                       N bulk TCP flows (0..16) compete on every link: the ring\n"
+		"                       gets 1/(N+1) of each --bandwidth (TCP's fair share, an\n"
+		"                       assumption; measured, a lower bound on the slowdown:\n"
+		"                       docs/netem.md, Background flows)\n"
 		"  --gpus-per-node G    two-level: G GPUs share a node's link (default 1)\n"
 		"  --intra-bw B         GB/s of the links inside a node (default 100)\n"
 		"  --intra-latency L    us per hop inside a node (default 5)\n"
@@ -251,13 +256,14 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 		{ "--constants", NULL, 0, 'K' }, { "--svg", NULL, GC_OPT_ARG, 'V' },
 		{ "--grid-steps", NULL, 0, 'T' }, { "--racks", NULL, GC_OPT_ARG, 'r' },
 		{ "--uplink", NULL, GC_OPT_ARG, 'u' }, { "--oversubscription", NULL, GC_OPT_ARG, 'o' },
+		{ "--background-flows", NULL, GC_OPT_ARG, 'N' },
 	};
 	const char *optarg;
 	gc_opts op;
 	const char *a[8] = { "8,16,32,64,96", "1gbit:30gbit", "1", NULL, NULL, NULL, NULL, NULL };
 	int64_t v, g = 1, env = -1, racks = 0;
 	double uplink = 0, oversub = 0;
-	int c;
+	int c, bg = 0;
 
 	memset(o, 0, sizeof(*o));
 	gc_strlcpy(o->w.model, "resnet50", sizeof(o->w.model));
@@ -306,6 +312,12 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 				return gc_fail(e, GC_E_INVAL, "--gpus-per-node '%s' is not in 1..1024",
 					       optarg), -1;
 			break;
+		case 'N':
+			if (gc_parse_i64(optarg, &v) || v < 0 || v > 16)
+				return gc_fail(e, GC_E_INVAL, "--background-flows '%s' is not a whole "
+					       "number of flows in 0..16", optarg), -1;
+			bg = (int)v;
+			break;
 		case 'I':
 			if (opt_double(optarg, 0.01, 1e5, "--intra-bw (GB/s)", &o->intra_bw, e))
 				return -1;
@@ -351,16 +363,19 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 	if (racks && (a[7] || o->steps))
 		return gc_fail(e, GC_E_INVAL, "--racks applies to sweeps, not to --grid or "
 			       "--grid-steps (the study's setups have no racks)"), -1;
+	if (bg && (a[7] || o->steps || o->constants))
+		return gc_fail(e, GC_E_INVAL, "--background-flows applies to sweeps; drop it with "
+			       "--grid, --grid-steps and --constants"), -1;
 	if ((o->steps || (a[7] && !strcmp(a[7], "study-code"))) && (o->seq_len || g != 1))
 		return gc_fail(e, GC_E_INVAL, "--grid study-code and --grid-steps take BERT's "
 			       "tokens and the processes per node from the study's code; drop "
 			       "--seq-len and --gpus-per-node"), -1;
-	if (finish_args(o, a, env, e))
-		return -1;
+	c = finish_args(o, a, env, e);
+	o->w.bg_flows = bg;   /* after the preset or fit, which fill w */
 	o->w.racks = (int)racks;
 	o->w.uplink_gbps = uplink;
 	o->w.oversub = oversub;
-	return 0;
+	return c;
 }
 
 /* The fit's parameters (for this model's optimizer cost) and the topology options. */
@@ -416,6 +431,10 @@ static void header(const struct opts *o)
 		printf("; nodes in %d racks, uplinks %g:1 oversubscribed: the bandwidth column is "
 		       "a node's link, each point runs at the ring's bottleneck", w->racks,
 		       w->oversub);
+	if (w->bg_flows)
+		printf(", %d competing TCP flow%s per link (the ring gets 1/%d of each bandwidth: "
+		       "TCP's fair share, an assumption)", w->bg_flows, w->bg_flows > 1 ? "s" : "",
+		       w->bg_flows + 1);
 	printf("\npredicted speedup over sync SGD (> 1: compression is faster)\n\n");
 	printf("%-8s %-8s %7s %9s %11s", "compute", "codec", "workers", "bandwidth", "syncsgd_ms");
 	for (k = 0; k < w->nmethods; k++)
@@ -517,6 +536,8 @@ static int sweep(const struct opts *o, gc_arch *a, struct tally *t, gc_json *js,
 			gc_json_numg_field(js, w->uplink_gbps > 0 ? "uplink_gbps" : "oversubscription",
 					   w->uplink_gbps > 0 ? w->uplink_gbps : w->oversub, 6);
 		}
+		if (w->bg_flows)
+			gc_json_int_field(js, "background_flows", w->bg_flows);
 		gc_json_key(js, "points");
 		gc_json_arr_open(js);
 	} else {

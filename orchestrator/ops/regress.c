@@ -17,6 +17,7 @@ void gc_regress_opts_default(gc_regress_opts *o)
 	o->min_effect = 0.05;
 	o->alpha = 0.01;
 	o->metric = GC_METRIC_TIME;
+	o->confirm = 0;
 }
 
 int gc_regress_metric_parse(const char *s, int *metric)
@@ -546,29 +547,15 @@ static gc_rc compare_sides(const struct side *bs, const struct side *cs,
 
 /* ---- the noise model of a nightly series ----------------------------------------- */
 
-/* The t quantile: the t with P(T > t) = tail (bisection on gc_t_sf). */
-static double t_quantile(double tail, double df)
-{
-	double lo = 0, hi = 1e3, mid;
-
-	for (int i = 0; i < 200; i++) {
-		mid = (lo + hi) / 2;
-		if (gc_t_sf(mid, df) > tail)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (lo + hi) / 2;
-}
-
 /* Judge report point pt by its series sp (the candidate is the newest night). */
 static void judge_by_nights(gc_regress_point *pt, const gc_regress_series *s,
 			    const gc_regress_spoint *sp, const gc_regress_opts *o,
 			    gc_regress_report *r)
 {
-	double *y = malloc((s->nnights + 1) * sizeof *y), q, se;
+	double *y = malloc((s->nnights + 1) * sizeof *y);
 	gc_series_verdict v;
 	size_t n = 0;
+	int confirm = o->confirm ? o->confirm : sp->runs[s->nnights - 1] == 1 ? 2 : 1;
 
 	if (!y || isnan(sp->med[s->nnights - 1])) {
 		free(y);
@@ -577,7 +564,7 @@ static void judge_by_nights(gc_regress_point *pt, const gc_regress_series *s,
 	for (size_t k = 0; k < s->nnights; k++)
 		if (!isnan(sp->med[k]))
 			y[n++] = log(sp->med[k]);
-	gc_series_judge(y, n - 1, o->alpha, o->min_effect, &v);
+	gc_series_judge(y, n - 1, confirm, o->alpha, o->min_effect, &v);
 	free(y);
 	if (!v.history) {
 		r->n_short_history++;
@@ -586,19 +573,20 @@ static void judge_by_nights(gc_regress_point *pt, const gc_regress_series *s,
 	r->n_regressions -= pt->verdict == GC_REG_REGRESSION;
 	r->n_improvements -= pt->verdict == GC_REG_IMPROVEMENT;
 	pt->nights = v.history;
+	pt->confirm = v.confirm;
 	pt->night_sd = v.sd;
 	pt->med_base = exp(v.mean);
 	pt->change = v.change;
 	pt->z = v.t;
 	pt->p = v.t >= 0 ? v.p_up : v.p_down;
-	q = t_quantile(o->alpha / 2, v.history - 1);
-	se = v.sd * sqrt(1 + 1.0 / v.history);
-	pt->ci_lo = (1 + v.change) * exp(-q * se) - 1;
-	pt->ci_hi = (1 + v.change) * exp(q * se) - 1;
+	pt->ci_lo = v.ci_lo;
+	pt->ci_hi = v.ci_hi;
 	pt->verdict = v.verdict > 0 ? GC_REG_REGRESSION : v.verdict < 0 ? GC_REG_IMPROVEMENT :
 		GC_REG_SAME;
+	pt->suspect = v.suspect > 0;
 	r->n_regressions += pt->verdict == GC_REG_REGRESSION;
 	r->n_improvements += pt->verdict == GC_REG_IMPROVEMENT;
+	r->n_suspects += pt->suspect;
 	r->n_by_nights++;
 }
 

@@ -53,6 +53,9 @@ typedef struct gc_regress_opts {
 	double min_effect;       /* relative change of the medians (default 0.05) */
 	double alpha;            /* significance level (default 0.01) */
 	int metric;              /* GC_METRIC_TIME (default) or GC_METRIC_SPEEDUP */
+	int confirm;             /* nightly noise model: nights that must lie beyond it,
+	                          * 1 or 2; 0 (default): 2 for a point with one run that
+	                          * night, else 1 */
 } gc_regress_opts;
 
 enum { GC_METRIC_TIME, GC_METRIC_SPEEDUP };
@@ -96,6 +99,9 @@ typedef struct gc_regress_point {
 	int nights;                      /* earlier nights behind the noise model (0: not
 	                                  * used; see "previous" below) */
 	double night_sd;                 /* their spread (sd of ln median) */
+	int confirm;                     /* nights the model's verdict needed (1 or 2) */
+	int suspect;                     /* verdict same, but the newest night alone is
+	                                  * beyond the model (slower): confirm tomorrow */
 	enum gc_regress_verdict verdict;
 } gc_regress_point;
 
@@ -110,16 +116,20 @@ typedef struct gc_regress_report {
 	size_t n_by_nights;                    /* points judged by the noise model */
 	size_t n_short_history;                /* one-run points of 'previous' with fewer
 	                                        * earlier nights than the model needs */
+	size_t n_suspects;                     /* points marked suspect */
 } gc_regress_report;
 
 /* With baseline "previous" and the time metric, a point with fewer than
  * GC_BOOT_MIN_RUNS runs on a side is judged by its series' noise model
  * (orchestrator/ops/series.h): the candidate night against the earlier nights of the
  * same spec (up to GC_SERIES_WINDOW, since the last step), when there are at least
- * GC_SERIES_MIN_HISTORY of them. Then med_base is the level of those nights (their
- * geometric mean), change is against it, ci_lo..ci_hi its 1 - alpha prediction
- * interval, z and p the t statistic and its one-sided p, and nights > 0. With fewer
- * earlier nights the pooled-iteration verdict stays (counted in n_short_history). */
+ * GC_SERIES_MIN_HISTORY of them, confirmed over opts.confirm nights (0: 2 for a point
+ * with one run that night, else 1; gc_series_judge). Then med_base is the level of
+ * those nights (their geometric mean), change is against it, ci_lo..ci_hi its
+ * 1 - alpha prediction interval, z and p the newest night's t statistic and its
+ * one-sided p, nights > 0, and suspect set when the newest night alone is beyond.
+ * With fewer earlier nights the pooled-iteration verdict stays (counted in
+ * n_short_history). */
 
 /* Compare, reading db through db/q_regress.h. GC_E_INVAL (message in e) for a bad
  * selector; GC_E_NOTFOUND when a side matches no environment with ok runs; GC_E_DB on

@@ -69,7 +69,7 @@ static int add_point(gc_table *t, const gc_regress_point *pt, int speedup)
 	row[6] = cand;
 	row[7] = change;
 	row[8] = ci;
-	row[9] = gc_regress_verdict_name(pt->verdict);
+	row[9] = pt->suspect ? "suspect" : gc_regress_verdict_name(pt->verdict);
 	return gc_table_add(t, row);
 }
 
@@ -107,8 +107,13 @@ static void print_text(FILE *f, const gc_regress_report *r, int md)
 	if (r->n_by_nights)
 		fprintf(f, "marked #: %zu points judged by their nightly series: the level of up to "
 			"%d earlier\nnights (base) and a %.0f%% prediction interval from their "
-			"night-to-night spread.\n", r->n_by_nights, GC_SERIES_WINDOW,
+			"night-to-night spread;\none run a night: a REGRESSION needs this night and "
+			"the one before beyond it.\n", r->n_by_nights, GC_SERIES_WINDOW,
 			(1 - r->alpha) * 100);
+	if (r->n_suspects)
+		fprintf(f, "suspect: confirm tomorrow: %zu points slower beyond their noise on "
+			"this night alone\n(no regression yet; a second such night confirms it).\n",
+			r->n_suspects);
 	if (r->n_short_history)
 		fprintf(f, "%zu points have fewer than %d earlier nights for a noise model: their "
 			"verdict pools\none run's iterations and is optimistic.\n",
@@ -149,6 +154,9 @@ static void json_point(gc_json *j, const gc_regress_point *pt)
 	gc_json_int_field(j, "runs_cand", pt->runs_cand);
 	gc_json_str_field(j, "unit", pt->by_runs ? "runs" : pt->nights ? "nights" : "iterations");
 	gc_json_int_field(j, "nights", pt->nights);
+	gc_json_int_field(j, "confirm", pt->nights ? pt->confirm : 0);
+	gc_json_key(j, "suspect");
+	gc_json_bool(j, pt->suspect);
 	num(j, "night_sd", pt->nights ? pt->night_sd : NAN);
 	num(j, "z", pt->z);
 	num(j, "p", pt->p);
@@ -177,6 +185,7 @@ static gc_rc print_json(FILE *f, const gc_regress_report *r, gc_err *e)
 	gc_json_uint_field(&j, "one_side", r->n_one_side);
 	gc_json_uint_field(&j, "by_nights", r->n_by_nights);
 	gc_json_uint_field(&j, "short_history", r->n_short_history);
+	gc_json_uint_field(&j, "suspects", r->n_suspects);
 	gc_json_key(&j, "points");
 	gc_json_arr_open(&j);
 	for (i = 0; i < r->n; i++)

@@ -64,6 +64,51 @@ double gc_t_sf(double t, double df)
 	return t > 0 ? tail : 1 - tail;
 }
 
+double gc_t_isf(double tail, double df)
+{
+	double lo = 0, hi = 1e3, mid;
+
+	if (!(tail > 0 && tail < 1) || !(df > 0))
+		return NAN;
+	if (tail > 0.5)
+		return -gc_t_isf(1 - tail, df);
+	for (int i = 0; i < 200; i++) {
+		mid = (lo + hi) / 2;
+		if (gc_t_sf(mid, df) > tail)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/* The x with I_x(a, b) = q (bisection; I is increasing in x). */
+static double ibeta_inv(double a, double b, double q)
+{
+	double lo = 0, hi = 1, mid;
+
+	for (int i = 0; i < 200; i++) {
+		mid = (lo + hi) / 2;
+		if (ibeta(a, b, mid) < q)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+void gc_binom_ci(size_t k, size_t n, double conf, double *lo, double *hi)
+{
+	double a = (1 - conf) / 2;
+
+	if (!n || k > n) {
+		*lo = *hi = NAN;
+		return;
+	}
+	*lo = k ? ibeta_inv((double)k, (double)(n - k + 1), a) : 0;
+	*hi = k < n ? ibeta_inv((double)(k + 1), (double)(n - k), 1 - a) : 1;
+}
+
 /* ---- moments --------------------------------------------------------------------- */
 
 static double mean_of(const double *y, size_t n)
@@ -159,31 +204,68 @@ size_t gc_series_steps(const double *y, size_t n, double min_effect, gc_series_s
 
 /* ---- the nightly verdict ------------------------------------------------------------ */
 
-void gc_series_judge(const double *y, size_t n, double alpha, double min_effect,
-		     gc_series_verdict *v)
+/* Does night y (log median) lie beyond the model in direction dir (1 slower, -1
+ * faster)? */
+static int beyond(const gc_series_verdict *v, double y, int dir, double q, double se,
+		  double min_effect)
+{
+	double t = se > 0 ? (y - v->mean) / se :
+		(y > v->mean ? INFINITY : y < v->mean ? -INFINITY : 0);
+	double tail = gc_t_sf(dir * t, (double)v->history - 1);
+
+	if (!(tail < v->tail))
+		return 0;
+	/* the change must reach min_effect within its prediction interval at the same
+	 * level (q: the t quantile of v->tail) */
+	return dir > 0 ? expm1(y - v->mean + q * se) >= min_effect :
+		expm1(y - v->mean - q * se) <= -min_effect;
+}
+
+void gc_series_judge(const double *y, size_t n, int confirm, double alpha,
+		     double min_effect, gc_series_verdict *v)
 {
 	gc_series_step st[GC_SERIES_MAX_STEPS];
-	size_t lo = n > GC_SERIES_WINDOW ? n - GC_SERIES_WINDOW : 0, k, h;
-	double tail = alpha / 2;
+	double q, qn, se;
+	size_t c = confirm == 2 ? 2 : 1, end, lo, k, h, i;
+	int up, down;
 
 	memset(v, 0, sizeof *v);
-	v->t = v->p_up = v->p_down = v->mean = v->sd = v->change = NAN;
-	k = gc_series_steps(y + lo, n - lo, min_effect, st, GC_SERIES_MAX_STEPS);
+	v->t = v->p_up = v->p_down = v->mean = v->sd = v->change = v->tail = NAN;
+	v->ci_lo = v->ci_hi = NAN;
+	v->confirm = (int)c;
+	if (n + 1 < c + GC_SERIES_MIN_HISTORY)
+		return;
+	end = n + 1 - c;                        /* history y[lo..end), candidates y[end..n] */
+	lo = end > GC_SERIES_WINDOW ? end - GC_SERIES_WINDOW : 0;
+	k = gc_series_steps(y + lo, end - lo, min_effect, st, GC_SERIES_MAX_STEPS);
+	while (k && end - lo - st[k - 1].at < 2)   /* a last night alone: not a level yet */
+		k--;
 	if (k)
-		lo += st[k - 1].at;     /* the level since the last step */
-	h = n - lo;
+		lo += st[k - 1].at;             /* the level since the last step */
+	h = end - lo;
 	if (h < GC_SERIES_MIN_HISTORY)
 		return;
 	v->history = (int)h;
 	v->mean = mean_of(y + lo, h);
 	v->sd = sqrt(ss_of(y + lo, h, v->mean) / (double)(h - 1));
-	v->change = exp(y[n] - v->mean) - 1;
-	v->t = v->sd > 0 ? (y[n] - v->mean) / (v->sd * sqrt(1 + 1.0 / (double)h)) :
+	v->tail = pow(alpha / 2, 1.0 / (double)c);
+	se = v->sd * sqrt(1 + 1.0 / (double)h);
+	q = gc_t_isf(alpha / 2, (double)h - 1);
+	qn = gc_t_isf(v->tail, (double)h - 1);
+	v->change = expm1(y[n] - v->mean);
+	v->t = se > 0 ? (y[n] - v->mean) / se :
 		(y[n] > v->mean ? INFINITY : y[n] < v->mean ? -INFINITY : 0);
 	v->p_up = gc_t_sf(v->t, (double)h - 1);
 	v->p_down = gc_t_sf(-v->t, (double)h - 1);
-	if (v->p_up < tail && v->change >= min_effect)
-		v->verdict = 1;
-	else if (v->p_down < tail && v->change <= -min_effect)
-		v->verdict = -1;
+	v->ci_lo = expm1(y[n] - v->mean - q * se);
+	v->ci_hi = expm1(y[n] - v->mean + q * se);
+	up = down = 1;
+	for (i = end; i <= n; i++) {
+		up &= beyond(v, y[i], 1, qn, se, min_effect);
+		down &= beyond(v, y[i], -1, qn, se, min_effect);
+	}
+	v->verdict = up ? 1 : down ? -1 : 0;
+	if (!v->verdict && c == 2)
+		v->suspect = beyond(v, y[n], 1, qn, se, min_effect) ? 1 :
+			beyond(v, y[n], -1, qn, se, min_effect) ? -1 : 0;
 }

@@ -178,8 +178,8 @@ gc_rc gc_series_evaluate(const gc_series_set *s, size_t trials, size_t history,
 			 double step_k, double min_step, double alpha, double min_effect,
 			 uint64_t seed, gc_series_eval *out, gc_err *e)
 {
-	size_t *pts = malloc((s->npoints + 1) * sizeof *pts), np = 0, t, k;
-	double *y = malloc((history + 1) * sizeof *y), *sp = malloc((s->npoints + 1) * sizeof *sp);
+	size_t *pts = malloc((s->npoints + 1) * sizeof *pts), np = 0, t, k, nn = history + 2;
+	double *y = malloc(nn * sizeof *y), *sp = malloc((s->npoints + 1) * sizeof *sp);
 	double *steps = malloc((trials + 1) * sizeof *steps), step;
 	gc_series_step st[GC_SERIES_MAX_STEPS];
 	gc_series_verdict v;
@@ -204,29 +204,45 @@ gc_rc gc_series_evaluate(const gc_series_set *s, size_t trials, size_t history,
 		size_t p = pts[t % np];
 		uint64_t rng = seed ^ (0xD1B54A32D192ED03ull * (t + 1));
 
-		draw(s, p, history + 1, &rng, y);
-		gc_series_judge(y, history, alpha, min_effect, &v);
-		out->false_alerts += v.verdict > 0;
-		k = gc_series_steps(y, history + 1, min_effect, st, GC_SERIES_MAX_STEPS);
-		out->false_steps_cp += k > 0;
-		step = step_k * sp[t % np] > log1p(min_step) ? step_k * sp[t % np] :
-			log1p(min_step);
-		steps[t] = expm1(step);
-		y[history] += step;
-		gc_series_judge(y, history, alpha, min_effect, &v);
-		out->detected += v.verdict > 0;
-		k = gc_series_steps(y, history + 1, min_effect, st, GC_SERIES_MAX_STEPS);
-		out->step_alerts_cp += k > 0 && st[k - 1].at == history;
+		draw(s, p, nn, &rng, y);
+		for (int stepped = 0; stepped < 2; stepped++) {
+			gc_series_rate *one = &out->one, *conf = &out->confirmed, *cp = &out->steps;
+			size_t *count;
+
+			if (stepped) {
+				step = fmax(step_k * sp[t % np], log1p(min_step));
+				steps[t] = expm1(step);
+				y[history] += step;
+				y[history + 1] += step;
+			}
+			gc_series_judge(y, history, 1, alpha, min_effect, &v);
+			count = stepped ? &one->detected : &one->false_alerts;
+			*count += v.verdict > 0;
+			gc_series_judge(y, history + 1, 2, alpha, min_effect, &v);
+			count = stepped ? &conf->detected : &conf->false_alerts;
+			*count += v.verdict > 0;
+			k = gc_series_steps(y, nn, min_effect, st, GC_SERIES_MAX_STEPS);
+			if (stepped) {
+				int named = 0;
+
+				for (size_t i = 0; i < k; i++)
+					named |= st[i].at == history && st[i].change > 0;
+				cp->detected += named;
+			} else {
+				cp->false_alerts += k > 0;
+			}
+		}
 	}
 	for (size_t i = 0; i < np; i++) {
 		const double *ym = s->y + s->off[pts[i]];
 		size_t n = s->off[pts[i] + 1] - s->off[pts[i]];
 
-		for (k = GC_SERIES_MIN_HISTORY; k < n; k++) {
-			gc_series_judge(ym, k, alpha, min_effect, &v);
-			out->real_judged += v.history > 0;
-			out->real_alerts += v.verdict > 0;
-		}
+		for (int c = 1; c <= 2; c++)
+			for (k = GC_SERIES_MIN_HISTORY + (size_t)c - 1; k < n; k++) {
+				gc_series_judge(ym, k, c, alpha, min_effect, &v);
+				out->real_judged[c - 1] += v.history > 0;
+				out->real_alerts[c - 1] += v.verdict > 0;
+			}
 	}
 	out->points = np;
 	out->trials = trials;

@@ -29,6 +29,7 @@ struct gc_run_opts {
 	const char *bin_dir;          /* binaries on the nodes; default: this program's directory */
 	double calibrate_s;           /* probe seconds per node pair (0: no calibration) */
 	int calibrate_all;            /* every ring pair instead of n1 -> n2 */
+	double calibration_max_age_s; /* reuse an earlier sweep's probe this young (0: never) */
 	int dry_run;                  /* print the points and the first mpirun line, run nothing */
 	int json;                     /* the end-of-sweep summary as JSON (gc_run_summary_json) */
 	double deadline_s;            /* per-collective deadline passed to the workers */

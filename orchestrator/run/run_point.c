@@ -8,6 +8,7 @@
 
 #include "bandwidth.h"
 #include "db/db.h"
+#include "db/q_calibration.h"
 #include "fsutil.h"
 #include "log.h"
 #include "buf.h"
@@ -20,9 +21,11 @@
 #include "placement.h"
 #include "run.h"
 #include "run_racks.h"
+#include "run_bg.h"
 #include "run_slurm.h"
 #include "run_trace.h"
 #include "strutil.h"
+#include "timing.h"
 
 /* Where point p's ranks run (orchestrator/run/placement.h). */
 static gc_rc place(const struct gc_sweep_ctx *c, const struct gc_exec_point *p,
@@ -358,11 +361,61 @@ static void unshape_all(struct gc_sweep_ctx *c)
 	gc_each_node(c->n_nodes, unshape_one, c, &e);
 }
 
+/* Measure the first `pairs` ring pairs now, for run_id. */
+static void probe(struct gc_sweep_ctx *c, int64_t run_id, size_t used, size_t pairs,
+		  struct gc_calibration *k)
+{
+	for (size_t i = 0; i < pairs && i < GC_CAL_MAX_PAIRS; i++) {
+		gc_node *a = &c->nodes[i], *b = &c->nodes[(i + 1) % used];
+		gc_err e;
+		k->bps[i] = k->rtt[i] = -1;
+		if (gc_node_probe(a, b, c->o->calibrate_s, &k->bps[i], &k->rtt[i], &e))
+			gc_warn("calibration %s -> %s failed: %s", a->name, b->name, e.msg);
+	}
+	k->run_id = run_id;
+}
+
+/* An earlier sweep's probe of the same links (db/q_calibration.h), within
+ * --calibration-max-age: 1 and k filled in, or 0. */
+static int calibration_reuse(struct gc_sweep_ctx *c, int64_t run_id, size_t used, size_t pairs,
+			     const struct gc_spec *spec, uint64_t cap, struct gc_calibration *k)
+{
+	struct gc_db_cal_pair q[GC_CAL_MAX_PAIRS];
+	char bw[32];
+	int64_t probe = 0;
+	size_t i, n = pairs < GC_CAL_MAX_PAIRS ? pairs : GC_CAL_MAX_PAIRS;
+	gc_err e;
+
+	if (c->o->calibration_max_age_s <= 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		q[i].src = c->nodes[i].name;
+		q[i].dst = c->nodes[(i + 1) % used].name;
+		q[i].cap_bps = gc_spec_host_cap(spec, cap, q[i].src);
+	}
+	if (gc_db_calibration_find(c->db, run_id, q, n, gc_wall_s() - c->o->calibration_max_age_s,
+				   &probe, &e)) {
+		gc_warn("%s; probing instead", e.msg);
+		return 0;
+	}
+	if (!probe)
+		return 0;
+	for (i = 0; i < n; i++)
+		k->bps[i] = q[i].bps, k->rtt[i] = q[i].rtt;
+	k->run_id = probe;
+	gc_info("calibration at %s: run %lld's probe, reused (same hosts, environments and "
+		"delay; --calibration-max-age 0 probes anew)", gc_bw_format(cap, bw, sizeof(bw)),
+		(long long)probe);
+	return 1;
+}
+
 /* Probe the ring pairs at this cap and store the result with the run. A cap is probed
  * once per sweep (its points run back to back): the next points of the same cap and
- * nodes store the same measurement, which saves about 1 s per point (docs/spec.md). */
+ * nodes store the same measurement, which saves about 1 s per point (docs/spec.md);
+ * an earlier sweep's probe of the same links is reused by reference (runs.
+ * calibration_run) unless the point plays a trace (fresh: its links vary). */
 static void calibrate(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
-		      const struct gc_spec *spec, uint64_t cap, uint32_t delay_us)
+		      const struct gc_spec *spec, uint64_t cap, uint32_t delay_us, int fresh)
 {
 	struct gc_calibration *k = &c->cal;
 	size_t i, pairs = c->o->calibrate_all ? used : 1;
@@ -371,15 +424,9 @@ static void calibrate(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
 		return;
 	if (!(k->valid && k->cap == cap && k->delay_us == delay_us && k->used == used &&
 	      k->pairs == pairs)) {
-		for (i = 0; i < pairs && i < GC_CAL_MAX_PAIRS; i++) {
-			gc_node *a = &c->nodes[i], *b = &c->nodes[(i + 1) % used];
-			gc_err e;
-			k->bps[i] = k->rtt[i] = -1;
-			if (gc_node_probe(a, b, c->o->calibrate_s, &k->bps[i], &k->rtt[i], &e))
-				gc_warn("calibration %s -> %s failed: %s", a->name, b->name, e.msg);
-		}
 		k->valid = 1, k->cap = cap, k->delay_us = delay_us, k->used = used, k->pairs = pairs;
-		k->run_id = run_id;
+		if (fresh || !calibration_reuse(c, run_id, used, pairs, spec, cap, k))
+			probe(c, run_id, used, pairs, k);
 	}
 	{
 		gc_err e;
@@ -727,7 +774,8 @@ static gc_rc begin_run(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 	for (i = 0; i < used; i++)
 		names[i] = c->nodes[i].name;
 	gc_placement_hosts_text(pl, names, hosts, sizeof(hosts));
-	net = gc_run_racks_json(c, p, pl, with_slow(gc_launch_settings_json(&l), p->spec));
+	net = gc_run_racks_json(c, p, pl, gc_run_bg_json(with_slow(gc_launch_settings_json(&l),
+								  p->spec), c, p->spec, used));
 	gc_point_to_run(p->spec, p->pt, c->sweep_id, (int)pl->nodes, c->env_ids ? c->env_ids[0] : 0, &r);
 	r.network_json = net;
 	rc = gc_db_run_begin(c->db, &r, run_id, e);
@@ -755,7 +803,7 @@ static enum gc_run_status status_of(gc_rc rc)
 /* shape, calibrate, launch, collect, ingest; the caller unshapes and cleans up */
 static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int64_t run_id,
 			 const struct gc_placement *pl, gc_proc_result *res, char **paths,
-			 size_t *np, struct gc_trace_run *tr, gc_err *e)
+			 size_t *np, struct gc_trace_run *tr, struct gc_bg_run *bg, gc_err *e)
 {
 	size_t used = pl->used;
 	char rdir[1200], old[1200], why[128];
@@ -781,9 +829,12 @@ static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 		rc = gc_run_racks_shape(c, p, e);
 	gc_phase_to(&c->ph, GC_PH_CALIBRATE);
 	if (!rc && !gc_run_interrupted())
-		calibrate(c, run_id, used, p->spec, p->pt->bw_bps, point_delay_us(p->pt));
+		calibrate(c, run_id, used, p->spec, p->pt->bw_bps, point_delay_us(p->pt),
+			  p->pt->trace != NULL);
 	if (!rc && p->pt->trace && !gc_run_interrupted())   /* after calibration at its mean */
 		rc = gc_run_trace_start(c, run_id, used, p, tr, e);
+	if (!rc && p->spec->bg.flows && !gc_run_interrupted())   /* after calibration too */
+		rc = gc_run_bg_start(c, run_id, used, p, bg, e);
 	if (!rc && gc_run_interrupted())
 		rc = gc_fail(e, GC_E_INTERRUPTED, "interrupted");
 	if (rc)
@@ -822,6 +873,7 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
 	int64_t run_id;
 	gc_err step = { "" }, e2;
 	struct gc_trace_run tr;
+	struct gc_bg_run *bg = calloc(1, sizeof(*bg));   /* stop ignores it unless started */
 	size_t i;
 	gc_rc rc;
 
@@ -832,13 +884,18 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
 	for (i = 0; i < c->n_nodes; i++)
 		c->nodes[i].down = 0;   /* every point tries every node again */
 	rc = place(c, p, &pl, e);   /* checked before the sweep (gc_run_place_points) */
+	rc = rc ? rc : bg ? GC_OK : gc_fail(e, GC_E_NOMEM, "out of memory");
 	rc = rc ? rc : begin_run(c, p, &pl, &run_id, e);
-	if (rc)
+	if (rc) {
+		free(bg);
 		return rc;
+	}
 	memset(&tr, 0, sizeof(tr));
-	rc = point_steps(c, p, run_id, &pl, &res, paths, &np, &tr, &step);
+	rc = point_steps(c, p, run_id, &pl, &res, paths, &np, &tr, bg, &step);
 	gc_proc_clear_interrupt();   /* cleanup commands must run even after Ctrl-C */
 	gc_phase_to(&c->ph, GC_PH_CLEANUP);
+	gc_run_bg_stop(c, run_id, p, bg);   /* before the folders go: it reads the flows' lines */
+	free(bg);
 	if (p->pt->trace)            /* before the folders go: it reads the players' lines */
 		gc_run_trace_stop(c, run_id, p, &tr);
 	unshape_all(c);
@@ -903,5 +960,10 @@ void gc_exec_point_init(struct gc_exec_point *x, const struct gc_spec *spec, con
 				 i + 1 == spec->n_slow ? ")" : "");
 			n = strlen(x->label);
 		}
+	}
+	if (spec->bg.flows) {   /* "... (background 1 flow)" */
+		size_t n = strlen(x->label);
+		snprintf(x->label + n, sizeof(x->label) - n, " (background %d flow%s%s)",
+			 spec->bg.flows, spec->bg.flows > 1 ? "s" : "", spec->bg.onoff ? " on/off" : "");
 	}
 }

@@ -1,14 +1,9 @@
 /* orchestrator/run/run_trace.c: a point's bandwidth trace played on its hosts. */
 #include "run_trace.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -41,59 +36,6 @@ static void rdir_of(struct gc_sweep_ctx *c, int64_t run_id, char *out, size_t n)
 	snprintf(out, n, "%s/run-%lld", c->remote_work, (long long)run_id);
 }
 
-/* Run argv (a local command line) as a keeper: its stdin a pipe whose write end is
- * *wfd, its stdout a pipe read until "started" (up to timeout_s). */
-static gc_rc keeper_spawn(char **argv, double timeout_s, int *pid_out, int *wfd, gc_err *e)
-{
-	int in[2], out[2], null;
-	char buf[256];
-	size_t n = 0;
-	uint64_t end = gc_now_ns() + (uint64_t)(timeout_s * 1e9);
-	pid_t pid;
-
-	if (pipe2(in, O_CLOEXEC))
-		return gc_fail(e, GC_E_IO, "cannot make a pipe: %s", strerror(errno));
-	if (pipe2(out, O_CLOEXEC)) {
-		close(in[0]);
-		close(in[1]);
-		return gc_fail(e, GC_E_IO, "cannot make a pipe: %s", strerror(errno));
-	}
-	pid = fork();
-	if (pid == 0) {
-		null = open("/dev/null", O_WRONLY);
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		if (null >= 0)
-			dup2(null, 2);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	if (pid < 0) {
-		close(in[1]);
-		close(out[0]);
-		return gc_fail(e, GC_E_IO, "cannot start '%s': %s", argv[0], strerror(errno));
-	}
-	*pid_out = pid;
-	*wfd = in[1];
-	while (n < sizeof(buf) - 1 && !memmem(buf, n, "started", 7)) {
-		struct pollfd p = { out[0], POLLIN, 0 };
-		uint64_t now = gc_now_ns();
-		ssize_t k;
-		if (now >= end || poll(&p, 1, (int)((end - now) / 1000000 + 1)) <= 0)
-			break;
-		k = read(out[0], buf + n, sizeof(buf) - 1 - n);
-		if (k <= 0)
-			break;
-		n += (size_t)k;
-	}
-	close(out[0]);
-	if (!memmem(buf, n, "started", 7))
-		return gc_fail(e, GC_E_COMM, "the trace player did not start");
-	return GC_OK;
-}
-
 gc_rc gc_run_trace_start(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
 			 const struct gc_exec_point *p, struct gc_trace_run *t, gc_err *e)
 {
@@ -103,7 +45,7 @@ gc_rc gc_run_trace_start(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
 
 	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < GC_PLACE_MAX_HOSTS; i++)
-		t->keeper_fd[i] = -1;
+		t->keeper[i] = (struct gc_keeper){ 0, -1, -1 };
 	t->start_s = gc_wall_s() + LEAD_S + PER_HOST_S * (double)used;
 	t->duration_s = p->spec->timeout_s;
 	rdir_of(c, run_id, rdir, sizeof(rdir));
@@ -135,7 +77,8 @@ gc_rc gc_run_trace_start(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
 		argv[k++] = dur;
 		argv[k] = NULL;
 		rc = gc_node_argv(n, argv, &cmd, e);
-		rc = rc ? rc : keeper_spawn(cmd, 15, &t->keeper[i], &t->keeper_fd[i], e);
+		rc = rc ? rc : gc_keeper_spawn(cmd, "started", 15, "the trace player",
+					       &t->keeper[i], e);
 		gc_argv_free(cmd);
 		t->started = i + 1;   /* stop ends a keeper even when its player did not start */
 		if (rc)
@@ -149,29 +92,6 @@ gc_rc gc_run_trace_start(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
 	while (gc_wall_s() < t->start_s && !gc_run_interrupted())   /* workers start under it */
 		usleep(20000);
 	return GC_OK;
-}
-
-/* End host i's keeper: close its stdin (the remote shell exits, its player sees its
- * owner gone), then reap it (SIGTERM after 5 s). */
-static void keeper_end(struct gc_trace_run *t, size_t i)
-{
-	int st;
-
-	if (t->keeper_fd[i] >= 0)
-		close(t->keeper_fd[i]);
-	t->keeper_fd[i] = -1;
-	if (t->keeper[i] <= 0)
-		return;
-	for (int k = 0; k < 50; k++) {
-		if (waitpid(t->keeper[i], &st, WNOHANG) != 0) {
-			t->keeper[i] = 0;
-			return;
-		}
-		usleep(100000);
-	}
-	kill(t->keeper[i], SIGTERM);
-	waitpid(t->keeper[i], &st, 0);
-	t->keeper[i] = 0;
 }
 
 /* the "start_lag_us" of a summary line; 0 when absent */
@@ -252,7 +172,7 @@ void gc_run_trace_stop(struct gc_sweep_ctx *c, int64_t run_id, const struct gc_e
 			all = 0;
 		}
 		gc_proc_result_release(&r);
-		keeper_end(t, i);
+		gc_keeper_end(&t->keeper[i], 5);   /* the player sees its owner gone */
 	}
 	if (all)
 		gc_buf_addf(&b, "},\"start_spread_us\":%lld}", hi - lo);

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "result.h"
+#include "keeper.h"
 #include "placement.h"
 #include "run.h"
 
@@ -38,8 +39,7 @@ struct gc_trace_run {
 	double start_s;       /* the players' shared start (epoch seconds) */
 	double duration_s;
 	size_t started;       /* hosts whose player was started (the first ones) */
-	int keeper[GC_PLACE_MAX_HOSTS];     /* each host's keeper (pid; 0: none) */
-	int keeper_fd[GC_PLACE_MAX_HOSTS];  /* the write end of its stdin (-1: none) */
+	struct gc_keeper keeper[GC_PLACE_MAX_HOSTS];   /* each host's (keeper.h) */
 };
 
 gc_rc gc_run_trace_start(struct gc_sweep_ctx *c, int64_t run_id, size_t used,

@@ -68,6 +68,12 @@ static void fill_point(const struct gc_spec *s, struct gc_point *p)
 		size_t len = strlen(p->key);
 		snprintf(p->key + len, sizeof(p->key) - len, ";uplink=%s", v[GC_AX_UPLINK]);
 	}
+	if (s->bg.flows) {   /* likewise: ;bg= only for a spec with background flows */
+		char bg[600];
+		size_t len = strlen(p->key);
+		spec_bg_text(s, bg, sizeof(bg));
+		snprintf(p->key + len, sizeof(p->key) - len, ";bg=%s", bg);
+	}
 }
 
 static int excluded(const struct gc_spec *s, const struct gc_point *p)

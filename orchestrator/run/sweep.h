@@ -10,11 +10,12 @@
  * The point key is a canonical text, stable across gcbench versions (a change would
  * need a schema migration of runs.point_key):
  *   workload=W;model=M;method=X;params=P;bw=BITS;lat=S;world=N;batch=B;backend=K;
- *   scale=F;repeat=R[;stack=S][;slow=H:F,...][;uplink=U]  (one line, no spaces;
- *                               values as gc_spec_axis_text; ;stack= only for a spec
- *                               with stacks:, ;slow= only for one with slow:, ;uplink=
- *                               (BITS or RATIO:1) only for one with uplink: or
- *                               oversubscription:)
+ *   scale=F;repeat=R[;stack=S][;slow=H:F,...][;uplink=U][;bg=flows:N...]  (one line,
+ *                               no spaces; values as gc_spec_axis_text; ;stack= only
+ *                               for a spec with stacks:, ;slow= only for one with slow:,
+ *                               ;uplink= (BITS or RATIO:1) only for one with uplink: or
+ *                               oversubscription:, ;bg= (spec_bg_text) only for one with
+ *                               background flows)
  * Resume keeps the points whose key has no 'ok' run among the sweeps with the same
  * spec hash (gc_db_done_keys).
  */

@@ -244,6 +244,44 @@ static void check_uplink(const struct gc_spec *s, const struct gc_inventory *inv
 	diag_path(d, s->text, key, msg);
 }
 
+/* 1 when host is in the inventory (local: N has n1..nN) */
+static int inv_has(const struct gc_inventory *inv, const char *h)
+{
+	char name[16];
+
+	for (size_t k = 0; k < inv->n_hosts; k++)
+		if (!strcmp(inv->hosts[k].name, h))
+			return 1;
+	for (int k = 1; k <= inv->local; k++) {
+		snprintf(name, sizeof(name), "n%d", k);
+		if (!strcmp(name, h))
+			return 1;
+	}
+	return 0;
+}
+
+/* background: pairs name hosts of the inventory (as slow: does) */
+static void check_bg_pairs(const struct gc_spec *s, const struct gc_inventory *inv,
+			   const char *inv_path, struct gc_diags *d)
+{
+	char msg[700], where[96];
+
+	for (size_t i = 0; s->bg.flows && i < s->bg.n_pairs && !inv->slurm; i++)
+		for (int k = 0; k < 2; k++) {
+			const char *h = k ? s->bg.pairs[i].to : s->bg.pairs[i].from;
+			if (inv_has(inv, h))
+				continue;
+			snprintf(where, sizeof(where), "background/pairs/%zu/%d", i, k);
+			if (inv->local)
+				snprintf(msg, sizeof(msg), "background: host '%s' is not in the "
+					 "inventory (local: %d has n1 to n%d)", h, inv->local, inv->local);
+			else
+				snprintf(msg, sizeof(msg), "background: host '%s' is not in the "
+					 "inventory '%.300s'; name one of its hosts", h, inv_path);
+			diag_path(d, s->text, where, msg);
+		}
+}
+
 /* The inventory's problems into d (its own file); GC_OK when it parsed. */
 static gc_rc check_inventory(const struct gc_run_opts *o, const struct gc_spec *s,
 			     struct gc_diags *sd, struct gc_diags *d, gc_err *e)
@@ -256,6 +294,7 @@ static gc_rc check_inventory(const struct gc_run_opts *o, const struct gc_spec *
 	if (!o->inventory_path) {   /* local: 4 */
 		check_slow(s, &inv, "local: 4", sd);
 		check_uplink(s, &inv, "local: 4", sd);
+		check_bg_pairs(s, &inv, "local: 4", sd);
 		return GC_OK;
 	}
 	rc = gc_inventory_load(o->inventory_path, &inv, d, e);
@@ -263,6 +302,7 @@ static gc_rc check_inventory(const struct gc_run_opts *o, const struct gc_spec *
 		return rc;
 	check_slow(s, &inv, o->inventory_path, sd);
 	check_uplink(s, &inv, o->inventory_path, sd);
+	check_bg_pairs(s, &inv, o->inventory_path, sd);
 	if (!inv.local && !inv.slurm) {   /* SLURM's GPUs come from the allocation */
 		if (gc_read_file(o->inventory_path, &text, &len, e))
 			text = NULL;

@@ -18,7 +18,7 @@ static const char *const top_keys[] = {
 	"latency", "world_size", "batch", "iterations", "warmup", "repeats", "timeout",
 	"compute_scale", "backend", "exclude", "zip", "notify", "target", "eval_every", "data",
 	"ranks_per_node", "allow_single_node", "command", "stacks", "files", "slow", "python",
-	"env", "uplink", "oversubscription",
+	"env", "uplink", "oversubscription", "background",
 };
 #define N_TOP (sizeof(top_keys) / sizeof(top_keys[0]))
 
@@ -559,7 +559,7 @@ static int check_root(struct spec_ctx *c)
 
 static void parse_all(struct spec_ctx *c)
 {
-	yaml_node_t *v;
+	yaml_node_t *v, *v2;
 
 	if (!check_root(c))
 		return;
@@ -594,6 +594,8 @@ static void parse_all(struct spec_ctx *c)
 				"trace player's cap holds no delay); give the trace's points latency 0");
 			break;
 		}
+	if ((v2 = gc_yaml_get(c->doc, c->root, "background")))
+		spec_parse_background(c, v2);
 	if (v && c->s->n_traces)   /* every host plays the same trace */
 		gc_diag(c->d, v, "'slow' and a bandwidth trace do not go together yet (every "
 			"host plays the same trace); give 'slow' fixed caps");
@@ -702,6 +704,11 @@ static gc_rc make_canonical(struct gc_spec *s)
 			gc_buf_addf(&b, "%s%s", i ? "," : "", t);
 		}
 		gc_buf_addf(&b, "\n");
+	}
+	if (s->bg.flows) {       /* likewise */
+		char bg[600];
+		spec_bg_text(s, bg, sizeof(bg));
+		gc_buf_addf(&b, "background=%s\n", bg);
 	}
 	if (!strcmp(s->workload, "command")) {   /* arguments have no spaces (spec_command.h) */
 		for (size_t k = 0; k < s->n_stacks; k++) {
@@ -815,6 +822,7 @@ void gc_spec_release(struct gc_spec *s)
 		free(s->slow[i].host);
 	free(s->slow);
 	free(s->uplink);
+	free(s->bg.pairs);
 	for (size_t i = 0; i < s->n_exclude; i++)
 		for (int a = 0; a < GC_AX__COUNT; a++)
 			free_strs(s->exclude[i].vals[a], s->exclude[i].n[a]);

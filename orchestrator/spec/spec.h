@@ -102,6 +102,26 @@ struct gc_spec_slow {
 	double factor;
 };
 
+/* background: {flows: N, pattern: constant|onoff, on: S, off: S, pairs: [[A, B], ...],
+ * tool: auto|iperf3|probe}
+ * (docs/spec.md, "Cross traffic"): N bulk TCP flows from each sender to its receiver
+ * while a point runs, started after calibration. flows 0 (or no background:) is none. */
+#define GC_SPEC_BG_MAX_FLOWS 16
+#define GC_SPEC_BG_MAX_PAIRS 64
+#define GC_SPEC_BG_MAX_ONOFF_S 3600.0
+struct gc_spec_bg_pair {
+	char from[64], to[64];     /* inventory host names */
+};
+struct gc_spec_background {
+	int flows;                 /* per pair, 0..GC_SPEC_BG_MAX_FLOWS */
+	int onoff;                 /* 1: pattern: onoff (send on_s, pause off_s, repeat) */
+	double on_s, off_s;        /* onoff only, each in (0, GC_SPEC_BG_MAX_ONOFF_S] */
+	struct gc_spec_bg_pair *pairs; size_t n_pairs;   /* NULL, 0: each used host to the
+						       * next one in the ranks' ring order */
+	int tool;                  /* GC_BG_TOOL_*: tool: auto (default), iperf3 or probe */
+};
+enum { GC_BG_TOOL_AUTO = 0, GC_BG_TOOL_IPERF3, GC_BG_TOOL_PROBE };
+
 struct gc_spec {
 	char *name, *description;
 	char *workload;                  /* "replay", "train" (models: mlp, cnn) or "command" */
@@ -130,6 +150,7 @@ struct gc_spec {
 	struct gc_spec_slow *slow; size_t n_slow;     /* slow: (hosts unchecked here: the
 						       * inventory's, gcbench run checks) */
 	struct gc_spec_uplink *uplink; size_t n_uplink; /* uplink: or oversubscription: */
+	struct gc_spec_background bg;    /* background: (hosts unchecked here, as slow:) */
 	int iterations, warmup, repeats, timeout_s;
 	int eval_every;                  /* train: validate every K iterations */
 	int ranks_per_node;              /* 0: auto (orchestrator/run/placement.h) */
@@ -188,6 +209,11 @@ void spec_uplink_text(const struct gc_spec_uplink *u, char *buf, size_t n);
 /* "n3:0.5,n4:0.875" (slow: in the spec's order; "" without it): the point key's
  * ;slow= and the canonical text use it. */
 void spec_slow_text(const struct gc_spec *s, char *buf, size_t n);
+
+/* "flows:1" ("flows:2,onoff:1/3,tool:probe,pairs:n1>n2+n3>n1" with the options given
+ * (a pairs list longer than 400 characters as pairs@DIGEST); "" without
+ * background or with flows 0): the point key's ;bg= and the canonical text use it. */
+void spec_bg_text(const struct gc_spec *s, char *buf, size_t n);
 
 /* A bandwidth item: its trace (NULL for a fixed cap), and its cap in bits/s (a trace's
  * mean; 0 = unlimited). */

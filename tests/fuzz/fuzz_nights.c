@@ -31,7 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = gc_series_evaluate(&s, 20, 6, 3, 0.05, 0.01, 0.05, 1, &ev, &e);
 	if (rc != GC_OK && rc != GC_E_INVAL)
 		abort();
-	if (!rc && (ev.false_alerts > 20 || ev.detected > 20))
+	if (!rc && (ev.one.false_alerts > 20 || ev.confirmed.detected > 20 ||
+		    ev.steps.detected > 20))
 		abort();
 	gc_series_set_release(&s);
 	return 0;

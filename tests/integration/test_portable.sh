@@ -8,13 +8,22 @@
 # (x86-64-v2: the baseline kernels) and -cpu Haswell (the avx2 ones); an ARCH=native
 # build (made here in a temporary BUILD, a few minutes; GCBENCH_NATIVE_WORKER names one
 # instead) records its CPU flags and dies with SIGILL under Nehalem, which provisioning
-# reports as a refusal (tests/unit/test_provision.c, test_check_cpu).
+# reports as a refusal (tests/unit/test_provision.c, test_check_cpu). And no program
+# links cuBLAS (its initializers cost every process ~80 ms of CPU at start; GPU code
+# loads it on first use, kernels/cuda/cublas_load.h).
 . "$(dirname "$0")/../lib.sh"
 cases="no_avx512_outside_variants no_avx_outside_variants selftest_nehalem selftest_haswell
-native_refused_nehalem"
+native_refused_nehalem no_cublas_linked"
 W=$BIN/gcbench-worker
 [ -x "$W" ] || { for c in $cases; do skip "$c" "$W is not built (it needs MPI: libopenmpi-dev)"; done; exit 0; }
 info=$("$W" --build-info 2>&1)
+
+linked=
+for b in "$BIN"/gcbench*; do
+	readelf -d "$b" 2>/dev/null | grep -q 'NEEDED.*libcublas' && linked="$linked ${b##*/}"
+done
+if [ -z "$linked" ]; then pass no_cublas_linked
+else fail no_cublas_linked "linked at start:$linked (load it with gc_cublas())"; fi
 arch=$(sed -n 's/^arch=//p' <<<"$info")
 
 # --- objdump: what the baseline code holds -----------------------------------------------

@@ -116,13 +116,16 @@ else
 fi
 
 # resume: a sweep with a failed point is continued (only that point runs, in the same
-# sweep); a finished sweep is not: the next run measures every point again
+# sweep; the other process's probe of its cap is reused, --calibration-max-age); a
+# finished sweep is not: the next run measures every point again
 q "UPDATE runs SET status = 'failed' WHERE id = (SELECT max(id) FROM runs); UPDATE sweeps SET status = 'failed'"
 dry=$("$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --dry-run 2>&1)
 if "$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" >"$work/out2" 2>&1 &&
    grep -q "continuing sweep 1 (failed, 3 points ok)" "$work/out2" && grep -q "3 of 4 points already done" "$work/out2" &&
    [[ "$dry" == *"resume: continuing sweep 1"* ]] && [[ "$dry" == *"(done: skipped)"* ]] &&
-   [ "$(q 'SELECT count(*) FROM runs')" = 5 ] && [ "$(q 'SELECT group_concat(status) FROM sweeps')" = done ]; then
+   [ "$(q 'SELECT count(*) FROM runs')" = 5 ] && [ "$(q 'SELECT group_concat(status) FROM sweeps')" = done ] &&
+   grep -q "probe, reused" "$work/out2" && [ "$(q 'SELECT r.calibration_run = (SELECT min(id) FROM runs f
+	WHERE f.bw_cap_bps = r.bw_cap_bps) AND r.calibration_run < r.id FROM runs r WHERE id = 5')" = 1 ]; then
 	dry=$("$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --dry-run 2>&1)
 	"$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --resume >"$work/out4" 2>&1; r1=$?
 	"$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" --resume --new >/dev/null 2>&1; r2=$?
@@ -131,7 +134,7 @@ if "$BIN/gcbench" run "$work/spec.yaml" --inventory "$inv" --db "$db" >"$work/ou
 	   [ "$(q 'SELECT count(*) FROM sweeps')" = 1 ]; then pass resume
 	else fail resume "after the sweep finished: dry run '$(head -1 <<<"$dry")', --resume exit $r1 ($(tail -1 "$work/out4")), --resume --new exit $r2"; fi
 else
-	fail resume "the rerun did not continue the failed sweep: dry run: $(head -1 <<<"$dry"); $(tail -5 "$work/out2" | tr '\n' ' '); sweeps $(q 'SELECT group_concat(status) FROM sweeps'), $(q 'SELECT count(*) FROM runs') runs"
+	fail resume "the rerun did not continue the failed sweep (reusing its probe): dry run: $(head -1 <<<"$dry"); $(tail -5 "$work/out2" | tr '\n' ' '); calibration of run 5: $(q 'SELECT calibration_run FROM runs WHERE id = 5'); sweeps $(q 'SELECT group_concat(status) FROM sweeps'), $(q 'SELECT count(*) FROM runs') runs"
 fi
 
 # the performance model predicts every ok run of this sweep, and stores it

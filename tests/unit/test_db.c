@@ -7,6 +7,7 @@
 
 #include "harness.h"
 #include "db/db.h"
+#include "db/q_calibration.h"
 #include "db/db_internal.h"   /* gc_db_handle, gc_db_exec: the fixtures' SQL */
 #include "orchestrator/remote/env_probe.h"
 
@@ -671,6 +672,71 @@ static void test_run_placement_slurm(void)
 	gc_db_close(db);
 }
 
+/* An earlier probe is found only for the same pairs, caps, delay, hosts' environments,
+ * without trace or background load, young enough; the newest such probe wins. */
+static void test_calibration_find(void)
+{
+	gc_db *db = fresh("cal.db");
+	struct gc_db_run r;
+	struct gc_db_cal_pair q[2] = { { "n1", "n2", 1000000000ull, 0, 0 },
+				       { "n2", "n1", 1000000000ull, 0, 0 } };
+	int64_t sw, old, mid, cur, found = -1;
+	gc_err e;
+
+	CHECK(db);
+	CHECK(gc_db_sweep_begin(db, "t", "spec", "h", "syncsgd", &sw, &e) == GC_OK);
+	CHECK(gc_db_exec(db, "INSERT INTO environments (id, host, kernel, first_seen) VALUES "
+			 "(1, 'n1', '6.1', 0), (2, 'n2', '6.1', 0), (3, 'n2', '6.2', 0)", &e) == GC_OK);
+	r = run_of(sw, "a", "syncsgd");
+	CHECK(gc_db_run_begin(db, &r, &old, &e) == GC_OK);
+	CHECK(gc_db_run_begin(db, &r, &mid, &e) == GC_OK);
+	CHECK(gc_db_run_begin(db, &r, &cur, &e) == GC_OK);
+	for (int64_t id = old; id <= cur; id++) {
+		CHECK(gc_db_run_add_host(db, id, "n1", 1, &e) == GC_OK);
+		CHECK(gc_db_run_add_host(db, id, "n2", 2, &e) == GC_OK);
+	}
+	CHECK(gc_db_exec(db, "UPDATE runs SET started = 1000 + id", &e) == GC_OK);
+	CHECK(gc_db_link_add(db, old, "n1", "n2", 1000000000ull, 9e8, 1e-4, &e) == GC_OK);
+	CHECK(gc_db_link_add(db, old, "n2", "n1", 1000000000ull, 8e8, 2e-4, &e) == GC_OK);
+	CHECK(gc_db_link_add(db, mid, "n1", "n2", 1000000000ull, 9.5e8, 3e-4, &e) == GC_OK);
+	CHECK(gc_db_run_set_calibration(db, old, old, &e) == GC_OK);
+	CHECK(gc_db_run_set_calibration(db, mid, mid, &e) == GC_OK);
+
+	/* one pair: the newest probe; both pairs: only old measured n2 -> n1 */
+	CHECK(gc_db_calibration_find(db, cur, q, 1, 0, &found, &e) == GC_OK);
+	CHECK(found == mid);
+	CHECK_NEAR(q[0].bps, 9.5e8, 1);
+	CHECK(gc_db_calibration_find(db, cur, q, 2, 0, &found, &e) == GC_OK);
+	CHECK(found == old);
+	CHECK_NEAR(q[1].bps, 8e8, 1);
+	CHECK_NEAR(q[1].rtt, 2e-4, 1e-12);
+	/* too old: started before not_before */
+	CHECK(gc_db_calibration_find(db, cur, q, 2, 1000.0 + (double)old + 0.5, &found, &e) == GC_OK);
+	CHECK(found == 0);
+	/* another cap, another delay */
+	q[0].cap_bps = 2000000000ull;
+	CHECK(gc_db_calibration_find(db, cur, q, 1, 0, &found, &e) == GC_OK && found == 0);
+	q[0].cap_bps = 1000000000ull;
+	CHECK(gc_db_exec(db, "UPDATE runs SET latency_s = 0.001 WHERE id = (SELECT max(id) FROM runs)", &e) == GC_OK);
+	CHECK(gc_db_calibration_find(db, cur, q, 1, 0, &found, &e) == GC_OK && found == 0);
+	CHECK(gc_db_exec(db, "UPDATE runs SET latency_s = 0", &e) == GC_OK);
+	/* a run that reused a probe did not probe: it is never the one referenced */
+	CHECK(gc_db_run_set_calibration(db, mid, old, &e) == GC_OK);
+	CHECK(gc_db_calibration_find(db, cur, q, 1, 0, &found, &e) == GC_OK && found == old);
+	CHECK(gc_db_run_set_calibration(db, mid, mid, &e) == GC_OK);
+	/* n2's environment changed (a new kernel): nothing to reuse */
+	CHECK(gc_db_exec(db, "UPDATE run_hosts SET env_id = 3 WHERE node = 'n2' AND run_id = "
+			 "(SELECT max(id) FROM runs)", &e) == GC_OK);
+	CHECK(gc_db_calibration_find(db, cur, q, 1, 0, &found, &e) == GC_OK && found == 0);
+	CHECK(gc_db_exec(db, "UPDATE run_hosts SET env_id = 2 WHERE node = 'n2'", &e) == GC_OK);
+	/* a trace in the earlier run, or in this one */
+	CHECK(gc_db_run_set_network(db, mid, "trace", "{\"name\":\"sq\"}", &e) == GC_OK);
+	CHECK(gc_db_calibration_find(db, cur, q, 1, 0, &found, &e) == GC_OK && found == old);
+	CHECK(gc_db_run_set_network(db, cur, "background", "{\"flows\":1}", &e) == GC_OK);
+	CHECK(gc_db_calibration_find(db, cur, q, 1, 0, &found, &e) == GC_OK && found == 0);
+	gc_db_close(db);
+}
+
 /* run_phases and run_overhead: overhead = wall - rank 0's iterations, phases in their
  * columns, launch less the iterations as ranks_s, setup apart; bad phases refused */
 static void test_run_phases(void)
@@ -765,6 +831,7 @@ int main(void)
 	GCT_RUN(test_links_predictions);
 	GCT_RUN(test_run_placement_slurm);
 	GCT_RUN(test_run_phases);
+	GCT_RUN(test_calibration_find);
 	gct_rmtree(dir);
 	return gct_finish();
 }

@@ -164,6 +164,7 @@ static void test_bisect_tree(void)
 #include "kernels/compress.h"
 #include "kernels/internal.h"
 #include "kernels/cuda/cuda_util.h"
+#include "kernels/cuda/cublas_load.h"
 #include "kernels/rng.h"
 #include "timing.h"
 #include "formats/arch.h"
@@ -546,6 +547,20 @@ static void test_cuda_probe_explains(void)
 		CHECK_CONTAINS(why, "sm_");
 }
 
+/* Runs everywhere the toolkit is installed: cuBLAS is not linked (it would cost every
+ * process its start-up), it is loaded on first use, once, with every entry point. */
+static void test_cuda_cublas_loads(void)
+{
+	gc_err e = { "" };
+	const struct gc_cublas_api *a = gc_cublas(&e), *b = gc_cublas(&e);
+
+	CHECKF(a != NULL, "%s", e.msg);
+	CHECK(a == b);
+	CHECK(a->create && a->destroy && a->set_stream && a->set_math_mode && a->sgemm_64 &&
+	      a->saxpy_64 && a->status_string);
+	CHECK_CONTAINS(a->status_string(CUBLAS_STATUS_NOT_INITIALIZED), "not initialized");
+}
+
 /* The device's counter-based uniforms are the host's bits (kernels/rng.h), from an
  * odd first index through a grid-stride loop. */
 static void test_cuda_rng_matches_host(void)
@@ -824,6 +839,7 @@ static void test_cuda_model_buckets(void)
 static void run_cuda_tests(void)
 {
 	GCT_RUN(test_cuda_probe_explains);
+	GCT_RUN(test_cuda_cublas_loads);
 	GCT_RUN(test_cuda_absent_fails_cleanly);
 	GCT_RUN(test_cuda_copy_and_spin);
 	GCT_RUN(test_cuda_rng_matches_host);

@@ -137,6 +137,8 @@ static const gc_regress_point *find(const gc_regress_report *r, const char *meth
 	return NULL;
 }
 
+static int confirm_nights;   /* opts.confirm for compare() (0: the default) */
+
 static gc_rc compare(const char *base, const char *cand, gc_regress_report *r, gc_err *e)
 {
 	gc_regress_opts o;
@@ -144,6 +146,7 @@ static gc_rc compare(const char *base, const char *cand, gc_regress_report *r, g
 	gc_rc rc;
 
 	gc_regress_opts_default(&o);
+	o.confirm = confirm_nights;
 	o.baseline = base;
 	o.candidate = cand;
 	memset(r, 0, sizeof *r);
@@ -539,9 +542,10 @@ static gc_rc compare_at(const char *path, const char *base, const char *cand,
 }
 
 /* Nights whose level moves +-6% with one run each: the pooled iterations call an
- * ordinary night (+11% over the night before) a REGRESSION; the noise model, with 7
- * earlier nights, calls it same; a night at 1.5x is a REGRESSION by it too, and
- * --series names that night and the environment field that changed (nccl). */
+ * ordinary night (+11% over the night before) a REGRESSION; the noise model (one run a
+ * night: confirmed over 2 nights, 6 before them) calls it same; a first night at 1.5x
+ * is "suspect" (a REGRESSION with --confirm 1), the second at 1.5x a REGRESSION, and
+ * --series names the first and the environment field that changed (nccl). */
 static void test_nightly_noise_model(void)
 {
 	static const double lvl[] = { 1.00, 1.06, 0.95, 1.03, 0.97, 1.05, 0.96, 1.07 };
@@ -571,7 +575,8 @@ static void test_nightly_noise_model(void)
 	p = find(&r, "sync", 10 * GBIT);
 	CHECK(p != NULL);
 	CHECK_EQ_INT(r.n_by_nights, 1);
-	CHECK_EQ_INT(p->nights, 7);
+	CHECK_EQ_INT(p->nights, 6);
+	CHECK_EQ_INT(p->confirm, 2);
 	CHECK_EQ_INT(p->verdict, GC_REG_SAME);
 	CHECK(p->ci_lo < 0 && p->ci_hi > p->change);
 	CHECK_EQ_INT(r.n_regressions, 0);
@@ -579,7 +584,36 @@ static void test_nightly_noise_model(void)
 	CHECK(night(path, 0.150, 1) == GC_OK);
 	CHECKF(compare_at(path, "previous", NULL, &r, &e) == GC_OK, "%s", e.msg);
 	p = find(&r, "sync", 10 * GBIT);
-	CHECK(p != NULL && p->nights == 8 && p->verdict == GC_REG_REGRESSION);
+	CHECK(p != NULL && p->nights == 7 && p->verdict == GC_REG_SAME && p->suspect);
+	CHECK_NEAR(p->change, 0.50, 0.06);
+	CHECK_EQ_INT(r.n_regressions, 0);
+	CHECK_EQ_INT(r.n_suspects, 1);
+	{
+		char *txt = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&txt, &len);
+
+		CHECK(f && gc_regress_print(f, &r, "json", &e) == GC_OK &&
+		      gc_regress_print(f, &r, "table", &e) == GC_OK);
+		fclose(f);
+		CHECK_CONTAINS(txt, "\"confirm\":2,\"suspect\":true");
+		CHECK_CONTAINS(txt, "\"suspects\":1");
+		CHECK_CONTAINS(txt, "# suspect");
+		CHECK_CONTAINS(txt, "suspect: confirm tomorrow: 1 points");
+		free(txt);
+	}
+	gc_regress_report_release(&r);
+	confirm_nights = 1;                    /* the one-night call says it today */
+	CHECKF(compare_at(path, "previous", NULL, &r, &e) == GC_OK, "%s", e.msg);
+	confirm_nights = 0;
+	p = find(&r, "sync", 10 * GBIT);
+	CHECK(p != NULL && p->nights == 8 && p->confirm == 1 && !p->suspect &&
+	      p->verdict == GC_REG_REGRESSION);
+	gc_regress_report_release(&r);
+	CHECK(night(path, 0.150, 1) == GC_OK);
+	CHECKF(compare_at(path, "previous", NULL, &r, &e) == GC_OK, "%s", e.msg);
+	p = find(&r, "sync", 10 * GBIT);
+	CHECK(p != NULL && p->nights == 8 && p->verdict == GC_REG_REGRESSION && !p->suspect);
 	CHECK_NEAR(p->change, 0.50, 0.06);
 	CHECK_EQ_INT(r.n_regressions, 1);
 	{
@@ -591,7 +625,7 @@ static void test_nightly_noise_model(void)
 		      gc_regress_print(f, &r, "table", &e) == GC_OK);
 		fclose(f);
 		CHECK_CONTAINS(txt, "\"by_nights\":1,\"short_history\":0");
-		CHECK_CONTAINS(txt, "\"unit\":\"nights\",\"nights\":8,\"night_sd\":");
+		CHECK_CONTAINS(txt, "\"unit\":\"nights\",\"nights\":8,\"confirm\":2,");
 		CHECK_CONTAINS(txt, "# REGRESSION");
 		CHECK_CONTAINS(txt, "marked #: 1 points judged by their nightly series");
 		free(txt);
@@ -601,7 +635,7 @@ static void test_nightly_noise_model(void)
 	CHECKF(gc_regress_series_load(db, 0, 0, &s, &e) == GC_OK, "%s", e.msg);
 	gc_db_close(db);
 	gc_regress_series_steps(&s, 0.05);
-	CHECK_EQ_INT(s.nnights, 9);
+	CHECK_EQ_INT(s.nnights, 10);
 	CHECK_EQ_INT(s.npts, 1);
 	CHECK_EQ_INT(s.pt[0].nsteps, 1);
 	CHECK_EQ_INT(s.sweep[s.pt[0].steps[0].at], 9);

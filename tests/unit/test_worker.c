@@ -351,11 +351,12 @@ static void test_fill_same_values(void)
 	free(d);
 }
 
-/* Plain FNV-1a 64 under 8 bytes (the published vectors), words after; the 8- and
- * 9-byte values were computed apart (Python, the same definition). */
+/* Plain FNV-1a 64 under 8 bytes (the published vectors), words after, four chains
+ * from 64 bytes; the 8-, 9-, 64- and 100-byte values were computed apart (Python, the
+ * definition in worker/wk.h). */
 static void test_fnv_words(void)
 {
-	unsigned char buf[64];
+	unsigned char buf[128];
 	CHECK(gc_wk_fnv64("", 0) == 0xcbf29ce484222325ull);
 	CHECK(gc_wk_fnv64("a", 1) == 0xaf63dc4c8601ec8cull);
 	CHECK(gc_wk_fnv64("foobar", 6) == 0x85944171f73967e8ull);
@@ -363,8 +364,16 @@ static void test_fnv_words(void)
 	CHECK(gc_wk_fnv64("abcdefghi", 9) == 0xe8f77a2949db571full);
 	/* a change in any byte, in a word or in the tail, changes the hash; an unaligned
 	 * start gives the same value as an aligned copy */
-	for (int i = 0; i < 64; i++)
+	for (int i = 0; i < 128; i++)
 		buf[i] = (unsigned char)(i * 37 + 1);
+	CHECK(gc_wk_fnv64(buf, 100) == 0x5d2781f1a87dd9edull);
+	CHECK(gc_wk_fnv64(buf, 64) == 0xe2c26217167f0b61ull);
+	for (int i = 0; i < 100; i++) {   /* every byte of blocks and tail counts */
+		uint64_t h0 = gc_wk_fnv64(buf, 100);
+		buf[i] ^= 0x01;
+		CHECK(gc_wk_fnv64(buf, 100) != h0);
+		buf[i] ^= 0x01;
+	}
 	uint64_t h = gc_wk_fnv64(buf, 61);
 	for (int i = 0; i < 61; i++) {
 		buf[i] ^= 0x10;
