@@ -15,14 +15,22 @@
 	"WHERE h.run_id = s.run_id)), 1) * COALESCE((SELECT json_extract(r.network_json, " \
 	"'$.background.share') FROM runs r WHERE r.id = s.run_id), 1))"
 
+/* Under racks (docs/spec.md, "Racks and uplinks") the run stores the ring's share of
+ * its most loaded uplink direction as network_json's $.uplink.ring_bps: the bottleneck
+ * is the lower of that and the hosts' cap above (with bandwidth unlimited: the share). */
+#define SQL_UPLINK "(SELECT json_extract(r.network_json, '$.uplink.ring_bps') FROM runs r " \
+	"WHERE r.id = s.run_id AND json_valid(r.network_json))"
+#define SQL_BOTTLENECK "(CASE WHEN s.bw_cap_bps = 0 THEN COALESCE(" SQL_UPLINK ", 0) ELSE " \
+	"MIN(s.bw_cap_bps * " SQL_SLOWEST ", COALESCE(" SQL_UPLINK ", s.bw_cap_bps)) END)"
+
 static const char sql_runs[] =
 	"SELECT s.run_id, COALESCE(s.env_id, 0), s.model, s.method, s.params, s.world_size, "
-	"s.batch, CAST(ROUND(s.bw_cap_bps * " SQL_SLOWEST ") AS INTEGER), s.latency_s, "
+	"s.batch, CAST(ROUND(" SQL_BOTTLENECK ") AS INTEGER), s.latency_s, "
 	"s.compute_scale, s.t_iter_median, "
 	"s.t_forward_median, s.t_backward_median, s.t_encode_median, s.t_decode_median, "
 	"s.t_exposed_median, s.t_optimizer_median, "
-	"(SELECT CASE WHEN s.bw_cap_bps > 0 AND MIN(l.cap_bps) > 0 THEN AVG(l.goodput_bps * 1.0 "
-	"/ l.cap_bps) * s.bw_cap_bps * " SQL_SLOWEST " ELSE AVG(l.goodput_bps) END "
+	"(SELECT CASE WHEN " SQL_BOTTLENECK " > 0 AND MIN(l.cap_bps) > 0 THEN AVG(l.goodput_bps * 1.0 "
+	"/ l.cap_bps) * " SQL_BOTTLENECK " ELSE AVG(l.goodput_bps) END "
 	"FROM links l WHERE l.run_id = s.run_id), s.t_comm_median, "
 	"s.nodes FROM run_summary s ORDER BY s.run_id";
 

@@ -3,4 +3,5 @@
 LIB_SRCS += $(wildcard model/*.c)
 UNIT_TESTS += $(BUILD)/tests/test_model
 INTEG_TESTS += tests/integration/test_whatif_cli.sh
-UNIT_TESTS += $(BUILD)/tests/test_model_db $(BUILD)/tests/test_model_whatif $(BUILD)/tests/test_model_validate
+UNIT_TESTS += $(BUILD)/tests/test_model_db $(BUILD)/tests/test_model_whatif $(BUILD)/tests/test_model_validate \
+	$(BUILD)/tests/test_model_racks

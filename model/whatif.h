@@ -35,6 +35,11 @@ typedef struct gc_whatif {
 	int warmup_iters, timed_iters;           /* PowerSGD: the first warmup_iters of
 	                                          * timed_iters all-reduce (mean over all) */
 	size_t sync_bucket_bytes;                /* > 0: sync SGD's bucket cap, if not mp's */
+	/* racks (model/racks.h; 0: none): the nodes dealt into `racks` racks whose uplinks
+	 * run at uplink_gbps, or (0) at the sum of their nodes' links over oversub; every
+	 * point's bandwidth is then the ring's bottleneck (gc_racks_even_bps) */
+	int racks;
+	double uplink_gbps, oversub;
 } gc_whatif;
 
 /* Worker counts "8,16,32" (each 1..1000000). */

@@ -74,6 +74,23 @@ static void bridge_name(const struct cl *c, char *buf, size_t n)
 	snprintf(buf, n, "gc%d-br", c->k);
 }
 
+/* rack j's bridge, gcK-r<j> */
+static void rack_bridge(const struct cl *c, int j, char *buf, size_t n)
+{
+	snprintf(buf, n, "gc%d-r%d", c->k, j);
+}
+
+int cl_node_rack(const struct cl *c, int i)
+{
+	return c->racks >= 2 && c->n > 0 ? 1 + (i - 1) / (c->n / c->racks) : 0;
+}
+
+void cl_uplink_names(const struct cl *c, int j, char *out, char *in, size_t n)
+{
+	snprintf(out, n, "gc%d-u%d", c->k, j);
+	snprintf(in, n, "gc%d-c%d", c->k, j);
+}
+
 void cl_path_of(const struct cl *c, const char *file, char *buf, size_t n)
 {
 	snprintf(buf, n, "%s/%s", c->dir, file);
@@ -155,21 +172,28 @@ pid_t cl_read_pid(const struct cl *c, const char *file)
 	return (pid_t)atoi(line);
 }
 
-/* 1 when cluster.conf says slurm=1 */
-static int read_conf_slurm(const struct cl *c)
+/* The number of cluster.conf's line KEY=N (key with its '='); 0 when absent. */
+static int read_conf_int(const struct cl *c, const char *key)
 {
 	char path[PATH_MAX], line[128];
+	size_t kl = strlen(key);
 	FILE *f;
-	int on = 0;
+	int v = 0;
 
 	cl_path_of(c, "cluster.conf", path, sizeof(path));
 	f = fopen(path, "r");
 	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "slurm=", 6))
-			on = atoi(line + 6) == 1;
+		if (!strncmp(line, key, kl))
+			v = atoi(line + kl);
 	if (f)
 		fclose(f);
-	return on;
+	return v;
+}
+
+/* 1 when cluster.conf says slurm=1 */
+static int read_conf_slurm(const struct cl *c)
+{
+	return read_conf_int(c, "slurm=") == 1;
 }
 
 /* Read nodes=N from cluster.conf; 0 when absent or unreadable. */
@@ -223,6 +247,14 @@ gc_rc gc_cluster_status(const char *name, struct gc_cluster_status *st, gc_err *
 	st->bridge_exists = c.k_known && link_exists(br);
 	st->healthy = st->nodes > 0 && st->bridge_exists;
 	st->slurm = read_conf_slurm(&c);
+	st->racks = read_conf_int(&c, "racks=");
+	for (i = 1; st->racks >= 2 && i <= st->racks && i <= GC_CLUSTER_MAX_RACKS; i++) {
+		char rb[32], uo[32], ui[32];
+		rack_bridge(&c, i, rb, sizeof(rb));
+		cl_uplink_names(&c, i, uo, ui, sizeof(uo));
+		if (!c.k_known || !link_exists(rb) || !link_exists(uo))
+			st->healthy = 0;
+	}
 	st->slurmctld_pid = cl_slurm_pid(&c, 0);
 	st->munged_pid = cl_slurm_pid(&c, -1);
 	if (st->slurm && (!st->slurmctld_pid || !st->munged_pid))
@@ -256,6 +288,23 @@ static void down_node(const struct cl *c, struct gc_links *host, int i)
 	}
 	if (c->k_known && host->sk && link_exists(v))
 		gc_links_delete(host, v, NULL);
+}
+
+/* Rack j's uplink (its state files restored first) and bridge; best effort. */
+static void down_rack(const struct cl *c, struct gc_links *host, int j)
+{
+	char rb[32], uo[32], ui[32];
+
+	if (!c->k_known || !host->sk)
+		return;
+	rack_bridge(c, j, rb, sizeof(rb));
+	cl_uplink_names(c, j, uo, ui, sizeof(uo));
+	gc_shape_clear(uo, NULL, NULL);
+	gc_shape_clear(ui, NULL, NULL);
+	if (link_exists(uo))
+		gc_links_delete(host, uo, NULL);
+	if (link_exists(rb))
+		gc_links_delete(host, rb, NULL);
 }
 
 static int remove_tree_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
@@ -305,6 +354,11 @@ static gc_rc check_gone(const struct cl *c, gc_err *e)
 	bridge_name(c, br, sizeof(br));
 	if (c->k_known && link_exists(br))
 		return gc_fail(e, GC_E_STATE, "bridge '%s' is still there after down", br);
+	for (i = 1; c->k_known && i <= GC_CLUSTER_MAX_RACKS; i++) {
+		rack_bridge(c, i, br, sizeof(br));
+		if (link_exists(br))
+			return gc_fail(e, GC_E_STATE, "bridge '%s' is still there after down", br);
+	}
 	snprintf(needle, sizeof(needle), "%s/", c->dir);
 	if (access(c->dir, F_OK) == 0)
 		return gc_fail(e, GC_E_STATE, "directory '%s' is still there after down", c->dir);
@@ -329,6 +383,8 @@ gc_rc gc_cluster_down(const char *name, gc_err *e)
 	gc_links_open(&host, NULL, NULL);   /* without it, check_gone names what is left */
 	for (i = 1; i <= GC_CLUSTER_MAX_NODES; i++)
 		down_node(&c, &host, i);
+	for (i = 1; i <= GC_CLUSTER_MAX_RACKS; i++)   /* racks: uplinks (the caps go along) */
+		down_rack(&c, &host, i);
 	bridge_name(&c, br, sizeof(br));
 	if (c.k_known && host.sk && link_exists(br))
 		gc_links_delete(&host, br, NULL);
@@ -385,6 +441,24 @@ static gc_rc node_links_up(const struct cl *c, int i, const char *ns, gc_err *e)
 	return rc;
 }
 
+/* Rack j's bridge gcK-r<j>, up, and its uplink gcK-u<j> (in it) <-> gcK-c<j> (in the
+ * core bridge), both up. */
+static gc_rc make_rack(const struct cl *c, struct gc_links *host, int j, gc_err *e)
+{
+	char rb[32], br[32], uo[32], ui[32];
+	gc_rc rc;
+
+	rack_bridge(c, j, rb, sizeof(rb));
+	bridge_name(c, br, sizeof(br));
+	cl_uplink_names(c, j, uo, ui, sizeof(uo));
+	if ((rc = gc_links_add_bridge(host, rb, e)) || (rc = gc_links_set_up(host, rb, NULL, e)) ||
+	    (rc = gc_links_add_veth(host, uo, ui, NULL, e)))
+		return rc;
+	if ((rc = gc_links_set_up(host, uo, rb, e)))
+		return rc;
+	return gc_links_set_up(host, ui, br, e);
+}
+
 /* Node i's namespace, and a veth pair: gcK-v<i> up in the bridge, eth0 inside. */
 static gc_rc make_node_net(const struct cl *c, struct gc_links *host, int i, gc_err *e)
 {
@@ -393,7 +467,10 @@ static gc_rc make_node_net(const struct cl *c, struct gc_links *host, int i, gc_
 
 	cl_node_netns(c, i, ns, sizeof(ns));
 	host_veth(c, i, v, sizeof(v));
-	bridge_name(c, br, sizeof(br));
+	if (cl_node_rack(c, i))   /* racks: the node's rack's bridge */
+		rack_bridge(c, cl_node_rack(c, i), br, sizeof(br));
+	else
+		bridge_name(c, br, sizeof(br));
 	if ((rc = gc_netns_add(ns, e)) || (rc = gc_links_add_veth(host, v, "eth0", ns, e)) ||
 	    (rc = gc_links_set_up(host, v, br, e)) || (rc = node_links_up(c, i, ns, e)))
 		return rc;
@@ -417,7 +494,8 @@ static gc_rc write_conf(const struct cl *c, gc_err *e)
 	char path[PATH_MAX], conf[128];
 
 	snprintf(conf, sizeof(conf), "name=%s\nnodes=%d\nsubnet=%d\nuser=%s\nshared_fs=%d\n"
-		 "slurm=%d\n", c->name, c->n, c->k, c->user ? c->user : "", c->shared_fs, c->slurm);
+		 "slurm=%d\nracks=%d\n", c->name, c->n, c->k, c->user ? c->user : "", c->shared_fs,
+		 c->slurm, c->racks);
 	cl_path_of(c, "cluster.conf", path, sizeof(path));
 	return cl_write_file(path, conf, e);
 }
@@ -466,6 +544,8 @@ static gc_rc build(struct cl *c, gc_err *e)
 	    (rc = gc_links_open(&host, NULL, e)))
 		return rc;
 	rc = make_bridge_free(c, &host, e);
+	for (i = 1; !rc && c->racks >= 2 && i <= c->racks; i++)
+		rc = make_rack(c, &host, i, e);
 	for (i = 1; !rc && i <= c->n; i++)
 		if (!(rc = make_node_net(c, &host, i, e)) && !(rc = cl_make_node_tree(c, i, e)))
 			rc = cl_start_sshd(c, i, e);
@@ -533,6 +613,10 @@ gc_rc gc_cluster_up_opts(const char *name, int nodes, const struct gc_cluster_op
 	if (user && !valid_user(user))
 		return gc_fail(e, GC_E_INVAL, "invalid login user '%.32s': use 1-16 of [a-z0-9-], "
 			       "starting with a letter, not root", user);
+	if (o && o->racks >= 2 && (o->racks > GC_CLUSTER_MAX_RACKS || nodes % o->racks))
+		return gc_fail(e, GC_E_INVAL, "cannot put %d nodes in %d racks: give 2 to %d racks "
+			       "that divide the nodes evenly (4 nodes: --racks 2)", nodes, o->racks,
+			       GC_CLUSTER_MAX_RACKS);
 	if (o && o->slurm && gc_cluster_slurm_missing(missing, sizeof(missing)))
 		return gc_fail(e, GC_E_NOTFOUND, "cannot give the cluster SLURM: '%s' is not "
 			       "installed; run as root: apt-get install -y slurmctld slurmd "
@@ -541,13 +625,15 @@ gc_rc gc_cluster_up_opts(const char *name, int nodes, const struct gc_cluster_op
 	c.user = user;
 	c.shared_fs = o ? o->shared_fs != 0 : 0;
 	c.slurm = o ? o->slurm != 0 : 0;
+	c.racks = o && o->racks >= 2 ? o->racks : 0;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return gc_fail(e, GC_E_NOMEM, "out of memory");
 	rc = gc_cluster_status(name, st, e);
 	exists = st->nodes > 0 || st->bridge_exists || access(c.dir, F_OK) == 0;
 	if (!rc && st->healthy && st->nodes == nodes &&
-	    conf_opts_are(&c, user, c.shared_fs) && st->slurm == c.slurm) {
+	    conf_opts_are(&c, user, c.shared_fs) && st->slurm == c.slurm &&
+	    st->racks == c.racks) {
 		if (was_up)
 			*was_up = 1;
 		free(st);

@@ -51,6 +51,7 @@ struct gc_cluster_status {
 	int nodes;             /* from cluster.conf (0 when absent) */
 	int bridge_exists;
 	int slurm;             /* cluster.conf says SLURM */
+	int racks;             /* cluster.conf's racks (0: one bridge) */
 	pid_t slurmctld_pid, munged_pid;   /* 0 when not running */
 	struct gc_node_status node[GC_CLUSTER_MAX_NODES];
 	int healthy;           /* everything exists, every sshd alive and reachable (and,
@@ -85,7 +86,16 @@ struct gc_cluster_opts {
 	 * in the cluster directory; clients use SLURM_CONF=DIR/slurm.conf (also in
 	 * DIR/slurm.env); up returns when sinfo shows every node idle */
 	int slurm;
+	/* R >= 2: the nodes in R racks of N/R consecutive nodes (R divides N, at most 16):
+	 * each rack's nodes on a bridge gcK-r<j> of its own, joined to the core bridge gcK-br
+	 * (which keeps 10.213.K.1) by the rack's uplink, a veth pair gcK-u<j> (in the rack's
+	 * bridge: its egress is the rack's outbound traffic) <-> gcK-c<j> (in the core: the
+	 * rack's inbound traffic), both on this machine, where `gcbench run` caps them; the
+	 * inventory carries racks: and uplink_ifaces: (docs/netem.md, "Racks"). 0 or 1: one
+	 * bridge, as before */
+	int racks;
 };
+#define GC_CLUSTER_MAX_RACKS 16
 #define GC_CLUSTER_USER_UID 64123
 /* slurmctld of the cluster on subnet K listens on PORT0 + 2K, the slurmds on PORT0 + 2K + 1 */
 #define GC_CLUSTER_SLURM_PORT0 16800

@@ -12,6 +12,7 @@ struct cl {
 	const char *user;   /* an extra unprivileged login on every node, or NULL */
 	int shared_fs;      /* the nodes see this machine's file system */
 	int slurm;          /* munged, slurmctld and one slurmd per node (cluster_slurm.c) */
+	int racks;          /* >= 2: racks of n/racks nodes, each on its own bridge (cluster.h) */
 	int k, n;
 	int k_known;     /* k was read from cluster.conf (else: the name's hash, unclaimed) */
 	char dir[128];
@@ -21,6 +22,10 @@ struct cl {
 
 /* Node i's network namespace, gcb-NAME-n<i>. */
 void cl_node_netns(const struct cl *c, int i, char *buf, size_t n);
+/* Node i's rack (1-based) with c->racks >= 2, else 0. */
+int cl_node_rack(const struct cl *c, int i);
+/* Rack j's uplink ends: gcK-u<j> (in the rack's bridge) and gcK-c<j> (in the core). */
+void cl_uplink_names(const struct cl *c, int j, char *out, char *in, size_t n);
 /* Node i's address, 10.213.K.(10+i). */
 void cl_node_addr(const struct cl *c, int i, char *buf, size_t n);
 /* DIR/file: a file in the cluster directory. */

@@ -286,6 +286,22 @@ gc_rc cl_write_client_files(const struct cl *c, gc_err *e)
 				       "    iface: eth0\n    netns: gcb-%s-n%d\n    gpus: 0\n",
 				       i, addr, c->dir, c->name, i);
 	}
+	for (i = 1; c->racks >= 2 && i <= c->racks; i++) {   /* racks: (cluster.h) */
+		int per = c->n / c->racks;
+		li += (size_t)snprintf(inv + li, cap - li, "%s[", i == 1 ? "racks: [" : ", ");
+		for (int k = 1; k <= per; k++)
+			li += (size_t)snprintf(inv + li, cap - li, "%sn%d", k > 1 ? ", " : "",
+					       (i - 1) * per + k);
+		li += (size_t)snprintf(inv + li, cap - li, "]%s", i == c->racks ? "]\n" : "");
+	}
+	for (i = 1; c->racks >= 2 && i <= c->racks; i++) {
+		char uo[32], ui[32];
+		cl_uplink_names(c, i, uo, ui, sizeof(uo));
+		li += (size_t)snprintf(inv + li, cap - li, "%s[%s, %s]%s", i == 1 ?
+				       "# each rack's uplink on this machine (out, in): gcbench run "
+				       "caps them\nuplink_ifaces: [" : ", ", uo, ui,
+				       i == c->racks ? "]\n" : "");
+	}
 	ssh_config_tail(c, sc + ls, cap - ls);
 	rc = write_client_texts(c, kh, sc, inv, e);
 out:

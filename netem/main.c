@@ -7,6 +7,7 @@
 
 #include <signal.h>
 
+#include "classes.h"
 #include "json.h"
 #include "log.h"
 #include "opts.h"
@@ -28,6 +29,8 @@ static const char usage_text[] =
 "       gcbench-netem change --dev IFACE [--netns NAME] --rate RATE [--json]\n"
 "       gcbench-netem play  --dev IFACE [--netns NAME] --trace FILE --duration SECONDS\n"
 "                           [--start EPOCH_SECONDS] [--owner PID]\n"
+"       gcbench-netem classes --dev IFACE [--netns NAME] --rate RATE\n"
+"                           --class DEST[,DEST...]=RATE [--owner PID]\n"
 "       gcbench-netem restore-all [--all]\n"
 "       gcbench-netem check [--netem]\n"
 "       gcbench-netem version [--json]\n"
@@ -66,6 +69,10 @@ static const char usage_text[] =
 "  'restore-all', as it owns it.\n"
 "version: this build and the helper protocol it speaks (--json: one object with\n"
 "  \"protocol\" and the \"operations\" it implements).\n"
+"classes: per-destination classes, the approximation of a rack's shared uplink on\n"
+"  real hosts: an htb cap at --rate for everything, and a class at the --class RATE for\n"
+"  the listed destinations (IPv4 addresses or prefixes, 10.0.0.3 or 10.0.0.0/24: the\n"
+"  other racks' hosts), owned and restored like a cap ('clear', 'restore-all').\n"
 "restore-all: restores every link whose owner is gone (--all: every link).\n"
 "check: prints 'uid=N cap_net_admin=0|1' for this process (root, sudo, or the\n"
 "  cap_net_admin file capability: setcap cap_net_admin+ep gcbench-netem) and exits 0\n"
@@ -85,7 +92,7 @@ static const char usage_text[] =
 
 struct opts {
 	const char *dev, *netns, *rate, *burst, *delay, *jitter, *loss, *owner;
-	const char *trace, *start, *duration;
+	const char *trace, *start, *duration, *cls;
 	int json, all, bytes_ok, netem;
 };
 
@@ -97,6 +104,7 @@ static const struct gc_opt netem_opts[] = {
 	{ "--json", NULL, 0, 'j' }, { "--all", NULL, 0, 'a' }, { "--bytes-ok", NULL, 0, 'B' },
 	{ "--netem", NULL, 0, 'N' }, { "--trace", NULL, GC_OPT_ARG, 't' },
 	{ "--start", NULL, GC_OPT_ARG, 's' }, { "--duration", NULL, GC_OPT_ARG, 'u' },
+	{ "--class", NULL, GC_OPT_ARG, 'c' },
 };
 
 /* --version: "NAME VERSION", as every gcbench program prints it; the protocol is
@@ -133,6 +141,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct opts *o)
 		case 't': o->trace = p.val; break;
 		case 's': o->start = p.val; break;
 		case 'u': o->duration = p.val; break;
+		case 'c': o->cls = p.val; break;
 		}
 	}
 	if (c == GC_OPTS_HELP)
@@ -324,6 +333,54 @@ static int op_change(const struct opts *o)
 	return done("change", rc, &e);
 }
 
+/* classes --rate HOST --class DEST,...=RATE (netem/classes.h) */
+static int op_classes(const struct opts *o)
+{
+	struct gc_class_dest *d = calloc(GC_CLASSES_MAX_DEST, sizeof(*d));
+	const char *eq = o->cls ? strrchr(o->cls, '=') : NULL;
+	uint64_t host = 0, rate = 0, v;
+	char item[64];
+	gc_err e = { { 0 } };
+	size_t n = 0;
+	pid_t owner = getppid();
+	gc_rc rc = d ? GC_OK : gc_fail(&e, GC_E_NOMEM, "out of memory");
+
+	if (!rc && (!o->rate || !eq || o->burst || o->delay || o->jitter || o->loss || o->trace))
+		rc = gc_fail(&e, GC_E_INVAL, "classes takes --rate RATE and --class DEST[,DEST...]=RATE "
+			     "(and --dev, --netns, --owner); see 'gcbench-netem --help'");
+	if (!rc)
+		rc = gc_bw_parse(o->rate, GC_BW_BARE_GBIT, &host, &e);
+	if (!rc && !host)
+		rc = gc_fail(&e, GC_E_INVAL, "--rate: classes need a cap for the other traffic");
+	if (!rc)
+		rc = gc_bw_parse(eq + 1, GC_BW_BARE_GBIT, &rate, &e);
+	if (!rc && !rate)
+		rc = gc_fail(&e, GC_E_INVAL, "--class: the class needs a rate, not unlimited");
+	for (const char *p = o->cls; !rc && p < eq; n++) {
+		size_t len = strcspn(p, ",=");
+		if (n == GC_CLASSES_MAX_DEST || len >= sizeof(item)) {
+			rc = gc_fail(&e, GC_E_INVAL, "--class: too many destinations, or one too long");
+			break;
+		}
+		snprintf(item, sizeof(item), "%.*s", (int)len, p);
+		rc = gc_class_dest_parse(item, &d[n], &e);
+		p += len + (p[len] == ',');
+	}
+	if (!rc && o->owner) {
+		if (gc_parse_u64(o->owner, &v) || v == 0 || v > 4194304)
+			rc = gc_fail(&e, GC_E_INVAL, "invalid --owner '%s': give a process id", o->owner);
+		owner = (pid_t)v;
+	}
+	if (!rc)
+		rc = gc_shape_classes(o->dev, o->netns, host, d, n, rate, owner, &e);
+	free(d);
+	if (!rc)
+		printf("%s: class 1:2 at %llu bit/s for %zu destination%s, the rest at %llu bit/s "
+		       "(set by gcbench)\n", o->dev, (unsigned long long)rate, n, n == 1 ? "" : "s",
+		       (unsigned long long)host);
+	return done("classes", rc, &e);
+}
+
 static volatile sig_atomic_t play_stop;
 
 static void on_stop_signal(int sig)
@@ -461,7 +518,7 @@ struct netem_op {
 
 static const struct netem_op ops[] = {
 	{ "set", 1, op_set }, { "show", 1, op_show }, { "clear", 1, op_clear },
-	{ "change", 1, op_change }, { "play", 1, op_play },
+	{ "change", 1, op_change }, { "play", 1, op_play }, { "classes", 1, op_classes },
 	{ "restore-all", 0, op_restore_all }, { "check", 0, op_check },
 	{ "version", 0, op_version },
 };
@@ -480,7 +537,7 @@ static int op_version(const struct opts *o)
 	       gc_netem_libnl_version());
 	for (i = 0; i < N_OPS; i++)
 		printf("%s\"%s\"", i ? "," : "", ops[i].name);
-	printf("],\"reserved\":[\"classes\",\"flows\"]}\n");
+	printf("],\"reserved\":[\"flows\"]}\n");
 	return 0;
 }
 

@@ -14,7 +14,8 @@
  * These checks apply to every command but the read-only ones (show, check, version):
  * a command added later is checked by default, and must name its link (--dev).
  * The helper only ever installs rate (tbf/htb), delay and loss (netem) objects
- * (netem/shape.h). Every change and every refusal goes to syslog (facility daemon,
+ * (netem/shape.h), and for `classes` an htb class with u32 filters by destination
+ * address (netem/classes.h). Every change and every refusal goes to syslog (facility daemon,
  * ident gcbench-netem) with the caller's uid and login. State files go to
  * GC_POLICY_STATE_DIR whoever the caller is, so that the purge finds every link.
  */

@@ -11,11 +11,12 @@
  *   set, show, clear, restore-all, check   as in protocol 1
  *   change   --dev --rate              a cap's rate in place (tc's change)
  *   play     --dev --trace --duration [--start] [--owner]   the trace player
+ *   classes  --dev --rate RATE --class DEST[,DEST...]=RATE [--owner]   per-destination
+ *            htb classes (racks on real hosts, an approximation of a shared uplink;
+ *            netem/classes.h)
  *   version  [--json]                  this list
  * Reserved in protocol 2, designed (docs/netem.md) and not yet in this build; a caller
  * finds them in "operations" once a build has them:
- *   classes  --dev --class DEST_CIDR=RATE ...   per-destination htb classes (racks on
- *            real hosts, an approximation of a shared uplink)
  *   flows    start|stop|show --to ADDR --flows N --owner PID   background bulk TCP
  *            flows, owned like a cap (stopped by restore-all once the owner is gone)
  */

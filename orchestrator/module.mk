@@ -32,7 +32,7 @@ INTEG_TESTS += tests/integration/test_hostlock.sh tests/integration/test_cli_voc
 UNIT_TESTS += $(BUILD)/tests/test_spec $(BUILD)/tests/test_sweep $(BUILD)/tests/test_inventory \
 	$(BUILD)/tests/test_ssh $(BUILD)/tests/test_launch $(BUILD)/tests/test_reap \
 	$(BUILD)/tests/test_resume $(BUILD)/tests/test_provision $(BUILD)/tests/test_run_summary \
-	$(BUILD)/tests/test_spec_command $(BUILD)/tests/test_spec_slow $(BUILD)/tests/test_fetch \
+	$(BUILD)/tests/test_spec_command $(BUILD)/tests/test_spec_slow $(BUILD)/tests/test_spec_uplink $(BUILD)/tests/test_fetch \
 	$(BUILD)/tests/test_spec_trace $(BUILD)/tests/test_spec_background \
 	$(BUILD)/tests/test_run_bg
 FUZZ_TARGETS += fuzz_spec fuzz_inventory fuzz_fetch
@@ -40,7 +40,7 @@ INTEG_TESTS += tests/integration/test_run_e2e.sh tests/integration/test_run_faul
 	tests/integration/test_nightly.sh tests/integration/test_hosts.sh \
 	tests/integration/test_status_env.sh tests/integration/test_hetero.sh \
 	tests/integration/test_run_command.sh tests/integration/test_run_stacks.sh \
-	tests/integration/test_slow.sh tests/integration/test_ssh_config.sh \
+	tests/integration/test_slow.sh tests/integration/test_racks.sh tests/integration/test_ssh_config.sh \
 	tests/integration/test_run_trace.sh tests/integration/test_background.sh
 # ops/
 UNIT_TESTS += $(BUILD)/tests/test_notify $(BUILD)/tests/test_schedule $(BUILD)/tests/test_stats \

@@ -13,6 +13,7 @@
 
 static const char cluster_usage[] =
 "usage: gcbench cluster up N [--name NAME] [--user LOGIN] [--shared-fs] [--slurm]\n"
+"                            [--racks R]\n"
 "       gcbench cluster down [--name NAME]\n"
 "       gcbench cluster status [--name NAME] [--json]\n"
 "\n"
@@ -37,6 +38,10 @@ static const char cluster_usage[] =
 "               /etc/slurm); 'up' waits until sinfo shows every node idle. Clients\n"
 "               use SLURM_CONF=DIR/slurm.conf (printed; also in DIR/slurm.env).\n"
 "               Needs: apt-get install slurmctld slurmd slurm-client munge\n"
+"  --racks R    the nodes in R racks of N/R nodes (n1..): each rack on a bridge of its\n"
+"               own, joined to the core bridge by a veth pair (the rack's uplink) that\n"
+"               'gcbench run' caps for a spec's uplink: or oversubscription:; the\n"
+"               inventory says racks: and uplink_ifaces: (docs/netem.md, Racks)\n"
 "  --json       status as one JSON object\n"
 "\n"
 "example: gcbench cluster up 4 && ssh -F /var/lib/gcbench/clusters/gcb/ssh_config n2 hostname\n"
@@ -51,6 +56,9 @@ static void print_status_text(const struct gc_cluster_status *s)
 	       s->name, s->healthy ? "up" : s->nodes || s->bridge_exists ? "DEGRADED" : "down",
 	       s->nodes, s->nodes == 1 ? "" : "s", s->subnet, s->bridge_exists ? "present" : "absent",
 	       s->dir);
+	if (s->racks)
+		printf("  racks: %d of %d nodes, uplinks gc%d-u1.. (rack side), gc%d-c1.. (core side)\n",
+		       s->racks, s->nodes / s->racks, s->subnet, s->subnet);
 	for (i = 0; i < s->nodes; i++) {
 		const struct gc_node_status *n = &s->node[i];
 		printf("  %-4s %-15s netns %-20s %s sshd %-8s %s%s%s\n", n->name, n->address,
@@ -99,6 +107,7 @@ static gc_rc print_status_json(const struct gc_cluster_status *s, gc_err *e)
 	gc_json_bool(&j, s->bridge_exists);
 	gc_json_key(&j, "slurm");
 	gc_json_bool(&j, s->slurm);
+	gc_json_int_field(&j, "racks", s->racks);
 	gc_json_int_field(&j, "slurmctld_pid", (int)s->slurmctld_pid);
 	gc_json_int_field(&j, "munged_pid", (int)s->munged_pid);
 	gc_json_key(&j, "nodes");
@@ -118,7 +127,7 @@ static gc_rc print_status_json(const struct gc_cluster_status *s, gc_err *e)
 
 struct cl_args {
 	const char *verb, *name, *count, *user;
-	int json, shared_fs, slurm;
+	int json, shared_fs, slurm, racks;
 };
 
 static void cluster_help(FILE *f)
@@ -129,6 +138,7 @@ static void cluster_help(FILE *f)
 static const struct gc_opt cluster_opts[] = {
 	{ "--json", NULL, 0, 1 }, { "--shared-fs", NULL, 0, 2 }, { "--slurm", NULL, 0, 3 },
 	{ "--name", NULL, GC_OPT_ARG, 4 }, { "--user", NULL, GC_OPT_ARG, 5 },
+	{ "--racks", NULL, GC_OPT_ARG, 6 },
 };
 
 /* 0 to go on, 1 when help or version was printed, else the exit status (2). */
@@ -150,6 +160,16 @@ static int parse_args(int argc, char **argv, struct cl_args *a)
 		case 3: a->slurm = 1; break;
 		case 4: a->name = o.val; break;
 		case 5: a->user = o.val; break;
+		case 6: {
+			int64_t nr;
+			if (gc_parse_i64(o.val, &nr) || nr < 2 || nr > GC_CLUSTER_MAX_RACKS) {
+				gc_error("--racks '%s' is not a number of racks from 2 to %d", o.val,
+					 GC_CLUSTER_MAX_RACKS);
+				return 2;
+			}
+			a->racks = (int)nr;
+			break;
+		}
 		default:
 			if (!a->verb) {
 				a->verb = o.val;
@@ -171,6 +191,10 @@ static int parse_args(int argc, char **argv, struct cl_args *a)
 		fputs(cluster_usage, stderr);
 		return 2;
 	}
+	if (a->racks && strcmp(a->verb, "up")) {
+		gc_error("--racks applies to 'gcbench cluster up' only, not '%s'", a->verb);
+		return 2;
+	}
 	if (a->json && strcmp(a->verb, "status")) {
 		gc_error("--json applies to 'gcbench cluster status' only, not '%s'", a->verb);
 		return 2;
@@ -178,15 +202,16 @@ static int parse_args(int argc, char **argv, struct cl_args *a)
 	return 0;
 }
 
-/* A cluster that `up` would rebuild (it exists with another number of nodes) or that
+/* A cluster that `up` would rebuild (it exists with another number of nodes or racks) or that
  * `down` removes must not hold a live host lock (orchestrator/run/hostlock.h): a sweep
  * runs on it. */
-static gc_rc guard_in_use(const char *name, int nodes, gc_err *e)
+static gc_rc guard_in_use(const char *name, int nodes, int racks, gc_err *e)
 {
 	struct gc_cluster_status *st = calloc(1, sizeof(*st));
 	gc_rc rc = st ? GC_OK : gc_fail(e, GC_E_NOMEM, "out of memory");
 
-	if (!rc && nodes > 0 && (gc_cluster_status(name, st, e) || st->nodes == 0 || st->nodes == nodes))
+	if (!rc && nodes > 0 && (gc_cluster_status(name, st, e) || st->nodes == 0 ||
+				 (st->nodes == nodes && st->racks == racks)))
 		nodes = -1;   /* nothing to rebuild */
 	if (!rc && nodes != -1)
 		rc = gc_hostlock_check_cluster(name, e);
@@ -206,10 +231,10 @@ static int do_up(const struct cl_args *a, gc_err *e)
 			 "not '%s'", GC_CLUSTER_MAX_NODES, a->count ? a->count : "");
 		return -1;
 	}
-	struct gc_cluster_opts o = { a->user, a->shared_fs, a->slurm };
+	struct gc_cluster_opts o = { a->user, a->shared_fs, a->slurm, a->racks };
 	char dir[PATH_MAX];
 
-	rc = guard_in_use(a->name, (int)n, e);
+	rc = guard_in_use(a->name, (int)n, a->racks, e);
 	rc = rc ? rc : gc_cluster_up_opts(a->name, (int)n, &o, &was_up, e);
 	if (!rc)
 		rc = gc_cluster_dir(a->name, dir, sizeof(dir), e);
@@ -219,6 +244,10 @@ static int do_up(const struct cl_args *a, gc_err *e)
 	       was_up ? "is already up (nothing changed)" : "is up", (int)n, dir);
 	if (a->slurm)
 		printf("slurm: every node idle; clients: export SLURM_CONF=%s/slurm.conf\n", dir);
+	if (a->racks)
+		printf("racks: %d of %d nodes, each joined to the core by its own uplink (capped "
+		       "by 'gcbench run' for a spec's uplink: or oversubscription:)\n", a->racks,
+		       (int)n / a->racks);
 	return 0;
 }
 
@@ -240,7 +269,7 @@ int cmd_cluster(int argc, char **argv)
 			return 2;
 		rc = (gc_rc)r;
 	} else if (!strcmp(a.verb, "down")) {
-		rc = guard_in_use(a.name, 0, &e);
+		rc = guard_in_use(a.name, 0, 0, &e);
 		rc = rc ? rc : gc_cluster_down(a.name, &e);
 		if (!rc)
 			printf("cluster '%s' is down (nothing of it is left)\n", a.name);

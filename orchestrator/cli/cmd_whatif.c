@@ -21,6 +21,7 @@ static void usage(FILE *f)
 		"                      [--preset paper|gcbench|ideal | --db FILE [--env ID] [--assume-free-codec]]\n"
 		"                      [--batch N] [--seq-len S] [--collective ring|tree|auto]\n"
 		"                      [--gpus-per-node G [--intra-bw GB/s] [--intra-latency us]]\n"
+		"                      [--racks R (--uplink RATE | --oversubscription X)]\n"
 		"                      [--grid paper|study-code [--sensitivity]] [--grid-steps]\n"
 		"                      [--background-flows N] [--constants] [--json]\n\n"
 		"Predict, with the performance model of Agarwal et al. (MLSys 2022), the speedup of\n"
@@ -72,6 +73,12 @@ static void usage(FILE *f)
 		"  --gpus-per-node G    two-level: G GPUs share a node's link (default 1)\n"
 		"  --intra-bw B         GB/s of the links inside a node (default 100)\n"
 		"  --intra-latency L    us per hop inside a node (default 5)\n"
+		"  --racks R            the nodes in R racks of equal size (in rank order) that\n"
+		"                       share uplinks: the ring's bandwidth is the slower of a\n"
+		"                       node's link and its share of an uplink (docs/model.md)\n"
+		"  --uplink RATE        with --racks: each rack's uplink, in tc units (1gbit)\n"
+		"  --oversubscription X with --racks: each uplink at the sum of its rack's node\n"
+		"                       links over X (2: a 2:1 oversubscribed rack)\n"
 		"  --grid paper         predict the study's whole grid (3 models x 3 batches x 7\n"
 		"                       methods x 5 worker counts x 8 bandwidths) and count the wins\n"
 		"                       by model, batch, method, workers and bandwidth, next to the\n"
@@ -247,12 +254,15 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 		{ "--intra-latency", NULL, GC_OPT_ARG, 'L' }, { "--grid", NULL, GC_OPT_ARG, 'G' },
 		{ "--sensitivity", NULL, 0, 's' }, { "--assume-free-codec", NULL, 0, 'F' },
 		{ "--constants", NULL, 0, 'K' }, { "--svg", NULL, GC_OPT_ARG, 'V' },
-		{ "--grid-steps", NULL, 0, 'T' }, { "--background-flows", NULL, GC_OPT_ARG, 'N' },
+		{ "--grid-steps", NULL, 0, 'T' }, { "--racks", NULL, GC_OPT_ARG, 'r' },
+		{ "--uplink", NULL, GC_OPT_ARG, 'u' }, { "--oversubscription", NULL, GC_OPT_ARG, 'o' },
+		{ "--background-flows", NULL, GC_OPT_ARG, 'N' },
 	};
 	const char *optarg;
 	gc_opts op;
 	const char *a[8] = { "8,16,32,64,96", "1gbit:30gbit", "1", NULL, NULL, NULL, NULL, NULL };
-	int64_t v, g = 1, env = -1;
+	int64_t v, g = 1, env = -1, racks = 0;
+	double uplink = 0, oversub = 0;
 	int c, bg = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -316,6 +326,24 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 			if (opt_double(optarg, 0, 1e6, "--intra-latency (us)", &o->intra_lat, e))
 				return -1;
 			break;
+		case 'r':
+			if (gc_parse_i64(optarg, &racks) || racks < 2 || racks > 64)
+				return gc_fail(e, GC_E_INVAL, "--racks '%s' is not a number of racks in "
+					       "2..64", optarg), -1;
+			break;
+		case 'u': {
+			uint64_t bps;
+			char hint[160];
+			if (gc_bw_parse(optarg, 0, &bps, e) || !bps)
+				return gc_fail(e, GC_E_INVAL, "--uplink is %s", gc_bw_hint(optarg, 0,
+					       hint, sizeof hint)), -1;
+			uplink = (double)bps / 1e9;
+			break;
+		}
+		case 'o':
+			if (opt_double(optarg, 1, 1000, "--oversubscription", &oversub, e))
+				return -1;
+			break;
 		}
 	}
 	if (c == GC_OPTS_HELP || c == GC_OPTS_VERSION)
@@ -326,6 +354,15 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 		return gc_fail(e, GC_E_INVAL, "--json does not apply to --grid or --grid-steps "
 			       "(they print tables only); drop --json, or ask for sweeps"), -1;
 	o->gpn = (int)g;
+	if (racks && !uplink == !oversub)
+		return gc_fail(e, GC_E_INVAL, "--racks needs the uplinks' rate: give --uplink RATE "
+			       "or --oversubscription X (one of them)"), -1;
+	if (!racks && (uplink || oversub))
+		return gc_fail(e, GC_E_INVAL, "--%s needs --racks R (how many racks share "
+			       "uplinks)", uplink ? "uplink" : "oversubscription"), -1;
+	if (racks && (a[7] || o->steps))
+		return gc_fail(e, GC_E_INVAL, "--racks applies to sweeps, not to --grid or "
+			       "--grid-steps (the study's setups have no racks)"), -1;
 	if (bg && (a[7] || o->steps || o->constants))
 		return gc_fail(e, GC_E_INVAL, "--background-flows applies to sweeps; drop it with "
 			       "--grid, --grid-steps and --constants"), -1;
@@ -335,6 +372,9 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 			       "--seq-len and --gpus-per-node"), -1;
 	c = finish_args(o, a, env, e);
 	o->w.bg_flows = bg;   /* after the preset or fit, which fill w */
+	o->w.racks = (int)racks;
+	o->w.uplink_gbps = uplink;
+	o->w.oversub = oversub;
 	return c;
 }
 
@@ -383,6 +423,14 @@ static void header(const struct opts *o)
 	if (w->mp.gpus_per_node > 1)
 		printf(", %d GPUs per node (%.3g GB/s, %.3g us inside)", w->mp.gpus_per_node,
 		       w->mp.bw_intra / 1e9, w->mp.alpha_intra * 1e6);
+	if (w->racks > 1 && w->uplink_gbps > 0)
+		printf("; nodes in %d racks, each uplink %g Gbit/s: the bandwidth column is a "
+		       "node's link, each point runs at the ring's bottleneck", w->racks,
+		       w->uplink_gbps);
+	else if (w->racks > 1)
+		printf("; nodes in %d racks, uplinks %g:1 oversubscribed: the bandwidth column is "
+		       "a node's link, each point runs at the ring's bottleneck", w->racks,
+		       w->oversub);
 	if (w->bg_flows)
 		printf(", %d competing TCP flow%s per link (the ring gets 1/%d of each bandwidth: "
 		       "TCP's fair share, an assumption)", w->bg_flows, w->bg_flows > 1 ? "s" : "",
@@ -483,6 +531,11 @@ static int sweep(const struct opts *o, gc_arch *a, struct tally *t, gc_json *js,
 		gc_json_str_field(js, "model", w->model);
 		gc_json_int_field(js, "batch", w->batch);
 		gc_json_str_field(js, "preset", w->source);
+		if (w->racks > 1) {   /* the points' bandwidth is a node's link (model/racks.h) */
+			gc_json_int_field(js, "racks", w->racks);
+			gc_json_numg_field(js, w->uplink_gbps > 0 ? "uplink_gbps" : "oversubscription",
+					   w->uplink_gbps > 0 ? w->uplink_gbps : w->oversub, 6);
+		}
 		if (w->bg_flows)
 			gc_json_int_field(js, "background_flows", w->bg_flows);
 		gc_json_key(js, "points");

@@ -358,6 +358,26 @@ gc_rc gc_node_shape(gc_node *n, uint64_t rate_bps, uint32_t delay_us, uint32_t *
 	return GC_OK;
 }
 
+gc_rc gc_node_classes(gc_node *n, uint64_t rate_bps, const char *dests, uint64_t class_bps,
+		      gc_err *e)
+{
+	char rate[64], *cls;
+	size_t len = strlen(dests) + 64;
+	gc_rc rc;
+
+	if (!(cls = malloc(len)))
+		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	snprintf(rate, sizeof(rate), "%llubit", (unsigned long long)rate_bps);
+	snprintf(cls, len, "%s=%llubit", dests, (unsigned long long)class_bps);
+	{
+		char *args[] = { "classes", "--dev", (char *)n->iface, "--rate", rate, "--class",
+				 cls, NULL };
+		rc = netem(n, args, e);
+	}
+	free(cls);
+	return rc;
+}
+
 /* The reason gcbench-netem gave on the node: its last stderr line without the
  * "gcbench-netem: error: " prefix and the "the kernel has no netem qdisc (...): " that
  * the caller says itself. */

@@ -40,6 +40,9 @@ typedef struct gc_node {
 	int connect_timeout;      /* ssh's ConnectTimeout in s; 0 = 10 (inventory's) */
 	char tcp_cc[32];          /* filled by gc_node_check */
 	int launcher;             /* enum gc_launcher (backend.h): ssh (0) or slurm steps */
+	int rack;                 /* the inventory's racks: its rack (1-based), 0 = none */
+	uint32_t data_ip;         /* its data interface's IPv4 address, host order (set by
+	                           * gc_run_data_subnet; 0 = not known) */
 	int down;                 /* set when a command found the node unreachable or hung:
 	                           * later commands fail at once (cleared per point) */
 } gc_node;
@@ -97,6 +100,14 @@ gc_rc gc_node_shape(gc_node *n, uint64_t rate_bps, uint32_t delay_us, uint32_t *
 gc_rc gc_node_check_netem(gc_node *n, gc_err *e);
 /* Restore the interface (idempotent). */
 gc_rc gc_node_unshape(gc_node *n, gc_err *e);
+
+/* Racks on real hosts (netem/classes.h, `gcbench-netem classes`): the node's egress
+ * capped at rate_bps, and its traffic to dests (comma-separated IPv4 addresses or
+ * prefixes: the other racks' hosts) in a class of its own at class_bps, the host's fair
+ * share of its rack's uplink. Restored like a cap (gc_node_unshape). Fails as
+ * gc_node_shape. */
+gc_rc gc_node_classes(gc_node *n, uint64_t rate_bps, const char *dests, uint64_t class_bps,
+		      gc_err *e);
 /* Restore every link a crashed gcbench left capped on the node. */
 gc_rc gc_node_restore_all(gc_node *n, gc_err *e);
 

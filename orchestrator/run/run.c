@@ -16,6 +16,7 @@
 #include "orchestrator/remote/provision.h"
 #include "resume.h"
 #include "run.h"
+#include "run_racks.h"
 #include "run_setup.h"
 #include "run_slurm.h"
 #include "validate.h"
@@ -72,6 +73,7 @@ static void restore_nodes(struct gc_sweep_ctx *c)
 {
 	gc_err e;
 	gc_each_node(c->n_nodes, restore_one, c, &e);
+	gc_run_racks_unshape(c);   /* the emulated uplinks, on this machine */
 }
 
 static gc_rc check_one(size_t i, void *arg, gc_err *e)

@@ -92,6 +92,10 @@ struct gc_sweep_ctx {
 	char ssh_dir[64];             /* this process's private ControlMaster folder (mode
 	                               * 0700 under /tmp; "" when none): its masters are
 	                               * closed and it is removed by gc_run_release_nodes */
+	size_t n_racks;               /* the inventory's racks: (0: none; each node's rack is
+	                               * in its gc_node) */
+	char uplink_if[64][2][16];    /* the emulated cluster's uplink ends per rack, on this
+	                               * machine (inventory uplink_ifaces; "" none): run_racks.h */
 	int64_t prev_run;             /* the run whose folder on the nodes the next point's
 	                               * prepare removes (0: none); the sweep's end removes
 	                               * the whole remote_work */

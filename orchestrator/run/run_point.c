@@ -20,6 +20,7 @@
 #include "lock.h"
 #include "placement.h"
 #include "run.h"
+#include "run_racks.h"
 #include "run_bg.h"
 #include "run_slurm.h"
 #include "run_trace.h"
@@ -307,6 +308,7 @@ static uint32_t point_delay_us(const struct gc_point *pt)
 struct shape_job {
 	struct gc_sweep_ctx *c;
 	const struct gc_spec *spec;
+	const struct gc_point *pt;
 	uint64_t rate;
 	uint32_t delay, got[GC_PLACE_MAX_HOSTS];
 };
@@ -314,6 +316,8 @@ struct shape_job {
 static gc_rc shape_one(size_t i, void *arg, gc_err *e)
 {
 	struct shape_job *j = arg;       /* slow: a host's factor on the cap */
+	if (gc_run_racks_approx(j->c, j->pt))   /* racks on real hosts (run_racks.h) */
+		return gc_run_racks_node_shape(j->c, j->spec, j->pt, i, e);
 	return gc_node_shape(&j->c->nodes[i], gc_spec_host_cap(j->spec, j->rate,
 							      j->c->nodes[i].name),
 			     j->delay, &j->got[i], e);
@@ -325,7 +329,7 @@ static gc_rc shape_one(size_t i, void *arg, gc_err *e)
 static gc_rc shape_all(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
 		       const struct gc_spec *spec, const struct gc_point *pt, gc_err *e)
 {
-	struct shape_job j = { c, spec, pt->bw_bps, point_delay_us(pt), { 0 } };
+	struct shape_job j = { c, spec, pt, pt->bw_bps, point_delay_us(pt), { 0 } };
 	uint32_t least = UINT32_MAX;
 	size_t i;
 	gc_rc rc;
@@ -770,7 +774,8 @@ static gc_rc begin_run(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 	for (i = 0; i < used; i++)
 		names[i] = c->nodes[i].name;
 	gc_placement_hosts_text(pl, names, hosts, sizeof(hosts));
-	net = gc_run_bg_json(with_slow(gc_launch_settings_json(&l), p->spec), c, p->spec, used);
+	net = gc_run_racks_json(c, p, pl, gc_run_bg_json(with_slow(gc_launch_settings_json(&l),
+								  p->spec), c, p->spec, used));
 	gc_point_to_run(p->spec, p->pt, c->sweep_id, (int)pl->nodes, c->env_ids ? c->env_ids[0] : 0, &r);
 	r.network_json = net;
 	rc = gc_db_run_begin(c->db, &r, run_id, e);
@@ -820,6 +825,8 @@ static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 	gc_phase_to(&c->ph, GC_PH_SHAPE);
 	if (!rc && (p->pt->bw_bps || point_delay_us(p->pt)))
 		rc = shape_all(c, run_id, used, p->spec, p->pt, e);
+	if (!rc)   /* racks: each rack's uplink (run_racks.h) */
+		rc = gc_run_racks_shape(c, p, e);
 	gc_phase_to(&c->ph, GC_PH_CALIBRATE);
 	if (!rc && !gc_run_interrupted())
 		calibrate(c, run_id, used, p->spec, p->pt->bw_bps, point_delay_us(p->pt),
@@ -892,6 +899,7 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
 	if (p->pt->trace)            /* before the folders go: it reads the players' lines */
 		gc_run_trace_stop(c, run_id, p, &tr);
 	unshape_all(c);
+	gc_run_racks_unshape(c);
 	remove_dirs(c, run_id, paths, np);
 	gc_phase_to(&c->ph, GC_PH_RECORD);
 	if (rc && !gc_run_interrupted())
@@ -935,6 +943,15 @@ void gc_exec_point_init(struct gc_exec_point *x, const struct gc_spec *spec, con
 		 p->stack && *p->stack->name ? p->stack->name : "",
 		 p->stack && *p->stack->name ? "/" : "", p->method->label, bw,
 		 p->world_size, p->batch, p->repeat ? " (repeat)" : "");
+	if (p->uplink) {      /* "... (uplink 2:1)", "... (uplink 500mbit)" */
+		char up[48];
+		size_t n = strlen(x->label);
+		if (p->uplink->ratio > 0)
+			snprintf(up, sizeof(up), "%.9g:1", p->uplink->ratio);
+		else
+			gc_bw_format(p->uplink->bps, up, sizeof(up));
+		snprintf(x->label + n, sizeof(x->label) - n, " (uplink %s)", up);
+	}
 	if (spec->n_slow) {   /* "... (slow n3 x0.5)" */
 		size_t n = strlen(x->label);
 		for (size_t i = 0; i < spec->n_slow && n < sizeof(x->label); i++) {

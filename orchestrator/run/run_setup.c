@@ -64,22 +64,31 @@ static gc_rc load_inventory(const char *path, struct gc_inventory *inv, gc_err *
 	return rc;
 }
 
-/* `local: N` (and optionally `name: NAME`, default "gcb"): bring the emulated cluster
- * up (or reuse it) and read the inventory it writes. */
+/* `local: N` (and optionally `name: NAME`, default "gcb", and racks:): bring the
+ * emulated cluster up (or reuse it) and read the inventory it writes. racks: must be
+ * what `cluster up --racks R` builds: R racks of N/R consecutive nodes. */
 static gc_rc local_cluster(int n, struct gc_inventory *inv, gc_err *e)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 32], name[64];
-	int was_up = 0;
+	int was_up = 0, want[GC_INV_MAX_LOCAL + 1];
+	struct gc_cluster_opts co = { NULL, 0, 0, (int)inv->n_racks };
 	gc_rc rc;
 
 	gc_strlcpy(name, *inv->name ? inv->name : LOCAL_CLUSTER, sizeof(name));
+	memcpy(want, inv->local_rack, sizeof(want));
 	if (!gc_cluster_valid_name(name))
 		return gc_fail(e, GC_E_INVAL, "local cluster name '%s' must be 1-12 of [a-z0-9-]", name);
 	if (getuid() != 0)
 		return gc_fail(e, GC_E_PERM,
 			       "the local emulated cluster needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN): run 'sudo gcbench run ...', or give an inventory of real hosts with --inventory");
+	for (int i = 1; co.racks && i <= n; i++)
+		if (n % co.racks || want[i] != 1 + (i - 1) / (n / co.racks))
+			return gc_fail(e, GC_E_INVAL, "local: %d with %d racks builds racks of %d "
+				       "consecutive nodes (racks: [[n1, n2], [n3, n4]] for 4 nodes in "
+				       "2); n%d is in rack %d: write the racks that way, or list the "
+				       "hosts", n, co.racks, n % co.racks ? 0 : n / co.racks, i, want[i]);
 	rc = gc_hostlock_check_cluster(name, e);   /* never rebuild a cluster in use */
-	rc = rc ? rc : gc_cluster_up(name, n, &was_up, e);
+	rc = rc ? rc : gc_cluster_up_opts(name, n, &co, &was_up, e);
 	rc = rc ? rc : gc_cluster_dir(name, dir, sizeof(dir), e);
 	if (rc)
 		return rc;
@@ -88,6 +97,15 @@ static gc_rc local_cluster(int n, struct gc_inventory *inv, gc_err *e)
 	snprintf(path, sizeof(path), "%s/inventory.yaml", dir);
 	gc_inventory_release(inv);
 	return load_inventory(path, inv, e);
+}
+
+/* The inventory's racks and the emulated cluster's uplink ends (run_racks.h). */
+static void copy_racks(const struct gc_inventory *inv, struct gc_sweep_ctx *c)
+{
+	c->n_racks = inv->n_racks;
+	for (size_t r = 0; inv->uplink_ifaces && r < inv->n_racks && r < 64; r++)
+		for (int k = 0; k < 2; k++)
+			gc_strlcpy(c->uplink_if[r][k], inv->uplink_if[r][k], sizeof(c->uplink_if[r][k]));
 }
 
 static void node_of(const struct gc_run_opts *o, const struct gc_inventory *inv,
@@ -283,8 +301,13 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 	if (!rc && o->plan_nodes && !inv.slurm)
 		rc = gc_fail(e, GC_E_INVAL, "--nodes plans a job of a 'slurm: true' inventory; "
 			     "'%s' lists its own hosts: drop --nodes", o->inventory_path);
-	if (!rc && inv.local && o->dry_run)
-		return dry_nodes(inv.local, c, e);   /* a dry run changes nothing */
+	if (!rc && inv.local && o->dry_run) {
+		rc = dry_nodes(inv.local, c, e);     /* a dry run changes nothing */
+		for (size_t k = 0; !rc && k < c->n_nodes; k++)
+			c->nodes[k].rack = inv.local_rack[k + 1];
+		c->n_racks = inv.n_racks;
+		return rc;
+	}
 	if (!rc && inv.slurm && o->dry_run) {
 		rc = dry_slurm_nodes(o, &inv, c, e);
 		gc_inventory_release(&inv);
@@ -301,6 +324,8 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 	}
 	if (!rc && inv.local)
 		rc = local_cluster(inv.local, &inv, e);
+	if (!rc)
+		copy_racks(&inv, c);
 	if (!rc && !inv.n_hosts)
 		rc = gc_fail(e, GC_E_INVAL, "the inventory lists no hosts");
 	gc_self_dir(self, sizeof(self));
@@ -308,9 +333,11 @@ gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, ch
 		private_ssh_dir(c);
 	if (!rc && !(c->nodes = calloc(inv.n_hosts, sizeof(gc_node))))
 		rc = gc_fail(e, GC_E_NOMEM, "out of memory");
-	for (i = 0; !rc && i < inv.n_hosts; i++)
+	for (i = 0; !rc && i < inv.n_hosts; i++) {
 		node_of(o, &inv, &inv.hosts[i], *inv.hosts[i].netns ? self : "/usr/local/bin",
 			c->ssh_dir, &c->nodes[i]);
+		c->nodes[i].rack = inv.hosts[i].rack;
+	}
 	if (!rc) {
 		c->n_nodes = inv.n_hosts;
 		if (*inv.hosts[0].netns) {
@@ -388,7 +415,8 @@ gc_rc gc_run_data_subnet(struct gc_sweep_ctx *c, gc_err *e)
 	gc_rc rc = addr && prefix ? GC_OK : gc_fail(e, GC_E_NOMEM, "out of memory");
 
 	for (size_t i = 0; !rc && i < c->n_nodes; i++)
-		rc = gc_node_data_addr(&c->nodes[i], &addr[i], &prefix[i], e);
+		if (!(rc = gc_node_data_addr(&c->nodes[i], &addr[i], &prefix[i], e)))
+			c->nodes[i].data_ip = addr[i];   /* racks' classes (run_racks.h) */
 	for (size_t i = 0; !rc && i < c->n_nodes; i++)   /* a SLURM node: probes bind there */
 		if (c->nodes[i].launcher == GC_LAUNCHER_SLURM) {
 			char *slash = c->nodes[i].address;

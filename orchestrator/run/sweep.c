@@ -6,7 +6,7 @@
 #include <string.h>
 
 /* outermost first; METHOD drives PARAMS too; a method's stacks run back to back */
-static const enum gc_axis order[] = { GC_AX_BANDWIDTH, GC_AX_LATENCY, GC_AX_WORLD,
+static const enum gc_axis order[] = { GC_AX_BANDWIDTH, GC_AX_UPLINK, GC_AX_LATENCY, GC_AX_WORLD,
 				      GC_AX_BACKEND, GC_AX_MODEL, GC_AX_BATCH, GC_AX_SCALE,
 				      GC_AX_METHOD, GC_AX_STACK };
 #define NORDER (sizeof(order) / sizeof(order[0]))
@@ -50,6 +50,7 @@ static void fill_point(const struct gc_spec *s, struct gc_point *p)
 	p->backend = s->backend[p->ax[GC_AX_BACKEND]];
 	p->compute_scale = s->compute_scale[p->ax[GC_AX_SCALE]];
 	p->stack = s->n_stacks ? &s->stacks[p->ax[GC_AX_STACK]] : NULL;
+	p->uplink = s->n_uplink ? &s->uplink[p->ax[GC_AX_UPLINK]] : NULL;
 	for (int a = 0; a < GC_AX__COUNT; a++)
 		gc_spec_axis_text(s, (enum gc_axis)a, p->ax[a], v[a], sizeof(v[a]));
 	snprintf(p->key, sizeof(p->key), "workload=%s;model=%s;method=%s;params=%s;bw=%s;"
@@ -62,6 +63,10 @@ static void fill_point(const struct gc_spec *s, struct gc_point *p)
 		size_t len = strlen(p->key);
 		spec_slow_text(s, slow, sizeof(slow));
 		snprintf(p->key + len, sizeof(p->key) - len, ";slow=%s", slow);
+	}
+	if (s->n_uplink) {   /* likewise */
+		size_t len = strlen(p->key);
+		snprintf(p->key + len, sizeof(p->key) - len, ";uplink=%s", v[GC_AX_UPLINK]);
 	}
 	if (s->bg.flows) {   /* likewise: ;bg= only for a spec with background flows */
 		char bg[600];

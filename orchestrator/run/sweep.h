@@ -1,6 +1,6 @@
 /* orchestrator/run/sweep.h: a spec expanded into points, their stable keys, and resume.
  *
- * Order (outermost first): repeat, bandwidth, latency, world_size, backend, model,
+ * Order (outermost first): repeat, bandwidth, uplink, latency, world_size, backend, model,
  * batch, compute_scale, method variant, stack. Methods (and a method's stacks) are
  * innermost so that every method of a point runs back to back under the same
  * conditions (and the cap changes least often); repeats are outermost so that they are spread over the sweep's time. A zip
@@ -10,10 +10,12 @@
  * The point key is a canonical text, stable across gcbench versions (a change would
  * need a schema migration of runs.point_key):
  *   workload=W;model=M;method=X;params=P;bw=BITS;lat=S;world=N;batch=B;backend=K;
- *   scale=F;repeat=R[;stack=S][;slow=H:F,...][;bg=flows:N...]  (one line, no
- *                               spaces; values as gc_spec_axis_text; ;stack= only for
- *                               a spec with stacks:, ;slow= only for one with slow:,
- *                               ;bg= (spec_bg_text) only for one with background flows)
+ *   scale=F;repeat=R[;stack=S][;slow=H:F,...][;uplink=U][;bg=flows:N...]  (one line,
+ *                               no spaces; values as gc_spec_axis_text; ;stack= only
+ *                               for a spec with stacks:, ;slow= only for one with slow:,
+ *                               ;uplink= (BITS or RATIO:1) only for one with uplink: or
+ *                               oversubscription:, ;bg= (spec_bg_text) only for one with
+ *                               background flows)
  * Resume keeps the points whose key has no 'ok' run among the sweeps with the same
  * spec hash (gc_db_done_keys).
  */
@@ -43,6 +45,7 @@ struct gc_point {
 	const char *backend;
 	double compute_scale;
 	const struct gc_spec_stack *stack;     /* workload: command: the program; else NULL */
+	const struct gc_spec_uplink *uplink;   /* uplink:/oversubscription:; else NULL */
 	char key[GC_POINT_KEY_MAX];
 };
 

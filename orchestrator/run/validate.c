@@ -210,6 +210,40 @@ static void check_slow(const struct gc_spec *s, const struct gc_inventory *inv,
 	}
 }
 
+/* uplink:/oversubscription: needs racks in the inventory (docs/spec.md, "Racks and
+ * uplinks") */
+static void check_uplink(const struct gc_spec *s, const struct gc_inventory *inv,
+			 const char *inv_path, struct gc_diags *d)
+{
+	const char *key = s->n_uplink && s->uplink[0].ratio > 0 ? "oversubscription" : "uplink";
+	char msg[700];
+
+	if (!s->n_uplink)
+		return;
+	if (inv->n_racks && !inv->uplink_ifaces && !inv->local) {   /* the approximation */
+		int unlimited = 0, delayed = 0;
+		for (size_t b = 0; b < s->n_bandwidth; b++)
+			unlimited |= s->bandwidth[b] == 0;
+		for (size_t l = 0; l < s->n_latency; l++)
+			delayed |= s->latency[l] > 0;
+		if (!unlimited && !delayed)
+			return;
+		snprintf(msg, sizeof(msg), "%s: the racks of '%.300s' are real hosts' (no "
+			 "uplink_ifaces), where each host's cross-rack traffic gets a class of "
+			 "its own beside its cap: give every bandwidth a rate and every latency 0, "
+			 "or run it on the emulated cluster (gcbench cluster up N --racks R)", key,
+			 inv_path);
+		diag_path(d, s->text, key, msg);
+		return;
+	}
+	if (inv->n_racks)
+		return;
+	snprintf(msg, sizeof(msg), "%s: the inventory '%.300s' has no racks, so no host shares "
+		 "an uplink; add racks: [[n1, n2], [n3, n4]] to it (gcbench cluster up N --racks R "
+		 "writes them), or drop '%s'", key, inv_path, key);
+	diag_path(d, s->text, key, msg);
+}
+
 /* 1 when host is in the inventory (local: N has n1..nN) */
 static int inv_has(const struct gc_inventory *inv, const char *h)
 {
@@ -259,6 +293,7 @@ static gc_rc check_inventory(const struct gc_run_opts *o, const struct gc_spec *
 
 	if (!o->inventory_path) {   /* local: 4 */
 		check_slow(s, &inv, "local: 4", sd);
+		check_uplink(s, &inv, "local: 4", sd);
 		check_bg_pairs(s, &inv, "local: 4", sd);
 		return GC_OK;
 	}
@@ -266,6 +301,7 @@ static gc_rc check_inventory(const struct gc_run_opts *o, const struct gc_spec *
 	if (rc)
 		return rc;
 	check_slow(s, &inv, o->inventory_path, sd);
+	check_uplink(s, &inv, o->inventory_path, sd);
 	check_bg_pairs(s, &inv, o->inventory_path, sd);
 	if (!inv.local && !inv.slurm) {   /* SLURM's GPUs come from the allocation */
 		if (gc_read_file(o->inventory_path, &text, &len, e))

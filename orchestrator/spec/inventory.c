@@ -1,5 +1,5 @@
 /* orchestrator/spec/inventory.c: host inventories, validated token by token. */
-#include "inventory.h"
+#include "inventory_int.h"
 #include "envvars_parse.h"
 
 #include <stdlib.h>
@@ -9,15 +9,10 @@
 #include "strutil.h"
 
 static const char *const top_keys[] = { "local", "name", "ssh_config", "sudo", "hosts",
-					"slurm", "iface", "connect_timeout" };
+					"slurm", "iface", "connect_timeout", "racks",
+					"uplink_ifaces" };
 static const char *const host_keys[] = { "name", "address", "user", "port", "identity",
 					 "iface", "netns", "gpus", "sudo", "python", "env" };
-
-struct inv_ctx {
-	yaml_document_t *doc;
-	struct gc_diags *d;
-	struct gc_inventory *inv;
-};
 
 /* why s is not a safe token, for the message */
 static const char *unsafe_why(const char *s)
@@ -249,7 +244,7 @@ static void parse_root(struct inv_ctx *c, yaml_node_t *root)
 			"inventory (local: 4, or hosts: [...]) here");
 		return;
 	}
-	gc_yaml_check_keys(c->doc, root, top_keys, 8, "the inventory", c->d);
+	gc_yaml_check_keys(c->doc, root, top_keys, 10, "the inventory", c->d);
 	connect_timeout(c, root);
 	c->inv->sudo = boolean(c, root, "sudo", 0, "the inventory");
 	local = gc_yaml_get(c->doc, root, "local");
@@ -265,6 +260,7 @@ static void parse_root(struct inv_ctx *c, yaml_node_t *root)
 	c->inv->slurm = boolean(c, root, "slurm", 0, "the inventory");
 	if (c->inv->slurm || gc_yaml_get(c->doc, root, "iface")) {
 		parse_slurm(c, root, local, hosts);
+		inv_parse_racks(c, root);
 		return;
 	}
 	if (local && hosts)
@@ -276,6 +272,7 @@ static void parse_root(struct inv_ctx *c, yaml_node_t *root)
 	else
 		gc_diag(c->d, root, "the inventory has neither 'local' nor 'hosts'; write "
 			"local: 4 (emulated cluster) or a hosts list");
+	inv_parse_racks(c, root);
 }
 
 gc_rc gc_inventory_parse(const char *buf, size_t len, const char *file,

@@ -23,6 +23,13 @@
  * exported after the spec's own env: (a host's value wins).
  * `slurm` admits no `local`, `hosts` or `ssh_config`; a top-level `iface` only comes
  * with `slurm: true`.
+ * Racks (docs/netem.md, "Racks"): which hosts share an uplink, every host in exactly
+ * one rack (with `local: N`, hosts are n1..nN; not with `slurm: true`):
+ *     racks: [[n1, n2], [n3, n4]]
+ * `gcbench cluster up N --racks R` writes them, and the ends of each rack's emulated
+ * uplink on this machine (its out end, whose egress is the rack's outbound traffic,
+ * then its in end), which `gcbench run` caps itself:
+ *     uplink_ifaces: [[gc7-u1, gc7-c1], [gc7-u2, gc7-c2]]
  * `sudo` (true/false or yes/no; a host's own value overrides the top one) makes the
  * orchestrator run gcbench-netem on that host as `sudo -n gcbench-netem ...`, for a
  * login that is not root (orchestrator/remote/nodes.h). `local` with `sudo` is refused.
@@ -42,6 +49,7 @@
 
 #define GC_INV_MAX_HOSTS 4096
 #define GC_INV_MAX_LOCAL 64
+#define GC_INV_MAX_RACKS 64
 
 struct gc_host {
 	char name[64];          /* unique in the inventory */
@@ -57,6 +65,7 @@ struct gc_host {
 	int sudo;               /* 1: shape through `sudo -n` (the host's or the top value) */
 	char python[256];       /* its ranks' {python}, "" = the spec's or python3 */
 	char env[GC_ENV_MAX][GC_ENV_LEN]; size_t n_env;   /* its ranks' env: "NAME=VALUE" */
+	int rack;               /* racks: its rack, 1-based; 0 without racks: */
 };
 
 struct gc_inventory {
@@ -69,6 +78,11 @@ struct gc_inventory {
 	char iface[64];         /* with slurm: every node's data interface */
 	struct gc_host *hosts;
 	size_t n_hosts;
+	size_t n_racks;         /* racks: (0: none); each host's rack is in its gc_host */
+	int local_rack[GC_INV_MAX_LOCAL + 1];   /* local: N with racks: node i's rack (1-based),
+	                                         * i in 1..N */
+	int uplink_ifaces;      /* 1: uplink_ifaces: was given (an emulated cluster's) */
+	char uplink_if[GC_INV_MAX_RACKS][2][16];   /* rack r-1's out end and in end */
 };
 
 /* Parse from memory; file names it in messages. On GC_OK the caller owns *inv
@@ -82,5 +96,8 @@ gc_rc gc_inventory_load(const char *path, struct gc_inventory *inv, struct gc_di
 			gc_err *e);
 
 void gc_inventory_release(struct gc_inventory *inv);   /* accepts NULL */
+
+/* The rack of host (1-based), 0 when the inventory has no racks or no such host. */
+int gc_inventory_rack_of(const struct gc_inventory *inv, const char *host);
 
 #endif

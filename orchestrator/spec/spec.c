@@ -18,13 +18,13 @@ static const char *const top_keys[] = {
 	"latency", "world_size", "batch", "iterations", "warmup", "repeats", "timeout",
 	"compute_scale", "backend", "exclude", "zip", "notify", "target", "eval_every", "data",
 	"ranks_per_node", "allow_single_node", "command", "stacks", "files", "slow", "python",
-	"env", "background",
+	"env", "uplink", "oversubscription", "background",
 };
 #define N_TOP (sizeof(top_keys) / sizeof(top_keys[0]))
 
 static const char *const axis_names[GC_AX__COUNT] = {
 	"model", "method", "params", "bandwidth", "latency", "world_size", "batch",
-	"backend", "compute_scale", "stack",
+	"backend", "compute_scale", "stack", "uplink",
 };
 
 const char *gc_axis_name(enum gc_axis a)
@@ -579,6 +579,7 @@ static void parse_all(struct spec_ctx *c)
 	if (v && c->s->ddp)
 		spec_ddp_methods(c, v);
 	check_baseline(c);
+	spec_parse_uplink(c);   /* before exclude: its entries may name uplink values */
 	if ((v = gc_yaml_get(c->doc, c->root, "exclude")))
 		spec_parse_exclude(c, v);
 	if ((v = gc_yaml_get(c->doc, c->root, "zip")))
@@ -694,6 +695,15 @@ static gc_rc make_canonical(struct gc_spec *s)
 		char slow[GC_SPEC_MAX_SLOW * 80];
 		spec_slow_text(s, slow, sizeof(slow));
 		gc_buf_addf(&b, "slow=%s\n", slow);
+	}
+	if (s->n_uplink) {       /* likewise */
+		char t[48];
+		gc_buf_addf(&b, "uplink=");
+		for (size_t i = 0; i < s->n_uplink; i++) {
+			spec_uplink_text(&s->uplink[i], t, sizeof(t));
+			gc_buf_addf(&b, "%s%s", i ? "," : "", t);
+		}
+		gc_buf_addf(&b, "\n");
 	}
 	if (s->bg.flows) {       /* likewise */
 		char bg[600];
@@ -811,6 +821,7 @@ void gc_spec_release(struct gc_spec *s)
 	for (size_t i = 0; s->slow && i < s->n_slow; i++)
 		free(s->slow[i].host);
 	free(s->slow);
+	free(s->uplink);
 	free(s->bg.pairs);
 	for (size_t i = 0; i < s->n_exclude; i++)
 		for (int a = 0; a < GC_AX__COUNT; a++)

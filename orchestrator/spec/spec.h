@@ -36,9 +36,10 @@ struct gc_spec_method {
 /* The point fields an exclude entry or a zip group can name. */
 enum gc_axis {
 	GC_AX_MODEL, GC_AX_METHOD, GC_AX_PARAMS, GC_AX_BANDWIDTH, GC_AX_LATENCY,
-	GC_AX_WORLD, GC_AX_BATCH, GC_AX_BACKEND, GC_AX_SCALE, GC_AX_STACK, GC_AX__COUNT
+	GC_AX_WORLD, GC_AX_BATCH, GC_AX_BACKEND, GC_AX_SCALE, GC_AX_STACK, GC_AX_UPLINK,
+	GC_AX__COUNT
 };
-const char *gc_axis_name(enum gc_axis a);   /* "model", "method", ..., "stack" */
+const char *gc_axis_name(enum gc_axis a);   /* "model", "method", ..., "stack", "uplink" */
 
 /* One exclude entry: a point is dropped when, for every axis with n > 0, its value
  * (canonical text, see gc_point_field in sweep.h) is one of vals. */
@@ -84,6 +85,15 @@ struct gc_spec_trace {
 	char *text; size_t len;    /* its content (shipped to the hosts) */
 	uint64_t mean_bps;         /* time-weighted mean over one period, rounded */
 	uint64_t period_us;
+};
+
+/* uplink: RATE or oversubscription: RATIO (a value or a list, one axis; only with an
+ * inventory that has racks:, which gcbench run checks): each rack's uplink, the rate, or
+ * the sum of the rack's hosts' caps at the point divided by the ratio. */
+#define GC_SPEC_MAX_UPLINKS 16
+struct gc_spec_uplink {
+	uint64_t bps;              /* uplink: the rate (bits/s); 0 with oversubscription: */
+	double ratio;              /* oversubscription: 1..1000; 0 with uplink: */
 };
 
 /* slow: {HOST: FACTOR}: HOST's cap is FACTOR (0 < FACTOR <= 1) times the point's. */
@@ -139,6 +149,7 @@ struct gc_spec {
 	struct gc_spec_trace traces[GC_SPEC_MAX_TRACES]; size_t n_traces;
 	struct gc_spec_slow *slow; size_t n_slow;     /* slow: (hosts unchecked here: the
 						       * inventory's, gcbench run checks) */
+	struct gc_spec_uplink *uplink; size_t n_uplink; /* uplink: or oversubscription: */
 	struct gc_spec_background bg;    /* background: (hosts unchecked here, as slow:) */
 	int iterations, warmup, repeats, timeout_s;
 	int eval_every;                  /* train: validate every K iterations */
@@ -173,6 +184,7 @@ gc_rc gc_latency_parse(const char *s, double *seconds, gc_err *e);
 
 /* The number of values of an axis (for METHOD and PARAMS: the method variants) and
  * the canonical text of value i: model/backend/stack as written, method name, params text,
+ * uplink as spec_uplink_text (UPLINK, like STACK, has one value "" without uplink:),
  * bandwidth in bits/s ("1000000000", "0" unlimited), latency and compute_scale as
  * "%.9g" seconds/factor, world_size and batch in decimal. STACK always has at least
  * one value ("" when the spec names no stacks). Point keys, exclude entries and the
@@ -185,6 +197,14 @@ void gc_spec_axis_text(const struct gc_spec *s, enum gc_axis a, size_t i, char *
  * a point of cap cap_bps (0, unlimited, stays 0; rounded to the bit). */
 double gc_spec_slow_factor(const struct gc_spec *s, const char *host);
 uint64_t gc_spec_host_cap(const struct gc_spec *s, uint64_t cap_bps, const char *host);
+
+/* A rack's uplink at a point: u's rate, or rack_caps_bps (the sum of the rack's hosts'
+ * caps) over u's ratio, at least GC_BW_MIN; 0 for u NULL (no uplink). */
+uint64_t gc_spec_uplink_bps(const struct gc_spec_uplink *u, uint64_t rack_caps_bps);
+
+/* An uplink value as keys and the canonical text write it: "1000000000" (a rate) or
+ * "2:1" (a ratio); "" for NULL. */
+void spec_uplink_text(const struct gc_spec_uplink *u, char *buf, size_t n);
 
 /* "n3:0.5,n4:0.875" (slow: in the spec's order; "" without it): the point key's
  * ;slow= and the canonical text use it. */

@@ -16,7 +16,8 @@ size_t gc_spec_axis_len(const struct gc_spec *s, enum gc_axis a)
 	const size_t n[GC_AX__COUNT] = { s->n_models, s->n_methods, s->n_methods,
 					 s->n_bandwidth, s->n_latency, s->n_world_size,
 					 s->n_batch, s->n_backend, s->n_compute_scale,
-					 s->n_stacks ? s->n_stacks : 1 };
+					 s->n_stacks ? s->n_stacks : 1,
+					 s->n_uplink ? s->n_uplink : 1 };
 	return (unsigned)a < GC_AX__COUNT ? n[a] : 0;
 }
 
@@ -40,6 +41,7 @@ void gc_spec_axis_text(const struct gc_spec *s, enum gc_axis a, size_t i, char *
 	case GC_AX_BACKEND: gc_strlcpy(buf, s->backend[i], n); break;
 	case GC_AX_SCALE: spec_num(s->compute_scale[i], buf, n); break;
 	case GC_AX_STACK: gc_strlcpy(buf, i < s->n_stacks ? s->stacks[i].name : "", n); break;
+	case GC_AX_UPLINK: spec_uplink_text(i < s->n_uplink ? &s->uplink[i] : NULL, buf, n); break;
 	default: gc_strlcpy(buf, "", n); break;
 	}
 }
@@ -86,6 +88,8 @@ static int normalize(struct spec_ctx *c, enum gc_axis a, yaml_node_t *n, char *o
 		}
 		spec_num(d, out, len);
 		return 1;
+	case GC_AX_UPLINK:
+		return spec_uplink_normalize(c, n, out, len);
 	default:
 		gc_strlcpy(out, t, len);
 		return 1;

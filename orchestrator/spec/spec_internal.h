@@ -31,6 +31,10 @@ void spec_parse_exclude(struct spec_ctx *c, yaml_node_t *v);
 void spec_parse_zip(struct spec_ctx *c, yaml_node_t *v);
 void spec_parse_notify(struct spec_ctx *c, yaml_node_t *v);
 void spec_parse_slow(struct spec_ctx *c, yaml_node_t *v);        /* spec_slow.c */
+/* uplink: or oversubscription: (spec_uplink.c), after the axes; and an exclude entry's
+ * uplink value as its canonical text (1, or 0 diagnosed at n). */
+void spec_parse_uplink(struct spec_ctx *c);
+int spec_uplink_normalize(struct spec_ctx *c, yaml_node_t *n, char *out, size_t len);
 void spec_parse_background(struct spec_ctx *c, yaml_node_t *v);  /* spec_background.c */
 /* bandwidth: trace:FILE (spec_trace.c): loads and checks the trace (diagnosed at n with
  * the trace's FILE:LINE message), writes GC_SPEC_BW_TRACE | index to *out; -1 on error. */

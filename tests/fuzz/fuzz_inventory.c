@@ -26,6 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    (h->sudo != 0 && h->sudo != 1) || (inv.local && inv.sudo))
 				abort();
 		}
+		for (size_t r = 0; r < inv.n_racks && r < GC_INV_MAX_RACKS; r++)
+			for (int k = 0; k < 2; k++)   /* uplink ends reach netlink as names */
+				if (inv.uplink_if[r][k][0] && !gc_is_safe_token(inv.uplink_if[r][k]))
+					abort();
 		gc_inventory_release(&inv);
 	}
 	gc_diags_release(&d);

@@ -210,3 +210,18 @@ else
 fi
 expect_err env_without_db "--env needs --db" --env 1
 expect_err db_missing "$tmp/none.db" --db "$tmp/none.db"
+# racks (model/racks.h): 4 workers at 1gbit in 2 racks at 4:1 run at the ring's share,
+# half a node's link, exactly as 4 workers at 500mbit; at 2:1 (one flow each way over a
+# 1gbit uplink) nothing changes; the options' mistakes are refused
+sync_ms() { "$G" whatif --model resnet50 --workers 4 --method signsgd --preset ideal "$@" 2>&1 | sed -n 5p | awk '{print $5}'; }
+a=$(sync_ms --bandwidth 1gbit --racks 2 --oversubscription 4); b=$(sync_ms --bandwidth 500mbit)
+c=$(sync_ms --bandwidth 1gbit --racks 2 --oversubscription 2); d=$(sync_ms --bandwidth 1gbit)
+u=$(sync_ms --bandwidth 1gbit --racks 2 --uplink 500mbit)
+if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$c" = "$d" ] && [ "$u" = "$b" ] && [ "$a" != "$d" ]; then pass racks_bottleneck
+else fail racks_bottleneck "4:1 $a vs 500mbit $b; 2:1 $c vs 1gbit $d; uplink 500mbit $u"; fi
+j=$("$G" whatif --model resnet50 --workers 4 --bandwidth 1gbit --method signsgd --preset ideal --racks 2 --uplink 500mbit --json 2>&1)
+if grep -q '"racks": 2, "uplink_gbps": 0.5, "points"' <<<"$j"; then pass racks_json
+else fail racks_json "$(head -c 200 <<<"$j")"; fi
+expect_err racks_needs_uplink "--racks needs the uplinks' rate" --racks 2
+expect_err uplink_needs_racks "--oversubscription needs --racks R" --oversubscription 2
+expect_err racks_range "--racks '1' is not a number of racks in 2..64" --racks 1 --uplink 1gbit

@@ -216,6 +216,43 @@ static void test_slurm(void)
 	gc_diags_release(&d);
 }
 
+/* racks: each host's rack; the emulated cluster's uplink ends; local: N's n1..nN */
+static void test_racks(void)
+{
+	struct gc_inventory inv;
+	struct gc_diags d;
+	const char *t =
+		"hosts:\n"
+		"  - {name: a, address: 10.0.0.1, iface: eth0}\n"
+		"  - {name: b, address: 10.0.0.2, iface: eth0}\n"
+		"  - {name: c, address: 10.0.0.3, iface: eth0}\n"
+		"racks: [[a, c], [b]]\n"
+		"uplink_ifaces: [[gc7-u1, gc7-c1], [gc7-u2, gc7-c2]]\n";
+	const char *l = "local: 4\nracks: [[n1, n2], [n3, n4]]\n";
+
+	gc_diags_init(&d, "i.yaml");
+	CHECKF(gc_inventory_parse(t, strlen(t), "i.yaml", &inv, &d) == GC_OK, "%s",
+	       d.n ? d.msg[0] : "");
+	CHECK_EQ_INT(inv.n_racks, 2);
+	CHECK_EQ_INT(inv.hosts[0].rack, 1);
+	CHECK_EQ_INT(inv.hosts[1].rack, 2);
+	CHECK_EQ_INT(inv.hosts[2].rack, 1);
+	CHECK_EQ_INT(gc_inventory_rack_of(&inv, "c"), 1);
+	CHECK_EQ_INT(gc_inventory_rack_of(&inv, "zz"), 0);
+	CHECK_EQ_INT(inv.uplink_ifaces, 1);
+	CHECK_STR(inv.uplink_if[1][0], "gc7-u2");
+	CHECK_STR(inv.uplink_if[1][1], "gc7-c2");
+	gc_inventory_release(&inv);
+	CHECK(gc_inventory_parse(l, strlen(l), "i.yaml", &inv, &d) == GC_OK);
+	CHECK_EQ_INT(inv.n_racks, 2);
+	CHECK_EQ_INT(inv.local_rack[2], 1);
+	CHECK_EQ_INT(inv.local_rack[3], 2);
+	CHECK_EQ_INT(gc_inventory_rack_of(&inv, "n4"), 2);
+	CHECK_EQ_INT(inv.uplink_ifaces, 0);
+	gc_inventory_release(&inv);
+	gc_diags_release(&d);
+}
+
 static void test_bad_corpus(void)
 {
 	char why[1024];
@@ -228,9 +265,10 @@ static void test_bad_corpus(void)
 static void test_example_files(void)
 {
 	const char *files[] = { "experiments/inventory-local.yaml",
-				"experiments/inventory-cluster.example.yaml" };
+				"experiments/inventory-cluster.example.yaml",
+				"experiments/inventory-racks.yaml" };
 
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		struct gc_inventory inv;
 		struct gc_diags d;
 		gc_err e;
@@ -288,6 +326,7 @@ int main(void)
 	GCT_RUN(test_sudo);
 	GCT_RUN(test_connect_timeout);
 	GCT_RUN(test_slurm);
+	GCT_RUN(test_racks);
 	GCT_RUN(test_bad_corpus);
 	GCT_RUN(test_host_env);
 	GCT_RUN(test_never_quotes);
