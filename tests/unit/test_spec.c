@@ -8,6 +8,7 @@
 #include "orchestrator/spec/spec.h"
 #include "orchestrator/run/sweep.h"
 #include "test_spec_corpus.h"
+#include "spec_fixture.h"
 
 static const char *good =
 	"name: t\n"
@@ -33,21 +34,6 @@ static const char *good =
 	"notify:\n"
 	"  - {type: webhook, url_env: GCBENCH_WEBHOOK_URL}\n"
 	"  - {type: slack, url_env: GCBENCH_SLACK_URL}\n";
-
-static int parse(const char *text, struct gc_spec *s, struct gc_diags *d)
-{
-	gc_diags_init(d, "t.yaml");
-	return gc_spec_parse(text, strlen(text), "t.yaml", s, d);
-}
-
-/* 1 if some diagnostic contains needle */
-static int has_diag(const struct gc_diags *d, const char *needle)
-{
-	for (size_t i = 0; i < d->n; i++)
-		if (strstr(d->msg[i], needle))
-			return 1;
-	return 0;
-}
 
 static void dump(const struct gc_diags *d)
 {

@@ -12,6 +12,7 @@
 #include "orchestrator/run/sweep.h"
 #include "orchestrator/spec/spec.h"
 #include "orchestrator/spec/yamlutil.h"
+#include "spec_fixture.h"
 
 #define BASE "name: t\nmodels: [resnet50]\nmethods: [syncsgd]\nworld_size: [4]\n" \
 	     "batch: [32]\niterations: 3\n"
@@ -32,20 +33,6 @@ static void put(const char *name, const char *text)
 	}
 }
 
-static int parse(const char *text, struct gc_spec *s, struct gc_diags *d)
-{
-	gc_diags_init(d, specf);
-	return gc_spec_parse(text, strlen(text), specf, s, d);
-}
-
-static int has_diag(const struct gc_diags *d, const char *needle)
-{
-	for (size_t i = 0; i < d->n; i++)
-		if (strstr(d->msg[i], needle))
-			return 1;
-	return 0;
-}
-
 /* a square wave 1gbit/200mbit, 0.5 s each: mean 600 Mbit/s */
 static void test_trace_mean_and_key(void)
 {
@@ -55,8 +42,8 @@ static void test_trace_mean_and_key(void)
 	gc_err e;
 
 	put("sq.txt", "# square\n0 1gbit\n0.5 200mbit\n1 end\n");
-	CHECK(parse(BASE "bandwidth: [600mbit, trace:sq.txt]\n", &a, &d1) == GC_OK);
-	CHECK(parse(BASE "bandwidth: [600mbit]\n", &b, &d2) == GC_OK);
+	CHECK(parse_at(specf, BASE "bandwidth: [600mbit, trace:sq.txt]\n", &a, &d1) == GC_OK);
+	CHECK(parse_at(specf, BASE "bandwidth: [600mbit]\n", &b, &d2) == GC_OK);
 	CHECK(a.n_traces == 1 && a.n_bandwidth == 2);
 	CHECK_STR(a.traces[0].name, "sq.txt");
 	CHECK(a.traces[0].mean_bps == 600000000ull);
@@ -89,9 +76,9 @@ static void test_trace_content_in_hash(void)
 	struct gc_diags d1, d2;
 
 	put("w.txt", "0 1gbit\n0.5 200mbit\n");
-	CHECK(parse(BASE "bandwidth: [trace:w.txt]\n", &a, &d1) == GC_OK);
+	CHECK(parse_at(specf, BASE "bandwidth: [trace:w.txt]\n", &a, &d1) == GC_OK);
 	put("w.txt", "0 1gbit\n0.5 300mbit\n");
-	CHECK(parse(BASE "bandwidth: [trace:w.txt]\n", &b, &d2) == GC_OK);
+	CHECK(parse_at(specf, BASE "bandwidth: [trace:w.txt]\n", &b, &d2) == GC_OK);
 	CHECK(strcmp(a.hash, b.hash) != 0);
 	CHECK(strcmp(a.traces[0].digest, b.traces[0].digest) != 0);
 	gc_spec_release(&a);
@@ -108,7 +95,7 @@ static void reject(const char *tail, const char *want)
 	gc_rc rc;
 
 	snprintf(text, sizeof(text), BASE "%s", tail);
-	rc = parse(text, &s, &d);
+	rc = parse_at(specf, text, &s, &d);
 	CHECKF(rc == GC_E_INVAL, "accepted: %s", tail);
 	CHECKF(has_diag(&d, want), "'%s': no message with '%s' (first: %s)", tail, want,
 	       d.n ? d.msg[0] : "none");

@@ -10,23 +10,10 @@
 #include "orchestrator/run/sweep.h"
 #include "orchestrator/spec/spec.h"
 #include "orchestrator/spec/yamlutil.h"
+#include "spec_fixture.h"
 
 #define BASE "name: t\nmodels: [resnet50]\nmethods: [syncsgd]\nworld_size: [4]\n" \
 	     "batch: [32]\niterations: 3\n"
-
-static int parse(const char *text, struct gc_spec *s, struct gc_diags *d)
-{
-	gc_diags_init(d, "t.yaml");
-	return gc_spec_parse(text, strlen(text), "t.yaml", s, d);
-}
-
-static int has_diag(const struct gc_diags *d, const char *needle)
-{
-	for (size_t i = 0; i < d->n; i++)
-		if (strstr(d->msg[i], needle))
-			return 1;
-	return 0;
-}
 
 static void test_uplink_values(void)
 {
