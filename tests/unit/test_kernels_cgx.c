@@ -16,14 +16,9 @@
 #include "kernels/compress.h"
 #include "kernels/plan.h"
 #include "kernels/rng.h"
+#include "kernels_fixture.h"
 
 enum { N = 4099, P = 3 };
-
-static void fill(float *g, size_t n, uint64_t s)
-{
-	for (size_t i = 0; i < n; i++)
-		g[i] = (float)((double)(gc_rng_at(s, i) >> 11) / 9007199254740992.0 - 0.5);
-}
 
 /* The values x[0, m) (elements base.. of the bucket) take, from compress.h's rule:
  * per d consecutive, mn, mx, unit = (mx - mn) / (2^bits - 1); t = (x - mn) / unit;

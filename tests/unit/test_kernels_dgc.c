@@ -14,14 +14,9 @@
 #include "harness.h"
 #include "kernels/compress.h"
 #include "kernels/rng.h"
+#include "kernels_fixture.h"
 
 enum { N = 4099, P = 3, STEPS = 6 };
-
-static void fill(float *g, size_t n, uint64_t s)
-{
-	for (size_t i = 0; i < n; i++)
-		g[i] = (float)((double)(gc_rng_at(s, i) >> 11) / 9007199254740992.0 - 0.5);
-}
 
 /* ---- the reference, from the paper (Lin et al. 2018, Algorithm 4 with Section 3.3's
  * clipping and Section 4's warm-up), not from kernels/dgc.h ---- */

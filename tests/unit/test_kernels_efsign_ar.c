@@ -13,14 +13,9 @@
 #include "harness.h"
 #include "kernels/compress.h"
 #include "kernels/rng.h"
+#include "kernels_fixture.h"
 
 enum { N = 4099, P = 3 };
-
-static void fill(float *g, size_t n, uint64_t s)
-{
-	for (size_t i = 0; i < n; i++)
-		g[i] = (float)((double)(gc_rng_at(s, i) >> 11) / 9007199254740992.0 - 0.5);
-}
 
 static gc_rc step(gc_bucket **b, int p, float (*g)[N], float (*avg)[N])
 {

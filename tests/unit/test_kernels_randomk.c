@@ -12,6 +12,7 @@
 #include "harness.h"
 #include "kernels/compress.h"
 #include "kernels/randomk.h"
+#include "kernels_fixture.h"
 
 static void test_pick_strata(void)
 {
@@ -53,12 +54,6 @@ static void test_pick_frequencies(void)
 			CHECKF(fabs(cnt[i] - S * p) < 6 * sd, "element %llu: %u picks of %d, want %.0f",
 			       (unsigned long long)i, cnt[i], S, S * p);
 	}
-}
-
-static void fill(float *g, size_t n, uint64_t s)
-{
-	for (size_t i = 0; i < n; i++)
-		g[i] = (float)((double)(gc_rng_at(s, i) >> 11) / 9007199254740992.0 - 0.5);
 }
 
 /* Three workers, two steps: avg is zero but at the step's indices, where it is the

@@ -13,12 +13,7 @@
 #include "harness.h"
 #include "kernels/compress.h"
 #include "kernels/rng.h"
-
-static void fill(float *g, size_t n, uint64_t s)
-{
-	for (size_t i = 0; i < n; i++)
-		g[i] = (float)((double)(gc_rng_at(s, i) >> 11) / 9007199254740992.0 - 0.5);
-}
+#include "kernels_fixture.h"
 
 static gc_rc step(gc_bucket **b, int p, float (*g)[4099], float (*avg)[4099])
 {
