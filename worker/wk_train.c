@@ -8,7 +8,6 @@
  * allocated before the first iteration; records stay in memory. */
 #include "wk_run.h"
 
-#include <sys/mman.h>
 #include <cblas.h>
 #include <omp.h>
 #include <pthread.h>
@@ -16,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
 #include "log.h"
 #include "strutil.h"
 #include "timing.h"
@@ -203,24 +203,10 @@ static gc_rc new_buckets(wk_state *s, gc_err *e)
 	return rc;
 }
 
-/* Large buffers on 2 MiB pages where the kernel allows it (transparent huge pages in
- * "madvise" mode, Debian's default): a ResNet-50 rank touches 3 x 100 MB before its
- * first iteration, which at 4 KiB a fault was most of its start (docs/measurements.md,
- * "The ranks' start"). The contents and their use are the same either way. */
-#define GC_WK_HUGE ((size_t)2 << 20)   /* a transparent huge page */
-
+/* Large buffers on 2 MiB pages where the kernel allows it (common/bigmem.h). */
 static float *host_floats(size_t n)
 {
-	size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
-	void *p;
-
-	if (bytes < GC_WK_HUGE)
-		return aligned_alloc(64, bytes ? bytes : 64);
-	bytes = (bytes + GC_WK_HUGE - 1) / GC_WK_HUGE * GC_WK_HUGE;
-	if (posix_memalign(&p, GC_WK_HUGE, bytes))
-		return NULL;
-	(void)madvise(p, bytes, MADV_HUGEPAGE);   /* advice: without THP, 4 KiB pages */
-	return p;
+	return gc_big_alloc((n * sizeof(float) + 63) / 64 * 64);
 }
 
 /* Gradients: pseudo-random per rank (replay) or written by the model; parameters: the
