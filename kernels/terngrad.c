@@ -2,10 +2,17 @@
  * stochastic ternary code of two bits (kernels/terngrad.h); all-gathered payload = nt
  * float32 scales (tensor order), then ceil(n/4) bytes of codes. Decode, per element:
  * acc = 0.0f, acc += value(code_w, s_wt) for w = 0..p-1 in float, then acc / p.
- * Threads take whole bytes (four elements), the tensor found at each part's start. */
+ * Threads take whole bytes (four elements), the tensor found at each part's start.
+ * Inside a tensor, eight elements (two bytes) at a time in the AVX2 and AVX-512
+ * variants (kernels/isa.h): the eight hashes as one vector (rng.h), the division and
+ * the comparisons in float lanes, the same bits as the scalar baseline. */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE__
+#include <immintrin.h>
+#endif
 
+#include "isa.h"
 #include "select.h"
 #include "terngrad.h"
 
@@ -62,6 +69,156 @@ static size_t tensor_of(const gc_bucket *b, size_t i)
 	return lo;
 }
 
+#if GC_ISA_MAX_N >= 1
+/* Bit k of b at bit 2 k. */
+#define SP(b) (uint16_t)(((b) & 1) | ((b) & 2) << 1 | ((b) & 4) << 2 | ((b) & 8) << 3 | \
+			 ((b) & 16) << 4 | ((b) & 32) << 5 | ((b) & 64) << 6 | ((b) & 128) << 7)
+#define SP1(n) SP(n), SP((n) + 1)
+#define SP2(n) SP1(n), SP1((n) + 2)
+#define SP3(n) SP2(n), SP2((n) + 4)
+#define SP4(n) SP3(n), SP3((n) + 8)
+#define SP5(n) SP4(n), SP4((n) + 16)
+#define SP6(n) SP5(n), SP5((n) + 32)
+#define SP7(n) SP6(n), SP6((n) + 64)
+#define SP8(n) SP7(n), SP7((n) + 128)
+static const uint16_t pairs[256] = { SP8(0) };
+#endif
+
+/* Codes of the elements 4 y0 .. 4 y1 - 1 of one tensor (scale st), y0 and y1 even. */
+static void codes_default(const float *g, uint8_t *code, size_t y0, size_t y1, float st,
+			  uint64_t key, uint64_t wk)
+{
+	for (size_t y = y0; y < y1; y++) {
+		size_t i = 4 * y;
+		unsigned v = 0;
+		for (unsigned r = 0; r < 4; r++)
+			v |= gc_tern_code(g[i + r], st, key, wk | (i + r)) << (2 * r);
+		code[y] = (uint8_t)v;
+	}
+}
+
+#if GC_ISA_MAX_N >= 1
+/* Eight elements a step: keep = u < |g| / st in float lanes; the sign bits of the kept
+ * positive and kept negative elements (movemask) spread to the bit pairs. st > 0. */
+GC_TARGET_AVX2 static inline __attribute__((always_inline)) void
+codes_body(const float *g, uint8_t *code, size_t y0, size_t y1, float st, uint64_t key,
+	   uint64_t wk)
+{
+	const __m256 sv = _mm256_set1_ps(st), sign = _mm256_set1_ps(-0.0f);
+
+	for (size_t y = y0; y < y1; y += 2) {
+		size_t i = 4 * y;
+		__m256 x = _mm256_loadu_ps(g + i);
+		__m256 q = _mm256_div_ps(_mm256_andnot_ps(sign, x), sv);
+		gc_rng_v8f u;
+		gc_rng_unit24_x8(key, wk | i, &u);
+		__m256 keep = _mm256_cmp_ps((__m256)u, q, _CMP_LT_OQ);
+		unsigned kp = (unsigned)_mm256_movemask_ps(_mm256_andnot_ps(x, keep));
+		unsigned kn = (unsigned)_mm256_movemask_ps(_mm256_and_ps(x, keep));
+		uint16_t v = (uint16_t)(pairs[kp] | pairs[kn] << 1);
+		memcpy(code + y, &v, sizeof(v));
+	}
+}
+
+GC_TARGET_AVX2 static void codes_avx2(const float *g, uint8_t *code, size_t y0, size_t y1,
+				      float st, uint64_t key, uint64_t wk)
+{
+	codes_body(g, code, y0, y1, st, key, wk);
+}
+
+GC_TARGET_AVX512 static void codes_avx512(const float *g, uint8_t *code, size_t y0, size_t y1,
+					  float st, uint64_t key, uint64_t wk)
+{
+	codes_body(g, code, y0, y1, st, key, wk);
+}
+#endif
+
+static void encode_codes(const float *g, uint8_t *code, size_t y0, size_t y1, float st, uint64_t key,
+		  uint64_t wk)
+{
+	if (!(st > 0)) {                /* no element is kept */
+		memset(code + y0, 0, y1 - y0);
+		return;
+	}
+#if GC_ISA_MAX_N >= 1
+	switch (gc_isa_active()) {
+	case GC_ISA_AVX512: codes_avx512(g, code, y0, y1, st, key, wk); return;
+	case GC_ISA_AVX2: codes_avx2(g, code, y0, y1, st, key, wk); return;
+	default: break;
+	}
+#endif
+	codes_default(g, code, y0, y1, st, key, wk);
+}
+
+/* avg[4 y0 .. 4 y1) of one tensor from the workers' codes (stride bytes apart) and
+ * their scales sc[0..world): acc = 0.0f, acc += value_w in worker order, acc / p. */
+static void values_default(const uint8_t *codes, size_t stride, const float *sc, int world,
+			   size_t y0, size_t y1, float *avg)
+{
+	float p = (float)world;
+
+	for (size_t y = y0; y < y1; y++)
+		for (unsigned r = 0; r < 4; r++) {
+			float acc = 0.0f;
+			for (int w = 0; w < world; w++)
+				acc += gc_tern_value((codes[(size_t)w * stride + y] >> (2 * r)) & 3u,
+						     sc[w]);
+			avg[4 * y + r] = acc / p;
+		}
+}
+
+#if GC_ISA_MAX_N >= 1
+/* Eight elements a step (y0, y1 even): each worker's two bytes shifted apart into
+ * lanes, value = s_w ((c & 1) - (c >> 1)) as the scalar computes it. */
+GC_TARGET_AVX2 static inline __attribute__((always_inline)) void
+values_body(const uint8_t *codes, size_t stride, const float *sc, int world, size_t y0,
+	    size_t y1, float *avg)
+{
+	const __m256i sh = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
+	const __m256i one = _mm256_set1_epi32(1);
+	const __m256 p = _mm256_set1_ps((float)world);
+
+	for (size_t y = y0; y < y1; y += 2) {
+		__m256 acc = _mm256_setzero_ps();
+		for (int w = 0; w < world; w++) {
+			uint16_t c16;
+			memcpy(&c16, codes + (size_t)w * stride + y, sizeof(c16));
+			__m256i c = _mm256_srlv_epi32(_mm256_set1_epi32(c16), sh);
+			__m256i v = _mm256_sub_epi32(_mm256_and_si256(c, one),
+						     _mm256_and_si256(_mm256_srli_epi32(c, 1), one));
+			acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(sc[w]),
+							       _mm256_cvtepi32_ps(v)));
+		}
+		_mm256_storeu_ps(avg + 4 * y, _mm256_div_ps(acc, p));
+	}
+}
+
+GC_TARGET_AVX2 static void values_avx2(const uint8_t *codes, size_t stride, const float *sc,
+				       int world, size_t y0, size_t y1, float *avg)
+{
+	values_body(codes, stride, sc, world, y0, y1, avg);
+}
+
+GC_TARGET_AVX512 static void values_avx512(const uint8_t *codes, size_t stride, const float *sc,
+					   int world, size_t y0, size_t y1, float *avg)
+{
+	values_body(codes, stride, sc, world, y0, y1, avg);
+}
+#endif
+
+static void decode_values(const uint8_t *codes, size_t stride, const float *sc, int world, size_t y0,
+		   size_t y1, float *avg)
+{
+#if GC_ISA_MAX_N >= 1
+	switch (gc_isa_active()) {
+	case GC_ISA_AVX512: values_avx512(codes, stride, sc, world, y0, y1, avg); return;
+	case GC_ISA_AVX2: values_avx2(codes, stride, sc, world, y0, y1, avg); return;
+	default: break;
+	}
+#endif
+	values_default(codes, stride, sc, world, y0, y1, avg);
+}
+
 static gc_rc terngrad_encode(gc_bucket *b, const float *grad)
 {
 	struct tg *s = b->st;
@@ -90,6 +247,17 @@ static gc_rc terngrad_encode(gc_bucket *b, const float *grad)
 		float st = scale[tt];
 		for (size_t y = b0; y < b1; y++) {
 			unsigned v = 0;
+			if (!(y & 1) && i < end) {      /* whole pairs of bytes inside tensor tt */
+				size_t y1 = end / 4 < b1 ? end / 4 : b1;
+				y1 = y + ((y1 > y ? y1 - y : 0) & ~(size_t)1);
+				if (y1 > y) {
+					encode_codes(grad, code, y, y1, st, key, wk);
+					i += 4 * (y1 - y);
+					y = y1;
+					if (y >= b1)
+						break;
+				}
+			}
 			for (unsigned r = 0; r < 4 && i < n; r++, i++) {
 				if (i >= end) {
 					while (i >= b->off[tt + 1])
@@ -125,7 +293,18 @@ static gc_rc terngrad_decode(gc_bucket *b, float *avg)
 		size_t b0 = (size_t)q * TG_PART, b1 = b0 + TG_PART < nbytes ? b0 + TG_PART : nbytes;
 		size_t i = 4 * b0, tt = tensor_of(b, i), end = b->off[tt + 1];
 		const float *sc = s->sc + tt * (size_t)world;
-		for (size_t y = b0; y < b1; y++)
+		for (size_t y = b0; y < b1; y++) {
+			if (!(y & 1) && i < end) {      /* whole pairs of bytes inside tensor tt */
+				size_t y1 = end / 4 < b1 ? end / 4 : b1;
+				y1 = y + ((y1 > y ? y1 - y : 0) & ~(size_t)1);
+				if (y1 > y) {
+					decode_values(codes, s->bytes, sc, world, y, y1, avg);
+					i += 4 * (y1 - y);
+					y = y1;
+					if (y >= b1)
+						break;
+				}
+			}
 			for (unsigned r = 0; r < 4 && i < n; r++, i++) {
 				float acc = 0.0f;
 				if (i >= end) {
@@ -139,6 +318,7 @@ static gc_rc terngrad_decode(gc_bucket *b, float *avg)
 							     sc[w]);
 				avg[i] = acc / p;
 			}
+		}
 	}
 	return GC_OK;
 }
