@@ -30,6 +30,19 @@
 #define WORLD 4
 #define MAXT 1024
 #define NMODELS 3
+#define MAXONLY 16
+
+/* --case: rows whose label contains one of these (all rows when none) */
+static const char *only_case[MAXONLY];
+static int nonly_case;
+
+static int case_wanted(const char *label)
+{
+	for (int i = 0; i < nonly_case; i++)
+		if (strstr(label, only_case[i]))
+			return 1;
+	return nonly_case == 0;
+}
 
 struct model {
 	const char *name;
@@ -390,6 +403,8 @@ static int bench_model(const struct model *m, gc_backend be, const float *g, flo
 	fflush(stdout);
 	for (i = 0; i < NCASES; i++) {
 		struct result r;
+		if (!case_wanted(cases[i].label))
+			continue;
 		if (bench_case(m, &cases[i], be, g, avg, reps, &r)) {
 			fails++;
 			continue;
@@ -598,7 +613,8 @@ static int bench_spin(int reps)
 	       "enc_ms", "enc_with", "enc_x");
 	fails = 0;
 	for (i = 0; i < NCASES; i++)
-		fails += contention_case(m, &cases[i], dg, reps);
+		if (case_wanted(cases[i].label))
+			fails += contention_case(m, &cases[i], dg, reps);
 out:
 	gc_cuda_free(dg);
 	free(g);
@@ -610,11 +626,12 @@ out:
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: gcbench-bench-kernels [--reps N] [--model resnet50|resnet101|bert-base]...\n"
-		   "                             [--cuda-only] [--spin]\n\n"
+		   "                             [--case TEXT]... [--cuda-only] [--spin]\n\n"
 		   "Times encode and decode of every compressor (one worker of a world of %d) at\n"
 		   "ResNet-50, ResNet-101 and BERT-base size and prints them as ratios to a memcpy of\n"
 		   "the same buffer measured in the same run (see docs/kernels.md). Tensor shapes are\n"
-		   "the built-in architectures (formats/arch.c). --cuda-only leaves out the CPU rows;\n"
+		   "the built-in architectures (formats/arch.c). --case keeps the rows whose method\n"
+		   "label contains TEXT (\"qsgd\", \"scaled\"). --cuda-only leaves out the CPU rows;\n"
 		   "--spin (CUDA) adds the emulated compute's accuracy and its contention with an\n"
 		   "encode on another stream (docs/cuda.md).\n\n"
 		   "example:\n  gcbench-bench-kernels --reps 3 --model resnet50\n", WORLD);
@@ -637,6 +654,8 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(argv[i], "--model") && i + 1 < argc && nonly < NMODELS) {
 			only[nonly++] = argv[++i];
+		} else if (!strcmp(argv[i], "--case") && i + 1 < argc && nonly_case < MAXONLY) {
+			only_case[nonly_case++] = argv[++i];
 		} else if (!strcmp(argv[i], "--cuda-only")) {
 			cpu = 0;
 		} else if (!strcmp(argv[i], "--spin")) {

@@ -17,6 +17,7 @@
 #include "terngrad.h"
 
 #define TG_PART 16384           /* bytes of codes per thread's part */
+#define TG_MAXCH 65536          /* elements per unit of work of the scales */
 
 struct tg {
 	uint8_t *send, *recv;   /* payload; world payloads */
@@ -219,6 +220,69 @@ static void decode_values(const uint8_t *codes, size_t stride, const float *sc, 
 	values_default(codes, stride, sc, world, y0, y1, avg);
 }
 
+/* max(0, max |g| over [a, z)), NaN skipped (a > m is false for it): exact in any order. */
+static float absmax_default(const float *g, size_t a, size_t z)
+{
+	float m = 0.0f;
+
+	for (size_t i = a; i < z; i++) {
+		float x = g[i] < 0 ? -g[i] : g[i];
+		m = x > m ? x : m;
+	}
+	return m;
+}
+
+#if GC_ISA_MAX_N >= 1
+/* maxps(x, m) is x > m ? x : m lane by lane, so NaN is skipped as in the scalar loop;
+ * |g| by clearing the sign (+0 for -0, which the scalar's comparison also keeps out). */
+GC_TARGET_AVX2 static inline __attribute__((always_inline)) float
+absmax_body(const float *g, size_t a, size_t z)
+{
+	const __m256 sign = _mm256_set1_ps(-0.0f);
+	__m256 m0 = _mm256_setzero_ps(), m1 = m0, m2 = m0, m3 = m0;
+	float l[8], m = 0.0f;
+	size_t i = a;
+
+	for (; i + 32 <= z; i += 32) {
+		m0 = _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(g + i)), m0);
+		m1 = _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(g + i + 8)), m1);
+		m2 = _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(g + i + 16)), m2);
+		m3 = _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(g + i + 24)), m3);
+	}
+	m0 = _mm256_max_ps(_mm256_max_ps(m0, m1), _mm256_max_ps(m2, m3));
+	_mm256_storeu_ps(l, m0);
+	for (int k = 0; k < 8; k++)
+		m = l[k] > m ? l[k] : m;
+	for (; i < z; i++) {
+		float x = g[i] < 0 ? -g[i] : g[i];
+		m = x > m ? x : m;
+	}
+	return m;
+}
+
+GC_TARGET_AVX2 static float absmax_avx2(const float *g, size_t a, size_t z)
+{
+	return absmax_body(g, a, z);
+}
+
+GC_TARGET_AVX512 static float absmax_avx512(const float *g, size_t a, size_t z)
+{
+	return absmax_body(g, a, z);
+}
+#endif
+
+static float absmax(const float *g, size_t a, size_t z)
+{
+#if GC_ISA_MAX_N >= 1
+	switch (gc_isa_active()) {
+	case GC_ISA_AVX512: return absmax_avx512(g, a, z);
+	case GC_ISA_AVX2: return absmax_avx2(g, a, z);
+	default: break;
+	}
+#endif
+	return absmax_default(g, a, z);
+}
+
 static gc_rc terngrad_encode(gc_bucket *b, const float *grad)
 {
 	struct tg *s = b->st;
@@ -230,11 +294,12 @@ static gc_rc terngrad_encode(gc_bucket *b, const float *grad)
 	for (t = 0; t < (long)b->nt; t++) {           /* max |g|: exact in any order */
 		float m = 0.0f;
 		size_t lo = b->off[t], hi = b->off[t + 1];
-		long i;
-#pragma omp parallel for reduction(max:m) schedule(static) if (hi - lo >= 65536)
-		for (i = (long)lo; i < (long)hi; i++) {
-			float a = grad[i] < 0 ? -grad[i] : grad[i];
-			m = a > m ? a : m;
+		long c;
+#pragma omp parallel for reduction(max:m) schedule(static) if (hi - lo >= 2 * TG_MAXCH)
+		for (c = 0; c < (long)((hi - lo + TG_MAXCH - 1) / TG_MAXCH); c++) {
+			size_t a = lo + (size_t)c * TG_MAXCH, z = a + TG_MAXCH < hi ? a + TG_MAXCH : hi;
+			float x = absmax(grad, a, z);
+			m = x > m ? x : m;
 		}
 		scale[t] = m;
 	}
