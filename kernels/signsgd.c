@@ -296,11 +296,43 @@ static void ef_sub(float *e, size_t a, size_t z, float sc)
 	ef_sub_default(e, a, z, sc);
 }
 
-/* scales[t] = mean |c| over tensor t (summed in double per thread range, the ranges
- * added in thread order, rounded to float). One parallel region for the bucket. */
-static void tensor_scales(const gc_bucket *b, struct sg *s, float *e, const float *g)
+/* Bit i of bits (bit i % 8 of byte i / 8) set to 1 iff c[i]'s sign bit is clear. */
+static inline void set_bit(const float *c, uint8_t *bits, size_t i)
+{
+	uint32_t u;
+
+	memcpy(&u, c + i, 4);
+	bits[i / 8] = (uint8_t)((bits[i / 8] & ~(1u << (i & 7))) | ((~u >> 31) << (i & 7)));
+}
+
+/* The bits of c over [a, z), leaving the other bits of the first and last bytes as
+ * they are (another tensor's). */
+static void pack_range(const float *c, uint8_t *bits, size_t a, size_t z)
+{
+	size_t i = a, j0, j1;
+
+	for (; i < z && (i & 7); i++)
+		set_bit(c, bits, i);
+	j0 = i / 8, j1 = z / 8;
+	if (j1 > j0) {
+		pack_bytes(c, bits, j0, j1);
+		i = 8 * j1;
+	}
+	for (; i < z; i++)
+		set_bit(c, bits, i);
+}
+
+/* Encode with scales (scaled=1): one pass adds the error feedback and sums |c| per
+ * thread range and tensor; a tensor that lies in one thread's range is then packed
+ * (and its residual updated) at once, while it is still in the cache; the tensors cut
+ * by a range boundary wait for the sums of both threads. The scales are those of
+ * tensor_scales: a whole tensor's sum plus the other threads' zeros. */
+static void scaled_encode(const gc_bucket *b, struct sg *s, const float *g)
 {
 	int nth = b->numel >= PAR_MIN ? s->nth : 1;
+	uint8_t *bits = s->send + s->hdr;
+	float *e = s->e;
+	const float *c = e ? e : g;
 
 #pragma omp parallel num_threads(nth)
 	{
@@ -310,9 +342,17 @@ static void tensor_scales(const gc_bucket *b, struct sg *s, float *e, const floa
 
 		thread_range(b->numel, th, tn, &lo, &hi);
 		memset(part, 0, b->nt * sizeof(double));
-		for (t = tensor_at(b, lo); lo < hi && t < b->nt && b->off[t] < hi; t++)
-			part[t] = abs_sum(e, g, b->off[t] > lo ? b->off[t] : lo,
-					  b->off[t + 1] < hi ? b->off[t + 1] : hi);
+		for (t = tensor_at(b, lo); lo < hi && t < b->nt && b->off[t] < hi; t++) {
+			size_t a = b->off[t] > lo ? b->off[t] : lo;
+			size_t z = b->off[t + 1] < hi ? b->off[t + 1] : hi;
+			part[t] = abs_sum(e, g, a, z);
+			if (b->off[t] >= lo && b->off[t + 1] <= hi) {
+				float sc = (float)(part[t] / (double)(b->off[t + 1] - b->off[t]));
+				pack_range(c, bits, a, z);
+				if (e)
+					ef_sub(e, a, z, sc);
+			}
+		}
 #pragma omp barrier
 #pragma omp for schedule(static)
 		for (t = 0; t < b->nt; t++) {
@@ -321,38 +361,28 @@ static void tensor_scales(const gc_bucket *b, struct sg *s, float *e, const floa
 				sum += s->partial[(size_t)u * b->nt + t];
 			s->scales[t] = (float)(sum / (double)(b->off[t + 1] - b->off[t]));
 		}
-	}
-}
-
-/* e = c - s_t * sign(c) per tensor, in place (e holds c). */
-static void ef_update(const gc_bucket *b, struct sg *s)
-{
-	int nth = b->numel >= PAR_MIN ? s->nth : 1;
-
-#pragma omp parallel num_threads(nth)
-	{
-		size_t lo, hi, t;
-
-		thread_range(b->numel, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
-		for (t = tensor_at(b, lo); lo < hi && t < b->nt && b->off[t] < hi; t++)
-			ef_sub(s->e, b->off[t] > lo ? b->off[t] : lo,
-			       b->off[t + 1] < hi ? b->off[t + 1] : hi, s->scales[t]);
+		for (t = tensor_at(b, lo); lo < hi && t < b->nt && b->off[t] < hi; t++) {
+			size_t a = b->off[t] > lo ? b->off[t] : lo;
+			size_t z = b->off[t + 1] < hi ? b->off[t + 1] : hi;
+			if (b->off[t] >= lo && b->off[t + 1] <= hi)
+				continue;
+			pack_range(c, bits, a, z);
+			if (e)
+				ef_sub(e, a, z, s->scales[t]);
+		}
 	}
 }
 
 static gc_rc sg_encode(gc_bucket *b, const float *grad)
 {
 	struct sg *s = b->st;
-	const float *c = grad;
 
 	if (b->p.scaled) {              /* ef needs scaled: the ef add is fused in here */
-		tensor_scales(b, s, s->e, grad);
+		scaled_encode(b, s, grad);
 		memcpy(s->send, s->scales, s->hdr);
-		c = s->e ? s->e : grad;
+	} else {
+		pack_signs(grad, b->numel, s->send + s->hdr);
 	}
-	pack_signs(c, b->numel, s->send + s->hdr);
-	if (s->e)
-		ef_update(b, s);
 	gc_round_bind(b, s->send, s->recv, NULL, NULL);
 	return GC_OK;
 }
