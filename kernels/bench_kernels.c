@@ -286,10 +286,14 @@ static double floor_x(const gc_params *p, const gc_plan *pl)
 	case GC_M_SIGNSGD:      /* read c (+ e, write e); decode reads p payloads, writes avg */
 		b = 4 * n + (p->ef ? 8 * n : 0) + pay + P * pay + 4 * n;
 		break;
-	case GC_M_TERNGRAD:
-	case GC_M_QSGD:         /* read g for the scales (norms), again for the codes, write
-	                         * them; decode reads p payloads, writes avg */
+	case GC_M_TERNGRAD:     /* read g for the per-tensor scales, again for the codes
+	                         * (a tensor outgrows the cache), write them; decode reads
+	                         * p payloads, writes avg */
 		b = 8 * n + pay + P * pay + 4 * n;
+		break;
+	case GC_M_QSGD:         /* read g once (a norm bucket's second read is cached),
+	                         * write the codes; decode reads p payloads, writes avg */
+		b = 4 * n + pay + P * pay + 4 * n;
 		break;
 	case GC_M_RANDOMK:      /* read g (+ e, write e) or only the k picked; decode writes
 	                         * avg; the k values written and their sum read */
@@ -300,12 +304,14 @@ static double floor_x(const gc_params *p, const gc_plan *pl)
 	                         * avg and reads p payloads */
 		b = 4 * n + (p->ef ? 8 * n : 0) + 8 * k + 4 * n + P * 8 * k;
 		break;
-	case GC_M_POWERSGD: {   /* matrices with EF: read g, e, write M = g + e (P = M Q on
-	                         * the way); read M for Q = M^T P; e' = M - P Q^T reads M,
-	                         * writes e. Without: read g for P, again for Q. Decode
-	                         * writes avg (P, Q are small); uncompressed: as syncsgd */
+	case GC_M_POWERSGD: {   /* matrices with EF: read g and e (P = M Q on the way); M
+	                         * again for Q = M^T P (written then read, or g and e read
+	                         * again: 8 either way); decode writes avg. e' = M - P Q^T
+	                         * need not be written: M, P and Q give it to the next
+	                         * step's encode, which reads e anyway. Without EF: g for
+	                         * P, again for Q. Uncompressed: as syncsgd; P, Q small */
 		double nc = n - (double)pl->nu;
-		b = nc * (p->ef ? 12 + 4 + 8 : 4 + 4) + 4 * nc + 8 * (double)pl->nu +
+		b = nc * (p->ef ? 8 + 8 : 4 + 4) + 4 * nc + 8 * (double)pl->nu +
 		    2 * 4 * (double)(pl->np + pl->nq);
 		break;
 	}

@@ -20,7 +20,6 @@
 #include "select.h"
 
 #define QS_PART 16384           /* elements per thread's part (even) */
-#define QS_NB 256               /* norm buckets per unit of work (a multiple of 8) */
 
 struct qs {
 	uint8_t *send, *recv;   /* payload; world payloads */
@@ -287,20 +286,26 @@ static gc_rc qsgd_encode(gc_bucket *b, const float *grad)
 	size_t n = b->numel;
 	unsigned W = s->W;
 	int lv = b->p.levels;
-	long j, q;
+	long q;
 
-#pragma omp parallel for schedule(static) if (n >= 65536)
-	for (j = 0; j < (long)((s->nqb + QS_NB - 1) / QS_NB); j++) {    /* the norms */
-		size_t j0 = (size_t)j * QS_NB;
-		norms(grad, s->start, nrm, j0, j0 + QS_NB < s->nqb ? j0 + QS_NB : s->nqb);
-	}
+	/* Per part: the norms of the norm buckets that start in it (stored), then the
+	 * codes, while the part is in the cache; a norm bucket begun in the part before
+	 * has its norm computed again here (the same operations: the same value). */
 #pragma omp parallel for schedule(static) if (n >= 65536)
 	for (q = 0; q < (long)((n + QS_PART - 1) / QS_PART); q++) {
 		size_t i = (size_t)q * QS_PART, i1 = i + QS_PART < n ? i + QS_PART : n;
 		size_t tt = last_le(b->off, b->nt, i), jj = last_le(s->start, s->nqb, i);
 		uint64_t key = gc_rng_key(b->p.seed, tt, b->step), wk = (uint64_t)b->worker << 32;
 		size_t tend = b->off[tt + 1], jend = s->start[jj + 1];
-		float r = nrm[jj];
+		size_t jn = s->start[jj] < i ? jj + 1 : jj, jl = last_le(s->start, s->nqb, i1 - 1) + 1;
+		float r;
+
+		if (jl > jn)
+			norms(grad, s->start, nrm, jn, jl);
+		if (jn != jj)
+			norms_default(grad, s->start + jj, &r, 0, 1);
+		else
+			r = nrm[jj];
 		for (; i < i1; i++) {
 			if (i >= jend) {
 				while (i >= s->start[jj + 1])
