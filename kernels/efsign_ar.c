@@ -26,6 +26,7 @@
 #include "select.h"
 
 #define ES_PART 16384           /* elements per thread's part */
+#define ES_STREAM_MIN (1u << 18) /* decode outputs this large bypass the cache */
 
 struct es {
 	uint16_t *send, *recv;  /* payload; the sum */
@@ -339,14 +340,49 @@ static gc_rc es_encode(gc_bucket *b, const float *grad)
 	return GC_OK;
 }
 
+#if GC_ISA_MAX_N >= 1
+/* out = float(h) over [a, z), eight at a time; streamed past the cache when nt (where
+ * out + i is 16-byte aligned). */
+GC_TARGET_AVX2 static void widen_avx2(const uint16_t *h, float *out, size_t a, size_t z, int nt)
+{
+	size_t i = a;
+
+	for (; i + 8 <= z; i += 8) {
+		__m256 o = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(
+			_mm_loadu_si128((const __m128i *)(const void *)(h + i))), 16));
+		if (nt && !((uintptr_t)(out + i) & 15)) {
+			_mm_stream_ps(out + i, _mm256_castps256_ps128(o));
+			_mm_stream_ps(out + i + 4, _mm256_extractf128_ps(o, 1));
+		} else {
+			_mm256_storeu_ps(out + i, o);
+		}
+	}
+	for (; i < z; i++)
+		out[i] = gc_bf16_to_f32_inl(h[i]);
+}
+#endif
+
 static gc_rc es_decode(gc_bucket *b, float *avg)
 {
 	struct es *s = b->st;
-	long i;
+	size_t n = b->numel;
+	long q;
 
-#pragma omp parallel for schedule(static) if (b->numel >= 65536)
-	for (i = 0; i < (long)b->numel; i++)
-		avg[i] = gc_bf16_to_f32_inl(s->recv[i]);
+#pragma omp parallel for schedule(static) if (n >= 65536)
+	for (q = 0; q < (long)((n + ES_PART - 1) / ES_PART); q++) {
+		size_t i = (size_t)q * ES_PART, i1 = i + ES_PART < n ? i + ES_PART : n;
+#if GC_ISA_MAX_N >= 1
+		if (gc_isa_active() >= GC_ISA_AVX2) {
+			widen_avx2(s->recv, avg, i, i1, n >= ES_STREAM_MIN);
+#ifdef __SSE__
+			_mm_sfence();   /* the streamed stores, before avg is read */
+#endif
+			continue;
+		}
+#endif
+		for (; i < i1; i++)
+			avg[i] = gc_bf16_to_f32_inl(s->recv[i]);
+	}
 	return GC_OK;
 }
 

@@ -20,6 +20,7 @@
 #include "select.h"
 
 #define QS_PART 16384           /* elements per thread's part (even) */
+#define QS_STREAM_MIN (1u << 18) /* decode outputs this large bypass the cache */
 
 struct qs {
 	uint8_t *send, *recv;   /* payload; world payloads */
@@ -372,9 +373,11 @@ static void values_default(const uint8_t *cw, size_t stride, const float *r, int
 /* Eight elements at a time (a even for W = 4), the tail by values_default. */
 GC_TARGET_AVX2 static inline __attribute__((always_inline)) void
 values_body(const uint8_t *cw, size_t stride, const float *r, int world, size_t a, size_t z,
-	    int lv, unsigned W, float *avg)
+	    int lv, unsigned W, float *avg, int nt)
 {
 	const __m256 sf = _mm256_set1_ps((float)lv), p = _mm256_set1_ps((float)world);
+	const __m256 pinv = _mm256_set1_ps(1.0f / (float)world);
+	const int p2 = !(world & (world - 1));  /* acc / p is acc * (1 / p), exactly */
 	const __m256 one = _mm256_set1_ps(1.0f), two = _mm256_set1_ps(2.0f);
 	const __m256i mask = _mm256_set1_epi32((int)((1u << (W - 1)) - 1u));
 	const __m256i sh4 = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
@@ -401,37 +404,44 @@ values_body(const uint8_t *cw, size_t stride, const float *r, int world, size_t 
 			acc = _mm256_add_ps(acc, _mm256_mul_ps(v, _mm256_sub_ps(one,
 								     _mm256_mul_ps(two, sg))));
 		}
-		_mm256_storeu_ps(avg + i, _mm256_div_ps(acc, p));
+		__m256 o = p2 ? _mm256_mul_ps(acc, pinv) : _mm256_div_ps(acc, p);
+		if (nt && !((uintptr_t)(avg + i) & 15)) {      /* past the cache */
+			_mm_stream_ps(avg + i, _mm256_castps256_ps128(o));
+			_mm_stream_ps(avg + i + 4, _mm256_extractf128_ps(o, 1));
+		} else {
+			_mm256_storeu_ps(avg + i, o);
+		}
 	}
 	values_default(cw, stride, r, world, i, z, lv, W, avg);
 }
 
 #define VALUES_VARIANT(suffix, attr) \
 attr static void values_##suffix(const uint8_t *cw, size_t stride, const float *r, int world, \
-				 size_t a, size_t z, int lv, unsigned W, float *avg) \
+				 size_t a, size_t z, int lv, unsigned W, float *avg, int nt) \
 { \
 	if (W == 8) \
-		values_body(cw, stride, r, world, a, z, lv, 8, avg); \
+		values_body(cw, stride, r, world, a, z, lv, 8, avg, nt); \
 	else if (W == 4) \
-		values_body(cw, stride, r, world, a, z, lv, 4, avg); \
+		values_body(cw, stride, r, world, a, z, lv, 4, avg, nt); \
 	else \
-		values_body(cw, stride, r, world, a, z, lv, 16, avg); \
+		values_body(cw, stride, r, world, a, z, lv, 16, avg, nt); \
 }
 VALUES_VARIANT(avx2, GC_TARGET_AVX2)
 VALUES_VARIANT(avx512, GC_TARGET_AVX512)
 #endif
 
 static void values(const uint8_t *cw, size_t stride, const float *r, int world, size_t a,
-		   size_t z, int lv, unsigned W, float *avg)
+		   size_t z, int lv, unsigned W, float *avg, int nt)
 {
 #if GC_ISA_MAX_N >= 1
 	if (W != 4 || !(a & 1))
 		switch (gc_isa_active()) {
-		case GC_ISA_AVX512: values_avx512(cw, stride, r, world, a, z, lv, W, avg); return;
-		case GC_ISA_AVX2: values_avx2(cw, stride, r, world, a, z, lv, W, avg); return;
+		case GC_ISA_AVX512: values_avx512(cw, stride, r, world, a, z, lv, W, avg, nt); return;
+		case GC_ISA_AVX2: values_avx2(cw, stride, r, world, a, z, lv, W, avg, nt); return;
 		default: break;
 		}
 #endif
+	(void)nt;
 	values_default(cw, stride, r, world, a, z, lv, W, avg);
 }
 
@@ -462,9 +472,13 @@ static gc_rc qsgd_decode(gc_bucket *b, float *avg)
 					       a + 1, lv, W, avg);
 				a++;
 			}
-			values(cw, s->bytes, s->nrm + j * (size_t)world, world, a, z, lv, W, avg);
+			values(cw, s->bytes, s->nrm + j * (size_t)world, world, a, z, lv, W, avg,
+			       n >= QS_STREAM_MIN);
 			a = z;
 		}
+#ifdef __SSE__
+		_mm_sfence();   /* this part's streamed stores, before avg is read */
+#endif
 	}
 	return GC_OK;
 }

@@ -18,6 +18,7 @@
 
 #define TG_PART 16384           /* bytes of codes per thread's part */
 #define TG_MAXCH 65536          /* elements per unit of work of the scales */
+#define TG_STREAM_MIN (1u << 18) /* decode outputs this large bypass the cache */
 
 struct tg {
 	uint8_t *send, *recv;   /* payload; world payloads */
@@ -173,11 +174,12 @@ static void values_default(const uint8_t *codes, size_t stride, const float *sc,
  * lanes, value = s_w ((c & 1) - (c >> 1)) as the scalar computes it. */
 GC_TARGET_AVX2 static inline __attribute__((always_inline)) void
 values_body(const uint8_t *codes, size_t stride, const float *sc, int world, size_t y0,
-	    size_t y1, float *avg)
+	    size_t y1, float *avg, int nt)
 {
 	const __m256i sh = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
 	const __m256i one = _mm256_set1_epi32(1);
-	const __m256 p = _mm256_set1_ps((float)world);
+	const __m256 p = _mm256_set1_ps((float)world), pinv = _mm256_set1_ps(1.0f / (float)world);
+	const int p2 = !(world & (world - 1));  /* acc / p is acc * (1 / p), exactly */
 
 	for (size_t y = y0; y < y1; y += 2) {
 		__m256 acc = _mm256_setzero_ps();
@@ -190,33 +192,40 @@ values_body(const uint8_t *codes, size_t stride, const float *sc, int world, siz
 			acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(sc[w]),
 							       _mm256_cvtepi32_ps(v)));
 		}
-		_mm256_storeu_ps(avg + 4 * y, _mm256_div_ps(acc, p));
+		__m256 o = p2 ? _mm256_mul_ps(acc, pinv) : _mm256_div_ps(acc, p);
+		if (nt && !((uintptr_t)(avg + 4 * y) & 15)) {  /* past the cache */
+			_mm_stream_ps(avg + 4 * y, _mm256_castps256_ps128(o));
+			_mm_stream_ps(avg + 4 * y + 4, _mm256_extractf128_ps(o, 1));
+		} else {
+			_mm256_storeu_ps(avg + 4 * y, o);
+		}
 	}
 }
 
 GC_TARGET_AVX2 static void values_avx2(const uint8_t *codes, size_t stride, const float *sc,
-				       int world, size_t y0, size_t y1, float *avg)
+				       int world, size_t y0, size_t y1, float *avg, int nt)
 {
-	values_body(codes, stride, sc, world, y0, y1, avg);
+	values_body(codes, stride, sc, world, y0, y1, avg, nt);
 }
 
 GC_TARGET_AVX512 static void values_avx512(const uint8_t *codes, size_t stride, const float *sc,
-					   int world, size_t y0, size_t y1, float *avg)
+					   int world, size_t y0, size_t y1, float *avg, int nt)
 {
-	values_body(codes, stride, sc, world, y0, y1, avg);
+	values_body(codes, stride, sc, world, y0, y1, avg, nt);
 }
 #endif
 
 static void decode_values(const uint8_t *codes, size_t stride, const float *sc, int world, size_t y0,
-		   size_t y1, float *avg)
+		   size_t y1, float *avg, int nt)
 {
 #if GC_ISA_MAX_N >= 1
 	switch (gc_isa_active()) {
-	case GC_ISA_AVX512: values_avx512(codes, stride, sc, world, y0, y1, avg); return;
-	case GC_ISA_AVX2: values_avx2(codes, stride, sc, world, y0, y1, avg); return;
+	case GC_ISA_AVX512: values_avx512(codes, stride, sc, world, y0, y1, avg, nt); return;
+	case GC_ISA_AVX2: values_avx2(codes, stride, sc, world, y0, y1, avg, nt); return;
 	default: break;
 	}
 #endif
+	(void)nt;
 	values_default(codes, stride, sc, world, y0, y1, avg);
 }
 
@@ -363,7 +372,8 @@ static gc_rc terngrad_decode(gc_bucket *b, float *avg)
 				size_t y1 = end / 4 < b1 ? end / 4 : b1;
 				y1 = y + ((y1 > y ? y1 - y : 0) & ~(size_t)1);
 				if (y1 > y) {
-					decode_values(codes, s->bytes, sc, world, y, y1, avg);
+					decode_values(codes, s->bytes, sc, world, y, y1, avg,
+						      n >= TG_STREAM_MIN);
 					i += 4 * (y1 - y);
 					y = y1;
 					if (y >= b1)
@@ -384,6 +394,9 @@ static gc_rc terngrad_decode(gc_bucket *b, float *avg)
 				avg[i] = acc / p;
 			}
 		}
+#ifdef __SSE__
+		_mm_sfence();   /* this part's streamed stores, before avg is read */
+#endif
 	}
 	return GC_OK;
 }
