@@ -253,7 +253,7 @@ static gc_rc bf16_decode(gc_bucket *b, float *avg)
 	for (j = 0; j < nchunk; j++) {
 		size_t a = (size_t)j * chunk, m = a + chunk > n ? n - a : chunk;
 		from_bf16(avg + a, h + a, m, n >= (1u << 18));
-#ifdef __SSE__
+#if GC_ISA_MAX_N >= 1
 		_mm_sfence();   /* the streamed stores, before avg is read */
 #endif
 	}
