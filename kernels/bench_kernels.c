@@ -30,6 +30,19 @@
 #define WORLD 4
 #define MAXT 1024
 #define NMODELS 3
+#define MAXONLY 16
+
+/* --case: rows whose label contains one of these (all rows when none) */
+static const char *only_case[MAXONLY];
+static int nonly_case;
+
+static int case_wanted(const char *label)
+{
+	for (int i = 0; i < nonly_case; i++)
+		if (strstr(label, only_case[i]))
+			return 1;
+	return nonly_case == 0;
+}
 
 struct model {
 	const char *name;
@@ -279,10 +292,14 @@ static double floor_x(const gc_params *p, const gc_plan *pl)
 	case GC_M_SIGNSGD:      /* read c (+ e, write e); decode reads p payloads, writes avg */
 		b = 4 * n + (p->ef ? 8 * n : 0) + pay + P * pay + 4 * n;
 		break;
-	case GC_M_TERNGRAD:
-	case GC_M_QSGD:         /* read g for the scales (norms), again for the codes, write
-	                         * them; decode reads p payloads, writes avg */
+	case GC_M_TERNGRAD:     /* read g for the per-tensor scales, again for the codes
+	                         * (a tensor outgrows the cache), write them; decode reads
+	                         * p payloads, writes avg */
 		b = 8 * n + pay + P * pay + 4 * n;
+		break;
+	case GC_M_QSGD:         /* read g once (a norm bucket's second read is cached),
+	                         * write the codes; decode reads p payloads, writes avg */
+		b = 4 * n + pay + P * pay + 4 * n;
 		break;
 	case GC_M_RANDOMK:      /* read g (+ e, write e) or only the k picked; decode writes
 	                         * avg; the k values written and their sum read */
@@ -306,12 +323,14 @@ static double floor_x(const gc_params *p, const gc_plan *pl)
 	                         * k pairs; decode as topk; clipping reads g once more */
 		b = 20 * n + (p->clip > 0 ? 4 * n : 0) + 8 * k + 4 * n + P * 8 * k;
 		break;
-	case GC_M_POWERSGD: {   /* matrices with EF: read g, e, write M = g + e (P = M Q on
-	                         * the way); read M for Q = M^T P; e' = M - P Q^T reads M,
-	                         * writes e. Without: read g for P, again for Q. Decode
-	                         * writes avg (P, Q are small); uncompressed: as syncsgd */
+	case GC_M_POWERSGD: {   /* matrices with EF: read g and e (P = M Q on the way); M
+	                         * again for Q = M^T P (written then read, or g and e read
+	                         * again: 8 either way); decode writes avg. e' = M - P Q^T
+	                         * need not be written: M, P and Q give it to the next
+	                         * step's encode, which reads e anyway. Without EF: g for
+	                         * P, again for Q. Uncompressed: as syncsgd; P, Q small */
 		double nc = n - (double)pl->nu;
-		b = nc * (p->ef ? 12 + 4 + 8 : 4 + 4) + 4 * nc + 8 * (double)pl->nu +
+		b = nc * (p->ef ? 8 + 8 : 4 + 4) + 4 * nc + 8 * (double)pl->nu +
 		    2 * 4 * (double)(pl->np + pl->nq);
 		break;
 	}
@@ -413,6 +432,8 @@ static int bench_model(const struct model *m, gc_backend be, const float *g, flo
 	fflush(stdout);
 	for (i = 0; i < NCASES; i++) {
 		struct result r;
+		if (!case_wanted(cases[i].label))
+			continue;
 		if (bench_case(m, &cases[i], be, g, avg, reps, &r)) {
 			fails++;
 			continue;
@@ -621,7 +642,8 @@ static int bench_spin(int reps)
 	       "enc_ms", "enc_with", "enc_x");
 	fails = 0;
 	for (i = 0; i < NCASES; i++)
-		fails += contention_case(m, &cases[i], dg, reps);
+		if (case_wanted(cases[i].label))
+			fails += contention_case(m, &cases[i], dg, reps);
 out:
 	gc_cuda_free(dg);
 	free(g);
@@ -633,11 +655,12 @@ out:
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: gcbench-bench-kernels [--reps N] [--model resnet50|resnet101|bert-base]...\n"
-		   "                             [--cuda-only] [--spin]\n\n"
+		   "                             [--case TEXT]... [--cuda-only] [--spin]\n\n"
 		   "Times encode and decode of every compressor (one worker of a world of %d) at\n"
 		   "ResNet-50, ResNet-101 and BERT-base size and prints them as ratios to a memcpy of\n"
 		   "the same buffer measured in the same run (see docs/kernels.md). Tensor shapes are\n"
-		   "the built-in architectures (formats/arch.c). --cuda-only leaves out the CPU rows;\n"
+		   "the built-in architectures (formats/arch.c). --case keeps the rows whose method\n"
+		   "label contains TEXT (\"qsgd\", \"scaled\"). --cuda-only leaves out the CPU rows;\n"
 		   "--spin (CUDA) adds the emulated compute's accuracy and its contention with an\n"
 		   "encode on another stream (docs/cuda.md).\n\n"
 		   "example:\n  gcbench-bench-kernels --reps 3 --model resnet50\n", WORLD);
@@ -660,6 +683,8 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(argv[i], "--model") && i + 1 < argc && nonly < NMODELS) {
 			only[nonly++] = argv[++i];
+		} else if (!strcmp(argv[i], "--case") && i + 1 < argc && nonly_case < MAXONLY) {
+			only_case[nonly_case++] = argv[++i];
 		} else if (!strcmp(argv[i], "--cuda-only")) {
 			cpu = 0;
 		} else if (!strcmp(argv[i], "--spin")) {

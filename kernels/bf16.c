@@ -87,12 +87,21 @@ GC_TARGET_AVX2 static void to_bf16_avx2(uint16_t *h, const float *c, size_t n, f
 	to_bf16_default(h + i, c + i, n - i, p);
 }
 
-GC_TARGET_AVX2 static void from_bf16_avx2(float *out, const uint16_t *h, size_t n)
+/* Large outputs (nt) bypass the cache where out + i is 16-byte aligned, so their lines
+ * are not read before they are written. */
+GC_TARGET_AVX2 static void from_bf16_avx2(float *out, const uint16_t *h, size_t n, int nt)
 {
 	size_t i = 0;
 
-	for (; i + 8 <= n; i += 8)
-		_mm256_storeu_ps(out + i, load8(h + i));
+	for (; i + 8 <= n; i += 8) {
+		__m256 v = load8(h + i);
+		if (nt && !((uintptr_t)(out + i) & 15)) {
+			_mm_stream_ps(out + i, _mm256_castps256_ps128(v));
+			_mm_stream_ps(out + i + 4, _mm256_extractf128_ps(v, 1));
+		} else {
+			_mm256_storeu_ps(out + i, v);
+		}
+	}
 	from_bf16_default(out + i, h + i, n - i);
 }
 
@@ -106,7 +115,7 @@ GC_TARGET_AVX2 static void bf16_sum_avx2(uint16_t *acc, const uint16_t *x, size_
 }
 #else
 #define to_bf16_avx2 to_bf16_default
-#define from_bf16_avx2 from_bf16_default
+#define from_bf16_avx2(o, h, n, nt) from_bf16_default(o, h, n)
 #define bf16_sum_avx2 bf16_sum_default
 #endif
 
@@ -140,12 +149,21 @@ GC_TARGET_AVX512 static void to_bf16_avx512(uint16_t *h, const float *c, size_t 
 	to_bf16_default(h + i, c + i, n - i, p);
 }
 
-GC_TARGET_AVX512 static void from_bf16_avx512(float *out, const uint16_t *h, size_t n)
+GC_TARGET_AVX512 static void from_bf16_avx512(float *out, const uint16_t *h, size_t n, int nt)
 {
 	size_t i = 0;
 
-	for (; i + 16 <= n; i += 16)
-		_mm512_storeu_ps(out + i, load16(h + i));
+	for (; i + 16 <= n; i += 16) {
+		__m512 v = load16(h + i);
+		if (nt && !((uintptr_t)(out + i) & 15)) {
+			_mm_stream_ps(out + i, _mm512_castps512_ps128(v));
+			_mm_stream_ps(out + i + 4, _mm512_extractf32x4_ps(v, 1));
+			_mm_stream_ps(out + i + 8, _mm512_extractf32x4_ps(v, 2));
+			_mm_stream_ps(out + i + 12, _mm512_extractf32x4_ps(v, 3));
+		} else {
+			_mm512_storeu_ps(out + i, v);
+		}
+	}
 	from_bf16_default(out + i, h + i, n - i);
 }
 
@@ -160,7 +178,7 @@ GC_TARGET_AVX512 static void bf16_sum_avx512(uint16_t *acc, const uint16_t *x, s
 }
 #else
 #define to_bf16_avx512 to_bf16_avx2
-#define from_bf16_avx512 from_bf16_avx2
+#define from_bf16_avx512(o, h, n, nt) from_bf16_avx2(o, h, n, nt)
 #define bf16_sum_avx512 bf16_sum_avx2
 #endif
 
@@ -176,15 +194,16 @@ static void to_bf16(uint16_t *h, const float *c, size_t n, float p)
 	to_bf16_default(h, c, n, p);
 }
 
-static void from_bf16(float *out, const uint16_t *h, size_t n)
+static void from_bf16(float *out, const uint16_t *h, size_t n, int nt)
 {
 #if GC_ISA_DISPATCH
 	switch (gc_isa_active()) {
-	case GC_ISA_AVX512: from_bf16_avx512(out, h, n); return;
-	case GC_ISA_AVX2: from_bf16_avx2(out, h, n); return;
+	case GC_ISA_AVX512: from_bf16_avx512(out, h, n, nt); return;
+	case GC_ISA_AVX2: from_bf16_avx2(out, h, n, nt); return;
 	default: break;
 	}
 #endif
+	(void)nt;
 	from_bf16_default(out, h, n);
 }
 
@@ -233,7 +252,10 @@ static gc_rc bf16_decode(gc_bucket *b, float *avg)
 #pragma omp parallel for schedule(static) if (n >= 65536)
 	for (j = 0; j < nchunk; j++) {
 		size_t a = (size_t)j * chunk, m = a + chunk > n ? n - a : chunk;
-		from_bf16(avg + a, h + a, m);
+		from_bf16(avg + a, h + a, m, n >= (1u << 18));
+#if GC_ISA_MAX_N >= 1
+		_mm_sfence();   /* the streamed stores, before avg is read */
+#endif
 	}
 	return GC_OK;
 }

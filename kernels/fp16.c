@@ -53,13 +53,21 @@ GC_TARGET_AVX2 static void to_half_avx2(uint16_t *h, const float *c, size_t n, f
 	to_half_default(h + i, c + i, n - i, p);
 }
 
-GC_TARGET_AVX2 static void from_half_avx2(float *out, const uint16_t *h, size_t n)
+/* Large outputs (nt) bypass the cache where out + i is 16-byte aligned, so their lines
+ * are not read before they are written. */
+GC_TARGET_AVX2 static void from_half_avx2(float *out, const uint16_t *h, size_t n, int nt)
 {
 	size_t i = 0;
 
-	for (; i + 8 <= n; i += 8)
-		_mm256_storeu_ps(out + i, _mm256_cvtph_ps(
-			_mm_loadu_si128((const __m128i *)(const void *)(h + i))));
+	for (; i + 8 <= n; i += 8) {
+		__m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(h + i)));
+		if (nt && !((uintptr_t)(out + i) & 15)) {
+			_mm_stream_ps(out + i, _mm256_castps256_ps128(v));
+			_mm_stream_ps(out + i + 4, _mm256_extractf128_ps(v, 1));
+		} else {
+			_mm256_storeu_ps(out + i, v);
+		}
+	}
 	from_half_default(out + i, h + i, n - i);
 }
 
@@ -78,7 +86,7 @@ GC_TARGET_AVX2 static void f16_sum_avx2(uint16_t *acc, const uint16_t *x, size_t
 }
 #else
 #define to_half_avx2 to_half_default
-#define from_half_avx2 from_half_default
+#define from_half_avx2(o, h, n, nt) from_half_default(o, h, n)
 #define f16_sum_avx2 f16_sum_default
 #endif
 
@@ -96,13 +104,21 @@ GC_TARGET_AVX512 static void to_half_avx512(uint16_t *h, const float *c, size_t 
 	to_half_default(h + i, c + i, n - i, p);
 }
 
-GC_TARGET_AVX512 static void from_half_avx512(float *out, const uint16_t *h, size_t n)
+GC_TARGET_AVX512 static void from_half_avx512(float *out, const uint16_t *h, size_t n, int nt)
 {
 	size_t i = 0;
 
-	for (; i + 16 <= n; i += 16)
-		_mm512_storeu_ps(out + i, _mm512_cvtph_ps(
-			_mm256_loadu_si256((const __m256i *)(const void *)(h + i))));
+	for (; i + 16 <= n; i += 16) {
+		__m512 v = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(h + i)));
+		if (nt && !((uintptr_t)(out + i) & 15)) {
+			_mm_stream_ps(out + i, _mm512_castps512_ps128(v));
+			_mm_stream_ps(out + i + 4, _mm512_extractf32x4_ps(v, 1));
+			_mm_stream_ps(out + i + 8, _mm512_extractf32x4_ps(v, 2));
+			_mm_stream_ps(out + i + 12, _mm512_extractf32x4_ps(v, 3));
+		} else {
+			_mm512_storeu_ps(out + i, v);
+		}
+	}
 	from_half_default(out + i, h + i, n - i);
 }
 
@@ -121,7 +137,7 @@ GC_TARGET_AVX512 static void f16_sum_avx512(uint16_t *acc, const uint16_t *x, si
 }
 #else
 #define to_half_avx512 to_half_avx2
-#define from_half_avx512 from_half_avx2
+#define from_half_avx512(o, h, n, nt) from_half_avx2(o, h, n, nt)
 #define f16_sum_avx512 f16_sum_avx2
 #endif
 
@@ -137,15 +153,16 @@ static void to_half(uint16_t *h, const float *c, size_t n, float p)
 	to_half_default(h, c, n, p);
 }
 
-static void from_half(float *out, const uint16_t *h, size_t n)
+static void from_half(float *out, const uint16_t *h, size_t n, int nt)
 {
 #if GC_ISA_DISPATCH
 	switch (gc_isa_active()) {
-	case GC_ISA_AVX512: from_half_avx512(out, h, n); return;
-	case GC_ISA_AVX2: from_half_avx2(out, h, n); return;
+	case GC_ISA_AVX512: from_half_avx512(out, h, n, nt); return;
+	case GC_ISA_AVX2: from_half_avx2(out, h, n, nt); return;
 	default: break;
 	}
 #endif
+	(void)nt;
 	from_half_default(out, h, n);
 }
 
@@ -194,7 +211,10 @@ static gc_rc fp16_decode(gc_bucket *b, float *avg)
 #pragma omp parallel for schedule(static) if (n >= 65536)
 	for (j = 0; j < nchunk; j++) {
 		size_t a = (size_t)j * chunk, m = a + chunk > n ? n - a : chunk;
-		from_half(avg + a, h + a, m);
+		from_half(avg + a, h + a, m, n >= (1u << 18));
+#if GC_ISA_MAX_N >= 1
+		_mm_sfence();   /* the streamed stores, before avg is read */
+#endif
 	}
 	return GC_OK;
 }

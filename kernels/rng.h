@@ -101,4 +101,32 @@ static inline void gc_rng_normal(uint64_t *s, float *out, size_t n)
 	*s += GC_RNG_GAMMA * (uint64_t)(2 * ((n + 1) / 2));
 }
 
+/* *u = gc_rng_unit24(key, i + l) for the lanes l = 0..7, the same bits eight at a
+ * time (host code; GCC vector types, so the function compiled for a target lowers the
+ * 64-bit multiplies its own way: vpmullq with AVX-512DQ, pmuludq sequences below).
+ * Always inlined into the caller, whose target decides. The top 24 bits of mix(z) are
+ * those of the last product: z ^ (z >> 31) changes only bits 0..32. Needs i + 7 to
+ * stay below the next multiple of 2^32 when i carries a worker in its top half (as
+ * w * 2^32 + i does for i + 7 < 2^32). */
+#if !defined(__CUDACC__) && (defined(__GNUC__) || defined(__clang__))
+typedef uint64_t gc_rng_v8q __attribute__((vector_size(64)));
+typedef int32_t gc_rng_v8i __attribute__((vector_size(32)));
+typedef float gc_rng_v8f __attribute__((vector_size(32)));
+
+static inline __attribute__((always_inline)) void gc_rng_unit24_x8(uint64_t key, uint64_t i,
+								    gc_rng_v8f *u)
+{
+	const gc_rng_v8q lane = { 1 * GC_RNG_GAMMA, 2 * GC_RNG_GAMMA, 3 * GC_RNG_GAMMA,
+				  4 * GC_RNG_GAMMA, 5 * GC_RNG_GAMMA, 6 * GC_RNG_GAMMA,
+				  7 * GC_RNG_GAMMA, 8 * GC_RNG_GAMMA };
+	gc_rng_v8q z = (key + i * GC_RNG_GAMMA) + lane;
+	gc_rng_v8i t;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	t = __builtin_convertvector(z >> 40, gc_rng_v8i);
+	*u = __builtin_convertvector(t, gc_rng_v8f) * (1.0f / 16777216.0f);
+}
+#endif
+
 #endif

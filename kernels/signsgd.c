@@ -24,6 +24,7 @@ struct sg {
 
 #define PAR_MIN 65536           /* below this many elements, one thread */
 #define CHUNK 512               /* bytes of bits (4096 elements) per vote block */
+#define STREAM_MIN (1u << 18)   /* outputs of this many floats and more bypass the cache */
 
 /* Byte k of X(b) is bit k of b. */
 #define X(b) ((uint64_t)((b) & 1) | ((uint64_t)(((b) >> 1) & 1) << 8) | \
@@ -295,11 +296,43 @@ static void ef_sub(float *e, size_t a, size_t z, float sc)
 	ef_sub_default(e, a, z, sc);
 }
 
-/* scales[t] = mean |c| over tensor t (summed in double per thread range, the ranges
- * added in thread order, rounded to float). One parallel region for the bucket. */
-static void tensor_scales(const gc_bucket *b, struct sg *s, float *e, const float *g)
+/* Bit i of bits (bit i % 8 of byte i / 8) set to 1 iff c[i]'s sign bit is clear. */
+static inline void set_bit(const float *c, uint8_t *bits, size_t i)
+{
+	uint32_t u;
+
+	memcpy(&u, c + i, 4);
+	bits[i / 8] = (uint8_t)((bits[i / 8] & ~(1u << (i & 7))) | ((~u >> 31) << (i & 7)));
+}
+
+/* The bits of c over [a, z), leaving the other bits of the first and last bytes as
+ * they are (another tensor's). */
+static void pack_range(const float *c, uint8_t *bits, size_t a, size_t z)
+{
+	size_t i = a, j0, j1;
+
+	for (; i < z && (i & 7); i++)
+		set_bit(c, bits, i);
+	j0 = i / 8, j1 = z / 8;
+	if (j1 > j0) {
+		pack_bytes(c, bits, j0, j1);
+		i = 8 * j1;
+	}
+	for (; i < z; i++)
+		set_bit(c, bits, i);
+}
+
+/* Encode with scales (scaled=1): one pass adds the error feedback and sums |c| per
+ * thread range and tensor; a tensor that lies in one thread's range is then packed
+ * (and its residual updated) at once, while it is still in the cache; the tensors cut
+ * by a range boundary wait for the sums of both threads. The scales are those of
+ * tensor_scales: a whole tensor's sum plus the other threads' zeros. */
+static void scaled_encode(const gc_bucket *b, struct sg *s, const float *g)
 {
 	int nth = b->numel >= PAR_MIN ? s->nth : 1;
+	uint8_t *bits = s->send + s->hdr;
+	float *e = s->e;
+	const float *c = e ? e : g;
 
 #pragma omp parallel num_threads(nth)
 	{
@@ -309,9 +342,17 @@ static void tensor_scales(const gc_bucket *b, struct sg *s, float *e, const floa
 
 		thread_range(b->numel, th, tn, &lo, &hi);
 		memset(part, 0, b->nt * sizeof(double));
-		for (t = tensor_at(b, lo); lo < hi && t < b->nt && b->off[t] < hi; t++)
-			part[t] = abs_sum(e, g, b->off[t] > lo ? b->off[t] : lo,
-					  b->off[t + 1] < hi ? b->off[t + 1] : hi);
+		for (t = tensor_at(b, lo); lo < hi && t < b->nt && b->off[t] < hi; t++) {
+			size_t a = b->off[t] > lo ? b->off[t] : lo;
+			size_t z = b->off[t + 1] < hi ? b->off[t + 1] : hi;
+			part[t] = abs_sum(e, g, a, z);
+			if (b->off[t] >= lo && b->off[t + 1] <= hi) {
+				float sc = (float)(part[t] / (double)(b->off[t + 1] - b->off[t]));
+				pack_range(c, bits, a, z);
+				if (e)
+					ef_sub(e, a, z, sc);
+			}
+		}
 #pragma omp barrier
 #pragma omp for schedule(static)
 		for (t = 0; t < b->nt; t++) {
@@ -320,38 +361,28 @@ static void tensor_scales(const gc_bucket *b, struct sg *s, float *e, const floa
 				sum += s->partial[(size_t)u * b->nt + t];
 			s->scales[t] = (float)(sum / (double)(b->off[t + 1] - b->off[t]));
 		}
-	}
-}
-
-/* e = c - s_t * sign(c) per tensor, in place (e holds c). */
-static void ef_update(const gc_bucket *b, struct sg *s)
-{
-	int nth = b->numel >= PAR_MIN ? s->nth : 1;
-
-#pragma omp parallel num_threads(nth)
-	{
-		size_t lo, hi, t;
-
-		thread_range(b->numel, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
-		for (t = tensor_at(b, lo); lo < hi && t < b->nt && b->off[t] < hi; t++)
-			ef_sub(s->e, b->off[t] > lo ? b->off[t] : lo,
-			       b->off[t + 1] < hi ? b->off[t + 1] : hi, s->scales[t]);
+		for (t = tensor_at(b, lo); lo < hi && t < b->nt && b->off[t] < hi; t++) {
+			size_t a = b->off[t] > lo ? b->off[t] : lo;
+			size_t z = b->off[t + 1] < hi ? b->off[t + 1] : hi;
+			if (b->off[t] >= lo && b->off[t + 1] <= hi)
+				continue;
+			pack_range(c, bits, a, z);
+			if (e)
+				ef_sub(e, a, z, s->scales[t]);
+		}
 	}
 }
 
 static gc_rc sg_encode(gc_bucket *b, const float *grad)
 {
 	struct sg *s = b->st;
-	const float *c = grad;
 
 	if (b->p.scaled) {              /* ef needs scaled: the ef add is fused in here */
-		tensor_scales(b, s, s->e, grad);
+		scaled_encode(b, s, grad);
 		memcpy(s->send, s->scales, s->hdr);
-		c = s->e ? s->e : grad;
+	} else {
+		pack_signs(grad, b->numel, s->send + s->hdr);
 	}
-	pack_signs(c, b->numel, s->send + s->hdr);
-	if (s->e)
-		ef_update(b, s);
 	gc_round_bind(b, s->send, s->recv, NULL, NULL);
 	return GC_OK;
 }
@@ -390,23 +421,75 @@ static void vote_block_default(const struct sg *s, int p, size_t j0, size_t j1, 
 	vote_body(s, p, j0, j1, n, out);
 }
 
-#if GC_ISA_DISPATCH
+#if GC_ISA_MAX_N >= 1
+/* v = 2 cnt - p per lane; (float)((v > 0) - (v < 0)) to out[0..8), streamed past the
+ * cache when nt (out 16-byte aligned). */
+GC_TARGET_AVX2 static inline __attribute__((always_inline)) void
+vote_store8(float *out, __m256i cnt, __m256i pv, int nt)
+{
+	__m256i v = _mm256_sub_epi32(_mm256_add_epi32(cnt, cnt), pv), z = _mm256_setzero_si256();
+	__m256 r = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cmpgt_epi32(z, v),
+						       _mm256_cmpgt_epi32(v, z)));
+	if (nt) {
+		_mm_stream_ps(out, _mm256_castps256_ps128(r));
+		_mm_stream_ps(out + 4, _mm256_extractf128_ps(r, 1));
+	} else {
+		_mm256_storeu_ps(out, r);
+	}
+}
+
+/* The vote counted in 32-bit lanes, one byte of every worker per eight elements: a
+ * bit becomes a lane's -1 by compare, subtracted. The last partial byte by vote_body. */
 GC_TARGET_AVX2 static void vote_block_avx2(const struct sg *s, int p, size_t j0, size_t j1,
 					   size_t n, float *out)
 {
-	vote_body(s, p, j0, j1, n, out);
+	const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+	const __m256i pv = _mm256_set1_epi32(p);
+	size_t stride = s->hdr + s->bytes, j = j0, jv = n / 8 < j1 ? n / 8 : j1;
+	const uint8_t *bits = s->recv + s->hdr;
+	int nt = !((uintptr_t)out & 15) && n >= STREAM_MIN;
+
+	for (; j < jv; j++) {
+		__m256i cnt = _mm256_setzero_si256();
+		for (int w = 0; w < p; w++) {
+			__m256i x = _mm256_and_si256(_mm256_set1_epi32(bits[(size_t)w * stride + j]), bit);
+			cnt = _mm256_sub_epi32(cnt, _mm256_cmpeq_epi32(x, bit));
+		}
+		vote_store8(out + 8 * j, cnt, pv, nt);
+	}
+	if (j < j1)
+		vote_body(s, p, j, j1, n, out);
 }
 
+/* Sixteen elements (two bytes of every worker) a step: each worker's 16 bits as a
+ * mask, the lanes counted by masked adds. */
 GC_TARGET_AVX512 static void vote_block_avx512(const struct sg *s, int p, size_t j0, size_t j1,
 					       size_t n, float *out)
 {
-	vote_body(s, p, j0, j1, n, out);
+	const __m512i one = _mm512_set1_epi32(1);
+	const __m256i pv = _mm256_set1_epi32(p);
+	size_t stride = s->hdr + s->bytes, j = j0, jv = n / 8 < j1 ? n / 8 : j1;
+	const uint8_t *bits = s->recv + s->hdr;
+	int nt = !((uintptr_t)out & 15) && n >= STREAM_MIN;
+
+	for (; j + 2 <= jv; j += 2) {
+		__m512i cnt = _mm512_setzero_si512();
+		for (int w = 0; w < p; w++) {
+			uint16_t m;
+			memcpy(&m, bits + (size_t)w * stride + j, sizeof(m));
+			cnt = _mm512_mask_add_epi32(cnt, (__mmask16)m, cnt, one);
+		}
+		vote_store8(out + 8 * j, _mm512_castsi512_si256(cnt), pv, nt);
+		vote_store8(out + 8 * j + 8, _mm512_extracti64x4_epi64(cnt, 1), pv, nt);
+	}
+	if (j < j1)
+		vote_block_avx2(s, p, j, j1, n, out);
 }
 #endif
 
 static void vote_block(const struct sg *s, int p, size_t j0, size_t j1, size_t n, float *out)
 {
-#if GC_ISA_DISPATCH
+#if GC_ISA_MAX_N >= 1
 	switch (gc_isa_active()) {
 	case GC_ISA_AVX512: vote_block_avx512(s, p, j0, j1, n, out); return;
 	case GC_ISA_AVX2: vote_block_avx2(s, p, j0, j1, n, out); return;
@@ -487,6 +570,7 @@ GC_TARGET_AVX2 static void scaled_range_avx2(const gc_bucket *b, const struct sg
 	size_t stride = s->hdr + s->bytes, i = a;
 	const __m256i shifts = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 	const __m256 pv = _mm256_set1_ps((float)b->world);
+	int nt = !((uintptr_t)out & 15) && b->numel >= STREAM_MIN;
 
 	for (; i < z && (i & 7); i++)
 		out[i] = scaled_one(s, b->world, t, i);
@@ -500,7 +584,13 @@ GC_TARGET_AVX2 static void scaled_range_avx2(const gc_bucket *b, const struct sg
 						    _mm256_slli_epi32(neg, 31));
 			acc = _mm256_add_ps(acc, _mm256_castsi256_ps(u));
 		}
-		_mm256_storeu_ps(out + i, _mm256_div_ps(acc, pv));
+		if (nt) {               /* past the cache (out 16-byte aligned, i % 8 = 0) */
+			__m256 r = _mm256_div_ps(acc, pv);
+			_mm_stream_ps(out + i, _mm256_castps256_ps128(r));
+			_mm_stream_ps(out + i + 4, _mm256_extractf128_ps(r, 1));
+		} else {
+			_mm256_storeu_ps(out + i, _mm256_div_ps(acc, pv));
+		}
 	}
 	for (; i < z; i++)
 		out[i] = scaled_one(s, b->world, t, i);
@@ -531,6 +621,9 @@ static void scaled_decode(const gc_bucket *b, const struct sg *s, float *avg)
 		for (t = tensor_at(b, lo); lo < hi && t < b->nt && b->off[t] < hi; t++)
 			scaled_range(b, s, t, b->off[t] > lo ? b->off[t] : lo,
 				     b->off[t + 1] < hi ? b->off[t + 1] : hi, avg);
+#ifdef __SSE__
+		_mm_sfence();   /* this thread's streamed stores, before avg is read */
+#endif
 	}
 }
 
@@ -543,10 +636,16 @@ static gc_rc sg_decode(gc_bucket *b, float *avg)
 		scaled_decode(b, s, avg);
 		return GC_OK;
 	}
-#pragma omp parallel for schedule(static) if (b->numel >= 65536)
-	for (j = 0; j < (long)s->bytes; j += CHUNK) {
-		size_t j1 = (size_t)j + CHUNK < s->bytes ? (size_t)j + CHUNK : s->bytes;
-		vote_block(s, b->world, (size_t)j, j1, b->numel, avg);
+#pragma omp parallel if (b->numel >= 65536)
+	{
+#pragma omp for schedule(static)
+		for (j = 0; j < (long)s->bytes; j += CHUNK) {
+			size_t j1 = (size_t)j + CHUNK < s->bytes ? (size_t)j + CHUNK : s->bytes;
+			vote_block(s, b->world, (size_t)j, j1, b->numel, avg);
+		}
+#ifdef __SSE__
+		_mm_sfence();   /* this thread's streamed stores, before avg is read */
+#endif
 	}
 	return GC_OK;
 }
