@@ -9,7 +9,6 @@
 
 #include "isa.h"
 #include "select.h"
-#include "bigmem.h"
 
 #if GC_ISA_DISPATCH && GC_ISA_MAX_N >= 2
 #include <immintrin.h>          /* the avx512 variant's listing (list16_avx512) */
@@ -43,7 +42,11 @@
 
 void *gc_cpu_alloc(size_t bytes)
 {
-	return gc_big_alloc(bytes);   /* 64-byte aligned; 2 MiB pages from 2 MiB on */
+	void *p = NULL;
+
+	if (posix_memalign(&p, 64, bytes ? bytes : 64))
+		return NULL;
+	return p;
 }
 
 void *gc_cpu_zalloc(size_t bytes)

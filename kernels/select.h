@@ -26,8 +26,7 @@ static inline uint32_t gc_key(float f)
 	return u & 0x7fffffffu;
 }
 
-/* 64-byte aligned memory (free with free()); NULL if out of memory. bytes may be 0.
- * From 2 MiB on, on transparent huge pages where the kernel allows (common/bigmem.h). */
+/* 64-byte aligned memory (free with free()); NULL if out of memory. bytes may be 0. */
 void *gc_cpu_alloc(size_t bytes);
 /* Like gc_cpu_alloc, zero-filled. */
 void *gc_cpu_zalloc(size_t bytes);
