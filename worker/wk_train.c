@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bigmem.h"
 #include "log.h"
 #include "strutil.h"
 #include "timing.h"
@@ -203,10 +202,10 @@ static gc_rc new_buckets(wk_state *s, gc_err *e)
 	return rc;
 }
 
-/* Large buffers on 2 MiB pages where the kernel allows it (common/bigmem.h). */
 static float *host_floats(size_t n)
 {
-	return gc_big_alloc((n * sizeof(float) + 63) / 64 * 64);
+	size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+	return aligned_alloc(64, bytes ? bytes : 64);
 }
 
 /* Gradients: pseudo-random per rank (replay) or written by the model; parameters: the
