@@ -215,8 +215,8 @@ static int beyond(const gc_series_verdict *v, double y, int dir, double q, doubl
 
 	if (!(tail < v->tail))
 		return 0;
-	/* the change must reach min_effect within its prediction interval at the same
-	 * level (q: the t quantile of v->tail) */
+	/* the change must reach min_effect within the verdict's 1 - alpha prediction
+	 * interval (q: the t quantile of alpha / 2, however many nights are judged) */
 	return dir > 0 ? expm1(y - v->mean + q * se) >= min_effect :
 		expm1(y - v->mean - q * se) <= -min_effect;
 }
@@ -225,7 +225,7 @@ void gc_series_judge(const double *y, size_t n, int confirm, double alpha,
 		     double min_effect, gc_series_verdict *v)
 {
 	gc_series_step st[GC_SERIES_MAX_STEPS];
-	double q, qn, se;
+	double q, se;
 	size_t c = confirm == 2 ? 2 : 1, end, lo, k, h, i;
 	int up, down;
 
@@ -251,7 +251,6 @@ void gc_series_judge(const double *y, size_t n, int confirm, double alpha,
 	v->tail = pow(alpha / 2, 1.0 / (double)c);
 	se = v->sd * sqrt(1 + 1.0 / (double)h);
 	q = gc_t_isf(alpha / 2, (double)h - 1);
-	qn = gc_t_isf(v->tail, (double)h - 1);
 	v->change = expm1(y[n] - v->mean);
 	v->t = se > 0 ? (y[n] - v->mean) / se :
 		(y[n] > v->mean ? INFINITY : y[n] < v->mean ? -INFINITY : 0);
@@ -261,11 +260,11 @@ void gc_series_judge(const double *y, size_t n, int confirm, double alpha,
 	v->ci_hi = expm1(y[n] - v->mean + q * se);
 	up = down = 1;
 	for (i = end; i <= n; i++) {
-		up &= beyond(v, y[i], 1, qn, se, min_effect);
-		down &= beyond(v, y[i], -1, qn, se, min_effect);
+		up &= beyond(v, y[i], 1, q, se, min_effect);
+		down &= beyond(v, y[i], -1, q, se, min_effect);
 	}
 	v->verdict = up ? 1 : down ? -1 : 0;
 	if (!v->verdict && c == 2)
-		v->suspect = beyond(v, y[n], 1, qn, se, min_effect) ? 1 :
-			beyond(v, y[n], -1, qn, se, min_effect) ? -1 : 0;
+		v->suspect = beyond(v, y[n], 1, q, se, min_effect) ? 1 :
+			beyond(v, y[n], -1, q, se, min_effect) ? -1 : 0;
 }

@@ -21,8 +21,8 @@
  * Every candidate must lie beyond, in the same direction: its one-sided tail below
  * (alpha / 2)^(1/c) (so that, for independent nights, the chance that c unchanged
  * nights all do is alpha / 2, one direction of a two-sided alpha), and its change
- * must reach min_effect within its prediction interval at that same level (a
- * slowdown's upper end, t quantile of the per-night tail, at least min_effect: a
+ * must reach min_effect within the verdict's 1 - alpha prediction interval (a
+ * slowdown's upper end, t quantile of alpha / 2 for any c, at least min_effect: a
  * change not shown smaller than the least that matters, so a precise 5% step is not a
  * coin toss and a precise 3% step stays "same" under a 5% minimum). Then REGRESSION
  * (or improvement). With c = 2 a newest night that alone meets the rule is a

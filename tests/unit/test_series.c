@@ -87,7 +87,7 @@ static void test_judge_outlier_kept(void)
 
 /* --confirm 2: the newest two nights against the five before them, each night's tail
  * below sqrt(0.005) = 0.0707 (t above 1.8288 at 4 d.f.); the change must reach 5%
- * within the interval at that level. */
+ * within the verdict's interval (alpha 0.01, as with one night). */
 static void test_judge_confirm(void)
 {
 	double y[8] = { log(1.00), log(1.02), log(0.98), log(1.01), log(0.99) };
@@ -331,7 +331,7 @@ static double ref_tq(double tail, double df)
 static int ref_regression(const double *y, size_t n, int c, double alpha, double me)
 {
 	gc_series_step st[GC_SERIES_MAX_STEPS];
-	double mean = 0, ss = 0, se, tail, q;
+	double mean = 0, ss = 0, se, tail, q, qe;
 	size_t end = n + 1 - (size_t)c, lo, k, m;
 
 	if (n + 1 < (size_t)c + 5)
@@ -352,12 +352,13 @@ static int ref_regression(const double *y, size_t n, int c, double alpha, double
 	se = sqrt(ss / (double)(m - 1)) * sqrt(1 + 1 / (double)m);
 	tail = c == 2 ? sqrt(alpha / 2) : alpha / 2;
 	q = ref_tq(tail, (double)m - 1);
+	qe = ref_tq(alpha / 2, (double)m - 1);          /* the verdict's own interval */
 	for (size_t i = end; i <= n; i++) {
 		double d = y[i] - mean;
 
 		if (se > 0 ? !(d / se > q) : !(d > 0))       /* P(T > t) < tail */
 			return 0;
-		if (exp(d + q * se) - 1 < me)                /* cannot reach the min effect */
+		if (exp(d + qe * se) - 1 < me)               /* cannot reach the min effect */
 			return 0;
 	}
 	return 1;
