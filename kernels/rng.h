@@ -119,7 +119,7 @@ static inline __attribute__((always_inline)) void gc_rng_unit24_x8(uint64_t key,
 	const gc_rng_v8q lane = { 1 * GC_RNG_GAMMA, 2 * GC_RNG_GAMMA, 3 * GC_RNG_GAMMA,
 				  4 * GC_RNG_GAMMA, 5 * GC_RNG_GAMMA, 6 * GC_RNG_GAMMA,
 				  7 * GC_RNG_GAMMA, 8 * GC_RNG_GAMMA };
-	gc_rng_v8q z = (key + i * GC_RNG_GAMMA) + lane;
+	gc_rng_v8q z = (uint64_t)(key + i * GC_RNG_GAMMA) + lane;
 	gc_rng_v8i t;
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
