@@ -271,30 +271,40 @@ static void fit_fwd_opt(struct ctx *c, gc_pdb_fit *f)
 	f->opt_per_elem = median(c->v2, k);
 }
 
-/* Encode and decode rates of every method from runs with p > 1. */
-static void fit_codecs(struct ctx *c, gc_pdb_fit *f)
+/* The encode (dec 0) or decode rate of method m's runs with p > 1, of variant v only
+ * when v >= 0, into *rate and *count (0 and 0 when none fits). */
+static void fit_rate(struct ctx *c, const gc_pdb_fit *f, int m, int v, int dec, double *rate,
+		     size_t *count)
 {
 	const gc_pdb *p = c->out;
-	size_t i, n;
-	int m, dec;
+	size_t i, n = 0;
 
-	for (m = 0; m < GC_M__COUNT; m++)
-		for (dec = 0; dec < 2; dec++) {
-			double *rate = dec ? &f->mp.dec_rate[m] : &f->mp.enc_rate[m];
-			for (i = n = 0; i < p->nrows; i++) {
-				const gc_pdb_row *r = &p->rows[i];
-				const struct rowx *x = &c->x[i];
-				double sec = dec ? r->m_decode : r->m_encode;
-				if (!in_fit(c, i, f) || (int)x->mm.p.method != m || r->world_size < 2 ||
-				    !(sec > 0))
-					continue;
-				c->v1[n] = dec ? x->dec_elems : x->numel, c->v2[n++] = sec;
-			}
-			*rate = 0;
-			if (n && gc_model_fit_rate(c->v1, c->v2, n, rate, NULL))
-				*rate = 0;
-			*(dec ? &f->n_dec[m] : &f->n_enc[m]) = *rate > 0 ? n : 0;
+	for (i = 0; i < p->nrows; i++) {
+		const gc_pdb_row *r = &p->rows[i];
+		const struct rowx *x = &c->x[i];
+		double sec = dec ? r->m_decode : r->m_encode;
+		if (!in_fit(c, i, f) || (int)x->mm.p.method != m || r->world_size < 2 ||
+		    !(sec > 0) || (v >= 0 && GC_PDB_VARIANT(&x->mm.p) != v))
+			continue;
+		c->v1[n] = dec ? x->dec_elems : x->numel, c->v2[n++] = sec;
+	}
+	*rate = 0;
+	if (n && gc_model_fit_rate(c->v1, c->v2, n, rate, NULL))
+		*rate = 0;
+	*count = *rate > 0 ? n : 0;
+}
+
+/* Encode and decode rates of every method, and of each of its variants. */
+static void fit_codecs(struct ctx *c, gc_pdb_fit *f)
+{
+	for (int m = 0; m < GC_M__COUNT; m++) {
+		fit_rate(c, f, m, -1, 0, &f->mp.enc_rate[m], &f->n_enc[m]);
+		fit_rate(c, f, m, -1, 1, &f->mp.dec_rate[m], &f->n_dec[m]);
+		for (int v = 0; v < 4; v++) {
+			fit_rate(c, f, m, v, 0, &f->var_enc[m][v], &f->n_var_enc[m][v]);
+			fit_rate(c, f, m, v, 1, &f->var_dec[m][v], &f->n_var_dec[m][v]);
 		}
+	}
 }
 
 /* The bandwidth (bits/s) a run's prediction uses. */
@@ -417,6 +427,13 @@ static int predict_with(struct ctx *c, const gc_pdb_fit *f, gc_pdb_row *r,
 	gc_err e;
 
 	gc_pdb_fit_params(f, x->numel, &mp);
+	{
+		int m = (int)x->mm.p.method, v = GC_PDB_VARIANT(&x->mm.p);
+		if (f->n_var_enc[m][v])
+			mp.enc_rate[m] = f->var_enc[m][v];
+		if (f->n_var_dec[m][v])
+			mp.dec_rate[m] = f->var_dec[m][v];
+	}
 	r->bw_bps = run_bw(r, x);
 	mp.bw = r->bw_bps / 8;
 	mp.alpha = run_alpha(f, x) + f->alpha_sw;

@@ -52,8 +52,17 @@ typedef struct gc_pdb_fit {
 	double goodput_ratio;           /* mean goodput / cap over link rows (0: none) */
 	size_t n_runs, n_links, n_lambda, n_comm;
 	size_t n_enc[GC_M__COUNT], n_dec[GC_M__COUNT];
+	/* the same rates per variant, GC_PDB_VARIANT(params): the parameters that change a
+	 * method's work (ef, scaled), which one rate per method would average (plain and
+	 * scaled signSGD with EF differ by 60%); a row is predicted with its variant's rate
+	 * where the fit has runs of it, else with its method's */
+	double var_enc[GC_M__COUNT][4], var_dec[GC_M__COUNT][4];
+	size_t n_var_enc[GC_M__COUNT][4], n_var_dec[GC_M__COUNT][4];
 	int lambda_compute_bound;       /* 1 if lambda came from compute-bound runs */
 } gc_pdb_fit;
+
+/* The variant index of a method's parameters: ef and scaled, 0..3. */
+#define GC_PDB_VARIANT(p) (((p)->ef ? 1 : 0) | ((p)->scaled ? 2 : 0))
 
 /* One ok run, measured and predicted. */
 typedef struct gc_pdb_row {

@@ -122,18 +122,19 @@ static gc_rc insert_iters(gc_db *db, int64_t id, int p, const gc_model_result *r
 
 /* One run of resnet50 batch 32 on p workers; links measured unless cap is 2 Gbit/s
  * (then the model must use cap x 1448/1514). */
-static gc_rc add_run(gc_db *db, int64_t sweep, int64_t env, const struct truth *t, int mi,
-		     int p, uint64_t cap, enum gc_run_status status)
+static gc_rc add_run_of(gc_db *db, int64_t sweep, int64_t env, const struct truth *t,
+			const char *method, const char *params, int p, uint64_t cap,
+			enum gc_run_status status)
 {
-	struct gc_db_run run = { sweep, "key", "replay", "resnet50", methods[mi][0],
-				 methods[mi][1], p, p, 32, cap, 0, "mpi", 1, 10, 2, 0, env, NULL, NULL };
+	struct gc_db_run run = { sweep, "key", "replay", "resnet50", method, params, p, p, 32,
+				 cap, 0, "mpi", 1, 10, 2, 0, env, NULL, NULL };
 	int linked = cap != 2 * GBIT;
 	double bw = linked ? (double)cap * t->goodput_ratio : (double)cap * 1448 / 1514, numel;
 	gc_model_result r;
 	int64_t id;
 	gc_rc rc;
 
-	if ((rc = truth_predict(t, methods[mi][0], methods[mi][1], p, bw, &r, &numel)) ||
+	if ((rc = truth_predict(t, method, params, p, bw, &r, &numel)) ||
 	    (rc = gc_db_run_begin(db, &run, &id, NULL)))
 		return rc;
 	if (linked && ((rc = gc_db_link_add(db, id, "n1", "n2", cap, bw, 2 * t->alpha, NULL)) ||
@@ -142,6 +143,12 @@ static gc_rc add_run(gc_db *db, int64_t sweep, int64_t env, const struct truth *
 	if ((rc = insert_iters(db, id, p, &r, t->lambda)))
 		return rc;
 	return gc_db_run_end(db, id, status, status == GC_RUN_OK ? NULL : "boom", NULL, NULL);
+}
+
+static gc_rc add_run(gc_db *db, int64_t sweep, int64_t env, const struct truth *t, int mi,
+		     int p, uint64_t cap, enum gc_run_status status)
+{
+	return add_run_of(db, sweep, env, t, methods[mi][0], methods[mi][1], p, cap, status);
 }
 
 static const uint64_t caps[] = { 1 * GBIT, 2 * GBIT, 5 * GBIT, 10 * GBIT, 25 * GBIT };
@@ -391,6 +398,52 @@ static void test_method_params(void)
 	CHECK_CONTAINS(e.msg, "key=value");
 }
 
+/* Two variants of one method with different work (plain signSGD, and scaled signSGD
+ * with error feedback at half the encode rate): each is fitted and predicted with its
+ * own rate, where one rate per method would miss both by about a third. */
+static void test_variant_rates(void)
+{
+	char path[300];
+	struct truth slow = envs[0];
+	gc_db *db = NULL;
+	gc_err e = { "" };
+	gc_pdb p;
+	int64_t s, env;
+	gc_rc rc;
+
+	slow.enc[GC_M_SIGNSGD] /= 2;
+	slow.dec[GC_M_SIGNSGD] /= 2;
+	snprintf(path, sizeof(path), "%s.variants", dbpath);
+	unlink(path);
+	rc = gc_db_open(path, 0, &db, &e);
+	rc = rc ? rc : add_env(db, &envs[0], &env);
+	rc = rc ? rc : gc_db_sweep_begin(db, "variants", "spec", "hash", "syncsgd", &s, NULL);
+	for (size_t c = 0; c < NCAPS && !rc; c++) {
+		rc = add_run(db, s, env, &envs[0], 0, 4, caps[c], GC_RUN_OK);
+		rc = rc ? rc : add_run_of(db, s, env, &envs[0], "signsgd", "ef=0,scaled=0", 4,
+					  caps[c], GC_RUN_OK);
+		rc = rc ? rc : add_run_of(db, s, env, &slow, "signsgd", "ef=1,scaled=1", 4,
+					  caps[c], GC_RUN_OK);
+	}
+	gc_db_close(db);
+	db = NULL;
+	CHECKF(!rc, "setup: %s", e.msg);
+	CHECK(!gc_db_open(path, GC_DB_READONLY, &db, &e));
+	CHECK(!gc_pdb_run(db, 0, &p, &e));
+	CHECK_EQ_INT(p.nfits, 1);
+	CHECK_NEAR(p.fits[0].var_enc[GC_M_SIGNSGD][0] / envs[0].enc[GC_M_SIGNSGD], 1, 0.03);
+	CHECK_NEAR(p.fits[0].var_enc[GC_M_SIGNSGD][3] / slow.enc[GC_M_SIGNSGD], 1, 0.03);
+	CHECK(p.fits[0].n_var_enc[GC_M_SIGNSGD][1] == 0);   /* no ef-only runs */
+	for (size_t i = 0; i < p.nrows; i++)
+		CHECKF(fabs(p.rows[i].rel_err) < 0.03, "run %lld %s %s: %+.3f",
+		       (long long)p.rows[i].run_id, p.rows[i].method, p.rows[i].params,
+		       p.rows[i].rel_err);
+	gc_pdb_release(&p);
+	gc_db_close(db);
+	unlink(path);
+}
+
+
 /* An ok run of an unknown architecture is listed as skipped and gets no prediction. */
 static void test_unknown_arch_skipped(void)
 {
@@ -436,6 +489,7 @@ int main(int argc, char **argv)
 	GCT_RUN(test_rerun_replaces);
 	GCT_RUN(test_method_params);
 	GCT_RUN(test_unknown_arch_skipped);
+	GCT_RUN(test_variant_rates);
 	gc_pdb_release(&res);
 	unlink(dbpath);
 	snprintf(side, sizeof side, "%s-wal", dbpath);
