@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "strutil.h"
+
 void gc_opts_init(gc_opts *o, const char *cmd, const struct gc_opt *tab, size_t n, int argc,
 		  char **argv)
 {
@@ -16,6 +18,22 @@ void gc_opts_init(gc_opts *o, const char *cmd, const struct gc_opt *tab, size_t 
 	o->argc = argc;
 	o->argv = argv;
 	o->i = 1;
+}
+
+void gc_opts_decl_init(gc_opts *o, const char *cmd, const struct gc_option *decl, size_t n,
+		       int argc, char **argv, void *ctx)
+{
+	gc_opts_init(o, cmd, NULL, n, argc, argv);
+	o->decl = decl;
+	o->ctx = ctx;
+}
+
+/* The i-th table entry, from either kind of table; NULL for a usage-only line. */
+static const struct gc_opt *entry(const gc_opts *o, size_t i)
+{
+	if (!o->decl)
+		return &o->tab[i];
+	return o->decl[i].type == GC_OT_DOC ? NULL : &o->decl[i].o;
 }
 
 int gc_edit_distance(const char *a, const char *b)
@@ -111,9 +129,9 @@ static int unknown(gc_opts *o, const char *word)
 	char help[96];
 	size_t k = 0;
 
-	for (size_t i = 0; i < o->n && k < 126; i++) {
-		cands[k++] = o->tab[i].name;
-	}
+	for (size_t i = 0; i < o->n && k < 126; i++)
+		if (entry(o, i))
+			cands[k++] = entry(o, i)->name;
 	cands[k++] = "--help";
 	cands[k++] = "--version";
 	snprintf(help, sizeof help, "%s --help", o->cmd);
@@ -124,9 +142,9 @@ static int unknown(gc_opts *o, const char *word)
 static const struct gc_opt *lookup(const gc_opts *o, const char *name, size_t len)
 {
 	for (size_t i = 0; i < o->n; i++) {
-		const struct gc_opt *t = &o->tab[i];
-		if ((strlen(t->name) == len && !strncmp(t->name, name, len)) ||
-		    (t->alias && strlen(t->alias) == len && !strncmp(t->alias, name, len)))
+		const struct gc_opt *t = entry(o, i);
+		if (t && ((strlen(t->name) == len && !strncmp(t->name, name, len)) ||
+			  (t->alias && strlen(t->alias) == len && !strncmp(t->alias, name, len))))
 			return t;
 	}
 	return NULL;
@@ -168,21 +186,22 @@ static int take(gc_opts *o, const char *a)
 	} else if ((t->flags & GC_OPT_OPTARG) && o->i < o->argc && o->argv[o->i][0] != '-') {
 		o->val = o->argv[o->i++];
 	}
-	return t->id;
+	return o->decl ? 1 : t->id;   /* declarations: gc_opts_next finds it by o->opt */
 }
 
-int gc_opts_next(gc_opts *o)
+static int next_raw(gc_opts *o)
 {
 	const char *a;
 
 	o->opt = NULL;
 	o->val = NULL;
+	o->rc = GC_E_INVAL;
 	if (o->i >= o->argc)
 		return GC_OPTS_END;
 	a = o->argv[o->i++];
 	if (!o->dashdash && !strcmp(a, "--")) {
 		o->dashdash = 1;
-		return gc_opts_next(o);
+		return next_raw(o);
 	}
 	if (o->dashdash || a[0] != '-' || !a[1]) {
 		o->val = a;
@@ -196,6 +215,114 @@ int gc_opts_next(gc_opts *o)
 		if (r == GC_OPTS_ERR)
 			o->i--;
 		return r;
+	}
+}
+
+static gc_rc parse_int(const char *opt, const char *v, long long lo, long long hi, int *out,
+		       gc_err *e)
+{
+	int64_t x;
+
+	if (gc_parse_i64(v, &x) || x < lo || x > hi)
+		return gc_fail(e, GC_E_INVAL, "invalid %s '%.60s': expected an integer from %lld "
+			       "to %lld", opt, v, lo, hi);
+	*out = (int)x;
+	return GC_OK;
+}
+
+static gc_rc parse_positive(const char *opt, const char *v, double *out, gc_err *e)
+{
+	double x;
+
+	if (gc_parse_double(v, &x) || !(x > 0))
+		return gc_fail(e, GC_E_INVAL, "invalid %s '%.60s': expected a number greater "
+			       "than 0", opt, v);
+	*out = x;
+	return GC_OK;
+}
+
+/* Put the value of declaration d into its target. */
+static gc_rc fill(gc_opts *o, const struct gc_option *d)
+{
+	const char *n = d->o.name, *v = o->val;
+
+	switch (d->type) {
+	case GC_OT_SET: *(int *)d->target = d->set; return GC_OK;
+	case GC_OT_STRING: *(const char **)d->target = v; return GC_OK;
+	case GC_OT_INT: return parse_int(n, v, d->lo, d->hi, d->target, &o->err);
+	case GC_OT_POSITIVE: return parse_positive(n, v, d->target, &o->err);
+	case GC_OT_SECONDS:
+		return gc_opts_seconds(n, v, (double)d->lo, (double)d->hi, d->target, &o->err);
+	case GC_OT_CALLBACK: return d->cb(o->ctx, d, v, &o->err);
+	default: return GC_OK;
+	}
+}
+
+int gc_opts_next(gc_opts *o)
+{
+	for (;;) {
+		int r = next_raw(o);
+		const struct gc_option *d;
+		gc_rc rc;
+
+		o->id = r;
+		if (r <= 0 || !o->decl)
+			return r;
+		for (d = o->decl; d->o.name != o->opt; d++)
+			;
+		if (d->type == GC_OT_ID)
+			return o->id = d->o.id;
+		if ((rc = fill(o, d))) {
+			o->rc = rc;
+			return GC_OPTS_ERR;
+		}
+	}
+}
+
+int gc_opts_parse_all(gc_opts *o)
+{
+	int r;
+
+	while ((r = gc_opts_next(o)) >= 0) {
+		if (r == GC_OPTS_POS) {
+			o->i--;
+			gc_fail(&o->err, GC_E_INVAL, "unexpected argument '%.60s' for %s (see '%s "
+				"--help')", o->val, o->cmd, o->cmd);
+		} else {
+			gc_fail(&o->err, GC_E_INVAL, "option '%s' of %s is not handled here",
+				o->opt, o->cmd);
+		}
+		return GC_OPTS_ERR;
+	}
+	return r;
+}
+
+void gc_opts_usage(FILE *f, const struct gc_option *decl, size_t n, int col)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct gc_option *d = &decl[i];
+		const char *h = d->help;
+		int len;
+
+		if (d->usage) {
+			d->usage(f);
+			continue;
+		}
+		if (!h)
+			continue;
+		len = fprintf(f, "  %s%s%s%s%s", d->o.alias ? d->o.alias : "",
+			      d->o.alias ? ", " : "", d->o.name, d->arg ? " " : "",
+			      d->arg ? d->arg : "");
+		fprintf(f, "%*s", len < col ? col - len : 2, "");
+		for (;;) {
+			const char *nl = strchr(h, '\n');
+			if (!nl) {
+				fprintf(f, "%s\n", h);
+				break;
+			}
+			fprintf(f, "%.*s\n%*s", (int)(nl - h), h, col, "");
+			h = nl + 1;
+		}
 	}
 }
 

@@ -2,7 +2,8 @@
  * The input is split at newlines into words. Properties checked (abort on violation):
  * the parser ends (every call moves on or stops), an option's value is one of the words
  * or the text after its '=', a mistake always carries a message, and a duration that
- * parses lies in its range. */
+ * parses lies in its range. The same words then go through a table of declarations
+ * (gc_opts_decl_init): every filled target holds a value its declaration allows. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,50 @@ static const struct gc_opt tab[] = {
 	{ "--db", NULL, GC_OPT_ARG, 1 }, { "--dry-run", NULL, 0, 2 },
 	{ "--workers", "-n", GC_OPT_ARG, 3 }, { "--bench", NULL, GC_OPT_OPTARG, 4 },
 };
+
+static struct { int reps, flag; const char *db; double scale, t; int ncb; } dv;
+
+static gc_rc cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	(void)opt;
+	if (ctx != &dv)
+		abort();
+	if (v && v[0] == 'x')
+		return gc_fail(e, GC_E_NOTFOUND, "invalid '%s'", v);
+	dv.ncb++;
+	return GC_OK;
+}
+
+static const struct gc_option decl[] = {
+	GC_OPTION_INT("--reps", "-r", &dv.reps, 1, 63, "N", "reps"),
+	GC_OPTION_FLAG("--spin", NULL, &dv.flag, "spin"),
+	GC_OPTION_STRING("--db", NULL, &dv.db, "FILE", "db"),
+	GC_OPTION_POSITIVE("--scale", NULL, &dv.scale, "S", "scale"),
+	GC_OPTION_SECONDS("--deadline", NULL, &dv.t, 0, 60, "T", "deadline"),
+	GC_OPTION_CALLBACK("--bench", NULL, GC_OPT_OPTARG, cb, "[N]", "bench"),
+	GC_OPTION_ID("--id", NULL, GC_OPT_ARG, 9, "X", "id"),
+	GC_OPTION_DOC("--help, --version", NULL, "help"),
+};
+
+static void fuzz_decl(int argc, char **argv, int positional)
+{
+	gc_opts o;
+	int r, steps = 0;
+
+	memset(&dv, 0, sizeof dv);
+	dv.reps = 5;
+	dv.scale = 1;
+	gc_opts_decl_init(&o, "gcbench fuzz", decl, sizeof decl / sizeof decl[0], argc, argv, &dv);
+	o.positional = positional;
+	while ((r = gc_opts_next(&o)) >= 0)
+		if (++steps > argc || (r > 0 && r != 9))
+			abort();
+	if (r == GC_OPTS_ERR && (!o.err.msg[0] || o.rc == GC_OK))
+		abort();
+	if (dv.reps < 1 || dv.reps > 63 || !(dv.scale > 0) || !(dv.t >= 0 && dv.t <= 60) ||
+	    (dv.flag != 0 && dv.flag != 1))
+		abort();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -47,5 +92,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (r == GC_OPTS_ERR && !o.err.msg[0])
 		abort();
+	fuzz_decl(argc, argv, data[0] & 1);
 	return 0;
 }

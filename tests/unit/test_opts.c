@@ -191,6 +191,147 @@ static void test_seconds(void)
 	CHECK(gc_opts_seconds("--deadline", NULL, 0, 1, &x, &e) == GC_E_INVAL);
 }
 
+/* Declarations: targets filled by the parser, the usage generated from them. */
+struct dcfg {
+	int reps, spin, mode;
+	const char *db;
+	double scale, deadline;
+	char seen[32];
+};
+
+static gc_rc d_case(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	struct dcfg *c = ctx;
+
+	if (!strcmp(v, "bad"))
+		return gc_fail(e, GC_E_NOTFOUND, "invalid %s '%s': no such case", opt->o.name, v);
+	strncat(c->seen, v, sizeof c->seen - strlen(c->seen) - 1);
+	return GC_OK;
+}
+
+enum { D_POS = 7 };
+static void d_method_usage(FILE *f)
+{
+	fputs("  --method M     (custom lines)\n", f);
+}
+
+static struct dcfg dc;
+static const struct gc_option decl[] = {
+	GC_OPTION_INT("--reps", "-r", &dc.reps, 1, 63, "N", "repetitions; 5"),
+	GC_OPTION_FLAG("--spin", NULL, &dc.spin, "time the spin\nsecond line"),
+	GC_OPTION_SET("--slow", NULL, &dc.mode, 3, NULL),
+	GC_OPTION_STRING("--db", NULL, &dc.db, "FILE", "results database"),
+	GC_OPTION_POSITIVE("--compute-scale-factor", NULL, &dc.scale, "S", "scale (>0)"),
+	GC_OPTION_SECONDS("--deadline", NULL, &dc.deadline, 0, 60, "T", "deadline"),
+	GC_OPTION_CALLBACK("--case", NULL, GC_OPT_ARG, d_case, "TEXT", "rows with TEXT"),
+	GC_OPTION_ID("--pos", NULL, 0, D_POS, NULL, "handled by the caller"),
+	{ .o = { "--method", NULL, GC_OPT_ARG, 0 }, .type = GC_OT_STRING, .target = &dc.db,
+	  .usage = d_method_usage },
+	GC_OPTION_DOC("--help, --version", NULL, "this text; the version"),
+};
+#define NDECL (sizeof decl / sizeof decl[0])
+
+static int dparse(char **v, gc_opts *o)
+{
+	int argc = 0;
+
+	while (v[argc])
+		argc++;
+	memset(&dc, 0, sizeof dc);
+	dc.reps = 5;
+	gc_opts_decl_init(o, "gcbench-d", decl, NDECL, argc, v, &dc);
+	return gc_opts_parse_all(o);
+}
+
+static void test_decl_targets(void)
+{
+	char *a[] = { "t", "--reps", "7", "--spin", "--db=x.db", "--compute-scale-factor", "2.5",
+		      "--deadline=500ms", "--case", "ab", "--case=cd", "--slow", NULL };
+	char *b[] = { "t", "-r", "9", "--reps=3", "--reps", "4", NULL };   /* last one wins */
+	gc_opts o;
+
+	CHECK_EQ_INT(dparse(a, &o), GC_OPTS_END);
+	CHECK_EQ_INT(dc.reps, 7);
+	CHECK_EQ_INT(dc.spin, 1);
+	CHECK_EQ_INT(dc.mode, 3);
+	CHECK_STR(dc.db, "x.db");
+	CHECK(dc.scale == 2.5 && dc.deadline == 0.5);
+	CHECK_STR(dc.seen, "abcd");
+	CHECK_EQ_INT(dparse(b, &o), GC_OPTS_END);
+	CHECK_EQ_INT(dc.reps, 4);
+}
+
+static void test_decl_malformed(void)
+{
+	static const struct { const char *argv[4]; const char *msg; int rc; } cases[] = {
+		{ { "--x" }, "unknown option '--x' for gcbench-d (see 'gcbench-d --help')", GC_E_INVAL },
+		{ { "--rep", "3" }, "unknown option '--rep' for gcbench-d; did you mean '--reps'?",
+		  GC_E_INVAL },
+		{ { "--reps" }, "option '--reps' of gcbench-d needs a value", GC_E_INVAL },
+		{ { "--reps=" }, "option '--reps' of gcbench-d needs a value", GC_E_INVAL },
+		{ { "--reps", "x" }, "invalid --reps 'x': expected an integer from 1 to 63", GC_E_INVAL },
+		{ { "--reps=64" }, "invalid --reps '64': expected an integer from 1 to 63", GC_E_INVAL },
+		{ { "-r", "0" }, "invalid --reps '0': expected an integer from 1 to 63", GC_E_INVAL },
+		{ { "--reps", "3x" }, "expected an integer", GC_E_INVAL },
+		{ { "--compute-scale-factor", "0" }, "expected a number greater than 0", GC_E_INVAL },
+		{ { "--compute-scale-factor=nan" }, "expected a number greater than 0", GC_E_INVAL },
+		{ { "--deadline", "61" }, "invalid --deadline '61'", GC_E_INVAL },
+		{ { "--spin=1" }, "option '--spin' of gcbench-d takes no value", GC_E_INVAL },
+		{ { "--case", "bad" }, "invalid --case 'bad': no such case", GC_E_NOTFOUND },
+		{ { "word" }, "unexpected argument 'word' for gcbench-d", GC_E_INVAL },
+		{ { "--pos" }, "option '--pos' of gcbench-d is not handled here", GC_E_INVAL },
+		{ { "--help, --version" }, "unknown option '--help, --version'", GC_E_INVAL },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *v[6] = { "t" };
+		gc_opts o;
+		int k;
+
+		for (k = 0; k < 4 && cases[i].argv[k]; k++)
+			v[k + 1] = (char *)cases[i].argv[k];
+		v[k + 1] = NULL;
+		CHECKF(dparse(v, &o) == GC_OPTS_ERR, "case %zu (%s) accepted", i, cases[i].argv[0]);
+		CHECK_CONTAINS(o.err.msg, cases[i].msg);
+		CHECK_EQ_INT(o.rc, cases[i].rc);
+	}
+}
+
+static void test_decl_help_and_id(void)
+{
+	char *a[] = { "t", "--reps", "2", "--help", NULL }, *b[] = { "t", "--pos", "w", NULL };
+	gc_opts o;
+
+	CHECK_EQ_INT(dparse(a, &o), GC_OPTS_HELP);
+	CHECK_EQ_INT(dc.reps, 2);
+	gc_opts_decl_init(&o, "gcbench-d", decl, NDECL, 3, b, &dc);
+	o.positional = 1;
+	CHECK_EQ_INT(gc_opts_next(&o), D_POS);
+	CHECK_EQ_INT(gc_opts_next(&o), GC_OPTS_POS);
+	CHECK_STR(o.val, "w");
+	CHECK_EQ_INT(gc_opts_next(&o), GC_OPTS_END);
+}
+
+static void test_decl_usage(void)
+{
+	char out[2048] = "";
+	FILE *f = fmemopen(out, sizeof out - 1, "w");
+
+	CHECK(f != NULL);
+	gc_opts_usage(f, decl, NDECL, 16);
+	fclose(f);
+	CHECK_STR(out,
+		  "  -r, --reps N  repetitions; 5\n"
+		  "  --spin        time the spin\n"
+		  "                second line\n"
+		  "  --db FILE     results database\n"
+		  "  --compute-scale-factor S  scale (>0)\n"
+		  "  --deadline T  deadline\n"
+		  "  --case TEXT   rows with TEXT\n"
+		  "  --pos         handled by the caller\n"
+		  "  --method M     (custom lines)\n"
+		  "  --help, --version  this text; the version\n");
+}
+
 int main(void)
 {
 	GCT_SUITE("opts");
@@ -205,5 +346,9 @@ int main(void)
 	GCT_RUN(test_odd_words);
 	GCT_RUN(test_suggest);
 	GCT_RUN(test_seconds);
+	GCT_RUN(test_decl_targets);
+	GCT_RUN(test_decl_malformed);
+	GCT_RUN(test_decl_help_and_id);
+	GCT_RUN(test_decl_usage);
 	return gct_finish();
 }
