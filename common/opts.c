@@ -265,6 +265,7 @@ int gc_opts_next(gc_opts *o)
 		const struct gc_option *d;
 		gc_rc rc;
 
+		o->count += r > 0;
 		o->id = r;
 		if (r <= 0 || !o->decl)
 			return r;

@@ -64,6 +64,7 @@ typedef struct gc_opts {
 	const struct gc_option *decl;   /* the declarations (tab points into them) */
 	void *ctx;                      /* handed to callbacks */
 	int id;                         /* after a GC_OT_ID option: its id */
+	int count;                      /* options met so far (either kind of table) */
 } gc_opts;
 
 /* The declaration of an option: its names, its value's name, its help line and where

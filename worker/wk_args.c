@@ -39,60 +39,30 @@ static void usage_methods(FILE *f)
 	fputc('\n', f);
 }
 
+/* The state of one parse, handed to the callbacks. */
+struct wk_parse {
+	gc_wk_cfg *c;
+	char *kv[GC_WK_MAX_PARAMS];   /* --param k=v, applied after the method is known */
+	int nkv;
+};
+
+static const struct gc_option *wk_decl(gc_wk_cfg *c, size_t *n);
+
 void gc_wk_usage(FILE *f)
 {
+	static gc_wk_cfg dummy;
+	size_t n;
+	const struct gc_option *d = wk_decl(&dummy, &n);
+
 	fputs(
 "usage: gcbench-worker --workload replay:MODEL|train:mlp|train:cnn [options]   (one rank; start with mpirun)\n"
 "\n"
 "One rank of data-parallel training: backward compute (emulated for replay, real for\n"
 "train:mlp/cnn) overlapped with a bucketed gradient exchange through a compressor, timed\n"
 "per iteration into a record file (see docs/worker.md).\n"
-"\n"
-"  --backend mpi|nccl       collectives over MPI (CPU) or NCCL (one GPU per rank); mpi\n",
-	      f);
-	usage_methods(f);
+"\n", f);
+	gc_opts_usage(f, d, n, 27);
 	fputs(
-"  --workload W             replay:MODEL (resnet50 resnet101 vgg16 bert-base gpt2-small\n"
-"                           tiny csv:PATH), train:mlp (features-256-classes) or\n"
-"                           train:cnn (2 conv layers + fc), real gradients\n"
-"  --data D                 training data: auto (the built-in digits if this build has\n"
-"                           them, else generated), digits, generated, or a GCBDAT1\n"
-"                           file (tools/digits_convert.py); auto\n"
-"  --eval-every K           training: validation loss and accuracy every K iterations\n"
-"                           and after the last, outside the timed part; 0 (off)\n"
-"  --iters N                measured iterations (>= 1); 20\n"
-"  --warmup W               extra iterations run first, flagged warmup; 5\n"
-"  --batch B                per-rank batch size; 32\n"
-"  --compute-scale S        device speed multiplier for replay compute (>0); 1\n"
-"  --device-flops F         FLOP/s of the emulated device; the V100 default\n"
-"  --profile FILE           per-tensor backward seconds (CSV name,t_bwd_seconds)\n"
-"  --bucket-first-mb X      first bucket at least X MiB; 1\n"
-"  --bucket-mb X            later buckets at least X MiB; 25\n"
-"  --no-overlap             exchange after backward, bucket after bucket\n"
-"  --mpi-coll nb|blocking   MPI_Iallreduce polled against the deadline (nb, default) or\n"
-"                           MPI_Allreduce (coll/tuned algorithms) under a watchdog\n"
-"  --mpi-rings K            nb: an all-reduce of 4 MiB or more runs as K concurrent\n"
-"                           MPI_Iallreduce on slices of it (one fills the link while\n"
-"                           another reduces); 1-8; 2\n"
-"  --deadline T             per collective (60, 60s, 500ms, 2min; bare: seconds); on\n"
-"                           expiry: error and MPI_Abort; 60s\n"
-"  --threads N              CPU threads per rank for encode/decode (OpenMP, OpenBLAS);\n"
-"                           0 = the cores this rank may use / ranks on this host\n"
-"                           (OMPI_COMM_WORLD_LOCAL_SIZE); ranks that share cores but\n"
-"                           not a host (network namespaces) need it set: 0\n"
-"  --lr X                   SGD learning rate; 0.1 (signsgd without scaled: 0.002)\n"
-"  --out PATTERN            record file, %r = rank; records-r%r.gcr\n"
-"  --heartbeat K            progress line on stderr every K iterations; 0 (off)\n"
-"  --iface IFACE            the data interface (recorded; NCCL_SOCKET_IFNAME if unset)\n"
-"  --dump FILE              print a record file (header, then one line per iteration)\n"
-"  --print-model MODEL      (alone) print MODEL's parameter tensors (any MODEL of\n"
-"                           replay:MODEL) as the csv that replay:csv:PATH reads\n"
-"  --bench-allreduce [N]    time MPI_Allreduce of N floats (default: the model's size)\n"
-"  --self-test              (alone) run every method's CPU kernels on a small bucket at\n"
-"                           this CPU's ISA level and check them against the baseline's\n"
-"  --build-info             (alone) how this build was made: arch, the CPU flags it\n"
-"                           needs, the build machine's CPU, the kernels' ISA level here\n"
-"  --help, --version        this text; the version\n"
 "\n"
 "Example (4 ranks on one shaped interface, ring algorithms, ranks yield when idle):\n"
 "  mpirun -np 4 --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include eth1 \\\n"
@@ -103,27 +73,6 @@ void gc_wk_usage(FILE *f)
 "      --iters 50 --warmup 5 --batch 32 --out run1-r%r.gcr\n"
 "(As root, OpenMPI also needs OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1.)\n",
 	      f);
-}
-
-static gc_rc parse_int(const char *opt, const char *v, long long lo, long long hi, int *out,
-		       gc_err *e)
-{
-	int64_t x;
-	if (gc_parse_i64(v, &x) || x < lo || x > hi)
-		return gc_fail(e, GC_E_INVAL, "invalid %s '%s': expected an integer from %lld to %lld",
-			       opt, v, lo, hi);
-	*out = (int)x;
-	return GC_OK;
-}
-
-static gc_rc parse_pos(const char *opt, const char *v, double *out, gc_err *e)
-{
-	double x;
-	if (gc_parse_double(v, &x) || !(x > 0))
-		return gc_fail(e, GC_E_INVAL, "invalid %s '%s': expected a number greater than 0",
-			       opt, v);
-	*out = x;
-	return GC_OK;
 }
 
 /* --method NAME[:k=v,...]: the method and its parameters (applied at once, so that a
@@ -193,73 +142,6 @@ static void cfg_defaults(gc_wk_cfg *c)
 	gc_strlcpy(c->data, "auto", sizeof(c->data));
 }
 
-static gc_rc value_opt2(gc_wk_cfg *c, const char *o, const char *v, gc_err *e)
-{
-	if (!strcmp(o, "--bucket-first-mb"))
-		return parse_pos(o, v, &c->bucket_first_mb, e);
-	if (!strcmp(o, "--bucket-mb"))
-		return parse_pos(o, v, &c->bucket_mb, e);
-	if (!strcmp(o, "--deadline"))
-		return gc_opts_seconds(o, v, 0.001, 86400, &c->deadline, e);
-	if (!strcmp(o, "--lr"))
-		return parse_pos(o, v, &c->lr, e);
-	if (!strcmp(o, "--out"))
-		return copy_opt(c->out, sizeof(c->out), o, v, e);
-	if (!strcmp(o, "--threads"))
-		return parse_int(o, v, 0, 4096, &c->threads, e);
-	if (!strcmp(o, "--mpi-rings"))
-		return parse_int(o, v, 1, GC_WK_MAX_RINGS, &c->rings, e);
-	if (!strcmp(o, "--heartbeat"))
-		return parse_int(o, v, 0, 1000000000, &c->heartbeat, e);
-	if (!strcmp(o, "--eval-every"))
-		return parse_int(o, v, 0, 100000000, &c->eval_every, e);
-	if (!strcmp(o, "--data"))
-		return copy_opt(c->data, sizeof(c->data), o, v, e);
-	if (!strcmp(o, "--iface")) {
-		if (!gc_is_safe_token(v))
-			return gc_fail(e, GC_E_INVAL, "invalid --iface '%s': expected an interface name such as eth1", v);
-		return copy_opt(c->iface, sizeof(c->iface), o, v, e);
-	}
-	if (!strcmp(o, "--dump")) {
-		c->mode = GC_WK_DUMP;
-		return copy_opt(c->dump, sizeof(c->dump), o, v, e);
-	}
-	if (!strcmp(o, "--mpi-coll")) {
-		if (strcmp(v, "nb") && strcmp(v, "blocking"))
-			return gc_fail(e, GC_E_INVAL, "invalid --mpi-coll '%s': use nb or blocking", v);
-		c->blocking = !strcmp(v, "blocking");
-		return GC_OK;
-	}
-	return gc_fail(e, GC_E_INVAL, "unknown option '%s' (see 'gcbench-worker --help')", o);
-}
-
-static gc_rc value_opt(gc_wk_cfg *c, const char *o, const char *v, gc_err *e)
-{
-	if (!strcmp(o, "--backend")) {
-		if (strcmp(v, "mpi") && strcmp(v, "nccl"))
-			return gc_fail(e, GC_E_INVAL, "unknown backend '%s': use mpi or nccl", v);
-		c->backend = strcmp(v, "mpi") ? GC_WK_NCCL : GC_WK_MPI;
-		return GC_OK;
-	}
-	if (!strcmp(o, "--method"))
-		return parse_method(c, v, e);
-	if (!strcmp(o, "--workload"))
-		return parse_workload(c, v, e);
-	if (!strcmp(o, "--iters"))
-		return parse_int(o, v, 1, 100000000, &c->iters, e);
-	if (!strcmp(o, "--warmup"))
-		return parse_int(o, v, 0, 100000000, &c->warmup, e);
-	if (!strcmp(o, "--batch"))
-		return parse_int(o, v, 1, 1000000, &c->batch, e);
-	if (!strcmp(o, "--compute-scale"))
-		return parse_pos(o, v, &c->compute_scale, e);
-	if (!strcmp(o, "--device-flops"))
-		return parse_pos(o, v, &c->device_flops, e);
-	if (!strcmp(o, "--profile"))
-		return copy_opt(c->profile, sizeof(c->profile), o, v, e);
-	return value_opt2(c, o, v, e);
-}
-
 /* --param k=v entries (deprecated), applied once the method is known (it may come
  * later), after the parameters of --method NAME:k=v. */
 static gc_rc apply_params(gc_wk_cfg *c, char **kv, int n, gc_err *e)
@@ -312,24 +194,6 @@ static gc_rc check_cfg(gc_wk_cfg *c, gc_err *e)
 	return GC_OK;
 }
 
-enum { W_VALUE = 1, W_PARAM, W_NO_OVERLAP, W_BENCH, W_PRINT_MODEL };
-static const struct gc_opt wk_opts[] = {
-	{ "--backend", NULL, GC_OPT_ARG, W_VALUE }, { "--method", NULL, GC_OPT_ARG, W_VALUE },
-	{ "--param", NULL, GC_OPT_ARG, W_PARAM }, { "--workload", NULL, GC_OPT_ARG, W_VALUE },
-	{ "--data", NULL, GC_OPT_ARG, W_VALUE }, { "--eval-every", NULL, GC_OPT_ARG, W_VALUE },
-	{ "--iters", NULL, GC_OPT_ARG, W_VALUE }, { "--warmup", NULL, GC_OPT_ARG, W_VALUE },
-	{ "--batch", NULL, GC_OPT_ARG, W_VALUE }, { "--compute-scale", NULL, GC_OPT_ARG, W_VALUE },
-	{ "--device-flops", NULL, GC_OPT_ARG, W_VALUE }, { "--profile", NULL, GC_OPT_ARG, W_VALUE },
-	{ "--bucket-first-mb", NULL, GC_OPT_ARG, W_VALUE },
-	{ "--bucket-mb", NULL, GC_OPT_ARG, W_VALUE }, { "--no-overlap", NULL, 0, W_NO_OVERLAP },
-	{ "--mpi-coll", NULL, GC_OPT_ARG, W_VALUE }, { "--mpi-rings", NULL, GC_OPT_ARG, W_VALUE },
-	{ "--deadline", NULL, GC_OPT_ARG, W_VALUE }, { "--threads", NULL, GC_OPT_ARG, W_VALUE },
-	{ "--lr", NULL, GC_OPT_ARG, W_VALUE }, { "--out", NULL, GC_OPT_ARG, W_VALUE },
-	{ "--heartbeat", NULL, GC_OPT_ARG, W_VALUE }, { "--iface", NULL, GC_OPT_ARG, W_VALUE },
-	{ "--dump", NULL, GC_OPT_ARG, W_VALUE }, { "--bench-allreduce", NULL, GC_OPT_OPTARG, W_BENCH },
-	{ "--print-model", NULL, GC_OPT_ARG, W_PRINT_MODEL },
-};
-
 /* --print-model MODEL: the model as --workload replay:MODEL names it. */
 static gc_rc print_model_opt(gc_wk_cfg *c, const char *v, gc_err *e)
 {
@@ -361,45 +225,184 @@ static gc_rc bench_count(gc_wk_cfg *c, const char *v, gc_err *e)
 	return GC_OK;
 }
 
+static gc_rc backend_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	gc_wk_cfg *c = ((struct wk_parse *)ctx)->c;
+
+	if (strcmp(v, "mpi") && strcmp(v, "nccl"))
+		return gc_fail(e, GC_E_INVAL, "unknown backend '%s': use mpi or nccl", v);
+	c->backend = strcmp(v, "mpi") ? GC_WK_NCCL : GC_WK_MPI;
+	return GC_OK;
+}
+
+static gc_rc method_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	return parse_method(((struct wk_parse *)ctx)->c, v, e);
+}
+
+static gc_rc workload_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	return parse_workload(((struct wk_parse *)ctx)->c, v, e);
+}
+
+static gc_rc param_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	struct wk_parse *w = ctx;
+
+	if (w->nkv == GC_WK_MAX_PARAMS)
+		return gc_fail(e, GC_E_INVAL, "too many --param options (at most %d)",
+			       GC_WK_MAX_PARAMS);
+	w->kv[w->nkv++] = (char *)v;
+	return GC_OK;
+}
+
+/* A text option into its char array: target, hi = its size. */
+static gc_rc text_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	return copy_opt(opt->target, (size_t)opt->hi, opt->o.name, v, e);
+}
+
+static gc_rc iface_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	if (!gc_is_safe_token(v))
+		return gc_fail(e, GC_E_INVAL, "invalid --iface '%s': expected an interface name such as eth1", v);
+	return text_cb(ctx, opt, v, e);
+}
+
+static gc_rc dump_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	((struct wk_parse *)ctx)->c->mode = GC_WK_DUMP;
+	return text_cb(ctx, opt, v, e);
+}
+
+static gc_rc coll_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	if (strcmp(v, "nb") && strcmp(v, "blocking"))
+		return gc_fail(e, GC_E_INVAL, "invalid --mpi-coll '%s': use nb or blocking", v);
+	((struct wk_parse *)ctx)->c->blocking = !strcmp(v, "blocking");
+	return GC_OK;
+}
+
+static gc_rc print_model_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	return print_model_opt(((struct wk_parse *)ctx)->c, v, e);
+}
+
+static gc_rc bench_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	return bench_count(((struct wk_parse *)ctx)->c, v, e);
+}
+
+#define WK_TEXT(l, field, fn, a, h) \
+	{ .o = { l, NULL, GC_OPT_ARG, 0 }, .arg = a, .help = h, .type = GC_OT_CALLBACK, \
+	  .cb = fn, .target = c->field, .hi = (long long)sizeof c->field }
+
+/* The options of gcbench-worker, one declaration each, their targets in c. */
+static const struct gc_option *wk_decl(gc_wk_cfg *c, size_t *n)
+{
+	static struct gc_option tab[32];
+	const struct gc_option t[] = {
+		GC_OPTION_CALLBACK("--backend", NULL, GC_OPT_ARG, backend_cb, "mpi|nccl",
+				   "collectives over MPI (CPU) or NCCL (one GPU per rank); mpi"),
+		{ .o = { "--method", NULL, GC_OPT_ARG, 0 }, .type = GC_OT_CALLBACK,
+		  .cb = method_cb, .usage = usage_methods },
+		GC_OPTION_CALLBACK("--param", NULL, GC_OPT_ARG, param_cb, "K=V", NULL),
+		GC_OPTION_CALLBACK("--workload", NULL, GC_OPT_ARG, workload_cb, "W",
+				   "replay:MODEL (resnet50 resnet101 vgg16 bert-base gpt2-small\n"
+				   "tiny csv:PATH), train:mlp (features-256-classes) or\n"
+				   "train:cnn (2 conv layers + fc), real gradients"),
+		WK_TEXT("--data", data, text_cb, "D",
+			"training data: auto (the built-in digits if this build has\n"
+			"them, else generated), digits, generated, or a GCBDAT1\n"
+			"file (tools/digits_convert.py); auto"),
+		GC_OPTION_INT("--eval-every", NULL, &c->eval_every, 0, 100000000, "K",
+			      "training: validation loss and accuracy every K iterations\n"
+			      "and after the last, outside the timed part; 0 (off)"),
+		GC_OPTION_INT("--iters", NULL, &c->iters, 1, 100000000, "N",
+			      "measured iterations (>= 1); 20"),
+		GC_OPTION_INT("--warmup", NULL, &c->warmup, 0, 100000000, "W",
+			      "extra iterations run first, flagged warmup; 5"),
+		GC_OPTION_INT("--batch", NULL, &c->batch, 1, 1000000, "B", "per-rank batch size; 32"),
+		GC_OPTION_POSITIVE("--compute-scale", NULL, &c->compute_scale, "S",
+				   "device speed multiplier for replay compute (>0); 1"),
+		GC_OPTION_POSITIVE("--device-flops", NULL, &c->device_flops, "F",
+				   "FLOP/s of the emulated device; the V100 default"),
+		WK_TEXT("--profile", profile, text_cb, "FILE",
+			"per-tensor backward seconds (CSV name,t_bwd_seconds)"),
+		GC_OPTION_POSITIVE("--bucket-first-mb", NULL, &c->bucket_first_mb, "X",
+				   "first bucket at least X MiB; 1"),
+		GC_OPTION_POSITIVE("--bucket-mb", NULL, &c->bucket_mb, "X",
+				   "later buckets at least X MiB; 25"),
+		GC_OPTION_SET("--no-overlap", NULL, &c->overlap, 0,
+			      "exchange after backward, bucket after bucket"),
+		GC_OPTION_CALLBACK("--mpi-coll", NULL, GC_OPT_ARG, coll_cb, "nb|blocking",
+				   "MPI_Iallreduce polled against the deadline (nb, default) or\n"
+				   "MPI_Allreduce (coll/tuned algorithms) under a watchdog"),
+		GC_OPTION_INT("--mpi-rings", NULL, &c->rings, 1, GC_WK_MAX_RINGS, "K",
+			      "nb: an all-reduce of 4 MiB or more runs as K concurrent\n"
+			      "MPI_Iallreduce on slices of it (one fills the link while\n"
+			      "another reduces); 1-8; 2"),
+		GC_OPTION_SECONDS("--deadline", NULL, &c->deadline, 0.001, 86400, "T",
+				  "per collective (60, 60s, 500ms, 2min; bare: seconds); on\n"
+				  "expiry: error and MPI_Abort; 60s"),
+		GC_OPTION_INT("--threads", NULL, &c->threads, 0, 4096, "N",
+			      "CPU threads per rank for encode/decode (OpenMP, OpenBLAS);\n"
+			      "0 = the cores this rank may use / ranks on this host\n"
+			      "(OMPI_COMM_WORLD_LOCAL_SIZE); ranks that share cores but\n"
+			      "not a host (network namespaces) need it set: 0"),
+		GC_OPTION_POSITIVE("--lr", NULL, &c->lr, "X",
+				   "SGD learning rate; 0.1 (signsgd without scaled: 0.002)"),
+		WK_TEXT("--out", out, text_cb, "PATTERN", "record file, %r = rank; records-r%r.gcr"),
+		GC_OPTION_INT("--heartbeat", NULL, &c->heartbeat, 0, 1000000000, "K",
+			      "progress line on stderr every K iterations; 0 (off)"),
+		WK_TEXT("--iface", iface, iface_cb, "IFACE",
+			"the data interface (recorded; NCCL_SOCKET_IFNAME if unset)"),
+		WK_TEXT("--dump", dump, dump_cb, "FILE",
+			"print a record file (header, then one line per iteration)"),
+		GC_OPTION_CALLBACK("--print-model", NULL, GC_OPT_ARG, print_model_cb, "MODEL",
+				   "(alone) print MODEL's parameter tensors (any MODEL of\n"
+				   "replay:MODEL) as the csv that replay:csv:PATH reads"),
+		GC_OPTION_CALLBACK("--bench-allreduce", NULL, GC_OPT_OPTARG, bench_cb, "[N]",
+				   "time MPI_Allreduce of N floats (default: the model's size)"),
+		/* answered by main() when alone (wk_main.c), not parsed here */
+		GC_OPTION_DOC("--self-test", NULL,
+			      "(alone) run every method's CPU kernels on a small bucket at\n"
+			      "this CPU's ISA level and check them against the baseline's"),
+		GC_OPTION_DOC("--build-info", NULL,
+			      "(alone) how this build was made: arch, the CPU flags it\n"
+			      "needs, the build machine's CPU, the kernels' ISA level here"),
+		GC_OPTION_DOC("--help, --version", NULL, "this text; the version"),
+	};
+
+	_Static_assert(sizeof t <= sizeof tab, "wk_decl: tab is too small");
+	memcpy(tab, t, sizeof t);
+	*n = sizeof t / sizeof t[0];
+	return tab;
+}
+
 gc_rc gc_wk_args_parse(gc_wk_cfg *c, int argc, char **argv, gc_err *e)
 {
-	char *kv[GC_WK_MAX_PARAMS];
-	int nkv = 0, nopts = 0, r;
+	struct wk_parse w = { .c = c };
+	size_t n;
+	const struct gc_option *d;
 	gc_opts p;
 	gc_rc rc;
+	int r;
 
 	cfg_defaults(c);
-	gc_opts_init(&p, "gcbench-worker", wk_opts, sizeof wk_opts / sizeof wk_opts[0], argc,
-		     argv);
-	while ((r = gc_opts_next(&p)) > 0) {
-		nopts++;
-		if (r == W_PRINT_MODEL) {
-			if ((rc = print_model_opt(c, p.val, e)))
-				return rc;
-		} else if (r == W_NO_OVERLAP) {
-			c->overlap = 0;
-		} else if (r == W_BENCH) {
-			if ((rc = bench_count(c, p.val, e)))
-				return rc;
-		} else if (r == W_PARAM) {
-			if (nkv == GC_WK_MAX_PARAMS)
-				return gc_fail(e, GC_E_INVAL, "too many --param options (at most %d)",
-					       GC_WK_MAX_PARAMS);
-			kv[nkv++] = (char *)p.val;
-		} else if ((rc = value_opt(c, p.opt, p.val, e))) {
-			return rc;
-		}
-	}
+	d = wk_decl(c, &n);
+	gc_opts_decl_init(&p, "gcbench-worker", d, n, argc, argv, &w);
+	r = gc_opts_parse_all(&p);
 	if (r == GC_OPTS_HELP || r == GC_OPTS_VERSION) {
 		c->mode = r == GC_OPTS_HELP ? GC_WK_HELP : GC_WK_VERSION;
 		return GC_OK;
 	}
 	if (r != GC_OPTS_END)
-		return gc_fail(e, GC_E_INVAL, "%s", p.err.msg);
-	if (c->mode == GC_WK_PRINT_MODEL && nopts > 1)
+		return gc_fail(e, p.rc, "%s", p.err.msg);
+	if (c->mode == GC_WK_PRINT_MODEL && p.count > 1)
 		return gc_fail(e, GC_E_INVAL, "--print-model takes no other option: run "
 			       "'gcbench-worker --print-model MODEL' alone");
-	rc = apply_params(c, kv, nkv, e);
+	rc = apply_params(c, w.kv, w.nkv, e);
 	return rc ? rc : check_cfg(c, e);
 }
 
