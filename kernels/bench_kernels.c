@@ -13,6 +13,7 @@
 #include "plan.h"
 #include "rng.h"
 #include "log.h"
+#include "opts.h"
 #include "strutil.h"
 #include "timing.h"
 #include "formats/arch.h"
@@ -652,6 +653,37 @@ out:
 }
 #endif
 
+static const char *only[NMODELS];
+static int reps = 5, nonly, cpu = 1, spin;
+
+static gc_rc model_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	if (nonly == NMODELS)
+		return gc_fail(e, GC_E_INVAL, "too many --model options (at most %d)", NMODELS);
+	only[nonly++] = v;
+	return GC_OK;
+}
+
+static gc_rc case_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	if (nonly_case == MAXONLY)
+		return gc_fail(e, GC_E_INVAL, "too many --case options (at most %d)", MAXONLY);
+	only_case[nonly_case++] = v;
+	return GC_OK;
+}
+
+static const struct gc_option bench_opts[] = {
+	GC_OPTION_INT("--reps", NULL, &reps, 1, 63, "N", "repetitions of each step (1-63); 5"),
+	GC_OPTION_CALLBACK("--model", NULL, GC_OPT_ARG, model_cb, "M",
+			   "resnet50, resnet101 or bert-base (repeatable); all three"),
+	GC_OPTION_CALLBACK("--case", NULL, GC_OPT_ARG, case_cb, "TEXT",
+			   "keep the rows whose method label contains TEXT (repeatable)"),
+	GC_OPTION_SET("--cuda-only", NULL, &cpu, 0, "leave out the CPU rows"),
+	GC_OPTION_FLAG("--spin", NULL, &spin, "(CUDA) the emulated compute's accuracy and its\n"
+		       "contention with an encode on another stream"),
+	GC_OPTION_DOC("--help", NULL, "this text"),
+};
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: gcbench-bench-kernels [--reps N] [--model resnet50|resnet101|bert-base]...\n"
@@ -662,8 +694,9 @@ static void usage(FILE *f)
 		   "the built-in architectures (formats/arch.c). --case keeps the rows whose method\n"
 		   "label contains TEXT (\"qsgd\", \"scaled\"). --cuda-only leaves out the CPU rows;\n"
 		   "--spin (CUDA) adds the emulated compute's accuracy and its contention with an\n"
-		   "encode on another stream (docs/cuda.md).\n\n"
-		   "example:\n  gcbench-bench-kernels --reps 3 --model resnet50\n", WORLD);
+		   "encode on another stream (docs/cuda.md).\n\n", WORLD);
+	gc_opts_usage(f, bench_opts, sizeof bench_opts / sizeof bench_opts[0], 16);
+	fputs("\nexample:\n  gcbench-bench-kernels --reps 3 --model resnet50\n", f);
 }
 
 int main(int argc, char **argv)
@@ -671,30 +704,22 @@ int main(int argc, char **argv)
 	static struct model models[NMODELS] = {
 		{ .name = "resnet50" }, { .name = "resnet101" }, { .name = "bert-base" },
 	};
-	const char *only[NMODELS] = { 0 };
-	int reps = 5, nonly = 0, fails = 0, cpu = 1, spin = 0, i, j;
-	int64_t v;
+	int fails = 0, i, j, r;
+	gc_opts p;
 
 	gc_log_init("gcbench-bench-kernels", GC_LOG_INFO);
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--reps") && i + 1 < argc && !gc_parse_i64(argv[i + 1], &v) &&
-		    v >= 1 && v <= 63) {
-			reps = (int)v;
-			i++;
-		} else if (!strcmp(argv[i], "--model") && i + 1 < argc && nonly < NMODELS) {
-			only[nonly++] = argv[++i];
-		} else if (!strcmp(argv[i], "--case") && i + 1 < argc && nonly_case < MAXONLY) {
-			only_case[nonly_case++] = argv[++i];
-		} else if (!strcmp(argv[i], "--cuda-only")) {
-			cpu = 0;
-		} else if (!strcmp(argv[i], "--spin")) {
-			spin = 1;
-		} else {
-			if (strcmp(argv[i], "-h") && strcmp(argv[i], "--help"))
-				gc_error("bad argument '%s' (--reps takes 1..63)", argv[i]);
-			usage(strcmp(argv[i], "-h") && strcmp(argv[i], "--help") ? stderr : stdout);
-			return strcmp(argv[i], "-h") && strcmp(argv[i], "--help") ? 2 : 0;
-		}
+	gc_opts_decl_init(&p, "gcbench-bench-kernels", bench_opts,
+			  sizeof bench_opts / sizeof bench_opts[0], argc, argv, NULL);
+	r = gc_opts_parse_all(&p);
+	if (r == GC_OPTS_HELP) {
+		usage(stdout);
+		return GC_EXIT_OK;
+	}
+	if (r != GC_OPTS_END) {
+		gc_error("%s", r == GC_OPTS_VERSION ? "unknown option '--version' for "
+			 "gcbench-bench-kernels (see 'gcbench-bench-kernels --help')" : p.err.msg);
+		usage(stderr);
+		return GC_EXIT_USAGE;
 	}
 	printf("# gcbench-bench-kernels: median of %d reps after a warm-up; world %d; %s\n",
 	       reps, WORLD, gc_cuda_available() ? "CUDA available" : "no CUDA device");
@@ -708,12 +733,12 @@ int main(int argc, char **argv)
 			;
 		if (j == NMODELS) {
 			gc_error("unknown model '%s' (resnet50, resnet101, bert-base)", only[i]);
-			return 2;
+			return GC_EXIT_USAGE;
 		}
 	}
 	if (!cpu && !gc_cuda_available()) {
 		gc_error("--cuda-only but no CUDA device is usable");
-		return 1;
+		return GC_EXIT_FAILED;
 	}
 	for (j = 0; j < NMODELS; j++) {
 		int want = !nonly;
@@ -728,5 +753,5 @@ int main(int argc, char **argv)
 #endif
 	if (spin && !BENCH_CUDA)
 		gc_warn("--spin needs a CUDA build and device");
-	return fails ? 1 : 0;
+	return fails ? GC_EXIT_FAILED : GC_EXIT_OK;
 }

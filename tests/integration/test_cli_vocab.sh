@@ -100,6 +100,25 @@ else
 	skip worker_unknown_option "$W is not built"
 	skip worker_missing_value "$W is not built"
 fi
+K=$BIN/gcbench-bench-kernels
+if [ -x "$K" ]; then
+	# the kernels benchmark reads its argv with the same parser: the message, then the usage
+	e=$("$K" --reps 2>&1 >/dev/null); rc=$?
+	first=$(printf '%s\n' "$e" | head -1)
+	want="gcbench-bench-kernels: error: option '--reps' of gcbench-bench-kernels needs a value (see 'gcbench-bench-kernels --help')"
+	[ $rc -eq 2 ] && [ "$first" = "$want" ] && printf '%s' "$e" | grep -q '^  --reps N  ' &&
+		pass kernels_missing_value || fail kernels_missing_value "rc $rc: $e"
+	e=$("$K" --reps=64 2>&1 >/dev/null | head -1); rc=$("$K" --reps=64 >/dev/null 2>&1; echo $?)
+	want="gcbench-bench-kernels: error: invalid --reps '64': expected an integer from 1 to 63"
+	[ "$rc" -eq 2 ] && [ "$e" = "$want" ] && pass kernels_bad_number || fail kernels_bad_number "rc $rc: $e"
+	out=$("$K" --help); rc=$?
+	[ $rc -eq 0 ] && printf '%s' "$out" | grep -q '^  --cuda-only   leave out the CPU rows$' &&
+		pass kernels_help || fail kernels_help "rc $rc: $out"
+else
+	skip kernels_missing_value "$K is not built"
+	skip kernels_bad_number "$K is not built"
+	skip kernels_help "$K is not built"
+fi
 e=$("$G" history --model m --method x --db 2>&1 >/dev/null); rc=$?
 want="gcbench: error: option '--db' of gcbench history needs a value (see 'gcbench history --help')"
 [ $rc -eq 2 ] && [ "$e" = "$want" ] && pass missing_value || fail missing_value "rc $rc: $e"
