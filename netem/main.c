@@ -149,7 +149,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct opts *o)
 	if (c == GC_OPTS_VERSION)
 		return print_version(), 1;
 	if (c != GC_OPTS_END)
-		return gc_error("%s", p.err.msg), 2;
+		return gc_error("%s", p.err.msg), GC_EXIT_USAGE;
 	return 0;
 }
 
@@ -318,7 +318,7 @@ static int op_change(const struct opts *o)
 
 	if (!o->rate || o->burst || o->delay || o->jitter || o->loss || o->trace)
 		return gc_error("change takes --rate only (and --dev, --netns, --json); see "
-				"'gcbench-netem --help'"), 2;
+				"'gcbench-netem --help'"), GC_EXIT_USAGE;
 	rc = gc_bw_parse(o->rate, GC_BW_BARE_GBIT | (o->bytes_ok ? GC_RATE_ALLOW_BYTES : 0),
 			 &bps, &e);
 	if (!rc && !bps)
@@ -482,7 +482,7 @@ static int check_netem(void)
 	}
 	printf("netem=0\n");
 	gc_error("%s", e.msg);
-	return 1;
+	return GC_EXIT_FAILED;
 }
 
 static int check(int netem)
@@ -495,7 +495,7 @@ static int check(int netem)
 	gc_error("cannot shape: this process lacks CAP_NET_ADMIN (run it as root, through "
 		 "sudo, or give the binary the file capability: setcap cap_net_admin+ep %s)",
 		 "gcbench-netem");
-	return 1;
+	return GC_EXIT_FAILED;
 }
 
 static int op_check(const struct opts *o)
@@ -503,7 +503,7 @@ static int op_check(const struct opts *o)
 	if (o->dev || o->netns || o->rate || o->burst || o->delay || o->jitter || o->loss ||
 	    o->owner || o->json || o->all || o->bytes_ok || o->trace || o->start || o->duration) {
 		gc_error("check takes no option but --netem; see 'gcbench-netem --help'");
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	return check(o->netem);
 }
@@ -557,7 +557,7 @@ static int run_op(const struct netem_op *op, const struct opts *o)
 {
 	if (op->needs_dev && !o->dev) {
 		gc_error("%s needs --dev IFACE; see 'gcbench-netem --help'", op->name);
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	return op->fn(o);
 }
@@ -574,7 +574,7 @@ static int unknown_command(const char *word)
 	gc_opts_unknown(&e, "command", word, NULL, gc_suggest(word, all, N_OPS + 1),
 			"gcbench-netem --help");
 	gc_error("%s", e.msg);
-	return 2;
+	return GC_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -587,7 +587,7 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    (!strcmp(argv[1], "help") && argc == 2)) {
 		fputs(usage_text, argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+		return argc < 2 ? GC_EXIT_USAGE : GC_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
 		print_version();
@@ -598,14 +598,14 @@ int main(int argc, char **argv)
 		gc_opts_init(&p, "gcbench-netem", NULL, 0, argc, argv);
 		gc_opts_next(&p);
 		gc_error("%s", p.err.msg);
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "help"))     /* help CMD: the usage covers every command */
 		return find_op(argv[2]) ? (fputs(usage_text, stdout), 0) : unknown_command(argv[2]);
 	if (!(op = find_op(argv[1])))
 		return unknown_command(argv[1]);
 	if ((r = parse_opts(argv[1], argc - 1, argv + 1, &o)))
-		return r == 1 ? 0 : 2;
+		return r == 1 ? GC_EXIT_OK : GC_EXIT_USAGE;
 #ifdef GC_NETEM_POLICY   /* the package's build: netem/policy.h wraps every operation */
 	if ((r = gc_netem_policy_before(op->name, o.dev, o.netns, o.all)))
 		return r;

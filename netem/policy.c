@@ -61,7 +61,7 @@ static int refuse(const char *cmd, const char *dev, const char *fmt, ...)
 	gc_error("%s: %s", cmd, msg);
 	snprintf(line, sizeof(line), "refused %s of '%s': %s", cmd, dev ? dev : "-", msg);
 	log_line(LOG_WARNING, line);
-	return 1;
+	return GC_EXIT_FAILED;   /* refused */
 }
 
 static gc_rc read_conf(struct gc_netem_conf *c, gc_err *e)

@@ -94,13 +94,13 @@ static int parse(int argc, char **argv, struct popts *o)
 			o->rtt = (int)d;
 		else {
 			gc_error("bad option '%s %s'; see 'gcbench-probe --help'", a, v ? v : "");
-			return 2;
+			return GC_EXIT_USAGE;
 		}
 		i++;
 	}
 	if ((o->on > 0) != (o->off > 0)) {
 		gc_error("--on and --off go together (seconds sending, seconds paused)");
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -211,7 +211,7 @@ static int server(const struct popts *o)
 
 	if (!buf || make_addr(o->addr, o->port, &sa)) {
 		free(buf);
-		return 1;
+		return GC_EXIT_FAILED;
 	}
 	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s >= 0)
@@ -220,7 +220,7 @@ static int server(const struct popts *o)
 		gc_error("cannot listen on %s:%d: %s", o->addr ? o->addr : "0.0.0.0", o->port,
 			 strerror(errno));
 		free(buf);
-		return 1;
+		return GC_EXIT_FAILED;
 	}
 	printf("listening=%s:%d\n", o->addr ? o->addr : "0.0.0.0", o->port);
 	fflush(stdout);
@@ -243,7 +243,7 @@ static int client_rtt(int s, int n)
 	int i = 0, one = 1;
 
 	if (!t)
-		return 1;
+		return GC_EXIT_FAILED;
 	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (write(s, "R", 1) != 1)
 		goto fail;
@@ -260,7 +260,7 @@ static int client_rtt(int s, int n)
 fail:
 	gc_error("rtt probe: connection lost after %d samples", i);
 	free(t);
-	return 1;
+	return GC_EXIT_FAILED;
 }
 
 /* Sleep until the absolute gc_now_ns() time t, or a stop signal. */
@@ -343,19 +343,19 @@ static int client_goodput(const int *fd, int n, const struct popts *o)
 	int ok;
 
 	if (!buf)
-		return 1;
+		return GC_EXIT_FAILED;
 	for (int i = 0; i < n; i++)
 		if (write_all(fd[i], "G", 1) || fcntl(fd[i], F_SETFL, fcntl(fd[i], F_GETFL) | O_NONBLOCK)) {
 			gc_error("goodput probe failed: %s", strerror(errno));
 			free(buf);
-			return 1;
+			return GC_EXIT_FAILED;
 		}
 	sent = send_phases(fd, n, buf, end, o->on, o->off);
 	free(buf);
 	ok = read_replies(fd, n, &bytes, &ns);
 	if (!ok) {
 		gc_error("goodput probe failed: %s", errno ? strerror(errno) : "short reply");
-		return 1;
+		return GC_EXIT_FAILED;
 	}
 	printf("goodput_bps=%.0f bytes=%llu seconds=%.6f sent=%llu flows=%d replied=%d\n",
 	       8.0 * (double)bytes / (ns * 1e-9), (unsigned long long)bytes, ns * 1e-9,
@@ -371,10 +371,10 @@ static int client(const struct popts *o)
 
 	if (!o->addr) {
 		gc_error("client needs --connect ADDR");
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	if (make_addr(o->addr, o->port, &sa))
-		return 2;
+		return GC_EXIT_USAGE;
 	memset(&sg, 0, sizeof(sg));
 	sg.sa_handler = on_stop;   /* no SA_RESTART: a stop signal ends the sending at once */
 	sigaction(SIGTERM, &sg, NULL);
@@ -415,7 +415,7 @@ int main(int argc, char **argv)
 		       "in turn (seconds); --time up to 86400 s. SIGTERM or SIGINT ends the sending\n"
 		       "early and still prints the goodput. The server serves connections at once.\n"
 		       "Default port 5301. At MTU 1500, goodput is at most 95.6%% of a tc cap.\n");
-		return argc < 2 ? 2 : 0;
+		return argc < 2 ? GC_EXIT_USAGE : GC_EXIT_OK;
 	}
 	if ((rc = parse(argc, argv, &o)))
 		return rc;
@@ -424,5 +424,5 @@ int main(int argc, char **argv)
 	if (!strcmp(o.mode, "client"))
 		return client(&o);
 	gc_error("unknown mode '%s'; use server or client", o.mode);
-	return 2;
+	return GC_EXIT_USAGE;
 }

@@ -63,8 +63,8 @@ static void expire(gc_wk_comm *c, int bucket, int coll, int blocking, uint64_t t
 		 "(%.1f s elapsed, --deadline %g): a peer is gone or the network stalled; aborting the job",
 		 c->rank, host, coll_name(coll, blocking), bucket, (double)(gc_now_ns() - t0) * 1e-9,
 		 c->deadline);
-	MPI_Abort(MPI_COMM_WORLD, 3);
-	_exit(3);
+	MPI_Abort(MPI_COMM_WORLD, GC_EXIT_ENV);
+	_exit(GC_EXIT_ENV);
 }
 
 static void *watchdog(void *arg)

@@ -104,8 +104,8 @@ static gc_rc poll_stream(gc_wk_comm *c, const char *what, int bucket)
 				 "--deadline %g): a peer is gone or the network stalled; aborting the job",
 				 c->rank, what, bucket, (double)(gc_now_ns() - t0) * 1e-9, c->deadline);
 			ncclCommAbort(s->comm);
-			MPI_Abort(MPI_COMM_WORLD, 3);
-			_exit(3);
+			MPI_Abort(MPI_COMM_WORLD, GC_EXIT_ENV);
+			_exit(GC_EXIT_ENV);
 		}
 		sched_yield();
 	}
@@ -389,8 +389,8 @@ static void *init_watchdog(void *arg)
 				 "(--deadline %g s): a rank is missing or NCCL cannot reach its peers (try "
 				 "NCCL_SOCKET_IFNAME, NCCL_DEBUG=INFO); aborting the job", d->rank, d->world,
 				 d->deadline);
-			MPI_Abort(MPI_COMM_WORLD, 3);
-			_exit(3);
+			MPI_Abort(MPI_COMM_WORLD, GC_EXIT_ENV);
+			_exit(GC_EXIT_ENV);
 		}
 	pthread_mutex_unlock(&d->mu);
 	return NULL;

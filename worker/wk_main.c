@@ -151,7 +151,7 @@ static int dump(const char *path)
 	gc_err e = { "" };
 	if (gc_rec_read(path, &f, &e)) {
 		gc_error("cannot dump '%s': %s", path, e.msg);
-		return 1;
+		return GC_EXIT_FAILED;
 	}
 	printf("header %s\n", f.header);
 	printf("complete %d records %zu\n", f.complete, f.n);
@@ -190,7 +190,7 @@ static int bench_allreduce(const gc_wk_cfg *c, size_t n, int rank)
 	double *t[2] = { calloc((size_t)reps, sizeof(double)), calloc((size_t)reps, sizeof(double)) };
 	if (!buf || !out || !t[0] || !t[1]) {
 		gc_error("out of memory for a %zu-float all-reduce benchmark", n);
-		return 1;
+		return GC_EXIT_FAILED;
 	}
 	gc_wk_fill_random(buf, n, 5 + (uint64_t)rank, 1.0f);
 	memset(out, 0, n * sizeof(float));
@@ -232,7 +232,7 @@ static int print_model(const char *model)
 
 	if (gc_arch_build(model, &a, &e)) {
 		gc_error("--print-model: %s", e.msg);
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	flops = a.flops_fwd > 0;
 	printf("# %s: %zu tensors, %zu parameters, forward (registration) order; printed by "
@@ -249,7 +249,7 @@ static int print_model(const char *model)
 		putchar('\n');
 	}
 	gc_arch_release(&a);
-	return fflush(stdout) || ferror(stdout) ? 1 : 0;
+	return fflush(stdout) || ferror(stdout) ? GC_EXIT_FAILED : GC_EXIT_OK;
 }
 
 /* Checks that need the workload but not MPI, so a bad model fails before MPI starts. */
@@ -308,7 +308,7 @@ static int finish(const gc_wk_cfg *c, gc_wk_comm *m, gc_wk_result *r)
 	free(hdr);
 	if (rc) {
 		gc_error("rank %d: cannot write the records: %s", m->rank, e.msg);
-		return 1;
+		return GC_EXIT_FAILED;
 	}
 	if (m->rank == 0 && c->kind == GC_WK_TRAIN)
 		printf("final_loss %.4f\n", r->final_loss);
@@ -352,7 +352,7 @@ static int run_mpi(gc_wk_cfg *c, size_t numel)
 	if (provided < MPI_THREAD_SERIALIZED) {
 		gc_error("rank %d: the MPI library gives thread level %d, below MPI_THREAD_SERIALIZED: "
 			 "the communication thread cannot call MPI safely; use an MPI built with threads", rank, provided);
-		MPI_Abort(MPI_COMM_WORLD, 2);
+		MPI_Abort(MPI_COMM_WORLD, GC_EXIT_USAGE);
 	}
 	check_iface(c, rank);
 	c->threads = set_threads(c);
@@ -364,11 +364,11 @@ static int run_mpi(gc_wk_cfg *c, size_t numel)
 	if (comm_init(c, &m, &e)) {
 		gc_error("rank %d: cannot start the %s back end: %s", rank,
 			 c->backend == GC_WK_NCCL ? "nccl" : "mpi", e.msg);
-		MPI_Abort(MPI_COMM_WORLD, 1);
+		MPI_Abort(MPI_COMM_WORLD, GC_EXIT_FAILED);
 	}
 	if (gc_wk_train(c, &m, &r, &e)) {
 		gc_error("rank %d: %s", rank, e.msg);
-		MPI_Abort(MPI_COMM_WORLD, 1);
+		MPI_Abort(MPI_COMM_WORLD, GC_EXIT_FAILED);
 	}
 	rc = finish(c, &m, &r);
 	free(r.recs);
@@ -392,7 +392,7 @@ int main(int argc, char **argv)
 	}
 	if (gc_wk_args_parse(&c, argc, argv, &e)) {
 		gc_error("%s", e.msg);
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	if (c.mode == GC_WK_HELP) {
 		gc_wk_usage(stdout);
@@ -408,7 +408,7 @@ int main(int argc, char **argv)
 		return print_model(c.model);
 	if (prevalidate(&c, &numel, &e)) {
 		gc_error("%s", e.msg);
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	return run_mpi(&c, numel);
 }

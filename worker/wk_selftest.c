@@ -157,7 +157,7 @@ int gc_wk_self_test(FILE *out, const char *version)
 		fail |= !ref[i] || !got[i];
 	if (fail) {
 		fprintf(out, "self-test: FAILED: out of memory\n");
-		return 1;
+		return GC_EXIT_FAILED;
 	}
 	/* signed zeros, ties and a run of equal magnitudes: the sign and tie rules */
 	for (i = 0; i < STEPS * WORLD; i++) {
@@ -197,7 +197,7 @@ int gc_wk_self_test(FILE *out, const char *version)
 	}
 	if (fail) {
 		fprintf(out, "self-test: FAILED: %s\n", why);
-		return 1;
+		return GC_EXIT_FAILED;
 	}
 	fprintf(out, "self-test: ok: %zu methods on %zu elements, kernels at level %s (this "
 		"CPU's best: %s) identical to the baseline's\n", NCASES, n, gc_isa_name(lvl),

@@ -165,7 +165,7 @@ static int parse_args(int argc, char **argv, struct cl_args *a)
 			if (gc_parse_i64(o.val, &nr) || nr < 2 || nr > GC_CLUSTER_MAX_RACKS) {
 				gc_error("--racks '%s' is not a number of racks from 2 to %d", o.val,
 					 GC_CLUSTER_MAX_RACKS);
-				return 2;
+				return GC_EXIT_USAGE;
 			}
 			a->racks = (int)nr;
 			break;
@@ -181,7 +181,7 @@ static int parse_args(int argc, char **argv, struct cl_args *a)
 			} else {
 				gc_error("unexpected argument '%s' for gcbench cluster %s (see 'gcbench "
 					 "cluster --help')", o.val, a->verb);
-				return 2;
+				return GC_EXIT_USAGE;
 			}
 		}
 	}
@@ -189,15 +189,15 @@ static int parse_args(int argc, char **argv, struct cl_args *a)
 		return (r = gc_cli_opts_stop(&o, r, cluster_help)) ? r : 1;
 	if (!a->verb) {
 		fputs(cluster_usage, stderr);
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	if (a->racks && strcmp(a->verb, "up")) {
 		gc_error("--racks applies to 'gcbench cluster up' only, not '%s'", a->verb);
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	if (a->json && strcmp(a->verb, "status")) {
 		gc_error("--json applies to 'gcbench cluster status' only, not '%s'", a->verb);
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -266,7 +266,7 @@ int cmd_cluster(int argc, char **argv)
 	if (!strcmp(a.verb, "up")) {
 		r = do_up(&a, &e);
 		if (r < 0)
-			return 2;
+			return GC_EXIT_USAGE;
 		rc = (gc_rc)r;
 	} else if (!strcmp(a.verb, "down")) {
 		rc = guard_in_use(a.name, 0, 0, &e);
@@ -283,10 +283,10 @@ int cmd_cluster(int argc, char **argv)
 		r = !rc && st && !st->healthy;
 		free(st);
 		if (!rc)
-			return r ? 3 : 0;
+			return r ? GC_EXIT_ENV : GC_EXIT_OK;
 	} else {
 		gc_error("cluster: unknown action '%s'; use up, down or status", a.verb);
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	if (rc)
 		gc_error("cluster %s: %s", a.verb, e.msg[0] ? e.msg : gc_strerror(rc));

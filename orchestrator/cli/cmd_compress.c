@@ -60,7 +60,7 @@ static int apply_params(struct copts *o, const char *arg)
 
 	if (gc_params_set_list(&o->p, arg, &e)) {
 		gc_error("--param: %s", e.msg);
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -71,7 +71,7 @@ static int parse_method(struct copts *o, const char *v)
 
 	if (gc_params_parse_method(v, &o->p, &e)) {
 		gc_error("invalid --method: %s", e.msg);
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	o->have_method = 1;
 	return 0;
@@ -90,7 +90,7 @@ static int parse_one(struct copts *o, int id, const char *v, char **pending, int
 	case C_METHOD: return parse_method(o, v);
 	case C_PARAM:
 		if (*np == MAX_IN)
-			return gc_error("too many --param options"), 2;
+			return gc_error("too many --param options"), GC_EXIT_USAGE;
 		pending[(*np)++] = (char *)v;       /* applied once the method is known */
 		return 0;
 	case C_OUT: o->out_dir = v; return 0;
@@ -98,14 +98,14 @@ static int parse_one(struct copts *o, int id, const char *v, char **pending, int
 	case C_BACKEND:
 		if (strcmp(v, "cpu") && strcmp(v, "cuda")) {
 			gc_error("unknown back end '%s'; use cpu or cuda", v);
-			return 2;
+			return GC_EXIT_USAGE;
 		}
 		o->be = strcmp(v, "cpu") ? GC_BACKEND_CUDA : GC_BACKEND_CPU;
 		return 0;
 	}
 	if (o->nin == MAX_IN) {
 		gc_error("too many --in files (at most %d workers)", MAX_IN);
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	o->in[o->nin++] = v;
 	return 0;
@@ -128,11 +128,11 @@ static int parse_args(struct copts *o, int argc, char **argv)
 		return (rc = gc_cli_opts_stop(&p, id, usage)) ? rc : -1;
 	if (!o->have_method) {
 		gc_error("no --method given; e.g. --method topk:ratio=0.01 (see 'gcbench compress --help')");
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	if (o->nin < 1) {
 		gc_error("no --in files: give one .npy gradient per worker, e.g. --in g0.npy --in g1.npy");
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	for (i = 0; i < np; i++)
 		if ((rc = apply_params(o, pending[i])))
@@ -204,12 +204,12 @@ static int write_outputs(const struct copts *o, const gc_npy *g, gc_bucket **b, 
 
 	if (mkdir(o->out_dir, 0777) && errno != EEXIST) {
 		gc_error("cannot create the output folder '%s': %s", o->out_dir, strerror(errno));
-		return 1;
+		return GC_EXIT_FAILED;
 	}
 	snprintf(path, sizeof(path), "%s/result.npy", o->out_dir);
 	if (gc_npy_write(path, avg[0], g[0].numel, g[0].ndim, g[0].shape, &e)) {
 		gc_error("%s", e.msg);
-		return 1;
+		return GC_EXIT_FAILED;
 	}
 	res = malloc(g[0].numel * sizeof(float));
 	for (w = 0; w < o->nin && !rc; w++) {

@@ -130,7 +130,7 @@ static int parse_args(struct ingest_cli *c, int argc, char **argv)
 
 	c->files = calloc((size_t)argc, sizeof(*c->files));
 	if (!c->files)
-		return gc_error("out of memory"), 1;
+		return gc_error("out of memory"), GC_EXIT_FAILED;
 	gc_opts_init(&p, "gcbench ingest", ingest_opts,
 		     sizeof ingest_opts / sizeof ingest_opts[0], argc, argv);
 	p.positional = 1;
@@ -138,19 +138,19 @@ static int parse_args(struct ingest_cli *c, int argc, char **argv)
 		if (r == GC_OPTS_POS)
 			c->files[c->nfiles++] = p.val;
 		else if (option(c, r, p.opt, p.val))
-			return 2;
+			return GC_EXIT_USAGE;
 	}
 	if (r != GC_OPTS_END)
 		return (r = gc_cli_opts_stop(&p, r, usage)) ? r : -1;
 	if (!c->o.sweep || !*c->o.sweep) {
 		gc_error("ingest needs --sweep NAME (the sweep to add the run to); see 'gcbench "
 			 "ingest --help'");
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	if (!c->nfiles) {
 		gc_error("ingest needs record files, one per rank of the run; see 'gcbench "
 			 "ingest --help'");
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	return 0;
 }

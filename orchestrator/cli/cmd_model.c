@@ -418,7 +418,7 @@ int cmd_model(int argc, char **argv)
 	int r = parse_args(argc, argv, &o), store;
 
 	if (r)
-		return r > 0 ? 0 : 2;
+		return r > 0 ? GC_EXIT_OK : GC_EXIT_USAGE;
 	if (o.predict)
 		return predict_other(&o);
 	memset(&p, 0, sizeof(p));

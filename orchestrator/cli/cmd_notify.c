@@ -115,20 +115,20 @@ int cmd_notify(int argc, char **argv)
 	if (argc < 2 || strcmp(argv[1], "test")) {
 		static const char *const subs[] = { "test" };
 		if (argc < 2)
-			return usage(stderr), 2;
+			return usage(stderr), GC_EXIT_USAGE;
 		return gc_cli_unknown_sub("gcbench notify", argv[1], subs, 1);
 	}
 	gc_opts_init(&p, "gcbench notify test", notify_opts,
 		     sizeof notify_opts / sizeof notify_opts[0], argc - 1, argv + 1);
 	while ((r = gc_opts_next(&p)) > 0)
 		if (parse_opt(&p, r, &t, &o, &msg))
-			return 2;
+			return GC_EXIT_USAGE;
 	if (r != GC_OPTS_END)
 		return gc_cli_opts_stop(&p, r, usage);
 	if (!t.url_env || !gc_is_safe_token(t.url_env)) {
 		gc_error("missing or invalid --url-env: name the environment variable "
 			 "that holds the hook URL, e.g. --url-env GCBENCH_SLACK_URL");
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	ev.summary = msg;
 	return gc_notify_send(&t, 1, &ev, &o, NULL) ? GC_EXIT_ENV : GC_EXIT_OK;

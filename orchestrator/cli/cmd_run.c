@@ -101,13 +101,13 @@ static int run_opt(struct gc_run_opts *o, gc_opts *p, int r)
 	switch (r) {
 	case GC_OPTS_POS:
 		if (o->spec_path)
-			return gc_error("one spec at a time: '%s' and '%s'", o->spec_path, p->val), 2;
+			return gc_error("one spec at a time: '%s' and '%s'", o->spec_path, p->val), GC_EXIT_USAGE;
 		o->spec_path = p->val;
 		break;
 	case R_DRY: o->dry_run = 1; break;
 	case R_RESUME: case R_NEW:
 		if (o->resume_mode != GC_RESUME_AUTO)
-			return gc_error("--resume and --new exclude each other; give one"), 2;
+			return gc_error("--resume and --new exclude each other; give one"), GC_EXIT_USAGE;
 		o->resume_mode = r == R_RESUME ? GC_RESUME_FORCE : GC_RESUME_NEW;
 		break;
 	case R_NOPROV: o->no_provision = 1; break;
@@ -117,7 +117,7 @@ static int run_opt(struct gc_run_opts *o, gc_opts *p, int r)
 		if (gc_opts_seconds(p->opt, p->val, 0, r == R_CALAGE ? 7 * 86400 : 86400,
 				    r == R_CAL ? &o->calibrate_s : r == R_CALAGE ?
 				    &o->calibration_max_age_s : &o->deadline_s, &e))
-			return gc_error("%s", e.msg), 2;
+			return gc_error("%s", e.msg), GC_EXIT_USAGE;
 		break;
 	case R_INV: o->inventory_path = p->val; break;
 	case R_DB: o->db_path = p->val; break;
@@ -128,7 +128,7 @@ static int run_opt(struct gc_run_opts *o, gc_opts *p, int r)
 		if (gc_slurm_parse_count(p->val, r == R_NODES, r == R_NODES ? &o->plan_nodes :
 					 &o->plan_gpus))
 			return gc_error("%s needs a whole number%s; see 'gcbench run --help'", p->opt,
-					r == R_NODES ? " of nodes, 1 or more" : ", 0 or more"), 2;
+					r == R_NODES ? " of nodes, 1 or more" : ", 0 or more"), GC_EXIT_USAGE;
 		if (r == R_GPUS)
 			o->plan_gpus_set = 1;
 		break;
@@ -152,21 +152,21 @@ int cmd_run(int argc, char **argv)
 		return gc_cli_opts_stop(&p, r, run_help);
 	if (!o.spec_path) {
 		fputs(run_usage, stderr);
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	if (o.json && o.dry_run) {
 		gc_error("--json applies to the summary of a sweep that runs; --dry-run prints "
 			 "text only (drop one of them)");
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	if ((o.plan_nodes || o.plan_gpus_set) && !o.dry_run) {
 		gc_error("--nodes and --gpus-per-node plan a dry run; add --dry-run (a real run "
 			 "uses the allocation it runs in: gcbench submit --nodes N)");
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	if (o.plan_gpus_set && !o.plan_nodes) {
 		gc_error("--gpus-per-node needs --nodes N (the job's size)");
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	if (o.plan_nodes && !o.inventory_path)
 		o.inventory_path = "slurm";   /* the plan of a job: the site file */

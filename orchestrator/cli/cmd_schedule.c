@@ -385,9 +385,9 @@ static int do_install(const struct opts *o)
 	const char *root = o->root ? o->root : "";
 
 	if (parse_backend(o->backend, &be) || fill_job(o, &b, &j))
-		return 2;
+		return GC_EXIT_USAGE;
 	if (gc_sched_job_check(&j, &e))
-		return gc_error("%s", e.msg), 2;
+		return gc_error("%s", e.msg), GC_EXIT_USAGE;
 	if ((r = check_job(&j, o->allow_build_tree)) || (r = check_local(&j)))
 		return r;
 	if (be == GC_SCHED_AUTO)
@@ -468,7 +468,7 @@ static int do_remove(const struct opts *o)
 
 	if (!o->spec || !gc_sched_name_ok(o->spec)) {
 		gc_error("schedule remove needs a valid NAME; see 'gcbench schedule list'");
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	snprintf(unit, sizeof unit, "gcbench-%s.timer", o->spec);
 	if (!o->root && gc_sched_detect("") == GC_SCHED_SYSTEMD)
@@ -491,7 +491,7 @@ int cmd_schedule(int argc, char **argv)
 
 	if (argc < 2) {
 		usage(stderr);
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	if (argv[1][0] == '-') {   /* --help, --version, or an option before the action */
 		gc_opts p;
@@ -501,11 +501,11 @@ int cmd_schedule(int argc, char **argv)
 	if (strcmp(argv[1], "install") && strcmp(argv[1], "list") && strcmp(argv[1], "remove"))
 		return gc_cli_unknown_sub("gcbench schedule", argv[1], subs, 3);
 	if ((r = parse_args(argc, argv, &o)))
-		return r > 0 ? 0 : 2;
+		return r > 0 ? GC_EXIT_OK : GC_EXIT_USAGE;
 	if (o.json && strcmp(argv[1], "list")) {
 		gc_error("--json applies to 'gcbench schedule list'; install and remove print one "
 			 "line (drop --json)");
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "install"))
 		return do_install(&o);

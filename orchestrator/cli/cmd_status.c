@@ -343,7 +343,7 @@ int cmd_status(int argc, char **argv)
 		else if (r == S_JSON)
 			json = 1;
 		else if (parse_count(o.opt, o.val, r == S_SWEEPS ? &nsweeps : &nruns))
-			return 2;
+			return GC_EXIT_USAGE;
 	}
 	if (r != GC_OPTS_END)
 		return gc_cli_opts_stop(&o, r, usage);

@@ -89,18 +89,18 @@ static int submit_opt(struct submit_opts *o, const gc_opts *p, int r)
 		if (p->dashdash) {   /* sbatch's own */
 			if (o->n_extra == SUBMIT_MAX_EXTRA)
 				return gc_error("more than %d arguments for sbatch after '--'",
-						SUBMIT_MAX_EXTRA), 2;
+						SUBMIT_MAX_EXTRA), GC_EXIT_USAGE;
 			o->extra[o->n_extra++] = p->val;
 			break;
 		}
 		if (o->spec)
-			return gc_error("one spec at a time: '%s' and '%s'", o->spec, p->val), 2;
+			return gc_error("one spec at a time: '%s' and '%s'", o->spec, p->val), GC_EXIT_USAGE;
 		o->spec = p->val;
 		break;
 	case S_NODES: case S_GPUS:
 		if (gc_slurm_parse_count(p->val, r == S_NODES, r == S_NODES ? &o->nodes : &o->gpus))
 			return gc_error("%s needs a whole number%s; see 'gcbench submit --help'", p->opt,
-					r == S_NODES ? " of nodes, 1 or more" : ", 0 or more"), 2;
+					r == S_NODES ? " of nodes, 1 or more" : ", 0 or more"), GC_EXIT_USAGE;
 		break;
 	case S_PART: o->partition = p->val; break;
 	case S_TIME: o->time = p->val; break;
@@ -136,7 +136,7 @@ static int parse(int argc, char **argv, struct submit_opts *o)
 	if (!o->spec || !o->nodes) {
 		gc_error("%s; see 'gcbench submit --help'", !o->spec ? "give the sweep's spec" :
 			 "give the job's size with --nodes N");
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	return 0;
 }

@@ -728,7 +728,7 @@ int cmd_whatif(int argc, char **argv)
 	if (r) {
 		if (r < 0)
 			gc_error("%s", e.msg);
-		return r > 0 ? 0 : 2;
+		return r > 0 ? GC_EXIT_OK : GC_EXIT_USAGE;
 	}
 	if (o.constants)
 		return o.json ? constants_json() : (gc_whatif_print_constants(), 0);
@@ -736,7 +736,7 @@ int cmd_whatif(int argc, char **argv)
 		apply_topology(&o, NULL);
 		if (gc_whatif_print_steps(&o, &e)) {
 			gc_error("whatif: %s", e.msg);
-			return 1;
+			return GC_EXIT_FAILED;
 		}
 		return 0;
 	}
@@ -754,7 +754,7 @@ int cmd_whatif(int argc, char **argv)
 	    (o.seq_len && gc_whatif_scale_seq(&a, o.seq_len, &e))) {
 		gc_error("whatif: %s", e.msg);
 		gc_arch_release(&a);
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	apply_topology(&o, &a);
 	r = report(&o, &a, &e);
@@ -766,5 +766,5 @@ int cmd_whatif(int argc, char **argv)
 	if (r)
 		gc_error("whatif: %s", e.msg);
 	gc_arch_release(&a);
-	return r ? 1 : 0;
+	return r ? GC_EXIT_FAILED : GC_EXIT_OK;
 }
