@@ -87,8 +87,7 @@ static const char usage_text[] =
 "  the package installed only when its protocol is the controller's).\n"
 "\n"
 "--version prints the version; 'gcbench-netem help CMD' this text.\n"
-"\n"
-"example: gcbench-netem set --dev eth0 --netns gcb-gcb-n1 --rate 10gbit\n";
+"\n";
 
 struct opts {
 	const char *dev, *netns, *rate, *burst, *delay, *jitter, *loss, *owner;
@@ -96,16 +95,39 @@ struct opts {
 	int json, all, bytes_ok, netem;
 };
 
-static const struct gc_opt netem_opts[] = {
-	{ "--dev", "-d", GC_OPT_ARG, 'd' }, { "--netns", "-n", GC_OPT_ARG, 'n' },
-	{ "--rate", "-r", GC_OPT_ARG, 'r' }, { "--burst", "-b", GC_OPT_ARG, 'b' },
-	{ "--delay", NULL, GC_OPT_ARG, 'D' }, { "--jitter", NULL, GC_OPT_ARG, 'J' },
-	{ "--loss", NULL, GC_OPT_ARG, 'L' }, { "--owner", NULL, GC_OPT_ARG, 'o' },
-	{ "--json", NULL, 0, 'j' }, { "--all", NULL, 0, 'a' }, { "--bytes-ok", NULL, 0, 'B' },
-	{ "--netem", NULL, 0, 'N' }, { "--trace", NULL, GC_OPT_ARG, 't' },
-	{ "--start", NULL, GC_OPT_ARG, 's' }, { "--duration", NULL, GC_OPT_ARG, 'u' },
-	{ "--class", NULL, GC_OPT_ARG, 'c' },
+static struct opts parsed;   /* the declarations' targets; parse_opts copies it out */
+static const struct gc_option netem_opts[] = {
+	GC_OPTION_STRING("--dev", "-d", &parsed.dev, "IFACE", "the interface to shape"),
+	GC_OPTION_STRING("--netns", "-n", &parsed.netns, "NAME",
+			 "the network namespace IFACE is in ('ip netns list')"),
+	GC_OPTION_STRING("--rate", "-r", &parsed.rate, "RATE", "the cap, in bits per second (10gbit)"),
+	GC_OPTION_STRING("--burst", "-b", &parsed.burst, "SIZE", "the bucket; max(64kb, rate x 4 ms)"),
+	GC_OPTION_STRING("--delay", NULL, &parsed.delay, "TIME", "added one-way delay (netem)"),
+	GC_OPTION_STRING("--jitter", NULL, &parsed.jitter, "TIME", "variation of the delay"),
+	GC_OPTION_STRING("--loss", NULL, &parsed.loss, "PCT", "packets dropped (0.1%)"),
+	GC_OPTION_STRING("--owner", NULL, &parsed.owner, "PID",
+			 "restore-all undoes the cap once PID has exited"),
+	GC_OPTION_FLAG("--json", NULL, &parsed.json, "one JSON object"),
+	GC_OPTION_FLAG("--all", NULL, &parsed.all, "restore-all: every link, owner alive or not"),
+	GC_OPTION_FLAG("--bytes-ok", NULL, &parsed.bytes_ok,
+		       "accept tc's bytes-per-second units (30gbps = 240 Gbit/s)"),
+	GC_OPTION_FLAG("--netem", NULL, &parsed.netem, "check: also test the netem qdisc"),
+	GC_OPTION_STRING("--trace", NULL, &parsed.trace, "FILE", "play: 'SECONDS RATE' lines"),
+	GC_OPTION_STRING("--start", NULL, &parsed.start, "EPOCH_SECONDS",
+			 "play: when the trace starts; now"),
+	GC_OPTION_STRING("--duration", NULL, &parsed.duration, "SECONDS",
+			 "play: how long the trace plays"),
+	GC_OPTION_STRING("--class", NULL, &parsed.cls, "DEST[,DEST...]=RATE",
+			 "classes: the cap for the listed destinations"),
 };
+
+static void usage(FILE *f)
+{
+	fputs(usage_text, f);
+	fputs("options:\n", f);
+	gc_opts_usage(f, netem_opts, sizeof netem_opts / sizeof netem_opts[0], 20);
+	fputs("\nexample: gcbench-netem set --dev eth0 --netns gcb-gcb-n1 --rate 10gbit\n", f);
+}
 
 /* --version: "NAME VERSION", as every gcbench program prints it; the protocol is
  * `gcbench-netem version`'s */
@@ -123,29 +145,13 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	snprintf(name, sizeof name, "gcbench-netem %s", cmd);
-	gc_opts_init(&p, name, netem_opts, sizeof netem_opts / sizeof netem_opts[0], argc, argv);
-	while ((c = gc_opts_next(&p)) > 0) {
-		switch (c) {
-		case 'd': o->dev = p.val; break;
-		case 'n': o->netns = p.val; break;
-		case 'r': o->rate = p.val; break;
-		case 'b': o->burst = p.val; break;
-		case 'D': o->delay = p.val; break;
-		case 'J': o->jitter = p.val; break;
-		case 'L': o->loss = p.val; break;
-		case 'o': o->owner = p.val; break;
-		case 'j': o->json = 1; break;
-		case 'a': o->all = 1; break;
-		case 'B': o->bytes_ok = 1; break;
-		case 'N': o->netem = 1; break;
-		case 't': o->trace = p.val; break;
-		case 's': o->start = p.val; break;
-		case 'u': o->duration = p.val; break;
-		case 'c': o->cls = p.val; break;
-		}
-	}
+	memset(&parsed, 0, sizeof parsed);
+	gc_opts_decl_init(&p, name, netem_opts, sizeof netem_opts / sizeof netem_opts[0], argc,
+			  argv, NULL);
+	c = gc_opts_parse_all(&p);
+	*o = parsed;
 	if (c == GC_OPTS_HELP)
-		return fputs(usage_text, stdout), 1;
+		return usage(stdout), 1;
 	if (c == GC_OPTS_VERSION)
 		return print_version(), 1;
 	if (c != GC_OPTS_END)
@@ -586,7 +592,7 @@ int main(int argc, char **argv)
 	gc_log_init("gcbench-netem", GC_LOG_INFO);
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    (!strcmp(argv[1], "help") && argc == 2)) {
-		fputs(usage_text, argc < 2 ? stderr : stdout);
+		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? GC_EXIT_USAGE : GC_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
@@ -601,7 +607,7 @@ int main(int argc, char **argv)
 		return GC_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "help"))     /* help CMD: the usage covers every command */
-		return find_op(argv[2]) ? (fputs(usage_text, stdout), 0) : unknown_command(argv[2]);
+		return find_op(argv[2]) ? (usage(stdout), GC_EXIT_OK) : unknown_command(argv[2]);
 	if (!(op = find_op(argv[1])))
 		return unknown_command(argv[1]);
 	if ((r = parse_opts(argv[1], argc - 1, argv + 1, &o)))

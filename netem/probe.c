@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "opts.h"
 #include "strutil.h"
 #include "timing.h"
 
@@ -56,47 +57,94 @@ static void on_stop(int sig)
 	stop_flag = 1;
 }
 
-static int parse(int argc, char **argv, struct popts *o)
+/* A whole number in [lo, hi] into the int target (written as a decimal: 5301, 5301.0). */
+static gc_rc whole_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
 {
-	int i;
-	double d = 0;
+	double d;
 
-	memset(o, 0, sizeof(*o));
-	o->port = 5301;
-	o->secs = 2;
-	o->parallel = 1;
+	if (gc_parse_double(v, &d) || !(d >= (double)opt->lo && d <= (double)opt->hi) ||
+	    d != (int)d)
+		return gc_fail(e, GC_E_INVAL, "invalid %s '%.40s': expected a whole number from "
+			       "%lld to %lld; see 'gcbench-probe --help'", opt->o.name, v, opt->lo,
+			       opt->hi);
+	*(int *)opt->target = (int)d;
+	return GC_OK;
+}
+
+/* Seconds, more than 0 and at most hi, into the double target. */
+static gc_rc secs_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	double d;
+
+	if (gc_parse_double(v, &d) || !(d > 0 && d <= (double)opt->hi))
+		return gc_fail(e, GC_E_INVAL, "invalid %s '%.40s': expected seconds, more than 0 "
+			       "and at most %lld; see 'gcbench-probe --help'", opt->o.name, v,
+			       opt->hi);
+	*(double *)opt->target = d;
+	return GC_OK;
+}
+
+#define PROBE_WHOLE(l, var, low, high, a, h) \
+	{ .o = { l, NULL, GC_OPT_ARG, 0 }, .arg = a, .help = h, .type = GC_OT_CALLBACK, \
+	  .cb = whole_cb, .target = (var), .lo = low, .hi = high }
+#define PROBE_SECS(l, var, a, h) \
+	{ .o = { l, NULL, GC_OPT_ARG, 0 }, .arg = a, .help = h, .type = GC_OT_CALLBACK, \
+	  .cb = secs_cb, .target = (var), .hi = (long long)MAX_SECS }
+
+static struct popts parsed;   /* the declarations' targets */
+static const struct gc_option probe_opts[] = {
+	GC_OPTION_STRING("--bind", NULL, &parsed.addr, "ADDR", "server: the address to listen on"),
+	GC_OPTION_STRING("--connect", NULL, &parsed.addr, "ADDR", "client: the server's address"),
+	PROBE_WHOLE("--port", &parsed.port, 1, 65535, "P", "the TCP port; 5301"),
+	GC_OPTION_FLAG("--once", NULL, &parsed.once, "server: serve one client, then exit"),
+	PROBE_SECS("--time", &parsed.secs, "S", "client: seconds of sending; 2"),
+	PROBE_WHOLE("--rtt", &parsed.rtt, 1, 1000000, "N",
+		    "client: the median of N one-byte round trips instead"),
+	PROBE_WHOLE("--parallel", &parsed.parallel, 1, MAX_PARALLEL, "N",
+		    "client: send on N connections at once (1-16); 1"),
+	PROBE_SECS("--on", &parsed.on, "S", "client: seconds sending, then --off"),
+	PROBE_SECS("--off", &parsed.off, "S", "client: seconds paused, then --on"),
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: gcbench-probe server [--bind ADDR] [--port P] [--once]\n"
+		"       gcbench-probe client --connect ADDR [--port P] [--time S] [--rtt N]\n"
+		"                            [--parallel N] [--on S --off S]\n"
+		"Measures TCP goodput (payload bits/s at the receiver; default 2 s) or, with\n"
+		"--rtt N, the median of N one-byte round trips. Prints key=value pairs:\n"
+		"  goodput_bps=... bytes=... seconds=...   or   rtt_s=... rtt_min_s=...\n"
+		"--parallel N (1-16) sends on N connections at once; --on/--off send and pause\n"
+		"in turn (seconds); --time up to 86400 s. SIGTERM or SIGINT ends the sending\n"
+		"early and still prints the goodput. The server serves connections at once.\n"
+		"Default port 5301. At MTU 1500, goodput is at most 95.6%% of a tc cap.\n\n");
+	gc_opts_usage(f, probe_opts, sizeof probe_opts / sizeof probe_opts[0], 17);
+}
+
+/* 0 to go on, GC_EXIT_OK after --help, else GC_EXIT_USAGE (reported). */
+static int parse(int argc, char **argv, struct popts *o, int *done)
+{
+	gc_opts p;
+	int r;
+
+	memset(&parsed, 0, sizeof parsed);
+	parsed.port = 5301;
+	parsed.secs = 2;
+	parsed.parallel = 1;
+	gc_opts_decl_init(&p, "gcbench-probe", probe_opts, sizeof probe_opts / sizeof probe_opts[0],
+			  argc - 1, argv + 1, NULL);
+	r = gc_opts_parse_all(&p);
+	*o = parsed;
 	o->mode = argc > 1 ? argv[1] : "";
-	for (i = 2; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--once")) {
-			o->once = 1;
-			continue;
-		}
-		if (v && (!strcmp(a, "--bind") || !strcmp(a, "--connect")))
-			o->addr = v;
-		else if (v && gc_parse_double(v, &d) == GC_OK && !strcmp(a, "--port") &&
-			 d >= 1 && d <= 65535 && d == (int)d)
-			o->port = (int)d;
-		else if (v && gc_parse_double(v, &d) == GC_OK && !strcmp(a, "--time") &&
-			 d > 0 && d <= MAX_SECS)
-			o->secs = d;
-		else if (v && gc_parse_double(v, &d) == GC_OK && !strcmp(a, "--parallel") &&
-			 d >= 1 && d <= MAX_PARALLEL && d == (int)d)
-			o->parallel = (int)d;
-		else if (v && gc_parse_double(v, &d) == GC_OK && !strcmp(a, "--on") &&
-			 d > 0 && d <= MAX_SECS)
-			o->on = d;
-		else if (v && gc_parse_double(v, &d) == GC_OK && !strcmp(a, "--off") &&
-			 d > 0 && d <= MAX_SECS)
-			o->off = d;
-		else if (v && gc_parse_double(v, &d) == GC_OK && !strcmp(a, "--rtt") &&
-			 d >= 1 && d <= 1000000 && d == (int)d)
-			o->rtt = (int)d;
-		else {
-			gc_error("bad option '%s %s'; see 'gcbench-probe --help'", a, v ? v : "");
-			return GC_EXIT_USAGE;
-		}
-		i++;
+	if (r == GC_OPTS_HELP) {
+		usage(stdout);
+		*done = 1;
+		return GC_EXIT_OK;
+	}
+	if (r != GC_OPTS_END) {
+		gc_error("%s", r == GC_OPTS_VERSION ? "unknown option '--version' for gcbench-probe "
+			 "(see 'gcbench-probe --help')" : p.err.msg);
+		return GC_EXIT_USAGE;
 	}
 	if ((o->on > 0) != (o->off > 0)) {
 		gc_error("--on and --off go together (seconds sending, seconds paused)");
@@ -401,23 +449,14 @@ out:
 int main(int argc, char **argv)
 {
 	struct popts o;
-	int rc;
+	int rc, done = 0;
 
 	gc_log_init("gcbench-probe", GC_LOG_INFO);
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		printf("usage: gcbench-probe server [--bind ADDR] [--port P] [--once]\n"
-		       "       gcbench-probe client --connect ADDR [--port P] [--time S] [--rtt N]\n"
-		       "                            [--parallel N] [--on S --off S]\n"
-		       "Measures TCP goodput (payload bits/s at the receiver; default 2 s) or, with\n"
-		       "--rtt N, the median of N one-byte round trips. Prints key=value pairs:\n"
-		       "  goodput_bps=... bytes=... seconds=...   or   rtt_s=... rtt_min_s=...\n"
-		       "--parallel N (1-16) sends on N connections at once; --on/--off send and pause\n"
-		       "in turn (seconds); --time up to 86400 s. SIGTERM or SIGINT ends the sending\n"
-		       "early and still prints the goodput. The server serves connections at once.\n"
-		       "Default port 5301. At MTU 1500, goodput is at most 95.6%% of a tc cap.\n");
+		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? GC_EXIT_USAGE : GC_EXIT_OK;
 	}
-	if ((rc = parse(argc, argv, &o)))
+	if ((rc = parse(argc, argv, &o, &done)) || done)
 		return rc;
 	if (!strcmp(o.mode, "server"))
 		return server(&o);
