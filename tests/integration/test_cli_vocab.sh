@@ -119,6 +119,16 @@ else
 	skip kernels_bad_number "$K is not built"
 	skip kernels_help "$K is not built"
 fi
+P=$BIN/gcbench-probe
+e=$("$P" client --connect 127.0.0.1 --port 0 2>&1 >/dev/null); rc=$?
+want="gcbench-probe: error: invalid --port '0': expected a whole number from 1 to 65535; see 'gcbench-probe --help'"
+[ $rc -eq 2 ] && [ "$e" = "$want" ] && pass probe_bad_number || fail probe_bad_number "rc $rc: $e"
+e=$("$P" server --once=1 2>&1 >/dev/null); rc=$?
+want="gcbench-probe: error: option '--once' of gcbench-probe takes no value (see 'gcbench-probe --help')"
+[ $rc -eq 2 ] && [ "$e" = "$want" ] && pass probe_flag_value || fail probe_flag_value "rc $rc: $e"
+out=$("$P" server --help); rc=$?
+[ $rc -eq 0 ] && printf '%s' "$out" | grep -q '^  --port P       the TCP port; 5301$' &&
+	pass probe_help || fail probe_help "rc $rc: $out"
 e=$("$G" history --model m --method x --db 2>&1 >/dev/null); rc=$?
 want="gcbench: error: option '--db' of gcbench history needs a value (see 'gcbench history --help')"
 [ $rc -eq 2 ] && [ "$e" = "$want" ] && pass missing_value || fail missing_value "rc $rc: $e"
