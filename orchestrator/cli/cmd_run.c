@@ -11,46 +11,15 @@
 #include "orchestrator/run/run_slurm.h"
 #include "strutil.h"
 
-static const char run_usage[] =
+static const char run_usage_head[] =
 "usage: gcbench run SPEC.yaml [--inventory INV.yaml] [--db gcbench.db] [options]\n"
 "\n"
 "Run a sweep: every point of SPEC (model x method x parameters x bandwidth x world\n"
 "size x batch x repeat) on the nodes of the inventory, each with its link capped,\n"
 "calibrated, measured, and stored per iteration in the SQLite database.\n"
-"\n"
-"  --inventory FILE  hosts to use (default: 'local: 4', a local emulated cluster of\n"
-"                    4 namespaced nodes brought up as needed; needs root). Inside a\n"
-"                    SLURM allocation (SLURM_JOB_ID set) the default, and 'slurm',\n"
-"                    is the site file GCBENCH_HOME/slurm.yaml or /etc/gcbench/slurm.yaml\n"
-"                    (slurm: true, iface: NAME): the job's nodes, through srun\n"
-"  --db FILE         results database (default gcbench.db; created if missing)\n"
-"  --tag TEXT        label stored with the environment (e.g. 'driver-550')\n"
-"  --bin-dir DIR     the gcbench binaries are already in DIR on every node: do not\n"
-"                    provision (see 'gcbench provision --help')\n"
-"  --no-provision    do not copy this build to the nodes (hosts managed by hand:\n"
-"                    binaries in /usr/local/bin, or --bin-dir)\n"
-"  --install-deps    provisioning may apt-get a missing library (root login)\n"
-"  --calibrate T     time of goodput probe per node pair and cap (default 1s;\n"
-"                    0 skips calibration); a cap is probed once per sweep, its\n"
-"                    later points store the same measurement\n"
-"  --calibration-max-age T  reuse an earlier sweep's probe of the same links (same\n"
-"                    hosts and environments, cap and delay; no trace or background\n"
-"                    load) if it is younger than T (default 1h; 0 always probes);\n"
-"                    runs.calibration_run names the run that probed\n"
-"  --calibrate-all   probe every ring pair (n1->n2, n2->n3, ...), not only n1->n2\n"
-"  --deadline T      per-collective deadline of the workers (default 60s)\n"
-"                    (a time: a number with s, ms or min; a bare number is seconds)\n"
-"  --json            print the end-of-sweep summary as one JSON object\n"
-"  --dry-run         list the nodes and the points (each with its hosts and ranks),\n"
-"                    say whether the sweep would be continued or new and why, and\n"
-"                    stop (reads the database, changes nothing)\n"
-"  --nodes N         with --dry-run and a 'slurm: true' inventory (the site file by\n"
-"                    default): plan for a job of N nodes, no allocation needed (on\n"
-"                    a login node, before 'gcbench submit --nodes N')\n"
-"  --gpus-per-node G with --nodes: the GPUs each node of that job would have\n"
-"  --resume          continue the newest unfinished sweep of this spec even if the\n"
-"                    environments changed (fails if there is none)\n"
-"  --new             start a new sweep even if an unfinished one could be continued\n"
+"\n";
+
+static const char run_usage_tail[] =
 "\n"
 "Resume: a rerun continues the newest sweep of the same spec that did not finish\n"
 "(interrupted, crashed, or with failed points) if it ran on the same environments\n"
@@ -74,84 +43,108 @@ static const char run_usage[] =
 "  sqlite3 gcbench.db 'SELECT method, bw_cap_bps/1e9, speedup FROM speedup'\n"
 "\n";
 
-static void run_help(FILE *f)
+static struct gc_run_opts ro = { .db_path = "gcbench.db", .calibrate_s = 1, .deadline_s = 60,
+				  .calibration_max_age_s = 3600 };
+
+static gc_rc resume_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
 {
-	fputs(run_usage, f);
+	if (ro.resume_mode != GC_RESUME_AUTO)
+		return gc_fail(e, GC_E_INVAL, "--resume and --new exclude each other; give one");
+	ro.resume_mode = !strcmp(opt->o.name, "--resume") ? GC_RESUME_FORCE : GC_RESUME_NEW;
+	return GC_OK;
 }
 
-enum { R_DRY = 1, R_RESUME, R_NEW, R_NOPROV, R_DEPS, R_CALALL, R_CAL, R_DEADLINE, R_INV, R_DB,
-       R_TAG, R_BINDIR, R_JSON, R_NODES, R_GPUS, R_CALAGE };
-static const struct gc_opt run_opts[] = {
-	{ "--dry-run", NULL, 0, R_DRY }, { "--resume", NULL, 0, R_RESUME },
-	{ "--new", NULL, 0, R_NEW }, { "--no-provision", NULL, 0, R_NOPROV },
-	{ "--install-deps", NULL, 0, R_DEPS }, { "--calibrate-all", NULL, 0, R_CALALL },
-	{ "--calibrate", NULL, GC_OPT_ARG, R_CAL }, { "--deadline", NULL, GC_OPT_ARG, R_DEADLINE },
-	{ "--inventory", NULL, GC_OPT_ARG, R_INV }, { "--db", NULL, GC_OPT_ARG, R_DB },
-	{ "--tag", NULL, GC_OPT_ARG, R_TAG }, { "--bin-dir", NULL, GC_OPT_ARG, R_BINDIR },
-	{ "--json", NULL, 0, R_JSON }, { "--nodes", NULL, GC_OPT_ARG, R_NODES },
-	{ "--gpus-per-node", NULL, GC_OPT_ARG, R_GPUS },
-	{ "--calibration-max-age", NULL, GC_OPT_ARG, R_CALAGE },
+static gc_rc count_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	int nodes = !strcmp(opt->o.name, "--nodes");
+
+	if (gc_slurm_parse_count(v, nodes, nodes ? &ro.plan_nodes : &ro.plan_gpus))
+		return gc_fail(e, GC_E_INVAL, "%s needs a whole number%s; see 'gcbench run --help'",
+			       opt->o.name, nodes ? " of nodes, 1 or more" : ", 0 or more");
+	if (!nodes)
+		ro.plan_gpus_set = 1;
+	return GC_OK;
+}
+
+static const struct gc_option run_opts[] = {
+	GC_OPTION_STRING("--inventory", NULL, &ro.inventory_path, "FILE",
+		"hosts to use (default: 'local: 4', a local emulated cluster of\n"
+		"4 namespaced nodes brought up as needed; needs root). Inside a\n"
+		"SLURM allocation (SLURM_JOB_ID set) the default, and 'slurm',\n"
+		"is the site file GCBENCH_HOME/slurm.yaml or /etc/gcbench/slurm.yaml\n"
+		"(slurm: true, iface: NAME): the job's nodes, through srun"),
+	GC_OPTION_STRING("--db", NULL, &ro.db_path, "FILE",
+		"results database (default gcbench.db; created if missing)"),
+	GC_OPTION_STRING("--tag", NULL, &ro.tag, "TEXT",
+		"label stored with the environment (e.g. 'driver-550')"),
+	GC_OPTION_STRING("--bin-dir", NULL, &ro.bin_dir, "DIR",
+		"the gcbench binaries are already in DIR on every node: do not\n"
+		"provision (see 'gcbench provision --help')"),
+	GC_OPTION_FLAG("--no-provision", NULL, &ro.no_provision,
+		"do not copy this build to the nodes (hosts managed by hand:\n"
+		"binaries in /usr/local/bin, or --bin-dir)"),
+	GC_OPTION_FLAG("--install-deps", NULL, &ro.install_deps,
+		"provisioning may apt-get a missing library (root login)"),
+	GC_OPTION_SECONDS("--calibrate", NULL, &ro.calibrate_s, 0, 86400, "T",
+		"time of goodput probe per node pair and cap (default 1s;\n"
+		"0 skips calibration); a cap is probed once per sweep, its\n"
+		"later points store the same measurement"),
+	GC_OPTION_SECONDS("--calibration-max-age", NULL, &ro.calibration_max_age_s, 0, 7 * 86400,
+		"T", "reuse an earlier sweep's probe of the same links (same\n"
+		"hosts and environments, cap and delay; no trace or background\n"
+		"load) if it is younger than T (default 1h; 0 always probes);\n"
+		"runs.calibration_run names the run that probed"),
+	GC_OPTION_FLAG("--calibrate-all", NULL, &ro.calibrate_all,
+		"probe every ring pair (n1->n2, n2->n3, ...), not only n1->n2"),
+	GC_OPTION_SECONDS("--deadline", NULL, &ro.deadline_s, 0, 86400, "T",
+		"per-collective deadline of the workers (default 60s)\n"
+		"(a time: a number with s, ms or min; a bare number is seconds)"),
+	GC_OPTION_FLAG("--json", NULL, &ro.json, "print the end-of-sweep summary as one JSON object"),
+	GC_OPTION_FLAG("--dry-run", NULL, &ro.dry_run,
+		"list the nodes and the points (each with its hosts and ranks),\n"
+		"say whether the sweep would be continued or new and why, and\n"
+		"stop (reads the database, changes nothing)"),
+	GC_OPTION_CALLBACK("--nodes", NULL, GC_OPT_ARG, count_cb, "N",
+		"with --dry-run and a 'slurm: true' inventory (the site file by\n"
+		"default): plan for a job of N nodes, no allocation needed (on\n"
+		"a login node, before 'gcbench submit --nodes N')"),
+	GC_OPTION_CALLBACK("--gpus-per-node", NULL, GC_OPT_ARG, count_cb, "G",
+		"with --nodes: the GPUs each node of that job would have"),
+	GC_OPTION_CALLBACK("--resume", NULL, 0, resume_cb, NULL,
+		"continue the newest unfinished sweep of this spec even if the\n"
+		"environments changed (fails if there is none)"),
+	GC_OPTION_CALLBACK("--new", NULL, 0, resume_cb, NULL,
+		"start a new sweep even if an unfinished one could be continued"),
 };
 
-/* One option or the spec; 0, or the exit status of a mistake. */
-static int run_opt(struct gc_run_opts *o, gc_opts *p, int r)
+static void run_help(FILE *f)
 {
-	gc_err e;
-
-	switch (r) {
-	case GC_OPTS_POS:
-		if (o->spec_path)
-			return gc_error("one spec at a time: '%s' and '%s'", o->spec_path, p->val), GC_EXIT_USAGE;
-		o->spec_path = p->val;
-		break;
-	case R_DRY: o->dry_run = 1; break;
-	case R_RESUME: case R_NEW:
-		if (o->resume_mode != GC_RESUME_AUTO)
-			return gc_error("--resume and --new exclude each other; give one"), GC_EXIT_USAGE;
-		o->resume_mode = r == R_RESUME ? GC_RESUME_FORCE : GC_RESUME_NEW;
-		break;
-	case R_NOPROV: o->no_provision = 1; break;
-	case R_DEPS: o->install_deps = 1; break;
-	case R_CALALL: o->calibrate_all = 1; break;
-	case R_CAL: case R_DEADLINE: case R_CALAGE:
-		if (gc_opts_seconds(p->opt, p->val, 0, r == R_CALAGE ? 7 * 86400 : 86400,
-				    r == R_CAL ? &o->calibrate_s : r == R_CALAGE ?
-				    &o->calibration_max_age_s : &o->deadline_s, &e))
-			return gc_error("%s", e.msg), GC_EXIT_USAGE;
-		break;
-	case R_INV: o->inventory_path = p->val; break;
-	case R_DB: o->db_path = p->val; break;
-	case R_TAG: o->tag = p->val; break;
-	case R_BINDIR: o->bin_dir = p->val; break;
-	case R_JSON: o->json = 1; break;
-	case R_NODES: case R_GPUS:
-		if (gc_slurm_parse_count(p->val, r == R_NODES, r == R_NODES ? &o->plan_nodes :
-					 &o->plan_gpus))
-			return gc_error("%s needs a whole number%s; see 'gcbench run --help'", p->opt,
-					r == R_NODES ? " of nodes, 1 or more" : ", 0 or more"), GC_EXIT_USAGE;
-		if (r == R_GPUS)
-			o->plan_gpus_set = 1;
-		break;
-	}
-	return 0;
+	fputs(run_usage_head, f);
+	gc_opts_usage(f, run_opts, sizeof run_opts / sizeof run_opts[0], 20);
+	fputs(run_usage_tail, f);
 }
 
 int cmd_run(int argc, char **argv)
 {
-	struct gc_run_opts o = { .db_path = "gcbench.db", .calibrate_s = 1, .deadline_s = 60,
-				  .calibration_max_age_s = 3600 };
+	struct gc_run_opts o;
 	gc_opts p;
-	int r, bad;
+	int r;
 
-	gc_opts_init(&p, "gcbench run", run_opts, sizeof run_opts / sizeof run_opts[0], argc, argv);
+	gc_opts_decl_init(&p, "gcbench run", run_opts, sizeof run_opts / sizeof run_opts[0], argc,
+			  argv, NULL);
 	p.positional = 1;
-	while ((r = gc_opts_next(&p)) >= 0)
-		if ((bad = run_opt(&o, &p, r)))
-			return bad;
+	while ((r = gc_opts_next(&p)) == GC_OPTS_POS) {
+		if (ro.spec_path) {
+			gc_error("one spec at a time: '%s' and '%s'", ro.spec_path, p.val);
+			return GC_EXIT_USAGE;
+		}
+		ro.spec_path = p.val;
+	}
 	if (r != GC_OPTS_END)
 		return gc_cli_opts_stop(&p, r, run_help);
+	o = ro;
 	if (!o.spec_path) {
-		fputs(run_usage, stderr);
+		run_help(stderr);
 		return GC_EXIT_USAGE;
 	}
 	if (o.json && o.dry_run) {
