@@ -21,25 +21,27 @@ static const char provision_usage[] =
 "differences are warned about. Last, whether the login may shape on each host (root,\n"
 "CAP_NET_ADMIN, 'sudo: true' with a sudoers line, or the cap_net_admin file\n"
 "capability). 'gcbench run' does all this first (unless --no-provision).\n"
-"\n"
-"  --inventory FILE  hosts (default: 'local: 4', the local emulated cluster; root)\n"
-"  --install-deps    apt-get install a missing library's package (needs a root login)\n"
-"  --json            the hosts as a JSON array of {\"host\", \"bin_dir\"}\n"
-"\n"
-"example:\n"
-"  gcbench provision --inventory experiments/inventory-cluster.example.yaml\n";
+"\n";
+
+static const char *inventory;
+static int install_deps, json;
+static const struct gc_option provision_opts[] = {
+	GC_OPTION_STRING("--inventory", NULL, &inventory, "FILE",
+			 "hosts (default: 'local: 4', the local emulated cluster; root)"),
+	GC_OPTION_FLAG("--install-deps", NULL, &install_deps,
+		       "apt-get install a missing library's package (needs a root login)"),
+	GC_OPTION_FLAG("--json", NULL, &json, "the hosts as a JSON array of {\"host\", \"bin_dir\"}"),
+};
 
 static void provision_help(FILE *f)
 {
 	fputs(provision_usage, f);
+	gc_opts_usage(f, provision_opts, sizeof provision_opts / sizeof provision_opts[0], 20);
+	fputs("\nexample:\n"
+	      "  gcbench provision --inventory experiments/inventory-cluster.example.yaml\n", f);
 }
 
-static const struct gc_opt provision_opts[] = {
-	{ "--install-deps", NULL, 0, 1 }, { "--inventory", NULL, GC_OPT_ARG, 2 },
-	{ "--json", NULL, 0, 3 },
-};
-
-static int print_hosts(const struct gc_sweep_ctx *c, int json)
+static int print_hosts(const struct gc_sweep_ctx *c)
 {
 	gc_buf b;
 	gc_json j;
@@ -71,26 +73,21 @@ int cmd_provision(int argc, char **argv)
 	static struct gc_build b;
 	gc_err e = { "" };
 	gc_opts p;
-	int r, json = 0;
+	int r;
 	gc_rc rc;
 
-	gc_opts_init(&p, "gcbench provision", provision_opts, 3, argc, argv);
-	while ((r = gc_opts_next(&p)) > 0) {
-		if (r == 1)
-			po.install_deps = 1;
-		else if (r == 2)
-			o.inventory_path = p.val;
-		else
-			json = 1;
-	}
-	if (r != GC_OPTS_END)
+	gc_opts_decl_init(&p, "gcbench provision", provision_opts,
+			  sizeof provision_opts / sizeof provision_opts[0], argc, argv, NULL);
+	if ((r = gc_opts_parse_all(&p)) != GC_OPTS_END)
 		return gc_cli_opts_stop(&p, r, provision_help);
+	po.install_deps = install_deps;
+	o.inventory_path = inventory;
 	rc = gc_run_setup_nodes(&o, &c, lockpath, sizeof(lockpath), &e);
 	gc_self_dir(self, sizeof(self));
 	rc = rc ? rc : gc_build_init(&b, self, NULL, 0, &e);
 	rc = rc ? rc : gc_provision_nodes(c.nodes, c.n_nodes, &b, &po, &e);
 
-	if (!rc && print_hosts(&c, json))
+	if (!rc && print_hosts(&c))
 		rc = GC_E_NOMEM;
 	if (rc)
 		gc_error("%s", e.msg);

@@ -6,6 +6,11 @@
 #include "log.h"
 #include "orchestrator/remote/reap.h"
 
+static int dry;
+static const struct gc_option reap_opts[] = {
+	GC_OPTION_FLAG("--dry-run", NULL, &dry, "list them, end nothing"),
+};
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -17,26 +22,23 @@ static void usage(FILE *f)
 		"sweep starts and after a point that failed, so you rarely need it by hand.\n\n"
 		"Only your own processes in this host's network namespace that carry the mark are\n"
 		"touched: SIGTERM, then SIGKILL 2 s later. Each prints one line.\n\n"
-		"options:\n"
-		"  --dry-run    list them, end nothing\n");
+		"options:\n");
+	gc_opts_usage(f, reap_opts, sizeof reap_opts / sizeof reap_opts[0], 15);
 }
-
-static const struct gc_opt reap_opts[] = { { "--dry-run", NULL, 0, 1 } };
 
 int cmd_reap(int argc, char **argv)
 {
-	int dry = 0, n = 0, r;
+	int n = 0, r;
 	gc_opts o;
 	gc_err e;
 
-	gc_opts_init(&o, "gcbench reap", reap_opts, 1, argc, argv);
-	while ((r = gc_opts_next(&o)) > 0)
-		dry = 1;
-	if (r != GC_OPTS_END)
+	gc_opts_decl_init(&o, "gcbench reap", reap_opts, sizeof reap_opts / sizeof reap_opts[0],
+			  argc, argv, NULL);
+	if ((r = gc_opts_parse_all(&o)) != GC_OPTS_END)
 		return gc_cli_opts_stop(&o, r, usage);
 	if (gc_reap(dry, 2.0, stdout, &n, &e)) {
 		gc_error("%s", e.msg);
 		return GC_EXIT_ENV;
 	}
-	return 0;
+	return GC_EXIT_OK;
 }
