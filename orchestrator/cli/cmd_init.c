@@ -10,6 +10,13 @@
 #include "commands.h"
 #include "log.h"
 
+static const char *dir = ".";
+static int force_opt;
+static const struct gc_option init_opts[] = {
+	GC_OPTION_STRING("--dir", NULL, &dir, "DIR", "write them in DIR (default: the current folder)"),
+	GC_OPTION_FLAG("--force", NULL, &force_opt, "replace files that exist"),
+};
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -24,15 +31,10 @@ static void usage(FILE *f)
 		"NAME is 1-24 lowercase letters, digits and _, starting with a letter, and not\n"
 		"one of PyTorch's hooks by gcbench's name (syncsgd, fp16, bf16, powersgd,\n"
 		"batched_powersgd). Existing files are kept unless --force.\n\n"
-		"options:\n"
-		"  --dir DIR    write them in DIR (default: the current folder)\n"
-		"  --force      replace files that exist\n\n" GC_EXIT_HELP);
+		"options:\n");
+	gc_opts_usage(f, init_opts, sizeof init_opts / sizeof init_opts[0], 15);
+	fputs("\n" GC_EXIT_HELP, f);
 }
-
-static const struct gc_opt init_opts[] = {
-	{ "--dir", NULL, GC_OPT_ARG, 1 },
-	{ "--force", NULL, 0, 2 },
-};
 
 static const char hook_text[] =
 	"\"\"\"@N@: a DDP communication hook, measured by gcbench (docs/hooks.md).\n"
@@ -144,24 +146,22 @@ static int write_one(const char *path, int force, const char *text, const char *
 
 int cmd_init(int argc, char **argv)
 {
-	const char *dir = ".", *name = NULL;
+	const char *name = NULL;
 	char hook[1200], spec[1200];
-	int force = 0, r;
+	int r;
 	gc_opts o;
 
 	if (argc >= 2 && argv[1][0] != '-' && strcmp(argv[1], "hook")) {
 		static const char *const subs[] = { "hook" };
 		return gc_cli_unknown_sub("gcbench init", argv[1], subs, 1);
 	}
-	gc_opts_init(&o, "gcbench init", init_opts, 2, argc > 1 && !strcmp(argv[1], "hook") ?
-		     argc - 1 : argc, argc > 1 && !strcmp(argv[1], "hook") ? argv + 1 : argv);
+	gc_opts_decl_init(&o, "gcbench init", init_opts, sizeof init_opts / sizeof init_opts[0],
+			  argc > 1 && !strcmp(argv[1], "hook") ?
+			  argc - 1 : argc, argc > 1 && !strcmp(argv[1], "hook") ? argv + 1 : argv,
+			  NULL);
 	o.positional = 1;
-	while ((r = gc_opts_next(&o)) >= 0) {
-		if (r == 1)
-			dir = o.val;
-		else if (r == 2)
-			force = 1;
-		else if (!name)
+	while ((r = gc_opts_next(&o)) == GC_OPTS_POS) {
+		if (!name)
 			name = o.val;
 		else {
 			gc_error("gcbench init hook takes one NAME; got '%s' too", o.val);
@@ -185,12 +185,13 @@ int cmd_init(int argc, char **argv)
 		gc_error("--dir '%.60s...' is too long", dir);
 		return GC_EXIT_USAGE;
 	}
-	if (!force && (!access(hook, F_OK) || !access(spec, F_OK))) {
+	if (!force_opt && (!access(hook, F_OK) || !access(spec, F_OK))) {
 		gc_error("'%s' exists; keep it, or give --force to replace it",
 			 !access(hook, F_OK) ? hook : spec);
 		return GC_EXIT_USAGE;
 	}
-	if (write_one(hook, force, hook_text, name) || write_one(spec, force, spec_text, name))
+	if (write_one(hook, force_opt, hook_text, name) ||
+	    write_one(spec, force_opt, spec_text, name))
 		return GC_EXIT_ENV;
 	return GC_EXIT_OK;
 }

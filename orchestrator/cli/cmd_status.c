@@ -12,6 +12,8 @@
 #include "orchestrator/ops/table.h"
 #include "strutil.h"
 
+static void status_opt_lines(FILE *f);
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -25,12 +27,9 @@ static void usage(FILE *f)
 		"A sweep shown 'running' whose process is gone is marked 'interrupted' by the\n"
 		"next 'gcbench run' of the same spec, which then continues it if the nodes'\n"
 		"environments are unchanged (docs/spec.md, \"Resume\").\n\n"
-		"options:\n"
-		"  --db PATH    the database (default: gcbench.db)\n"
-		"  --sweeps N   how many sweeps to list (default 10)\n"
-		"  --runs N     how many recent runs to list (default 10; 0 for none)\n"
-		"  --json       one JSON object: {\"db\", \"sweeps\": [...], \"runs\": [...]};\n"
-		"               times as every --json gives them: \"2026-12-04T22:30:40Z\" (UTC)\n\n"
+		"options:\n");
+	status_opt_lines(f);
+	fprintf(f, "\n"
 		"example:\n"
 		"  gcbench status --db results/gcbench.db --runs 20\n"
 		"  sqlite3 results/gcbench.db 'SELECT * FROM speedup'   # see docs/database.md\n");
@@ -260,16 +259,15 @@ static int add_run(const struct gc_db_run_stat *r, void *arg)
 	return gc_table_add(&o->t, row) ? 1 : 0;
 }
 
-static int parse_count(const char *opt, const char *v, int *out)
+static gc_rc count_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
 {
 	int64_t x;
 
-	if (!v || gc_parse_i64(v, &x) || x < 0 || x > 100000) {
-		gc_error("invalid %s '%s': give a count from 0 to 100000", opt, v ? v : "");
-		return -1;
-	}
-	*out = (int)x;
-	return 0;
+	if (gc_parse_i64(v, &x) || x < 0 || x > 100000)
+		return gc_fail(e, GC_E_INVAL, "invalid %s '%s': give a count from 0 to 100000",
+			       opt->o.name, v);
+	*(int *)opt->target = (int)x;
+	return GC_OK;
 }
 
 static int show(const char *path, int nsweeps, int nruns, int json)
@@ -323,29 +321,32 @@ fail:
 	return GC_EXIT_ENV;
 }
 
-enum { S_DB = 1, S_SWEEPS, S_RUNS, S_JSON };
-static const struct gc_opt status_opts[] = {
-	{ "--db", NULL, GC_OPT_ARG, S_DB }, { "--sweeps", NULL, GC_OPT_ARG, S_SWEEPS },
-	{ "--runs", NULL, GC_OPT_ARG, S_RUNS }, { "--json", NULL, 0, S_JSON },
+static const char *path = "gcbench.db";
+static int nsweeps = 10, nruns = 10, json;
+#define COUNT(l, var, h) { .o = { l, NULL, GC_OPT_ARG, 0 }, .arg = "N", .help = h, \
+			   .type = GC_OT_CALLBACK, .cb = count_cb, .target = (var) }
+static const struct gc_option status_opts[] = {
+	GC_OPTION_STRING("--db", NULL, &path, "PATH", "the database (default: gcbench.db)"),
+	COUNT("--sweeps", &nsweeps, "how many sweeps to list (default 10)"),
+	COUNT("--runs", &nruns, "how many recent runs to list (default 10; 0 for none)"),
+	GC_OPTION_FLAG("--json", NULL, &json,
+		       "one JSON object: {\"db\", \"sweeps\": [...], \"runs\": [...]};\n"
+		       "times as every --json gives them: \"2026-12-04T22:30:40Z\" (UTC)"),
 };
+static const size_t n_status_opts = sizeof status_opts / sizeof status_opts[0];
+
+static void status_opt_lines(FILE *f)
+{
+	gc_opts_usage(f, status_opts, n_status_opts, 15);
+}
 
 int cmd_status(int argc, char **argv)
 {
-	const char *path = "gcbench.db";
-	int nsweeps = 10, nruns = 10, json = 0, r;
 	gc_opts o;
+	int r;
 
-	gc_opts_init(&o, "gcbench status", status_opts, sizeof status_opts / sizeof status_opts[0],
-		     argc, argv);
-	while ((r = gc_opts_next(&o)) > 0) {
-		if (r == S_DB)
-			path = o.val;
-		else if (r == S_JSON)
-			json = 1;
-		else if (parse_count(o.opt, o.val, r == S_SWEEPS ? &nsweeps : &nruns))
-			return GC_EXIT_USAGE;
-	}
-	if (r != GC_OPTS_END)
+	gc_opts_decl_init(&o, "gcbench status", status_opts, n_status_opts, argc, argv, NULL);
+	if ((r = gc_opts_parse_all(&o)) != GC_OPTS_END)
 		return gc_cli_opts_stop(&o, r, usage);
 	return show(path, nsweeps, nruns, json);
 }
