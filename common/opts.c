@@ -314,7 +314,10 @@ void gc_opts_usage(FILE *f, const struct gc_option *decl, size_t n, int col)
 		len = fprintf(f, "  %s%s%s%s%s", d->o.alias ? d->o.alias : "",
 			      d->o.alias ? ", " : "", d->o.name, d->arg ? " " : "",
 			      d->arg ? d->arg : "");
-		fprintf(f, "%*s", len < col ? col - len : 2, "");
+		if (*h == '\n')    /* the help starts on the next line */
+			fprintf(f, "\n%*s", col, ""), h++;
+		else
+			fprintf(f, "%*s", len < col ? col - len : 2, "");
 		for (;;) {
 			const char *nl = strchr(h, '\n');
 			if (!nl) {

@@ -90,7 +90,8 @@ typedef gc_rc (*gc_opt_cb)(void *ctx, const struct gc_option *opt, const char *v
 struct gc_option {
 	struct gc_opt o;         /* names, GC_OPT_ARG/OPTARG, id (GC_OT_ID) */
 	const char *arg;         /* the value's name in the usage ("FILE", "[N]"), or NULL */
-	const char *help;        /* the help text; '\n' starts a continuation line; NULL:
+	const char *help;        /* the help text; '\n' starts a continuation line (a
+				  * leading one: the text starts below the names); NULL:
 				  * left out of the usage (a deprecated spelling) */
 	enum gc_opt_type type;
 	void *target;

@@ -17,6 +17,8 @@
 #define GC_VERSION "unknown"
 #endif
 
+static void ingest_opt_lines(FILE *f);
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -35,21 +37,9 @@ static void usage(FILE *f)
 		"is incomplete (no trailer) or malformed, a header lacks a required key, a rank\n"
 		"is missing or given twice, or the headers disagree on method, params, workload,\n"
 		"model, world, backend or batch. The message names the file.\n\n"
-		"options:\n"
-		"  --sweep NAME       the sweep to add the run to: the newest sweep of that name\n"
-		"                     (one 'gcbench run' made, or an earlier ingest), else a new one\n"
-		"  --baseline METHOD  the method the sweep's speedups compare with; required for a\n"
-		"                     new sweep, must match an existing sweep's\n"
-		"  --db PATH          the database (default: gcbench.db; created if missing)\n"
-		"  --tag TAG          a label stored with this host's environment\n"
-		"  --bandwidth RATE   the cap the run's links had (e.g. 1gbit; default: unlimited):\n"
-		"                     gcbench did not shape them, this only labels the run\n"
-		"  --latency TIME     the delay the links had (e.g. 10ms; default 0), a label too\n"
-		"  --nodes N          hosts the run used (default: the distinct \"host\" values of\n"
-		"                     the headers, 1 if they give none)\n"
-		"  --model, --method, --params, --workload, --batch\n"
-		"                     replace what every header says (or supply a missing key)\n"
-		"  --json             print the stored run as one JSON object\n\n"
+		"options:\n");
+	ingest_opt_lines(f);
+	fprintf(f, "\n"
 		"example:\n"
 		"  torchrun --nproc-per-node 2 train.py --out out/allreduce   # rank files\n"
 		"  gcbench ingest out/allreduce/rank*.gcr --sweep hooks --baseline allreduce\n"
@@ -65,61 +55,75 @@ struct ingest_cli {
 	size_t nfiles;
 };
 
-static int parse_int_opt(const char *opt, const char *v, int lo, int hi, int *out)
+static struct ingest_cli cli = { .db = "gcbench.db" };
+
+/* A whole number in [lo, hi] into the int target. */
+static gc_rc whole_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
 {
 	int64_t x;
 
-	if (gc_parse_i64(v, &x) || x < lo || x > hi) {
-		gc_error("invalid %s '%s': give a whole number from %d to %d", opt, v, lo, hi);
-		return -1;
-	}
-	*out = (int)x;
-	return 0;
+	if (gc_parse_i64(v, &x) || x < opt->lo || x > opt->hi)
+		return gc_fail(e, GC_E_INVAL, "invalid %s '%s': give a whole number from %lld to "
+			       "%lld", opt->o.name, v, opt->lo, opt->hi);
+	*(int *)opt->target = (int)x;
+	return GC_OK;
 }
 
-enum { I_STR = 1, I_BATCH = 9, I_NODES, I_BW, I_LAT, I_JSON };
-static const struct gc_opt ingest_opts[] = {
-	{ "--sweep", NULL, GC_OPT_ARG, I_STR }, { "--baseline", NULL, GC_OPT_ARG, I_STR + 1 },
-	{ "--db", NULL, GC_OPT_ARG, I_STR + 2 }, { "--tag", NULL, GC_OPT_ARG, I_STR + 3 },
-	{ "--model", NULL, GC_OPT_ARG, I_STR + 4 }, { "--method", NULL, GC_OPT_ARG, I_STR + 5 },
-	{ "--params", NULL, GC_OPT_ARG, I_STR + 6 }, { "--workload", NULL, GC_OPT_ARG, I_STR + 7 },
-	{ "--batch", NULL, GC_OPT_ARG, I_BATCH }, { "--nodes", NULL, GC_OPT_ARG, I_NODES },
-	{ "--bandwidth", NULL, GC_OPT_ARG, I_BW }, { "--latency", NULL, GC_OPT_ARG, I_LAT },
-	{ "--json", NULL, 0, I_JSON },
-};
-
-/* One option; 0 ok, -1 bad value (reported). */
-static int option(struct ingest_cli *c, int id, const char *a, const char *v)
+static gc_rc bandwidth_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
 {
-	const char **str[] = { &c->o.sweep, &c->o.baseline, &c->db, &c->tag, &c->o.model,
-			       &c->o.method, &c->o.params, &c->o.workload };
-	gc_err e;
+	gc_err why;
+
+	if (gc_bw_parse(v, GC_BW_BARE_GBIT, &cli.o.bw_cap_bps, &why))
+		return gc_fail(e, GC_E_INVAL, "invalid --bandwidth: %s", why.msg);
+	return GC_OK;
+}
+
+static gc_rc latency_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	gc_err why;
 	uint32_t us;
 
-	if (id < I_BATCH) {
-		*str[id - I_STR] = v;
-		return 0;
-	}
-	if (id == I_JSON) {
-		c->json = 1;
-		return 0;
-	}
-	if (id == I_BATCH)
-		return parse_int_opt(a, v, 1, 2147483647, &c->o.batch);
-	if (id == I_NODES)
-		return parse_int_opt(a, v, 1, 65536, &c->o.nodes);
-	if (id == I_BW) {
-		if (!gc_bw_parse(v, GC_BW_BARE_GBIT, &c->o.bw_cap_bps, &e))
-			return 0;
-		gc_error("invalid --bandwidth: %s", e.msg);
-		return -1;
-	}
-	if (!gc_time_parse(v, &us, &e)) {
-		c->o.latency_s = us / 1e6;
-		return 0;
-	}
-	gc_error("invalid --latency: %s", e.msg);
-	return -1;
+	if (gc_time_parse(v, &us, &why))
+		return gc_fail(e, GC_E_INVAL, "invalid --latency: %s", why.msg);
+	cli.o.latency_s = us / 1e6;
+	return GC_OK;
+}
+
+#define WHOLE(l, var, low, high) { .o = { l, NULL, GC_OPT_ARG, 0 }, .type = GC_OT_CALLBACK, \
+				   .cb = whole_cb, .target = (var), .lo = low, .hi = high }
+static const struct gc_option ingest_opts[] = {
+	GC_OPTION_STRING("--sweep", NULL, &cli.o.sweep, "NAME",
+		"the sweep to add the run to: the newest sweep of that name\n"
+		"(one 'gcbench run' made, or an earlier ingest), else a new one"),
+	GC_OPTION_STRING("--baseline", NULL, &cli.o.baseline, "METHOD",
+		"the method the sweep's speedups compare with; required for a\n"
+		"new sweep, must match an existing sweep's"),
+	GC_OPTION_STRING("--db", NULL, &cli.db, "PATH",
+		"the database (default: gcbench.db; created if missing)"),
+	GC_OPTION_STRING("--tag", NULL, &cli.tag, "TAG", "a label stored with this host's environment"),
+	GC_OPTION_CALLBACK("--bandwidth", NULL, GC_OPT_ARG, bandwidth_cb, "RATE",
+		"the cap the run's links had (e.g. 1gbit; default: unlimited):\n"
+		"gcbench did not shape them, this only labels the run"),
+	GC_OPTION_CALLBACK("--latency", NULL, GC_OPT_ARG, latency_cb, "TIME",
+		"the delay the links had (e.g. 10ms; default 0), a label too"),
+	{ .o = { "--nodes", NULL, GC_OPT_ARG, 0 }, .arg = "N", .type = GC_OT_CALLBACK,
+	  .cb = whole_cb, .target = &cli.o.nodes, .lo = 1, .hi = 65536,
+	  .help = "hosts the run used (default: the distinct \"host\" values of\n"
+		  "the headers, 1 if they give none)" },
+	/* listed together in the usage, under the next line */
+	GC_OPTION_STRING("--model", NULL, &cli.o.model, NULL, NULL),
+	GC_OPTION_STRING("--method", NULL, &cli.o.method, NULL, NULL),
+	GC_OPTION_STRING("--params", NULL, &cli.o.params, NULL, NULL),
+	GC_OPTION_STRING("--workload", NULL, &cli.o.workload, NULL, NULL),
+	WHOLE("--batch", &cli.o.batch, 1, 2147483647),
+	GC_OPTION_DOC("--model, --method, --params, --workload, --batch", NULL,
+		"\nreplace what every header says (or supply a missing key)"),
+	GC_OPTION_FLAG("--json", NULL, &cli.json, "print the stored run as one JSON object"),
+};
+
+static void ingest_opt_lines(FILE *f)
+{
+	gc_opts_usage(f, ingest_opts, sizeof ingest_opts / sizeof ingest_opts[0], 21);
 }
 
 /* 0 to go on, -1 when help or version was printed, else the exit status. */
@@ -131,15 +135,15 @@ static int parse_args(struct ingest_cli *c, int argc, char **argv)
 	c->files = calloc((size_t)argc, sizeof(*c->files));
 	if (!c->files)
 		return gc_error("out of memory"), GC_EXIT_FAILED;
-	gc_opts_init(&p, "gcbench ingest", ingest_opts,
-		     sizeof ingest_opts / sizeof ingest_opts[0], argc, argv);
+	gc_opts_decl_init(&p, "gcbench ingest", ingest_opts,
+			  sizeof ingest_opts / sizeof ingest_opts[0], argc, argv, NULL);
 	p.positional = 1;
-	while ((r = gc_opts_next(&p)) >= 0) {
-		if (r == GC_OPTS_POS)
-			c->files[c->nfiles++] = p.val;
-		else if (option(c, r, p.opt, p.val))
-			return GC_EXIT_USAGE;
-	}
+	while ((r = gc_opts_next(&p)) == GC_OPTS_POS)
+		c->files[c->nfiles++] = p.val;
+	c->o = cli.o;
+	c->db = cli.db;
+	c->tag = cli.tag;
+	c->json = cli.json;
 	if (r != GC_OPTS_END)
 		return (r = gc_cli_opts_stop(&p, r, usage)) ? r : -1;
 	if (!c->o.sweep || !*c->o.sweep) {

@@ -228,6 +228,7 @@ static const struct gc_option decl[] = {
 	{ .o = { "--method", NULL, GC_OPT_ARG, 0 }, .type = GC_OT_STRING, .target = &dc.db,
 	  .usage = d_method_usage },
 	GC_OPTION_DOC("--help, --version", NULL, "this text; the version"),
+	GC_OPTION_DOC("--a, --b", NULL, "\nthe help below the names"),
 };
 #define NDECL (sizeof decl / sizeof decl[0])
 
@@ -329,7 +330,9 @@ static void test_decl_usage(void)
 		  "  --case TEXT   rows with TEXT\n"
 		  "  --pos         handled by the caller\n"
 		  "  --method M     (custom lines)\n"
-		  "  --help, --version  this text; the version\n");
+		  "  --help, --version  this text; the version\n"
+		  "  --a, --b\n"
+		  "                the help below the names\n");
 }
 
 int main(void)
