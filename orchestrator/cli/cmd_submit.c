@@ -32,24 +32,9 @@ static const char submit_usage[] =
 "must gcbench's bin folder, the spec and the inventory (the same paths there). The\n"
 "script's first lines check them on the batch host and write what is missing to the\n"
 "job's log; --wait prints the end of that log when the job fails.\n\n"
-"options:\n"
-"  --nodes N          nodes of the job (sbatch --nodes)\n"
-"  --partition P      partition (default: the site's)\n"
-"  --time T           time limit in SLURM's forms (MM, HH:MM:SS, D-HH:MM, ...)\n"
-"  --account A, --qos Q, --constraint C, --reservation R\n"
-"                     sbatch's options of those names, written into the script\n"
-"  --gpus-per-node G  GPUs per node (sbatch --gpus-per-node)\n"
-"  --begin TIME       start no earlier than TIME (now+1hour, 2026-12-05T02:00, tomorrow)\n"
-"  --inventory FILE   an inventory with 'slurm: true' (default: the site file,\n"
-"                     GCBENCH_HOME/slurm.yaml or /etc/gcbench/slurm.yaml)\n"
-"  --db FILE          results database (default gcbench.db)\n"
-"  --job-name NAME    the job's name (default gcbench-SPECNAME)\n"
-"  --tag TAG          passed to 'gcbench run --tag' (the environment's tag)\n"
-"  --wait             wait for the job to end; exit with the sweep's status\n"
-"  --dry-run          print the batch script and the sbatch command; write and submit\n"
-"                     nothing\n"
-"  -- ARGS            the rest goes to sbatch's command line as it is\n"
-"                     (-- --comment=nightly --mail-type=END)\n"
+"options:\n";
+
+static const char submit_usage_tail[] =
 "A sweep with a cap or a latency always asks for --exclusive.\n"
 "A failed sbatch leaves no script behind.\n"
 "Exit status: 0 submitted (with --wait: the sweep's own), 2 bad input, 3 sbatch failed.\n";
@@ -63,59 +48,72 @@ struct submit_opts {
 	int nodes, gpus, wait, dry_run, n_extra;
 };
 
+static struct submit_opts so = { .db = "gcbench.db" };   /* the declarations' targets */
+
+static gc_rc count_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	int nodes = !strcmp(opt->o.name, "--nodes");
+
+	if (gc_slurm_parse_count(v, nodes, nodes ? &so.nodes : &so.gpus))
+		return gc_fail(e, GC_E_INVAL, "%s needs a whole number%s; see 'gcbench submit "
+			       "--help'", opt->o.name, nodes ? " of nodes, 1 or more" : ", 0 or more");
+	return GC_OK;
+}
+
+static const struct gc_option submit_opts_tab[] = {
+	GC_OPTION_CALLBACK("--nodes", NULL, GC_OPT_ARG, count_cb, "N",
+			   "nodes of the job (sbatch --nodes)"),
+	GC_OPTION_STRING("--partition", NULL, &so.partition, "P", "partition (default: the site's)"),
+	GC_OPTION_STRING("--time", NULL, &so.time, "T",
+			 "time limit in SLURM's forms (MM, HH:MM:SS, D-HH:MM, ...)"),
+	/* listed together in the usage, under the next line */
+	GC_OPTION_STRING("--account", NULL, &so.account, "A", NULL),
+	GC_OPTION_STRING("--qos", NULL, &so.qos, "Q", NULL),
+	GC_OPTION_STRING("--constraint", NULL, &so.constraint, "C", NULL),
+	GC_OPTION_STRING("--reservation", NULL, &so.reservation, "R", NULL),
+	GC_OPTION_DOC("--account A, --qos Q, --constraint C, --reservation R", NULL,
+		      "\nsbatch's options of those names, written into the script"),
+	GC_OPTION_CALLBACK("--gpus-per-node", NULL, GC_OPT_ARG, count_cb, "G",
+			   "GPUs per node (sbatch --gpus-per-node)"),
+	GC_OPTION_STRING("--begin", NULL, &so.begin, "TIME",
+			 "start no earlier than TIME (now+1hour, 2026-12-05T02:00, tomorrow)"),
+	GC_OPTION_STRING("--inventory", NULL, &so.inventory, "FILE",
+			 "an inventory with 'slurm: true' (default: the site file,\n"
+			 "GCBENCH_HOME/slurm.yaml or /etc/gcbench/slurm.yaml)"),
+	GC_OPTION_STRING("--db", NULL, &so.db, "FILE", "results database (default gcbench.db)"),
+	GC_OPTION_STRING("--job-name", NULL, &so.job_name, "NAME",
+			 "the job's name (default gcbench-SPECNAME)"),
+	GC_OPTION_STRING("--tag", NULL, &so.tag, "TAG",
+			 "passed to 'gcbench run --tag' (the environment's tag)"),
+	GC_OPTION_FLAG("--wait", NULL, &so.wait,
+		       "wait for the job to end; exit with the sweep's status"),
+	GC_OPTION_FLAG("--dry-run", NULL, &so.dry_run,
+		       "print the batch script and the sbatch command; write and submit\n"
+		       "nothing"),
+	GC_OPTION_DOC("--", "ARGS", "the rest goes to sbatch's command line as it is\n"
+		      "(-- --comment=nightly --mail-type=END)"),
+};
+
 static void submit_help(FILE *f)
 {
 	fputs(submit_usage, f);
+	gc_opts_usage(f, submit_opts_tab, sizeof submit_opts_tab / sizeof submit_opts_tab[0], 21);
+	fputs(submit_usage_tail, f);
 }
 
-enum { S_NODES = 1, S_GPUS, S_PART, S_TIME, S_BEGIN, S_INV, S_DB, S_NAME, S_WAIT, S_TAG,
-       S_ACCOUNT, S_QOS, S_CONSTRAINT, S_RESERVATION, S_DRY };
-static const struct gc_opt submit_opts_tab[] = {
-	{ "--nodes", NULL, GC_OPT_ARG, S_NODES }, { "--gpus-per-node", NULL, GC_OPT_ARG, S_GPUS },
-	{ "--partition", NULL, GC_OPT_ARG, S_PART }, { "--time", NULL, GC_OPT_ARG, S_TIME },
-	{ "--begin", NULL, GC_OPT_ARG, S_BEGIN }, { "--inventory", NULL, GC_OPT_ARG, S_INV },
-	{ "--db", NULL, GC_OPT_ARG, S_DB }, { "--job-name", NULL, GC_OPT_ARG, S_NAME },
-	{ "--wait", NULL, 0, S_WAIT }, { "--tag", NULL, GC_OPT_ARG, S_TAG },
-	{ "--account", NULL, GC_OPT_ARG, S_ACCOUNT }, { "--qos", NULL, GC_OPT_ARG, S_QOS },
-	{ "--constraint", NULL, GC_OPT_ARG, S_CONSTRAINT },
-	{ "--reservation", NULL, GC_OPT_ARG, S_RESERVATION }, { "--dry-run", NULL, 0, S_DRY },
-};
-
-/* One option or the spec; 0, or the exit status of a mistake. */
-static int submit_opt(struct submit_opts *o, const gc_opts *p, int r)
+/* A word: the spec, or after '--' one of sbatch's; 0, or the exit status of a mistake. */
+static int submit_word(const gc_opts *p)
 {
-	switch (r) {
-	case GC_OPTS_POS:
-		if (p->dashdash) {   /* sbatch's own */
-			if (o->n_extra == SUBMIT_MAX_EXTRA)
-				return gc_error("more than %d arguments for sbatch after '--'",
-						SUBMIT_MAX_EXTRA), GC_EXIT_USAGE;
-			o->extra[o->n_extra++] = p->val;
-			break;
-		}
-		if (o->spec)
-			return gc_error("one spec at a time: '%s' and '%s'", o->spec, p->val), GC_EXIT_USAGE;
-		o->spec = p->val;
-		break;
-	case S_NODES: case S_GPUS:
-		if (gc_slurm_parse_count(p->val, r == S_NODES, r == S_NODES ? &o->nodes : &o->gpus))
-			return gc_error("%s needs a whole number%s; see 'gcbench submit --help'", p->opt,
-					r == S_NODES ? " of nodes, 1 or more" : ", 0 or more"), GC_EXIT_USAGE;
-		break;
-	case S_PART: o->partition = p->val; break;
-	case S_TIME: o->time = p->val; break;
-	case S_BEGIN: o->begin = p->val; break;
-	case S_INV: o->inventory = p->val; break;
-	case S_DB: o->db = p->val; break;
-	case S_NAME: o->job_name = p->val; break;
-	case S_WAIT: o->wait = 1; break;
-	case S_TAG: o->tag = p->val; break;
-	case S_ACCOUNT: o->account = p->val; break;
-	case S_QOS: o->qos = p->val; break;
-	case S_CONSTRAINT: o->constraint = p->val; break;
-	case S_RESERVATION: o->reservation = p->val; break;
-	case S_DRY: o->dry_run = 1; break;
+	if (p->dashdash) {   /* sbatch's own */
+		if (so.n_extra == SUBMIT_MAX_EXTRA)
+			return gc_error("more than %d arguments for sbatch after '--'",
+					SUBMIT_MAX_EXTRA), GC_EXIT_USAGE;
+		so.extra[so.n_extra++] = p->val;
+		return 0;
 	}
+	if (so.spec)
+		return gc_error("one spec at a time: '%s' and '%s'", so.spec, p->val), GC_EXIT_USAGE;
+	so.spec = p->val;
 	return 0;
 }
 
@@ -125,12 +123,13 @@ static int parse(int argc, char **argv, struct submit_opts *o)
 	gc_opts p;
 	int r, bad;
 
-	gc_opts_init(&p, "gcbench submit", submit_opts_tab,
-		     sizeof submit_opts_tab / sizeof submit_opts_tab[0], argc, argv);
+	gc_opts_decl_init(&p, "gcbench submit", submit_opts_tab,
+			  sizeof submit_opts_tab / sizeof submit_opts_tab[0], argc, argv, NULL);
 	p.positional = 1;
-	while ((r = gc_opts_next(&p)) >= 0)
-		if ((bad = submit_opt(o, &p, r)))
+	while ((r = gc_opts_next(&p)) == GC_OPTS_POS)
+		if ((bad = submit_word(&p)))
 			return bad;
+	*o = so;
 	if (r != GC_OPTS_END)
 		return (bad = gc_cli_opts_stop(&p, r, submit_help)) ? bad : -1;
 	if (!o->spec || !o->nodes) {
