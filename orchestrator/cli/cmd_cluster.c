@@ -27,22 +27,9 @@ static const char cluster_usage[] =
 "$GCBENCH_HOME/clusters/NAME (default /var/lib/gcbench/clusters/NAME); your ~/.ssh is\n"
 "not touched. 'up' on a healthy cluster does nothing; on a half-built one it rebuilds.\n"
 "'down' removes everything 'up' made. Needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN).\n"
-"\n"
-"  --name NAME  cluster name, 1-12 of [a-z0-9-] (default: gcb)\n"
-"  --user LOGIN also an unprivileged login LOGIN on every node (the cluster key,\n"
-"               home /home/LOGIN; in the nodes' own /etc/passwd, not this machine's)\n"
-"  --shared-fs  the nodes share this machine's file system (like hosts with one NFS\n"
-"               tree), for tools that expect a checkout on every host\n"
-"  --slurm      also a SLURM batch system: munged, slurmctld on the bridge's address,\n"
-"               one slurmd per node, every file in the cluster's directory (never\n"
-"               /etc/slurm); 'up' waits until sinfo shows every node idle. Clients\n"
-"               use SLURM_CONF=DIR/slurm.conf (printed; also in DIR/slurm.env).\n"
-"               Needs: apt-get install slurmctld slurmd slurm-client munge\n"
-"  --racks R    the nodes in R racks of N/R nodes (n1..): each rack on a bridge of its\n"
-"               own, joined to the core bridge by a veth pair (the rack's uplink) that\n"
-"               'gcbench run' caps for a spec's uplink: or oversubscription:; the\n"
-"               inventory says racks: and uplink_ifaces: (docs/netem.md, Racks)\n"
-"  --json       status as one JSON object\n"
+"\n";
+
+static const char cluster_usage_tail[] =
 "\n"
 "example: gcbench cluster up 4 && ssh -F /var/lib/gcbench/clusters/gcb/ssh_config n2 hostname\n"
 "         gcbench cluster up 4 --slurm &&\n"
@@ -130,16 +117,48 @@ struct cl_args {
 	int json, shared_fs, slurm, racks;
 };
 
+static struct cl_args ca = { .name = "gcb" };   /* the declarations' targets */
+
+static gc_rc racks_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	int64_t nr;
+
+	if (gc_parse_i64(v, &nr) || nr < 2 || nr > GC_CLUSTER_MAX_RACKS)
+		return gc_fail(e, GC_E_INVAL, "--racks '%s' is not a number of racks from 2 to %d",
+			       v, GC_CLUSTER_MAX_RACKS);
+	ca.racks = (int)nr;
+	return GC_OK;
+}
+
+static const struct gc_option cluster_opts[] = {
+	GC_OPTION_STRING("--name", NULL, &ca.name, "NAME",
+			 "cluster name, 1-12 of [a-z0-9-] (default: gcb)"),
+	GC_OPTION_STRING("--user", NULL, &ca.user, "LOGIN",
+			 "also an unprivileged login LOGIN on every node (the cluster key,\n"
+			 "home /home/LOGIN; in the nodes' own /etc/passwd, not this machine's)"),
+	GC_OPTION_FLAG("--shared-fs", NULL, &ca.shared_fs,
+		       "the nodes share this machine's file system (like hosts with one NFS\n"
+		       "tree), for tools that expect a checkout on every host"),
+	GC_OPTION_FLAG("--slurm", NULL, &ca.slurm,
+		       "also a SLURM batch system: munged, slurmctld on the bridge's address,\n"
+		       "one slurmd per node, every file in the cluster's directory (never\n"
+		       "/etc/slurm); 'up' waits until sinfo shows every node idle. Clients\n"
+		       "use SLURM_CONF=DIR/slurm.conf (printed; also in DIR/slurm.env).\n"
+		       "Needs: apt-get install slurmctld slurmd slurm-client munge"),
+	GC_OPTION_CALLBACK("--racks", NULL, GC_OPT_ARG, racks_cb, "R",
+			   "the nodes in R racks of N/R nodes (n1..): each rack on a bridge of its\n"
+			   "own, joined to the core bridge by a veth pair (the rack's uplink) that\n"
+			   "'gcbench run' caps for a spec's uplink: or oversubscription:; the\n"
+			   "inventory says racks: and uplink_ifaces: (docs/netem.md, Racks)"),
+	GC_OPTION_FLAG("--json", NULL, &ca.json, "status as one JSON object"),
+};
+
 static void cluster_help(FILE *f)
 {
 	fputs(cluster_usage, f);
+	gc_opts_usage(f, cluster_opts, sizeof cluster_opts / sizeof cluster_opts[0], 15);
+	fputs(cluster_usage_tail, f);
 }
-
-static const struct gc_opt cluster_opts[] = {
-	{ "--json", NULL, 0, 1 }, { "--shared-fs", NULL, 0, 2 }, { "--slurm", NULL, 0, 3 },
-	{ "--name", NULL, GC_OPT_ARG, 4 }, { "--user", NULL, GC_OPT_ARG, 5 },
-	{ "--racks", NULL, GC_OPT_ARG, 6 },
-};
 
 /* 0 to go on, 1 when help or version was printed, else the exit status (2). */
 static int parse_args(int argc, char **argv, struct cl_args *a)
@@ -148,47 +167,28 @@ static int parse_args(int argc, char **argv, struct cl_args *a)
 	gc_opts o;
 	int r;
 
-	memset(a, 0, sizeof(*a));
-	a->name = "gcb";
-	gc_opts_init(&o, "gcbench cluster", cluster_opts,
-		     sizeof cluster_opts / sizeof cluster_opts[0], argc, argv);
+	gc_opts_decl_init(&o, "gcbench cluster", cluster_opts,
+			  sizeof cluster_opts / sizeof cluster_opts[0], argc, argv, NULL);
 	o.positional = 1;
-	while ((r = gc_opts_next(&o)) >= 0) {
-		switch (r) {
-		case 1: a->json = 1; break;
-		case 2: a->shared_fs = 1; break;
-		case 3: a->slurm = 1; break;
-		case 4: a->name = o.val; break;
-		case 5: a->user = o.val; break;
-		case 6: {
-			int64_t nr;
-			if (gc_parse_i64(o.val, &nr) || nr < 2 || nr > GC_CLUSTER_MAX_RACKS) {
-				gc_error("--racks '%s' is not a number of racks from 2 to %d", o.val,
-					 GC_CLUSTER_MAX_RACKS);
-				return GC_EXIT_USAGE;
-			}
-			a->racks = (int)nr;
-			break;
-		}
-		default:
-			if (!a->verb) {
-				a->verb = o.val;
-				if (strcmp(a->verb, "up") && strcmp(a->verb, "down") &&
-				    strcmp(a->verb, "status"))
-					return gc_cli_unknown_sub("gcbench cluster", a->verb, verbs, 3);
-			} else if (!a->count && !strcmp(a->verb, "up")) {
-				a->count = o.val;
-			} else {
-				gc_error("unexpected argument '%s' for gcbench cluster %s (see 'gcbench "
-					 "cluster --help')", o.val, a->verb);
-				return GC_EXIT_USAGE;
-			}
+	while ((r = gc_opts_next(&o)) == GC_OPTS_POS) {   /* the verb, then up's N */
+		if (!ca.verb) {
+			ca.verb = o.val;
+			if (strcmp(ca.verb, "up") && strcmp(ca.verb, "down") &&
+			    strcmp(ca.verb, "status"))
+				return gc_cli_unknown_sub("gcbench cluster", ca.verb, verbs, 3);
+		} else if (!ca.count && !strcmp(ca.verb, "up")) {
+			ca.count = o.val;
+		} else {
+			gc_error("unexpected argument '%s' for gcbench cluster %s (see 'gcbench "
+				 "cluster --help')", o.val, ca.verb);
+			return GC_EXIT_USAGE;
 		}
 	}
+	*a = ca;
 	if (r != GC_OPTS_END)
 		return (r = gc_cli_opts_stop(&o, r, cluster_help)) ? r : 1;
 	if (!a->verb) {
-		fputs(cluster_usage, stderr);
+		cluster_help(stderr);
 		return GC_EXIT_USAGE;
 	}
 	if (a->racks && strcmp(a->verb, "up")) {
@@ -254,7 +254,7 @@ static int do_up(const struct cl_args *a, gc_err *e)
 int cmd_cluster(int argc, char **argv)
 {
 	struct gc_cluster_status *st;
-	struct cl_args a;
+	struct cl_args a = { 0 };
 	gc_err e = { { 0 } };
 	int r = parse_args(argc, argv, &a);
 	gc_rc rc = GC_OK;
