@@ -14,6 +14,58 @@
 #include "model/validate.h"
 #include "strutil.h"
 
+struct opts {
+	const char *db, *predict, *baseline;
+	int validate;
+	int fit_only, no_store, json;
+	int64_t env;
+};
+
+static struct opts mo = { .db = "gcbench.db", .env = -1 };   /* the declarations' targets */
+
+static gc_rc heldout_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	if (mo.predict)
+		return gc_fail(e, GC_E_INVAL, "--predict and --validate take one database, once; "
+			       "give one of them");
+	mo.predict = v;
+	mo.validate = !strcmp(opt->o.name, "--validate");
+	return GC_OK;
+}
+
+static gc_rc env_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	if (gc_parse_i64(v, &mo.env) || mo.env < 0)
+		return gc_fail(e, GC_E_INVAL, "--env '%s' is not an environment id (a whole number "
+			       ">= 0)", v);
+	return GC_OK;
+}
+
+static const struct gc_option model_opts[] = {
+	GC_OPTION_STRING("--db", NULL, &mo.db, "FILE",
+		"results database (default gcbench.db); it must exist, and one this\n"
+		"user cannot write (or its folder) is only read, as --no-store"),
+	GC_OPTION_FLAG("--fit-only", NULL, &mo.fit_only, "print the fitted parameters only; store nothing"),
+	GC_OPTION_FLAG("--no-store", NULL, &mo.no_store,
+		"predict and print, but do not write the predictions"),
+	GC_OPTION_FLAG("--json", NULL, &mo.json, "one JSON document instead of tables"),
+	GC_OPTION_CALLBACK("--predict", NULL, GC_OPT_ARG, heldout_cb, "F",
+		"out of sample: fit --db (environment --env, default the one with\n"
+		"the most ok runs) and predict every ok run of the database F with\n"
+		"that fit: per run and per method the error on runs it never saw\n"
+		"(e.g. other bandwidths); stores nothing"),
+	GC_OPTION_CALLBACK("--validate", NULL, GC_OPT_ARG, heldout_cb, "F",
+		"as --predict, but print the validation table: per method, bandwidth\n"
+		"cap, world size and ranks per node the median and 95th-percentile\n"
+		"|error| on the held-out runs of F, and how often the model gives\n"
+		"the measured verdict (does the method beat the baseline at that\n"
+		"point?), next to the goals (median <= 8%, p95 <= 15%, >= 95%)"),
+	GC_OPTION_STRING("--baseline", NULL, &mo.baseline, "M",
+		"with --validate: the method verdicts compare with (syncsgd)"),
+	GC_OPTION_CALLBACK("--env", NULL, GC_OPT_ARG, env_cb, "ID",
+		"with --predict or --validate: the environment of --db to fit"),
+};
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -30,42 +82,14 @@ static void usage(FILE *f)
 		"and worst |error| per method, and the same leave-one-out (each run predicted by\n"
 		"a fit without it).\n"
 		"`gcbench report` plots these predictions against the measurements.\n\n"
-		"options:\n"
-		"  --db FILE     results database (default gcbench.db); it must exist, and one this\n"
-		"                user cannot write (or its folder) is only read, as --no-store\n"
-		"  --fit-only    print the fitted parameters only; store nothing\n"
-		"  --no-store    predict and print, but do not write the predictions\n"
-		"  --json        one JSON document instead of tables\n"
-		"  --predict F   out of sample: fit --db (environment --env, default the one with\n"
-		"                the most ok runs) and predict every ok run of the database F with\n"
-		"                that fit: per run and per method the error on runs it never saw\n"
-		"                (e.g. other bandwidths); stores nothing\n"
-		"  --validate F  as --predict, but print the validation table: per method, bandwidth\n"
-		"                cap, world size and ranks per node the median and 95th-percentile\n"
-		"                |error| on the held-out runs of F, and how often the model gives\n"
-		"                the measured verdict (does the method beat the baseline at that\n"
-		"                point?), next to the goals (median <= 8%%, p95 <= 15%%, >= 95%%)\n"
-		"  --baseline M  with --validate: the method verdicts compare with (syncsgd)\n"
-		"  --env ID      with --predict or --validate: the environment of --db to fit\n\n"
+		"options:\n");
+	gc_opts_usage(f, model_opts, sizeof model_opts / sizeof model_opts[0], 16);
+	fprintf(f, "\n"
 		"example:\n"
 		"  gcbench run experiments/quickstart.yaml --db q.db && gcbench model --db q.db\n"
 		"  gcbench model --db q.db --validate h.db   (h.db: experiments/heldout.yaml)\n");
 }
 
-struct opts {
-	const char *db, *predict, *baseline;
-	int validate;
-	int fit_only, no_store, json;
-	int64_t env;
-};
-
-enum { M_DB = 1, M_FIT, M_NOSTORE, M_JSON, M_PREDICT, M_ENV, M_VALIDATE, M_BASELINE };
-static const struct gc_opt model_opts[] = {
-	{ "--db", NULL, GC_OPT_ARG, M_DB }, { "--fit-only", NULL, 0, M_FIT },
-	{ "--no-store", NULL, 0, M_NOSTORE }, { "--json", NULL, 0, M_JSON },
-	{ "--predict", NULL, GC_OPT_ARG, M_PREDICT }, { "--env", NULL, GC_OPT_ARG, M_ENV },
-	{ "--validate", NULL, GC_OPT_ARG, M_VALIDATE }, { "--baseline", NULL, GC_OPT_ARG, M_BASELINE },
-};
 
 /* 0 to go on, -1 for a mistake (reported), 1 when help or version was printed. */
 static int parse_args(int argc, char **argv, struct opts *o)
@@ -73,36 +97,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	gc_opts p;
 	int c;
 
-	memset(o, 0, sizeof(*o));
-	o->db = "gcbench.db";
-	o->env = -1;
-	gc_opts_init(&p, "gcbench model", model_opts, sizeof model_opts / sizeof model_opts[0],
-		     argc, argv);
-	while ((c = gc_opts_next(&p)) > 0) {
-		switch (c) {
-		case M_DB: o->db = p.val; break;
-		case M_FIT: o->fit_only = 1; break;
-		case M_NOSTORE: o->no_store = 1; break;
-		case M_JSON: o->json = 1; break;
-		case M_PREDICT:
-		case M_VALIDATE:
-			if (o->predict) {
-				gc_error("--predict and --validate take one database, once; give one "
-					 "of them");
-				return -1;
-			}
-			o->predict = p.val, o->validate = c == M_VALIDATE;
-			break;
-		case M_BASELINE: o->baseline = p.val; break;
-		case M_ENV:
-			if (gc_parse_i64(p.val, &o->env) || o->env < 0) {
-				gc_error("--env '%s' is not an environment id (a whole number >= 0)",
-					 p.val);
-				return -1;
-			}
-			break;
-		}
-	}
+	gc_opts_decl_init(&p, "gcbench model", model_opts, sizeof model_opts / sizeof model_opts[0],
+			  argc, argv, NULL);
+	c = gc_opts_parse_all(&p);
+	*o = mo;
 	if (c != GC_OPTS_END)
 		return gc_cli_opts_stop(&p, c, usage) ? -1 : 1;
 	if (o->env >= 0 && !o->predict) {
