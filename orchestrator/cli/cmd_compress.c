@@ -24,35 +24,6 @@ struct copts {
 	int have_method, json;
 };
 
-static void usage(FILE *f)
-{
-	char names[512];
-
-	gc_method_names(names, sizeof(names), ", ");
-	fprintf(f,
-		"usage: gcbench compress --method M[:K=V,...] --in w0.npy --in w1.npy ...\n"
-		"                        [--out-dir D] [--backend cpu|cuda] [--json]\n\n"
-		"Simulate one gradient exchange among as many workers as --in files, with the\n"
-		"collectives run in memory: every worker encodes its gradient, the payloads are\n"
-		"all-reduced or all-gathered, every worker decodes. Prints the payload each worker\n"
-		"sends, the compression ratio (float32 bytes / payload), the relative L2 error of the\n"
-		"result against the exact average, and the encode and decode times.\n\n"
-		"options:\n"
-		"  --method M[:K=V,..] a method with its parameters after a colon\n"
-		"                    (topk:ratio=0.01; each method's keys and defaults:\n"
-		"                    gcbench-worker --help, docs/kernels.md), one of\n"
-		"                    %s\n"
-		"  --in FILE         one worker's gradient: float32 .npy, the same shape for all;\n"
-		"                    rows = shape[0], cols = the product of the other dimensions\n"
-		"  --out-dir D       write D/result.npy (the average every worker ends with) and\n"
-		"                    D/residual_<w>.npy (error feedback left at worker w)\n"
-		"  --backend B       cpu (default) or cuda\n"
-		"  --json            the figures as one JSON object (the names above)\n\n"
-		"example:\n"
-		"  gcbench compress --method topk:ratio=0.01 --in g0.npy --in g1.npy --out-dir out\n",
-		names);
-}
-
 /* Apply "k=v,k2=v2" to o->p (kernels/params.h reads and checks it). */
 static int apply_params(struct copts *o, const char *arg)
 {
@@ -65,65 +36,97 @@ static int apply_params(struct copts *o, const char *arg)
 	return 0;
 }
 
-static int parse_method(struct copts *o, const char *v)
-{
-	gc_err e;
+static struct copts co;              /* the declarations' targets */
+static char *pending[MAX_IN];        /* --param k=v, applied once the method is known */
+static int np;
 
-	if (gc_params_parse_method(v, &o->p, &e)) {
-		gc_error("invalid --method: %s", e.msg);
-		return GC_EXIT_USAGE;
-	}
-	o->have_method = 1;
-	return 0;
+static gc_rc method_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	gc_err why;
+
+	if (gc_params_parse_method(v, &co.p, &why))
+		return gc_fail(e, GC_E_INVAL, "invalid --method: %s", why.msg);
+	co.have_method = 1;
+	return GC_OK;
 }
 
-enum { C_METHOD = 1, C_PARAM, C_IN, C_OUT, C_BACKEND, C_JSON };
-static const struct gc_opt compress_opts[] = {
-	{ "--method", NULL, GC_OPT_ARG, C_METHOD }, { "--param", NULL, GC_OPT_ARG, C_PARAM },
-	{ "--in", NULL, GC_OPT_ARG, C_IN }, { "--out-dir", NULL, GC_OPT_ARG, C_OUT },
-	{ "--backend", NULL, GC_OPT_ARG, C_BACKEND }, { "--json", NULL, 0, C_JSON },
+static gc_rc param_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	if (np == MAX_IN)
+		return gc_fail(e, GC_E_INVAL, "too many --param options");
+	pending[np++] = (char *)v;
+	return GC_OK;
+}
+
+static gc_rc in_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	if (co.nin == MAX_IN)
+		return gc_fail(e, GC_E_INVAL, "too many --in files (at most %d workers)", MAX_IN);
+	co.in[co.nin++] = v;
+	return GC_OK;
+}
+
+static gc_rc backend_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	if (strcmp(v, "cpu") && strcmp(v, "cuda"))
+		return gc_fail(e, GC_E_INVAL, "unknown back end '%s'; use cpu or cuda", v);
+	co.be = strcmp(v, "cpu") ? GC_BACKEND_CUDA : GC_BACKEND_CPU;
+	return GC_OK;
+}
+
+/* --method's lines name every method. */
+static void method_usage(FILE *f)
+{
+	char names[512];
+
+	gc_method_names(names, sizeof(names), ", ");
+	fprintf(f, "  --method M[:K=V,..] a method with its parameters after a colon\n"
+		"                    (topk:ratio=0.01; each method's keys and defaults:\n"
+		"                    gcbench-worker --help, docs/kernels.md), one of\n"
+		"                    %s\n", names);
+}
+
+static const struct gc_option compress_opts[] = {
+	{ .o = { "--method", NULL, GC_OPT_ARG, 0 }, .type = GC_OT_CALLBACK, .cb = method_cb,
+	  .usage = method_usage },
+	GC_OPTION_CALLBACK("--param", NULL, GC_OPT_ARG, param_cb, "K=V", NULL),
+	GC_OPTION_CALLBACK("--in", NULL, GC_OPT_ARG, in_cb, "FILE",
+		"one worker's gradient: float32 .npy, the same shape for all;\n"
+		"rows = shape[0], cols = the product of the other dimensions"),
+	GC_OPTION_STRING("--out-dir", NULL, &co.out_dir, "D",
+		"write D/result.npy (the average every worker ends with) and\n"
+		"D/residual_<w>.npy (error feedback left at worker w)"),
+	GC_OPTION_CALLBACK("--backend", NULL, GC_OPT_ARG, backend_cb, "B", "cpu (default) or cuda"),
+	GC_OPTION_FLAG("--json", NULL, &co.json, "the figures as one JSON object (the names above)"),
 };
 
-static int parse_one(struct copts *o, int id, const char *v, char **pending, int *np)
+static void usage(FILE *f)
 {
-	switch (id) {
-	case C_METHOD: return parse_method(o, v);
-	case C_PARAM:
-		if (*np == MAX_IN)
-			return gc_error("too many --param options"), GC_EXIT_USAGE;
-		pending[(*np)++] = (char *)v;       /* applied once the method is known */
-		return 0;
-	case C_OUT: o->out_dir = v; return 0;
-	case C_JSON: o->json = 1; return 0;
-	case C_BACKEND:
-		if (strcmp(v, "cpu") && strcmp(v, "cuda")) {
-			gc_error("unknown back end '%s'; use cpu or cuda", v);
-			return GC_EXIT_USAGE;
-		}
-		o->be = strcmp(v, "cpu") ? GC_BACKEND_CUDA : GC_BACKEND_CPU;
-		return 0;
-	}
-	if (o->nin == MAX_IN) {
-		gc_error("too many --in files (at most %d workers)", MAX_IN);
-		return GC_EXIT_USAGE;
-	}
-	o->in[o->nin++] = v;
-	return 0;
+	fprintf(f,
+		"usage: gcbench compress --method M[:K=V,...] --in w0.npy --in w1.npy ...\n"
+		"                        [--out-dir D] [--backend cpu|cuda] [--json]\n\n"
+		"Simulate one gradient exchange among as many workers as --in files, with the\n"
+		"collectives run in memory: every worker encodes its gradient, the payloads are\n"
+		"all-reduced or all-gathered, every worker decodes. Prints the payload each worker\n"
+		"sends, the compression ratio (float32 bytes / payload), the relative L2 error of the\n"
+		"result against the exact average, and the encode and decode times.\n\n"
+		"options:\n");
+	gc_opts_usage(f, compress_opts, sizeof compress_opts / sizeof compress_opts[0], 20);
+	fprintf(f, "\n"
+		"example:\n"
+		"  gcbench compress --method topk:ratio=0.01 --in g0.npy --in g1.npy --out-dir out\n");
 }
 
 /* 0 to go on, -1 when help or version was printed, else the exit status. */
 static int parse_args(struct copts *o, int argc, char **argv)
 {
-	char *pending[MAX_IN];
-	int i, np = 0, rc, id;
+	int i, rc, id;
 	gc_opts p;
 
-	memset(o, 0, sizeof(*o));
-	gc_opts_init(&p, "gcbench compress", compress_opts,
-		     sizeof compress_opts / sizeof compress_opts[0], argc, argv);
-	while ((id = gc_opts_next(&p)) > 0)
-		if ((rc = parse_one(o, id, p.val, pending, &np)))
-			return rc;
+	gc_opts_decl_init(&p, "gcbench compress", compress_opts,
+			  sizeof compress_opts / sizeof compress_opts[0], argc, argv, NULL);
+	id = gc_opts_parse_all(&p);
+	*o = co;
 	if (id != GC_OPTS_END)
 		return (rc = gc_cli_opts_stop(&p, id, usage)) ? rc : -1;
 	if (!o->have_method) {
