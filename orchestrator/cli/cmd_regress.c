@@ -11,6 +11,8 @@
 #include "orchestrator/ops/regress.h"
 #include "strutil.h"
 
+static void regress_opt_lines(FILE *f);
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -40,27 +42,9 @@ static void usage(FILE *f)
 		"     sweep. 'job=ID', 'partition=P' or 'job=ID,partition=P' are the runs of a\n"
 		"     SLURM job and/or partition. '--baseline previous' compares the last two\n"
 		"     sweeps of the newest sweep's spec (last night against the night before).\n\n"
-		"options:\n"
-		"  --db PATH           the results database (default gcbench.db)\n"
-		"  --metric M          time (default) or speedup\n"
-		"  --min-effect F      smallest change of the medians that counts (0.05 = 5%%)\n"
-		"  --alpha P           significance level of the test (default 0.01)\n"
-		"  --format F          table (default), markdown or json\n"
-		"  --json              the same as --format json\n"
-		"  --notify-env NAME   on a regression, post to the webhook URL in $NAME\n"
-		"  --notify-type T     webhook (default) or slack\n"
-		"  --series            every point's series over the nights (sweeps) of the newest\n"
-		"                      sweep's spec, and its steps: the sweep a step began and the\n"
-		"                      environment fields that changed that night (a view: exit 0;\n"
-		"                      --format csv writes point,night,median_s)\n"
-		"  --evaluate FILE     the false-alarm rate and recall of the nightly verdict on\n"
-		"                      series resampled from measured nights (FILE: the csv of\n"
-		"                      --series; tools/regress-eval.sh measures them)\n"
-		"  --trials N          comparisons of each kind for --evaluate (default 3000)\n"
-		"  --confirm N         nightly noise model: nights that must lie beyond it for a\n"
-		"                      REGRESSION, 1 or 2 (default: 2 for a point with one run\n"
-		"                      that night, else 1); with 2, a first night beyond is\n"
-		"                      'suspect' (exit 0): tomorrow confirms it or not\n\n"
+		"options:\n");
+	regress_opt_lines(f);
+	fprintf(f, "\n"
 		"Nightly noise model: with '--baseline previous' (time metric), a point with one\n"
 		"or two runs a night is judged against the level and night-to-night spread of up\n"
 		"to 30 earlier nights of its series (since its last step; 5 needed), marked #.\n\n"
@@ -81,14 +65,6 @@ struct ropts {
 	uint64_t trials;
 };
 
-static int parse_frac(const char *opt, const char *v, double lo, double hi, double *out)
-{
-	if (gc_parse_double(v, out) || *out < lo || *out > hi) {
-		gc_error("invalid %s '%s': a number from %g to %g", opt, v, lo, hi);
-		return -1;
-	}
-	return 0;
-}
 
 static int check_args(const struct ropts *r)
 {
@@ -116,48 +92,85 @@ static int check_args(const struct ropts *r)
 	return 0;
 }
 
-enum { G_BASE = 1, G_CAND, G_DB, G_FORMAT, G_JSON, G_NENV, G_NTYPE, G_METRIC, G_MIN, G_ALPHA,
-       G_SERIES, G_EVAL, G_TRIALS, G_CONFIRM };
-static const struct gc_opt regress_opts[] = {
-	{ "--baseline", NULL, GC_OPT_ARG, G_BASE }, { "--candidate", NULL, GC_OPT_ARG, G_CAND },
-	{ "--db", NULL, GC_OPT_ARG, G_DB }, { "--format", NULL, GC_OPT_ARG, G_FORMAT },
-	{ "--json", NULL, 0, G_JSON }, { "--notify-env", NULL, GC_OPT_ARG, G_NENV },
-	{ "--notify-type", NULL, GC_OPT_ARG, G_NTYPE }, { "--metric", NULL, GC_OPT_ARG, G_METRIC },
-	{ "--min-effect", NULL, GC_OPT_ARG, G_MIN }, { "--alpha", NULL, GC_OPT_ARG, G_ALPHA },
-	{ "--series", NULL, 0, G_SERIES }, { "--evaluate", NULL, GC_OPT_ARG, G_EVAL },
-	{ "--trials", NULL, GC_OPT_ARG, G_TRIALS }, { "--confirm", NULL, GC_OPT_ARG, G_CONFIRM },
+static struct ropts rg;   /* the declarations' targets */
+
+/* A number in [lo, hi] into the double target; the bounds: lo = 1 means 1e-12. */
+static gc_rc frac_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	double lo = opt->lo ? 1e-12 : 0, hi = (double)opt->hi, *out = opt->target;
+
+	if (gc_parse_double(v, out) || *out < lo || *out > hi)
+		return gc_fail(e, GC_E_INVAL, "invalid %s '%s': a number from %g to %g",
+			       opt->o.name, v, lo, hi);
+	return GC_OK;
+}
+
+static gc_rc metric_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	if (gc_regress_metric_parse(v, &rg.o.metric))
+		return gc_fail(e, GC_E_INVAL, "invalid --metric '%s': time or speedup", v);
+	return GC_OK;
+}
+
+static gc_rc json_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	rg.format = "json";
+	return GC_OK;
+}
+
+static gc_rc trials_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	if (gc_parse_u64(v, &rg.trials) || rg.trials < 1 || rg.trials > 1000000)
+		return gc_fail(e, GC_E_INVAL, "invalid --trials '%s': a whole number from 1 to "
+			       "1000000", v);
+	return GC_OK;
+}
+
+static gc_rc confirm_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	if (strcmp(v, "1") && strcmp(v, "2"))
+		return gc_fail(e, GC_E_INVAL, "invalid --confirm '%s': 1 or 2 nights", v);
+	rg.o.confirm = v[0] - '0';
+	return GC_OK;
+}
+
+#define FRAC(l, var, tiny, high, a, h) { .o = { l, NULL, GC_OPT_ARG, 0 }, .arg = a, .help = h, \
+	.type = GC_OT_CALLBACK, .cb = frac_cb, .target = (var), .lo = tiny, .hi = high }
+static const struct gc_option regress_opts[] = {
+	/* in the synopsis and under SEL above */
+	GC_OPTION_STRING("--baseline", NULL, &rg.o.baseline, "SEL", NULL),
+	GC_OPTION_STRING("--candidate", NULL, &rg.o.candidate, "SEL", NULL),
+	GC_OPTION_STRING("--db", NULL, &rg.db, "PATH", "the results database (default gcbench.db)"),
+	GC_OPTION_CALLBACK("--metric", NULL, GC_OPT_ARG, metric_cb, "M", "time (default) or speedup"),
+	FRAC("--min-effect", &rg.o.min_effect, 0, 10, "F",
+	     "smallest change of the medians that counts (0.05 = 5%)"),
+	FRAC("--alpha", &rg.o.alpha, 1, 1, "P", "significance level of the test (default 0.01)"),
+	GC_OPTION_STRING("--format", NULL, &rg.format, "F", "table (default), markdown or json"),
+	GC_OPTION_CALLBACK("--json", NULL, 0, json_cb, NULL, "the same as --format json"),
+	GC_OPTION_STRING("--notify-env", NULL, &rg.notify_env, "NAME",
+			 "on a regression, post to the webhook URL in $NAME"),
+	GC_OPTION_STRING("--notify-type", NULL, &rg.notify_type, "T", "webhook (default) or slack"),
+	GC_OPTION_FLAG("--series", NULL, &rg.series,
+		"every point's series over the nights (sweeps) of the newest\n"
+		"sweep's spec, and its steps: the sweep a step began and the\n"
+		"environment fields that changed that night (a view: exit 0;\n"
+		"--format csv writes point,night,median_s)"),
+	GC_OPTION_STRING("--evaluate", NULL, &rg.evaluate, "FILE",
+		"the false-alarm rate and recall of the nightly verdict on\n"
+		"series resampled from measured nights (FILE: the csv of\n"
+		"--series; tools/regress-eval.sh measures them)"),
+	GC_OPTION_CALLBACK("--trials", NULL, GC_OPT_ARG, trials_cb, "N",
+		"comparisons of each kind for --evaluate (default 3000)"),
+	GC_OPTION_CALLBACK("--confirm", NULL, GC_OPT_ARG, confirm_cb, "N",
+		"nightly noise model: nights that must lie beyond it for a\n"
+		"REGRESSION, 1 or 2 (default: 2 for a point with one run\n"
+		"that night, else 1); with 2, a first night beyond is\n"
+		"'suspect' (exit 0): tomorrow confirms it or not"),
 };
 
-static int parse_one(struct ropts *r, int id, const char *a, const char *v)
+static void regress_opt_lines(FILE *f)
 {
-	switch (id) {
-	case G_BASE: r->o.baseline = v; break;
-	case G_CAND: r->o.candidate = v; break;
-	case G_DB: r->db = v; break;
-	case G_FORMAT: r->format = v; break;
-	case G_JSON: r->format = "json"; break;
-	case G_NENV: r->notify_env = v; break;
-	case G_NTYPE: r->notify_type = v; break;
-	case G_METRIC:
-		if (gc_regress_metric_parse(v, &r->o.metric))
-			return gc_error("invalid --metric '%s': time or speedup", v), -1;
-		break;
-	case G_MIN: return parse_frac(a, v, 0, 10, &r->o.min_effect);
-	case G_ALPHA: return parse_frac(a, v, 1e-12, 1, &r->o.alpha);
-	case G_SERIES: r->series = 1; break;
-	case G_EVAL: r->evaluate = v; break;
-	case G_TRIALS:
-		if (gc_parse_u64(v, &r->trials) || r->trials < 1 || r->trials > 1000000)
-			return gc_error("invalid --trials '%s': a whole number from 1 to 1000000",
-					v), -1;
-		break;
-	case G_CONFIRM:
-		if (strcmp(v, "1") && strcmp(v, "2"))
-			return gc_error("invalid --confirm '%s': 1 or 2 nights", v), -1;
-		r->o.confirm = v[0] - '0';
-		break;
-	}
-	return 0;
+	gc_opts_usage(f, regress_opts, sizeof regress_opts / sizeof regress_opts[0], 22);
 }
 
 /* 0 to go on, -1 for a mistake (reported), 1 when help or version was printed. */
@@ -166,11 +179,11 @@ static int parse_args(int argc, char **argv, struct ropts *r)
 	gc_opts o;
 	int id;
 
-	gc_opts_init(&o, "gcbench regress", regress_opts,
-		     sizeof regress_opts / sizeof regress_opts[0], argc, argv);
-	while ((id = gc_opts_next(&o)) > 0)
-		if (parse_one(r, id, o.opt, o.val))
-			return -1;
+	rg = *r;   /* the defaults */
+	gc_opts_decl_init(&o, "gcbench regress", regress_opts,
+			  sizeof regress_opts / sizeof regress_opts[0], argc, argv, NULL);
+	id = gc_opts_parse_all(&o);
+	*r = rg;
 	if (id != GC_OPTS_END)
 		return gc_cli_opts_stop(&o, id, usage) ? -1 : 1;
 	return check_args(r);
