@@ -19,6 +19,8 @@
 #include "orchestrator/spec/inventory.h"
 #include "strutil.h"
 
+static void schedule_opt_lines(FILE *f, int slurm);
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -36,28 +38,14 @@ static void usage(FILE *f)
 		"the job runs (--allow-build-tree schedules it anyway, with a warning).\n\n"
 		"WHEN: 'hourly', 'daily HH:MM', 'weekly Mon HH:MM', or a 5-field cron expression\n"
 		"      ('30 2 * * 1-5': minute hour day-of-month month day-of-week)\n\n"
-		"install options:\n"
-		"  --db PATH          the results database (default ./gcbench.db)\n"
-		"  --name NAME        the job's name (default: the spec's file name)\n"
-		"  --tag TAG          passed to 'gcbench run --tag' (e.g. nccl-2.19)\n"
-		"  --env-file PATH    KEY=value lines for the run (notification hook URLs)\n"
-		"  --backend B        systemd, cron or auto (default: systemd if it runs)\n"
-		"  --replace          overwrite a job of the same name\n"
-		"  --gcbench PATH     the binary to run (default: this one)\n"
-		"  --user NAME        the login the job runs as, with its HOME, PATH, ssh keys\n"
-		"                     and known_hosts (default: who ran sudo, from SUDO_USER;\n"
-		"                     else this login); a 'local:' inventory needs root\n"
-		"  --allow-build-tree schedule a gcbench in a build tree (see above)\n"
-		"  --root DIR         write the files under DIR instead of / and activate\n"
-		"                     nothing (tests, packaging); also $GCBENCH_SCHEDULE_ROOT\n\n"
+		"install options:\n");
+	schedule_opt_lines(f, 0);
+	fprintf(f, "\n"
 		"SLURM (docs/slurm.md): with --slurm the job runs 'gcbench submit SPEC --nodes N\n"
 		"... --wait' instead of 'gcbench run': the sweep runs as a batch job on the\n"
-		"cluster, not on this login node, and the job ends with the sweep's status.\n"
-		"  --slurm            submit through sbatch (needs --nodes)\n"
-		"  --nodes N          nodes of the batch job\n"
-		"  --partition P      its partition (default: the site's)\n"
-		"  --time T           its time limit (MM, HH:MM:SS, D-HH:MM, ...)\n"
-		"  --gpus-per-node G  GPUs per node\n\n"
+		"cluster, not on this login node, and the job ends with the sweep's status.\n");
+	schedule_opt_lines(f, 1);
+	fprintf(f, "\n"
 		"logs: systemd: journalctl -u gcbench-NAME.service\n"
 		"      cron:    /var/log/gcbench/NAME.log\n\n"
 		"example:\n"
@@ -75,44 +63,70 @@ struct opts {
 	int replace, allow_build_tree, slurm, json;
 };
 
-static const struct gc_opt schedule_opts[] = {
-	{ "--root", NULL, GC_OPT_ARG, 1 }, { "--backend", NULL, GC_OPT_ARG, 2 },
-	{ "--name", NULL, GC_OPT_ARG, 3 }, { "--tag", NULL, GC_OPT_ARG, 4 },
-	{ "--env-file", NULL, GC_OPT_ARG, 5 }, { "--db", NULL, GC_OPT_ARG, 6 },
-	{ "--inventory", NULL, GC_OPT_ARG, 7 }, { "--at", NULL, GC_OPT_ARG, 8 },
-	{ "--gcbench", NULL, GC_OPT_ARG, 9 }, { "--replace", NULL, 0, 10 },
-	{ "--allow-build-tree", NULL, 0, 11 }, { "--nodes", NULL, GC_OPT_ARG, 12 },
-	{ "--partition", NULL, GC_OPT_ARG, 13 }, { "--time", NULL, GC_OPT_ARG, 14 },
-	{ "--gpus-per-node", NULL, GC_OPT_ARG, 15 }, { "--slurm", NULL, 0, 16 },
-	{ "--json", NULL, 0, 17 }, { "--user", NULL, GC_OPT_ARG, 18 },
+static struct opts sc;   /* the declarations' targets */
+
+#define SLURM_FIRST 10   /* schedule_opts[SLURM_FIRST..]: the SLURM group of the usage */
+#define SLURM_END 15     /* then the options the synopsis names */
+static const struct gc_option schedule_opts[] = {
+	GC_OPTION_STRING("--db", NULL, &sc.db, "PATH", "the results database (default ./gcbench.db)"),
+	GC_OPTION_STRING("--name", NULL, &sc.name, "NAME",
+			 "the job's name (default: the spec's file name)"),
+	GC_OPTION_STRING("--tag", NULL, &sc.tag, "TAG",
+			 "passed to 'gcbench run --tag' (e.g. nccl-2.19)"),
+	GC_OPTION_STRING("--env-file", NULL, &sc.env_file, "PATH",
+			 "KEY=value lines for the run (notification hook URLs)"),
+	GC_OPTION_STRING("--backend", NULL, &sc.backend, "B",
+			 "systemd, cron or auto (default: systemd if it runs)"),
+	GC_OPTION_FLAG("--replace", NULL, &sc.replace, "overwrite a job of the same name"),
+	GC_OPTION_STRING("--gcbench", NULL, &sc.gcbench, "PATH",
+			 "the binary to run (default: this one)"),
+	GC_OPTION_STRING("--user", NULL, &sc.user, "NAME",
+			 "the login the job runs as, with its HOME, PATH, ssh keys\n"
+			 "and known_hosts (default: who ran sudo, from SUDO_USER;\n"
+			 "else this login); a 'local:' inventory needs root"),
+	GC_OPTION_FLAG("--allow-build-tree", NULL, &sc.allow_build_tree,
+		       "schedule a gcbench in a build tree (see above)"),
+	GC_OPTION_STRING("--root", NULL, &sc.root, "DIR",
+			 "write the files under DIR instead of / and activate\n"
+			 "nothing (tests, packaging); also $GCBENCH_SCHEDULE_ROOT"),
+	GC_OPTION_FLAG("--slurm", NULL, &sc.slurm, "submit through sbatch (needs --nodes)"),
+	GC_OPTION_STRING("--nodes", NULL, &sc.nodes, "N", "nodes of the batch job"),
+	GC_OPTION_STRING("--partition", NULL, &sc.partition, "P",
+			 "its partition (default: the site's)"),
+	GC_OPTION_STRING("--time", NULL, &sc.time, "T",
+			 "its time limit (MM, HH:MM:SS, D-HH:MM, ...)"),
+	GC_OPTION_STRING("--gpus-per-node", NULL, &sc.gpus, "G", "GPUs per node"),
+	GC_OPTION_STRING("--inventory", NULL, &sc.inventory, "INV", NULL),
+	GC_OPTION_STRING("--at", NULL, &sc.at, "WHEN", NULL),
+	GC_OPTION_FLAG("--json", NULL, &sc.json, NULL),
 };
+
+static void schedule_opt_lines(FILE *f, int slurm)
+{
+	if (slurm)
+		gc_opts_usage(f, schedule_opts + SLURM_FIRST, SLURM_END - SLURM_FIRST, 21);
+	else
+		gc_opts_usage(f, schedule_opts, SLURM_FIRST, 21);
+}
 
 /* 0 to go on, -1 for a mistake (reported), 1 when help or version was printed. */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	const char **slots[] = { &o->root, &o->backend, &o->name, &o->tag, &o->env_file,
-				 &o->db, &o->inventory, &o->at, &o->gcbench, NULL, NULL,
-				 &o->nodes, &o->partition, &o->time, &o->gpus, NULL, NULL,
-				 &o->user };
 	gc_opts p;
 	int r;
 
-	gc_opts_init(&p, "gcbench schedule", schedule_opts,
-		     sizeof schedule_opts / sizeof schedule_opts[0], argc - 1, argv + 1);
+	gc_opts_decl_init(&p, "gcbench schedule", schedule_opts,
+			  sizeof schedule_opts / sizeof schedule_opts[0], argc - 1, argv + 1, NULL);
 	p.positional = 1;
-	while ((r = gc_opts_next(&p)) >= 0) {
-		if (r == 10 || r == 11 || r == 16 || r == 17)
-			*(r == 10 ? &o->replace : r == 11 ? &o->allow_build_tree :
-			  r == 16 ? &o->slurm : &o->json) = 1;
-		else if (r > 0)
-			*slots[r - 1] = p.val;
-		else if (o->spec) {
+	while ((r = gc_opts_next(&p)) == GC_OPTS_POS) {
+		if (sc.spec) {
 			gc_error("unexpected argument '%s': one spec or job name at a time; see "
 				 "'gcbench schedule --help'", p.val);
 			return -1;
-		} else
-			o->spec = p.val;
+		}
+		sc.spec = p.val;
 	}
+	*o = sc;
 	if (r != GC_OPTS_END)
 		return gc_cli_opts_stop(&p, r, usage) ? -1 : 1;
 	if (!o->root)
@@ -495,7 +509,7 @@ int cmd_schedule(int argc, char **argv)
 	}
 	if (argv[1][0] == '-') {   /* --help, --version, or an option before the action */
 		gc_opts p;
-		gc_opts_init(&p, "gcbench schedule", schedule_opts, 0, argc, argv);
+		gc_opts_decl_init(&p, "gcbench schedule", schedule_opts, 0, argc, argv, NULL);
 		return gc_cli_opts_stop(&p, gc_opts_next(&p), usage);
 	}
 	if (strcmp(argv[1], "install") && strcmp(argv[1], "list") && strcmp(argv[1], "remove"))
