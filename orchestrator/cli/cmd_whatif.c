@@ -13,6 +13,8 @@
 #include "report/whatif_svg.h"
 #include "strutil.h"
 
+static void whatif_opt_lines(FILE *f);
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -30,83 +32,9 @@ static void usage(FILE *f)
 		"bandwidth below which each method wins; and how many configurations gain at all.\n"
 		"These are predictions, not measurements: see docs/model.md for what the model\n"
 		"leaves out and how far it is from the study's measured findings.\n\n"
-		"options:\n"
-		"  --model M            resnet50 (default), resnet101, vgg16, bert-base, gpt2-small,\n"
-		"                       or csv:PATH (a parameter list; without FLOPs it has no compute)\n"
-		"  --workers LIST       worker counts (default 8,16,32,64,96)\n"
-		"  --bandwidth R        per node link, in tc units: LOW:HIGH[:STEP] or a list\n"
-		"                       (default 1gbit:30gbit, step 1gbit; e.g. 100mbit,10gbit)\n"
-		"  --compute-speedup L  forward/backward speed multipliers (default 1); 4 = 4x faster\n"
-		"  --codec-speedup L    encode/decode speed multipliers, swept on their own (default:\n"
-		"                       each compute speedup, i.e. the codec runs on the same device)\n"
-		"  --method LIST        default signsgd,topk:ratio=0.01,mstopk:ratio=0.01,powersgd:rank=4\n"
-		"                       (with --db: the methods measured there)\n"
-		"  --preset P           paper (default): a V100 in fp32 (measured), the study's lambda\n"
-		"                       range, NCCL's ring/tree choice, and encode/decode costs counted\n"
-		"                       from the PyTorch code paths the study ran (launches, syncs,\n"
-		"                       memory passes, matrix FLOPs) with device constants that are\n"
-		"                       partly this project's assumptions: --constants lists each\n"
-		"                       with its source or range. gcbench: the same setting with the\n"
-		"                       codecs at the speed of gcbench's kernels (make bench-kernels,\n"
-		"                       relative to a copy; docs/model.md). ideal: free encode/decode,\n"
-		"                       lambda 1\n"
-		"  --db FILE            instead of a preset, the model fitted to a results database\n"
-		"                       (as `gcbench model` fits it: latency, host cost, lambda,\n"
-		"                       encode/decode rates, the worker's schedule): what your cluster\n"
-		"                       would do at other bandwidths and scales. A method the database\n"
-		"                       never measured is refused (its codec cost is unknown)\n"
-		"  --env ID             the environment of the database to use (default: the one\n"
-		"                       with the most ok runs)\n"
-		"  --assume-free-codec  with --db: predict unmeasured methods with free encode/decode\n"
-		"                       (an upper bound), with a warning\n"
-		"  --batch N            per-worker batch (default 64)\n"
-		"  --seq-len S          tokens per sequence for bert-base (1..512) and gpt2-small\n"
-		"                       (1..1024); default 128\n"
-		"  --collective C       all-reduce among nodes: ring, tree (double binary tree) or\n"
-		"                       auto (the faster, as NCCL's tuner picks; default, with --db\n"
-		"                       ring as the fit assumed)\n"
-		"  --background-flows N\n"
-		"                       N bulk TCP flows (0..16) compete on every link: the ring\n"
-		"                       gets 1/(N+1) of each --bandwidth (TCP's fair share, an\n"
-		"                       assumption; measured, a lower bound on the slowdown:\n"
-		"                       docs/netem.md, Background flows)\n"
-		"  --gpus-per-node G    two-level: G GPUs share a node's link (default 1)\n"
-		"  --intra-bw B         GB/s of the links inside a node (default 100)\n"
-		"  --intra-latency L    us per hop inside a node (default 5)\n"
-		"  --racks R            the nodes in R racks of equal size (in rank order) that\n"
-		"                       share uplinks: the ring's bandwidth is the slower of a\n"
-		"                       node's link and its share of an uplink (docs/model.md)\n"
-		"  --uplink RATE        with --racks: each rack's uplink, in tc units (1gbit)\n"
-		"  --oversubscription X with --racks: each uplink at the sum of its rack's node\n"
-		"                       links over X (2: a 2:1 oversubscribed rack)\n"
-		"  --grid paper         predict the study's whole grid (3 models x 3 batches x 7\n"
-		"                       methods x 5 worker counts x 8 bandwidths) and count the wins\n"
-		"                       by model, batch, method, workers and bandwidth, next to the\n"
-		"                       study's findings; --model/--batch/--workers/--bandwidth/\n"
-		"                       --method do not apply\n"
-		"  --grid study-code    the same models, batches and methods on the setup the study's\n"
-		"                       released code (uw-mad-dash/GradCompressionUtility) defines,\n"
-		"                       where --grid paper takes the paper's text: 16 p3.8xlarge\n"
-		"                       nodes (4 V100, a two-level collective) instead of 8-96\n"
-		"                       single-GPU workers; BERT with 8 processes per node (two per\n"
-		"                       GPU; the 4-per-node reading is printed too), 512 tokens and\n"
-		"                       45 MB sync-SGD buckets; tc rates 1, 2, 4, 8 and 20 Gbit/s on a\n"
-		"                       10 Gbit/s NIC instead of 1-30; speedups of backward only (the\n"
-		"                       study's CUDA events), PowerSGD's 3 warm-up iterations; and\n"
-		"                       the codecs of the study's hooks (MSTop-K 20/100 threshold\n"
-		"                       rounds, its doubled values all-gather, signSGD's unpack of\n"
-		"                       every worker's bits). --constants cites each line\n"
-		"  --grid-steps         the win count as each of those assumptions moves, one at a\n"
-		"                       time, from --grid paper to --grid study-code\n"
-		"  --sensitivity        with --grid: the counts again with each assumed\n"
-		"                       constant at either end of its range\n"
-		"  --constants          print the paper preset's constants and the study code's\n"
-		"                       setup, with their sources\n"
-		"  --json               one JSON document instead of tables (sweeps and\n"
-		"                       --constants; refused with --grid)\n"
-		"  --svg DIR            also write one chart per compute speed, codec speed and\n"
-		"                       worker count into the existing directory DIR: speedup\n"
-		"                       against bandwidth, a line per method\n\n"
+		"options:\n");
+	whatif_opt_lines(f);
+	fprintf(f, "\n"
 		"example:\n"
 		"  gcbench whatif --model resnet50 --workers 8,32,96 --bandwidth 1gbit:30gbit \\\n"
 		"      --compute-speedup 1,4 --method powersgd:rank=4,signsgd\n"
@@ -240,112 +168,207 @@ static int finish_args(struct opts *o, const char *const *a, int64_t env, gc_err
 	return 0;
 }
 
+/* The declarations' targets: the options, and what finish_args() reads after them. */
+static struct opts wo;
+static struct {
+	const char *a[8];   /* workers, bandwidth, compute, preset, method, codec, collective, grid */
+	int64_t g, env, racks, batch, seq_len, bg;
+	double uplink, oversub;
+} wi;
+
+/* A whole number in [lo, hi] into the int64_t target; help NULL or not, the message
+ * names the option as "--name 'v' is not a whole number in lo..hi". */
+static gc_rc whole_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	int64_t x;
+
+	if (gc_parse_i64(v, &x) || x < opt->lo || x > opt->hi) {
+		if (!strcmp(opt->o.name, "--env"))
+			return gc_fail(e, GC_E_INVAL, "--env '%s' is not an environment id (a whole "
+				       "number >= 0)", v);
+		if (!strcmp(opt->o.name, "--batch"))
+			return gc_fail(e, GC_E_INVAL, "--batch '%s' is not a whole number in "
+				       "1..1000000", v);
+		if (!strcmp(opt->o.name, "--seq-len"))
+			return gc_fail(e, GC_E_INVAL, "--seq-len '%s' is not a whole number of "
+				       "tokens in 1..1024", v);
+		if (!strcmp(opt->o.name, "--background-flows"))
+			return gc_fail(e, GC_E_INVAL, "--background-flows '%s' is not a whole "
+				       "number of flows in 0..16", v);
+		if (!strcmp(opt->o.name, "--racks"))
+			return gc_fail(e, GC_E_INVAL, "--racks '%s' is not a number of racks in "
+				       "2..64", v);
+		return gc_fail(e, GC_E_INVAL, "%s '%s' is not in %lld..%lld", opt->o.name, v,
+			       opt->lo, opt->hi);
+	}
+	*(int64_t *)opt->target = x;
+	return GC_OK;
+}
+
+static gc_rc model_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	gc_strlcpy(wo.w.model, v, sizeof(wo.w.model));
+	return GC_OK;
+}
+
+/* A double in a range; the message names it as what (the help's unit included). */
+static gc_rc double_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	const char *n = opt->o.name;
+
+	if (!strcmp(n, "--intra-bw"))
+		return opt_double(v, 0.01, 1e5, "--intra-bw (GB/s)", opt->target, e) ? GC_E_INVAL : 0;
+	if (!strcmp(n, "--intra-latency"))
+		return opt_double(v, 0, 1e6, "--intra-latency (us)", opt->target, e) ? GC_E_INVAL : 0;
+	return opt_double(v, 1, 1000, n, opt->target, e) ? GC_E_INVAL : GC_OK;
+}
+
+static gc_rc uplink_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	uint64_t bps;
+	char hint[160];
+
+	if (gc_bw_parse(v, 0, &bps, e) || !bps)
+		return gc_fail(e, GC_E_INVAL, "--uplink is %s", gc_bw_hint(v, 0, hint, sizeof hint));
+	wi.uplink = (double)bps / 1e9;
+	return GC_OK;
+}
+
+#define WHOLE(l, var, low, high, ar, h) { .o = { l, NULL, GC_OPT_ARG, 0 }, .arg = ar, \
+	.help = h, .type = GC_OT_CALLBACK, .cb = whole_cb, .target = (var), .lo = low, .hi = high }
+#define DOUBLE(l, var, ar, h) { .o = { l, NULL, GC_OPT_ARG, 0 }, .arg = ar, .help = h, \
+	.type = GC_OT_CALLBACK, .cb = double_cb, .target = (var) }
+static const struct gc_option whatif_opts[] = {
+	GC_OPTION_CALLBACK("--model", NULL, GC_OPT_ARG, model_cb, "M",
+		"resnet50 (default), resnet101, vgg16, bert-base, gpt2-small,\n"
+		"or csv:PATH (a parameter list; without FLOPs it has no compute)"),
+	GC_OPTION_STRING("--workers", NULL, &wi.a[0], "LIST", "worker counts (default 8,16,32,64,96)"),
+	GC_OPTION_STRING("--bandwidth", NULL, &wi.a[1], "R",
+		"per node link, in tc units: LOW:HIGH[:STEP] or a list\n"
+		"(default 1gbit:30gbit, step 1gbit; e.g. 100mbit,10gbit)"),
+	GC_OPTION_STRING("--compute-speedup", NULL, &wi.a[2], "L",
+		"forward/backward speed multipliers (default 1); 4 = 4x faster"),
+	GC_OPTION_STRING("--codec-speedup", NULL, &wi.a[5], "L",
+		"encode/decode speed multipliers, swept on their own (default:\n"
+		"each compute speedup, i.e. the codec runs on the same device)"),
+	GC_OPTION_STRING("--method", NULL, &wi.a[4], "LIST",
+		"default signsgd,topk:ratio=0.01,mstopk:ratio=0.01,powersgd:rank=4\n"
+		"(with --db: the methods measured there)"),
+	GC_OPTION_STRING("--preset", NULL, &wi.a[3], "P",
+		"paper (default): a V100 in fp32 (measured), the study's lambda\n"
+		"range, NCCL's ring/tree choice, and encode/decode costs counted\n"
+		"from the PyTorch code paths the study ran (launches, syncs,\n"
+		"memory passes, matrix FLOPs) with device constants that are\n"
+		"partly this project's assumptions: --constants lists each\n"
+		"with its source or range. gcbench: the same setting with the\n"
+		"codecs at the speed of gcbench's kernels (make bench-kernels,\n"
+		"relative to a copy; docs/model.md). ideal: free encode/decode,\n"
+		"lambda 1"),
+	GC_OPTION_STRING("--db", NULL, &wo.db, "FILE",
+		"instead of a preset, the model fitted to a results database\n"
+		"(as `gcbench model` fits it: latency, host cost, lambda,\n"
+		"encode/decode rates, the worker's schedule): what your cluster\n"
+		"would do at other bandwidths and scales. A method the database\n"
+		"never measured is refused (its codec cost is unknown)"),
+	WHOLE("--env", &wi.env, 0, INT64_MAX, "ID",
+		"the environment of the database to use (default: the one\n"
+		"with the most ok runs)"),
+	GC_OPTION_FLAG("--assume-free-codec", NULL, &wo.free_codec,
+		"with --db: predict unmeasured methods with free encode/decode\n"
+		"(an upper bound), with a warning"),
+	WHOLE("--batch", &wi.batch, 1, 1000000, "N", "per-worker batch (default 64)"),
+	WHOLE("--seq-len", &wi.seq_len, 1, 1024, "S",
+		"tokens per sequence for bert-base (1..512) and gpt2-small\n"
+		"(1..1024); default 128"),
+	GC_OPTION_STRING("--collective", NULL, &wi.a[6], "C",
+		"all-reduce among nodes: ring, tree (double binary tree) or\n"
+		"auto (the faster, as NCCL's tuner picks; default, with --db\n"
+		"ring as the fit assumed)"),
+	WHOLE("--background-flows", &wi.bg, 0, 16, "N",
+		"\nN bulk TCP flows (0..16) compete on every link: the ring\n"
+		"gets 1/(N+1) of each --bandwidth (TCP's fair share, an\n"
+		"assumption; measured, a lower bound on the slowdown:\n"
+		"docs/netem.md, Background flows)"),
+	WHOLE("--gpus-per-node", &wi.g, 1, 1024, "G",
+		"two-level: G GPUs share a node's link (default 1)"),
+	DOUBLE("--intra-bw", &wo.intra_bw, "B", "GB/s of the links inside a node (default 100)"),
+	DOUBLE("--intra-latency", &wo.intra_lat, "L", "us per hop inside a node (default 5)"),
+	WHOLE("--racks", &wi.racks, 2, 64, "R",
+		"the nodes in R racks of equal size (in rank order) that\n"
+		"share uplinks: the ring's bandwidth is the slower of a\n"
+		"node's link and its share of an uplink (docs/model.md)"),
+	GC_OPTION_CALLBACK("--uplink", NULL, GC_OPT_ARG, uplink_cb, "RATE",
+		"with --racks: each rack's uplink, in tc units (1gbit)"),
+	DOUBLE("--oversubscription", &wi.oversub, "X",
+		"with --racks: each uplink at the sum of its rack's node\n"
+		"links over X (2: a 2:1 oversubscribed rack)"),
+	GC_OPTION_STRING("--grid", NULL, &wi.a[7], "G", NULL),
+	GC_OPTION_DOC("--grid paper", NULL,
+		"predict the study's whole grid (3 models x 3 batches x 7\n"
+		"methods x 5 worker counts x 8 bandwidths) and count the wins\n"
+		"by model, batch, method, workers and bandwidth, next to the\n"
+		"study's findings; --model/--batch/--workers/--bandwidth/\n"
+		"--method do not apply"),
+	GC_OPTION_DOC("--grid study-code", NULL,
+		"the same models, batches and methods on the setup the study's\n"
+		"released code (uw-mad-dash/GradCompressionUtility) defines,\n"
+		"where --grid paper takes the paper's text: 16 p3.8xlarge\n"
+		"nodes (4 V100, a two-level collective) instead of 8-96\n"
+		"single-GPU workers; BERT with 8 processes per node (two per\n"
+		"GPU; the 4-per-node reading is printed too), 512 tokens and\n"
+		"45 MB sync-SGD buckets; tc rates 1, 2, 4, 8 and 20 Gbit/s on a\n"
+		"10 Gbit/s NIC instead of 1-30; speedups of backward only (the\n"
+		"study's CUDA events), PowerSGD's 3 warm-up iterations; and\n"
+		"the codecs of the study's hooks (MSTop-K 20/100 threshold\n"
+		"rounds, its doubled values all-gather, signSGD's unpack of\n"
+		"every worker's bits). --constants cites each line"),
+	GC_OPTION_FLAG("--grid-steps", NULL, &wo.steps,
+		"the win count as each of those assumptions moves, one at a\n"
+		"time, from --grid paper to --grid study-code"),
+	GC_OPTION_FLAG("--sensitivity", NULL, &wo.sens,
+		"with --grid: the counts again with each assumed\n"
+		"constant at either end of its range"),
+	GC_OPTION_FLAG("--constants", NULL, &wo.constants,
+		"print the paper preset's constants and the study code's\n"
+		"setup, with their sources"),
+	GC_OPTION_FLAG("--json", NULL, &wo.json,
+		"one JSON document instead of tables (sweeps and\n"
+		"--constants; refused with --grid)"),
+	GC_OPTION_STRING("--svg", NULL, &wo.svg, "DIR",
+		"also write one chart per compute speed, codec speed and\n"
+		"worker count into the existing directory DIR: speedup\n"
+		"against bandwidth, a line per method"),
+};
+
+static void whatif_opt_lines(FILE *f)
+{
+	gc_opts_usage(f, whatif_opts, sizeof whatif_opts / sizeof whatif_opts[0], 23);
+}
+
 static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 {
-	static const struct gc_opt lo[] = {
-		{ "--model", NULL, GC_OPT_ARG, 'm' }, { "--workers", NULL, GC_OPT_ARG, 'w' },
-		{ "--bandwidth", NULL, GC_OPT_ARG, 'b' },
-		{ "--compute-speedup", NULL, GC_OPT_ARG, 'c' }, { "--method", NULL, GC_OPT_ARG, 'M' },
-		{ "--preset", NULL, GC_OPT_ARG, 'p' }, { "--batch", NULL, GC_OPT_ARG, 'B' },
-		{ "--gpus-per-node", NULL, GC_OPT_ARG, 'g' }, { "--json", NULL, 0, 'j' },
-		{ "--db", NULL, GC_OPT_ARG, 'D' }, { "--env", NULL, GC_OPT_ARG, 'E' },
-		{ "--codec-speedup", NULL, GC_OPT_ARG, 'C' }, { "--seq-len", NULL, GC_OPT_ARG, 'S' },
-		{ "--collective", NULL, GC_OPT_ARG, 'A' }, { "--intra-bw", NULL, GC_OPT_ARG, 'I' },
-		{ "--intra-latency", NULL, GC_OPT_ARG, 'L' }, { "--grid", NULL, GC_OPT_ARG, 'G' },
-		{ "--sensitivity", NULL, 0, 's' }, { "--assume-free-codec", NULL, 0, 'F' },
-		{ "--constants", NULL, 0, 'K' }, { "--svg", NULL, GC_OPT_ARG, 'V' },
-		{ "--grid-steps", NULL, 0, 'T' }, { "--racks", NULL, GC_OPT_ARG, 'r' },
-		{ "--uplink", NULL, GC_OPT_ARG, 'u' }, { "--oversubscription", NULL, GC_OPT_ARG, 'o' },
-		{ "--background-flows", NULL, GC_OPT_ARG, 'N' },
-	};
-	const char *optarg;
 	gc_opts op;
-	const char *a[8] = { "8,16,32,64,96", "1gbit:30gbit", "1", NULL, NULL, NULL, NULL, NULL };
-	int64_t v, g = 1, env = -1, racks = 0;
-	double uplink = 0, oversub = 0;
-	int c, bg = 0;
+	const char *a[8];
+	int64_t g, env, racks;
+	double uplink, oversub;
+	int c, bg;
 
-	memset(o, 0, sizeof(*o));
-	gc_strlcpy(o->w.model, "resnet50", sizeof(o->w.model));
-	o->w.batch = 64;
-	o->algo = GC_ALGO_AUTO;
-	o->intra_bw = 100, o->intra_lat = 5;
-	gc_opts_init(&op, "gcbench whatif", lo, sizeof lo / sizeof lo[0], argc, argv);
-	while ((c = gc_opts_next(&op)) > 0) {
-		optarg = op.val;
-		switch (c) {
-		case 'm': gc_strlcpy(o->w.model, optarg, sizeof(o->w.model)); break;
-		case 'w': a[0] = optarg; break;
-		case 'b': a[1] = optarg; break;
-		case 'c': a[2] = optarg; break;
-		case 'p': a[3] = optarg; break;
-		case 'M': a[4] = optarg; break;
-		case 'C': a[5] = optarg; break;
-		case 'A': a[6] = optarg; break;
-		case 'G': a[7] = optarg; break;
-		case 'D': o->db = optarg; break;
-		case 's': o->sens = 1; break;
-		case 'F': o->free_codec = 1; break;
-		case 'K': o->constants = 1; break;
-		case 'T': o->steps = 1; break;
-		case 'V': o->svg = optarg; break;
-		case 'E':
-			if (gc_parse_i64(optarg, &env) || env < 0)
-				return gc_fail(e, GC_E_INVAL, "--env '%s' is not an environment id "
-					       "(a whole number >= 0)", optarg), -1;
-			break;
-		case 'j': o->json = 1; break;
-		case 'B':
-			if (gc_parse_i64(optarg, &v) || v < 1 || v > 1000000)
-				return gc_fail(e, GC_E_INVAL, "--batch '%s' is not a whole number in "
-					       "1..1000000", optarg), -1;
-			o->w.batch = (int)v;
-			break;
-		case 'S':
-			if (gc_parse_i64(optarg, &v) || v < 1 || v > 1024)
-				return gc_fail(e, GC_E_INVAL, "--seq-len '%s' is not a whole number of "
-					       "tokens in 1..1024", optarg), -1;
-			o->seq_len = (int)v;
-			break;
-		case 'g':
-			if (gc_parse_i64(optarg, &g) || g < 1 || g > 1024)
-				return gc_fail(e, GC_E_INVAL, "--gpus-per-node '%s' is not in 1..1024",
-					       optarg), -1;
-			break;
-		case 'N':
-			if (gc_parse_i64(optarg, &v) || v < 0 || v > 16)
-				return gc_fail(e, GC_E_INVAL, "--background-flows '%s' is not a whole "
-					       "number of flows in 0..16", optarg), -1;
-			bg = (int)v;
-			break;
-		case 'I':
-			if (opt_double(optarg, 0.01, 1e5, "--intra-bw (GB/s)", &o->intra_bw, e))
-				return -1;
-			break;
-		case 'L':
-			if (opt_double(optarg, 0, 1e6, "--intra-latency (us)", &o->intra_lat, e))
-				return -1;
-			break;
-		case 'r':
-			if (gc_parse_i64(optarg, &racks) || racks < 2 || racks > 64)
-				return gc_fail(e, GC_E_INVAL, "--racks '%s' is not a number of racks in "
-					       "2..64", optarg), -1;
-			break;
-		case 'u': {
-			uint64_t bps;
-			char hint[160];
-			if (gc_bw_parse(optarg, 0, &bps, e) || !bps)
-				return gc_fail(e, GC_E_INVAL, "--uplink is %s", gc_bw_hint(optarg, 0,
-					       hint, sizeof hint)), -1;
-			uplink = (double)bps / 1e9;
-			break;
-		}
-		case 'o':
-			if (opt_double(optarg, 1, 1000, "--oversubscription", &oversub, e))
-				return -1;
-			break;
-		}
-	}
+	memset(&wo, 0, sizeof(wo));
+	memset(&wi, 0, sizeof(wi));
+	wi.a[0] = "8,16,32,64,96", wi.a[1] = "1gbit:30gbit", wi.a[2] = "1";
+	wi.g = 1, wi.env = -1, wi.batch = 64;
+	gc_strlcpy(wo.w.model, "resnet50", sizeof(wo.w.model));
+	wo.algo = GC_ALGO_AUTO;
+	wo.intra_bw = 100, wo.intra_lat = 5;
+	gc_opts_decl_init(&op, "gcbench whatif", whatif_opts,
+			  sizeof whatif_opts / sizeof whatif_opts[0], argc, argv, NULL);
+	c = gc_opts_parse_all(&op);
+	*o = wo;
+	memcpy(a, wi.a, sizeof a);
+	g = wi.g, env = wi.env, racks = wi.racks, uplink = wi.uplink, oversub = wi.oversub;
+	o->w.batch = (int)wi.batch;
+	o->seq_len = (int)wi.seq_len;
+	bg = (int)wi.bg;
 	if (c == GC_OPTS_HELP || c == GC_OPTS_VERSION)
 		return gc_cli_opts_stop(&op, c, usage), 1;
 	if (c != GC_OPTS_END)
