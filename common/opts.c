@@ -252,7 +252,7 @@ static gc_rc fill(gc_opts *o, const struct gc_option *d)
 	case GC_OT_INT: return parse_int(n, v, d->lo, d->hi, d->target, &o->err);
 	case GC_OT_POSITIVE: return parse_positive(n, v, d->target, &o->err);
 	case GC_OT_SECONDS:
-		return gc_opts_seconds(n, v, (double)d->lo, (double)d->hi, d->target, &o->err);
+		return gc_opts_seconds(n, v, d->min_s, d->max_s, d->target, &o->err);
 	case GC_OT_CALLBACK: return d->cb(o->ctx, d, v, &o->err);
 	default: return GC_OK;
 	}

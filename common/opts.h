@@ -95,7 +95,8 @@ struct gc_option {
 				  * left out of the usage (a deprecated spelling) */
 	enum gc_opt_type type;
 	void *target;
-	long long lo, hi;        /* GC_OT_INT, GC_OT_SECONDS: the range */
+	long long lo, hi;        /* GC_OT_INT (and callbacks that want one): the range */
+	double min_s, max_s;     /* GC_OT_SECONDS: the range in seconds */
 	int set;                 /* GC_OT_SET: the value stored */
 	gc_opt_cb cb;            /* GC_OT_CALLBACK */
 	void (*usage)(FILE *f);  /* prints this option's usage lines instead of help */
@@ -118,7 +119,7 @@ struct gc_option {
 	  .target = (var) }
 #define GC_OPTION_SECONDS(l, s, var, low, high, a, h) \
 	{ .o = { l, s, GC_OPT_ARG, 0 }, .arg = a, .help = h, .type = GC_OT_SECONDS, \
-	  .target = (var), .lo = low, .hi = high }
+	  .target = (var), .min_s = low, .max_s = high }
 #define GC_OPTION_CALLBACK(l, s, fl, fn, a, h) \
 	{ .o = { l, s, fl, 0 }, .arg = a, .help = h, .type = GC_OT_CALLBACK, .cb = fn }
 #define GC_OPTION_DOC(l, a, h) \

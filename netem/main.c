@@ -597,7 +597,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version")) {
 		print_version();
-		return 0;
+		return GC_EXIT_OK;
 	}
 	if (argv[1][0] == '-') {
 		gc_opts p;

@@ -388,7 +388,7 @@ int main(int argc, char **argv)
 		return gc_wk_self_test(stdout, GC_VERSION);
 	if (argc == 2 && !strcmp(argv[1], "--build-info")) {
 		gc_wk_build_info(stdout, GC_VERSION);
-		return 0;
+		return GC_EXIT_OK;
 	}
 	if (gc_wk_args_parse(&c, argc, argv, &e)) {
 		gc_error("%s", e.msg);
@@ -396,11 +396,11 @@ int main(int argc, char **argv)
 	}
 	if (c.mode == GC_WK_HELP) {
 		gc_wk_usage(stdout);
-		return 0;
+		return GC_EXIT_OK;
 	}
 	if (c.mode == GC_WK_VERSION) {
 		printf("gcbench-worker %s\n", GC_VERSION);
-		return 0;
+		return GC_EXIT_OK;
 	}
 	if (c.mode == GC_WK_DUMP)
 		return dump(c.dump);

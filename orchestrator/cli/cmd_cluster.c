@@ -260,7 +260,7 @@ int cmd_cluster(int argc, char **argv)
 	gc_rc rc = GC_OK;
 
 	if (r == 1)
-		return 0;
+		return GC_EXIT_OK;
 	if (r)
 		return r;
 	if (!strcmp(a.verb, "up")) {

@@ -761,7 +761,7 @@ int cmd_whatif(int argc, char **argv)
 			gc_error("whatif: %s", e.msg);
 			return GC_EXIT_FAILED;
 		}
-		return 0;
+		return GC_EXIT_OK;
 	}
 	if (o.grid) {
 		if (o.db)
@@ -771,7 +771,7 @@ int cmd_whatif(int argc, char **argv)
 			gc_error("whatif: %s", e.msg);
 			return gc_exit_code(rc);   /* an unknown grid or option: 2 */
 		}
-		return 0;
+		return GC_EXIT_OK;
 	}
 	if (gc_arch_build(o.w.model, &a, &e) ||
 	    (o.seq_len && gc_whatif_scale_seq(&a, o.seq_len, &e))) {

@@ -134,7 +134,7 @@ int main(int argc, char **argv)
 		return help(argc, argv);
 	if (!strcmp(argv[1], "--version")) {
 		printf("gcbench %s\n", GC_VERSION);
-		return 0;
+		return GC_EXIT_OK;
 	}
 	if (argv[1][0] == '-') {
 		gc_opts o;

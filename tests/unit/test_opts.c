@@ -222,7 +222,7 @@ static const struct gc_option decl[] = {
 	GC_OPTION_SET("--slow", NULL, &dc.mode, 3, NULL),
 	GC_OPTION_STRING("--db", NULL, &dc.db, "FILE", "results database"),
 	GC_OPTION_POSITIVE("--compute-scale-factor", NULL, &dc.scale, "S", "scale (>0)"),
-	GC_OPTION_SECONDS("--deadline", NULL, &dc.deadline, 0, 60, "T", "deadline"),
+	GC_OPTION_SECONDS("--deadline", NULL, &dc.deadline, 0.001, 60, "T", "deadline"),
 	GC_OPTION_CALLBACK("--case", NULL, GC_OPT_ARG, d_case, "TEXT", "rows with TEXT"),
 	GC_OPTION_ID("--pos", NULL, 0, D_POS, NULL, "handled by the caller"),
 	{ .o = { "--method", NULL, GC_OPT_ARG, 0 }, .type = GC_OT_STRING, .target = &dc.db,
@@ -277,6 +277,8 @@ static void test_decl_malformed(void)
 		{ { "--compute-scale-factor", "0" }, "expected a number greater than 0", GC_E_INVAL },
 		{ { "--compute-scale-factor=nan" }, "expected a number greater than 0", GC_E_INVAL },
 		{ { "--deadline", "61" }, "invalid --deadline '61'", GC_E_INVAL },
+		{ { "--deadline", "0" }, "invalid --deadline '0': give a duration from 0.001s",
+		  GC_E_INVAL },   /* a bound below 1 s is kept, not rounded to 0 */
 		{ { "--spin=1" }, "option '--spin' of gcbench-d takes no value", GC_E_INVAL },
 		{ { "--case", "bad" }, "invalid --case 'bad': no such case", GC_E_NOTFOUND },
 		{ { "word" }, "unexpected argument 'word' for gcbench-d", GC_E_INVAL },
