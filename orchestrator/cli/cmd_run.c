@@ -30,7 +30,7 @@ static const char run_usage[] =
 "  --no-provision    do not copy this build to the nodes (hosts managed by hand:\n"
 "                    binaries in /usr/local/bin, or --bin-dir)\n"
 "  --install-deps    provisioning may apt-get a missing library (root login)\n"
-"  --calibrate T     time of goodput probe per node pair and cap (default 1s;\n"
+"  --calibrate T     time of goodput probe per node pair and cap (default 0.5s;\n"
 "                    0 skips calibration); a cap is probed once per sweep, its\n"
 "                    later points store the same measurement\n"
 "  --calibration-max-age T  reuse an earlier sweep's probe of the same links (same\n"
@@ -138,7 +138,7 @@ static int run_opt(struct gc_run_opts *o, gc_opts *p, int r)
 
 int cmd_run(int argc, char **argv)
 {
-	struct gc_run_opts o = { .db_path = "gcbench.db", .calibrate_s = 1, .deadline_s = 60,
+	struct gc_run_opts o = { .db_path = "gcbench.db", .calibrate_s = 0.5, .deadline_s = 60,
 				  .calibration_max_age_s = 3600 };
 	gc_opts p;
 	int r, bad;
