@@ -113,10 +113,9 @@ static int worker_path(const struct gc_sweep_ctx *c, const struct gc_placement *
 
 static gc_rc fill_launch(const struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 			 const struct gc_placement *pl, int64_t run_id, gc_launch *l,
-			 char *params_buf, char *worker, char *out, gc_err *e)
+			 char *worker, char *out, gc_err *e)
 {
 	size_t i;
-	char *tok, *save = NULL;
 
 	memset(l, 0, sizeof(*l));
 	if (worker_path(c, pl, worker, 1100))
@@ -154,10 +153,7 @@ static gc_rc fill_launch(const struct gc_sweep_ctx *c, const struct gc_exec_poin
 		long cores = sysconf(_SC_NPROCESSORS_ONLN);
 		l->threads = cores > l->world ? (int)(cores / l->world) : 1;
 	}
-	strcpy(params_buf, p->pt->method->params_text);
-	for (tok = strtok_r(params_buf, ",", &save); tok && l->nparams < GC_LAUNCH_MAX_PARAMS;
-	     tok = strtok_r(NULL, ",", &save))
-		l->params[l->nparams++] = tok;
+	l->params = &p->pt->method->params;
 	if (l->nhosts == 0)
 		return gc_fail(e, GC_E_INVAL, "the inventory has no hosts");
 	return GC_OK;
@@ -718,14 +714,14 @@ static gc_rc launch(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 		    const struct gc_placement *pl, int64_t run_id, gc_proc_result *res, char *why,
 		    size_t whylen, gc_err *e)
 {
-	char params[256], worker[1100], out[1200], hostfile[1300], sshcfg[1300];
+	char worker[1100], out[1200], hostfile[1300], sshcfg[1300];
 	char bin[1100], files[1100], rdir[1200], master[64];
 	gc_proc_opts o = { p->spec->timeout_s, 0, job_failed_marks, GC_STALL_GRACE_S };
 	gc_launch l;
 	char **argv, **cmd = NULL;
 	gc_rc rc;
 
-	rc = fill_launch(c, p, pl, run_id, &l, params, worker, out, e);
+	rc = fill_launch(c, p, pl, run_id, &l, worker, out, e);
 	rc = rc ? rc : fill_command(c, p, run_id, &l, &cmd, bin, files, rdir, master, e);
 	rc = rc ? rc : write_reach(c, &l, run_id, hostfile, sshcfg, e);
 	rc = rc ? rc : gc_launch_argv(&l, &argv, e);
@@ -760,7 +756,7 @@ static char *with_slow(char *net, const struct gc_spec *s)
 static gc_rc begin_run(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 		       const struct gc_placement *pl, int64_t *run_id, gc_err *e)
 {
-	char params[256], worker[1100], out[1200], hosts[2048];
+	char worker[1100], out[1200], hosts[2048];
 	const char *names[GC_PLACE_MAX_HOSTS];
 	struct gc_db_run r;
 	gc_launch l;
@@ -768,7 +764,7 @@ static gc_rc begin_run(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 	size_t i, used = pl->used;
 	gc_rc rc;
 
-	rc = fill_launch(c, p, pl, 0, &l, params, worker, out, e);
+	rc = fill_launch(c, p, pl, 0, &l, worker, out, e);
 	if (rc)
 		return rc;
 	for (i = 0; i < used; i++)
