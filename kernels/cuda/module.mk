@@ -2,7 +2,7 @@
 # host-side bisection planner of mstopk (plain C, always built and unit-tested).
 CU_SRCS += kernels/cuda/cuda_util.cu kernels/cuda/spin.cu kernels/cuda/dispatch.cu \
 	   kernels/cuda/syncsgd.cu kernels/cuda/fp16.cu kernels/cuda/signsgd.cu \
-	   kernels/cuda/sparse.cu kernels/cuda/topk.cu kernels/cuda/mstopk.cu \
+	   kernels/cuda/sparse.cu kernels/cuda/radix.cu kernels/cuda/topk.cu kernels/cuda/mstopk.cu \
 	   kernels/cuda/powersgd.cu kernels/cuda/rng.cu kernels/cuda/bf16.cu \
 	   kernels/cuda/randomk.cu kernels/cuda/terngrad.cu \
 	   kernels/cuda/qsgd.cu kernels/cuda/efsign_ar.cu kernels/cuda/dgc.cu \
