@@ -19,7 +19,7 @@ INTEG_TESTS += tests/integration/test_gpu_check.sh
 CUDA_CHECK_DIR := $(BUILD)/cuda-check
 include worker/sources.mk
 CUDA_CHECK_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,common/result.c common/log.c common/strutil.c \
-	common/npy.c common/fsutil.c common/buf.c common/json.c $(KERNEL_SRCS) kernels/cuda/bisect.c \
+	common/npy.c common/fsutil.c common/buf.c common/json.c common/grow.c $(KERNEL_SRCS) kernels/cuda/bisect.c \
 	$(FORMATS_SRCS)) \
 	$(CU_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
 
