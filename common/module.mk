@@ -6,3 +6,8 @@ UNIT_TESTS += $(BUILD)/tests/test_npy $(BUILD)/tests/test_strutil $(BUILD)/tests
 	$(BUILD)/tests/test_fsutil $(BUILD)/tests/test_buf $(BUILD)/tests/test_json $(BUILD)/tests/test_opts \
 	$(BUILD)/tests/test_bandwidth
 FUZZ_TARGETS += fuzz_npy fuzz_opts
+# the FNV-1a 64 hashes (header-only: common/fnv.h)
+UNIT_TESTS += $(BUILD)/tests/test_fnv
+# the growable array (common/grow.h)
+LIB_SRCS += common/grow.c
+UNIT_TESTS += $(BUILD)/tests/test_grow

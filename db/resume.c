@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "grow.h"
 #include "strutil.h"
 
 gc_rc gc_db_spec_sweeps(gc_db *db, const char *spec_hash, struct gc_db_sweep_brief **out,
@@ -28,15 +29,9 @@ gc_rc gc_db_spec_sweeps(gc_db *db, const char *spec_hash, struct gc_db_sweep_bri
 	sqlite3_bind_text(st, 1, spec_hash, -1, SQLITE_STATIC);
 	while (!rc && (r = sqlite3_step(st)) == SQLITE_ROW) {
 		struct gc_db_sweep_brief *b;
-		if (*n == cap) {
-			size_t nc = cap ? cap * 2 : 8;
-			void *p = realloc(*out, nc * sizeof(**out));
-			if (!p) {
-				rc = gc_fail(e, GC_E_NOMEM, "out of memory");
-				break;
-			}
-			*out = p;
-			cap = nc;
+		if (GC_GROW(*out, cap, *n + 1, 8)) {
+			rc = gc_fail(e, GC_E_NOMEM, "out of memory");
+			break;
 		}
 		b = &(*out)[(*n)++];
 		memset(b, 0, sizeof(*b));

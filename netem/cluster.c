@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fnv.h"
 #include "fsutil.h"
 #include "log.h"
 #include "link.h"
@@ -30,11 +31,7 @@ int gc_cluster_valid_name(const char *name)
 
 int gc_cluster_subnet(const char *name)
 {
-	uint32_t h = 2166136261u;
-
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 16777619u;
-	return 1 + (int)(h % 250);
+	return 1 + (int)(gc_fnv1a32(name) % 250);
 }
 
 gc_rc gc_cluster_dir(const char *name, char *buf, size_t n, gc_err *e)

@@ -11,6 +11,7 @@
 
 #include "db/q_report.h"
 #include "report_int.h"
+#include "grow.h"
 #include "strutil.h"
 
 #define MAX_LINES 16
@@ -34,12 +35,8 @@ static int point_add(const struct gc_db_acc_point *q, void *arg)
 	struct points *ps = arg;
 	struct apoint *a;
 
-	if (ps->n == ps->cap) {
-		void *p = realloc(ps->v, (ps->cap = ps->cap ? 2 * ps->cap : 256) * sizeof(*ps->v));
-		if (!p)
-			return 1;
-		ps->v = p;
-	}
+	if (GC_GROW(ps->v, ps->cap, ps->n + 1, 256))
+		return 1;
 	a = &ps->v[ps->n++];
 	gc_strlcpy(a->model, q->model, sizeof a->model);
 	gc_report_short_label(q->method, q->params, a->label, sizeof a->label);

@@ -9,6 +9,7 @@
 #include "model/predict_db.h"
 #include "report_int.h"
 #include "model/whatif.h"
+#include "grow.h"
 #include "strutil.h"
 
 #define MAX_SERIES 16
@@ -40,12 +41,8 @@ static int row_add(const struct gc_db_point_row *w, void *arg)
 	struct row *r;
 	size_t i;
 
-	if (out->n == l->cap) {
-		void *p = realloc(out->r, (l->cap = l->cap ? 2 * l->cap : 64) * sizeof(*out->r));
-		if (!p)
-			return 1;
-		out->r = p;
-	}
+	if (GC_GROW(out->r, l->cap, out->n + 1, 64))
+		return 1;
 	r = &out->r[out->n++];
 	memset(r, 0, sizeof(*r));
 	gc_strlcpy(r->model, w->model, sizeof r->model);

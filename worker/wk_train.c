@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv.h"
 #include "log.h"
 #include "strutil.h"
 #include "timing.h"
@@ -472,8 +473,8 @@ static gc_rc checksums(wk_state *s, gc_wk_result *res, gc_err *e)
 			rc = s->comm->dcopy(s->comm, p, s->param, bytes, 1);
 	}
 	if (!rc) {
-		res->sum_grad = gc_wk_fnv64(h, bytes);
-		res->sum_param = gc_wk_fnv64(p, bytes);
+		res->sum_grad = gc_fnv1a64_words(h, bytes);
+		res->sum_param = gc_fnv1a64_words(p, bytes);
 	}
 	if (s->comm->on_device)
 		free(h), free(p);

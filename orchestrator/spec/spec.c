@@ -37,18 +37,6 @@ void spec_num(double v, char *buf, size_t n)
 	snprintf(buf, n, "%.9g", v);
 }
 
-uint64_t gc_fnv1a64(const void *p, size_t len)
-{
-	const unsigned char *b = p;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
 gc_rc gc_latency_parse(const char *s, double *out, gc_err *e)
 {
 	static const struct { const char *u; double mul; } units[] = {

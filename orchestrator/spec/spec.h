@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "bandwidth.h"
+#include "fnv.h"              /* gc_fnv1a64: the spec hash and digests */
 #include "result.h"
 #include "kernels/compress.h"
 #include "orchestrator/ops/notify.h"
@@ -221,8 +222,5 @@ const struct gc_spec_trace *gc_spec_bw_trace(const struct gc_spec *s, uint64_t i
 uint64_t gc_spec_bw_rate(const struct gc_spec *s, uint64_t item);
 /* The trace's file name on the hosts, beside the build's files: "trace-DIGEST.txt". */
 void gc_spec_trace_file(const struct gc_spec_trace *t, char *buf, size_t n);
-
-/* FNV-1a 64 of len bytes. */
-uint64_t gc_fnv1a64(const void *p, size_t len);
 
 #endif

@@ -183,6 +183,8 @@ static void test_cluster_names(void)
 	CHECK(gc_cluster_subnet("gcb") >= 1 && gc_cluster_subnet("gcb") <= 250);
 	CHECK_EQ_INT(gc_cluster_subnet("gcb"), gc_cluster_subnet("gcb"));
 	CHECK(gc_cluster_subnet("gcb") != gc_cluster_subnet("gcc"));
+	/* FNV-1a 32 of the name, computed apart (Python): existing clusters keep their subnet */
+	CHECK_EQ_INT(gc_cluster_subnet("gcb"), 224);
 	setenv("GCBENCH_HOME", "/var/lib/gcbench", 1);
 	CHECK(gc_cluster_dir("gcb", buf, sizeof(buf), &e) == GC_OK);
 	CHECK_STR(buf, "/var/lib/gcbench/clusters/gcb");

@@ -61,17 +61,7 @@ static void test_slow_key_and_hash(void)
 
 static void reject(const char *tail, const char *want)
 {
-	char text[1024];
-	struct gc_spec s;
-	struct gc_diags d;
-	gc_rc rc;
-
-	snprintf(text, sizeof(text), BASE "%s", tail);
-	rc = parse(text, &s, &d);
-	CHECKF(rc == GC_E_INVAL, "accepted: %s", tail);
-	CHECKF(has_diag(&d, want), "'%s': no message with '%s' (first: %s)", tail, want,
-	       d.n ? d.msg[0] : "none");
-	gc_diags_release(&d);
+	spec_reject("t.yaml", BASE, tail, want);
 }
 
 static void test_slow_rejects(void)
