@@ -8,6 +8,7 @@
 #include "orchestrator/remote/provision.h"
 #include "orchestrator/run/run.h"
 #include "orchestrator/run/run_setup.h"
+#include "home.h"
 
 static const char provision_usage[] =
 "usage: gcbench provision [--inventory INV.yaml] [--install-deps] [--json]\n"

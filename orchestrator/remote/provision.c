@@ -14,7 +14,7 @@
 #include "log.h"
 #include "orchestrator/run/run.h"
 #include "formats/arch.h"
-#include "orchestrator/run/run_setup.h"
+#include "home.h"
 #include "ssh.h"
 #include "proc.h"
 #include "strutil.h"

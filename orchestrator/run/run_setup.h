@@ -33,10 +33,4 @@ gc_rc gc_run_check_latency(struct gc_sweep_ctx *c, const struct gc_exec_point *p
  * address on stderr, when they are not on one. */
 gc_rc gc_run_data_subnet(struct gc_sweep_ctx *c, gc_err *e);
 
-/* The directory of this program (/proc/self/exe), "/usr/local/bin" if unknown. */
-void gc_self_dir(char *buf, size_t n);
-
-/* $GCBENCH_HOME (default /var/lib/gcbench for root, ~/.local/share/gcbench else). */
-const char *gc_home(void);
-
 #endif
