@@ -13,7 +13,7 @@
 #include "lock.h"
 #include "orchestrator/ops/notify.h"
 #include "progress.h"
-#include "orchestrator/remote/provision.h"
+#include "run_provision.h"
 #include "resume.h"
 #include "run.h"
 #include "run_racks.h"
