@@ -16,6 +16,7 @@
 #include "run_provision.h"
 #include "resume.h"
 #include "run.h"
+#include "run_summary.h"
 #include "run_racks.h"
 #include "run_setup.h"
 #include "run_slurm.h"

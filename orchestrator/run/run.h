@@ -127,30 +127,6 @@ gc_rc gc_point_exec(struct gc_sweep_ctx *c, const struct gc_exec_point *p, int *
  * unreachable, provisioning, the database), 130 interrupted. */
 int gc_sweep_run(const struct gc_run_opts *o);
 
-/* The end-of-sweep table: every method's speedup over the baseline at each point of
- * sweep_id, columns sized to their content and the whole kept within GC_SUMMARY_WIDTH
- * columns (params wrap at commas). Returns the number of rows, -1 on error (warned). */
-#define GC_SUMMARY_WIDTH 100
-
-int gc_run_summary_print(struct gc_db *db, int64_t sweep_id, FILE *f);
-
-/* The same rows as one JSON object on stdout: {"sweep": ID, "rows": [{"model", ...}]}
- * (the table's columns; bandwidth as the one cap spelling). Rows, or -1 (warned). */
-int gc_run_summary_json(struct gc_db *db, int64_t sweep_id);
-
-/* The params of a run as the summary shows them: for a workload gcbench's worker runs
- * (replay, train; "replay:...", "train:..." in a worker's record file) only the key=value
- * items that differ from the method's defaults ("defaults" if none); for any other
- * (command, a record file's "pytorch", NULL) all of them, since its method is only a
- * label that may share a built-in method's name. "-" for no params. out is n bytes,
- * cut at a whole item. */
-void gc_params_brief(const char *workload, const char *method, const char *params, char *out,
-		     size_t n);
-
-/* A run's method as tables show it: "STACK/METHOD" for a run of a spec with stacks:
- * (runs.stack not empty), else the method. Returns out (n bytes) or method. */
-const char *gc_stack_method(const char *stack, const char *method, char *out, size_t n);
-
 /* Set by the SIGINT/SIGTERM handler. */
 int gc_run_interrupted(void);
 
