@@ -16,7 +16,7 @@
 #include "bandwidth.h"
 #include "result.h"
 #include "kernels/compress.h"
-#include "orchestrator/ops/notify.h"
+#include "notify_target.h"
 #include "yamlutil.h"
 #include "envvars.h"
 
