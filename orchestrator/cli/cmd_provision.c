@@ -6,7 +6,7 @@
 #include "commands.h"
 #include "log.h"
 #include "orchestrator/remote/provision.h"
-#include "orchestrator/run/run.h"
+#include "orchestrator/run/run_opts.h"
 #include "orchestrator/run/run_setup.h"
 #include "home.h"
 

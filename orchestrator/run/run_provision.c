@@ -7,7 +7,7 @@
 #include "home.h"
 #include "orchestrator/remote/provision.h"
 #include "orchestrator/spec/spec.h"
-#include "run.h"
+#include "sweep_ctx.h"
 #include "run_provision.h"
 #include "strutil.h"
 

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "run.h"
+#include "sweep_ctx.h"
 
 /* Fill c->nodes, c->n_nodes, c->oob_cidr, c->local_work, c->remote_work, and the
  * path of the sweep lock for these nodes. */
