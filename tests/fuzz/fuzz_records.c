@@ -16,7 +16,13 @@
 
 static char path[64];
 
-/* the input as a file (one per process, rewritten each time); 0 when written */
+static void rm_path(void)
+{
+	unlink(path);
+}
+
+/* the input as a file (one per process, rewritten each time, removed at exit); 0 when
+ * written */
 static int put(const uint8_t *data, size_t size)
 {
 	FILE *f;
@@ -28,6 +34,7 @@ static int put(const uint8_t *data, size_t size)
 		if ((fd = mkstemp(path)) < 0)
 			return -1;
 		close(fd);
+		atexit(rm_path);
 	}
 	if (!(f = fopen(path, "wb")))
 		return -1;
