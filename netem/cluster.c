@@ -16,6 +16,7 @@
 
 #include "fnv.h"
 #include "fsutil.h"
+#include "home.h"
 #include "log.h"
 #include "link.h"
 #include "netns.h"
@@ -36,11 +37,9 @@ int gc_cluster_subnet(const char *name)
 
 gc_rc gc_cluster_dir(const char *name, char *buf, size_t n, gc_err *e)
 {
-	const char *home = getenv("GCBENCH_HOME");
+	const char *home = gc_home();
 	int len;
 
-	if (!home || !*home)
-		home = "/var/lib/gcbench";
 	if (home[0] != '/' || strchr(home, '\n') || strchr(home, ' '))
 		return gc_fail(e, GC_E_INVAL, "GCBENCH_HOME '%s' must be an absolute path without "
 			       "spaces", home);

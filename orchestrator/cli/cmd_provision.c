@@ -6,8 +6,9 @@
 #include "commands.h"
 #include "log.h"
 #include "orchestrator/remote/provision.h"
-#include "orchestrator/run/run.h"
+#include "orchestrator/run/run_opts.h"
 #include "orchestrator/run/run_setup.h"
+#include "home.h"
 
 static const char provision_usage[] =
 "usage: gcbench provision [--inventory INV.yaml] [--install-deps] [--json]\n"

@@ -13,7 +13,7 @@
 #include "log.h"
 #include "orchestrator/remote/slurm.h"
 #include "orchestrator/run/run.h"
-#include "orchestrator/run/run_setup.h"
+#include "home.h"
 #include "orchestrator/run/validate.h"
 #include "orchestrator/spec/spec.h"
 #include "strutil.h"

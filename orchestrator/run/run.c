@@ -13,48 +13,18 @@
 #include "lock.h"
 #include "orchestrator/ops/notify.h"
 #include "progress.h"
-#include "orchestrator/remote/provision.h"
+#include "run_provision.h"
 #include "resume.h"
+#include "interrupt.h"
 #include "run.h"
+#include "run_point.h"
+#include "run_summary.h"
 #include "run_racks.h"
 #include "run_setup.h"
 #include "run_slurm.h"
 #include "validate.h"
 #include "proc.h"
 #include "strutil.h"
-
-static volatile sig_atomic_t run_stop;
-
-int gc_run_interrupted(void)
-{
-	return run_stop != 0;
-}
-
-static void on_signal(int sig)
-{
-	static const char msg[] = "\ngcbench: stopping: finishing cleanup (links restored, point marked interrupted)\n";
-	(void)sig;
-	if (run_stop) {
-		/* a second Ctrl-C: still never leave links capped; cleanup continues */
-		return;
-	}
-	run_stop = 1;
-	gc_proc_interrupt();
-	if (write(2, msg, sizeof(msg) - 1) < 0) {
-	}
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
 
 static gc_rc restore_one(size_t i, void *arg, gc_err *e)
 {
@@ -336,7 +306,7 @@ int gc_sweep_run(const struct gc_run_opts *o)
 	gc_err e = { "" };
 	int status;
 
-	install_signals();
+	gc_run_install_signals();
 	gc_phase_init(&c.ph);
 	rc = prepare(&c, &s, &e);
 	if (!rc && o->dry_run)

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "run.h"
+#include "sweep_ctx.h"
 
 /* Fill c->nodes, c->n_nodes, c->oob_cidr, c->local_work, c->remote_work, and the
  * path of the sweep lock for these nodes. */
@@ -32,11 +32,5 @@ gc_rc gc_run_check_latency(struct gc_sweep_ctx *c, const struct gc_exec_point *p
  * c->data_cidr to their common subnet; refuses, with a table of host, interface and
  * address on stderr, when they are not on one. */
 gc_rc gc_run_data_subnet(struct gc_sweep_ctx *c, gc_err *e);
-
-/* The directory of this program (/proc/self/exe), "/usr/local/bin" if unknown. */
-void gc_self_dir(char *buf, size_t n);
-
-/* $GCBENCH_HOME (default /var/lib/gcbench for root, ~/.local/share/gcbench else). */
-const char *gc_home(void);
 
 #endif

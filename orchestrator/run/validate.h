@@ -20,7 +20,8 @@
 #include <stddef.h>
 
 #include "result.h"
-#include "run.h"
+#include "run_opts.h"
+#include "sweep.h"
 
 /* Check spec (parsed from o->spec_path) and its expansion sw against o's inventory and
  * database. GC_OK, or GC_E_INVAL (bad input: exit 2) with every problem printed and a

@@ -17,7 +17,7 @@
 #include "fnv.h"              /* gc_fnv1a64: the spec hash and digests */
 #include "result.h"
 #include "kernels/compress.h"
-#include "orchestrator/ops/notify.h"
+#include "notify_target.h"
 #include "yamlutil.h"
 #include "envvars.h"
 

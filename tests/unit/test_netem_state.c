@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "home.h"
 #include "netem/cluster.h"
 #include "netem/pids.h"
 #include "netem/shape.h"
@@ -192,6 +193,14 @@ static void test_cluster_names(void)
 	CHECK(gc_cluster_dir("gcb", buf, sizeof(buf), &e) == GC_E_INVAL);
 	CHECK_CONTAINS(e.msg, "absolute path");
 	unsetenv("GCBENCH_HOME");
+	{       /* the same default as every other user of GCBENCH_HOME (common/home.h) */
+		char want[256];
+		snprintf(want, sizeof(want), "%s/clusters/gcb", gc_home());
+		if (gc_cluster_dir("gcb", buf, sizeof(buf), &e) == GC_OK)
+			CHECK_STR(buf, want);
+		else   /* a long or spaced $HOME of a non-root login */
+			CHECK(strstr(e.msg, "too long") || strstr(e.msg, "without spaces"));
+	}
 	if (geteuid() != 0) {
 		CHECK(gc_cluster_up("gcb", 2, NULL, &e) == GC_E_PERM);
 		CHECK_CONTAINS(e.msg, "needs root");
