@@ -86,7 +86,7 @@ int cmd_provision(int argc, char **argv)
 	}
 	if (r != GC_OPTS_END)
 		return gc_cli_opts_stop(&p, r, provision_help);
-	rc = gc_run_setup_nodes(&o, &c, lockpath, sizeof(lockpath), &e);
+	rc = gc_run_setup_nodes(&o, &c, NULL, lockpath, sizeof(lockpath), &e);
 	gc_self_dir(self, sizeof(self));
 	rc = rc ? rc : gc_build_init(&b, self, NULL, 0, &e);
 	rc = rc ? rc : gc_provision_nodes(c.nodes, c.n_nodes, &b, &po, &e);

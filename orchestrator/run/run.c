@@ -207,18 +207,21 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	uint64_t t0 = 0;
 	int n = 0;
 	size_t i;
-	gc_rc rc;
+	struct gc_run_plan plan;   /* every input read once: spec, points, inventory */
+	gc_rc rc = gc_run_plan_load(c->o, &plan, e);
 
-	rc = gc_run_load_spec(c->o->spec_path, &s->spec, &s->sw, e);
-	rc = rc ? (rc == GC_E_NOMEM ? rc : GC_E_INVAL) : gc_run_validate(c->o, &s->spec, &s->sw, e);
 	if (rc)
 		return rc;
+	s->spec = plan.spec, s->sw = plan.sw;   /* the sweep's from here; inv: setup's */
+	memset(&plan.spec, 0, sizeof(plan.spec)), memset(&plan.sw, 0, sizeof(plan.sw));
 	s->pts = calloc(s->sw.n ? s->sw.n : 1, sizeof(*s->pts));
-	if (!s->pts)
+	if (!s->pts) {
+		gc_run_plan_release(&plan);
 		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	}
 	for (i = 0; i < s->sw.n; i++)
 		gc_exec_point_init(&s->pts[i], &s->spec, &s->sw.pts[i]);
-	rc = gc_run_setup_nodes(c->o, c, lockpath, sizeof(lockpath), e);
+	rc = gc_run_setup_nodes(c->o, c, &plan.inv, lockpath, sizeof(lockpath), e);
 	rc = rc ? rc : gc_run_place_points(c, s->pts, s->sw.n, e);
 	if (rc || c->o->dry_run)
 		return rc;

@@ -261,16 +261,20 @@ static gc_rc dry_slurm_nodes(const struct gc_run_opts *o, const struct gc_invent
 	return GC_OK;
 }
 
-gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, char *lockpath,
-			 size_t lockpath_len, gc_err *e)
+gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c,
+			 struct gc_inventory *given, char *lockpath, size_t lockpath_len, gc_err *e)
 {
 	struct gc_inventory inv = { .local = 4 };
 	char self[PATH_MAX];
 	size_t i;
 	gc_rc rc = GC_OK;
 
-	if (o->inventory_path)
+	if (given) {                       /* taken over: released below with inv */
+		inv = *given;
+		memset(given, 0, sizeof(*given));
+	} else if (o->inventory_path) {
 		rc = load_inventory(o->inventory_path, &inv, e);
+	}
 	if (!rc && o->plan_nodes && !inv.slurm)
 		rc = gc_fail(e, GC_E_INVAL, "--nodes plans a job of a 'slurm: true' inventory; "
 			     "'%s' lists its own hosts: drop --nodes", o->inventory_path);

@@ -51,7 +51,7 @@ struct gc_sweep_ctx {
 	char local_work[1024];        /* where fetched record files go */
 	char remote_work[1024];       /* where workers write them on the nodes */
 	struct gc_calibration cal;
-	int validated;                /* the spec, inventory and database passed gc_run_validate
+	int validated;                /* the spec, inventory and database passed gc_run_plan_load
 	                               * and the nodes are set up: a failure now is exit 3 */
 	struct gc_slurm_alloc *slurm; /* the allocation of a SLURM sweep (run_slurm.h), or NULL */
 	int *guards;                  /* SLURM: each node's guard step (srun pid), or NULL */

@@ -214,7 +214,7 @@ static int parse_scale(struct spec_ctx *c, yaml_node_t *n, const char *t, void *
 }
 
 /* 1 when key is named in a group of the spec's zip (whose values may repeat: the
- * points are the tuples; gc_run_validate checks those for duplicate keys) */
+ * points are the tuples; gc_run_plan_load checks those for duplicate keys) */
 static int zipped(struct spec_ctx *c, const char *key)
 {
 	yaml_node_t *z = gc_yaml_get(c->doc, c->root, "zip");
