@@ -6,7 +6,7 @@
 # definition and the order of float operations that kernels/compress.h and
 # docs/kernels.md fix, not from the C. Each case feeds 2 or 3 workers' gradients
 # (ties, zeros, -0.0, values where the order of additions shows) through
-# `gcbench compress --steps N` and compares the result and every worker's residual
+# `gcbench compress --steps N` (GC_REF_BACKEND=cuda: --backend cuda) and compares the result and every worker's residual
 # bit for bit; PowerSGD is compared within a tolerance derived below, since the order
 # of the sums in its float32 products (P = M Q) is not fixed by the docs. Needs no
 # root.
@@ -114,6 +114,7 @@ def check(name, method, steps, shape, W, result, residuals, tol=None):
     gc, tmp = os.environ['GC'], os.path.join(os.environ['REFTMP'], name)
     os.makedirs(tmp, exist_ok=True)
     args = [gc, 'compress', '--method', method, '--steps', str(steps),
+            '--backend', os.environ.get('GC_REF_BACKEND') or 'cpu',
             '--out-dir', os.path.join(tmp, 'out')]
     for w, g in enumerate(W):
         write_npy(os.path.join(tmp, 'in%d.npy' % w), shape, g)
@@ -203,7 +204,8 @@ EOF
 # float; these sums are exact, so their order cannot matter); it sends s_w and
 # sign(c); the result is (0 + (+-s_0) + (+-s_1) + ...) / p in float, workers in order;
 # e' = c - s_w sign(c). Three steps with the same gradients, so the error feedback
-# changes c; all of every worker's residual is compared.
+# changes c; all of every worker's residual is compared. Then scaled without error
+# feedback (c = g every step, residuals zero).
 refcase signsgd_scaled_ef_reference <<'EOF'
 from gcref import *
 W = [[0.5, -4, 1, 3, -0.25, 2, -0.0, -1.5, 0.0, 0.125],
@@ -211,18 +213,20 @@ W = [[0.5, -4, 1, 3, -0.25, 2, -0.0, -1.5, 0.0, 0.125],
      [-1, 2, -3, 4, -0.5, -0.75, -8, 0.125, 0.0, 2.5]]
 W = [[f32(x) for x in g] for g in W]
 p, n, steps = len(W), len(W[0]), 3
-E = [[0.0] * n for _ in W]
-for step in range(steps):
-    C = [[fadd(x, e) for x, e in zip(g, E[w])] for w, g in enumerate(W)]
-    S = [f32(sum(abs(x) for x in c) / n) for c in C]
-    res = []
-    for i in range(n):
-        acc = 0.0
-        for w in range(p):
-            acc = fadd(acc, S[w] if positive(C[w][i]) else -S[w])
-        res.append(fdiv(acc, p))
-    E = [[f32(x - (S[w] if positive(x) else -S[w])) for x in c] for w, c in enumerate(C)]
-check('scaled_ef', 'signsgd:scaled=1,ef=1', steps, [10], W, res, E)
+for ef in (1, 0):
+    E = [[0.0] * n for _ in W]
+    for step in range(steps):
+        C = [[fadd(x, e) for x, e in zip(g, E[w])] if ef else g for w, g in enumerate(W)]
+        S = [f32(sum(abs(x) for x in c) / n) for c in C]
+        res = []
+        for i in range(n):
+            acc = 0.0
+            for w in range(p):
+                acc = fadd(acc, S[w] if positive(C[w][i]) else -S[w])
+            res.append(fdiv(acc, p))
+        E = [[f32(x - (S[w] if positive(x) else -S[w])) if ef else 0.0 for x in c]
+             for w, c in enumerate(C)]
+    check('scaled_ef%d' % ef, 'signsgd:scaled=1,ef=%d' % ef, steps, [10], W, res, E)
 EOF
 
 # topk with error feedback (Stich et al., NeurIPS 2018, "Sparsified SGD with memory"):
