@@ -22,6 +22,7 @@ struct copts {
 	int nin;
 	const char *out_dir;
 	int have_method, json;
+	int steps;              /* exchanges run with the same gradients (--steps) */
 };
 
 static void usage(FILE *f)
@@ -31,7 +32,7 @@ static void usage(FILE *f)
 	gc_method_names(names, sizeof(names), ", ");
 	fprintf(f,
 		"usage: gcbench compress --method M[:K=V,...] --in w0.npy --in w1.npy ...\n"
-		"                        [--out-dir D] [--backend cpu|cuda] [--json]\n\n"
+		"                        [--steps N] [--out-dir D] [--backend cpu|cuda] [--json]\n\n"
 		"Simulate one gradient exchange among as many workers as --in files, with the\n"
 		"collectives run in memory: every worker encodes its gradient, the payloads are\n"
 		"all-reduced or all-gathered, every worker decodes. Prints the payload each worker\n"
@@ -44,6 +45,9 @@ static void usage(FILE *f)
 		"                    %s\n"
 		"  --in FILE         one worker's gradient: float32 .npy, the same shape for all;\n"
 		"                    rows = shape[0], cols = the product of the other dimensions\n"
+		"  --steps N         run N exchanges (1 to 1000) with the same gradients, each\n"
+		"                    worker keeping its state (error feedback, PowerSGD's Q,\n"
+		"                    momentum, the step number); the figures are the last step's\n"
 		"  --out-dir D       write D/result.npy (the average every worker ends with) and\n"
 		"                    D/residual_<w>.npy (error feedback left at worker w)\n"
 		"  --backend B       cpu (default) or cuda\n"
@@ -77,12 +81,25 @@ static int parse_method(struct copts *o, const char *v)
 	return 0;
 }
 
-enum { C_METHOD = 1, C_PARAM, C_IN, C_OUT, C_BACKEND, C_JSON };
+enum { C_METHOD = 1, C_PARAM, C_IN, C_OUT, C_BACKEND, C_JSON, C_STEPS };
 static const struct gc_opt compress_opts[] = {
 	{ "--method", NULL, GC_OPT_ARG, C_METHOD }, { "--param", NULL, GC_OPT_ARG, C_PARAM },
 	{ "--in", NULL, GC_OPT_ARG, C_IN }, { "--out-dir", NULL, GC_OPT_ARG, C_OUT },
 	{ "--backend", NULL, GC_OPT_ARG, C_BACKEND }, { "--json", NULL, 0, C_JSON },
+	{ "--steps", NULL, GC_OPT_ARG, C_STEPS },
 };
+
+static int parse_steps(struct copts *o, const char *v)
+{
+	int64_t n;
+
+	if (gc_parse_i64(v, &n) || n < 1 || n > 1000) {
+		gc_error("invalid --steps '%s': give a whole number from 1 to 1000", v);
+		return 2;
+	}
+	o->steps = (int)n;
+	return 0;
+}
 
 static int parse_one(struct copts *o, int id, const char *v, char **pending, int *np)
 {
@@ -95,6 +112,7 @@ static int parse_one(struct copts *o, int id, const char *v, char **pending, int
 		return 0;
 	case C_OUT: o->out_dir = v; return 0;
 	case C_JSON: o->json = 1; return 0;
+	case C_STEPS: return parse_steps(o, v);
 	case C_BACKEND:
 		if (strcmp(v, "cpu") && strcmp(v, "cuda")) {
 			gc_error("unknown back end '%s'; use cpu or cuda", v);
@@ -119,6 +137,7 @@ static int parse_args(struct copts *o, int argc, char **argv)
 	gc_opts p;
 
 	memset(o, 0, sizeof(*o));
+	o->steps = 1;
 	gc_opts_init(&p, "gcbench compress", compress_opts,
 		     sizeof compress_opts / sizeof compress_opts[0], argc, argv);
 	while ((id = gc_opts_next(&p)) > 0)
@@ -296,9 +315,12 @@ static int run(const struct copts *o, gc_npy *g, gc_bucket **b, float **avg)
 			goto out;
 		}
 	}
-	if (gc_simulate_step(b, o->nin, (const float *const *)in, avg, &enc, &dec, &e)) {
-		gc_error("%s", e.msg);
-		goto out;
+	for (int s = 0; s < o->steps; s++) {
+		enc = dec = 0;          /* the last step's times */
+		if (gc_simulate_step(b, o->nin, (const float *const *)in, avg, &enc, &dec, &e)) {
+			gc_error("step %d: %s", s, e.msg);
+			goto out;
+		}
 	}
 	report(o, g, b[0], avg, enc, dec);
 	rc = o->out_dir ? write_outputs(o, g, b, avg) : 0;
