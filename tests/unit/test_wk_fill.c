@@ -16,11 +16,11 @@
  * from the seed's two words and the block's index, two hashes of the counter. */
 static uint32_t ref_hash(uint32_t x)
 {
-	x ^= x >> 16;
-	x *= 0x7feb352du;
-	x ^= x >> 15;
-	x *= 0x846ca68bu;
-	x ^= x >> 16;
+	/* xorshift 16, multiply, xorshift 15, multiply, xorshift 16 (mod 2^32) */
+	static const struct { int shift; uint32_t mul; } step[] = {
+		{ 16, 0x7feb352du }, { 15, 0x846ca68bu }, { 16, 1 } };
+	for (size_t k = 0; k < 3; k++)
+		x = (x ^ (x >> step[k].shift)) * step[k].mul;
 	return x;
 }
 
