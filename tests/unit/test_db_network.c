@@ -4,7 +4,8 @@
  *
  * One sweep at 1 Gbit/s: syncsgd 2.0 s and topk 1.0 s uniform; syncsgd 4.0 s and topk
  * 1.6 s with n2 at 0.5. Speedups: uniform 2.0, slow 2.5 (merged, as before migration
- * 13 they were: 3.0 / 1.3). */
+ * 13 they were: 3.0 / 1.3). gc_db_history_filter: a row per network, and --network's
+ * matches (whole text, a '+' part, a kind). */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "harness.h"
 #include "db/db.h"
 #include "db/db_internal.h"   /* gc_db_handle */
+#include "db/q_history.h"
 
 #define KEY "workload=replay;model=resnet50;method=%s;params=;bw=1000000000;lat=0;" \
 	    "world=4;batch=32;backend=mpi;scale=1;repeat=0%s"
@@ -148,10 +150,66 @@ static void test_network_text(void)
 	unlink(dbpath);
 }
 
+struct hist { char text[512]; size_t o; };
+
+static int on_hist(const struct gc_db_history_row *h, void *arg)
+{
+	struct hist *x = arg;
+
+	if (x->o < sizeof(x->text))
+		x->o += (size_t)snprintf(x->text + x->o, sizeof(x->text) - x->o, "%s=%.2f;",
+					 h->network, h->speedup);
+	return 0;
+}
+
+static void history_of(gc_db *db, const char *network, const char *want)
+{
+	struct gc_db_history_filter f = { "resnet50", "topk", -1, NULL, NULL, network };
+	struct hist x = { "", 0 };
+	gc_err e;
+
+	CHECK_EQ_INT(gc_db_history_filter(db, &f, on_hist, &x, &e), GC_OK);
+	CHECKF(!strcmp(x.text, want), "--network %s: got '%s', want '%s'",
+	       network ? network : "(none)", x.text, want);
+}
+
+static void test_history_network(void)
+{
+	gc_db *db = build();
+
+	CHECK(db);
+	if (!db)
+		return;
+	history_of(db, NULL, "uniform=2.00;slow n2:0.5=2.50;");
+	history_of(db, "uniform", "uniform=2.00;");
+	history_of(db, "slow", "slow n2:0.5=2.50;");
+	history_of(db, "slow n2:0.5", "slow n2:0.5=2.50;");
+	history_of(db, "n2", "");
+	history_of(db, "slow n2", "");
+	history_of(db, "bg", "");
+	history_of(db, "%", "");
+	/* several parts: each part and each kind selects it */
+	CHECK(sqlite3_exec(gc_db_handle(db), "UPDATE runs SET point_key = point_key || "
+			   "';bg=flows:1' WHERE point_key LIKE '%slow=%'", NULL, NULL, NULL) == SQLITE_OK);
+	history_of(db, "bg", "slow n2:0.5+bg 1=2.50;");
+	history_of(db, "bg 1", "slow n2:0.5+bg 1=2.50;");
+	history_of(db, "slow n2:0.5", "slow n2:0.5+bg 1=2.50;");
+	history_of(db, "slow n2:0.5+bg 1", "slow n2:0.5+bg 1=2.50;");
+	CHECK(sqlite3_exec(gc_db_handle(db), "UPDATE runs SET point_key = replace(point_key, "
+			   "';bw=1000000000;', ';bw=trace:sq.txt@0011223344556677;') WHERE point_key "
+			   "LIKE '%slow=%'", NULL, NULL, NULL) == SQLITE_OK);
+	history_of(db, "trace", "trace:sq.txt+slow n2:0.5+bg 1=2.50;");
+	history_of(db, "trace:sq.txt", "trace:sq.txt+slow n2:0.5+bg 1=2.50;");
+	history_of(db, "trace:sq", "");
+	gc_db_close(db);
+	unlink(dbpath);
+}
+
 int main(void)
 {
 	GCT_SUITE("db_network");
 	GCT_RUN(test_speedup_per_network);
 	GCT_RUN(test_network_text);
+	GCT_RUN(test_history_network);
 	return gct_finish();
 }
