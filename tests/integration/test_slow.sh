@@ -6,7 +6,8 @@
 #   dry_run_key    --dry-run shows the point key with ;slow=
 #   dry_run_keys   slow: [{}, {n2: 0.5}]: --dry-run shows both points, the uniform one's
 #                  key without ;slow= (as a spec without slow: has it)
-#   sweep_ok       a 3-node sweep at 200mbit of slow: [{}, {n2: 0.5}] runs both points
+#   sweep_ok       a 3-node sweep at 200mbit of slow: [{}, {n2: 0.5}] runs both points;
+#                  its closing table has a row at "200mbit, slow n2:0.5"
 #   slow_link      the slow point's calibrated ring pairs: n2's egress at its own 100mbit
 #                  cap (its goodput within 0.8-1.02 of it), the others' at 200mbit, each
 #                  stored with its own cap; its runs.network_json holds "slow":{"n2":0.5},
@@ -77,8 +78,8 @@ cluster_up 3 sweep_ok slow_link model_bottleneck slow_vs_model report_rows histo
 db=$GCBENCH_HOME/s.db
 out=$("$G" run "$spec" --inventory "$inv" --db "$db" --calibrate-all 2>&1); rc=$?
 ok=$(sqlite3 "$db" "SELECT count(*) FROM runs WHERE status = 'ok'" 2>/dev/null)
-if [ $rc -eq 0 ] && [ "$ok" = 2 ]; then pass sweep_ok
-else fail sweep_ok "rc=$rc ok=$ok: $(tail -n 5 <<<"$out" | tr '\n' ' ')"; fi
+if [ $rc -eq 0 ] && [ "$ok" = 2 ] && grep -q " 200mbit, slow n2:0.5 " <<<"$out"; then pass sweep_ok
+else fail sweep_ok "rc=$rc ok=$ok: $(tail -n 12 <<<"$out" | tr '\n' ' ')"; fi
 slow_id=$(sqlite3 "$db" "SELECT id FROM runs WHERE point_key LIKE '%;slow=n2:0.5'" 2>/dev/null)
 links=$(sqlite3 "$db" "SELECT group_concat(src || ':' || cap_bps || ':' || (goodput_bps > 0.8 * cap_bps AND goodput_bps < 1.02 * cap_bps), ' ') FROM (SELECT * FROM links WHERE run_id = '$slow_id' ORDER BY src)" 2>/dev/null)
 net=$(sqlite3 "$db" "SELECT network_json FROM runs WHERE id = '$slow_id'" 2>/dev/null)
