@@ -25,7 +25,7 @@ static const char *const head[NCOL] = { "model", "method", "params", "bandwidth"
 static int add_row(const struct gc_db_summary_row *w, void *arg)
 {
 	gc_table *t = arg;
-	char brief[256], world[16], bw[32], method[100];
+	char brief[256], world[16], bw[160], method[100];
 	const char *row[NCOL] = { w->model, gc_stack_method(w->stack, w->method, method,
 							    sizeof method), brief, bw, world, w->iter_ms,
 				  w->base_ms, w->speedup, w->to_target, w->tta_speedup };
@@ -35,6 +35,10 @@ static int add_row(const struct gc_db_summary_row *w, void *arg)
 	if (w->bandwidth && gc_parse_u64(w->bandwidth, &bps))
 		bps = 0;
 	gc_bw_format(bps, bw, sizeof bw);
+	if (w->network && strcmp(w->network, "uniform")) {   /* "200mbit, slow n2:0.5" */
+		size_t l = strlen(bw);
+		snprintf(bw + l, sizeof bw - l, ", %.120s", w->network);
+	}
 	gc_params_brief(w->workload, w->method ? w->method : "", w->params, brief, sizeof(brief));
 	snprintf(world, sizeof(world), "%d", w->world_size);
 	return gc_table_add(t, row) ? 1 : 0;

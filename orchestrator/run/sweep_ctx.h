@@ -30,6 +30,7 @@ struct gc_exec_point {
 struct gc_calibration {
 	int valid;
 	uint64_t cap;
+	const struct gc_spec_slowset *slow;   /* the point's slow: value (its hosts' caps) */
 	uint32_t delay_us;
 	size_t used, pairs;
 	int64_t run_id;               /* the run whose probe measured it */

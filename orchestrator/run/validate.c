@@ -182,32 +182,44 @@ static void check_ssh_files(const struct gc_inventory *inv, const char *text, st
 
 /* slow: names hosts of the inventory (local: N has n1..nN; a SLURM allocation's hosts
  * are known only inside it: gcbench run checks them there) */
+static int slow_host_known(const struct gc_inventory *inv, const char *h)
+{
+	char name[16];
+	int found = 0;
+
+	for (size_t k = 0; k < inv->n_hosts && !found; k++)
+		found = !strcmp(inv->hosts[k].name, h);
+	for (int k = 1; k <= inv->local && !found; k++) {
+		snprintf(name, sizeof(name), "n%d", k);
+		found = !strcmp(name, h);
+	}
+	return found;
+}
+
 static void check_slow(const struct gc_spec *s, const struct gc_inventory *inv,
 		       const char *inv_path, struct gc_diags *d)
 {
-	char msg[700], where[96], name[16];
+	char msg[700], where[112];
+	size_t line, col;
 
-	for (size_t i = 0; i < s->n_slow && !inv->slurm; i++) {
-		const char *h = s->slow[i].host;
-		int found = 0;
+	for (size_t v = 0; v < s->n_slow && !inv->slurm; v++)
+		for (size_t i = 0; i < s->slow[v].n; i++) {
+			const char *h = s->slow[v].host[i].host;
 
-		for (size_t k = 0; k < inv->n_hosts && !found; k++)
-			found = !strcmp(inv->hosts[k].name, h);
-		for (int k = 1; k <= inv->local && !found; k++) {
-			snprintf(name, sizeof(name), "n%d", k);
-			found = !strcmp(name, h);
+			if (slow_host_known(inv, h))
+				continue;
+			/* slow: [{...}, ...] or slow: {...} */
+			snprintf(where, sizeof(where), "slow/%zu/%s", v, h);
+			if (!s->text || !gc_yaml_locate(s->text, strlen(s->text), where, &line, &col))
+				snprintf(where, sizeof(where), "slow/%s", h);
+			if (inv->local)
+				snprintf(msg, sizeof(msg), "slow: host '%s' is not in the inventory "
+					 "(local: %d has n1 to n%d)", h, inv->local, inv->local);
+			else
+				snprintf(msg, sizeof(msg), "slow: host '%s' is not in the inventory "
+					 "'%.300s'; name one of its hosts", h, inv_path);
+			diag_path(d, s->text, where, msg);
 		}
-		if (found)
-			continue;
-		snprintf(where, sizeof(where), "slow/%s", h);
-		if (inv->local)
-			snprintf(msg, sizeof(msg), "slow: host '%s' is not in the inventory (local: %d "
-				 "has n1 to n%d)", h, inv->local, inv->local);
-		else
-			snprintf(msg, sizeof(msg), "slow: host '%s' is not in the inventory '%.300s'; "
-				 "name one of its hosts", h, inv_path);
-		diag_path(d, s->text, where, msg);
-	}
 }
 
 /* uplink:/oversubscription: needs racks in the inventory (docs/spec.md, "Racks and
