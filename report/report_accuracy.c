@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bandwidth.h"
 #include "db/q_report.h"
 #include "report_int.h"
 #include "grow.h"
@@ -58,14 +59,10 @@ static size_t load_points(struct gc_rep *r, struct apoint **out)
 	return ps.n;
 }
 
+/* a cap as every command prints one (common/bandwidth.h): 1gbit, 500mbit, unlimited */
 static void cap_text(char *buf, size_t n, double gbps)
 {
-	if (gbps <= 0)
-		snprintf(buf, n, "unlimited");
-	else if (gbps < 1)
-		snprintf(buf, n, "%g Mbit/s", gbps * 1e3);
-	else
-		snprintf(buf, n, "%g Gbit/s", gbps);
+	gc_bw_format(gbps > 0 ? (uint64_t)llround(gbps * 1e9) : 0, buf, n);
 }
 
 /* The chart of points [i0, i1) (one model and cap): a line per method variant. */

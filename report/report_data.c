@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bandwidth.h"
 #include "db/q_report.h"
 #include "model/predict_db.h"
 #include "report_int.h"
@@ -70,12 +71,10 @@ static void load(struct gc_rep *rp,
 	query(rp->db, row_add, &l, NULL);
 }
 
-static void fmt_gbps(char *buf, size_t n, double g)
+/* a cap in Gbit/s as every command prints one (common/bandwidth.h): 1gbit, 500mbit */
+static void fmt_cap(char *buf, size_t n, double g)
 {
-	if (g <= 0)
-		snprintf(buf, n, "unlimited");
-	else
-		snprintf(buf, n, "%g", g);
+	gc_bw_format(g > 0 ? (uint64_t)llround(g * 1e9) : 0, buf, n);
 }
 
 /* a row's network as a suffix of a chart's name: "" for uniform, " (slow n3:0.5)" */
@@ -165,7 +164,7 @@ static void speedup_chart(struct gc_rep *r, const struct rows *rs, const char *m
 
 void gc_rep_speedup(struct gc_rep *r)
 {
-	static const char *const head[] = { "model", "method", "workers", "Gbit/s", "network",
+	static const char *const head[] = { "model", "method", "workers", "cap", "network",
 					    "iteration ms", "baseline ms", "speedup" };
 	char ms[MAX_GROUPS][64], c[8][96];
 	const char *cells[8];
@@ -190,7 +189,7 @@ void gc_rep_speedup(struct gc_rep *r)
 		const struct row *w = &rs.r[i];
 		gc_strlcpy(c[0], w->model, 96), gc_strlcpy(c[1], w->label, 96);
 		snprintf(c[2], 96, "%d", w->p);
-		fmt_gbps(c[3], 96, w->gbps);
+		fmt_cap(c[3], 96, w->gbps);
 		gc_strlcpy(c[4], w->network, 96);
 		snprintf(c[5], 96, "%.1f", w->v[1] * 1e3);
 		snprintf(c[6], 96, "%.1f", w->v[2] * 1e3);
@@ -242,9 +241,7 @@ static void breakdown_chart(struct gc_rep *r, const struct rows *rs, const char 
 		const struct row *w = &rs->r[i];
 		if (strcmp(w->model, model) || w->p != p)
 			continue;
-		fmt_gbps(g, 32, w->gbps);
-		if (w->gbps > 0)
-			strcat(g, " Gbit/s");
+		fmt_cap(g, 32, w->gbps);
 		net_suffix(w, net, sizeof net);    /* a group per cap and network */
 		strncat(g, net, sizeof g - strlen(g) - 1);
 		gi = find_or_add(gn, &ng, MAX_GROUPS, g);
@@ -271,7 +268,7 @@ static void breakdown_chart(struct gc_rep *r, const struct rows *rs, const char 
 
 static void breakdown_table(struct gc_rep *r, const struct rows *rs)
 {
-	static const char *const head[] = { "model", "method", "workers", "Gbit/s", "network",
+	static const char *const head[] = { "model", "method", "workers", "cap", "network",
 					    "iteration ms", "compute ms", "encode ms",
 					    "exposed comm ms", "decode ms", "optimizer ms" };
 	char c[11][96];
@@ -285,7 +282,7 @@ static void breakdown_table(struct gc_rep *r, const struct rows *rs)
 		stacks_of(w, s);
 		gc_strlcpy(c[0], w->model, 96), gc_strlcpy(c[1], w->label, 96);
 		snprintf(c[2], 96, "%d", w->p);
-		fmt_gbps(c[3], 96, w->gbps);
+		fmt_cap(c[3], 96, w->gbps);
 		gc_strlcpy(c[4], w->network, 96);
 		snprintf(c[5], 96, "%.1f", w->v[4] * 1e3);
 		for (k = 0; k < NSTACK; k++)
@@ -367,7 +364,7 @@ static void pred_chart(struct gc_rep *r, const struct rows *rs)
 
 void gc_rep_predictions(struct gc_rep *r)
 {
-	static const char *const head[] = { "run", "model", "method", "workers", "Gbit/s",
+	static const char *const head[] = { "run", "model", "method", "workers", "cap",
 					    "measured ms", "predicted ms", "error" };
 	char c[8][64], msg[400];
 	const char *cells[8];
@@ -394,7 +391,7 @@ void gc_rep_predictions(struct gc_rep *r)
 			snprintf(c[0], 64, "%lld", (long long)w->v[2]);
 			gc_strlcpy(c[1], w->model, 64), gc_strlcpy(c[2], w->label, 64);
 			snprintf(c[3], 64, "%d", w->p);
-			fmt_gbps(c[4], 64, w->gbps);
+			fmt_cap(c[4], 64, w->gbps);
 			snprintf(c[5], 64, "%.1f", w->v[0] * 1e3);
 			snprintf(c[6], 64, "%.1f", w->v[1] * 1e3);
 			snprintf(c[7], 64, "%+.1f%%", (w->v[1] / w->v[0] - 1) * 100);
@@ -458,7 +455,7 @@ static void winlose_measured(struct gc_rep *r, const struct rows *rs, const char
 			if (x == 64 || y == 64)
 				continue;
 			if (x == nx)
-				xs[nx] = w->gbps, fmt_gbps(xn[nx], 32, w->gbps), nx++;
+				xs[nx] = w->gbps, fmt_cap(xn[nx], 32, w->gbps), nx++;
 			if (y == ny)
 				ys[ny] = w->p, snprintf(yn[ny], 32, "%d", w->p), ny++;
 			v[y * 64 + x] = w->v[0];
@@ -491,7 +488,7 @@ static void winlose_model_one(struct gc_rep *r, gc_whatif *w, gc_arch *a,
 				v[y * WL_NB + x] = NAN;
 	}
 	for (x = 0; x < WL_NB; x++)
-		fmt_gbps(xn[x], 32, wl_gbps[x]);
+		fmt_cap(xn[x], 32, wl_gbps[x]);
 	snprintf(title, sizeof title, "Win/lose map (model, environment %lld): %.64s %.96s",
 		 (long long)env, m->model, m->label);
 	snprintf(slug, sizeof slug, "winlose-model-%.64s-%.96s", m->model, m->label);
