@@ -105,6 +105,15 @@ void gc_db_rollback(gc_db *db)
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
 }
 
+gc_rc gc_db_txn_end(gc_db *db, gc_rc rc, gc_err *e)
+{
+	if (rc) {
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+		return rc;
+	}
+	return gc_db_exec(db, "COMMIT", e);
+}
+
 static gc_rc apply_migration(gc_db *db, int v, gc_err *e)
 {
 	const char *s;

@@ -30,6 +30,10 @@ struct sqlite3 *gc_db_handle(gc_db *db);
 /* Run SQL without results (several statements allowed): db/ and tests only. */
 gc_rc gc_db_exec(gc_db *db, const char *sql, gc_err *e);
 
+/* End the open transaction: ROLLBACK and return rc when rc is a failure, else COMMIT
+ * (its failure returned). */
+gc_rc gc_db_txn_end(gc_db *db, gc_rc rc, gc_err *e);
+
 /* GC_E_DB with "database 'PATH': WHAT failed: sqlite message". */
 gc_rc gc_db_fail(gc_db *db, gc_err *e, const char *what);
 

@@ -1,20 +1,17 @@
 /* db/ingest.c: record files -> iterations and their headers (run_headers), a run
- * recorded elsewhere (gcbench ingest), resume keys, interrupted sweeps. */
+ * recorded elsewhere (gcbench ingest). Resume keys and interrupted sweeps are
+ * db/resume.c's. */
 #include "db.h"
 #include "db_internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "strutil.h"
 #include "formats/rec_header.h"
+#include "formats/records.h"
 
 #define ITER_COLS 17
 #define ITER_BATCH 64     /* rows per INSERT statement (1088 variables): fewer steps */
@@ -167,112 +164,22 @@ static gc_rc insert_recs(gc_db *db, int64_t run_id, const struct gc_iter_rec *r,
 	return rc ? rc : insert_evals(db, run_id, r, n, clk, e);
 }
 
-static gc_rc incomplete(gc_err *e)
-{
-	return gc_fail(e, GC_E_FORMAT, "the record file is incomplete (no trailer: the rank "
-		       "did not finish); it is not ingested, mark the run failed");
-}
-
 static gc_rc ingest_one(gc_db *db, int64_t run_id, const gc_rec_file *f, gc_err *e)
 {
-	if (!f->complete)
-		return incomplete(e);
+	gc_rc rc = gc_rec_require_complete(f, e);
 	struct train_clock clk = { f->n ? f->recs[0].rank : 0, 0 };
+
+	if (rc)
+		return rc;
 	return insert_recs(db, run_id, f->recs, f->n, 0, &clk, e);
 }
 
 /* --- streaming a record file ------------------------------------------------------
  * A record file is read in chunks into one reused buffer (no copy of the whole file,
- * no page faults per file), after its frame is checked as gc_rec_parse does (magic,
- * header length, trailer present and matching the record count; see
- * formats/records.h). The header is read whole and stored in run_headers. */
+ * no page faults per file) by formats/records.h's stream, which checks its frame as
+ * gc_rec_parse does. The header is read whole and stored in run_headers. */
 
 #define ITER_CHUNK 512    /* records per read: 64 KiB, a multiple of ITER_BATCH */
-
-struct rec_stream {
-	int fd;
-	off_t off;        /* of the next record */
-	size_t n, done;   /* records in the file, records read */
-	uint32_t hl;      /* header length */
-};
-
-static gc_rc pread_all(int fd, void *buf, size_t len, off_t off, gc_err *e)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t r = pread(fd, (char *)buf + got, len - got, off + (off_t)got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return gc_fail(e, GC_E_IO, "read failed: %s",
-				       r ? strerror(errno) : "the file shrank while being read");
-		got += (size_t)r;
-	}
-	return GC_OK;
-}
-
-/* Check the frame of a file of `size` bytes; s->off and s->n get the records. */
-static gc_rc rec_frame(struct rec_stream *s, off_t size, gc_err *e)
-{
-	unsigned char head[12];
-	uint64_t tr[2], body;
-	uint32_t hl;
-	gc_rc rc;
-
-	if (size < 12 || (rc = pread_all(s->fd, head, 12, 0, e)) || memcmp(head, GC_REC_MAGIC, 8))
-		return gc_fail(e, GC_E_FORMAT, "not a gcbench record file (bad magic)");
-	memcpy(&hl, head + 8, 4);
-	if (hl > GC_REC_MAX_HEADER || hl > (uint64_t)size - 12)
-		return gc_fail(e, GC_E_FORMAT, "header length %u exceeds the file", hl);
-	body = (uint64_t)size - 12 - hl;
-	if (body < 16)
-		return incomplete(e);
-	if ((rc = pread_all(s->fd, tr, 16, size - 16, e)))
-		return rc;
-	if (tr[0] != GC_REC_TRAILER)
-		return incomplete(e);
-	if ((body - 16) % sizeof(struct gc_iter_rec) ||
-	    tr[1] != (body - 16) / sizeof(struct gc_iter_rec))
-		return gc_fail(e, GC_E_FORMAT, "trailer count does not match the records");
-	s->off = 12 + (off_t)hl;
-	s->hl = hl;
-	s->n = (size_t)tr[1];
-	s->done = 0;
-	return GC_OK;
-}
-
-static gc_rc rec_open(struct rec_stream *s, const char *path, gc_err *e)
-{
-	struct stat st;
-	gc_rc rc;
-
-	s->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (s->fd < 0)
-		return gc_fail(e, errno == ENOENT ? GC_E_NOTFOUND : GC_E_IO, "cannot open it: %s",
-			       strerror(errno));
-	if (fstat(s->fd, &st))
-		rc = gc_fail(e, GC_E_IO, "cannot stat it: %s", strerror(errno));
-	else
-		rc = rec_frame(s, st.st_size, e);
-	if (rc) {
-		close(s->fd);
-		s->fd = -1;
-	}
-	return rc;
-}
-
-/* Read the next up to ITER_CHUNK records into buf; *n gets how many (0 at the end). */
-static gc_rc rec_next(struct rec_stream *s, struct gc_iter_rec *buf, size_t *n, gc_err *e)
-{
-	size_t k = s->n - s->done < ITER_CHUNK ? s->n - s->done : ITER_CHUNK;
-	gc_rc rc = k ? pread_all(s->fd, buf, k * sizeof(*buf), s->off, e) : GC_OK;
-
-	*n = rc ? 0 : k;
-	s->off += (off_t)(k * sizeof(*buf));
-	s->done += k;
-	return rc;
-}
 
 static gc_rc run_exists(gc_db *db, int64_t run_id, gc_err *e)
 {
@@ -291,15 +198,6 @@ static gc_rc run_exists(gc_db *db, int64_t run_id, gc_err *e)
 		return gc_fail(e, GC_E_NOTFOUND, "run %lld is not in '%s'; call gc_db_run_begin "
 			       "first", (long long)run_id, db->path);
 	return gc_db_fail(db, e, "looking up the run");
-}
-
-static gc_rc txn_end(gc_db *db, gc_rc rc, gc_err *e)
-{
-	if (rc) {
-		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
-		return rc;
-	}
-	return gc_db_exec(db, "COMMIT", e);
 }
 
 static gc_rc bulk_begin(gc_db *db, int64_t run_id, gc_err *e);
@@ -340,21 +238,15 @@ static gc_rc header_put(gc_db *db, int64_t run_id, long long rank, const char *p
 
 /* The header of an open stream (between the magic and the records), checked to be one
  * JSON object and stored; its rank is the header's "rank", else the file's place. */
-static gc_rc stream_header(gc_db *db, int64_t run_id, const struct rec_stream *s,
+static gc_rc stream_header(gc_db *db, int64_t run_id, const gc_rec_stream *s,
 			   size_t idx, gc_err *e)
 {
-	size_t hl = s->hl;
-	char *h = malloc(hl + 1);
+	char *h = NULL;
 	struct gc_rec_header rh;
-	gc_rc rc = h ? pread_all(s->fd, h, hl, 12, e) : gc_fail(e, GC_E_NOMEM, "out of memory");
+	gc_rc rc = gc_rec_stream_header(s, &h, e);
 
-	if (!rc) {
-		h[hl] = 0;
-		if (memchr(h, 0, hl))
-			rc = gc_fail(e, GC_E_FORMAT, "header holds a NUL byte");
-	}
 	if (!rc)
-		rc = gc_rec_header_parse(h, hl, &rh, e);
+		rc = gc_rec_header_parse(h, s->hl, &rh, e);
 	if (!rc)
 		rc = header_put(db, run_id, (rh.have & GC_RECH_RANK) ? rh.rank : (long long)idx,
 				rh.producer, h, e);
@@ -365,21 +257,20 @@ static gc_rc stream_header(gc_db *db, int64_t run_id, const struct rec_stream *s
 static gc_rc ingest_path(gc_db *db, int64_t run_id, const char *path, size_t idx,
 			 struct gc_iter_rec *buf, size_t *rows, gc_err *e)
 {
-	struct rec_stream s = { .fd = -1 };
+	gc_rec_stream s;
 	size_t n = 0;
 	struct train_clock clk = { UINT32_MAX, 0 };
-	gc_rc rc = rec_open(&s, path, e);
+	gc_rc rc = gc_rec_open(&s, path, e);
 
 	while (!rc) {
 		size_t first = s.done;
-		if ((rc = rec_next(&s, buf, &n, e)) || !n)
+		if ((rc = gc_rec_next(&s, buf, ITER_CHUNK, &n, e)) || !n)
 			break;
 		rc = insert_recs(db, run_id, buf, n, first, &clk, e);
 	}
 	if (!rc)
 		rc = stream_header(db, run_id, &s, idx, e);
-	if (s.fd >= 0)
-		close(s.fd);
+	gc_rec_close(&s);
 	if (!rc)
 		*rows += s.n;
 	if (rc && e) {
@@ -406,7 +297,7 @@ static gc_rc bulk_begin(gc_db *db, int64_t run_id, gc_err *e)
 
 static gc_rc bulk_end(gc_db *db, gc_rc rc, gc_err *e)
 {
-	rc = txn_end(db, rc, e);
+	rc = gc_db_txn_end(db, rc, e);
 	if (sqlite3_exec(db->h, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK && !rc)
 		rc = gc_db_fail(db, e, "turning foreign keys back on");
 	return rc;
@@ -498,8 +389,7 @@ static gc_rc ingest_ranks(gc_db *db, const struct gc_db_ingest_req *q,
 	for (size_t i = 0; !rc && i < q->n; i++) {
 		const gc_rec_file *f = &q->files[i];
 		struct train_clock clk = { (uint32_t)i, 0 };
-		if (!f->complete)
-			rc = incomplete(e);
+		rc = gc_rec_require_complete(f, e);
 		if (!rc)
 			rc = insert_recs(db, out->run_id, f->recs, f->n, 0, &clk, e);
 		if (!rc)
@@ -565,147 +455,8 @@ gc_rc gc_db_ingest_run(gc_db *db, struct gc_db_ingest_req *q, struct gc_db_inges
 			       "record file are required");
 	if ((rc = gc_db_exec(db, "BEGIN IMMEDIATE", e)))
 		return rc;
-	rc = txn_end(db, ingest_run_txn(db, q, out, e), e);
+	rc = gc_db_txn_end(db, ingest_run_txn(db, q, out, e), e);
 	if (rc)
 		memset(out, 0, sizeof(*out));
-	return rc;
-}
-
-/* --- resume ----------------------------------------------------------------------- */
-
-void gc_strlist_release(struct gc_strlist *l)
-{
-	if (!l)
-		return;
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
-}
-
-int gc_strlist_has(const struct gc_strlist *l, const char *s)
-{
-	size_t lo = 0, hi = l->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(l->v[mid], s);
-		if (!c)
-			return 1;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
-}
-
-static gc_rc strlist_push(struct gc_strlist *l, const char *s, size_t *cap, gc_err *e)
-{
-	if (l->n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		char **v = realloc(l->v, nc * sizeof(*v));
-		if (!v)
-			return gc_fail(e, GC_E_NOMEM, "out of memory");
-		l->v = v;
-		*cap = nc;
-	}
-	if (!(l->v[l->n] = strdup(s)))
-		return gc_fail(e, GC_E_NOMEM, "out of memory");
-	l->n++;
-	return GC_OK;
-}
-
-gc_rc gc_db_done_keys(gc_db *db, int64_t sweep_id, struct gc_strlist *out, gc_err *e)
-{
-	/* ORDER BY ... COLLATE BINARY matches strcmp, which gc_strlist_has relies on */
-	const char *sql = "SELECT DISTINCT point_key FROM runs WHERE sweep_id = ? AND "
-			  "status = 'ok' ORDER BY point_key COLLATE BINARY";
-	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
-	gc_rc rc = GC_OK;
-	int r;
-
-	memset(out, 0, sizeof(*out));
-	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
-		return gc_db_fail(db, e, "querying done points");
-	sqlite3_bind_int64(st, 1, sweep_id);
-	while (!rc && (r = sqlite3_step(st)) == SQLITE_ROW)
-		rc = strlist_push(out, (const char *)sqlite3_column_text(st, 0), &cap, e);
-	if (!rc && r != SQLITE_DONE)
-		rc = gc_db_fail(db, e, "querying done points");
-	sqlite3_finalize(st);
-	if (rc)
-		gc_strlist_release(out);
-	return rc;
-}
-
-/* 1 if the sweep's owner process is alive on this host */
-static int owner_alive(const char *host, int64_t pid)
-{
-	char me[256] = "";
-
-	gethostname(me, sizeof(me) - 1);
-	if (strcmp(host, me) || pid <= 0)
-		return 0;
-	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
-}
-
-static gc_rc exec_id(gc_db *db, const char *sql, int64_t id, int *changes, gc_err *e)
-{
-	sqlite3_stmt *st = NULL;
-	gc_rc rc = GC_OK;
-
-	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
-		return gc_db_fail(db, e, "marking an interrupted sweep");
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		rc = gc_db_fail(db, e, "marking an interrupted sweep");
-	else if (changes)
-		*changes += sqlite3_changes(db->h);
-	sqlite3_finalize(st);
-	return rc;
-}
-
-static gc_rc interrupt_sweep(gc_db *db, int64_t id, int *n, gc_err *e)
-{
-	gc_rc rc = exec_id(db, "UPDATE runs SET status = 'interrupted', finished = "
-			   "coalesce(finished, CAST(strftime('%s', 'now') AS REAL)), error = "
-			   "CASE WHEN error = '' THEN 'the sweep stopped before this run finished' "
-			   "ELSE error END WHERE sweep_id = ?1 AND status = 'running'", id, n, e);
-
-	if (!rc)
-		rc = exec_id(db, "UPDATE sweeps SET status = 'interrupted', finished = "
-			     "coalesce(finished, CAST(strftime('%s', 'now') AS REAL)) WHERE id = ?1",
-			     id, NULL, e);
-	return rc;
-}
-
-gc_rc gc_db_mark_interrupted(gc_db *db, const char *spec_hash, int force, int *n, gc_err *e)
-{
-	const char *sql = "SELECT id, owner_host, owner_pid FROM sweeps WHERE status = "
-			  "'running' AND (?1 IS NULL OR spec_hash = ?1)";
-	sqlite3_stmt *st = NULL;
-	int count = 0, r = 0;
-	gc_rc rc = gc_db_exec(db, "BEGIN IMMEDIATE", e);
-
-	if (rc)
-		return rc;
-	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
-		return txn_end(db, gc_db_fail(db, e, "finding running sweeps"), e);
-	if (spec_hash)
-		sqlite3_bind_text(st, 1, spec_hash, -1, SQLITE_STATIC);
-	while (!rc && (r = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		if (!force && owner_alive((const char *)sqlite3_column_text(st, 1),
-					  sqlite3_column_int64(st, 2)))
-			continue;
-		rc = interrupt_sweep(db, id, &count, e);
-	}
-	sqlite3_finalize(st);
-	rc = txn_end(db, rc, e);
-	if (n)
-		*n = rc ? 0 : count;
 	return rc;
 }

@@ -22,5 +22,6 @@ bench-db: $(BUILD)/bin/bench_db
 	$(BUILD)/bin/bench_db
 
 bench: bench-db
-UNIT_TESTS += $(BUILD)/tests/test_db_accuracy $(BUILD)/tests/test_db_baselines
+UNIT_TESTS += $(BUILD)/tests/test_db_accuracy $(BUILD)/tests/test_db_baselines \
+	      $(BUILD)/tests/test_db_network
 INTEG_TESTS += tests/integration/test_readonly_db.sh

@@ -33,7 +33,8 @@ gc_rc gc_db_counts(gc_db *db, struct gc_db_counts *c, gc_err *e)
 }
 
 /* Run sql whose columns are model, method, params, world_size, bw_cap_bps, then nv
- * numbers; fn per row. what names the query in an error. */
+ * numbers, then (when sql has it) the network; fn per row. what names the query in an
+ * error. */
 static gc_rc point_rows(gc_db *db, const char *sql, size_t nv, const char *what,
 			gc_db_point_fn fn, void *arg, gc_err *e)
 {
@@ -52,6 +53,8 @@ static gc_rc point_rows(gc_db *db, const char *sql, size_t nv, const char *what,
 		w.bw_cap_bps = sqlite3_column_int64(st, 4);
 		for (w.nv = 0; w.nv < nv && w.nv < 8; w.nv++)
 			w.v[w.nv] = gc_db_col_double(st, 5 + (int)w.nv, NAN);
+		w.network = sqlite3_column_count(st) > 5 + (int)nv ?
+			    gc_db_col_text(st, 5 + (int)nv) : "";
 		if (fn(&w, arg))
 			break;
 	}
@@ -69,10 +72,10 @@ gc_rc gc_db_report_speedup(gc_db *db, gc_db_point_fn fn, void *arg, gc_err *e)
 {
 	static const char sql[] =
 		"SELECT model, " SMETHOD("") " AS sm, params, world_size, bw_cap_bps, AVG(speedup), "
-		"AVG(t_iter), AVG(t_iter_baseline) FROM speedup WHERE method <> baseline "
+		"AVG(t_iter), AVG(t_iter_baseline), network FROM speedup WHERE method <> baseline "
 		"AND baseline = sweep_baseline "
-		"GROUP BY model, sm, params, world_size, bw_cap_bps "
-		"ORDER BY model, sm, params, world_size, bw_cap_bps";
+		"GROUP BY model, sm, params, world_size, bw_cap_bps, network "
+		"ORDER BY model, sm, params, world_size, bw_cap_bps, network <> 'uniform', network";
 	return point_rows(db, sql, 3, "reading the speedups", fn, arg, e);
 }
 
@@ -81,9 +84,10 @@ gc_rc gc_db_report_breakdown(gc_db *db, gc_db_point_fn fn, void *arg, gc_err *e)
 	static const char sql[] =
 		"SELECT model, " SMETHOD("") " AS sm, params, world_size, bw_cap_bps, "
 		"AVG(t_forward_median + t_backward_median), AVG(t_encode_median), "
-		"AVG(t_decode_median), AVG(t_optimizer_median), AVG(t_iter_median) FROM run_summary "
-		"GROUP BY model, world_size, bw_cap_bps, sm, params "
-		"ORDER BY model, world_size, bw_cap_bps, stack, method = baseline DESC, sm, params";
+		"AVG(t_decode_median), AVG(t_optimizer_median), AVG(t_iter_median), network "
+		"FROM run_summary GROUP BY model, world_size, bw_cap_bps, network, sm, params "
+		"ORDER BY model, world_size, bw_cap_bps, network <> 'uniform', network, stack, "
+		"method = baseline DESC, sm, params";
 	return point_rows(db, sql, 5, "reading the breakdowns", fn, arg, e);
 }
 

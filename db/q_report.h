@@ -24,25 +24,29 @@ struct gc_db_counts {
  * returns the first failure. */
 gc_rc gc_db_counts(gc_db *db, struct gc_db_counts *c, gc_err *e);
 
-/* A point of a section (model, method, params, world size, cap) and its numbers, v[0..nv)
- * as each function below states (NAN for NULL). */
+/* A point of a section (model, method, params, world size, cap, network) and its
+ * numbers, v[0..nv) as each function below states (NAN for NULL). */
 struct gc_db_point_row {
 	const char *model, *method, *params;
 	int world_size;
 	int64_t bw_cap_bps;                /* 0: unlimited */
 	double v[8];
 	size_t nv;
+	const char *network;               /* view run_network's text ("uniform", "slow n3:0.5");
+					    * "" where the function does not say it has one */
 };
 
 typedef int (*gc_db_point_fn)(const struct gc_db_point_row *row, void *arg);
 
 /* Speedup (view speedup) of every method but the baseline, averaged over repeats and
- * environments per (model, method, params, world size, cap), in that order:
+ * environments per (model, method, params, world size, cap, network), in that order
+ * ('uniform' first), each against the baseline of its own network:
  * v = { speedup, t_iter, t_iter_baseline } (seconds). */
 gc_rc gc_db_report_speedup(gc_db *db, gc_db_point_fn fn, void *arg, gc_err *e);
 
 /* Breakdown of the medians of ok runs (view run_summary), averaged per (model, world
- * size, cap, method, params), ordered so, the baseline method first at each cap:
+ * size, cap, network, method, params), ordered so ('uniform' first), the baseline method
+ * first at each cap and network:
  * v = { forward + backward, encode, decode, optimizer, iteration } (seconds). */
 gc_rc gc_db_report_breakdown(gc_db *db, gc_db_point_fn fn, void *arg, gc_err *e);
 

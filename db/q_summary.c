@@ -38,11 +38,12 @@ static void summary_sql(char *sql, size_t n, int64_t sweep_id, int target)
 		 "SELECT s.model, s.method, s.params, CASE WHEN s.bw_cap_bps = 0 THEN 'unlimited' ELSE "
 		 "printf('%%lld', s.bw_cap_bps) END, s.world_size, printf('%%.1f', s.t_iter * 1e3), "
 		 "printf('%%.1f', s.t_iter_baseline * 1e3), printf('%%.2fx', s.speedup), s.stack, "
-		 "s.workload%s "
+		 "s.workload, s.network%s "
 		 "FROM speedup s %sWHERE s.baseline = s.sweep_baseline AND (s.model, s.method, s.params, s.bw_cap_bps, s.world_size, "
 		 "s.batch, s.stack) IN (SELECT model, method, params, bw_cap_bps, world_size, batch, "
 		 "stack FROM runs WHERE sweep_id = %lld) "
-		 "ORDER BY s.model, s.bw_cap_bps, s.method, s.params, s.stack",
+		 "ORDER BY s.model, s.bw_cap_bps, s.network <> 'uniform', s.network, s.method, "
+		 "s.params, s.stack",
 		 target ? ", CASE WHEN t.missed > 0 THEN 'never' ELSE printf('%.0f it', "
 			  "t.iters_to_target) END, CASE WHEN t.tta_speedup IS NOT NULL THEN "
 			  "printf('%.2fx', t.tta_speedup) END" : "",
@@ -50,7 +51,8 @@ static void summary_sql(char *sql, size_t n, int64_t sweep_id, int target)
 			  "t.model = s.model AND t.method = s.method AND t.params = s.params AND "
 			  "t.bw_cap_bps = s.bw_cap_bps AND t.latency_s = s.latency_s AND "
 			  "t.world_size = s.world_size AND t.batch = s.batch AND t.backend = s.backend "
-			  "AND t.compute_scale = s.compute_scale AND t.env_id IS s.env_id " : "",
+			  "AND t.compute_scale = s.compute_scale AND t.env_id IS s.env_id "
+			  "AND t.network = s.network " : "",
 		 (long long)sweep_id);
 }
 
@@ -71,8 +73,9 @@ static void summary_row(sqlite3_stmt *st, int target, struct gc_db_summary_row *
 	w->speedup = text_or_null(st, 7);
 	w->stack = text_or_null(st, 8);
 	w->workload = text_or_null(st, 9);
-	w->to_target = target ? text_or_null(st, 10) : NULL;
-	w->tta_speedup = target ? text_or_null(st, 11) : NULL;
+	w->network = text_or_null(st, 10);
+	w->to_target = target ? text_or_null(st, 11) : NULL;
+	w->tta_speedup = target ? text_or_null(st, 12) : NULL;
 }
 
 gc_rc gc_db_sweep_summary(gc_db *db, int64_t sweep_id, int with_target,

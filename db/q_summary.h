@@ -30,14 +30,15 @@ struct gc_db_summary_row {
 	const char *base_ms;         /* the baseline method's, "%.1f" ms */
 	const char *speedup;         /* "%.2fx" */
 	const char *stack;           /* runs.stack: "" unless the spec has stacks: */
+	const char *network;         /* view run_network: "uniform", "slow n3:0.5", ... */
 	/* with_target only (else NULL), from view time_to_target_speedup: */
 	const char *to_target;       /* "700 it", or "never" when a repeat missed it */
 	const char *tta_speedup;     /* "%.2fx"; NULL when not known */
 };
 
 /* Call fn for the speedup rows of the points sweep sweep_id ran (those that finished
- * with their baseline of the same stack), ordered by model, cap, method, params,
- * stack; with_target 1 adds the
+ * with their baseline of the same stack and network), ordered by model, cap, network
+ * ('uniform' first), method, params, stack; with_target 1 adds the
  * time-to-target columns. fn returning nonzero stops (GC_OK). */
 gc_rc gc_db_sweep_summary(gc_db *db, int64_t sweep_id, int with_target,
 			  int (*fn)(const struct gc_db_summary_row *row, void *arg), void *arg,

@@ -613,3 +613,174 @@ CREATE VIEW run_overhead AS
 	LEFT JOIN run_phases p ON p.run_id = r.id
 	WHERE r.finished IS NOT NULL
 	GROUP BY r.id;
+
+-- @migration 13
+-- The network a run's point had (docs/database.md, "Networks"): run_network.network is
+-- 'uniform', or the point key's network axes as text joined by '+': 'trace:NAME' (bandwidth:
+-- [trace:FILE]), 'slow HOST:F,...' (slow:), 'uplink 2:1' or 'uplink 1gbit' (uplink:,
+-- oversubscription:), 'bg N[,onoff:ON/OFF][,tool:T][,pairs:...]' (background:), in that
+-- order; e.g. 'slow n3:0.5+uplink 2:1'. It is read from runs.point_key, so runs older than
+-- this migration have it too. run_summary carries it, and point_summary, speedup,
+-- compression_wins and the time-to-target and stack views group and pair by it: a point
+-- with a slow host is compared with the baseline of the same network only, never merged
+-- with the uniform point of the same cap.
+CREATE VIEW run_network AS
+	SELECT id AS run_id,
+	       COALESCE(NULLIF(trim(
+		 COALESCE('trace:' || substr(tr, 1, instr(tr, '@') - 1) || '+', '') ||
+		 COALESCE('slow ' || substr(sl, 1, instr(sl, ';') - 1) || '+', '') ||
+		 COALESCE('uplink ' || CASE
+			WHEN instr(up, ':') > 0 AND instr(up, ':') < instr(up, ';')
+				THEN substr(up, 1, instr(up, ';') - 1)
+			WHEN CAST(substr(up, 1, instr(up, ';') - 1) AS INTEGER) % 1000000000 = 0
+				THEN (CAST(substr(up, 1, instr(up, ';') - 1) AS INTEGER) / 1000000000) || 'gbit'
+			WHEN CAST(substr(up, 1, instr(up, ';') - 1) AS INTEGER) % 1000000 = 0
+				THEN (CAST(substr(up, 1, instr(up, ';') - 1) AS INTEGER) / 1000000) || 'mbit'
+			WHEN CAST(substr(up, 1, instr(up, ';') - 1) AS INTEGER) % 1000 = 0
+				THEN (CAST(substr(up, 1, instr(up, ';') - 1) AS INTEGER) / 1000) || 'kbit'
+			ELSE substr(up, 1, instr(up, ';') - 1) || 'bit' END || '+', '') ||
+		 COALESCE('bg ' || substr(bg, 1, instr(bg, ';') - 1), ''), '+'), ''), 'uniform')
+		 AS network
+	FROM (SELECT id,
+		     CASE WHEN instr(pk, ';bw=trace:') > 0
+			  THEN substr(pk, instr(pk, ';bw=trace:') + 10) END AS tr,
+		     CASE WHEN instr(pk, ';slow=') > 0 THEN substr(pk, instr(pk, ';slow=') + 6) END AS sl,
+		     CASE WHEN instr(pk, ';uplink=') > 0
+			  THEN substr(pk, instr(pk, ';uplink=') + 8) END AS up,
+		     CASE WHEN instr(pk, ';bg=flows:') > 0
+			  THEN substr(pk, instr(pk, ';bg=flows:') + 10) END AS bg
+	      FROM (SELECT id, point_key || ';' AS pk FROM runs));
+
+DROP VIEW stack_pairs;
+DROP VIEW time_to_target_speedup;
+DROP VIEW point_time_to_target;
+DROP VIEW run_time_to_target;
+DROP VIEW compression_wins;
+DROP VIEW speedup;
+DROP VIEW point_summary;
+DROP VIEW run_summary;
+
+CREATE VIEW run_summary AS
+	SELECT r.id AS run_id, r.sweep_id, r.point_key, r.workload, r.model, r.method,
+	       r.params, r.world_size, r.nodes, r.batch, r.bw_cap_bps, r.latency_s,
+	       r.backend, r.compute_scale, r.repeat_idx, r.env_id, s.baseline,
+	       MAX(CASE WHEN f.field = 'iter' THEN f.n END) AS samples,
+	       MAX(CASE WHEN f.field = 'iter' THEN f.median END) AS t_iter_median,
+	       MAX(CASE WHEN f.field = 'iter' THEN f.p95 END) AS t_iter_p95,
+	       MAX(CASE WHEN f.field = 'forward' THEN f.median END) AS t_forward_median,
+	       MAX(CASE WHEN f.field = 'backward' THEN f.median END) AS t_backward_median,
+	       MAX(CASE WHEN f.field = 'encode' THEN f.median END) AS t_encode_median,
+	       MAX(CASE WHEN f.field = 'decode' THEN f.median END) AS t_decode_median,
+	       MAX(CASE WHEN f.field = 'comm' THEN f.median END) AS t_comm_median,
+	       MAX(CASE WHEN f.field = 'exposed' THEN f.median END) AS t_exposed_median,
+	       MAX(CASE WHEN f.field = 'optimizer' THEN f.median END) AS t_optimizer_median,
+	       MAX(CASE WHEN f.field = 'bytes_sent' THEN f.median END) AS bytes_sent_median,
+	       r.stack, r.producer, s.baselines, n.network
+	FROM runs r JOIN sweeps s ON s.id = r.sweep_id
+	JOIN run_network n ON n.run_id = r.id
+	JOIN run_stats f ON f.run_id = r.id
+	WHERE r.status = 'ok'
+	GROUP BY r.id;
+
+CREATE VIEW point_summary AS
+	SELECT workload, model, method, params, bw_cap_bps, latency_s, world_size, batch,
+	       backend, compute_scale, env_id, baseline,
+	       COUNT(*) AS repeats, AVG(t_iter_median) AS t_iter, AVG(t_iter_p95) AS t_iter_p95,
+	       stack, baselines, network
+	FROM run_summary
+	GROUP BY workload, model, method, params, bw_cap_bps, latency_s, world_size, batch,
+		 backend, compute_scale, env_id, baseline, stack, baselines, network;
+
+CREATE VIEW speedup AS
+	WITH mb AS (
+		SELECT p.*, p.baseline AS vs FROM point_summary p
+		UNION ALL
+		SELECT p.*, j.value AS vs FROM point_summary p, json_each(p.baselines) j
+		WHERE j.value <> p.baseline)
+	SELECT m.workload, m.model, m.method, m.params, m.bw_cap_bps, m.latency_s,
+	       m.world_size, m.batch, m.backend, m.compute_scale, m.env_id, m.vs AS baseline,
+	       m.repeats, m.t_iter, b.t_iter AS t_iter_baseline,
+	       b.t_iter / m.t_iter AS speedup, m.stack, m.baseline AS sweep_baseline, m.network
+	FROM mb m JOIN point_summary b
+	  ON b.method = m.vs AND b.baseline = m.baseline AND b.baselines = m.baselines
+	 AND b.stack = m.stack AND b.workload = m.workload AND b.model = m.model
+	 AND b.bw_cap_bps = m.bw_cap_bps AND b.latency_s = m.latency_s
+	 AND b.world_size = m.world_size AND b.batch = m.batch AND b.backend = m.backend
+	 AND b.compute_scale = m.compute_scale AND b.env_id IS m.env_id
+	 AND b.network = m.network;
+
+CREATE VIEW compression_wins AS
+	SELECT * FROM speedup WHERE method <> baseline AND speedup > 1.0;
+
+CREATE VIEW run_time_to_target AS
+	WITH hit AS (
+		SELECT e.run_id, MIN(e.iter) AS iter
+		FROM run_evals e JOIN runs r ON r.id = e.run_id JOIN sweeps s ON s.id = r.sweep_id
+		WHERE (s.target_metric = 'accuracy' AND e.val_acc >= s.target_value)
+		   OR (s.target_metric = 'loss' AND e.val_loss <= s.target_value)
+		GROUP BY e.run_id),
+	last AS (SELECT run_id, MAX(iter) AS iter FROM run_evals GROUP BY run_id)
+	SELECT rs.*, s.target_metric, s.target_value,
+	       h.iter + 1 AS iters_to_target, he.t_train AS t_to_target,
+	       le.val_acc AS final_val_acc, le.val_loss AS final_val_loss,
+	       le.iter + 1 AS iters_evaluated
+	FROM run_summary rs JOIN sweeps s ON s.id = rs.sweep_id
+	LEFT JOIN hit h ON h.run_id = rs.run_id
+	LEFT JOIN run_evals he ON he.run_id = h.run_id AND he.iter = h.iter
+	LEFT JOIN last l ON l.run_id = rs.run_id
+	LEFT JOIN run_evals le ON le.run_id = l.run_id AND le.iter = l.iter
+	WHERE s.target_metric <> '';
+
+CREATE VIEW point_time_to_target AS
+	SELECT workload, model, method, params, bw_cap_bps, latency_s, world_size, batch,
+	       backend, compute_scale, env_id, baseline, target_metric, target_value,
+	       COUNT(*) AS repeats, SUM(iters_to_target IS NULL) AS missed,
+	       CASE WHEN SUM(iters_to_target IS NULL) = 0 THEN AVG(iters_to_target) END
+		       AS iters_to_target,
+	       CASE WHEN SUM(iters_to_target IS NULL) = 0 THEN AVG(t_to_target) END AS t_to_target,
+	       AVG(t_iter_median) AS t_iter, AVG(final_val_acc) AS final_val_acc, network
+	FROM run_time_to_target
+	GROUP BY workload, model, method, params, bw_cap_bps, latency_s, world_size, batch,
+		 backend, compute_scale, env_id, baseline, target_metric, target_value, network;
+
+CREATE VIEW time_to_target_speedup AS
+	SELECT m.workload, m.model, m.method, m.params, m.bw_cap_bps, m.latency_s,
+	       m.world_size, m.batch, m.backend, m.compute_scale, m.env_id, m.baseline,
+	       m.target_metric, m.target_value, m.repeats, m.missed,
+	       m.iters_to_target, b.iters_to_target AS iters_to_target_baseline,
+	       m.t_to_target, b.t_to_target AS t_to_target_baseline,
+	       b.t_iter / m.t_iter AS iter_speedup,
+	       b.t_to_target / m.t_to_target AS tta_speedup, m.network
+	FROM point_time_to_target m JOIN point_time_to_target b
+	  ON b.method = m.baseline AND b.baseline = m.baseline
+	 AND b.workload = m.workload AND b.model = m.model
+	 AND b.bw_cap_bps = m.bw_cap_bps AND b.latency_s = m.latency_s
+	 AND b.world_size = m.world_size AND b.batch = m.batch AND b.backend = m.backend
+	 AND b.compute_scale = m.compute_scale AND b.env_id IS m.env_id
+	 AND b.network = m.network;
+
+CREATE VIEW stack_pairs AS
+	SELECT a.workload, a.model, a.method, a.params, a.bw_cap_bps, a.latency_s,
+	       a.world_size, a.batch, a.backend, a.compute_scale, a.env_id, a.baseline,
+	       a.stack, b.stack AS other_stack, a.t_iter, b.t_iter AS t_iter_other,
+	       a.t_iter / b.t_iter AS ratio,
+	       sa.speedup AS speedup, sb.speedup AS speedup_other, a.network
+	FROM point_summary a JOIN point_summary b
+	  ON a.stack < b.stack AND b.method = a.method AND b.params = a.params
+	 AND b.baseline = a.baseline AND b.workload = a.workload AND b.model = a.model
+	 AND b.bw_cap_bps = a.bw_cap_bps AND b.latency_s = a.latency_s
+	 AND b.world_size = a.world_size AND b.batch = a.batch AND b.backend = a.backend
+	 AND b.compute_scale = a.compute_scale AND b.env_id IS a.env_id
+	 AND b.network = a.network
+	LEFT JOIN speedup sa ON sa.stack = a.stack AND sa.method = a.method
+	 AND sa.params = a.params AND sa.baseline = a.baseline AND sa.workload = a.workload
+	 AND sa.model = a.model AND sa.bw_cap_bps = a.bw_cap_bps AND sa.latency_s = a.latency_s
+	 AND sa.world_size = a.world_size AND sa.batch = a.batch AND sa.backend = a.backend
+	 AND sa.compute_scale = a.compute_scale AND sa.env_id IS a.env_id
+	 AND sa.network = a.network
+	LEFT JOIN speedup sb ON sb.stack = b.stack AND sb.method = b.method
+	 AND sb.params = b.params AND sb.baseline = b.baseline AND sb.workload = b.workload
+	 AND sb.model = b.model AND sb.bw_cap_bps = b.bw_cap_bps AND sb.latency_s = b.latency_s
+	 AND sb.world_size = b.world_size AND sb.batch = b.batch AND sb.backend = b.backend
+	 AND sb.compute_scale = b.compute_scale AND sb.env_id IS b.env_id
+	 AND sb.network = b.network;

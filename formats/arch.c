@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "strutil.h"
 #include "arch.h"
 
@@ -26,15 +27,9 @@ static void add(struct ab *b, double flops, int ndim, const size_t *shape,
 
 	if (b->oom)
 		return;
-	if (b->a->n == b->cap) {
-		size_t nc = b->cap ? 2 * b->cap : 64;
-		void *p = realloc(b->a->t, nc * sizeof(*b->a->t));
-		if (!p) {
-			b->oom = 1;
-			return;
-		}
-		b->a->t = p;
-		b->cap = nc;
+	if (GC_GROW(b->a->t, b->cap, b->a->n + 1, 64)) {
+		b->oom = 1;
+		return;
 	}
 	t = &b->a->t[b->a->n++];
 	memset(t, 0, sizeof(*t));

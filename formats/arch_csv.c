@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fsutil.h"
+#include "grow.h"
 #include "strutil.h"
 #include "arch.h"
 
@@ -113,14 +114,8 @@ static gc_rc parse_shape(char *s, gc_arch_tensor *t)
 
 static gc_rc append(gc_arch *a, size_t *cap, const gc_arch_tensor *t)
 {
-	if (a->n == *cap) {
-		size_t nc = *cap ? 2 * *cap : 64;
-		void *p = realloc(a->t, nc * sizeof(*a->t));
-		if (!p)
-			return GC_E_NOMEM;
-		a->t = p;
-		*cap = nc;
-	}
+	if (GC_GROW(a->t, *cap, a->n + 1, 64))
+		return GC_E_NOMEM;
 	a->t[a->n++] = *t;
 	a->numel += t->numel;
 	a->flops_fwd += t->flops_fwd;

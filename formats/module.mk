@@ -7,6 +7,7 @@
 FORMATS_SRCS := formats/arch.c formats/arch_csv.c formats/records.c formats/rec_header.c formats/envinfo.c \
 	formats/json_escape.c
 LIB_SRCS += $(FORMATS_SRCS)
-UNIT_TESTS += $(BUILD)/tests/test_arch $(BUILD)/tests/test_envinfo $(BUILD)/tests/test_rec_header
+UNIT_TESTS += $(BUILD)/tests/test_arch $(BUILD)/tests/test_envinfo $(BUILD)/tests/test_rec_header \
+	$(BUILD)/tests/test_records
 FUZZ_TARGETS += fuzz_arch_csv fuzz_records fuzz_envinfo
 INTEG_TESTS += tests/integration/test_no_quote.sh

@@ -79,4 +79,34 @@ gc_rc gc_rec_parse(const void *buf, size_t len, gc_rec_file *out, gc_err *e);
 gc_rc gc_rec_read(const char *path, gc_rec_file *out, gc_err *e);
 void gc_rec_file_release(gc_rec_file *f);
 
+/* GC_OK when f is complete; else GC_E_FORMAT saying the file is incomplete (the rank
+ * did not finish), which is never ingested. */
+gc_rc gc_rec_require_complete(const gc_rec_file *f, gc_err *e);
+
+/* The same reader over a file on disk, in chunks the caller sizes, without holding the
+ * file whole (the database's ingest). gc_rec_open checks the frame as gc_rec_parse
+ * does, with the same messages, and also fails, as gc_rec_require_complete, on a file
+ * without its trailer: what a stream yields is a complete file. The header is checked
+ * (no NUL byte) when gc_rec_stream_header reads it. Messages name no path (the caller
+ * knows it). */
+typedef struct gc_rec_stream {
+	int fd;          /* -1 when closed */
+	int64_t off;     /* of the next record */
+	size_t n, done;  /* records in the file, records read so far */
+	uint32_t hl;     /* header length */
+} gc_rec_stream;
+
+/* Open path and check its frame; on failure nothing is left open. */
+gc_rc gc_rec_open(gc_rec_stream *s, const char *path, gc_err *e);
+
+/* The next up to max records into buf; *n gets how many (0 at the end). */
+gc_rc gc_rec_next(gc_rec_stream *s, struct gc_iter_rec *buf, size_t max, size_t *n, gc_err *e);
+
+/* The header as a NUL-terminated string (malloc'ed, caller frees) into *out; GC_E_FORMAT
+ * when it holds a NUL byte. Any time between gc_rec_open and gc_rec_close. */
+gc_rc gc_rec_stream_header(const gc_rec_stream *s, char **out, gc_err *e);
+
+/* Close the file (accepts a closed or failed stream). */
+void gc_rec_close(gc_rec_stream *s);
+
 #endif

@@ -24,6 +24,7 @@
 #include "bf16.h"
 #include "isa.h"
 #include "select.h"
+#include "simd.h"
 
 #define ES_PART 16384           /* elements per thread's part */
 #define ES_STREAM_MIN (1u << 18) /* decode outputs this large bypass the cache */
@@ -117,27 +118,6 @@ static void scale_of(const gc_bucket *b, struct es *s, size_t t, double acc)
 #if GC_ISA_MAX_N >= 1
 #define NL 16                   /* chains side by side: two sets of eight lanes */
 
-GC_TARGET_AVX2 static inline __attribute__((always_inline)) void transpose8(__m256 *r)
-{
-	__m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-	__m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-	__m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-	__m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-	__m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xee);
-	__m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee);
-	__m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xee);
-	__m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xee);
-
-	r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
-	r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
-	r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
-	r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
-	r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
-	r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
-	r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
-	r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
-}
-
 /* The scales of the tensors order[th], order[th + nth], ...: NL lanes, each running
  * one tensor's chain; a lane whose tensor has fewer than 8 elements left finishes it
  * alone and takes the next tensor; lanes with no tensor read and write a dummy block. */
@@ -202,7 +182,7 @@ scales_body(const gc_bucket *b, struct es *s, const float *grad, int th, int nth
 					r[k] = _mm256_andnot_ps(sign, x);
 					gp[l] += inc[l], ep[l] += inc[l];
 				}
-				transpose8(r);
+				gc_transpose8_ps(r);
 				for (int k = 0; k < 8; k++) {
 					a[2 * set] = _mm256_add_pd(a[2 * set], _mm256_cvtps_pd(
 						_mm256_castps256_ps128(r[k])));

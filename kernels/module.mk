@@ -16,6 +16,8 @@ UNIT_TESTS += $(BUILD)/tests/test_kernels $(BUILD)/tests/test_kernels_methods \
 BINS += $(BUILD)/bin/gcbench-bench-kernels
 INTEG_TESTS += tests/integration/test_compress_cli.sh tests/integration/test_portable.sh \
                tests/integration/test_run_baselines.sh
+# held-out python references for syncsgd, fp16, signsgd, topk, mstopk and powersgd
+INTEG_TESTS += tests/integration/test_compress_refs.sh
 BENCHES += bench-kernels
 
 # How the build was made (kernels/isa.h): its -march and, for ARCH=native, the CPU of

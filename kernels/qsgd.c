@@ -18,6 +18,7 @@
 #include "isa.h"
 #include "qsgd.h"
 #include "select.h"
+#include "simd.h"
 
 #define QS_PART 16384           /* elements per thread's part (even) */
 #define QS_STREAM_MIN (1u << 18) /* decode outputs this large bypass the cache */
@@ -111,28 +112,6 @@ static void norms_default(const float *g, const size_t *start, float *nrm, size_
 }
 
 #if GC_ISA_MAX_N >= 1
-/* Rows r[0..8) transposed in place: r[e] lane k = old r[k] lane e. */
-GC_TARGET_AVX2 static inline __attribute__((always_inline)) void transpose8(__m256 *r)
-{
-	__m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-	__m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-	__m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-	__m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-	__m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xee);
-	__m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee);
-	__m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xee);
-	__m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xee);
-
-	r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
-	r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
-	r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
-	r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
-	r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
-	r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
-	r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
-	r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
-}
-
 /* Eight buckets of the same length at once: 8 x 8 blocks transposed so that lane k
  * of column e is element 8 m + e of bucket k; each lane adds its squares in element
  * order (two halves of four doubles), the tail of each bucket after the lanes. */
@@ -160,7 +139,7 @@ norms_body(const float *g, const size_t *start, float *nrm, size_t j0, size_t j1
 			__m256 r[8];
 			for (k = 0; k < 8; k++)
 				r[k] = _mm256_loadu_ps(row[k] + m);
-			transpose8(r);
+			gc_transpose8_ps(r);
 			for (k = 0; k < 8; k++) {
 				__m256d a = _mm256_cvtps_pd(_mm256_castps256_ps128(r[k]));
 				__m256d b = _mm256_cvtps_pd(_mm256_extractf128_ps(r[k], 1));

@@ -14,7 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fnv.h"
 #include "fsutil.h"
+#include "home.h"
 #include "log.h"
 #include "link.h"
 #include "netns.h"
@@ -30,20 +32,14 @@ int gc_cluster_valid_name(const char *name)
 
 int gc_cluster_subnet(const char *name)
 {
-	uint32_t h = 2166136261u;
-
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 16777619u;
-	return 1 + (int)(h % 250);
+	return 1 + (int)(gc_fnv1a32(name) % 250);
 }
 
 gc_rc gc_cluster_dir(const char *name, char *buf, size_t n, gc_err *e)
 {
-	const char *home = getenv("GCBENCH_HOME");
+	const char *home = gc_home();
 	int len;
 
-	if (!home || !*home)
-		home = "/var/lib/gcbench";
 	if (home[0] != '/' || strchr(home, '\n') || strchr(home, ' '))
 		return gc_fail(e, GC_E_INVAL, "GCBENCH_HOME '%s' must be an absolute path without "
 			       "spaces", home);

@@ -14,7 +14,7 @@
  *             $GCBENCH_HOME/nodes/NAME/n<i> on this machine), the cluster directory
  *             read-only, and the top directory of this program's source tree covered
  *             by an empty tmpfs: it behaves like a separate host
- *   directory $GCBENCH_HOME/clusters/NAME (GCBENCH_HOME default /var/lib/gcbench):
+ *   directory $GCBENCH_HOME/clusters/NAME (gc_home(), common/home.h: /var/lib/gcbench for root):
  *             cluster.conf, host_key(.pub), id_ed25519(.pub), authorized_keys,
  *             known_hosts, ssh_config, inventory.yaml, n<i>.sshd_config, n<i>.pid,
  *             n<i>.log; with SLURM also slurm.conf, slurm.env, munge*, slurmctld*,

@@ -8,6 +8,7 @@
 
 #include "bandwidth.h"
 #include "fsutil.h"
+#include "grow.h"
 #include "strutil.h"
 
 /* What the parse of one trace has seen so far. */
@@ -67,14 +68,8 @@ static gc_rc add_step(struct tparse *p, uint64_t t_us, uint64_t bps)
 {
 	struct gc_trace *t = p->t;
 
-	if (t->n == p->cap) {
-		size_t ncap = p->cap ? p->cap * 2 : 64;
-		struct gc_trace_step *ns = realloc(t->steps, ncap * sizeof(*ns));
-		if (!ns)
-			return GC_E_NOMEM;
-		t->steps = ns;
-		p->cap = ncap;
-	}
+	if (GC_GROW(t->steps, p->cap, t->n + 1, 64))
+		return GC_E_NOMEM;
 	t->steps[t->n].t_us = t_us;
 	t->steps[t->n].rate_bps = bps;
 	t->n++;

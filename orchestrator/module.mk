@@ -1,14 +1,15 @@
-# orchestrator/: the gcbench program, in parts (docs/CONTRIBUTING.md, Layers):
+# orchestrator/: the gcbench program, in parts, highest first (docs/CONTRIBUTING.md,
+# Layers; tools/check-layers.sh enforces the order: a part includes only those below it):
 #   cli/     the front end: main.c, the subcommand table (commands.def), one cmd_NAME.c
 #            per subcommand; nothing else includes it
-#   spec/    the inputs: sweep spec, host inventory, their YAML reader
 #   run/     the sweep engine: expansion into points, resume, lock, one point's steps,
-#            progress and the end-of-sweep summary
+#            the sweep's provisioning, progress and the end-of-sweep summary
+#   ops/     operations on the results: regression tracking and its statistics,
+#            scheduling, notifications, the CLI's text tables and how they show a run
 #   remote/  what runs on or against the nodes: ssh, provisioning, mpirun's command
 #            line, reaping leftovers, this host's environment probe, the SLURM
 #            allocation and sbatch script
-#   ops/     operations on the results: regression tracking and its statistics,
-#            scheduling, notifications, the CLI's text tables
+#   spec/    the inputs: sweep spec, host inventory, their YAML reader
 # Everything but cli/ goes into libgcbench.a, so unit tests link it.
 ORCH_PARTS := spec run remote ops
 LIB_SRCS += $(foreach p,$(ORCH_PARTS),$(wildcard orchestrator/$(p)/*.c))

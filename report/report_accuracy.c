@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bandwidth.h"
 #include "db/q_report.h"
 #include "report_int.h"
+#include "grow.h"
 #include "strutil.h"
 
 #define MAX_LINES 16
@@ -34,12 +36,8 @@ static int point_add(const struct gc_db_acc_point *q, void *arg)
 	struct points *ps = arg;
 	struct apoint *a;
 
-	if (ps->n == ps->cap) {
-		void *p = realloc(ps->v, (ps->cap = ps->cap ? 2 * ps->cap : 256) * sizeof(*ps->v));
-		if (!p)
-			return 1;
-		ps->v = p;
-	}
+	if (GC_GROW(ps->v, ps->cap, ps->n + 1, 256))
+		return 1;
 	a = &ps->v[ps->n++];
 	gc_strlcpy(a->model, q->model, sizeof a->model);
 	gc_report_short_label(q->method, q->params, a->label, sizeof a->label);
@@ -61,14 +59,10 @@ static size_t load_points(struct gc_rep *r, struct apoint **out)
 	return ps.n;
 }
 
+/* a cap as every command prints one (common/bandwidth.h): 1gbit, 500mbit, unlimited */
 static void cap_text(char *buf, size_t n, double gbps)
 {
-	if (gbps <= 0)
-		snprintf(buf, n, "unlimited");
-	else if (gbps < 1)
-		snprintf(buf, n, "%g Mbit/s", gbps * 1e3);
-	else
-		snprintf(buf, n, "%g Gbit/s", gbps);
+	gc_bw_format(gbps > 0 ? (uint64_t)llround(gbps * 1e9) : 0, buf, n);
 }
 
 /* The chart of points [i0, i1) (one model and cap): a line per method variant. */

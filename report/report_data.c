@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bandwidth.h"
 #include "db/q_report.h"
 #include "model/predict_db.h"
 #include "report_int.h"
 #include "model/whatif.h"
+#include "grow.h"
 #include "strutil.h"
 
 #define MAX_SERIES 16
@@ -17,6 +19,7 @@
 /* One row of any section's query: the point and up to 8 numbers. */
 struct row {
 	char model[64], label[96], method[32], params[256];
+	char network[96];       /* "uniform", "slow n3:0.5", ...; "" for sections without */
 	int p;
 	double gbps;            /* 0: unlimited */
 	double v[8];
@@ -40,17 +43,14 @@ static int row_add(const struct gc_db_point_row *w, void *arg)
 	struct row *r;
 	size_t i;
 
-	if (out->n == l->cap) {
-		void *p = realloc(out->r, (l->cap = l->cap ? 2 * l->cap : 64) * sizeof(*out->r));
-		if (!p)
-			return 1;
-		out->r = p;
-	}
+	if (GC_GROW(out->r, l->cap, out->n + 1, 64))
+		return 1;
 	r = &out->r[out->n++];
 	memset(r, 0, sizeof(*r));
 	gc_strlcpy(r->model, w->model, sizeof r->model);
 	gc_strlcpy(r->method, w->method, sizeof r->method);
 	gc_strlcpy(r->params, w->params, sizeof r->params);
+	gc_strlcpy(r->network, w->network ? w->network : "", sizeof r->network);
 	gc_report_short_label(r->method, r->params, r->label, sizeof r->label);
 	r->p = w->world_size;
 	r->gbps = (double)w->bw_cap_bps / 1e9;
@@ -71,12 +71,19 @@ static void load(struct gc_rep *rp,
 	query(rp->db, row_add, &l, NULL);
 }
 
-static void fmt_gbps(char *buf, size_t n, double g)
+/* a cap in Gbit/s as every command prints one (common/bandwidth.h): 1gbit, 500mbit */
+static void fmt_cap(char *buf, size_t n, double g)
 {
-	if (g <= 0)
-		snprintf(buf, n, "unlimited");
+	gc_bw_format(g > 0 ? (uint64_t)llround(g * 1e9) : 0, buf, n);
+}
+
+/* a row's network as a suffix of a chart's name: "" for uniform, " (slow n3:0.5)" */
+static void net_suffix(const struct row *w, char *buf, size_t n)
+{
+	if (!*w->network || !strcmp(w->network, "uniform"))
+		gc_strlcpy(buf, "", n);
 	else
-		snprintf(buf, n, "%g", g);
+		snprintf(buf, n, " (%.80s)", w->network);
 }
 
 /* Distinct models of rs, in order. */
@@ -121,10 +128,14 @@ static void speedup_chart(struct gc_rep *r, const struct rows *rs, const char *m
 
 	for (i = 0; i < rs->n; i++) {
 		const struct row *w = &rs->r[i];
-		char key[128];
+		char key[128], net[96];
 		if (strcmp(w->model, model) || !(w->gbps > 0))
 			continue;
-		snprintf(key, sizeof key, multi ? "%.96s, p=%d" : "%.96s", w->label, w->p);
+		net_suffix(w, net, sizeof net);   /* a series per network too */
+		if (multi)
+			snprintf(key, sizeof key, "%.60s, p=%d%.60s", w->label, w->p, net);
+		else
+			snprintf(key, sizeof key, "%.60s%.60s", w->label, net);
 		for (j = 0; j < ns && strcmp(names[j], key); j++)
 			;
 		if (j == ns) {
@@ -153,35 +164,39 @@ static void speedup_chart(struct gc_rep *r, const struct rows *rs, const char *m
 
 void gc_rep_speedup(struct gc_rep *r)
 {
-	static const char *const head[] = { "model", "method", "workers", "Gbit/s",
+	static const char *const head[] = { "model", "method", "workers", "cap", "network",
 					    "iteration ms", "baseline ms", "speedup" };
-	char ms[MAX_GROUPS][64], c[7][64];
-	const char *cells[7];
+	char ms[MAX_GROUPS][64], c[8][96];
+	const char *cells[8];
 	struct rows rs;
 	size_t i, k, n;
 
 	load(r, gc_db_report_speedup, &rs);
 	gc_rep_h2(r, "Speedup over sync SGD vs bandwidth");
 	gc_rep_p(r, "Speedup = the baseline's median iteration time / the method's, at the same "
-		 "model, bandwidth cap, workers, batch and environment (mean over repeats and "
-		 "environments). Above the dashed 1.0 line compression is faster.");
+		 "model, bandwidth cap, network, workers, batch and environment (mean over repeats "
+		 "and environments). Network: uniform, or the point's network axes (a slow host, "
+		 "a rack uplink, background flows, a bandwidth trace); a point is compared with "
+		 "the baseline of its own network. Above the dashed 1.0 line compression is "
+		 "faster.");
 	n = models(&rs, ms, MAX_GROUPS);
 	for (i = 0; i < n; i++)
 		speedup_chart(r, &rs, ms[i]);
 	if (!n)
 		speedup_chart(r, &rs, "no runs");
-	gc_rep_table(r, head, 7);
+	gc_rep_table(r, head, 8);
 	for (i = 0; i < rs.n; i++) {
 		const struct row *w = &rs.r[i];
-		gc_strlcpy(c[0], w->model, 64), gc_strlcpy(c[1], w->label, 64);
-		snprintf(c[2], 64, "%d", w->p);
-		fmt_gbps(c[3], 64, w->gbps);
-		snprintf(c[4], 64, "%.1f", w->v[1] * 1e3);
-		snprintf(c[5], 64, "%.1f", w->v[2] * 1e3);
-		snprintf(c[6], 64, "%.3f", w->v[0]);
-		for (k = 0; k < 7; k++)
+		gc_strlcpy(c[0], w->model, 96), gc_strlcpy(c[1], w->label, 96);
+		snprintf(c[2], 96, "%d", w->p);
+		fmt_cap(c[3], 96, w->gbps);
+		gc_strlcpy(c[4], w->network, 96);
+		snprintf(c[5], 96, "%.1f", w->v[1] * 1e3);
+		snprintf(c[6], 96, "%.1f", w->v[2] * 1e3);
+		snprintf(c[7], 96, "%.3f", w->v[0]);
+		for (k = 0; k < 8; k++)
 			cells[k] = c[k];
-		gc_rep_row(r, cells, 7);
+		gc_rep_row(r, cells, 8);
 	}
 	gc_rep_table_end(r);
 	free(rs.r);
@@ -214,7 +229,7 @@ static size_t find_or_add(char (*names)[96], size_t *n, size_t max, const char *
 static void breakdown_chart(struct gc_rep *r, const struct rows *rs, const char *model, int p)
 {
 	static double v[MAX_GROUPS * MAX_SERIES * NSTACK];
-	char gn[MAX_GROUPS][96], bn[MAX_SERIES][96], title[160], slug[96], g[64];
+	char gn[MAX_GROUPS][96], bn[MAX_SERIES][96], title[160], slug[96], g[96], net[96];
 	const char *gp[MAX_GROUPS], *bp[MAX_SERIES];
 	size_t i, ng = 0, nb = 0, gi, bi, k;
 	gc_svg_bars c = { 0 };
@@ -226,9 +241,9 @@ static void breakdown_chart(struct gc_rep *r, const struct rows *rs, const char 
 		const struct row *w = &rs->r[i];
 		if (strcmp(w->model, model) || w->p != p)
 			continue;
-		fmt_gbps(g, sizeof g, w->gbps);
-		if (w->gbps > 0)
-			strcat(g, " Gbit/s");
+		fmt_cap(g, 32, w->gbps);
+		net_suffix(w, net, sizeof net);    /* a group per cap and network */
+		strncat(g, net, sizeof g - strlen(g) - 1);
 		gi = find_or_add(gn, &ng, MAX_GROUPS, g);
 		bi = find_or_add(bn, &nb, MAX_SERIES, w->label);
 		if (gi < MAX_GROUPS && bi < MAX_SERIES)
@@ -253,27 +268,28 @@ static void breakdown_chart(struct gc_rep *r, const struct rows *rs, const char 
 
 static void breakdown_table(struct gc_rep *r, const struct rows *rs)
 {
-	static const char *const head[] = { "model", "method", "workers", "Gbit/s",
+	static const char *const head[] = { "model", "method", "workers", "cap", "network",
 					    "iteration ms", "compute ms", "encode ms",
 					    "exposed comm ms", "decode ms", "optimizer ms" };
-	char c[10][64];
-	const char *cells[10];
+	char c[11][96];
+	const char *cells[11];
 	double s[NSTACK];
 	size_t i, k;
 
-	gc_rep_table(r, head, 10);
+	gc_rep_table(r, head, 11);
 	for (i = 0; i < rs->n; i++) {
 		const struct row *w = &rs->r[i];
 		stacks_of(w, s);
-		gc_strlcpy(c[0], w->model, 64), gc_strlcpy(c[1], w->label, 64);
-		snprintf(c[2], 64, "%d", w->p);
-		fmt_gbps(c[3], 64, w->gbps);
-		snprintf(c[4], 64, "%.1f", w->v[4] * 1e3);
+		gc_strlcpy(c[0], w->model, 96), gc_strlcpy(c[1], w->label, 96);
+		snprintf(c[2], 96, "%d", w->p);
+		fmt_cap(c[3], 96, w->gbps);
+		gc_strlcpy(c[4], w->network, 96);
+		snprintf(c[5], 96, "%.1f", w->v[4] * 1e3);
 		for (k = 0; k < NSTACK; k++)
-			snprintf(c[5 + k], 64, "%.1f", s[k] * 1e3);
-		for (k = 0; k < 10; k++)
+			snprintf(c[6 + k], 96, "%.1f", s[k] * 1e3);
+		for (k = 0; k < 11; k++)
 			cells[k] = c[k];
-		gc_rep_row(r, cells, 10);
+		gc_rep_row(r, cells, 11);
 	}
 	gc_rep_table_end(r);
 }
@@ -348,7 +364,7 @@ static void pred_chart(struct gc_rep *r, const struct rows *rs)
 
 void gc_rep_predictions(struct gc_rep *r)
 {
-	static const char *const head[] = { "run", "model", "method", "workers", "Gbit/s",
+	static const char *const head[] = { "run", "model", "method", "workers", "cap",
 					    "measured ms", "predicted ms", "error" };
 	char c[8][64], msg[400];
 	const char *cells[8];
@@ -375,7 +391,7 @@ void gc_rep_predictions(struct gc_rep *r)
 			snprintf(c[0], 64, "%lld", (long long)w->v[2]);
 			gc_strlcpy(c[1], w->model, 64), gc_strlcpy(c[2], w->label, 64);
 			snprintf(c[3], 64, "%d", w->p);
-			fmt_gbps(c[4], 64, w->gbps);
+			fmt_cap(c[4], 64, w->gbps);
 			snprintf(c[5], 64, "%.1f", w->v[0] * 1e3);
 			snprintf(c[6], 64, "%.1f", w->v[1] * 1e3);
 			snprintf(c[7], 64, "%+.1f%%", (w->v[1] / w->v[0] - 1) * 100);
@@ -439,7 +455,7 @@ static void winlose_measured(struct gc_rep *r, const struct rows *rs, const char
 			if (x == 64 || y == 64)
 				continue;
 			if (x == nx)
-				xs[nx] = w->gbps, fmt_gbps(xn[nx], 32, w->gbps), nx++;
+				xs[nx] = w->gbps, fmt_cap(xn[nx], 32, w->gbps), nx++;
 			if (y == ny)
 				ys[ny] = w->p, snprintf(yn[ny], 32, "%d", w->p), ny++;
 			v[y * 64 + x] = w->v[0];
@@ -472,7 +488,7 @@ static void winlose_model_one(struct gc_rep *r, gc_whatif *w, gc_arch *a,
 				v[y * WL_NB + x] = NAN;
 	}
 	for (x = 0; x < WL_NB; x++)
-		fmt_gbps(xn[x], 32, wl_gbps[x]);
+		fmt_cap(xn[x], 32, wl_gbps[x]);
 	snprintf(title, sizeof title, "Win/lose map (model, environment %lld): %.64s %.96s",
 		 (long long)env, m->model, m->label);
 	snprintf(slug, sizeof slug, "winlose-model-%.64s-%.96s", m->model, m->label);
@@ -520,13 +536,18 @@ void gc_rep_winlose(struct gc_rep *r)
 	size_t i, n, measured = 0;
 
 	load(r, gc_db_report_speedup, &rs);
+	for (i = n = 0; i < rs.n; i++)     /* the maps are of uniform networks */
+		if (!strcmp(rs.r[i].network, "uniform"))
+			rs.r[n++] = rs.r[i];
+	rs.n = n;
 	gc_rep_h2(r, "Win/lose maps: bandwidth x workers");
 	n = models(&rs, ms, MAX_GROUPS);
 	for (i = 0; i < n; i++)
 		measured += model_world_sizes(&rs, ms[i]) > 1;
 	r->st->winlose_measured = measured > 0;
 	if (measured) {
-		gc_rep_p(r, "Measured speedup over sync SGD per bandwidth cap and worker count: "
+		gc_rep_p(r, "Measured speedup over sync SGD per bandwidth cap and worker count (uniform "
+			 "networks only): "
 			 "green cells, compression wins; red, sync SGD wins; grey, not measured.");
 		for (i = 0; i < n; i++)
 			if (model_world_sizes(&rs, ms[i]) > 1)

@@ -24,22 +24,8 @@ inv=$GCBENCH_HOME/clusters/$name/inventory.yaml
 db=$GCBENCH_HOME/racks.db
 for order in "n1 n2 n3 n4" "n1 n3 n2 n4"; do
 	alt=$GCBENCH_HOME/inv-${order// /}.yaml
-	python3 - "$inv" $order >"$alt" <<'PY'
-import sys
-blocks, other = {}, []
-for line in open(sys.argv[1]).read().splitlines():
-    if line.startswith("  - name: "):
-        cur = line[10:].strip(); blocks[cur] = [line]
-    elif line.startswith("    "):
-        blocks[cur].append(line)
-    else:
-        other.append(line)
-for line in other:
-    print(line)
-    if line == "hosts:":
-        for h in sys.argv[2:]:
-            print("\n".join(blocks[h]))
-PY
+	"$(dirname "$0")"/inventory-order.py "$inv" $order >"$alt" ||
+		{ echo "racks-table: cannot reorder '$inv'" >&2; exit 1; }
 	cat >"$GCBENCH_HOME/spec.yaml" <<YAML
 name: racks-table
 workload: replay

@@ -44,7 +44,7 @@ BENCHES += bench-worker
 bench: bench-worker
 bench-worker: $(if $(filter 1,$(HAVE_MPI)),$(BUILD)/bin/gcbench-worker)
 	@BUILD=$(BUILD) worker/bench_worker.sh
-UNIT_TESTS += $(BUILD)/tests/test_wk_data $(BUILD)/tests/test_wk_exchange
+UNIT_TESTS += $(BUILD)/tests/test_wk_data $(BUILD)/tests/test_wk_exchange $(BUILD)/tests/test_wk_fill
 FUZZ_TARGETS += fuzz_data
 INTEG_TESTS += tests/integration/test_accuracy.sh
 INTEG_TESTS += tests/integration/test_run_accuracy.sh

@@ -119,12 +119,6 @@ void gc_wk_layout_release(gc_wk_layout *l);
 void gc_wk_round_bytes(gc_coll coll, gc_dtype dt, size_t count, int world,
 		       uint64_t *sent, uint64_t *recv);
 
-/* FNV-1a 64 stepped over little-endian 64-bit words, for the cross-rank checksums in
- * the header: from 64 bytes on, four chains over the words of each 32-byte block,
- * folded in order; then word by word, then byte by byte over the last n % 8 (plain
- * FNV-1a 64 below 8 bytes). Compare checksums within one definition (gcbench 0.x:
- * docs/measurements.md, "The ranks' start"). */
-uint64_t gc_wk_fnv64(const void *p, size_t n);
 
 /* Deterministic pseudo-random floats (splitmix64 -> approx. N(0, scale^2)); the same
  * values from every build. */

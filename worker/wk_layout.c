@@ -98,46 +98,6 @@ void gc_wk_round_bytes(gc_coll coll, gc_dtype dt, size_t count, int world,
 	*recv = *sent;
 }
 
-#define FNV_BASIS 0xcbf29ce484222325ull /* FNV's 64-bit offset basis */
-#define FNV_PRIME 1099511628211ull
-
-static uint64_t word_le(const unsigned char *b)
-{
-	uint64_t w;
-	memcpy(&w, b, 8); /* one load, where byte shifts were not merged */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	w = __builtin_bswap64(w);
-#endif
-	return w;
-}
-
-/* FNV-1a's step over 64-bit words, not bytes, in four interleaved chains: the xor and
- * multiply of one chain is the cost (about 4 cycles a step, 0.2 s for the final 200 MB
- * of a ResNet-50 rank a byte at a time), four independent ones overlap. From 64 bytes
- * on, word k of each 32-byte block goes to chain k, the chains are folded in order
- * into one (each a word of FNV-1a from the basis), the rest follows word by word and
- * byte by byte; below 64 bytes there is one chain (under 8 bytes: plain FNV-1a 64).
- * Words are read little-endian so every host gets the same value. */
-uint64_t gc_wk_fnv64(const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	uint64_t h = FNV_BASIS;
-	size_t i = 0;
-	if (n >= 64) {
-		uint64_t c[4] = { FNV_BASIS, FNV_BASIS, FNV_BASIS, FNV_BASIS };
-		for (; i + 32 <= n; i += 32)
-			for (int k = 0; k < 4; k++)
-				c[k] = (c[k] ^ word_le(b + i + 8 * k)) * FNV_PRIME;
-		for (int k = 0; k < 4; k++)
-			h = (h ^ c[k]) * FNV_PRIME;
-	}
-	for (; i + 8 <= n; i += 8)
-		h = (h ^ word_le(b + i)) * FNV_PRIME;
-	for (; i < n; i++)
-		h = (h ^ b[i]) * FNV_PRIME;
-	return h;
-}
-
 /* splitmix64 of the state after i + 1 steps: the state only ever adds the constant, so
  * any element can be drawn on its own, and the fill splits across OpenMP threads with
  * the values of a sequential draw. */

@@ -64,7 +64,8 @@ typedef struct gc_wk_result {
 	size_t n;
 	size_t numel, nbuckets, ntensors;
 	size_t *bucket_numel;          /* nbuckets entries, in exchange order (caller frees) */
-	uint64_t sum_grad, sum_param;  /* FNV-1a of the final averaged gradient, parameters */
+	uint64_t sum_grad, sum_param;  /* gc_fnv1a64_words of the final averaged
+					 * gradient, parameters (common/fnv.h) */
 	double final_loss;             /* mean loss of the last (up to) 10 iterations */
 	double t_backward_model;       /* emulated backward seconds per iteration */
 	int threads;                   /* OpenMP threads the kernels ran with */

@@ -7,6 +7,8 @@
  * --no-overlap every bucket is posted once backward has finished. Every buffer is
  * allocated before the first iteration; records stay in memory. */
 #include "wk_run.h"
+#include "wk_fill.h"
+#include "wk_mem.h"
 
 #include <cblas.h>
 #include <omp.h>
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv.h"
 #include "log.h"
 #include "strutil.h"
 #include "timing.h"
@@ -208,26 +211,27 @@ static float *host_floats(size_t n)
 	return aligned_alloc(64, bytes ? bytes : 64);
 }
 
-/* Gradients: pseudo-random per rank (replay) or written by the model; parameters: the
- * same on every rank (a model's from a fixed seed; replay's zero: only the SGD step
- * reads them, and zeroing costs a tenth of the fill); avg zeroed. Every page touched
- * before the loop. */
+/* Gradients: pseudo-random per rank (replay: wk_fill.h) or written by the model;
+ * parameters: the same on every rank (a model's from a fixed seed; replay's zero: only
+ * the SGD step reads them); avg zero. grad, avg and param (on the host, or the
+ * device's staging copies) come zeroed and mapped (wk_mem.h): no page is first
+ * touched in the loop. */
 static gc_rc init_host(wk_state *s, float *grad, float *avg, float *param, gc_err *e)
 {
 	size_t n = s->lay.numel;
-	memset(avg, 0, n * sizeof(float));
 	if (s->have_net)
 		gc_wk_fill_random(param, n, 99, 0.01f);
+	if (s->have_net)
+		gc_wk_fill_random(grad, n, 1000 + (uint64_t)s->comm->rank, 0.01f);
 	else
-		memset(param, 0, n * sizeof(float));
-	gc_wk_fill_random(grad, n, 1000 + (uint64_t)s->comm->rank, 0.01f);
+		gc_wk_fill_gradient(grad, n, 1000 + (uint64_t)s->comm->rank, 0.01f);
 	return s->have_net ? gc_wk_net_bind(&s->net, &s->lay, param, grad, e) : GC_OK;
 }
 
 static gc_rc alloc_device(wk_state *s, gc_err *e)
 {
 	size_t bytes = s->lay.numel * sizeof(float);
-	float *h[3] = { host_floats(s->lay.numel), host_floats(s->lay.numel), host_floats(s->lay.numel) };
+	float *h[3] = { gc_wk_zeroed(s->lay.numel), gc_wk_zeroed(s->lay.numel), gc_wk_zeroed(s->lay.numel) };
 	float **d[3] = { &s->grad, &s->avg, &s->param };
 	gc_rc rc = (h[0] && h[1] && h[2]) ? init_host(s, h[0], h[1], h[2], e) :
 		gc_fail(e, GC_E_NOMEM, "out of memory for %zu parameters", s->lay.numel);
@@ -239,7 +243,7 @@ static gc_rc alloc_device(wk_state *s, gc_err *e)
 			gc_fail(e, rc, "cannot place %zu bytes on the device", bytes);
 	}
 	for (int i = 0; i < 3; i++)
-		free(h[i]);
+		gc_wk_unzeroed(h[i], s->lay.numel);
 	return rc;
 }
 
@@ -274,9 +278,9 @@ static gc_rc alloc_buffers(wk_state *s, gc_err *e)
 		return rc;
 	if (s->comm->on_device)
 		return alloc_device(s, e);
-	s->grad = host_floats(s->lay.numel);
-	s->avg = host_floats(s->lay.numel);
-	s->param = host_floats(s->lay.numel);
+	s->grad = gc_wk_zeroed(s->lay.numel);
+	s->avg = gc_wk_zeroed(s->lay.numel);
+	s->param = gc_wk_zeroed(s->lay.numel);
 	if (!s->grad || !s->avg || !s->param)
 		return gc_fail(e, GC_E_NOMEM, "out of memory for 3 x %zu floats", s->lay.numel);
 	return init_host(s, s->grad, s->avg, s->param, e);
@@ -288,6 +292,8 @@ static void free_buffers(wk_state *s)
 	for (int i = 0; i < 4; i++) {
 		if (s->comm->on_device && b[i])
 			s->comm->dfree(s->comm, b[i]);
+		else if (i < 3)
+			gc_wk_unzeroed(b[i], s->lay.numel);
 		else
 			free(b[i]);
 	}
@@ -467,8 +473,8 @@ static gc_rc checksums(wk_state *s, gc_wk_result *res, gc_err *e)
 			rc = s->comm->dcopy(s->comm, p, s->param, bytes, 1);
 	}
 	if (!rc) {
-		res->sum_grad = gc_wk_fnv64(h, bytes);
-		res->sum_param = gc_wk_fnv64(p, bytes);
+		res->sum_grad = gc_fnv1a64_words(h, bytes);
+		res->sum_param = gc_fnv1a64_words(p, bytes);
 	}
 	if (s->comm->on_device)
 		free(h), free(p);

@@ -4,22 +4,15 @@
  * Per step: the clipping norms (one thread per norm block of GC_DGC_NORM_BLOCK
  * elements sums its squares in double in order; one thread per tensor adds its blocks
  * in order), then u = m u + g f and v = v + u (one CUDA block per norm block, rounded
- * multiplies and adds: no FMA contraction, as on the CPU), the exact top k of |v| by a
- * radix select as topk.cu's (k from the warm-up schedule, on the host), sparse.cu's
+ * multiplies and adds: no FMA contraction, as on the CPU), the exact top k of |v| by
+ * radix.cuh's select, as topk's (k from the warm-up schedule, on the host), sparse.cu's
  * compaction (which zeroes v where sent) and momentum factor masking of u.
  */
 #include <math.h>
 #include <stdlib.h>
 
-#include "sparse.cuh"
+#include "radix.cuh"
 #include "kernels/dgc.h"
-
-#define DGC_BINS 256
-
-struct dgc_sel {
-	uint32_t prefix, mask;
-	unsigned long long kr;
-};
 
 struct dgc_ext {
 	float *u;                      /* momentum, numel (device) */
@@ -28,8 +21,7 @@ struct dgc_ext {
 	unsigned *seg_first;           /* nt + 1: each tensor's first norm block */
 	double *psum;                  /* nblk partial sums of squares */
 	float *fac;                    /* nt clipping factors */
-	unsigned *hist;                /* DGC_BINS */
-	dgc_sel *sel;
+	struct gc_cu_radix sel;        /* the top-k select's scratch */
 	size_t nblk;
 };
 
@@ -73,68 +65,6 @@ __global__ void k_dgc_update(const float *__restrict__ g, float *u, float *v,
 	}
 }
 
-__global__ void k_dgc_radix_start(dgc_sel *sel, unsigned *hist, unsigned long long k)
-{
-	if (threadIdx.x == 0) {
-		sel->prefix = 0;
-		sel->mask = 0;
-		sel->kr = k;
-	}
-	hist[threadIdx.x] = 0;
-}
-
-__global__ void k_dgc_radix_hist(const float *__restrict__ c, size_t n, const dgc_sel *sel,
-				 unsigned *hist, int shift)
-{
-	__shared__ unsigned sh[DGC_BINS];
-	uint32_t prefix = sel->prefix, mask = sel->mask;
-	size_t nw = (n + 31) / 32 * 32;
-	for (int j = threadIdx.x; j < DGC_BINS; j += blockDim.x)
-		sh[j] = 0;
-	__syncthreads();
-	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < nw;
-	     i += (size_t)gridDim.x * blockDim.x) {
-		uint32_t key = i < n ? gc_abs_key(c[i]) : 0u;
-		int bin = (i < n && (key & mask) == prefix) ? (int)((key >> shift) & 255u) : -1;
-		unsigned peers = __match_any_sync(0xffffffffu, bin);
-		if (bin >= 0 && (threadIdx.x & 31) == (unsigned)(__ffs(peers) - 1))
-			atomicAdd(&sh[bin], (unsigned)__popc(peers));
-	}
-	__syncthreads();
-	for (int j = threadIdx.x; j < DGC_BINS; j += blockDim.x)
-		if (sh[j])
-			atomicAdd(&hist[j], sh[j]);
-}
-
-__global__ void k_dgc_radix_pick(unsigned *hist, dgc_sel *sel, int shift)
-{
-	if (threadIdx.x == 0) {
-		unsigned long long cum = 0, kr = sel->kr;
-		for (int d = DGC_BINS - 1; d >= 0; d--) {
-			if (cum + hist[d] >= kr || d == 0) {
-				sel->prefix |= (uint32_t)d << shift;
-				sel->mask |= 255u << shift;
-				sel->kr = kr - cum;
-				break;
-			}
-			cum += hist[d];
-		}
-	}
-	__syncthreads();
-	hist[threadIdx.x] = 0;
-}
-
-/* key > K, then the first kr keys == K in index order: topk's rule. */
-__global__ void k_dgc_rule(const dgc_sel *sel, gc_cu_rule *rule)
-{
-	uint32_t K = sel->prefix;
-	rule->a_lo = K + 1;
-	rule->a_on = 1;
-	rule->b_lo = K;
-	rule->b_hi = K + 1;
-	rule->kr = sel->kr;
-}
-
 /* Momentum factor masking: u = 0 at the k sent indices (pad entries, index 0 past the
  * first, only with NaN, are skipped). */
 __global__ void k_dgc_mask(float *u, const uint32_t *idx, size_t k, size_t n)
@@ -158,8 +88,7 @@ static void dgc_release(gc_bucket *b)
 		gc_cuda_free(x->seg_first);
 		gc_cuda_free(x->psum);
 		gc_cuda_free(x->fac);
-		gc_cuda_free(x->hist);
-		gc_cuda_free(x->sel);
+		gc_cu_radix_release(&x->sel);
 		free(x);
 		s->ext = NULL;
 	}
@@ -241,9 +170,7 @@ static gc_rc dgc_init(gc_bucket *b, gc_err *e)
 	if (!rc)
 		rc = gc_cu_malloc((void **)&x->fac, b->nt * sizeof(float), "the dgc clipping factors", e);
 	if (!rc)
-		rc = gc_cu_malloc((void **)&x->hist, DGC_BINS * sizeof(unsigned), "the dgc histogram", e);
-	if (!rc)
-		rc = gc_cu_malloc((void **)&x->sel, sizeof(dgc_sel), "the dgc selection", e);
+		rc = gc_cu_radix_init(&x->sel, "dgc", e);
 	if (!rc && n && (cudaMemsetAsync(s->e, 0, n * sizeof(float), st) ||
 			 cudaMemsetAsync(x->u, 0, n * sizeof(float), st)))
 		rc = gc_fail(e, GC_E_CUDA, "cannot clear the dgc state on the GPU");
@@ -262,7 +189,6 @@ static gc_rc dgc_encode(gc_bucket *b, const float *grad)
 	size_t n = b->numel, k = gc_dgc_k(&b->p, n, b->step);
 	const float *fac = NULL;
 	gc_rc rc = GC_OK;
-	int shift;
 	if (n && b->p.clip > 0) {
 		k_dgc_psum<<<gc_cu_grid(x->nblk, GC_CU_THREADS), GC_CU_THREADS, 0, st>>>(
 			grad, x->blk, x->nblk, x->psum);
@@ -276,17 +202,9 @@ static gc_rc dgc_encode(gc_bucket *b, const float *grad)
 		k_dgc_update<<<(unsigned)x->nblk, GC_CU_THREADS, 0, st>>>(grad, x->u, s->e, x->blk,
 			x->blk_seg, fac, (float)b->p.momentum);
 		GC_CUDA_LAUNCHED();
-		k_dgc_radix_start<<<1, DGC_BINS, 0, st>>>(x->sel, x->hist, k);
-		GC_CUDA_LAUNCHED();
-		for (shift = 24; shift >= 0; shift -= 8) {
-			k_dgc_radix_hist<<<gc_cu_grid(n, GC_CU_THREADS), GC_CU_THREADS, 0, st>>>(
-				s->e, n, x->sel, x->hist, shift);
-			GC_CUDA_LAUNCHED();
-			k_dgc_radix_pick<<<1, DGC_BINS, 0, st>>>(x->hist, x->sel, shift);
-			GC_CUDA_LAUNCHED();
-		}
-		k_dgc_rule<<<1, 1, 0, st>>>(x->sel, s->d_rule);
-		GC_CUDA_LAUNCHED();
+		rc = gc_cu_radix_rule(&x->sel, s->e, n, k, s->d_rule, st);
+		if (rc)
+			goto out;
 	}
 	s->k = k;
 	rc = gc_cu_sparse_commit(b, s->e);

@@ -2,7 +2,7 @@
 # host-side bisection planner of mstopk (plain C, always built and unit-tested).
 CU_SRCS += kernels/cuda/cuda_util.cu kernels/cuda/spin.cu kernels/cuda/dispatch.cu \
 	   kernels/cuda/syncsgd.cu kernels/cuda/fp16.cu kernels/cuda/signsgd.cu \
-	   kernels/cuda/sparse.cu kernels/cuda/topk.cu kernels/cuda/mstopk.cu \
+	   kernels/cuda/sparse.cu kernels/cuda/radix.cu kernels/cuda/topk.cu kernels/cuda/mstopk.cu \
 	   kernels/cuda/powersgd.cu kernels/cuda/rng.cu kernels/cuda/bf16.cu \
 	   kernels/cuda/randomk.cu kernels/cuda/terngrad.cu \
 	   kernels/cuda/qsgd.cu kernels/cuda/efsign_ar.cu kernels/cuda/dgc.cu \
@@ -19,7 +19,7 @@ INTEG_TESTS += tests/integration/test_gpu_check.sh
 CUDA_CHECK_DIR := $(BUILD)/cuda-check
 include worker/sources.mk
 CUDA_CHECK_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,common/result.c common/log.c common/strutil.c \
-	common/npy.c common/fsutil.c common/buf.c common/json.c $(KERNEL_SRCS) kernels/cuda/bisect.c \
+	common/npy.c common/fsutil.c common/buf.c common/json.c common/grow.c $(KERNEL_SRCS) kernels/cuda/bisect.c \
 	$(FORMATS_SRCS)) \
 	$(CU_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
 

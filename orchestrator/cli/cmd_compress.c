@@ -22,6 +22,7 @@ struct copts {
 	int nin;
 	const char *out_dir;
 	int have_method, json;
+	int steps;              /* exchanges run with the same gradients (--steps) */
 };
 
 /* Apply "k=v,k2=v2" to o->p (kernels/params.h reads and checks it). */
@@ -36,7 +37,7 @@ static int apply_params(struct copts *o, const char *arg)
 	return 0;
 }
 
-static struct copts co;              /* the declarations' targets */
+static struct copts co = { .steps = 1 };   /* the declarations' targets */
 static char *pending[MAX_IN];        /* --param k=v, applied once the method is known */
 static int np;
 
@@ -55,6 +56,17 @@ static gc_rc param_cb(void *ctx, const struct gc_option *opt, const char *v, gc_
 	if (np == MAX_IN)
 		return gc_fail(e, GC_E_INVAL, "too many --param options");
 	pending[np++] = (char *)v;
+	return GC_OK;
+}
+
+static gc_rc steps_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	int64_t n;
+
+	if (gc_parse_i64(v, &n) || n < 1 || n > 1000)
+		return gc_fail(e, GC_E_INVAL, "invalid --steps '%s': give a whole number from 1 to "
+			       "1000", v);
+	co.steps = (int)n;
 	return GC_OK;
 }
 
@@ -93,6 +105,10 @@ static const struct gc_option compress_opts[] = {
 	GC_OPTION_CALLBACK("--in", NULL, GC_OPT_ARG, in_cb, "FILE",
 		"one worker's gradient: float32 .npy, the same shape for all;\n"
 		"rows = shape[0], cols = the product of the other dimensions"),
+	GC_OPTION_CALLBACK("--steps", NULL, GC_OPT_ARG, steps_cb, "N",
+		"run N exchanges (1 to 1000) with the same gradients, each\n"
+		"worker keeping its state (error feedback, PowerSGD's Q,\n"
+		"momentum, the step number); the figures are the last step's"),
 	GC_OPTION_STRING("--out-dir", NULL, &co.out_dir, "D",
 		"write D/result.npy (the average every worker ends with) and\n"
 		"D/residual_<w>.npy (error feedback left at worker w)"),
@@ -104,7 +120,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gcbench compress --method M[:K=V,...] --in w0.npy --in w1.npy ...\n"
-		"                        [--out-dir D] [--backend cpu|cuda] [--json]\n\n"
+		"                        [--steps N] [--out-dir D] [--backend cpu|cuda] [--json]\n\n"
 		"Simulate one gradient exchange among as many workers as --in files, with the\n"
 		"collectives run in memory: every worker encodes its gradient, the payloads are\n"
 		"all-reduced or all-gathered, every worker decodes. Prints the payload each worker\n"
@@ -299,9 +315,12 @@ static int run(const struct copts *o, gc_npy *g, gc_bucket **b, float **avg)
 			goto out;
 		}
 	}
-	if (gc_simulate_step(b, o->nin, (const float *const *)in, avg, &enc, &dec, &e)) {
-		gc_error("%s", e.msg);
-		goto out;
+	for (int s = 0; s < o->steps; s++) {
+		enc = dec = 0;          /* the last step's times */
+		if (gc_simulate_step(b, o->nin, (const float *const *)in, avg, &enc, &dec, &e)) {
+			gc_error("step %d: %s", s, e.msg);
+			goto out;
+		}
 	}
 	report(o, g, b[0], avg, enc, dec);
 	rc = o->out_dir ? write_outputs(o, g, b, avg) : 0;

@@ -8,25 +8,30 @@
 #include "db/q_history.h"
 #include "log.h"
 #include "netem/rate.h"
-#include "orchestrator/run/run.h"
+#include "orchestrator/ops/run_view.h"
 #include "orchestrator/ops/regress.h"
 #include "orchestrator/ops/table.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gcbench history --model M --method X [--bandwidth B] [--job ID]\n"
-		"                       [--partition P] [--db PATH] [--json]\n\n"
+		"usage: gcbench history --model M --method X [--bandwidth B] [--network N]\n"
+		"                       [--job ID] [--partition P] [--db PATH] [--json]\n\n"
 		"Show the speedup of method X over the sweep's baseline (sync SGD) for model M\n"
 		"at every point, one row per sweep (each night of a scheduled sweep is its own\n"
 		"row) with its environment (driver, CUDA, NCCL, tag), oldest first: how a\n"
 		"compression method's benefit moved from night to night and as the stack\n"
 		"changed. params shows only what differs from the method's defaults (a\n"
-		"command's in full), after STACK/ for a run of a spec with stacks:.\n\n"
+		"command's in full), after STACK/ for a run of a spec with stacks:. network is\n"
+		"'uniform' or the point's network axes joined by '+' ('slow n3:0.5', 'uplink\n"
+		"2:1', 'bg 1', 'trace:square.txt'); each row's baseline ran on the same network.\n\n"
 		"options:\n"
 		"  --model M        the model (as in the sweep spec)\n"
 		"  --method X       the method (signsgd, mstopk, powersgd, ...)\n"
 		"  --bandwidth B    only this cap, in tc units (10gbit, 500mbit)\n"
+		"  --network N      only rows whose network is N, has N as one of its '+'\n"
+		"                   parts ('slow n3:0.5'), or has a part of kind N ('uniform',\n"
+		"                   'slow', 'uplink', 'bg', 'trace')\n"
 		"  --job ID         only the runs of this SLURM job (runs.slurm_job)\n"
 		"  --partition P    only the runs in this SLURM partition\n"
 		"  --db PATH        the results database (default gcbench.db)\n"
@@ -36,9 +41,9 @@ static void usage(FILE *f)
 		"  gcbench history --db lab.db --model resnet50 --method powersgd --bandwidth 10gbit\n");
 }
 
-#define NCOL 11
+#define NCOL 12
 static const char *const head[NCOL] = { "sweep", "started", "driver", "cuda", "nccl", "tag",
-	"params", "bandwidth", "pxb", "iter_ms", "speedup" };
+	"params", "bandwidth", "network", "pxb", "iter_ms", "speedup" };
 
 struct rows {
 	gc_table t;
@@ -52,7 +57,7 @@ static int add_row(const struct gc_db_history_row *h, void *arg)
 	char sweep[24], date[32] = "-", bw[32] = "unlimited", pb[32], ms[32], sp[32], params[192];
 	char brief[160];
 	const char *row[NCOL] = { sweep, date, h->driver, h->cuda, h->nccl, h->tag, params, bw,
-				  pb, ms, sp };
+				  h->network, pb, ms, sp };
 	time_t tt = (time_t)h->started;
 	struct tm tm;
 
@@ -72,12 +77,12 @@ static int add_row(const struct gc_db_history_row *h, void *arg)
 	return gc_table_add(t, row) ? 1 : 0;
 }
 
-enum { H_MODEL = 1, H_METHOD, H_DB, H_BW, H_JSON, H_JOB, H_PART };
+enum { H_MODEL = 1, H_METHOD, H_DB, H_BW, H_JSON, H_JOB, H_PART, H_NET };
 static const struct gc_opt history_opts[] = {
 	{ "--model", NULL, GC_OPT_ARG, H_MODEL }, { "--method", NULL, GC_OPT_ARG, H_METHOD },
 	{ "--db", NULL, GC_OPT_ARG, H_DB }, { "--bandwidth", NULL, GC_OPT_ARG, H_BW },
 	{ "--json", NULL, 0, H_JSON }, { "--job", NULL, GC_OPT_ARG, H_JOB },
-	{ "--partition", NULL, GC_OPT_ARG, H_PART },
+	{ "--partition", NULL, GC_OPT_ARG, H_PART }, { "--network", NULL, GC_OPT_ARG, H_NET },
 };
 
 struct history_args {
@@ -86,6 +91,7 @@ struct history_args {
 	int json;
 	char job[32];              /* "" when not given */
 	const char *partition;     /* NULL when not given */
+	const char *network;       /* NULL when not given */
 };
 
 /* 0 to go on, else the exit status (help, version, a mistake). */
@@ -116,6 +122,12 @@ static int parse_args(int argc, char **argv, struct history_args *a, int *stop)
 						"[A-Za-z0-9._-] (as sinfo shows it)", o.val), 2;
 			a->partition = o.val;
 			break;
+		case H_NET:
+			if (!*o.val || strlen(o.val) > 512)
+				return gc_error("invalid --network '%.64s': give a network as history "
+						"shows it ('uniform', 'slow n3:0.5', 'slow')", o.val), 2;
+			a->network = o.val;
+			break;
 		case H_BW:
 			if (gc_bw_parse(o.val, GC_BW_BARE_GBIT, &b, &e))
 				return gc_error("invalid --bandwidth: %s", e.msg), 2;
@@ -134,7 +146,8 @@ static int parse_args(int argc, char **argv, struct history_args *a, int *stop)
 
 int cmd_history(int argc, char **argv)
 {
-	struct history_args a = { NULL, NULL, "gcbench.db", -1, 0, "", NULL };
+	struct history_args a = { NULL, NULL, "gcbench.db", -1, 0, "", NULL, NULL };
+	struct gc_db_history_filter f;
 	gc_db *db = NULL;
 	struct rows rs = { .json = 0 };
 	gc_table *t = &rs.t;
@@ -147,9 +160,10 @@ int cmd_history(int argc, char **argv)
 	if (gc_db_open(a.db, GC_DB_READONLY, &db, &e))
 		return gc_error("cannot open database '%s': %s", a.db, e.msg), GC_EXIT_ENV;
 	rs.json = a.json;
-	gc_table_init(t, NCOL, head, "lllllllrrrr", 6);
-	rc = gc_db_history_job(db, a.model, a.method, a.bw, a.job[0] ? a.job : NULL,
-			       a.partition, add_row, &rs, &e);
+	gc_table_init(t, NCOL, head, "llllllllrrrr", 6);
+	f = (struct gc_db_history_filter){ a.model, a.method, a.bw, a.job[0] ? a.job : NULL,
+					   a.partition, a.network };
+	rc = gc_db_history_filter(db, &f, add_row, &rs, &e);
 	gc_db_close(db);
 	if (!rc && t->oom)
 		rc = gc_fail(&e, GC_E_NOMEM, "out of memory");
@@ -171,8 +185,9 @@ int cmd_history(int argc, char **argv)
 		gc_table_print(t, stdout, GC_SUMMARY_WIDTH);
 	gc_table_release(t);
 	if (!n)
-		printf("no ok runs of %s with %s (and its baseline)%s%s%s%s in %s\n", a.model,
+		printf("no ok runs of %s with %s (and its baseline)%s%s%s%s%s%s in %s\n", a.model,
 		       a.method, a.job[0] ? " in job " : "", a.job, a.partition ?
-		       " in partition " : "", a.partition ? a.partition : "", a.db);
+		       " in partition " : "", a.partition ? a.partition : "",
+		       a.network ? " on network " : "", a.network ? a.network : "", a.db);
 	return 0;
 }

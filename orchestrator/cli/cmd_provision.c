@@ -6,8 +6,9 @@
 #include "commands.h"
 #include "log.h"
 #include "orchestrator/remote/provision.h"
-#include "orchestrator/run/run.h"
+#include "orchestrator/run/run_opts.h"
 #include "orchestrator/run/run_setup.h"
+#include "home.h"
 
 static const char provision_usage[] =
 "usage: gcbench provision [--inventory INV.yaml] [--install-deps] [--json]\n"
@@ -82,7 +83,7 @@ int cmd_provision(int argc, char **argv)
 		return gc_cli_opts_stop(&p, r, provision_help);
 	po.install_deps = install_deps;
 	o.inventory_path = inventory;
-	rc = gc_run_setup_nodes(&o, &c, lockpath, sizeof(lockpath), &e);
+	rc = gc_run_setup_nodes(&o, &c, NULL, lockpath, sizeof(lockpath), &e);
 	gc_self_dir(self, sizeof(self));
 	rc = rc ? rc : gc_build_init(&b, self, NULL, 0, &e);
 	rc = rc ? rc : gc_provision_nodes(c.nodes, c.n_nodes, &b, &po, &e);

@@ -43,7 +43,7 @@ static const char run_usage_tail[] =
 "  sqlite3 gcbench.db 'SELECT method, bw_cap_bps/1e9, speedup FROM speedup'\n"
 "\n";
 
-static struct gc_run_opts ro = { .db_path = "gcbench.db", .calibrate_s = 1, .deadline_s = 60,
+static struct gc_run_opts ro = { .db_path = "gcbench.db", .calibrate_s = 0.5, .deadline_s = 60,
 				  .calibration_max_age_s = 3600 };
 
 static gc_rc resume_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
@@ -86,7 +86,7 @@ static const struct gc_option run_opts[] = {
 	GC_OPTION_FLAG("--install-deps", NULL, &ro.install_deps,
 		"provisioning may apt-get a missing library (root login)"),
 	GC_OPTION_SECONDS("--calibrate", NULL, &ro.calibrate_s, 0, 86400, "T",
-		"time of goodput probe per node pair and cap (default 1s;\n"
+		"time of goodput probe per node pair and cap (default 0.5s;\n"
 		"0 skips calibration); a cap is probed once per sweep, its\n"
 		"later points store the same measurement"),
 	GC_OPTION_SECONDS("--calibration-max-age", NULL, &ro.calibration_max_age_s, 0, 7 * 86400,

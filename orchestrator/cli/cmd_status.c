@@ -8,7 +8,7 @@
 #include "db/db.h"
 #include "log.h"
 #include "netem/rate.h"
-#include "orchestrator/run/run.h"
+#include "orchestrator/ops/run_view.h"
 #include "orchestrator/ops/table.h"
 #include "strutil.h"
 

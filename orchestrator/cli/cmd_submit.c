@@ -13,7 +13,7 @@
 #include "log.h"
 #include "orchestrator/remote/slurm.h"
 #include "orchestrator/run/run.h"
-#include "orchestrator/run/run_setup.h"
+#include "home.h"
 #include "orchestrator/run/validate.h"
 #include "orchestrator/spec/spec.h"
 #include "strutil.h"
@@ -280,8 +280,7 @@ int cmd_submit(int argc, char **argv)
 {
 	struct submit_opts o = { .db = "gcbench.db" };
 	struct gc_run_opts ro;
-	struct gc_spec spec;
-	struct gc_sweep sw;
+	struct gc_run_plan plan;
 	char spec_abs[PATH_MAX], db_abs[PATH_MAX], inv_abs[PATH_MAX], self[PATH_MAX];
 	char dbdir[PATH_MAX], script[PATH_MAX + 256], out[PATH_MAX + 256], name[128], job[64];
 	char home[PATH_MAX + 16], conf[PATH_MAX + 16], self_worker[PATH_MAX + 16], needs[4200];
@@ -306,22 +305,17 @@ int cmd_submit(int argc, char **argv)
 	ro.spec_path = spec_abs;
 	ro.db_path = db_abs;
 	ro.inventory_path = o.inventory && strcmp(o.inventory, "slurm") ? inv_abs : NULL;
-	if (gc_run_check(&ro, NULL, &e)) {
+	if (gc_run_plan_load(&ro, &plan, &e)) {   /* the spec read once: checked, then used */
 		gc_error("%s", e.msg);
 		return GC_EXIT_USAGE;
 	}
-	if (gc_run_load_spec(spec_abs, &spec, &sw, &e)) {
-		gc_error("%s", e.msg);
-		return GC_EXIT_USAGE;
-	}
-	caps = any_cap(&sw);
-	snprintf(name, sizeof(name), "gcbench-%.60s", spec.name);
+	caps = any_cap(&plan.sw);
+	snprintf(name, sizeof(name), "gcbench-%.60s", plan.spec.name);
 	for (char *p = name; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
 		      *p == '-' || *p == '_' || *p == '.'))
 			*p = '_';
-	gc_sweep_release(&sw);
-	gc_spec_release(&spec);
+	gc_run_plan_release(&plan);
 	gc_strlcpy(dbdir, db_abs, sizeof(dbdir));
 	*strrchr(dbdir, '/') = 0;
 	snprintf(script, sizeof(script), "%s/%s.sbatch", *dbdir ? dbdir : "", name + 8);

@@ -26,25 +26,6 @@ void gc_notify_opts_default(gc_notify_opts *o)
 	o->deadline_ms = 30000;
 }
 
-gc_rc gc_notify_type_parse(const char *s, gc_notify_type *t, gc_err *e)
-{
-	if (s && !strcmp(s, "webhook")) {
-		*t = GC_NOTIFY_WEBHOOK;
-		return GC_OK;
-	}
-	if (s && !strcmp(s, "slack")) {
-		*t = GC_NOTIFY_SLACK;
-		return GC_OK;
-	}
-	return gc_fail(e, GC_E_INVAL, "unknown notification type '%s': use 'webhook' "
-		       "(generic JSON) or 'slack' (incoming webhook)", s ? s : "");
-}
-
-const char *gc_notify_type_name(gc_notify_type t)
-{
-	return t == GC_NOTIFY_SLACK ? "slack" : "webhook";
-}
-
 const char *gc_notify_kind_name(gc_notify_kind k)
 {
 	switch (k) {

@@ -21,15 +21,8 @@
 
 #include <stddef.h>
 
+#include "orchestrator/spec/notify_target.h"
 #include "result.h"
-
-typedef enum gc_notify_type { GC_NOTIFY_WEBHOOK, GC_NOTIFY_SLACK } gc_notify_type;
-
-/* One target. url_env is borrowed: the name of the variable holding the URL. */
-typedef struct gc_notify_target {
-	gc_notify_type type;
-	const char *url_env;
-} gc_notify_target;
 
 typedef enum gc_notify_kind {
 	GC_NOTIFY_SWEEP_FINISHED,
@@ -56,9 +49,6 @@ typedef struct gc_notify_opts {
 
 void gc_notify_opts_default(gc_notify_opts *o);
 
-/* "webhook" or "slack" -> type. GC_E_INVAL (message in e) otherwise. */
-gc_rc gc_notify_type_parse(const char *s, gc_notify_type *t, gc_err *e);
-const char *gc_notify_type_name(gc_notify_type t);
 /* "sweep_finished", "sweep_failed", "regression", "test". */
 const char *gc_notify_kind_name(gc_notify_kind k);
 

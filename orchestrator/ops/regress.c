@@ -7,6 +7,7 @@
 
 #include "db/q_regress.h"
 #include "bootstrap.h"
+#include "grow.h"
 #include "stats.h"
 #include "strutil.h"
 
@@ -309,12 +310,8 @@ static gc_rc run_mark(struct spoint *p, int64_t run)
 {
 	if (p->nruns && p->last_run == run)
 		return GC_OK;
-	if (p->nruns + 2 > p->offcap) {
-		void *nv = realloc(p->off, (p->offcap = p->offcap ? p->offcap * 2 : 8) * sizeof *p->off);
-		if (!nv)
-			return GC_E_NOMEM;
-		p->off = nv;
-	}
+	if (GC_GROW(p->off, p->offcap, p->nruns + 2, 8))
+		return GC_E_NOMEM;
 	p->off[p->nruns++] = p->n;
 	p->last_run = run;
 	return GC_OK;
@@ -325,27 +322,18 @@ static gc_rc run_mark(struct spoint *p, int64_t run)
 static gc_rc side_add(struct side *s, const gc_regress_point *k, int64_t run, double v)
 {
 	struct spoint *p = s->n ? &s->v[s->n - 1] : NULL;
-	void *nv;
 
 	if (!p || !same_key(&p->key, k, 1) || strcmp(p->key.baseline, k->baseline)) {
-		if (s->n == s->cap) {
-			nv = realloc(s->v, (s->cap = s->cap ? s->cap * 2 : 16) * sizeof *s->v);
-			if (!nv)
-				return GC_E_NOMEM;
-			s->v = nv;
-		}
+		if (GC_GROW(s->v, s->cap, s->n + 1, 16))
+			return GC_E_NOMEM;
 		p = &s->v[s->n++];
 		memset(p, 0, sizeof *p);
 		p->key = *k;
 	}
 	if (run_mark(p, run))
 		return GC_E_NOMEM;
-	if (p->n == p->cap) {
-		nv = realloc(p->x, (p->cap = p->cap ? p->cap * 2 : 64) * sizeof *p->x);
-		if (!nv)
-			return GC_E_NOMEM;
-		p->x = nv;
-	}
+	if (GC_GROW(p->x, p->cap, p->n + 1, 64))
+		return GC_E_NOMEM;
 	p->x[p->n++] = v;
 	p->off[p->nruns] = p->n;
 	return GC_OK;

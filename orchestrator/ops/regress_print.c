@@ -8,7 +8,7 @@
 #include "json.h"
 #include "netem/rate.h"
 #include "bootstrap.h"
-#include "orchestrator/run/run.h"
+#include "run_view.h"
 #include "table.h"
 #include "strutil.h"
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "stats.h"
 #include "strutil.h"
 
@@ -48,16 +49,12 @@ static gc_regress_spoint *point_get(gc_regress_series *s, const gc_regress_point
 				    const char *id)
 {
 	gc_regress_spoint *p;
-	void *nv;
 
 	for (size_t i = 0; i < s->npts; i++)
 		if (!strcmp(s->pt[i].id, id))
 			return &s->pt[i];
-	if (s->npts == s->cap) {
-		if (!(nv = realloc(s->pt, (s->cap = s->cap ? 2 * s->cap : 16) * sizeof *s->pt)))
-			return NULL;
-		s->pt = nv;
-	}
+	if (GC_GROW(s->pt, s->cap, s->npts + 1, 16))
+		return NULL;
 	p = &s->pt[s->npts];
 	memset(p, 0, sizeof *p);
 	p->key = *k;
@@ -109,7 +106,6 @@ static int night_sample(const struct gc_db_iter_sample *x, void *arg)
 	struct night_load *l = arg;
 	gc_regress_point k;
 	char id[512];
-	void *nv;
 
 	key_of(x, &k, id, sizeof id);
 	if (strcmp(id, l->id)) {
@@ -122,12 +118,9 @@ static int night_sample(const struct gc_db_iter_sample *x, void *arg)
 		l->runs++;
 		l->last_run = x->run_id;
 	}
-	if (l->n == l->cap) {
-		if (!(nv = realloc(l->x, (l->cap = l->cap ? 2 * l->cap : 256) * sizeof *l->x))) {
-			l->rc = GC_E_NOMEM;
-			return 1;
-		}
-		l->x = nv;
+	if (GC_GROW(l->x, l->cap, l->n + 1, 256)) {
+		l->rc = GC_E_NOMEM;
+		return 1;
 	}
 	l->x[l->n++] = x->t_iter;
 	return 0;

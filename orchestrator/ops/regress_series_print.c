@@ -9,7 +9,7 @@
 #include "buf.h"
 #include "json.h"
 #include "netem/rate.h"
-#include "orchestrator/run/run.h"
+#include "run_view.h"
 #include "strutil.h"
 #include "table.h"
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "strutil.h"
 
 void gc_series_set_release(gc_series_set *s)
@@ -23,11 +24,8 @@ static gc_rc set_grow(gc_series_set *s, int new_point)
 {
 	void *nv;
 
-	if (s->n == s->cap) {
-		if (!(nv = realloc(s->y, (s->cap = s->cap ? 2 * s->cap : 64) * sizeof *s->y)))
-			return GC_E_NOMEM;
-		s->y = nv;
-	}
+	if (GC_GROW(s->y, s->cap, s->n + 1, 64))
+		return GC_E_NOMEM;
 	if (new_point && s->npoints + 2 > s->pcap) {
 		s->pcap = s->pcap ? 2 * s->pcap : 16;
 		if (!(nv = realloc(s->off, s->pcap * sizeof *s->off)))

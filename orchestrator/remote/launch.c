@@ -88,14 +88,10 @@ static gc_rc check_values(const gc_launch *l, gc_err *e)
 	const char *what[] = { "worker path", "ssh_config", "iface", "oob interface", "backend",
 			       "method", "workload", "output path", "mpirun", "hostfile",
 			       "data subnet" };
-	size_t i;
 	gc_rc rc = check_tokens(l, vals, what, sizeof(vals) / sizeof(vals[0]), e);
 
 	if (rc)
 		return rc;
-	for (i = 0; i < l->nparams; i++)
-		if (!gc_is_safe_token(l->params[i]))
-			return gc_fail(e, GC_E_INVAL, "refusing parameter '%s': not a safe token", l->params[i]);
 	if (!l->worker || !l->method || !l->workload || !l->out_pattern || !l->iface)
 		return gc_fail(e, GC_E_INVAL, "launch lacks worker, method, workload, iface or output");
 	if (l->worker[0] != '/' && !l->data_cidr)
@@ -187,28 +183,18 @@ static void add_program(struct argv_buf *a, const gc_launch *l)
 
 static void add_worker(struct argv_buf *a, const gc_launch *l)
 {
-	size_t i;
+	char params[256] = "";
 
 	add_program(a, l);
 	add(a, "--backend");
 	add(a, l->backend ? l->backend : "mpi");
 	add(a, "--method");   /* NAME[:k=v,...], the one method syntax */
-	if (!l->nparams) {
+	if (l->params)
+		gc_params_format(l->params, params, sizeof(params));
+	if (params[0])
+		addf(a, "%s:%s", l->method, params);
+	else
 		add(a, l->method);
-	} else {
-		gc_buf m;
-		gc_buf_init(&m);
-		gc_buf_puts(&m, l->method);
-		for (i = 0; i < l->nparams; i++) {
-			gc_buf_putc(&m, i ? ',' : ':');
-			gc_buf_puts(&m, l->params[i]);
-		}
-		if (gc_buf_rc(&m))
-			a->rc = GC_E_NOMEM;
-		else
-			add(a, gc_buf_str(&m));
-		gc_buf_release(&m);
-	}
 	add(a, "--workload");
 	add(a, l->workload);
 	add(a, "--iters");

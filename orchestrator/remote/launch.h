@@ -42,11 +42,11 @@
 #include <stddef.h>
 
 #include "buf.h"
+#include "kernels/params.h"
 #include "nodes.h"
 #include "result.h"
 
 #define GC_LAUNCH_MAX_HOSTS 256
-#define GC_LAUNCH_MAX_PARAMS 16
 #define GC_LAUNCH_MAX_ENV 64
 #define GC_LAUNCH_ENV_LEN 360
 
@@ -65,8 +65,8 @@ typedef struct gc_launch {
 	const char *oob_include;       /* interface or CIDR for OpenMPI's control channel, or NULL */
 	const char *backend;           /* "mpi" or "nccl" */
 	const char *method;
-	const char *params[GC_LAUNCH_MAX_PARAMS]; /* "key=value" */
-	size_t nparams;
+	const gc_params *params;       /* the method's parameters, or NULL (none): written
+	                                * once, by gc_params_format, into --method NAME:k=v,... */
 	const char *workload;          /* "replay:resnet50", "train:mlp" */
 	int iters, warmup, batch;
 	double compute_scale;

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "netem/pids.h"
-#include "run_setup.h"
+#include "home.h"
 #include "strutil.h"
 
 /* dst = src with control characters as '?', cut to fit */

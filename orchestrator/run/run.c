@@ -13,48 +13,18 @@
 #include "lock.h"
 #include "orchestrator/ops/notify.h"
 #include "progress.h"
-#include "orchestrator/remote/provision.h"
+#include "run_provision.h"
 #include "resume.h"
+#include "interrupt.h"
 #include "run.h"
+#include "run_point.h"
+#include "run_summary.h"
 #include "run_racks.h"
 #include "run_setup.h"
 #include "run_slurm.h"
 #include "validate.h"
 #include "proc.h"
 #include "strutil.h"
-
-static volatile sig_atomic_t run_stop;
-
-int gc_run_interrupted(void)
-{
-	return run_stop != 0;
-}
-
-static void on_signal(int sig)
-{
-	static const char msg[] = "\ngcbench: stopping: finishing cleanup (links restored, point marked interrupted)\n";
-	(void)sig;
-	if (run_stop) {
-		/* a second Ctrl-C: still never leave links capped; cleanup continues */
-		return;
-	}
-	run_stop = 1;
-	gc_proc_interrupt();
-	if (write(2, msg, sizeof(msg) - 1) < 0) {
-	}
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
 
 static gc_rc restore_one(size_t i, void *arg, gc_err *e)
 {
@@ -237,18 +207,21 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	uint64_t t0 = 0;
 	int n = 0;
 	size_t i;
-	gc_rc rc;
+	struct gc_run_plan plan;   /* every input read once: spec, points, inventory */
+	gc_rc rc = gc_run_plan_load(c->o, &plan, e);
 
-	rc = gc_run_load_spec(c->o->spec_path, &s->spec, &s->sw, e);
-	rc = rc ? (rc == GC_E_NOMEM ? rc : GC_E_INVAL) : gc_run_validate(c->o, &s->spec, &s->sw, e);
 	if (rc)
 		return rc;
+	s->spec = plan.spec, s->sw = plan.sw;   /* the sweep's from here; inv: setup's */
+	memset(&plan.spec, 0, sizeof(plan.spec)), memset(&plan.sw, 0, sizeof(plan.sw));
 	s->pts = calloc(s->sw.n ? s->sw.n : 1, sizeof(*s->pts));
-	if (!s->pts)
+	if (!s->pts) {
+		gc_run_plan_release(&plan);
 		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	}
 	for (i = 0; i < s->sw.n; i++)
 		gc_exec_point_init(&s->pts[i], &s->spec, &s->sw.pts[i]);
-	rc = gc_run_setup_nodes(c->o, c, lockpath, sizeof(lockpath), e);
+	rc = gc_run_setup_nodes(c->o, c, &plan.inv, lockpath, sizeof(lockpath), e);
 	rc = rc ? rc : gc_run_place_points(c, s->pts, s->sw.n, e);
 	if (rc || c->o->dry_run)
 		return rc;
@@ -336,7 +309,7 @@ int gc_sweep_run(const struct gc_run_opts *o)
 	gc_err e = { "" };
 	int status;
 
-	install_signals();
+	gc_run_install_signals();
 	gc_phase_init(&c.ph);
 	rc = prepare(&c, &s, &e);
 	if (!rc && o->dry_run)

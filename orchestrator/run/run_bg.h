@@ -38,7 +38,7 @@
 #include "result.h"
 #include "keeper.h"
 #include "placement.h"
-#include "run.h"
+#include "sweep_ctx.h"
 
 #define GC_BG_PORT 5310
 

@@ -19,7 +19,8 @@
 #include "each_node.h"
 #include "lock.h"
 #include "placement.h"
-#include "run.h"
+#include "interrupt.h"
+#include "run_point.h"
 #include "run_racks.h"
 #include "run_bg.h"
 #include "run_slurm.h"
@@ -113,10 +114,9 @@ static int worker_path(const struct gc_sweep_ctx *c, const struct gc_placement *
 
 static gc_rc fill_launch(const struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 			 const struct gc_placement *pl, int64_t run_id, gc_launch *l,
-			 char *params_buf, char *worker, char *out, gc_err *e)
+			 char *worker, char *out, gc_err *e)
 {
 	size_t i;
-	char *tok, *save = NULL;
 
 	memset(l, 0, sizeof(*l));
 	if (worker_path(c, pl, worker, 1100))
@@ -154,10 +154,7 @@ static gc_rc fill_launch(const struct gc_sweep_ctx *c, const struct gc_exec_poin
 		long cores = sysconf(_SC_NPROCESSORS_ONLN);
 		l->threads = cores > l->world ? (int)(cores / l->world) : 1;
 	}
-	strcpy(params_buf, p->pt->method->params_text);
-	for (tok = strtok_r(params_buf, ",", &save); tok && l->nparams < GC_LAUNCH_MAX_PARAMS;
-	     tok = strtok_r(NULL, ",", &save))
-		l->params[l->nparams++] = tok;
+	l->params = &p->pt->method->params;
 	if (l->nhosts == 0)
 		return gc_fail(e, GC_E_INVAL, "the inventory has no hosts");
 	return GC_OK;
@@ -318,7 +315,7 @@ static gc_rc shape_one(size_t i, void *arg, gc_err *e)
 	struct shape_job *j = arg;       /* slow: a host's factor on the cap */
 	if (gc_run_racks_approx(j->c, j->pt))   /* racks on real hosts (run_racks.h) */
 		return gc_run_racks_node_shape(j->c, j->spec, j->pt, i, e);
-	return gc_node_shape(&j->c->nodes[i], gc_spec_host_cap(j->spec, j->rate,
+	return gc_node_shape(&j->c->nodes[i], gc_spec_host_cap(j->pt->slow, j->rate,
 							      j->c->nodes[i].name),
 			     j->delay, &j->got[i], e);
 }
@@ -378,7 +375,8 @@ static void probe(struct gc_sweep_ctx *c, int64_t run_id, size_t used, size_t pa
 /* An earlier sweep's probe of the same links (db/q_calibration.h), within
  * --calibration-max-age: 1 and k filled in, or 0. */
 static int calibration_reuse(struct gc_sweep_ctx *c, int64_t run_id, size_t used, size_t pairs,
-			     const struct gc_spec *spec, uint64_t cap, struct gc_calibration *k)
+			     const struct gc_spec_slowset *slow, uint64_t cap,
+			     struct gc_calibration *k)
 {
 	struct gc_db_cal_pair q[GC_CAL_MAX_PAIRS];
 	char bw[32];
@@ -391,7 +389,7 @@ static int calibration_reuse(struct gc_sweep_ctx *c, int64_t run_id, size_t used
 	for (i = 0; i < n; i++) {
 		q[i].src = c->nodes[i].name;
 		q[i].dst = c->nodes[(i + 1) % used].name;
-		q[i].cap_bps = gc_spec_host_cap(spec, cap, q[i].src);
+		q[i].cap_bps = gc_spec_host_cap(slow, cap, q[i].src);
 	}
 	if (gc_db_calibration_find(c->db, run_id, q, n, gc_wall_s() - c->o->calibration_max_age_s,
 				   &probe, &e)) {
@@ -415,17 +413,19 @@ static int calibration_reuse(struct gc_sweep_ctx *c, int64_t run_id, size_t used
  * an earlier sweep's probe of the same links is reused by reference (runs.
  * calibration_run) unless the point plays a trace (fresh: its links vary). */
 static void calibrate(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
-		      const struct gc_spec *spec, uint64_t cap, uint32_t delay_us, int fresh)
+		      const struct gc_spec_slowset *slow, uint64_t cap, uint32_t delay_us,
+		      int fresh)
 {
 	struct gc_calibration *k = &c->cal;
 	size_t i, pairs = c->o->calibrate_all ? used : 1;
 
 	if (c->o->calibrate_s <= 0 || used < 2)
 		return;
-	if (!(k->valid && k->cap == cap && k->delay_us == delay_us && k->used == used &&
-	      k->pairs == pairs)) {
+	if (!(k->valid && k->cap == cap && k->slow == slow && k->delay_us == delay_us &&
+	      k->used == used && k->pairs == pairs)) {
 		k->valid = 1, k->cap = cap, k->delay_us = delay_us, k->used = used, k->pairs = pairs;
-		if (fresh || !calibration_reuse(c, run_id, used, pairs, spec, cap, k))
+		k->slow = slow;
+		if (fresh || !calibration_reuse(c, run_id, used, pairs, slow, cap, k))
 			probe(c, run_id, used, pairs, k);
 	}
 	{
@@ -438,7 +438,7 @@ static void calibrate(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
 		gc_err e;
 		/* the sender's own cap: slow: may lower it */
 		if (gc_db_link_add(c->db, run_id, a->name, b->name,
-				   gc_spec_host_cap(spec, cap, a->name), k->bps[i], k->rtt[i], &e))
+				   gc_spec_host_cap(slow, cap, a->name), k->bps[i], k->rtt[i], &e))
 			gc_warn("cannot store the calibration: %s", e.msg);
 	}
 }
@@ -718,14 +718,14 @@ static gc_rc launch(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 		    const struct gc_placement *pl, int64_t run_id, gc_proc_result *res, char *why,
 		    size_t whylen, gc_err *e)
 {
-	char params[256], worker[1100], out[1200], hostfile[1300], sshcfg[1300];
+	char worker[1100], out[1200], hostfile[1300], sshcfg[1300];
 	char bin[1100], files[1100], rdir[1200], master[64];
 	gc_proc_opts o = { p->spec->timeout_s, 0, job_failed_marks, GC_STALL_GRACE_S };
 	gc_launch l;
 	char **argv, **cmd = NULL;
 	gc_rc rc;
 
-	rc = fill_launch(c, p, pl, run_id, &l, params, worker, out, e);
+	rc = fill_launch(c, p, pl, run_id, &l, worker, out, e);
 	rc = rc ? rc : fill_command(c, p, run_id, &l, &cmd, bin, files, rdir, master, e);
 	rc = rc ? rc : write_reach(c, &l, run_id, hostfile, sshcfg, e);
 	rc = rc ? rc : gc_launch_argv(&l, &argv, e);
@@ -740,18 +740,19 @@ static gc_rc launch(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 	return rc;
 }
 
-/* net (a JSON object, owned) with "slow":{"HOST":FACTOR,...} added when the spec has
- * slow: (host names are [A-Za-z0-9._-]: nothing to escape); NULL when out of memory. */
-static char *with_slow(char *net, const struct gc_spec *s)
+/* net (a JSON object, owned) with "slow":{"HOST":FACTOR,...} added when the point's
+ * value of slow: names hosts (host names are [A-Za-z0-9._-]: nothing to escape); NULL
+ * when out of memory. */
+static char *with_slow(char *net, const struct gc_spec_slowset *sl)
 {
 	gc_buf b = GC_BUF_INIT;
 	size_t n = net ? strlen(net) : 0;
 
-	if (!net || !s->n_slow || n < 2 || net[n - 1] != '}')
+	if (!net || !sl || !sl->n || n < 2 || net[n - 1] != '}')
 		return net;
 	gc_buf_addf(&b, "%.*s%s\"slow\":{", (int)(n - 1), net, n > 2 ? "," : "");
-	for (size_t i = 0; i < s->n_slow; i++)
-		gc_buf_addf(&b, "%s\"%s\":%.9g", i ? "," : "", s->slow[i].host, s->slow[i].factor);
+	for (size_t i = 0; i < sl->n; i++)
+		gc_buf_addf(&b, "%s\"%s\":%.9g", i ? "," : "", sl->host[i].host, sl->host[i].factor);
 	gc_buf_addf(&b, "}}");
 	free(net);
 	return gc_buf_take(&b);
@@ -760,7 +761,7 @@ static char *with_slow(char *net, const struct gc_spec *s)
 static gc_rc begin_run(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 		       const struct gc_placement *pl, int64_t *run_id, gc_err *e)
 {
-	char params[256], worker[1100], out[1200], hosts[2048];
+	char worker[1100], out[1200], hosts[2048];
 	const char *names[GC_PLACE_MAX_HOSTS];
 	struct gc_db_run r;
 	gc_launch l;
@@ -768,14 +769,14 @@ static gc_rc begin_run(struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 	size_t i, used = pl->used;
 	gc_rc rc;
 
-	rc = fill_launch(c, p, pl, 0, &l, params, worker, out, e);
+	rc = fill_launch(c, p, pl, 0, &l, worker, out, e);
 	if (rc)
 		return rc;
 	for (i = 0; i < used; i++)
 		names[i] = c->nodes[i].name;
 	gc_placement_hosts_text(pl, names, hosts, sizeof(hosts));
 	net = gc_run_racks_json(c, p, pl, gc_run_bg_json(with_slow(gc_launch_settings_json(&l),
-								  p->spec), c, p->spec, used));
+								  p->pt->slow), c, p->spec, used));
 	gc_point_to_run(p->spec, p->pt, c->sweep_id, (int)pl->nodes, c->env_ids ? c->env_ids[0] : 0, &r);
 	r.network_json = net;
 	rc = gc_db_run_begin(c->db, &r, run_id, e);
@@ -829,7 +830,7 @@ static gc_rc point_steps(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 		rc = gc_run_racks_shape(c, p, e);
 	gc_phase_to(&c->ph, GC_PH_CALIBRATE);
 	if (!rc && !gc_run_interrupted())
-		calibrate(c, run_id, used, p->spec, p->pt->bw_bps, point_delay_us(p->pt),
+		calibrate(c, run_id, used, p->pt->slow, p->pt->bw_bps, point_delay_us(p->pt),
 			  p->pt->trace != NULL);
 	if (!rc && p->pt->trace && !gc_run_interrupted())   /* after calibration at its mean */
 		rc = gc_run_trace_start(c, run_id, used, p, tr, e);
@@ -952,12 +953,13 @@ void gc_exec_point_init(struct gc_exec_point *x, const struct gc_spec *spec, con
 			gc_bw_format(p->uplink->bps, up, sizeof(up));
 		snprintf(x->label + n, sizeof(x->label) - n, " (uplink %s)", up);
 	}
-	if (spec->n_slow) {   /* "... (slow n3 x0.5)" */
+	if (p->slow && p->slow->n) {   /* "... (slow n3 x0.5)" */
+		const struct gc_spec_slowset *sl = p->slow;
 		size_t n = strlen(x->label);
-		for (size_t i = 0; i < spec->n_slow && n < sizeof(x->label); i++) {
+		for (size_t i = 0; i < sl->n && n < sizeof(x->label); i++) {
 			snprintf(x->label + n, sizeof(x->label) - n, "%s%s x%.9g%s",
-				 i ? ", " : " (slow ", spec->slow[i].host, spec->slow[i].factor,
-				 i + 1 == spec->n_slow ? ")" : "");
+				 i ? ", " : " (slow ", sl->host[i].host, sl->host[i].factor,
+				 i + 1 == sl->n ? ")" : "");
 			n = strlen(x->label);
 		}
 	}

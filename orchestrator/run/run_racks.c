@@ -21,7 +21,7 @@ uint64_t gc_run_rack_uplink_bps(const struct gc_sweep_ctx *c, const struct gc_sp
 		return 0;
 	for (size_t i = 0; i < c->n_nodes; i++)   /* the rack's hosts, used or not */
 		if (c->nodes[i].rack == r)
-			sum += gc_spec_host_cap(s, pt->bw_bps, c->nodes[i].name);
+			sum += gc_spec_host_cap(pt->slow, pt->bw_bps, c->nodes[i].name);
 	return gc_spec_uplink_bps(pt->uplink, sum);
 }
 
@@ -34,7 +34,7 @@ gc_rc gc_run_racks_node_shape(struct gc_sweep_ctx *c, const struct gc_spec *s,
 			      const struct gc_point *pt, size_t i, gc_err *e)
 {
 	gc_node *n = &c->nodes[i];
-	uint64_t cap = gc_spec_host_cap(s, pt->bw_bps, n->name), share;
+	uint64_t cap = gc_spec_host_cap(pt->slow, pt->bw_bps, n->name), share;
 	gc_buf d = GC_BUF_INIT;
 	size_t per = 0;
 	char bw[32], *list;

@@ -15,7 +15,7 @@
 #ifndef GC_RUN_RACKS_H
 #define GC_RUN_RACKS_H
 
-#include "run.h"
+#include "sweep_ctx.h"
 #include "placement.h"
 #include "model/racks.h"
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "home.h"
 #include "log.h"
 #include "netem/cluster.h"
 #include "orchestrator/remote/subnet.h"
@@ -22,34 +23,6 @@
 #include "strutil.h"
 
 #define LOCAL_CLUSTER "gcb"
-
-const char *gc_home(void)
-{
-	static char buf[PATH_MAX];
-	const char *h = getenv("GCBENCH_HOME");
-
-	if (h && *h)
-		return h;
-	if (getuid() == 0)
-		return "/var/lib/gcbench";
-	snprintf(buf, sizeof(buf), "%s/.local/share/gcbench", getenv("HOME") ? getenv("HOME") : "/tmp");
-	return buf;
-}
-
-void gc_self_dir(char *buf, size_t n)
-{
-	ssize_t len = readlink("/proc/self/exe", buf, n - 1);
-	char *slash;
-
-	if (len <= 0) {
-		gc_strlcpy(buf, "/usr/local/bin", n);
-		return;
-	}
-	buf[len] = 0;
-	slash = strrchr(buf, '/');
-	if (slash)
-		*slash = 0;
-}
 
 static gc_rc load_inventory(const char *path, struct gc_inventory *inv, gc_err *e)
 {
@@ -288,16 +261,20 @@ static gc_rc dry_slurm_nodes(const struct gc_run_opts *o, const struct gc_invent
 	return GC_OK;
 }
 
-gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, char *lockpath,
-			 size_t lockpath_len, gc_err *e)
+gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c,
+			 struct gc_inventory *given, char *lockpath, size_t lockpath_len, gc_err *e)
 {
 	struct gc_inventory inv = { .local = 4 };
 	char self[PATH_MAX];
 	size_t i;
 	gc_rc rc = GC_OK;
 
-	if (o->inventory_path)
+	if (given) {                       /* taken over: released below with inv */
+		inv = *given;
+		memset(given, 0, sizeof(*given));
+	} else if (o->inventory_path) {
 		rc = load_inventory(o->inventory_path, &inv, e);
+	}
 	if (!rc && o->plan_nodes && !inv.slurm)
 		rc = gc_fail(e, GC_E_INVAL, "--nodes plans a job of a 'slurm: true' inventory; "
 			     "'%s' lists its own hosts: drop --nodes", o->inventory_path);

@@ -13,12 +13,15 @@
 
 #include <stddef.h>
 
-#include "run.h"
+#include "orchestrator/spec/inventory.h"
+#include "sweep_ctx.h"
 
 /* Fill c->nodes, c->n_nodes, c->oob_cidr, c->local_work, c->remote_work, and the
- * path of the sweep lock for these nodes. */
-gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c, char *lockpath,
-			 size_t lockpath_len, gc_err *e);
+ * path of the sweep lock for these nodes, from inv: the inventory already parsed
+ * (gc_run_plan_load's; consumed: released here, on every path), or NULL to load
+ * o->inventory_path (`local: 4` without one). */
+gc_rc gc_run_setup_nodes(const struct gc_run_opts *o, struct gc_sweep_ctx *c,
+			 struct gc_inventory *inv, char *lockpath, size_t lockpath_len, gc_err *e);
 void gc_run_release_nodes(struct gc_sweep_ctx *c);
 
 /* When some point of pts asks for a nonzero latency: every node's kernel must have
@@ -32,11 +35,5 @@ gc_rc gc_run_check_latency(struct gc_sweep_ctx *c, const struct gc_exec_point *p
  * c->data_cidr to their common subnet; refuses, with a table of host, interface and
  * address on stderr, when they are not on one. */
 gc_rc gc_run_data_subnet(struct gc_sweep_ctx *c, gc_err *e);
-
-/* The directory of this program (/proc/self/exe), "/usr/local/bin" if unknown. */
-void gc_self_dir(char *buf, size_t n);
-
-/* $GCBENCH_HOME (default /var/lib/gcbench for root, ~/.local/share/gcbench else). */
-const char *gc_home(void);
 
 #endif

@@ -14,7 +14,7 @@
 
 #include "log.h"
 #include "proc.h"
-#include "run_setup.h"
+#include "home.h"
 #include "strutil.h"
 
 gc_rc gc_run_slurm_inventory(const char *o_path, const char **out, char *buf, size_t n,

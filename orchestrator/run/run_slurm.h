@@ -15,7 +15,7 @@
 
 #include "orchestrator/remote/slurm.h"
 #include "orchestrator/spec/inventory.h"
-#include "run.h"
+#include "sweep_ctx.h"
 
 /* The inventory path a run uses: o_path unless it is NULL or "slurm". For "slurm", or
  * NULL inside an allocation (SLURM_JOB_ID set), the site file: $GCBENCH_HOME/slurm.yaml,

@@ -9,9 +9,8 @@
 #include "bandwidth.h"
 #include "db/db.h"
 #include "db/q_summary.h"
-#include "kernels/compress.h"
 #include "log.h"
-#include "run.h"
+#include "run_summary.h"
 #include "orchestrator/ops/table.h"
 #include "strutil.h"
 
@@ -22,72 +21,11 @@ static const char *const head[NCOL] = { "model", "method", "params", "bandwidth"
 					"iter_ms", "base_ms", "speedup", "to_target",
 					"tta_speedup" };
 
-/* 1 if "k=v" (len bytes at tok) is one of the comma-separated items of list */
-static int has_item(const char *list, const char *tok, size_t len)
-{
-	for (const char *p = list; *p;) {
-		const char *end = strchr(p, ',');
-		size_t n = end ? (size_t)(end - p) : strlen(p);
-		if (n == len && !strncmp(p, tok, len))
-			return 1;
-		p += n + (end ? 1 : 0);
-	}
-	return 0;
-}
-
-/* 1 when workload is one gcbench's worker runs, with gcbench's methods */
-static int gcbench_workload(const char *w)
-{
-	return w && (!strcmp(w, "replay") || !strcmp(w, "train") || !strncmp(w, "replay:", 7) ||
-		     !strncmp(w, "train:", 6));
-}
-
-void gc_params_brief(const char *workload, const char *method, const char *params, char *out,
-		     size_t n)
-{
-	gc_method m;
-	gc_params d;
-	char def[256];
-	size_t o = 0;
-
-	if (!n)
-		return;
-	out[0] = '\0';
-	if (!params || !*params || !gcbench_workload(workload) || gc_method_parse(method, &m)) {
-		gc_strlcpy(out, params && *params ? params : "-", n);
-		return;
-	}
-	gc_params_default(&d, m);
-	gc_params_format(&d, def, sizeof(def));
-	for (const char *p = params; *p;) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		if (!has_item(def, p, len) && o + len + 2 <= n) {
-			if (o)
-				out[o++] = ',';
-			memcpy(out + o, p, len);
-			o += len;
-			out[o] = '\0';
-		}
-		p += len + (end ? 1 : 0);
-	}
-	if (!o)
-		gc_strlcpy(out, "defaults", n);
-}
-
-const char *gc_stack_method(const char *stack, const char *method, char *out, size_t n)
-{
-	if (!stack || !*stack || !method)
-		return method;
-	snprintf(out, n, "%s/%s", stack, method);
-	return out;
-}
-
 /* gc_db_sweep_summary callback: one row of the table, params shortened */
 static int add_row(const struct gc_db_summary_row *w, void *arg)
 {
 	gc_table *t = arg;
-	char brief[256], world[16], bw[32], method[100];
+	char brief[256], world[16], bw[160], method[100];
 	const char *row[NCOL] = { w->model, gc_stack_method(w->stack, w->method, method,
 							    sizeof method), brief, bw, world, w->iter_ms,
 				  w->base_ms, w->speedup, w->to_target, w->tta_speedup };
@@ -97,6 +35,10 @@ static int add_row(const struct gc_db_summary_row *w, void *arg)
 	if (w->bandwidth && gc_parse_u64(w->bandwidth, &bps))
 		bps = 0;
 	gc_bw_format(bps, bw, sizeof bw);
+	if (w->network && strcmp(w->network, "uniform")) {   /* "200mbit, slow n2:0.5" */
+		size_t l = strlen(bw);
+		snprintf(bw + l, sizeof bw - l, ", %.120s", w->network);
+	}
 	gc_params_brief(w->workload, w->method ? w->method : "", w->params, brief, sizeof(brief));
 	snprintf(world, sizeof(world), "%d", w->world_size);
 	return gc_table_add(t, row) ? 1 : 0;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "interrupt.h"
 #include "db/db.h"
 #include "log.h"
 #include "timing.h"

@@ -33,7 +33,7 @@
 #include "result.h"
 #include "keeper.h"
 #include "placement.h"
-#include "run.h"
+#include "sweep_ctx.h"
 
 struct gc_trace_run {
 	double start_s;       /* the players' shared start (epoch seconds) */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 /* outermost first; METHOD drives PARAMS too; a method's stacks run back to back */
-static const enum gc_axis order[] = { GC_AX_BANDWIDTH, GC_AX_UPLINK, GC_AX_LATENCY, GC_AX_WORLD,
+static const enum gc_axis order[] = { GC_AX_BANDWIDTH, GC_AX_UPLINK, GC_AX_SLOW, GC_AX_LATENCY, GC_AX_WORLD,
 				      GC_AX_BACKEND, GC_AX_MODEL, GC_AX_BATCH, GC_AX_SCALE,
 				      GC_AX_METHOD, GC_AX_STACK };
 #define NORDER (sizeof(order) / sizeof(order[0]))
@@ -51,6 +51,7 @@ static void fill_point(const struct gc_spec *s, struct gc_point *p)
 	p->compute_scale = s->compute_scale[p->ax[GC_AX_SCALE]];
 	p->stack = s->n_stacks ? &s->stacks[p->ax[GC_AX_STACK]] : NULL;
 	p->uplink = s->n_uplink ? &s->uplink[p->ax[GC_AX_UPLINK]] : NULL;
+	p->slow = s->n_slow ? &s->slow[p->ax[GC_AX_SLOW]] : NULL;
 	for (int a = 0; a < GC_AX__COUNT; a++)
 		gc_spec_axis_text(s, (enum gc_axis)a, p->ax[a], v[a], sizeof(v[a]));
 	snprintf(p->key, sizeof(p->key), "workload=%s;model=%s;method=%s;params=%s;bw=%s;"
@@ -58,10 +59,11 @@ static void fill_point(const struct gc_spec *s, struct gc_point *p)
 		 v[GC_AX_MODEL], v[GC_AX_METHOD], v[GC_AX_PARAMS], v[GC_AX_BANDWIDTH],
 		 v[GC_AX_LATENCY], v[GC_AX_WORLD], v[GC_AX_BATCH], v[GC_AX_BACKEND],
 		 v[GC_AX_SCALE], p->repeat, *v[GC_AX_STACK] ? ";stack=" : "", v[GC_AX_STACK]);
-	if (s->n_slow) {   /* only when used: keys of specs without slow: stay as they were */
+	if (p->slow && p->slow->n) {   /* only when used: keys of specs without slow: and
+				        * of the uniform point, {}, stay as they were */
 		char slow[GC_SPEC_MAX_SLOW * 80];
 		size_t len = strlen(p->key);
-		spec_slow_text(s, slow, sizeof(slow));
+		spec_slow_text(p->slow, slow, sizeof(slow));
 		snprintf(p->key + len, sizeof(p->key) - len, ";slow=%s", slow);
 	}
 	if (s->n_uplink) {   /* likewise */

@@ -1,6 +1,6 @@
 /* orchestrator/run/sweep.h: a spec expanded into points, their stable keys, and resume.
  *
- * Order (outermost first): repeat, bandwidth, uplink, latency, world_size, backend, model,
+ * Order (outermost first): repeat, bandwidth, uplink, slow, latency, world_size, backend, model,
  * batch, compute_scale, method variant, stack. Methods (and a method's stacks) are
  * innermost so that every method of a point runs back to back under the same
  * conditions (and the cap changes least often); repeats are outermost so that they are spread over the sweep's time. A zip
@@ -12,7 +12,8 @@
  *   workload=W;model=M;method=X;params=P;bw=BITS;lat=S;world=N;batch=B;backend=K;
  *   scale=F;repeat=R[;stack=S][;slow=H:F,...][;uplink=U][;bg=flows:N...]  (one line,
  *                               no spaces; values as gc_spec_axis_text; ;stack= only
- *                               for a spec with stacks:, ;slow= only for one with slow:,
+ *                               for a spec with stacks:, ;slow= only for a point whose
+ *                               value of slow: names hosts (not {}),
  *                               ;uplink= (BITS or RATIO:1) only for one with uplink: or
  *                               oversubscription:, ;bg= (spec_bg_text) only for one with
  *                               background flows)
@@ -46,6 +47,7 @@ struct gc_point {
 	double compute_scale;
 	const struct gc_spec_stack *stack;     /* workload: command: the program; else NULL */
 	const struct gc_spec_uplink *uplink;   /* uplink:/oversubscription:; else NULL */
+	const struct gc_spec_slowset *slow;    /* slow:'s value ({}: n 0); NULL without slow: */
 	char key[GC_POINT_KEY_MAX];
 };
 

@@ -182,32 +182,44 @@ static void check_ssh_files(const struct gc_inventory *inv, const char *text, st
 
 /* slow: names hosts of the inventory (local: N has n1..nN; a SLURM allocation's hosts
  * are known only inside it: gcbench run checks them there) */
+static int slow_host_known(const struct gc_inventory *inv, const char *h)
+{
+	char name[16];
+	int found = 0;
+
+	for (size_t k = 0; k < inv->n_hosts && !found; k++)
+		found = !strcmp(inv->hosts[k].name, h);
+	for (int k = 1; k <= inv->local && !found; k++) {
+		snprintf(name, sizeof(name), "n%d", k);
+		found = !strcmp(name, h);
+	}
+	return found;
+}
+
 static void check_slow(const struct gc_spec *s, const struct gc_inventory *inv,
 		       const char *inv_path, struct gc_diags *d)
 {
-	char msg[700], where[96], name[16];
+	char msg[700], where[112];
+	size_t line, col;
 
-	for (size_t i = 0; i < s->n_slow && !inv->slurm; i++) {
-		const char *h = s->slow[i].host;
-		int found = 0;
+	for (size_t v = 0; v < s->n_slow && !inv->slurm; v++)
+		for (size_t i = 0; i < s->slow[v].n; i++) {
+			const char *h = s->slow[v].host[i].host;
 
-		for (size_t k = 0; k < inv->n_hosts && !found; k++)
-			found = !strcmp(inv->hosts[k].name, h);
-		for (int k = 1; k <= inv->local && !found; k++) {
-			snprintf(name, sizeof(name), "n%d", k);
-			found = !strcmp(name, h);
+			if (slow_host_known(inv, h))
+				continue;
+			/* slow: [{...}, ...] or slow: {...} */
+			snprintf(where, sizeof(where), "slow/%zu/%s", v, h);
+			if (!s->text || !gc_yaml_locate(s->text, strlen(s->text), where, &line, &col))
+				snprintf(where, sizeof(where), "slow/%s", h);
+			if (inv->local)
+				snprintf(msg, sizeof(msg), "slow: host '%s' is not in the inventory "
+					 "(local: %d has n1 to n%d)", h, inv->local, inv->local);
+			else
+				snprintf(msg, sizeof(msg), "slow: host '%s' is not in the inventory "
+					 "'%.300s'; name one of its hosts", h, inv_path);
+			diag_path(d, s->text, where, msg);
 		}
-		if (found)
-			continue;
-		snprintf(where, sizeof(where), "slow/%s", h);
-		if (inv->local)
-			snprintf(msg, sizeof(msg), "slow: host '%s' is not in the inventory (local: %d "
-				 "has n1 to n%d)", h, inv->local, inv->local);
-		else
-			snprintf(msg, sizeof(msg), "slow: host '%s' is not in the inventory '%.300s'; "
-				 "name one of its hosts", h, inv_path);
-		diag_path(d, s->text, where, msg);
-	}
 }
 
 /* uplink:/oversubscription: needs racks in the inventory (docs/spec.md, "Racks and
@@ -282,35 +294,37 @@ static void check_bg_pairs(const struct gc_spec *s, const struct gc_inventory *i
 		}
 }
 
-/* The inventory's problems into d (its own file); GC_OK when it parsed. */
+/* Load the inventory into *inv (`local: 4` without one) and its problems into d (its
+ * own file); GC_OK when it parsed. */
 static gc_rc check_inventory(const struct gc_run_opts *o, const struct gc_spec *s,
-			     struct gc_diags *sd, struct gc_diags *d, gc_err *e)
+			     struct gc_inventory *inv, struct gc_diags *sd, struct gc_diags *d,
+			     gc_err *e)
 {
-	struct gc_inventory inv = { .local = 4 };
 	char *text = NULL;
 	size_t len = 0;
 	gc_rc rc;
 
+	memset(inv, 0, sizeof(*inv));
+	inv->local = 4;
 	if (!o->inventory_path) {   /* local: 4 */
-		check_slow(s, &inv, "local: 4", sd);
-		check_uplink(s, &inv, "local: 4", sd);
-		check_bg_pairs(s, &inv, "local: 4", sd);
+		check_slow(s, inv, "local: 4", sd);
+		check_uplink(s, inv, "local: 4", sd);
+		check_bg_pairs(s, inv, "local: 4", sd);
 		return GC_OK;
 	}
-	rc = gc_inventory_load(o->inventory_path, &inv, d, e);
+	rc = gc_inventory_load(o->inventory_path, inv, d, e);
 	if (rc)
 		return rc;
-	check_slow(s, &inv, o->inventory_path, sd);
-	check_uplink(s, &inv, o->inventory_path, sd);
-	check_bg_pairs(s, &inv, o->inventory_path, sd);
-	if (!inv.local && !inv.slurm) {   /* SLURM's GPUs come from the allocation */
+	check_slow(s, inv, o->inventory_path, sd);
+	check_uplink(s, inv, o->inventory_path, sd);
+	check_bg_pairs(s, inv, o->inventory_path, sd);
+	if (!inv->local && !inv->slurm) {   /* SLURM's GPUs come from the allocation */
 		if (gc_read_file(o->inventory_path, &text, &len, e))
 			text = NULL;
-		check_ssh_files(&inv, text, d);
-		check_gpus(s, &inv, o->inventory_path, sd);
+		check_ssh_files(inv, text, d);
+		check_gpus(s, inv, o->inventory_path, sd);
 	}
 	free(text);
-	gc_inventory_release(&inv);
 	return GC_OK;
 }
 
@@ -358,9 +372,11 @@ static gc_rc check_db(const struct gc_run_opts *o)
 	return GC_OK;
 }
 
-gc_rc gc_run_validate(const struct gc_run_opts *o, const struct gc_spec *spec,
-		      const struct gc_sweep *sw, gc_err *e)
+/* Check the plan's spec and points against o's inventory (loaded into p->inv) and
+ * database; as gc_run_plan_load. */
+static gc_rc validate(const struct gc_run_opts *o, struct gc_run_plan *p, gc_err *e)
 {
+	const struct gc_spec *spec = &p->spec;
 	struct gc_diags sd, idl;
 	gc_rc irc, dbrc, rc;
 	size_t n;
@@ -368,8 +384,8 @@ gc_rc gc_run_validate(const struct gc_run_opts *o, const struct gc_spec *spec,
 	gc_diags_init(&sd, o->spec_path);
 	gc_diags_init(&idl, o->inventory_path ? o->inventory_path : "inventory");
 	check_models(o, spec, &sd);
-	check_points(spec, sw, &sd);
-	irc = check_inventory(o, spec, &sd, &idl, e);
+	check_points(spec, &p->sw, &sd);
+	irc = check_inventory(o, spec, &p->inv, &sd, &idl, e);
 	gc_diags_sort(&sd);
 	gc_diags_sort(&idl);
 	gc_diags_print(&sd, stderr);
@@ -389,19 +405,36 @@ gc_rc gc_run_validate(const struct gc_run_opts *o, const struct gc_spec *spec,
 	return rc;
 }
 
-gc_rc gc_run_check(const struct gc_run_opts *o, size_t *points, gc_err *e)
+void gc_run_plan_release(struct gc_run_plan *p)
 {
-	struct gc_spec spec = { 0 };
-	struct gc_sweep sw = { 0 };
-	gc_rc rc = gc_run_load_spec(o->spec_path, &spec, &sw, e);
+	gc_sweep_release(&p->sw);
+	gc_spec_release(&p->spec);
+	gc_inventory_release(&p->inv);
+	memset(p, 0, sizeof(*p));
+}
 
+gc_rc gc_run_plan_load(const struct gc_run_opts *o, struct gc_run_plan *p, gc_err *e)
+{
+	gc_rc rc;
+
+	memset(p, 0, sizeof(*p));
+	rc = gc_run_load_spec(o->spec_path, &p->spec, &p->sw, e);
 	if (rc)
 		rc = rc == GC_E_NOMEM ? rc : GC_E_INVAL;
 	else
-		rc = gc_run_validate(o, &spec, &sw, e);
+		rc = validate(o, p, e);
+	if (rc)
+		gc_run_plan_release(p);
+	return rc;
+}
+
+gc_rc gc_run_check(const struct gc_run_opts *o, size_t *points, gc_err *e)
+{
+	struct gc_run_plan p;
+	gc_rc rc = gc_run_plan_load(o, &p, e);
+
 	if (points)
-		*points = sw.n;
-	gc_sweep_release(&sw);
-	gc_spec_release(&spec);
+		*points = p.sw.n;
+	gc_run_plan_release(&p);
 	return rc;
 }

@@ -19,18 +19,29 @@
 
 #include <stddef.h>
 
+#include "orchestrator/spec/inventory.h"
 #include "result.h"
-#include "run.h"
+#include "run_opts.h"
+#include "sweep.h"
 
-/* Check spec (parsed from o->spec_path) and its expansion sw against o's inventory and
- * database. GC_OK, or GC_E_INVAL (bad input: exit 2) with every problem printed and a
- * summary in e; GC_E_PERM when the only problem is a database this user cannot
- * read or write (an environment error). */
-gc_rc gc_run_validate(const struct gc_run_opts *o, const struct gc_spec *spec,
-		      const struct gc_sweep *sw, gc_err *e);
+/* A sweep's inputs, each file read once and handed on: from validation to the hosts'
+ * setup (gc_run_setup_nodes takes inv) to the run. */
+struct gc_run_plan {
+	struct gc_spec spec;
+	struct gc_sweep sw;          /* spec's points */
+	struct gc_inventory inv;     /* o->inventory_path parsed; `local: 4` without one */
+};
 
-/* Load o->spec_path, expand it and gc_run_validate it (problems printed); *points gets
- * the number of points (may be NULL). For `gcbench schedule install`. */
+/* Load o->spec_path and o->inventory_path, expand the spec and check it all against
+ * the database path (problems printed). GC_OK with p filled (release it with
+ * gc_run_plan_release); else GC_E_INVAL (bad input: exit 2) with every problem printed
+ * and a summary in e, GC_E_PERM when the only problem is a database this user cannot
+ * read or write (an environment error), GC_E_NOMEM; p is then released. */
+gc_rc gc_run_plan_load(const struct gc_run_opts *o, struct gc_run_plan *p, gc_err *e);
+void gc_run_plan_release(struct gc_run_plan *p);
+
+/* gc_run_plan_load, the plan released; *points gets the number of points (may be
+ * NULL). For `gcbench schedule install`. */
 gc_rc gc_run_check(const struct gc_run_opts *o, size_t *points, gc_err *e);
 
 /* Load and expand a spec, printing its FILE:LINE:COL problems to stderr. */

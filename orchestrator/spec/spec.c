@@ -24,7 +24,7 @@ static const char *const top_keys[] = {
 
 static const char *const axis_names[GC_AX__COUNT] = {
 	"model", "method", "params", "bandwidth", "latency", "world_size", "batch",
-	"backend", "compute_scale", "stack", "uplink",
+	"backend", "compute_scale", "stack", "uplink", "slow",
 };
 
 const char *gc_axis_name(enum gc_axis a)
@@ -35,18 +35,6 @@ const char *gc_axis_name(enum gc_axis a)
 void spec_num(double v, char *buf, size_t n)
 {
 	snprintf(buf, n, "%.9g", v);
-}
-
-uint64_t gc_fnv1a64(const void *p, size_t len)
-{
-	const unsigned char *b = p;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
 }
 
 gc_rc gc_latency_parse(const char *s, double *out, gc_err *e)
@@ -226,7 +214,7 @@ static int parse_scale(struct spec_ctx *c, yaml_node_t *n, const char *t, void *
 }
 
 /* 1 when key is named in a group of the spec's zip (whose values may repeat: the
- * points are the tuples; gc_run_validate checks those for duplicate keys) */
+ * points are the tuples; gc_run_plan_load checks those for duplicate keys) */
 static int zipped(struct spec_ctx *c, const char *key)
 {
 	yaml_node_t *z = gc_yaml_get(c->doc, c->root, "zip");
@@ -559,7 +547,7 @@ static int check_root(struct spec_ctx *c)
 
 static void parse_all(struct spec_ctx *c)
 {
-	yaml_node_t *v, *v2;
+	yaml_node_t *v, *v2, *vs;
 
 	if (!check_root(c))
 		return;
@@ -580,14 +568,14 @@ static void parse_all(struct spec_ctx *c)
 		spec_ddp_methods(c, v);
 	check_baseline(c);
 	spec_parse_uplink(c);   /* before exclude: its entries may name uplink values */
+	if ((vs = gc_yaml_get(c->doc, c->root, "slow")))   /* likewise slow values */
+		spec_parse_slow(c, vs);
 	if ((v = gc_yaml_get(c->doc, c->root, "exclude")))
 		spec_parse_exclude(c, v);
 	if ((v = gc_yaml_get(c->doc, c->root, "zip")))
 		spec_parse_zip(c, v);
 	if ((v = gc_yaml_get(c->doc, c->root, "notify")))
 		spec_parse_notify(c, v);
-	if ((v = gc_yaml_get(c->doc, c->root, "slow")))
-		spec_parse_slow(c, v);
 	for (size_t i = 0; c->s->n_traces && i < c->s->n_latency; i++)
 		if (c->s->latency[i] > 0) {   /* the player's cap holds no netem delay */
 			gc_diag(c->d, c->root, "a bandwidth trace does not go with a latency yet (the "
@@ -596,8 +584,8 @@ static void parse_all(struct spec_ctx *c)
 		}
 	if ((v2 = gc_yaml_get(c->doc, c->root, "background")))
 		spec_parse_background(c, v2);
-	if (v && c->s->n_traces)   /* every host plays the same trace */
-		gc_diag(c->d, v, "'slow' and a bandwidth trace do not go together yet (every "
+	if (vs && c->s->n_traces && gc_spec_has_slow(c->s))   /* every host plays the same trace */
+		gc_diag(c->d, vs, "'slow' and a bandwidth trace do not go together yet (every "
 			"host plays the same trace); give 'slow' fixed caps");
 }
 
@@ -691,9 +679,9 @@ static gc_rc make_canonical(struct gc_spec *s)
 	canon_rest(&b, s);
 	if (s->ranks_per_node)   /* specs without it keep their hashes */
 		gc_buf_addf(&b, "ranks_per_node=%d\n", s->ranks_per_node);
-	if (s->n_slow) {         /* likewise */
+	for (size_t i = 0; i < s->n_slow; i++) {   /* likewise; a line per value */
 		char slow[GC_SPEC_MAX_SLOW * 80];
-		spec_slow_text(s, slow, sizeof(slow));
+		spec_slow_text(&s->slow[i], slow, sizeof(slow));
 		gc_buf_addf(&b, "slow=%s\n", slow);
 	}
 	if (s->n_uplink) {       /* likewise */
@@ -818,8 +806,11 @@ void gc_spec_release(struct gc_spec *s)
 	free(s->batch);
 	free_strs(s->backend, s->n_backend);
 	free(s->compute_scale);
-	for (size_t i = 0; s->slow && i < s->n_slow; i++)
+	for (size_t i = 0; s->slow && i < s->n_slow; i++) {
+		for (size_t k = 0; k < s->slow[i].n; k++)
+			free(s->slow[i].host[k].host);
 		free(s->slow[i].host);
+	}
 	free(s->slow);
 	free(s->uplink);
 	free(s->bg.pairs);

@@ -14,9 +14,10 @@
 #include <stdint.h>
 
 #include "bandwidth.h"
+#include "fnv.h"              /* gc_fnv1a64: the spec hash and digests */
 #include "result.h"
 #include "kernels/compress.h"
-#include "orchestrator/ops/notify.h"
+#include "notify_target.h"
 #include "yamlutil.h"
 #include "envvars.h"
 
@@ -37,9 +38,10 @@ struct gc_spec_method {
 enum gc_axis {
 	GC_AX_MODEL, GC_AX_METHOD, GC_AX_PARAMS, GC_AX_BANDWIDTH, GC_AX_LATENCY,
 	GC_AX_WORLD, GC_AX_BATCH, GC_AX_BACKEND, GC_AX_SCALE, GC_AX_STACK, GC_AX_UPLINK,
+	GC_AX_SLOW,
 	GC_AX__COUNT
 };
-const char *gc_axis_name(enum gc_axis a);   /* "model", "method", ..., "stack", "uplink" */
+const char *gc_axis_name(enum gc_axis a);   /* "model", "method", ..., "uplink", "slow" */
 
 /* One exclude entry: a point is dropped when, for every axis with n > 0, its value
  * (canonical text, see gc_point_field in sweep.h) is one of vals. */
@@ -58,7 +60,8 @@ struct gc_spec_stack {
 };
 
 #define GC_SPEC_MAX_STACKS 8
-#define GC_SPEC_MAX_SLOW 64             /* hosts in slow: */
+#define GC_SPEC_MAX_SLOW 64             /* hosts in one value of slow: */
+#define GC_SPEC_MAX_SLOW_SETS 16        /* values in slow: [...] */
 
 /* workload: command: a file of the spec's files: list (an entry, or a file of a folder
  * entry), shipped with the build (spec_files.c has the rules). */
@@ -96,10 +99,14 @@ struct gc_spec_uplink {
 	double ratio;              /* oversubscription: 1..1000; 0 with uplink: */
 };
 
-/* slow: {HOST: FACTOR}: HOST's cap is FACTOR (0 < FACTOR <= 1) times the point's. */
+/* slow: {HOST: FACTOR}: HOST's cap is FACTOR (0 < FACTOR <= 1) times the point's.
+ * slow: [{}, {n3: 0.5}] is an axis: each mapping one value, {} the uniform point. */
 struct gc_spec_slow {
 	char *host;
 	double factor;
+};
+struct gc_spec_slowset {             /* one value of slow: (n 0: uniform) */
+	struct gc_spec_slow *host; size_t n;
 };
 
 /* background: {flows: N, pattern: constant|onoff, on: S, off: S, pairs: [[A, B], ...],
@@ -147,8 +154,9 @@ struct gc_spec {
 	char **backend;         size_t n_backend;     /* "mpi" | "nccl" */
 	double *compute_scale;  size_t n_compute_scale;
 	struct gc_spec_trace traces[GC_SPEC_MAX_TRACES]; size_t n_traces;
-	struct gc_spec_slow *slow; size_t n_slow;     /* slow: (hosts unchecked here: the
-						       * inventory's, gcbench run checks) */
+	struct gc_spec_slowset *slow; size_t n_slow;  /* slow: the axis's values (the mapping
+						       * form: one); hosts unchecked here: the
+						       * inventory's, gcbench run checks */
 	struct gc_spec_uplink *uplink; size_t n_uplink; /* uplink: or oversubscription: */
 	struct gc_spec_background bg;    /* background: (hosts unchecked here, as slow:) */
 	int iterations, warmup, repeats, timeout_s;
@@ -185,6 +193,7 @@ gc_rc gc_latency_parse(const char *s, double *seconds, gc_err *e);
 /* The number of values of an axis (for METHOD and PARAMS: the method variants) and
  * the canonical text of value i: model/backend/stack as written, method name, params text,
  * uplink as spec_uplink_text (UPLINK, like STACK, has one value "" without uplink:),
+ * slow as spec_slow_text (SLOW likewise: one value "" without slow:; {} is ""),
  * bandwidth in bits/s ("1000000000", "0" unlimited), latency and compute_scale as
  * "%.9g" seconds/factor, world_size and batch in decimal. STACK always has at least
  * one value ("" when the spec names no stacks). Point keys, exclude entries and the
@@ -193,10 +202,14 @@ size_t gc_spec_axis_len(const struct gc_spec *s, enum gc_axis a);
 void gc_spec_axis_text(const struct gc_spec *s, enum gc_axis a, size_t i, char *buf,
 		       size_t n);
 
-/* slow: the factor on HOST's cap (1 when slow: does not name it), and HOST's cap at
- * a point of cap cap_bps (0, unlimited, stays 0; rounded to the bit). */
-double gc_spec_slow_factor(const struct gc_spec *s, const char *host);
-uint64_t gc_spec_host_cap(const struct gc_spec *s, uint64_t cap_bps, const char *host);
+/* slow: the factor on HOST's cap in one value of slow: (a point's; NULL: none, 1 when
+ * it does not name HOST), and HOST's cap at a point of cap cap_bps (0, unlimited,
+ * stays 0; rounded to the bit). */
+double gc_spec_slow_factor(const struct gc_spec_slowset *sl, const char *host);
+uint64_t gc_spec_host_cap(const struct gc_spec_slowset *sl, uint64_t cap_bps,
+			  const char *host);
+/* 1 when some value of slow: names a host (a spec whose slow: is only {} has none) */
+int gc_spec_has_slow(const struct gc_spec *s);
 
 /* A rack's uplink at a point: u's rate, or rack_caps_bps (the sum of the rack's hosts'
  * caps) over u's ratio, at least GC_BW_MIN; 0 for u NULL (no uplink). */
@@ -206,9 +219,9 @@ uint64_t gc_spec_uplink_bps(const struct gc_spec_uplink *u, uint64_t rack_caps_b
  * "2:1" (a ratio); "" for NULL. */
 void spec_uplink_text(const struct gc_spec_uplink *u, char *buf, size_t n);
 
-/* "n3:0.5,n4:0.875" (slow: in the spec's order; "" without it): the point key's
- * ;slow= and the canonical text use it. */
-void spec_slow_text(const struct gc_spec *s, char *buf, size_t n);
+/* "n3:0.5,n4:0.875" (one value of slow:, in the spec's order; "" for {} or NULL): the
+ * point key's ;slow=, the slow axis's text and the canonical text use it. */
+void spec_slow_text(const struct gc_spec_slowset *sl, char *buf, size_t n);
 
 /* "flows:1" ("flows:2,onoff:1/3,tool:probe,pairs:n1>n2+n3>n1" with the options given
  * (a pairs list longer than 400 characters as pairs@DIGEST); "" without
@@ -221,8 +234,5 @@ const struct gc_spec_trace *gc_spec_bw_trace(const struct gc_spec *s, uint64_t i
 uint64_t gc_spec_bw_rate(const struct gc_spec *s, uint64_t item);
 /* The trace's file name on the hosts, beside the build's files: "trace-DIGEST.txt". */
 void gc_spec_trace_file(const struct gc_spec_trace *t, char *buf, size_t n);
-
-/* FNV-1a 64 of len bytes. */
-uint64_t gc_fnv1a64(const void *p, size_t len);
 
 #endif

@@ -17,7 +17,8 @@ size_t gc_spec_axis_len(const struct gc_spec *s, enum gc_axis a)
 					 s->n_bandwidth, s->n_latency, s->n_world_size,
 					 s->n_batch, s->n_backend, s->n_compute_scale,
 					 s->n_stacks ? s->n_stacks : 1,
-					 s->n_uplink ? s->n_uplink : 1 };
+					 s->n_uplink ? s->n_uplink : 1,
+					 s->n_slow ? s->n_slow : 1 };
 	return (unsigned)a < GC_AX__COUNT ? n[a] : 0;
 }
 
@@ -42,6 +43,7 @@ void gc_spec_axis_text(const struct gc_spec *s, enum gc_axis a, size_t i, char *
 	case GC_AX_SCALE: spec_num(s->compute_scale[i], buf, n); break;
 	case GC_AX_STACK: gc_strlcpy(buf, i < s->n_stacks ? s->stacks[i].name : "", n); break;
 	case GC_AX_UPLINK: spec_uplink_text(i < s->n_uplink ? &s->uplink[i] : NULL, buf, n); break;
+	case GC_AX_SLOW: spec_slow_text(i < s->n_slow ? &s->slow[i] : NULL, buf, n); break;
 	default: gc_strlcpy(buf, "", n); break;
 	}
 }

@@ -25,7 +25,7 @@
 static int read_digest(const char *path, char out[17], int *too_big)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);   /* a FIFO must not block */
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = GC_FNV64_BASIS;
 	unsigned char b[8192];
 	size_t total = 0;
 	struct stat st;
@@ -47,10 +47,7 @@ static int read_digest(const char *path, char out[17], int *too_big)
 			close(fd);
 			return -1;
 		}
-		for (ssize_t i = 0; i < k; i++) {
-			h ^= b[i];
-			h *= 0x100000001b3ull;
-		}
+		h = gc_fnv1a64_more(h, b, (size_t)k);
 	}
 	close(fd);
 	if (k < 0)

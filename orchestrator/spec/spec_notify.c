@@ -9,6 +9,25 @@
 
 #include "strutil.h"
 
+gc_rc gc_notify_type_parse(const char *s, gc_notify_type *t, gc_err *e)
+{
+	if (s && !strcmp(s, "webhook")) {
+		*t = GC_NOTIFY_WEBHOOK;
+		return GC_OK;
+	}
+	if (s && !strcmp(s, "slack")) {
+		*t = GC_NOTIFY_SLACK;
+		return GC_OK;
+	}
+	return gc_fail(e, GC_E_INVAL, "unknown notification type '%s': use 'webhook' "
+		       "(generic JSON) or 'slack' (incoming webhook)", s ? s : "");
+}
+
+const char *gc_notify_type_name(gc_notify_type t)
+{
+	return t == GC_NOTIFY_SLACK ? "slack" : "webhook";
+}
+
 static int env_name_ok(const char *s)
 {
 	if (!s || !(isupper((unsigned char)*s) || *s == '_'))

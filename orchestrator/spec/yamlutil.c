@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "grow.h"
 #include "strutil.h"
 
 void gc_diags_init(struct gc_diags *d, const char *file)
@@ -35,15 +36,9 @@ static void vdiag(struct gc_diags *d, size_t line, size_t col, const char *fmt, 
 	int len;
 
 	vsnprintf(body, sizeof(body), fmt, ap);
-	if (d->n == d->cap) {
-		size_t nc = d->cap ? d->cap * 2 : 8;
-		char **v = realloc(d->msg, nc * sizeof(*v));
-		if (!v) {
-			d->oom = 1;
-			return;
-		}
-		d->msg = v;
-		d->cap = nc;
+	if (GC_GROW(d->msg, d->cap, d->n + 1, 8)) {
+		d->oom = 1;
+		return;
 	}
 	len = snprintf(NULL, 0, "%s:%zu:%zu: %s", d->file, line, col, body);
 	m = malloc((size_t)len + 1);

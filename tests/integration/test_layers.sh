@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/integration/test_layers.sh: tools/check-layers.sh passes on this tree, and fails,
 # naming the file and line, on a copy of it given an include against the layers, a
-# library header outside its owner, and an include that is not in the tree.
+# library header outside its owner, an include against orchestrator's inner order, and
+# an include that is not in the tree; the order it enforces is the one CONTRIBUTING writes.
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 chk=$top/tools/check-layers.sh
@@ -10,6 +11,12 @@ trap 'rm -rf "$work"' EXIT
 
 if out=$("$chk" 2>&1); then pass tree
 else fail tree "$(echo "$out" | head -n 8 | tr '\n' ' ')"; fi
+
+# the order the check enforces is the one docs/CONTRIBUTING.md writes
+order=$("$chk" --order)
+if [ -n "$order" ] && grep -qF "orchestrator's parts, highest first: \`$order\`" \
+	"$top/docs/CONTRIBUTING.md"; then pass order_in_docs
+else fail order_in_docs "docs/CONTRIBUTING.md does not write the order '$order' of tools/check-layers.sh"; fi
 
 # copy_tree: the components' tracked files into $work/t (what the check reads)
 copy_tree() {
@@ -34,7 +41,8 @@ expect_bad() {
 }
 
 if [ ! -d "$top/.git" ] && ! git -C "$top" rev-parse >/dev/null 2>&1; then
-	for c in upward db_reads_orchestrator sqlite_outside_db cli_from_below unknown_include; do
+	for c in upward db_reads_orchestrator sqlite_outside_db cli_from_below ops_reads_run \
+		spec_reads_ops remote_reads_run_by_name unknown_include; do
 		skip "$c" "not a git checkout (the copy is made from git ls-files)"
 	done
 	exit 0
@@ -45,4 +53,11 @@ expect_bad db_reads_orchestrator db/db.c '#include "orchestrator/run/run.h"' \
 expect_bad sqlite_outside_db model/model.c '#include <sqlite3.h>' 'which only db/ may use'
 expect_bad cli_from_below orchestrator/run/run.c '#include "orchestrator/cli/commands.h"' \
 	'only orchestrator/cli/ may include'
+# orchestrator's own floors (docs/CONTRIBUTING.md: cli > run > ops > remote > spec)
+expect_bad ops_reads_run orchestrator/ops/table.c '#include "orchestrator/run/run.h"' \
+	'orchestrator/ops/ may include only remote spec'
+expect_bad spec_reads_ops orchestrator/spec/spec.c '#include "orchestrator/ops/notify.h"' \
+	'orchestrator/spec/ may include only itself'
+expect_bad remote_reads_run_by_name orchestrator/remote/ssh.c '#include "../run/run.h"' \
+	'orchestrator/remote/ may include only spec'
 expect_bad unknown_include kernels/compress.c '#include "no_such_header.h"' 'not in the tree'

@@ -5,6 +5,10 @@
 #                   spec's FILE:LINE, nothing run
 #   bad_rack_host   racks: naming a host the inventory lacks: exit 2 with its FILE:LINE
 #   dry_run_key     --dry-run shows the point keys with ;uplink=1:1 and ;uplink=2:1
+#   inventory_order tools/inventory-order.py (how the ring's order is set here and in
+#                   tools/racks-table.sh) puts the host blocks of an inventory as
+#                   'cluster up' writes it in the order asked, keeping the other lines, and
+#                   refuses an unknown or repeated host (exit 2, the name)
 #   cluster_racks   cluster up 4 --racks 2: a bridge per rack, each rack's uplink a veth
 #                   pair into the core bridge, status healthy with "racks":2, and the
 #                   inventory says racks: and uplink_ifaces:
@@ -44,7 +48,7 @@
 #   sigkill_uplink  SIGKILL instead: the uplinks stay capped (owned by the dead process)
 #                   until 'gcbench-netem restore-all' on this machine restores them
 . "$(dirname "$0")/../lib.sh"
-cases="no_racks bad_rack_host dry_run_key cluster_racks uplink_shared uplink_udp sweep_ok network_json model_ratio approx_classes approx_said restored sigint_uplink sigkill_uplink"
+cases="no_racks bad_rack_host dry_run_key inventory_order cluster_racks uplink_shared uplink_udp sweep_ok network_json model_ratio approx_classes approx_said restored sigint_uplink sigkill_uplink"
 # gcbench-netem classes: its mistakes, before anything is touched
 cli_bad=""
 for args in "--class 10.0.0.1/33=500mbit|prefix length" "--class 10.0.0.1|classes takes --rate RATE and --class" \
@@ -105,6 +109,21 @@ out=$("$G" run "$spec" --inventory "$loc" --dry-run --db "$GCBENCH_HOME/x.db" 2>
 if [ $rc -eq 0 ] && grep -q "key .*;repeat=0;uplink=1:1$" <<<"$out" &&
 	grep -q "key .*;repeat=0;uplink=2:1$" <<<"$out"; then pass dry_run_key
 else fail dry_run_key "rc=$rc $out"; fi
+fake=$GCBENCH_HOME/fake-inv.yaml
+{ printf 'name: f\nhosts:\n'
+  for i in 1 2 3 4; do printf '  - name: n%d\n    address: 10.0.0.%d\n    gpus: 0\n' $i $i; done
+  printf 'racks: [[n1, n2], [n3, n4]]\n'; } >"$fake"
+order=$(tools/inventory-order.py "$fake" n1 n3 n2 n4); rc=$?
+got=$(sed -n 's/^  - name: //p' <<<"$order" | tr '\n' ' ')
+bad1=$(tools/inventory-order.py "$fake" n1 n9 2>&1); rc1=$?
+bad2=$(tools/inventory-order.py "$fake" n1 n1 2>&1); rc2=$?
+if [ $rc -eq 0 ] && [ "$got" = "n1 n3 n2 n4 " ] && grep -qx '    address: 10.0.0.3' <<<"$order" &&
+	[ "$(sed -n '/name: n3/{n;p}' <<<"$order")" = "    address: 10.0.0.3" ] &&
+	[ "$(head -n 2 <<<"$order")" = $'name: f\nhosts:' ] &&
+	[ "$(tail -n 1 <<<"$order")" = "racks: [[n1, n2], [n3, n4]]" ] &&
+	[ $rc1 -eq 2 ] && grep -q "host 'n9' is not in" <<<"$bad1" &&
+	[ $rc2 -eq 2 ] && grep -q "named twice" <<<"$bad2"; then pass inventory_order
+else fail inventory_order "rc=$rc order '$got'; n9: rc=$rc1 $bad1; n1 twice: rc=$rc2 $bad2"; fi
 
 if ! out=$("$G" cluster up 4 --racks 2 --name "$name" 2>&1); then
 	for c in cluster_racks uplink_shared uplink_udp sweep_ok network_json model_ratio approx_classes approx_said restored sigint_uplink sigkill_uplink; do
@@ -184,22 +203,7 @@ fi
 
 # the ring alternates racks: hosts in the order n1 n3 n2 n4
 alt=$GCBENCH_HOME/alt.yaml
-python3 - "$inv" >"$alt" <<'PY'
-import sys
-blocks, other = {}, []
-for line in open(sys.argv[1]).read().splitlines():
-    if line.startswith("  - name: "):
-        cur = line[10:].strip(); blocks[cur] = [line]
-    elif line.startswith("    "):
-        blocks[cur].append(line)
-    else:
-        other.append(line)
-for line in other:
-    print(line)
-    if line == "hosts:":
-        for h in ("n1", "n3", "n2", "n4"):
-            print("\n".join(blocks[h]))
-PY
+tools/inventory-order.py "$inv" n1 n3 n2 n4 >"$alt"
 db=$GCBENCH_HOME/r.db
 out=$("$G" run "$spec" --inventory "$alt" --db "$db" 2>&1); rc=$?
 ok=$(sqlite3 "$db" "SELECT count(*) FROM runs WHERE status = 'ok'" 2>/dev/null)

@@ -71,7 +71,7 @@ static void test_migrate_empty(void)
 	CHECK_EQ_INT(gc_db_user_version(db), gc_db_schema_version());
 	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM sqlite_master WHERE name IN ('environments',"
 			   "'sweeps','runs','links','iterations','predictions','run_hosts','evals')"), 8);
-	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'view'"), 12);
+	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'view'"), 13);
 	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'run_stats'"), 1);
 	CHECK_EQ_INT(q_int(db, "PRAGMA foreign_keys"), 1);
 	CHECK_EQ_INT(q_int(db, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);

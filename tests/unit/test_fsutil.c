@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "home.h"
 #include "harness.h"
 
 static void test_mkdir_p(void)
@@ -74,9 +75,33 @@ static void test_read_whole(void)
 	close(p[0]);
 }
 
+/* gc_home (common/home.h): $GCBENCH_HOME, else the one default of every program */
+static void test_home(void)
+{
+	char want[4200], self[4096];
+	const char *home = getenv("HOME");
+
+	setenv("GCBENCH_HOME", "/srv/gcb-test", 1);
+	CHECK_STR(gc_home(), "/srv/gcb-test");
+	setenv("GCBENCH_HOME", "", 1);
+	if (geteuid() == 0) {
+		CHECK_STR(gc_home(), "/var/lib/gcbench");
+	} else {
+		snprintf(want, sizeof(want), "%s/.local/share/gcbench", home ? home : "/tmp");
+		CHECK_STR(gc_home(), want);
+	}
+	unsetenv("GCBENCH_HOME");
+	CHECK(gc_home()[0] == '/');
+	gc_self_dir(self, sizeof(self));
+	CHECK(self[0] == '/' && !strstr(self, "test_fsutil"));
+	snprintf(want, sizeof(want), "%s/test_fsutil", self);
+	CHECKF(access(want, X_OK) == 0, "'%s' is not this program", want);
+}
+
 int main(void)
 {
 	GCT_SUITE("fsutil");
+	GCT_RUN(test_home);
 	GCT_RUN(test_mkdir_p);
 	GCT_RUN(test_read_whole);
 	return gct_finish();

@@ -22,14 +22,25 @@ static char *joined(char **v)
 	return buf;
 }
 
+static gc_params powersgd_rank4(void)
+{
+	gc_params p;
+	gc_err e;
+	if (gc_params_parse_method("powersgd:rank=4", &p, &e))
+		memset(&p, 0, sizeof(p));
+	return p;
+}
+
 static gc_launch base(void)
 {
+	static gc_params pr;
 	gc_launch l = { .worker = "/opt/gcbench/bin/gcbench-worker", .hosts = { "n1", "n2", "n3" },
 			.nhosts = 3, .slots = { 1, 1, 0 }, .world = 2, .ssh_config = "/c/ssh_config",
 			.iface = "eth0", .backend = "mpi", .method = "powersgd",
-			.params = { "rank=4" }, .nparams = 1, .workload = "replay:resnet50",
+			.params = &pr, .workload = "replay:resnet50",
 			.iters = 10, .warmup = 2, .batch = 32, .compute_scale = 1,
 			.out_pattern = "/tmp/run1/records-r%r.gcr", .allow_root = 1 };
+	pr = powersgd_rank4();
 	return l;
 }
 
@@ -46,7 +57,7 @@ static void test_argv(void)
 	CHECK_CONTAINS(joined(v), "plm_rsh_agent|ssh -F /c/ssh_config -o BatchMode=yes|"
 				  "--mca|plm_rsh_no_tree_spawn|1|");
 	CHECK_CONTAINS(joined(v), "NCCL_SOCKET_IFNAME=eth0|");
-	CHECK_CONTAINS(joined(v), "--method|powersgd:rank=4|--workload|replay:resnet50|");
+	CHECK_CONTAINS(joined(v), "--method|powersgd:ef=1,rank=4,warm_start=1,min_compression=2,seed=42|--workload|replay:resnet50|");
 	CHECK_CONTAINS(joined(v), "--out|/tmp/run1/records-r%r.gcr|");
 	CHECK(!strstr(joined(v), "--threads"));      /* 0: the worker decides */
 	CHECK(!strstr(joined(v), "gcbench_run"));    /* no run id: no mark */
@@ -292,8 +303,8 @@ static void test_rejects_injection(void)
 		l.hosts[1] = bad[i];
 		CHECKF(gc_launch_argv(&l, &v, &e) == GC_E_INVAL, "host '%s' accepted", bad[i]);
 		l = base();
-		l.params[0] = bad[i];
-		CHECKF(gc_launch_argv(&l, &v, &e) == GC_E_INVAL, "param '%s' accepted", bad[i]);
+		l.method = bad[i];
+		CHECKF(gc_launch_argv(&l, &v, &e) == GC_E_INVAL, "method '%s' accepted", bad[i]);
 	}
 }
 

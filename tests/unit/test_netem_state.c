@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "home.h"
 #include "netem/cluster.h"
 #include "netem/pids.h"
 #include "netem/shape.h"
@@ -183,6 +184,8 @@ static void test_cluster_names(void)
 	CHECK(gc_cluster_subnet("gcb") >= 1 && gc_cluster_subnet("gcb") <= 250);
 	CHECK_EQ_INT(gc_cluster_subnet("gcb"), gc_cluster_subnet("gcb"));
 	CHECK(gc_cluster_subnet("gcb") != gc_cluster_subnet("gcc"));
+	/* FNV-1a 32 of the name, computed apart (Python): existing clusters keep their subnet */
+	CHECK_EQ_INT(gc_cluster_subnet("gcb"), 224);
 	setenv("GCBENCH_HOME", "/var/lib/gcbench", 1);
 	CHECK(gc_cluster_dir("gcb", buf, sizeof(buf), &e) == GC_OK);
 	CHECK_STR(buf, "/var/lib/gcbench/clusters/gcb");
@@ -190,6 +193,14 @@ static void test_cluster_names(void)
 	CHECK(gc_cluster_dir("gcb", buf, sizeof(buf), &e) == GC_E_INVAL);
 	CHECK_CONTAINS(e.msg, "absolute path");
 	unsetenv("GCBENCH_HOME");
+	{       /* the same default as every other user of GCBENCH_HOME (common/home.h) */
+		char want[256];
+		snprintf(want, sizeof(want), "%s/clusters/gcb", gc_home());
+		if (gc_cluster_dir("gcb", buf, sizeof(buf), &e) == GC_OK)
+			CHECK_STR(buf, want);
+		else   /* a long or spaced $HOME of a non-root login */
+			CHECK(strstr(e.msg, "too long") || strstr(e.msg, "without spaces"));
+	}
 	if (geteuid() != 0) {
 		CHECK(gc_cluster_up("gcb", 2, NULL, &e) == GC_E_PERM);
 		CHECK_CONTAINS(e.msg, "needs root");

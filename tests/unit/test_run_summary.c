@@ -10,7 +10,7 @@
 #include "harness.h"
 #include "db/db.h"
 #include "db/q_summary.h"
-#include "orchestrator/run/run.h"
+#include "orchestrator/run/run_summary.h"
 
 static char dbpath[64];
 

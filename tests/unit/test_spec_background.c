@@ -88,51 +88,43 @@ static void test_bg_long_pairs(void)
 	gc_diags_release(&d);
 }
 
-static void reject(const char *tail, const char *want)
-{
-	char text[1024];
-	struct gc_spec s;
-	struct gc_diags d;
-	gc_rc rc;
-
-	snprintf(text, sizeof(text), BASE "%s", tail);
-	rc = parse(text, &s, &d);
-	CHECKF(rc == GC_E_INVAL, "accepted: %s", tail);
-	CHECKF(has_diag(&d, want), "'%s': no message with '%s' (first: %s)", tail, want,
-	       d.n ? d.msg[0] : "none");
-	gc_diags_release(&d);
-}
+static const struct spec_bad bg_bad[] = {
+	{ "background: 1\n", "t.yaml:8:13: 'background' is a value" },
+	{ "background: [1]\n", "'background' is a list" },
+	{ "background: {}\n", "background: needs flows" },
+	{ "background: {flows: 17}\n", "t.yaml:8:21: background: flows is the number" },
+	{ "background: {flows: -1}\n", "flows is the number" },
+	{ "background: {flows: 1.5}\n", "flows is the number" },
+	{ "background: {flows: many}\n", "flows is the number" },
+	{ "background: {flows: [1]}\n", "flows is the number" },
+	{ "background: {flows: 1, pattern: bursty}\n",
+	  "pattern is constant (the default) or onoff" },
+	{ "background: {flows: 1, pattern: onoff}\n", "pattern onoff needs on: and off:" },
+	{ "background: {flows: 1, pattern: onoff, on: 1}\n", "pattern onoff needs on: and off:" },
+	{ "background: {flows: 1, on: 1, off: 1}\n", "on: and off: go with pattern: onoff" },
+	{ "background: {flows: 1, pattern: onoff, on: 0, off: 1}\n", "background: on is seconds" },
+	{ "background: {flows: 1, pattern: onoff, on: 1, off: 4000}\n",
+	  "background: off is seconds" },
+	{ "background: {flows: 1, pattern: onoff, on: 1, off: nan}\n",
+	  "background: off is seconds" },
+	{ "background: {flows: 1, pairs: []}\n", "pairs is empty" },
+	{ "background: {flows: 1, pairs: n1}\n", "pairs is a value" },
+	{ "background: {flows: 1, pairs: [[n1]]}\n", "a pair is [SENDER, RECEIVER]" },
+	{ "background: {flows: 1, pairs: [[n1, n2, n3]]}\n", "a pair is [SENDER, RECEIVER]" },
+	{ "background: {flows: 1, pairs: [[n1, 'a b']]}\n", "a pair is [SENDER, RECEIVER]" },
+	{ "background: {flows: 1, pairs: [[n1, [n2]]]}\n", "a pair is [SENDER, RECEIVER]" },
+	{ "background: {flows: 1, pairs: [n1, n2]}\n", "a pair is [SENDER, RECEIVER]" },
+	{ "background: {flows: 1, pairs: [[n1, n1]]}\n", "sends to itself" },
+	{ "background: {flows: 1, pairs: [[n1, n2], [n1, n2]]}\n", "is given twice" },
+	{ "background: {flows: 1, tool: netperf}\n", "tool is auto" },
+	{ "background: {flows: 1, tool: iperf3, pattern: onoff, on: 1, off: 1}\n",
+	  "onoff runs on gcbench-probe only" },
+	{ "background: {flows: 1, flow: 2}\n", "unknown key" },
+};
 
 static void test_bg_rejects(void)
 {
-	reject("background: 1\n", "t.yaml:8:13: 'background' is a value");
-	reject("background: [1]\n", "'background' is a list");
-	reject("background: {}\n", "background: needs flows");
-	reject("background: {flows: 17}\n", "t.yaml:8:21: background: flows is the number");
-	reject("background: {flows: -1}\n", "flows is the number");
-	reject("background: {flows: 1.5}\n", "flows is the number");
-	reject("background: {flows: many}\n", "flows is the number");
-	reject("background: {flows: [1]}\n", "flows is the number");
-	reject("background: {flows: 1, pattern: bursty}\n", "pattern is constant (the default) or onoff");
-	reject("background: {flows: 1, pattern: onoff}\n", "pattern onoff needs on: and off:");
-	reject("background: {flows: 1, pattern: onoff, on: 1}\n", "pattern onoff needs on: and off:");
-	reject("background: {flows: 1, on: 1, off: 1}\n", "on: and off: go with pattern: onoff");
-	reject("background: {flows: 1, pattern: onoff, on: 0, off: 1}\n", "background: on is seconds");
-	reject("background: {flows: 1, pattern: onoff, on: 1, off: 4000}\n", "background: off is seconds");
-	reject("background: {flows: 1, pattern: onoff, on: 1, off: nan}\n", "background: off is seconds");
-	reject("background: {flows: 1, pairs: []}\n", "pairs is empty");
-	reject("background: {flows: 1, pairs: n1}\n", "pairs is a value");
-	reject("background: {flows: 1, pairs: [[n1]]}\n", "a pair is [SENDER, RECEIVER]");
-	reject("background: {flows: 1, pairs: [[n1, n2, n3]]}\n", "a pair is [SENDER, RECEIVER]");
-	reject("background: {flows: 1, pairs: [[n1, 'a b']]}\n", "a pair is [SENDER, RECEIVER]");
-	reject("background: {flows: 1, pairs: [[n1, [n2]]]}\n", "a pair is [SENDER, RECEIVER]");
-	reject("background: {flows: 1, pairs: [n1, n2]}\n", "a pair is [SENDER, RECEIVER]");
-	reject("background: {flows: 1, pairs: [[n1, n1]]}\n", "sends to itself");
-	reject("background: {flows: 1, pairs: [[n1, n2], [n1, n2]]}\n", "is given twice");
-	reject("background: {flows: 1, tool: netperf}\n", "tool is auto");
-	reject("background: {flows: 1, tool: iperf3, pattern: onoff, on: 1, off: 1}\n",
-	       "onoff runs on gcbench-probe only");
-	reject("background: {flows: 1, flow: 2}\n", "unknown key");
+	SPEC_REJECT_TABLE("t.yaml", BASE, bg_bad);
 }
 
 static void test_bg_share(void)

@@ -89,17 +89,7 @@ static void test_trace_content_in_hash(void)
 
 static void reject(const char *tail, const char *want)
 {
-	char text[1024];
-	struct gc_spec s;
-	struct gc_diags d;
-	gc_rc rc;
-
-	snprintf(text, sizeof(text), BASE "%s", tail);
-	rc = parse_at(specf, text, &s, &d);
-	CHECKF(rc == GC_E_INVAL, "accepted: %s", tail);
-	CHECKF(has_diag(&d, want), "'%s': no message with '%s' (first: %s)", tail, want,
-	       d.n ? d.msg[0] : "none");
-	gc_diags_release(&d);
+	spec_reject(specf, BASE, tail, want);
 }
 
 static void test_trace_rejects(void)

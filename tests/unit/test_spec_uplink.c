@@ -71,46 +71,35 @@ static void test_uplink_key_and_hash(void)
 	gc_diags_release(&d2);
 }
 
-static void reject(const char *tail, const char *want)
-{
-	char text[1024];
-	struct gc_spec s;
-	struct gc_diags d;
-	gc_rc rc;
-
-	snprintf(text, sizeof(text), BASE "%s", tail);
-	rc = parse(text, &s, &d);
-	CHECKF(rc == GC_E_INVAL, "accepted: %s", tail);
-	CHECKF(has_diag(&d, want), "'%s': no message with '%s' (first: %s)", tail, want,
-	       d.n ? d.msg[0] : "none");
-	gc_diags_release(&d);
-}
+static const struct spec_bad uplink_bad[] = {
+	{ "bandwidth: [1gbit]\nuplink: 1gbps\n", "t.yaml:8:9: uplink is" },
+	{ "bandwidth: [1gbit]\nuplink: 1000\n", "uplink is" },
+	{ "bandwidth: [1gbit]\nuplink: unlimited\n", "'unlimited', which is no uplink" },
+	{ "bandwidth: [1gbit]\nuplink: 500gbit\n", "uplink is" },
+	{ "bandwidth: [1gbit]\nuplink: [1gbit, 1000mbit]\n", "uplink: this value is given twice" },
+	{ "bandwidth: [1gbit]\nuplink: {a: 1}\n", "'uplink'" },
+	{ "bandwidth: [1gbit]\nuplink: []\n", "'uplink'" },
+	{ "bandwidth: [1gbit]\noversubscription: 0.5\n",
+	  "t.yaml:8:19: oversubscription is the ratio" },
+	{ "bandwidth: [1gbit]\noversubscription: 2:2\n", "oversubscription is the ratio" },
+	{ "bandwidth: [1gbit]\noversubscription: nan\n", "oversubscription is the ratio" },
+	{ "bandwidth: [1gbit]\noversubscription: 1001\n", "oversubscription is the ratio" },
+	{ "bandwidth: [1gbit]\noversubscription: -2\n", "oversubscription is the ratio" },
+	{ "bandwidth: [1gbit]\noversubscription: [2, '2:1']\n", "given twice" },
+	{ "bandwidth: [1gbit]\nuplink: 1gbit\noversubscription: 2\n",
+	  "t.yaml:9:19: the spec gives both 'uplink' and 'oversubscription'" },
+	{ "bandwidth: [1gbit, unlimited]\noversubscription: 2\n",
+	  "bandwidth 'unlimited' has none" },
+	{ "bandwidth: [1gbit]\noversubscription: [2]\nexclude: [{uplink: 3}]\n",
+	  "exclude: this uplink is not a value of the sweep" },
+	{ "bandwidth: [1gbit]\nuplink: [1gbit]\nexclude: [{uplink: fast}]\n", "uplink is" },
+	{ "bandwidth: [1gbit]\nuplnk: 1gbit\n",
+	  "t.yaml:8:1: unknown key in the spec; did you mean 'uplink'?" },
+};
 
 static void test_uplink_rejects(void)
 {
-	reject("bandwidth: [1gbit]\nuplink: 1gbps\n", "t.yaml:8:9: uplink is");
-	reject("bandwidth: [1gbit]\nuplink: 1000\n", "uplink is");
-	reject("bandwidth: [1gbit]\nuplink: unlimited\n", "'unlimited', which is no uplink");
-	reject("bandwidth: [1gbit]\nuplink: 500gbit\n", "uplink is");
-	reject("bandwidth: [1gbit]\nuplink: [1gbit, 1000mbit]\n", "uplink: this value is given twice");
-	reject("bandwidth: [1gbit]\nuplink: {a: 1}\n", "'uplink'");
-	reject("bandwidth: [1gbit]\nuplink: []\n", "'uplink'");
-	reject("bandwidth: [1gbit]\noversubscription: 0.5\n",
-	       "t.yaml:8:19: oversubscription is the ratio");
-	reject("bandwidth: [1gbit]\noversubscription: 2:2\n", "oversubscription is the ratio");
-	reject("bandwidth: [1gbit]\noversubscription: nan\n", "oversubscription is the ratio");
-	reject("bandwidth: [1gbit]\noversubscription: 1001\n", "oversubscription is the ratio");
-	reject("bandwidth: [1gbit]\noversubscription: -2\n", "oversubscription is the ratio");
-	reject("bandwidth: [1gbit]\noversubscription: [2, '2:1']\n", "given twice");
-	reject("bandwidth: [1gbit]\nuplink: 1gbit\noversubscription: 2\n",
-	       "t.yaml:9:19: the spec gives both 'uplink' and 'oversubscription'");
-	reject("bandwidth: [1gbit, unlimited]\noversubscription: 2\n",
-	       "bandwidth 'unlimited' has none");
-	reject("bandwidth: [1gbit]\noversubscription: [2]\nexclude: [{uplink: 3}]\n",
-	       "exclude: this uplink is not a value of the sweep");
-	reject("bandwidth: [1gbit]\nuplink: [1gbit]\nexclude: [{uplink: fast}]\n", "uplink is");
-	reject("bandwidth: [1gbit]\nuplnk: 1gbit\n",
-	       "t.yaml:8:1: unknown key in the spec; did you mean 'uplink'?");
+	SPEC_REJECT_TABLE("t.yaml", BASE, uplink_bad);
 }
 
 int main(void)

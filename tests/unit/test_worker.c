@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv.h"
 #include "json.h"
 #include "formats/arch.h"
 #include "worker/wk.h"
@@ -306,8 +307,8 @@ static void test_fill_deterministic(void)
 		var += (a[i] - mean) * (a[i] - mean) / 1000.0;
 	CHECK_NEAR(mean, 0, 0.15);
 	CHECK_NEAR(var, 1, 0.2);
-	CHECK(gc_wk_fnv64(a, sizeof(a)) == gc_wk_fnv64(b, sizeof(b)));
-	CHECK(gc_wk_fnv64(a, sizeof(a)) != gc_wk_fnv64(c, sizeof(c)));
+	CHECK(gc_fnv1a64_words(a, sizeof(a)) == gc_fnv1a64_words(b, sizeof(b)));
+	CHECK(gc_fnv1a64_words(a, sizeof(a)) != gc_fnv1a64_words(c, sizeof(c)));
 }
 
 /* The fill as it was before its conversions were merged: the values must stay the
@@ -351,39 +352,6 @@ static void test_fill_same_values(void)
 	free(d);
 }
 
-/* Plain FNV-1a 64 under 8 bytes (the published vectors), words after, four chains
- * from 64 bytes; the 8-, 9-, 64- and 100-byte values were computed apart (Python, the
- * definition in worker/wk.h). */
-static void test_fnv_words(void)
-{
-	unsigned char buf[128];
-	CHECK(gc_wk_fnv64("", 0) == 0xcbf29ce484222325ull);
-	CHECK(gc_wk_fnv64("a", 1) == 0xaf63dc4c8601ec8cull);
-	CHECK(gc_wk_fnv64("foobar", 6) == 0x85944171f73967e8ull);
-	CHECK(gc_wk_fnv64("abcdefgh", 8) == 0x3919eeb00ee1e68cull);
-	CHECK(gc_wk_fnv64("abcdefghi", 9) == 0xe8f77a2949db571full);
-	/* a change in any byte, in a word or in the tail, changes the hash; an unaligned
-	 * start gives the same value as an aligned copy */
-	for (int i = 0; i < 128; i++)
-		buf[i] = (unsigned char)(i * 37 + 1);
-	CHECK(gc_wk_fnv64(buf, 100) == 0x5d2781f1a87dd9edull);
-	CHECK(gc_wk_fnv64(buf, 64) == 0xe2c26217167f0b61ull);
-	for (int i = 0; i < 100; i++) {   /* every byte of blocks and tail counts */
-		uint64_t h0 = gc_wk_fnv64(buf, 100);
-		buf[i] ^= 0x01;
-		CHECK(gc_wk_fnv64(buf, 100) != h0);
-		buf[i] ^= 0x01;
-	}
-	uint64_t h = gc_wk_fnv64(buf, 61);
-	for (int i = 0; i < 61; i++) {
-		buf[i] ^= 0x10;
-		CHECK(gc_wk_fnv64(buf, 61) != h);
-		buf[i] ^= 0x10;
-	}
-	memmove(buf + 1, buf, 61);
-	CHECK(gc_wk_fnv64(buf + 1, 61) == h);
-}
-
 /* Momentum's velocity against PyTorch's SGD (dampening 0): buf = g at the first step,
  * then buf = m buf + g; with a constant g after t steps buf = g (1 - m^t) / (1 - m),
  * exact in float for m = 0.5 and g a power of two. Which methods the worker applies
@@ -410,7 +378,6 @@ int main(void)
 {
 	GCT_SUITE("worker");
 	GCT_RUN(test_fill_same_values);
-	GCT_RUN(test_fnv_words);
 	GCT_RUN(test_momentum);
 	GCT_RUN(test_args_ok);
 	GCT_RUN(test_args_errors);
