@@ -12,6 +12,8 @@
 #include "orchestrator/ops/regress.h"
 #include "orchestrator/ops/table.h"
 
+static void history_opt_lines(FILE *f);
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -25,18 +27,9 @@ static void usage(FILE *f)
 		"command's in full), after STACK/ for a run of a spec with stacks:. network is\n"
 		"'uniform' or the point's network axes joined by '+' ('slow n3:0.5', 'uplink\n"
 		"2:1', 'bg 1', 'trace:square.txt'); each row's baseline ran on the same network.\n\n"
-		"options:\n"
-		"  --model M        the model (as in the sweep spec)\n"
-		"  --method X       the method (signsgd, mstopk, powersgd, ...)\n"
-		"  --bandwidth B    only this cap, in tc units (10gbit, 500mbit)\n"
-		"  --network N      only rows whose network is N, has N as one of its '+'\n"
-		"                   parts ('slow n3:0.5'), or has a part of kind N ('uniform',\n"
-		"                   'slow', 'uplink', 'bg', 'trace')\n"
-		"  --job ID         only the runs of this SLURM job (runs.slurm_job)\n"
-		"  --partition P    only the runs in this SLURM partition\n"
-		"  --db PATH        the results database (default gcbench.db)\n"
-		"  --json           the rows as a JSON array of objects (the columns above);\n"
-		"                   started as every --json gives times: \"2026-12-04T22:30:40Z\"\n\n"
+		"options:\n");
+	history_opt_lines(f);
+	fprintf(f, "\n"
 		"example:\n"
 		"  gcbench history --db lab.db --model resnet50 --method powersgd --bandwidth 10gbit\n");
 }
@@ -77,14 +70,6 @@ static int add_row(const struct gc_db_history_row *h, void *arg)
 	return gc_table_add(t, row) ? 1 : 0;
 }
 
-enum { H_MODEL = 1, H_METHOD, H_DB, H_BW, H_JSON, H_JOB, H_PART, H_NET };
-static const struct gc_opt history_opts[] = {
-	{ "--model", NULL, GC_OPT_ARG, H_MODEL }, { "--method", NULL, GC_OPT_ARG, H_METHOD },
-	{ "--db", NULL, GC_OPT_ARG, H_DB }, { "--bandwidth", NULL, GC_OPT_ARG, H_BW },
-	{ "--json", NULL, 0, H_JSON }, { "--job", NULL, GC_OPT_ARG, H_JOB },
-	{ "--partition", NULL, GC_OPT_ARG, H_PART }, { "--network", NULL, GC_OPT_ARG, H_NET },
-};
-
 struct history_args {
 	const char *model, *method, *db;
 	int64_t bw;
@@ -94,59 +79,93 @@ struct history_args {
 	const char *network;       /* NULL when not given */
 };
 
+static struct history_args ha = { NULL, NULL, "gcbench.db", -1, 0, "", NULL, NULL };
+
+static gc_rc job_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	if (gc_regress_job_parse(v, ha.job, sizeof ha.job))
+		return gc_fail(e, GC_E_INVAL, "invalid --job '%.64s': give the SLURM job id "
+			       "(digits, as squeue shows it)", v);
+	return GC_OK;
+}
+
+static gc_rc partition_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	if (!gc_regress_valid_partition(v))
+		return gc_fail(e, GC_E_INVAL, "invalid --partition '%.64s': a partition name is "
+			       "[A-Za-z0-9._-] (as sinfo shows it)", v);
+	ha.partition = v;
+	return GC_OK;
+}
+
+static gc_rc network_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	if (!*v || strlen(v) > 512)
+		return gc_fail(e, GC_E_INVAL, "invalid --network '%.64s': give a network as history "
+			       "shows it ('uniform', 'slow n3:0.5', 'slow')", v);
+	ha.network = v;
+	return GC_OK;
+}
+
+static gc_rc bandwidth_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	uint64_t b;
+	gc_err why;
+
+	if (gc_bw_parse(v, GC_BW_BARE_GBIT, &b, &why))
+		return gc_fail(e, GC_E_INVAL, "invalid --bandwidth: %s", why.msg);
+	ha.bw = (int64_t)b;
+	return GC_OK;
+}
+
+static const struct gc_option history_opts[] = {
+	GC_OPTION_STRING("--model", NULL, &ha.model, "M", "the model (as in the sweep spec)"),
+	GC_OPTION_STRING("--method", NULL, &ha.method, "X",
+			 "the method (signsgd, mstopk, powersgd, ...)"),
+	GC_OPTION_CALLBACK("--bandwidth", NULL, GC_OPT_ARG, bandwidth_cb, "B",
+			   "only this cap, in tc units (10gbit, 500mbit)"),
+	GC_OPTION_CALLBACK("--network", NULL, GC_OPT_ARG, network_cb, "N",
+			   "only rows whose network is N, has N as one of its '+'\n"
+			   "parts ('slow n3:0.5'), or has a part of kind N ('uniform',\n"
+			   "'slow', 'uplink', 'bg', 'trace')"),
+	GC_OPTION_CALLBACK("--job", NULL, GC_OPT_ARG, job_cb, "ID",
+			   "only the runs of this SLURM job (runs.slurm_job)"),
+	GC_OPTION_CALLBACK("--partition", NULL, GC_OPT_ARG, partition_cb, "P",
+			   "only the runs in this SLURM partition"),
+	GC_OPTION_STRING("--db", NULL, &ha.db, "PATH", "the results database (default gcbench.db)"),
+	GC_OPTION_FLAG("--json", NULL, &ha.json,
+		       "the rows as a JSON array of objects (the columns above);\n"
+		       "started as every --json gives times: \"2026-12-04T22:30:40Z\""),
+};
+
+static void history_opt_lines(FILE *f)
+{
+	gc_opts_usage(f, history_opts, sizeof history_opts / sizeof history_opts[0], 19);
+}
+
 /* 0 to go on, else the exit status (help, version, a mistake). */
 static int parse_args(int argc, char **argv, struct history_args *a, int *stop)
 {
-	uint64_t b;
 	gc_opts o;
-	gc_err e;
 	int r;
 
 	*stop = 1;
-	gc_opts_init(&o, "gcbench history", history_opts,
-		     sizeof history_opts / sizeof history_opts[0], argc, argv);
-	while ((r = gc_opts_next(&o)) > 0) {
-		switch (r) {
-		case H_MODEL: a->model = o.val; break;
-		case H_METHOD: a->method = o.val; break;
-		case H_DB: a->db = o.val; break;
-		case H_JSON: a->json = 1; break;
-		case H_JOB:
-			if (gc_regress_job_parse(o.val, a->job, sizeof a->job))
-				return gc_error("invalid --job '%.64s': give the SLURM job id "
-						"(digits, as squeue shows it)", o.val), 2;
-			break;
-		case H_PART:
-			if (!gc_regress_valid_partition(o.val))
-				return gc_error("invalid --partition '%.64s': a partition name is "
-						"[A-Za-z0-9._-] (as sinfo shows it)", o.val), 2;
-			a->partition = o.val;
-			break;
-		case H_NET:
-			if (!*o.val || strlen(o.val) > 512)
-				return gc_error("invalid --network '%.64s': give a network as history "
-						"shows it ('uniform', 'slow n3:0.5', 'slow')", o.val), 2;
-			a->network = o.val;
-			break;
-		case H_BW:
-			if (gc_bw_parse(o.val, GC_BW_BARE_GBIT, &b, &e))
-				return gc_error("invalid --bandwidth: %s", e.msg), 2;
-			a->bw = (int64_t)b;
-			break;
-		}
-	}
+	gc_opts_decl_init(&o, "gcbench history", history_opts,
+			  sizeof history_opts / sizeof history_opts[0], argc, argv, NULL);
+	r = gc_opts_parse_all(&o);
+	*a = ha;
 	if (r != GC_OPTS_END)
 		return gc_cli_opts_stop(&o, r, usage);
 	if (!a->model || !a->method)
 		return gc_error("history needs --model and --method; see 'gcbench history "
-				"--help'"), 2;
+				"--help'"), GC_EXIT_USAGE;
 	*stop = 0;
 	return 0;
 }
 
 int cmd_history(int argc, char **argv)
 {
-	struct history_args a = { NULL, NULL, "gcbench.db", -1, 0, "", NULL, NULL };
+	struct history_args a;
 	struct gc_db_history_filter f;
 	gc_db *db = NULL;
 	struct rows rs = { .json = 0 };
@@ -189,5 +208,5 @@ int cmd_history(int argc, char **argv)
 		       a.method, a.job[0] ? " in job " : "", a.job, a.partition ?
 		       " in partition " : "", a.partition ? a.partition : "",
 		       a.network ? " on network " : "", a.network ? a.network : "", a.db);
-	return 0;
+	return GC_EXIT_OK;
 }

@@ -7,6 +7,15 @@
 #include "log.h"
 #include "report/report.h"
 
+static const char *db_path = "gcbench.db", *out = "gcbench-report";
+static const struct gc_option report_opts[] = {
+	GC_OPTION_STRING("--db", NULL, &db_path, "FILE",
+			 "results database (default gcbench.db), opened read-only"),
+	GC_OPTION_STRING("--out", NULL, &out, "DIR",
+			 "output directory (default gcbench-report, in the current directory;\n"
+			 "created if missing; files in it are replaced)"),
+};
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -21,10 +30,9 @@ static void usage(FILE *f)
 		"  - predicted vs measured iteration time with y = x (run `gcbench model` first);\n"
 		"  - win/lose maps over bandwidth x workers: measured when the database has several\n"
 		"    world sizes, else the performance model's what-if.\n\n"
-		"options:\n"
-		"  --db FILE   results database (default gcbench.db), opened read-only\n"
-		"  --out DIR   output directory (default gcbench-report, in the current directory;\n"
-		"              created if missing; files in it are replaced)\n\n"
+		"options:\n");
+	gc_opts_usage(f, report_opts, sizeof report_opts / sizeof report_opts[0], 14);
+	fprintf(f, "\n"
 		"example:\n"
 		"  gcbench model --db q.db && gcbench report --db q.db --out q-report &&\n"
 		"      xdg-open q-report/index.html\n");
@@ -32,28 +40,19 @@ static void usage(FILE *f)
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct gc_opt lo[] = {
-		{ "--db", NULL, GC_OPT_ARG, 'd' }, { "--out", NULL, GC_OPT_ARG, 'o' },
-	};
-	const char *db_path = "gcbench.db", *out = "gcbench-report";
 	gc_report_stats st;
 	gc_db *db = NULL;
 	gc_err e = { "" };
 	gc_opts o;
 	int c;
 
-	gc_opts_init(&o, "gcbench report", lo, 2, argc, argv);
-	while ((c = gc_opts_next(&o)) > 0) {
-		if (c == 'd')
-			db_path = o.val;
-		else
-			out = o.val;
-	}
-	if (c != GC_OPTS_END)
+	gc_opts_decl_init(&o, "gcbench report", report_opts,
+			  sizeof report_opts / sizeof report_opts[0], argc, argv, NULL);
+	if ((c = gc_opts_parse_all(&o)) != GC_OPTS_END)
 		return gc_cli_opts_stop(&o, c, usage);
 	if (!*out) {
 		gc_error("empty --out DIR; see 'gcbench report --help'");
-		return 2;
+		return GC_EXIT_USAGE;
 	}
 	if (gc_db_open(db_path, GC_DB_READONLY, &db, &e) ||
 	    gc_report_write(db, db_path, out, &st, &e)) {
@@ -65,5 +64,5 @@ int cmd_report(int argc, char **argv)
 	printf("wrote %s/index.html, %s/report.md and %zu charts (%zu ok runs, %zu predictions%s)\n",
 	       out, out, st.charts, st.ok_runs, st.predictions,
 	       st.predictions ? "" : ": run 'gcbench model' for the predicted vs measured plot");
-	return 0;
+	return GC_EXIT_OK;
 }
