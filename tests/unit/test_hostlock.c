@@ -66,8 +66,8 @@ static void test_owner_malformed(void)
 		"version=1\npid=1\nsince=1\nSECRET\n",
 		"version=1\ncontroller=x\npid=1\n",
 		"version=1\ncontroller=x\nsince=1\n",
-		"version=1\nuser=SECRETSECRETSECRETSECRETSECRETSECRETSECRETSECRETSECRETSECRETSECRETSECRET\n"
-		"controller=x\npid=1\nsince=1\n",
+		("version=1\nuser=SECRETSECRETSECRETSECRETSECRETSECRETSECRETSECRETSECRETSECRETSECRETSECRET\n"
+		 "controller=x\npid=1\nsince=1\n"),
 		"version=99999999999999999999999\ncontroller=x\npid=1\nsince=1\n",
 	};
 	char longline[1500];
