@@ -16,7 +16,8 @@ rng AS (SELECT model, method, params, bw_cap_bps, MIN(isp) AS i0, MAX(isp) AS i1
                MIN(tsp) AS t0, MAX(tsp) AS t1 FROM per GROUP BY model, method, params, bw_cap_bps)
 SELECT '| ' || s.model, s.method || CASE WHEN s.params LIKE '%ratio=0.001%' THEN ' 0.1%, no EF'
                                      WHEN s.params LIKE '%ratio=0.01%' THEN ' 1%, EF'
-                                     WHEN s.method = 'powersgd' THEN ' rank 2, EF' ELSE '' END,
+                                     WHEN s.method = 'powersgd' THEN ' rank 2, EF'
+                                     WHEN s.params LIKE '%scaled=1%' THEN ' scaled, EF' ELSE '' END,
        CAST(s.bw_cap_bps / 1000000 AS INTEGER) || ' Mbit/s',
        printf('%.2fx (%.2f-%.2f)', s.iter_speedup, r.i0, r.i1),
        CASE WHEN s.missed > 0 THEN printf('never (%d of %d)', s.missed, s.repeats)

@@ -107,8 +107,8 @@ if [ $# = 3 ] && awk -v m="$1" -v p="$2" -v own="$3" 'BEGIN { exit !(m / p > 0.8
 else fail slow_vs_model "measured/predicted ratios, slow run over its prediction '$ratio': $(head -c 400 <<<"$m")"; fi
 "$G" report --db "$db" --out "$GCBENCH_HOME/rep" >/dev/null 2>&1
 md=$(cat "$GCBENCH_HOME/rep/report.md" 2>/dev/null)
-if grep -q '^| tiny | syncsgd | 3 | 0.2 | uniform | ' <<<"$md" &&
-	grep -q '^| tiny | syncsgd | 3 | 0.2 | slow n2:0.5 | ' <<<"$md"; then pass report_rows
+if grep -q '^| tiny | syncsgd | 3 | 200mbit | uniform | ' <<<"$md" &&
+	grep -q '^| tiny | syncsgd | 3 | 200mbit | slow n2:0.5 | ' <<<"$md"; then pass report_rows
 else fail report_rows "$(grep -i 'network\|tiny' <<<"$md" | head -n 8)"; fi
 hs=$("$G" history --db "$db" --model tiny --method syncsgd --network slow 2>&1)
 hu=$("$G" history --db "$db" --model tiny --method syncsgd --network uniform --json 2>&1)
