@@ -5,10 +5,13 @@
 #ifndef GC_TESTS_DB_FIXTURE_H
 #define GC_TESTS_DB_FIXTURE_H
 
+#include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "db/db.h"
+#include "db/db_internal.h"   /* gc_db_handle */
 
 static inline int64_t fx_run(gc_db *db, int64_t sweep, int64_t env, const char *method,
 			     const char *params, uint64_t bw, struct gc_iter_rec *recs, size_t n,
@@ -47,5 +50,34 @@ static inline int64_t fx_env(gc_db *db, const char *nccl, const char *driver)
 		printf("# env: %s\n", e.msg);
 	return id;
 }
+
+/* A query's rows as "a|b|c\n" (NULL as NULL), at most about 4000 bytes; NULL after
+ * printing why. The caller frees it. */
+static inline char *fx_rows(gc_db *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	char *out = calloc(1, 4096);
+	size_t o = 0;
+
+	if (!out || sqlite3_prepare_v2(gc_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK) {
+		printf("# prepare: %s\n", sqlite3_errmsg(gc_db_handle(db)));
+		free(out);
+		return NULL;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW && o < 4000)
+		for (int c = 0; c < sqlite3_column_count(st); c++) {
+			const unsigned char *t = sqlite3_column_text(st, c);
+			o += (size_t)snprintf(out + o, 4096 - o, "%s%s%s", c ? "|" : "",
+					      t ? (const char *)t : "NULL",
+					      c + 1 == sqlite3_column_count(st) ? "\n" : "");
+		}
+	sqlite3_finalize(st);
+	return out;
+}
+
+/* The rows of sql are exactly want; both printed when they differ. */
+#define CHECK_ROWS(db, sql, want) do { char *_g = fx_rows(db, sql); CHECK(_g); \
+	if (_g && strcmp(_g, want)) printf("# got:\n%s# want:\n%s", _g, want); \
+	int _ok = _g && !strcmp(_g, want); free(_g); CHECKF(_ok, "%s", sql); } while (0)
 
 #endif

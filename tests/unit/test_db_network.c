@@ -45,31 +45,6 @@ static int64_t add(gc_db *db, int64_t sweep, const char *method, const char *tai
 	return id;
 }
 
-static char *rows(gc_db *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	char *out = calloc(1, 4096);
-	size_t o = 0;
-
-	if (!out || sqlite3_prepare_v2(gc_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK) {
-		printf("# prepare: %s\n", sqlite3_errmsg(gc_db_handle(db)));
-		free(out);
-		return NULL;
-	}
-	while (sqlite3_step(st) == SQLITE_ROW && o < 4000)
-		for (int c = 0; c < sqlite3_column_count(st); c++) {
-			const unsigned char *t = sqlite3_column_text(st, c);
-			o += (size_t)snprintf(out + o, 4096 - o, "%s%s%s", c ? "|" : "",
-					      t ? (const char *)t : "NULL",
-					      c + 1 == sqlite3_column_count(st) ? "\n" : "");
-		}
-	sqlite3_finalize(st);
-	return out;
-}
-
-#define CHECK_ROWS(db, sql, want) do { char *_g = rows(db, sql); CHECK(_g); \
-	if (_g && strcmp(_g, want)) printf("# got:\n%s# want:\n%s", _g, want); \
-	int _ok = _g && !strcmp(_g, want); free(_g); CHECKF(_ok, "%s", sql); } while (0)
 
 static gc_db *build(void)
 {
