@@ -122,8 +122,9 @@ static size_t run_points(struct gc_sweep_ctx *c, struct gc_exec_point *pts, size
 }
 
 struct sweep_state {
-	struct gc_spec spec;
-	struct gc_sweep sw;
+	struct gc_run_plan plan;      /* the spec, its points (which point into the spec:
+	                               * never copied) and, until setup takes it, the
+	                               * inventory */
 	struct gc_exec_point *pts;
 	struct gc_strlist done;
 	int lockfd;
@@ -138,7 +139,7 @@ static gc_rc choose_sweep(struct gc_sweep_ctx *c, struct sweep_state *s, const c
 	struct gc_db_sweep_brief *sw = NULL;
 	size_t n = 0;
 	int k;
-	gc_rc rc = gc_db_spec_sweeps(c->db, s->spec.hash, &sw, &n, e);
+	gc_rc rc = gc_db_spec_sweeps(c->db, s->plan.spec.hash, &sw, &n, e);
 
 	if (rc)
 		return rc;
@@ -152,12 +153,12 @@ static gc_rc choose_sweep(struct gc_sweep_ctx *c, struct sweep_state *s, const c
 		c->sweep_id = sw[k].id;
 		rc = gc_db_sweep_reopen(c->db, c->sweep_id, e);
 	} else if (!rc && env_key) {
-		rc = gc_db_sweep_begin(c->db, s->spec.name, s->spec.text, s->spec.hash,
-				       s->spec.baseline, &c->sweep_id, e);
+		rc = gc_db_sweep_begin(c->db, s->plan.spec.name, s->plan.spec.text, s->plan.spec.hash,
+				       s->plan.spec.baseline, &c->sweep_id, e);
 		rc = rc ? rc : gc_db_sweep_set_env_key(c->db, c->sweep_id, env_key, e);
-		if (!rc && s->spec.n_baselines > 1)
-			rc = gc_db_sweep_set_baselines(c->db, c->sweep_id, s->spec.baselines,
-						       s->spec.n_baselines, e);
+		if (!rc && s->plan.spec.n_baselines > 1)
+			rc = gc_db_sweep_set_baselines(c->db, c->sweep_id, s->plan.spec.baselines,
+						       s->plan.spec.n_baselines, e);
 	}
 	free(sw);
 	return rc;
@@ -187,15 +188,15 @@ static void dry_run(struct gc_sweep_ctx *c, struct sweep_state *s)
 		    choose_sweep(c, s, NULL, why, sizeof(why), &e))
 			snprintf(why, sizeof(why), "cannot tell: %s", e.msg);
 	}
-	printf("spec: %s, hash %s (sweeps.spec_hash)\n", s->spec.name, s->spec.hash);
+	printf("spec: %s, hash %s (sweeps.spec_hash)\n", s->plan.spec.name, s->plan.spec.hash);
 	printf("resume: %s\n", why);
 	printf("nodes (%zu):\n", c->n_nodes);
 	for (i = 0; i < c->n_nodes; i++) {
 		gc_node_describe(&c->nodes[i], how, sizeof(how));
 		printf("  %-8s %s\n", c->nodes[i].name, how);
 	}
-	printf("%zu point%s:\n", s->sw.n, s->sw.n == 1 ? "" : "s");
-	for (i = 0; i < s->sw.n; i++)
+	printf("%zu point%s:\n", s->plan.sw.n, s->plan.sw.n == 1 ? "" : "s");
+	for (i = 0; i < s->plan.sw.n; i++)
 		printf("  %s%s\n      key %s\n      placement %s\n", s->pts[i].label,
 		       gc_strlist_has(&s->done, s->pts[i].pt->key) ? "  (done: skipped)" : "",
 		       s->pts[i].pt->key, s->pts[i].placement);
@@ -207,27 +208,22 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	uint64_t t0 = 0;
 	int n = 0;
 	size_t i;
-	struct gc_run_plan plan;   /* every input read once: spec, points, inventory */
-	gc_rc rc = gc_run_plan_load(c->o, &plan, e);
+	gc_rc rc = gc_run_plan_load(c->o, &s->plan, e);   /* every input read once */
 
 	if (rc)
 		return rc;
-	s->spec = plan.spec, s->sw = plan.sw;   /* the sweep's from here; inv: setup's */
-	memset(&plan.spec, 0, sizeof(plan.spec)), memset(&plan.sw, 0, sizeof(plan.sw));
-	s->pts = calloc(s->sw.n ? s->sw.n : 1, sizeof(*s->pts));
-	if (!s->pts) {
-		gc_run_plan_release(&plan);
+	s->pts = calloc(s->plan.sw.n ? s->plan.sw.n : 1, sizeof(*s->pts));
+	if (!s->pts)
 		return gc_fail(e, GC_E_NOMEM, "out of memory");
-	}
-	for (i = 0; i < s->sw.n; i++)
-		gc_exec_point_init(&s->pts[i], &s->spec, &s->sw.pts[i]);
-	rc = gc_run_setup_nodes(c->o, c, &plan.inv, lockpath, sizeof(lockpath), e);
-	rc = rc ? rc : gc_run_place_points(c, s->pts, s->sw.n, e);
+	for (i = 0; i < s->plan.sw.n; i++)
+		gc_exec_point_init(&s->pts[i], &s->plan.spec, &s->plan.sw.pts[i]);
+	rc = gc_run_setup_nodes(c->o, c, &s->plan.inv, lockpath, sizeof(lockpath), e);
+	rc = rc ? rc : gc_run_place_points(c, s->pts, s->plan.sw.n, e);
 	if (rc || c->o->dry_run)
 		return rc;
 	c->validated = 1;   /* the inputs are checked: from here on a failure is the
 			     * environment's (exit 3) */
-	rc = gc_run_slurm_check_exclusive(c, s->pts, s->sw.n, e);   /* before any step */
+	rc = gc_run_slurm_check_exclusive(c, s->pts, s->plan.sw.n, e);   /* before any step */
 	gc_setup_mark(&c->ph, GC_SETUP_LOCK, &t0);
 	rc = rc ? rc : gc_lock_acquire(lockpath, &s->lockfd, e);
 	if (!rc) {
@@ -237,7 +233,7 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	}
 	gc_setup_mark(&c->ph, GC_SETUP_LOCK, &t0);
 	gc_setup_mark(&c->ph, GC_SETUP_PROVISION, &t0);
-	rc = rc ? rc : gc_provision_for_run(c->o, s->pts, s->sw.n, c->nodes, c->n_nodes, e);
+	rc = rc ? rc : gc_provision_for_run(c->o, s->pts, s->plan.sw.n, c->nodes, c->n_nodes, e);
 	gc_setup_mark(&c->ph, GC_SETUP_PROVISION, &t0);
 	if (rc)
 		return rc;
@@ -247,7 +243,7 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	gc_setup_mark(&c->ph, GC_SETUP_CHECK, &t0);
 	rc = gc_run_slurm_guards_start(c, e);   /* SLURM: restore on scancel (run_slurm.h) */
 	rc = rc ? rc : check_nodes(c, e);
-	rc = rc ? rc : gc_run_check_latency(c, s->pts, s->sw.n, e);   /* run_setup.h */
+	rc = rc ? rc : gc_run_check_latency(c, s->pts, s->plan.sw.n, e);   /* run_setup.h */
 	rc = rc ? rc : gc_run_data_subnet(c, e);
 	gc_setup_mark(&c->ph, GC_SETUP_CHECK, &t0);
 	/* the database only once the hosts are known to serve: a sweep refused by its
@@ -261,8 +257,8 @@ static gc_rc prepare(struct gc_sweep_ctx *c, struct sweep_state *s, gc_err *e)
 	gc_setup_mark(&c->ph, GC_SETUP_ENV, &t0);
 	rc = rc ? rc : sweep_env_key(c, key, sizeof(key), e);
 	rc = rc ? rc : choose_sweep(c, s, key, why, sizeof(why), e);
-	rc = rc ? rc : gc_db_sweep_target(c->db, c->sweep_id, s->spec.target_metric,
-					  s->spec.target_value, e);
+	rc = rc ? rc : gc_db_sweep_target(c->db, c->sweep_id, s->plan.spec.target_metric,
+					  s->plan.spec.target_value, e);
 	if (!rc)
 		gc_info("%s", why);
 	return rc;
@@ -290,14 +286,14 @@ static void notify_end(const struct sweep_state *s, size_t failed, int interrupt
 {
 	char summary[256], details[1200];
 	gc_notify_event ev = { failed || interrupted ? GC_NOTIFY_SWEEP_FAILED : GC_NOTIFY_SWEEP_FINISHED,
-			       s->spec.name, summary, details };
+			       s->plan.spec.name, summary, details };
 
-	if (!s->spec.n_notify)
+	if (!s->plan.spec.n_notify)
 		return;
-	snprintf(summary, sizeof(summary), "%zu points, %zu failed%s", s->sw.n, failed,
+	snprintf(summary, sizeof(summary), "%zu points, %zu failed%s", s->plan.sw.n, failed,
 		 interrupted ? ", interrupted" : "");
 	snprintf(details, sizeof(details), "gcbench status --db %s", db);
-	gc_notify_send(s->spec.notify, s->spec.n_notify, &ev, NULL, NULL);
+	gc_notify_send(s->plan.spec.notify, s->plan.spec.n_notify, &ev, NULL, NULL);
 }
 
 int gc_sweep_run(const struct gc_run_opts *o)
@@ -315,7 +311,7 @@ int gc_sweep_run(const struct gc_run_opts *o)
 	if (!rc && o->dry_run)
 		dry_run(&c, &s);
 	if (!rc && !o->dry_run) {
-		failed = run_points(&c, s.pts, s.sw.n, &s.done, &fatal, &e);
+		failed = run_points(&c, s.pts, s.plan.sw.n, &s.done, &fatal, &e);
 		gc_db_sweep_end(c.db, c.sweep_id,
 				gc_run_interrupted() ? "interrupted" : fatal || failed ? "failed" : "done", NULL);
 		if (o->json)
@@ -340,7 +336,6 @@ int gc_sweep_run(const struct gc_run_opts *o)
 	free(c.env_ids);
 	free(s.pts);
 	gc_strlist_release(&s.done);
-	gc_sweep_release(&s.sw);
-	gc_spec_release(&s.spec);
+	gc_run_plan_release(&s.plan);
 	return status;
 }
