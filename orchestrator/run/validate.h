@@ -25,7 +25,8 @@
 #include "sweep.h"
 
 /* A sweep's inputs, each file read once and handed on: from validation to the hosts'
- * setup (gc_run_setup_nodes takes inv) to the run. */
+ * setup (gc_run_setup_nodes takes inv) to the run. The points point into the spec (its
+ * traces are held inline): use a plan where it was loaded, never a copy of it. */
 struct gc_run_plan {
 	struct gc_spec spec;
 	struct gc_sweep sw;          /* spec's points */
