@@ -1,11 +1,13 @@
 /* report/report.c: the page and the markdown of gcbench report, their tables and
  * files (report.h); the sections are in report_data.c. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "bandwidth.h"
 #include "db/q_report.h"
 #include "report_int.h"
 #include "strutil.h"
@@ -240,4 +242,9 @@ gc_rc gc_report_write(gc_db *db, const char *db_label, const char *out_dir,
 	gc_buf_release(&r.md);
 	gc_pdb_release(&r.pdb);
 	return rc;
+}
+
+void gc_rep_cap(char *buf, size_t n, double gbps)
+{
+	gc_bw_format(gbps > 0 ? (uint64_t)llround(gbps * 1e9) : 0, buf, n);
 }

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bandwidth.h"
 #include "db/q_report.h"
 #include "report_int.h"
 #include "grow.h"
@@ -59,12 +58,6 @@ static size_t load_points(struct gc_rep *r, struct apoint **out)
 	return ps.n;
 }
 
-/* a cap as every command prints one (common/bandwidth.h): 1gbit, 500mbit, unlimited */
-static void cap_text(char *buf, size_t n, double gbps)
-{
-	gc_bw_format(gbps > 0 ? (uint64_t)llround(gbps * 1e9) : 0, buf, n);
-}
-
 /* The chart of points [i0, i1) (one model and cap): a line per method variant. */
 static void curve_chart(struct gc_rep *r, const struct apoint *p, size_t i0, size_t i1)
 {
@@ -90,7 +83,7 @@ static void curve_chart(struct gc_rep *r, const struct apoint *p, size_t i0, siz
 		target = isnan(target) ? p[i].target : target;
 		lo = p[i].t > 0 ? fmin(lo, p[i].t) : lo, hi = fmax(hi, p[i].t);
 	}
-	cap_text(cap, sizeof cap, p[i0].gbps);
+	gc_rep_cap(cap, sizeof cap, p[i0].gbps);
 	snprintf(title, sizeof title, "Validation accuracy vs training time: %.64s at %s",
 		 p[i0].model, cap);
 	c.title = title, c.xlabel = "training seconds (iterations summed, evaluation excluded)";
@@ -136,7 +129,7 @@ static int tta_row(const struct gc_db_tta_row *t, void *arg)
 	gc_strlcpy(c[0], t->model, sizeof c[0]);
 	gc_report_short_label(t->method, t->params, c[1], sizeof c[1]);
 	snprintf(c[2], sizeof c[2], "%d", t->world_size);
-	cap_text(c[3], sizeof c[3], (double)t->bw_cap_bps / 1e9);
+	gc_rep_cap(c[3], sizeof c[3], (double)t->bw_cap_bps / 1e9);
 	num(c[4], sizeof c[4], t->iters_to_target, 0, "");
 	num(c[5], sizeof c[5], t->t_to_target, 3, "");
 	num(c[6], sizeof c[6], t->iter_speedup, 2, "x");

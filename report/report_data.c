@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bandwidth.h"
 #include "db/q_report.h"
 #include "model/predict_db.h"
 #include "report_int.h"
@@ -69,12 +68,6 @@ static void load(struct gc_rep *rp,
 
 	memset(out, 0, sizeof(*out));
 	query(rp->db, row_add, &l, NULL);
-}
-
-/* a cap in Gbit/s as every command prints one (common/bandwidth.h): 1gbit, 500mbit */
-static void fmt_cap(char *buf, size_t n, double g)
-{
-	gc_bw_format(g > 0 ? (uint64_t)llround(g * 1e9) : 0, buf, n);
 }
 
 /* a row's network as a suffix of a chart's name: "" for uniform, " (slow n3:0.5)" */
@@ -189,7 +182,7 @@ void gc_rep_speedup(struct gc_rep *r)
 		const struct row *w = &rs.r[i];
 		gc_strlcpy(c[0], w->model, 96), gc_strlcpy(c[1], w->label, 96);
 		snprintf(c[2], 96, "%d", w->p);
-		fmt_cap(c[3], 96, w->gbps);
+		gc_rep_cap(c[3], 96, w->gbps);
 		gc_strlcpy(c[4], w->network, 96);
 		snprintf(c[5], 96, "%.1f", w->v[1] * 1e3);
 		snprintf(c[6], 96, "%.1f", w->v[2] * 1e3);
@@ -241,7 +234,7 @@ static void breakdown_chart(struct gc_rep *r, const struct rows *rs, const char 
 		const struct row *w = &rs->r[i];
 		if (strcmp(w->model, model) || w->p != p)
 			continue;
-		fmt_cap(g, 32, w->gbps);
+		gc_rep_cap(g, 32, w->gbps);
 		net_suffix(w, net, sizeof net);    /* a group per cap and network */
 		strncat(g, net, sizeof g - strlen(g) - 1);
 		gi = find_or_add(gn, &ng, MAX_GROUPS, g);
@@ -282,7 +275,7 @@ static void breakdown_table(struct gc_rep *r, const struct rows *rs)
 		stacks_of(w, s);
 		gc_strlcpy(c[0], w->model, 96), gc_strlcpy(c[1], w->label, 96);
 		snprintf(c[2], 96, "%d", w->p);
-		fmt_cap(c[3], 96, w->gbps);
+		gc_rep_cap(c[3], 96, w->gbps);
 		gc_strlcpy(c[4], w->network, 96);
 		snprintf(c[5], 96, "%.1f", w->v[4] * 1e3);
 		for (k = 0; k < NSTACK; k++)
@@ -391,7 +384,7 @@ void gc_rep_predictions(struct gc_rep *r)
 			snprintf(c[0], 64, "%lld", (long long)w->v[2]);
 			gc_strlcpy(c[1], w->model, 64), gc_strlcpy(c[2], w->label, 64);
 			snprintf(c[3], 64, "%d", w->p);
-			fmt_cap(c[4], 64, w->gbps);
+			gc_rep_cap(c[4], 64, w->gbps);
 			snprintf(c[5], 64, "%.1f", w->v[0] * 1e3);
 			snprintf(c[6], 64, "%.1f", w->v[1] * 1e3);
 			snprintf(c[7], 64, "%+.1f%%", (w->v[1] / w->v[0] - 1) * 100);
@@ -455,7 +448,7 @@ static void winlose_measured(struct gc_rep *r, const struct rows *rs, const char
 			if (x == 64 || y == 64)
 				continue;
 			if (x == nx)
-				xs[nx] = w->gbps, fmt_cap(xn[nx], 32, w->gbps), nx++;
+				xs[nx] = w->gbps, gc_rep_cap(xn[nx], 32, w->gbps), nx++;
 			if (y == ny)
 				ys[ny] = w->p, snprintf(yn[ny], 32, "%d", w->p), ny++;
 			v[y * 64 + x] = w->v[0];
@@ -488,7 +481,7 @@ static void winlose_model_one(struct gc_rep *r, gc_whatif *w, gc_arch *a,
 				v[y * WL_NB + x] = NAN;
 	}
 	for (x = 0; x < WL_NB; x++)
-		fmt_cap(xn[x], 32, wl_gbps[x]);
+		gc_rep_cap(xn[x], 32, wl_gbps[x]);
 	snprintf(title, sizeof title, "Win/lose map (model, environment %lld): %.64s %.96s",
 		 (long long)env, m->model, m->label);
 	snprintf(slug, sizeof slug, "winlose-model-%.64s-%.96s", m->model, m->label);

@@ -24,6 +24,9 @@ const gc_pdb *gc_rep_fits(struct gc_rep *r);
 
 void gc_rep_h2(struct gc_rep *r, const char *title);
 void gc_rep_p(struct gc_rep *r, const char *text);          /* one escaped paragraph */
+/* A cap given in Gbit/s (<= 0: unlimited) as every command prints one (common/bandwidth.h:
+ * 1gbit, 500mbit, unlimited). */
+void gc_rep_cap(char *buf, size_t n, double gbps);
 /* Write svg to fig-NN-slug.svg, inline it in the page and link it from the markdown. */
 void gc_rep_figure(struct gc_rep *r, const char *slug, const gc_buf *svg,
 		   const char *title);
