@@ -19,6 +19,8 @@ struct gc_db_model_run {
 	const char *model, *method, *params;
 	int world_size, batch;
 	int nodes;                         /* hosts the ranks ran on (runs.nodes) */
+	const char *backend;               /* "mpi" | "nccl" */
+	const char *placement;             /* runs.placement, "n1:2,n2:2" ("": unknown) */
 	int64_t bw_cap_bps;                /* the ring's bottleneck cap: the point's, times
 					      the least slow: factor of the hosts used and
 					      the background flows' fair share; 0: unlimited */

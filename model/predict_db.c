@@ -7,6 +7,7 @@
 
 #include "db/q_model.h"
 #include "predict_db.h"
+#include "racks.h"
 #include "strutil.h"
 
 #define TCP_OF_WIRE (1448.0 / 1514.0)
@@ -65,6 +66,38 @@ static int arch_get(struct ctx *c, const char *name)
 	return (int)c->narch++;
 }
 
+/* The ring's flows on its busiest host link (gc_pdb_row.ring_flows), from the stored
+ * placement ("n1:2,n2:2": ranks per host in launch order), or with none stored from the
+ * world size dealt evenly over the nodes. At least 1. */
+static int ring_flows(const struct gc_db_model_run *m)
+{
+	int slots[256] = { 0 }, *host, f = 1;
+	size_t nh = 0, sum = 0;
+	const char *s = m->placement;
+
+	if (strcmp(m->backend, "mpi") || m->world_size < 2 || m->nodes < 2)
+		return 1;
+	while (s && *s && nh < 256) {      /* "NAME:N" separated by commas */
+		const char *colon = strchr(s, ':'), *comma = strchr(s, ',');
+		if (!colon || (comma && comma < colon) || atoi(colon + 1) < 1)
+			break;
+		slots[nh] = atoi(colon + 1);
+		sum += (size_t)slots[nh++];
+		s = comma ? comma + 1 : NULL;
+	}
+	if (sum != (size_t)m->world_size) {      /* none stored, or unreadable */
+		nh = (size_t)(m->nodes < 256 ? m->nodes : 256);
+		for (size_t h = 0; h < nh; h++)
+			slots[h] = m->world_size / (int)nh + ((int)h < m->world_size % (int)nh);
+	}
+	if ((host = malloc((size_t)m->world_size * sizeof(int)))) {
+		gc_ring_place_by_node(slots, nh, host, (size_t)m->world_size);
+		f = gc_ring_host_flows(host, (size_t)m->world_size);
+		free(host);
+	}
+	return f > 1 ? f : 1;
+}
+
 static void row_read(const struct gc_db_model_run *m, gc_pdb_row *r, struct rowx *x)
 {
 	memset(r, 0, sizeof(*r));
@@ -76,6 +109,7 @@ static void row_read(const struct gc_db_model_run *m, gc_pdb_row *r, struct rowx
 	gc_strlcpy(r->params, m->params, sizeof(r->params));
 	r->world_size = m->world_size;
 	r->nodes = m->nodes;
+	r->ring_flows = ring_flows(m);
 	r->batch = m->batch;
 	r->bw_cap_bps = (uint64_t)m->bw_cap_bps;
 	x->latency_s = m->latency_s;
@@ -307,12 +341,13 @@ static void fit_codecs(struct ctx *c, gc_pdb_fit *f)
 	}
 }
 
-/* The bandwidth (bits/s) a run's prediction uses. */
+/* The bandwidth (bits/s) a run's prediction uses: one flow's share of the busiest link. */
 static double run_bw(const gc_pdb_row *r, const struct rowx *x)
 {
 	if (x->link_bps > 0)
-		return x->link_bps;
-	return r->bw_cap_bps ? (double)r->bw_cap_bps * TCP_OF_WIRE : GC_PDB_UNCAPPED_BPS;
+		return x->link_bps / r->ring_flows;
+	return r->bw_cap_bps ? (double)r->bw_cap_bps * TCP_OF_WIRE / r->ring_flows :
+			       GC_PDB_UNCAPPED_BPS;
 }
 
 /* The wire latency per hop of a run: the environment's RTT / 2, else its own. */

@@ -70,6 +70,10 @@ typedef struct gc_pdb_row {
 	char model[64], method[32], params[256];
 	int world_size, batch;
 	int nodes;                      /* hosts the ranks ran on */
+	int ring_flows;                 /* the ring's flows on the busiest host link: ranks
+					   placed by node (MPI) put 2 on each link at 2 ranks
+					   per host (model/racks.h); 1 for NCCL, which orders
+					   its ring host by host */
 	uint64_t bw_cap_bps;
 	double bw_bps;                  /* what the prediction used, bits/s */
 	double measured;                /* t_iter median, s */

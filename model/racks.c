@@ -45,6 +45,37 @@ void gc_racks_ring(const int *host, const int *rack, size_t n, const double *upl
 	}
 }
 
+void gc_ring_place_by_node(const int *slots, size_t nhosts, int *host, size_t n)
+{
+	size_t r = 0;
+	int round = 0, placed = 1;
+
+	while (r < n && placed) {
+		placed = 0;
+		for (size_t h = 0; h < nhosts && r < n; h++)
+			if (slots[h] > round)
+				host[r++] = (int)h, placed = 1;
+		round++;
+	}
+	while (r < n)
+		host[r++] = -1;
+}
+
+int gc_ring_host_flows(const int *host, size_t n)
+{
+	int most = 0;
+
+	for (size_t i = 0; n > 1 && i < n; i++) {
+		int k = 0;
+		if (host[i] == host[(i + 1) % n])
+			continue;
+		for (size_t j = 0; j < n; j++)   /* n is a world size: quadratic is fine */
+			k += host[j] == host[i] && host[j] != host[(j + 1) % n];
+		most = k > most ? k : most;
+	}
+	return most;
+}
+
 double gc_racks_even_bps(int p, int gpn, int racks, double node_bps, double uplink_bps,
 			 double ratio)
 {

@@ -32,6 +32,18 @@ struct gc_racks_ring {
 void gc_racks_ring(const int *host, const int *rack, size_t n, const double *uplink_bps,
 		   struct gc_racks_ring *out);
 
+/* Rank r's host under mpirun --map-by node (gcbench's MPI launcher) over nhosts hosts
+ * holding slots[h] ranks each (runs.placement): one rank per host in turn, in host
+ * order, skipping hosts whose ranks are all placed. host[] gets n entries; ranks past
+ * the slots' sum get -1. */
+void gc_ring_place_by_node(const int *slots, size_t nhosts, int *host, size_t n);
+
+/* The most ring hops (rank i -> i + 1, n - 1 -> 0) that leave one host: how many of the
+ * ring's flows share the busiest host's link. Ranks placed by node put consecutive ranks
+ * on different hosts, so with 2 ranks per host every hop leaves its host and each link
+ * carries 2 flows where block placement would carry 1. 0 when no hop leaves a host. */
+int gc_ring_host_flows(const int *host, size_t n);
+
 /* For what-if questions: p workers, gpn per node, on nodes dealt in order into `racks`
  * racks of (as near as possible) equal size, ring in rank order, each node's link
  * node_bps; each rack's uplink uplink_bps, or (uplink_bps 0) the sum of its nodes'

@@ -66,31 +66,24 @@ gc_rc gc_run_racks_node_shape(struct gc_sweep_ctx *c, const struct gc_spec *s,
 void gc_run_racks_ring(const struct gc_sweep_ctx *c, const struct gc_exec_point *p,
 		       const struct gc_placement *pl, struct gc_racks_ring *out)
 {
-	int left[GC_PLACE_MAX_HOSTS], *host, *rack, r = 0, w = pl->world;
+	int *host, *rack, w = pl->world, ok = 1;
 	double up[GC_RACKS_MAX];
-	size_t i, used = pl->used < GC_PLACE_MAX_HOSTS ? pl->used : GC_PLACE_MAX_HOSTS;
+	size_t used = pl->used < GC_PLACE_MAX_HOSTS ? pl->used : GC_PLACE_MAX_HOSTS;
 
 	memset(out, 0, sizeof(*out));
 	if (!p->pt->uplink || !c->n_racks || w < 2)
 		return;
 	host = calloc((size_t)w, sizeof(int));
 	rack = calloc((size_t)w, sizeof(int));
-	for (i = 0; i < used; i++)
-		left[i] = pl->slots[i];
-	while (host && rack && r < w) {   /* --map-by node: one rank per host in turn */
-		int placed = 0;
-		for (i = 0; i < used && r < w; i++)
-			if (left[i] > 0) {
-				left[i]--, placed = 1;
-				host[r] = (int)i;
-				rack[r++] = c->nodes[i].rack;
-			}
-		if (!placed)
-			break;
+	if (host && rack) {
+		gc_ring_place_by_node(pl->slots, used, host, (size_t)w);
+		for (int r = 0; r < w && ok; r++)
+			if ((ok = host[r] >= 0))
+				rack[r] = c->nodes[host[r]].rack;
 	}
 	for (int k = 0; k < GC_RACKS_MAX; k++)
 		up[k] = (double)gc_run_rack_uplink_bps(c, p->spec, p->pt, k + 1);
-	if (host && rack && r == w)
+	if (host && rack && ok)
 		gc_racks_ring(host, rack, (size_t)w, up, out);
 	free(host);
 	free(rack);

@@ -444,6 +444,62 @@ static void test_variant_rates(void)
 }
 
 
+/* A run of p ranks on `nodes` hosts (placement "n1:2,n2:2") whose ring runs at its cap
+ * over `flows`: what MPI's placement by node does to the ring's links. */
+static gc_rc add_placed(gc_db *db, int64_t sweep, int64_t env, const char *backend, int p,
+			int nodes, const char *placement, int flows, uint64_t cap, int64_t *id)
+{
+	struct gc_db_run run = { sweep, "key", "replay", "resnet50", "syncsgd", "", p, nodes,
+				 32, cap, 0, backend, 1, 10, 2, 0, env, NULL, NULL };
+	double bw = (double)cap * 1448 / 1514 / flows, numel;
+	gc_model_result r;
+	gc_rc rc;
+
+	if ((rc = truth_predict(&envs[0], "syncsgd", "", p, bw, &r, &numel)) ||
+	    (rc = gc_db_run_begin(db, &run, id, NULL)) ||
+	    (rc = gc_db_run_set_placement(db, *id, p / nodes, placement, NULL)) ||
+	    (rc = insert_iters(db, *id, p, &r, envs[0].lambda)))
+		return rc;
+	return gc_db_run_end(db, *id, GC_RUN_OK, NULL, NULL, NULL);
+}
+
+/* Placed by node (MPI), 4 ranks on 2 hosts put 2 of the ring's flows on each link and the
+ * prediction uses half the cap per flow; NCCL orders its ring host by host (1 flow). The
+ * fit is the flat ring of 4 hosts at 4 caps. */
+static void test_ring_flows_of_placement(void)
+{
+	char path[256];
+	gc_db *db = NULL;
+	int64_t s = 0, env = 0, mpi = 0, nccl = 0, none = 0;
+	gc_pdb p;
+
+	snprintf(path, sizeof path, "/tmp/gct-model-db-f-%d.db", (int)getpid());
+	unlink(path);
+	CHECK(!gc_db_open(path, 0, &db, NULL));
+	CHECK(!add_env(db, &envs[0], &env));
+	CHECK(!gc_db_sweep_begin(db, "f", "spec", "h", "syncsgd", &s, NULL));
+	for (size_t c = 0; c < 4; c++) {
+		int64_t id;
+		char pl[] = "n1:1,n2:1,n3:1,n4:1";
+		CHECK(!add_placed(db, s, env, "mpi", 4, 4, pl, 1, caps[c], &id));
+	}
+	CHECK(!add_placed(db, s, env, "mpi", 4, 2, "n1:2,n2:2", 2, 3 * GBIT, &mpi));
+	CHECK(!add_placed(db, s, env, "nccl", 4, 2, "n1:2,n2:2", 1, 3 * GBIT, &nccl));
+	CHECK(!add_placed(db, s, env, "mpi", 4, 2, "", 2, 3 * GBIT, &none));  /* even deal */
+	CHECK_EQ_INT(gc_pdb_run(db, 0, &p, NULL), GC_OK);
+	for (size_t i = 0; i < p.nrows; i++) {
+		const gc_pdb_row *r = &p.rows[i];
+		int want = r->run_id == mpi || r->run_id == none ? 2 : 1;
+		CHECK_EQ_INT(r->ring_flows, want);
+		CHECK_NEAR(r->bw_bps * want / (double)r->bw_cap_bps, 1448.0 / 1514.0, 1e-9);
+		if (r->run_id == mpi || r->run_id == nccl || r->run_id == none)
+			CHECK(fabs(r->rel_err) < 0.05);
+	}
+	gc_pdb_release(&p);
+	gc_db_close(db);
+	unlink(path);
+}
+
 /* An ok run of an unknown architecture is listed as skipped and gets no prediction. */
 static void test_unknown_arch_skipped(void)
 {
@@ -489,6 +545,7 @@ int main(int argc, char **argv)
 	GCT_RUN(test_rerun_replaces);
 	GCT_RUN(test_method_params);
 	GCT_RUN(test_unknown_arch_skipped);
+	GCT_RUN(test_ring_flows_of_placement);
 	GCT_RUN(test_variant_rates);
 	gc_pdb_release(&res);
 	unlink(dbpath);

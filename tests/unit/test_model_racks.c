@@ -63,6 +63,41 @@ static void test_even_racks(void)
 	CHECK(fabs(gc_racks_even_bps(8, 4, 2, 1 * G, 0.5 * G, 0) - 0.5 * G) < 1);  /* 2 nodes */
 }
 
+/* mpirun --map-by node: one rank per host in turn, full hosts skipped (counted by hand) */
+static void test_place_by_node(void)
+{
+	int even[] = { 2, 2 }, uneven[] = { 2, 2, 1, 1 }, few[] = { 1, 3 }, host[8];
+	int want_even[] = { 0, 1, 0, 1 }, want_uneven[] = { 0, 1, 2, 3, 0, 1 };
+	int want_few[] = { 0, 1, 1, 1 };
+
+	gc_ring_place_by_node(even, 2, host, 4);
+	CHECK(!memcmp(host, want_even, sizeof(want_even)));
+	gc_ring_place_by_node(uneven, 4, host, 6);
+	CHECK(!memcmp(host, want_uneven, sizeof(want_uneven)));
+	gc_ring_place_by_node(few, 2, host, 4);
+	CHECK(!memcmp(host, want_few, sizeof(want_few)));
+	gc_ring_place_by_node(few, 2, host, 5);       /* more ranks than slots */
+	CHECK(host[4] == -1);
+}
+
+/* the ring's flows on the busiest host link */
+static void test_host_flows(void)
+{
+	int rr4[] = { 0, 1, 0, 1 };              /* 4 ranks by node on 2 hosts: every hop leaves */
+	int block4[] = { 0, 0, 1, 1 };           /* block placement: one hop out of each host */
+	int rr6[] = { 0, 1, 2, 3, 0, 1 };        /* 2,2,1,1: hosts 0 and 1 send 2 each */
+	int rr5[] = { 0, 1, 0, 1, 0 };           /* 3,2: 4 -> 0 stays on host 0 */
+	int one[] = { 0, 0, 0 }, flat[] = { 0, 1, 2, 3 };
+
+	CHECK(gc_ring_host_flows(rr4, 4) == 2);
+	CHECK(gc_ring_host_flows(block4, 4) == 1);
+	CHECK(gc_ring_host_flows(rr6, 6) == 2);
+	CHECK(gc_ring_host_flows(rr5, 5) == 2);
+	CHECK(gc_ring_host_flows(one, 3) == 0);
+	CHECK(gc_ring_host_flows(flat, 4) == 1);
+	CHECK(gc_ring_host_flows(flat, 1) == 0);
+}
+
 int main(void)
 {
 	GCT_SUITE("model_racks");
@@ -70,5 +105,7 @@ int main(void)
 	GCT_RUN(test_alternating_ring);
 	GCT_RUN(test_same_host_and_one_rack);
 	GCT_RUN(test_even_racks);
+	GCT_RUN(test_place_by_node);
+	GCT_RUN(test_host_flows);
 	return gct_finish();
 }
