@@ -21,6 +21,7 @@ struct gc_db_model_run {
 	int nodes;                         /* hosts the ranks ran on (runs.nodes) */
 	const char *backend;               /* "mpi" | "nccl" */
 	const char *placement;             /* runs.placement, "n1:2,n2:2" ("": unknown) */
+	const char *network;               /* run_summary.network: "uniform", "slow n3:0.5" */
 	int64_t bw_cap_bps;                /* the ring's bottleneck cap: the point's, times
 					      the least slow: factor of the hosts used and
 					      the background flows' fair share; 0: unlimited */

@@ -110,6 +110,7 @@ static void row_read(const struct gc_db_model_run *m, gc_pdb_row *r, struct rowx
 	r->world_size = m->world_size;
 	r->nodes = m->nodes;
 	r->ring_flows = ring_flows(m);
+	gc_strlcpy(r->network, m->network, sizeof(r->network));
 	r->batch = m->batch;
 	r->bw_cap_bps = (uint64_t)m->bw_cap_bps;
 	x->latency_s = m->latency_s;

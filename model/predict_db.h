@@ -74,7 +74,8 @@ typedef struct gc_pdb_row {
 					   placed by node (MPI) put 2 on each link at 2 ranks
 					   per host (model/racks.h); 1 for NCCL, which orders
 					   its ring host by host */
-	uint64_t bw_cap_bps;
+	uint64_t bw_cap_bps;            /* the ring's bottleneck cap (db/q_model.h) */
+	char network[48];               /* run_summary.network ("uniform", "slow n3:0.5") */
 	double bw_bps;                  /* what the prediction used, bits/s */
 	double measured;                /* t_iter median, s */
 	double m_compute, m_encode, m_decode, m_exposed, m_comm;  /* measured medians */

@@ -39,7 +39,13 @@ static gc_val_group *group(gc_val_group *g, size_t *n, const char *name)
 	return &g[(*n)++];
 }
 
-/* The baseline point of p (same environment, model, batch, world size, cap), or -1. */
+static const char *net_name(const gc_val_point *p)
+{
+	return p->network[0] ? p->network : "uniform";
+}
+
+/* The baseline point of p (same environment, model, batch, world size, nodes, cap and
+ * network), or -1. */
 static long baseline_of(const gc_val_point *pts, size_t n, const gc_val_point *p,
 			const char *baseline)
 {
@@ -49,7 +55,8 @@ static long baseline_of(const gc_val_point *pts, size_t n, const gc_val_point *p
 		if (predicted(&pts[i]) && !strcmp(pts[i].method, baseline) &&
 		    pts[i].env_id == p->env_id && !strcmp(pts[i].model, p->model) &&
 		    pts[i].batch == p->batch && pts[i].world_size == p->world_size &&
-		    pts[i].nodes == p->nodes && pts[i].cap_bps == p->cap_bps)
+		    pts[i].nodes == p->nodes && pts[i].cap_bps == p->cap_bps &&
+		    !strcmp(net_name(&pts[i]), net_name(p)))
 			return (long)i;
 	return -1;
 }
@@ -101,6 +108,7 @@ static int is_cap(const gc_val_point *p, const char *k)
 	cap_name(p->cap_bps, b, sizeof(b));
 	return !strcmp(b, k);
 }
+static int is_net(const gc_val_point *p, const char *k) { return !strcmp(net_name(p), k); }
 static int is_world(const gc_val_point *p, const char *k)
 {
 	char b[48];
@@ -123,11 +131,12 @@ static void verdict(const gc_val_point *pts, size_t n, size_t i, gc_validation *
 	snprintf(wb, sizeof(wb), "%d workers", p->world_size);
 	rpn_name(p, rb, sizeof(rb));
 	{
-		gc_val_group *gs[5] = { &v->all, group(v->method, &v->nmethod, p->method),
+		gc_val_group *gs[6] = { &v->all, group(v->method, &v->nmethod, p->method),
 					group(v->cap, &v->ncap, cb), group(v->world, &v->nworld, wb),
-					group(v->rpn, &v->nrpn, rb) };
+					group(v->rpn, &v->nrpn, rb), group(v->net, &v->nnet,
+									   net_name(p)) };
 		size_t k;
-		for (k = 0; k < 5; k++)
+		for (k = 0; k < 6; k++)
 			gs[k]->verdicts++, gs[k]->agree += same;
 	}
 	if (!same) {
@@ -155,9 +164,11 @@ gc_rc gc_validate(const gc_val_point *pts, size_t n, const char *baseline, gc_va
 		rpn_name(&pts[i], rb, sizeof(rb));
 		if (!group(out->method, &out->nmethod, pts[i].method) ||
 		    !group(out->cap, &out->ncap, cb) || !group(out->world, &out->nworld, wb) ||
-		    !group(out->rpn, &out->nrpn, rb))
+		    !group(out->rpn, &out->nrpn, rb) ||
+		    !group(out->net, &out->nnet, net_name(&pts[i])))
 			return gc_fail(e, GC_E_INVAL, "validation: more than %d methods, caps, "
-				       "world sizes or ranks per node; split the held-out database",
+				       "world sizes, ranks per node or networks; split the held-out "
+				       "database",
 				       GC_VAL_MAX_GROUPS);
 		if (fabs(rel_err(&pts[i])) > worst)
 			worst = fabs(rel_err(&pts[i])), out->worst = i;
@@ -176,6 +187,8 @@ gc_rc gc_validate(const gc_val_point *pts, size_t n, const char *baseline, gc_va
 		stats(pts, n, buf, &out->world[i], is_world, out->world[i].name);
 	for (i = 0; i < out->nrpn; i++)
 		stats(pts, n, buf, &out->rpn[i], is_rpn, out->rpn[i].name);
+	for (i = 0; i < out->nnet; i++)
+		stats(pts, n, buf, &out->net[i], is_net, out->net[i].name);
 	free(buf);
 	for (i = 0; i < n; i++)
 		if (predicted(&pts[i]))

@@ -235,6 +235,7 @@ static int print_validation(const gc_pdb *p, const struct opts *o, const gc_pdb_
 		pts[i].world_size = r->world_size, pts[i].batch = r->batch;
 		pts[i].nodes = r->nodes;
 		pts[i].cap_bps = r->bw_cap_bps, pts[i].measured = r->measured;
+		gc_strlcpy(pts[i].network, r->network, sizeof(pts[i].network));
 		pts[i].predicted = r->skipped[0] ? 0 : r->pred.total;
 	}
 	if (gc_validate(pts, p->nrows, base, &v, &e)) {
@@ -248,6 +249,7 @@ static int print_validation(const gc_pdb *p, const struct opts *o, const gc_pdb_
 	val_block("bandwidth cap", v.cap, v.ncap);
 	val_block("world size", v.world, v.nworld);
 	val_block("ranks per node", v.rpn, v.nrpn);
+	val_block("network", v.net, v.nnet);
 	printf("\n");
 	val_row(&v.all);
 	printf("\ngoals (a quiet machine): median |e| <= %.0f%% %s, p95 |e| <= %.0f%% %s, "
@@ -258,19 +260,21 @@ static int print_validation(const gc_pdb *p, const struct opts *o, const gc_pdb_
 		   (double)v.all.verdicts));
 	{
 		const gc_val_point *w = &pts[v.worst];
-		printf("worst: %s %s, %d workers, %g Gbit/s: measured %.1f ms, predicted %.1f "
-		       "ms (%+.1f%%)\n", w->model, w->method, w->world_size,
-		       (double)w->cap_bps / 1e9, w->measured * 1e3, w->predicted * 1e3,
+		printf("worst: %s %s, %d workers, %g Gbit/s, %s: measured %.1f ms, predicted "
+		       "%.1f ms (%+.1f%%)\n", w->model, w->method, w->world_size,
+		       (double)w->cap_bps / 1e9, w->network[0] ? w->network : "uniform",
+		       w->measured * 1e3, w->predicted * 1e3,
 		       (w->predicted / w->measured - 1) * 100);
 	}
 	for (i = 0; i < v.ndisagree && i < GC_VAL_MAX_GROUPS; i++) {
 		const gc_val_point *d = &pts[v.disagree[i]];
-		printf("verdict differs: %s %s, %d workers, %g Gbit/s\n", d->model, d->method,
-		       d->world_size, (double)d->cap_bps / 1e9);
+		printf("verdict differs: %s %s, %d workers, %g Gbit/s, %s\n", d->model, d->method,
+		       d->world_size, (double)d->cap_bps / 1e9,
+		       d->network[0] ? d->network : "uniform");
 	}
 	if (!v.all.verdicts)
 		printf("no verdicts: no held-out point has a %s run at its model, batch, world "
-		       "size and cap\n", base);
+		       "size, cap and network\n", base);
 	rc = 0;
 out:
 	free(pts);

@@ -10,10 +10,11 @@
 
 #define FIXTURE "tests/data/model/validate-points.csv"
 
-/* The fixture's points into p (at most max); the count, or -1. */
-static int load(gc_val_point *p, size_t max)
+/* The points of a fixture file into p (at most max); the count, or -1. An optional
+ * tenth column is the network. */
+static int load_file(const char *path, gc_val_point *p, size_t max)
 {
-	FILE *f = fopen(FIXTURE, "r");
+	FILE *f = fopen(path, "r");
 	char line[256];
 	int n = 0;
 
@@ -27,9 +28,11 @@ static int load(gc_val_point *p, size_t max)
 		if ((size_t)n == max)
 			break;
 		memset(&p[n], 0, sizeof(p[n]));
-		if (sscanf(line, "%lld,%63[^,],%31[^,],%d,%d,%d,%lf,%lf,%lf", &env, p[n].model,
-			   p[n].method, &p[n].world_size, &p[n].nodes, &p[n].batch, &gbit,
-			   &p[n].measured, &p[n].predicted) != 9) {
+		int got = sscanf(line, "%lld,%63[^,],%31[^,],%d,%d,%d,%lf,%lf,%lf,%47[^,\n]", &env,
+				 p[n].model, p[n].method, &p[n].world_size, &p[n].nodes,
+				 &p[n].batch, &gbit, &p[n].measured, &p[n].predicted,
+				 p[n].network);
+		if (got != 9 && got != 10) {
 			fclose(f);
 			return -1;
 		}
@@ -39,6 +42,11 @@ static int load(gc_val_point *p, size_t max)
 	}
 	fclose(f);
 	return n;
+}
+
+static int load(gc_val_point *p, size_t max)
+{
+	return load_file(FIXTURE, p, max);
 }
 
 static const gc_val_group *find(const gc_val_group *g, size_t n, const char *name)
@@ -112,6 +120,37 @@ static void test_fixture_table(void)
 	CHECK_EQ_INT(v.all.verdicts, 5);  /* syncsgd x2, powersgd x2, mstopk on 4 nodes */
 }
 
+/* A point is judged against the baseline of its own network, and grouped by it. */
+static void test_network_pairing(void)
+{
+	gc_val_point p[8];
+	gc_validation v;
+	const gc_val_group *g;
+	gc_err e;
+	int n = load_file("tests/data/model/validate-network.csv", p, 8);
+
+	CHECK_EQ_INT(n, 4);
+	CHECK(!gc_validate(p, (size_t)n, "syncsgd", &v, &e));
+	CHECK_EQ_INT(v.all.verdicts, 2);
+	CHECK_EQ_INT(v.all.agree, 2);                      /* paired by network: both agree */
+	CHECK_EQ_INT(v.ndisagree, 0);
+	CHECK_EQ_INT(v.nnet, 2);
+	CHECK((g = find(v.net, v.nnet, "slow n3:0.5")) != NULL);
+	if (g) {
+		/* |errors| .05 and .014/.098 */
+		CHECK_EQ_INT(g->n, 2);
+		CHECK_NEAR(g->median_abs, (0.05 + 0.014 / 0.098) / 2, 1e-12);
+		CHECK_NEAR(g->p95_abs, 0.014 / 0.098, 1e-12);
+		CHECK_EQ_INT(g->verdicts, 1);
+	}
+	/* the same points with no network named all pair with the first sync SGD row */
+	for (int i = 0; i < n; i++)
+		p[i].network[0] = 0;
+	CHECK(!gc_validate(p, (size_t)n, "syncsgd", &v, &e));
+	CHECK_EQ_INT(v.nnet, 1);
+	CHECK_EQ_INT(v.ndisagree, 1);
+}
+
 static void test_errors(void)
 {
 	gc_val_point p[2];
@@ -144,5 +183,6 @@ int main(void)
 {
 	GCT_RUN(test_fixture_table);
 	GCT_RUN(test_errors);
+	GCT_RUN(test_network_pairing);
 	return gct_finish();
 }
