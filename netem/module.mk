@@ -21,7 +21,7 @@ BINS += $(BUILD)/bin/gcbench-probe
 $(BUILD)/bin/gcbench-probe: $(BUILD)/obj/netem/probe.o $(LIB)
 	$(link_rule)
 
-INTEG_TESTS += tests/integration/test_netem_shape.sh tests/integration/test_netem_trace.sh tests/integration/test_cluster.sh \
+INTEG_TESTS += tests/integration/test_netem_shape.sh tests/integration/test_netem_shares.sh tests/integration/test_netem_trace.sh tests/integration/test_cluster.sh \
 	tests/integration/test_run_latency.sh
 
 BENCHES += bench-netem

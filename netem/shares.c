@@ -50,6 +50,7 @@ static gc_rc parse_addrs(const char *s, size_t len, const char *whole, struct gc
 {
 	char item[32];
 	const char *p = s, *end = s + len;
+	gc_err re;
 
 	if (!len)
 		return gc_fail(e, GC_E_INVAL, "leaf '%.80s' names no address: write src:10.0.0.3=RATE "
@@ -67,8 +68,8 @@ static gc_rc parse_addrs(const char *s, size_t len, const char *whole, struct gc
 				       "its list; separate IPv4 addresses with single commas", whole);
 		memcpy(item, p, n);
 		item[n] = 0;
-		if (gc_class_dest_parse(item, &l->addr[l->n_addr], e))
-			return GC_E_INVAL;
+		if (gc_class_dest_parse(item, &l->addr[l->n_addr], &re))
+			return gc_fail(e, GC_E_INVAL, "leaf '%.80s': %s", whole, re.msg);
 		l->n_addr++;
 		if (!comma)
 			break;
