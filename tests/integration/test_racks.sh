@@ -29,10 +29,11 @@
 #                   at 2:1) and the ring's share (1gbit, 500mbit: two flows per uplink)
 #   model_ratio     sync SGD's iteration time at 2:1 over 1:1, measured, within 20% of
 #                   what the fitted model predicts (gcbench model), which says it grows by
-#                   more than 1.2x. The issue asks 10%: measured 1.09-1.11 of the model on
-#                   the loaded 2-core machine (the ring runs at its slower flow, below the
-#                   fair share), so the bound is looser; the table and its command are in
-#                   docs/netem.md ("Racks")
+#                   more than 1.2x. The issue asks 10%: with the uplinks' per-host fair
+#                   share, measured 1.01 and 1.04 of the model on the loaded 2-core machine
+#                   (2026-12-05; with the tbf FIFO it was 1.09-1.11: the ring ran at its
+#                   slower flow); the bound stays at 20% for a loaded CI machine; the table
+#                   and its command are in docs/netem.md ("Racks")
 #   approx_classes  racks without uplink_ifaces (as on real hosts): the approximation,
 #                   each host's traffic to the other rack in a class at its fair share
 #                   (2:1 of two 1gbit hosts: 1gbit / 2 hosts = 500mbit): the calibrated
