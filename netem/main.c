@@ -256,6 +256,7 @@ static void info_json(gc_json *j, const char *dev, const char *netns,
 	gc_json_bool(j, s->netem);
 	gc_json_uint_field(j, "delay_us", s->delay_us);
 	gc_json_uint_field(j, "jitter_us", s->jitter_us);
+	gc_json_int_field(j, "leaves", s->leaves);
 	gc_json_obj_close(j);
 }
 
@@ -287,6 +288,8 @@ static void print_text(const char *dev, const char *netns, const struct gc_shape
 	printf("%s%s%s: %s", dev, netns ? "@" : "", netns ? netns : "", s->kind);
 	if (s->rate_bps)
 		printf(" rate %s burst %s", rate, burst);
+	if (s->leaves)
+		printf(" with %d leaves (tc class show dev %s)", s->leaves, dev);
 	if (s->netem)
 		printf(" netem delay %uus jitter %uus", s->delay_us, s->jitter_us);
 	printf("%s\n  sent %llu bytes %llu pkts, dropped %llu, overlimits %llu\n",

@@ -274,6 +274,9 @@ static void fill_htb(struct nlctx *c, struct gc_shape_info *o)
 		o->burst = rtnl_htb_get_rbuffer(k);
 		rtnl_class_put(k);
 	}
+	for (struct nl_object *x = nl_cache_get_first(cc); x; x = nl_cache_get_next(x))
+		if (rtnl_tc_get_parent(TC_CAST(x)) == H_CLASS)
+			o->leaves++;
 	nl_cache_free(cc);
 }
 

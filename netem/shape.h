@@ -63,6 +63,8 @@ struct gc_shape_info {
 	int netem;              /* 1 when a netem child is attached */
 	uint32_t delay_us, jitter_us;
 	pid_t owner;            /* from the state file, 0 if none */
+	int leaves;             /* htb: the classes under 1:1 (the leaves of
+				   netem/shares.h), else 0 */
 };
 
 /* Install the cap described by r; verified by reading the kernel back. */

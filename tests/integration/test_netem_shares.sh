@@ -41,14 +41,15 @@ shares() { $N shares --dev "$b" --netns "$ns" "$@"; }
 
 out=$(shares --rate 1gbit --leaf default=10mbit --leaf "src:${net}2=490mbit" \
 	--leaf "dst:${net}7,10.9.0.0/16=490mbit" --leaf port:5310-5317=1mbit --json 2>&1); rc=$?
-c=$(tcc); q=$(tcq); j=$($N show --dev "$b" --netns "$ns" --json)
+c=$(tcc); q=$(tcq); j=$($N show --dev "$b" --netns "$ns" --json); t=$($N show --dev "$b" --netns "$ns")
 if [ $rc -eq 0 ] && grep -q "htb 1: root .*default 0x10" <<<"$q" &&
 	grep -q "class htb 1:1 root rate 1Gbit ceil 1Gbit" <<<"$c" &&
 	grep -q "class htb 1:10 parent 1:1 .*rate 10Mbit ceil 1Gbit" <<<"$c" &&
 	grep -q "class htb 1:11 parent 1:1 .*rate 490Mbit ceil 1Gbit" <<<"$c" &&
 	grep -q "class htb 1:12 parent 1:1 .*rate 490Mbit ceil 1Gbit" <<<"$c" &&
 	grep -q "class htb 1:13 parent 1:1 .*rate 1Mbit ceil 1Gbit" <<<"$c" &&
-	[ "$(flowids)" = 9 ] && grep -q '"kind":"htb".*"rate_bps":1000000000' <<<"$j" &&
+	[ "$(flowids)" = 9 ] && grep -q '"kind":"htb".*"rate_bps":1000000000.*"leaves":4}' <<<"$j" &&
+	grep -q "htb rate 1gbit .* with 4 leaves" <<<"$t" &&
 	grep -q '"leaves":\[{"class":"1:10","match":"default","rate_bps":10000000' <<<"$out" &&
 	grep -q '"class":"1:13","match":"port","rate_bps":1000000,"ceil_bps":1000000000' <<<"$out"; then
 	pass install_readback
