@@ -130,18 +130,24 @@ char *gc_run_racks_json(const struct gc_sweep_ctx *c, const struct gc_exec_point
 static gc_rc uplink_shares(struct gc_sweep_ctx *c, size_t r, const char *dev, int out,
 			   uint64_t bps, gc_err *e)
 {
-	static struct gc_share_leaf leaf[GC_SHARES_MAX_LEAVES];
+	struct gc_share_leaf *leaf;
 	size_t n = 1, hosts = 0;
 	uint64_t def = bps / 100 ? bps / 100 : 8;
+	gc_rc rc;
 
-	memset(leaf, 0, sizeof(leaf));
 	for (size_t k = 0; k < c->n_nodes; k++)
 		if (c->nodes[k].rack == (int)r && c->nodes[k].data_ip)
 			hosts++;
 	if (!hosts || hosts >= GC_SHARES_MAX_LEAVES) {    /* no host to tell apart: one cap */
 		struct gc_shape_req q = { .dev = dev, .rate_bps = bps, .owner = getpid() };
+		if (hosts)
+			gc_warn("rack %zu has %zu hosts, more than an uplink's %d leaves: its uplink "
+				"'%s' is one FIFO, not a fair share per host", r, hosts,
+				GC_SHARES_MAX_LEAVES - 1, dev);
 		return gc_shape_set(&q, e);
 	}
+	if (!(leaf = calloc(hosts + 1, sizeof(*leaf))))
+		return gc_fail(e, GC_E_NOMEM, "out of memory");
 	leaf[0].match = GC_SHARE_DEFAULT;
 	leaf[0].rate_bps = def;
 	for (size_t k = 0; k < c->n_nodes; k++) {
@@ -153,7 +159,9 @@ static gc_rc uplink_shares(struct gc_sweep_ctx *c, size_t r, const char *dev, in
 		leaf[n].n_addr = 1;
 		leaf[n++].rate_bps = (bps - def) / hosts;
 	}
-	return gc_shape_shares(dev, NULL, bps, leaf, n, getpid(), e);
+	rc = gc_shape_shares(dev, NULL, bps, leaf, n, getpid(), e);
+	free(leaf);
+	return rc;
 }
 
 gc_rc gc_run_racks_shape(struct gc_sweep_ctx *c, const struct gc_exec_point *p, gc_err *e)
