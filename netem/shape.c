@@ -649,6 +649,11 @@ gc_rc gc_shape_link_open(const char *dev, const char *netns, struct gc_shape_lin
 		rc = gc_fail(e, GC_E_STATE, "'%s'%s holds a '%s' root qdisc, not a rate cap; set "
 			     "one with 'gcbench-netem set --dev %s --rate RATE'", dev,
 			     where(&l->c, w, sizeof(w)), o.kind, dev);
+	if (!rc && o.leaves)    /* the parent alone would leave the leaves' ceil behind */
+		rc = gc_fail(e, GC_E_STATE, "'%s'%s holds %d leaves under its cap (gcbench-netem "
+			     "shares); a change of the cap alone would leave them above it: run "
+			     "'gcbench-netem shares' again with the new --rate", dev,
+			     where(&l->c, w, sizeof(w)), o.leaves);
 	if (rc) {
 		gc_shape_link_close(l);
 		return rc;

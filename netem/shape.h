@@ -87,7 +87,8 @@ gc_rc gc_shape_restore_all(int all, int *n_restored, gc_err *e);
  * NLM_F_EXCL on the qdisc or class gcbench installed): the queue, the packets in it and
  * the counters survive, which delete-and-add does not. Only a cap that gc_shape_set
  * installed (a state file, a tbf or htb root) can be changed; the state file keeps the
- * set's rate and what to restore, so clear and restore-all work as after a set. The
+ * set's rate and what to restore, so clear and restore-all work as after a set. A
+ * link with leaves (gcbench-netem shares) is GC_E_STATE: set its leaves again. The
  * burst follows the new rate (gc_burst_default). A tbf holds at most 34.36 Gbit/s: to
  * play rates above, set the cap at the highest one first (an htb class).
  *

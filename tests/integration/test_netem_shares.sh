@@ -6,7 +6,7 @@
 # exit 2 before anything is touched.
 . "$(dirname "$0")/../lib.sh"
 cases="install_readback default_leaf_second classify_src classify_port clear_restores
-owner_gone_restore_all malformed_leaf refused_sets set_replaces_shares"
+owner_gone_restore_all malformed_leaf refused_sets change_refused set_replaces_shares"
 need_root $cases || exit 0
 need_cmd tc $cases || exit 0
 N=$BIN/gcbench-netem
@@ -114,8 +114,14 @@ check_refused "takes --rate CAP" --leaf default=1mbit
 check_refused "takes --rate CAP" --rate 1gbit
 [ $bad = 0 ] && pass refused_sets || fail refused_sets "$why"
 
-# set on a link with leaves replaces them all (the root goes, the leaves with it)
+# change of the cap alone is refused on a link with leaves (their ceil would stay above)
 shares --rate 1gbit --leaf default=10mbit --leaf "src:${net}2=500mbit" >/dev/null
+out=$($N change --dev "$b" --netns "$ns" --rate 500mbit 2>&1); rc=$?
+if [ $rc -ne 0 ] && grep -q "holds 2 leaves under its cap" <<<"$out" &&
+	tcc | grep -q "class htb 1:1 root rate 1Gbit ceil 1Gbit"; then pass change_refused
+else fail change_refused "rc=$rc $out; $(tcc | tr '\n' ' ')"; fi
+
+# set on a link with leaves replaces them all (the root goes, the leaves with it)
 out=$($N set --dev "$b" --netns "$ns" --rate 500mbit 2>&1); rc=$?
 if [ $rc -eq 0 ] && tcq | grep -q "tbf 1: root" && [ -z "$(tcc | grep 'class htb')" ] &&
 	$N clear --dev "$b" --netns "$ns" && clean; then pass set_replaces_shares
