@@ -14,8 +14,9 @@
  * These checks apply to every command but the read-only ones (show, check, version):
  * a command added later is checked by default, and must name its link (--dev).
  * The helper only ever installs rate (tbf/htb), delay and loss (netem) objects
- * (netem/shape.h), and for `classes` an htb class with u32 filters by destination
- * address (netem/classes.h). Every change and every refusal goes to syslog (facility daemon,
+ * (netem/shape.h), for `classes` an htb class with u32 filters by destination
+ * address (netem/classes.h), and for `shares` htb leaves under the cap with u32 filters
+ * by source or destination address or TCP port (netem/shares.h). Every change and every refusal goes to syslog (facility daemon,
  * ident gcbench-netem) with the caller's uid and login. State files go to
  * GC_POLICY_STATE_DIR whoever the caller is, so that the purge finds every link.
  */

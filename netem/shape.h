@@ -48,6 +48,9 @@ struct gc_shape_req {
 	int htb;                /* 1: an htb class at any rate (not a tbf below 34.36
 				   Gbit/s): its rate changes in place without refilling
 				   its bucket, as a tbf's does (the trace player) */
+	uint32_t htb_default;   /* with an htb root: the minor of its default class (the
+				   class unclassified packets go to); 0 = 1, class 1:1.
+				   netem/shares.c adds that class after the set */
 };
 
 struct gc_shape_info {
@@ -60,6 +63,8 @@ struct gc_shape_info {
 	int netem;              /* 1 when a netem child is attached */
 	uint32_t delay_us, jitter_us;
 	pid_t owner;            /* from the state file, 0 if none */
+	int leaves;             /* htb: the classes under 1:1 (the leaves of
+				   netem/shares.h), else 0 */
 };
 
 /* Install the cap described by r; verified by reading the kernel back. */
@@ -82,7 +87,8 @@ gc_rc gc_shape_restore_all(int all, int *n_restored, gc_err *e);
  * NLM_F_EXCL on the qdisc or class gcbench installed): the queue, the packets in it and
  * the counters survive, which delete-and-add does not. Only a cap that gc_shape_set
  * installed (a state file, a tbf or htb root) can be changed; the state file keeps the
- * set's rate and what to restore, so clear and restore-all work as after a set. The
+ * set's rate and what to restore, so clear and restore-all work as after a set. A
+ * link with leaves (gcbench-netem shares) is GC_E_STATE: set its leaves again. The
  * burst follows the new rate (gc_burst_default). A tbf holds at most 34.36 Gbit/s: to
  * play rates above, set the cap at the highest one first (an htb class).
  *

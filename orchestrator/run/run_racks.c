@@ -10,6 +10,7 @@
 #include "buf.h"
 #include "log.h"
 #include "netem/shape.h"
+#include "netem/shares.h"
 #include "orchestrator/remote/nodes.h"
 
 uint64_t gc_run_rack_uplink_bps(const struct gc_sweep_ctx *c, const struct gc_spec *s,
@@ -113,6 +114,49 @@ char *gc_run_racks_json(const struct gc_sweep_ctx *c, const struct gc_exec_point
 	return gc_buf_take(&b);
 }
 
+/* Rack r's uplink end dev at bps: one leaf per host of the rack with a data address,
+ * matched by source (out = 1: the rack's outbound traffic) or destination (the
+ * inbound), the hosts' leaves sharing 99% of the uplink equally and a default leaf 1%
+ * for the rest (ARP, other addresses); every leaf's ceil is the uplink (netem/shares.h).
+ * So the hosts' flows crossing the uplink each get an equal part of it whenever they
+ * all send, and one host alone all of it: the fair share the model assumes. */
+static gc_rc uplink_shares(struct gc_sweep_ctx *c, size_t r, const char *dev, int out,
+			   uint64_t bps, gc_err *e)
+{
+	struct gc_share_leaf *leaf;
+	size_t n = 1, hosts = 0;
+	uint64_t def = bps / 100 ? bps / 100 : 8;
+	gc_rc rc;
+
+	for (size_t k = 0; k < c->n_nodes; k++)
+		if (c->nodes[k].rack == (int)r && c->nodes[k].data_ip)
+			hosts++;
+	if (!hosts || hosts >= GC_SHARES_MAX_LEAVES) {    /* no host to tell apart: one cap */
+		struct gc_shape_req q = { .dev = dev, .rate_bps = bps, .owner = getpid() };
+		if (hosts)
+			gc_warn("rack %zu has %zu hosts, more than an uplink's %d leaves: its uplink "
+				"'%s' is one FIFO, not a fair share per host", r, hosts,
+				GC_SHARES_MAX_LEAVES - 1, dev);
+		return gc_shape_set(&q, e);
+	}
+	if (!(leaf = calloc(hosts + 1, sizeof(*leaf))))
+		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	leaf[0].match = GC_SHARE_DEFAULT;
+	leaf[0].rate_bps = def;
+	for (size_t k = 0; k < c->n_nodes; k++) {
+		if (c->nodes[k].rack != (int)r || !c->nodes[k].data_ip)
+			continue;
+		leaf[n].match = out ? GC_SHARE_SRC : GC_SHARE_DST;
+		leaf[n].addr[0].addr = c->nodes[k].data_ip;
+		leaf[n].addr[0].prefix = 32;
+		leaf[n].n_addr = 1;
+		leaf[n++].rate_bps = (bps - def) / hosts;
+	}
+	rc = gc_shape_shares(dev, NULL, bps, leaf, n, getpid(), e);
+	free(leaf);
+	return rc;
+}
+
 gc_rc gc_run_racks_shape(struct gc_sweep_ctx *c, const struct gc_exec_point *p, gc_err *e)
 {
 	char bw[32];
@@ -127,23 +171,18 @@ gc_rc gc_run_racks_shape(struct gc_sweep_ctx *c, const struct gc_exec_point *p, 
 		return GC_OK;
 	}
 	for (size_t r = 1; r <= c->n_racks; r++) {
-		struct gc_shape_req q;
 		uint64_t bps = gc_run_rack_uplink_bps(c, p->spec, p->pt, (int)r);
 
 		if (!*c->uplink_if[r - 1][0])
 			return gc_fail(e, GC_E_INVAL, "rack %zu has no emulated uplink to cap (the "
 				       "inventory's uplink_ifaces)", r);
-		for (int k = 0; k < 2; k++) {
-			memset(&q, 0, sizeof(q));
-			q.dev = c->uplink_if[r - 1][k];
-			q.rate_bps = bps;
-			q.owner = getpid();
-			if ((rc = gc_shape_set(&q, e)))
+		for (int k = 0; k < 2; k++)    /* [0] the rack's outbound end, [1] its inbound */
+			if ((rc = uplink_shares(c, r, c->uplink_if[r - 1][k], k == 0, bps, e)))
 				return rc;
-		}
 		gc_bw_format(bps, bw, sizeof(bw));
-		gc_debug("rack %zu: uplink %s and %s capped at %s", r, c->uplink_if[r - 1][0],
-			 c->uplink_if[r - 1][1], bw);
+		gc_debug("rack %zu: uplink %s and %s capped at %s, shared fairly among the rack's "
+			 "hosts (an htb leaf each)", r, c->uplink_if[r - 1][0], c->uplink_if[r - 1][1],
+			 bw);
 	}
 	return GC_OK;
 }

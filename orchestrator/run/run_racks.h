@@ -5,7 +5,10 @@
  * uplink a rate: the spec's, or the sum of the rack's hosts' caps at the point (slow:
  * factors included) over the ratio. On the emulated cluster (the inventory's
  * uplink_ifaces) both ends of each rack's uplink, on this machine, are capped at that
- * rate, so cross-rack flows truly share it; the caps are owned by this process and
+ * rate, so cross-rack flows truly share it, with an htb leaf per host of the rack (its
+ * data address as source on the out end, as destination on the in end) sharing 99% of
+ * the rate equally and a default leaf 1% (netem/shares.h): each host an equal part when
+ * all send, one host alone all of it; the caps are owned by this process and
  * restored after every point, at the sweep's start (what a killed sweep left), and by
  * 'gcbench-netem restore-all' once this process is gone. On real hosts (racks without
  * uplink_ifaces) nobody can shape the switch: each host's egress gets its cap and, for

@@ -12,27 +12,28 @@
 #   cluster_racks   cluster up 4 --racks 2: a bridge per rack, each rack's uplink a veth
 #                   pair into the core bridge, status healthy with "racks":2, and the
 #                   inventory says racks: and uplink_ifaces:
-#   uplink_shared   with the rack's uplink capped at 1gbit (as gcbench run caps it), two
-#                   concurrent cross-rack iperf3 TCP flows (n1->n3, n2->n4) share it over
-#                   10 s: together 0.85-1.02 of the capped goodput, neither starved
-#                   (>= 0.1 of it), while one flow alone gets nearly all (>= 0.8). Reno
-#                   through the uplink's one FIFO splits it only on average (438/515,
-#                   634/329, 734/225 Mbit/s in 10-s runs; 100/857 over 4 s)
-#   uplink_udp      two UDP flows offering 200M each through the same uplink capped at
-#                   200mbit: together they get 0.85-1.02 of the cap and the uplink drops
-#                   the rest (35-65% of what they sent). Not half each: the uplink is a
-#                   drop-tail FIFO, as a switch port is, and equal senders measured 33 and
-#                   161 Mbit/s; a ring's slowest flow, not its fair share, is what it waits on
+#   uplink_shared   with the racks' uplinks set up as gcbench run sets them (an htb per-host
+#                   fair share under a 1gbit cap: gcbench-netem shares, one leaf per host),
+#                   two concurrent cross-rack iperf3 TCP flows (n1->n3, n2->n4) over 5 s:
+#                   together 0.85-1.02 of the capped goodput, each 0.4-0.6 of what the two
+#                   got (measured 0.497-0.502 in 5 runs on the loaded 2-core machine; the
+#                   drop-tail tbf before gave 438/515, 634/329, 734/225 Mbit/s), while one
+#                   flow alone gets nearly all (>= 0.8: the leaves borrow up to the cap)
+#   uplink_udp      two UDP flows offering 200M each through the same uplink at 200mbit:
+#                   together 0.85-1.02 of the cap, the uplink drops the rest (35-65% of what
+#                   they sent), and each gets 0.4-0.6 of what the two got (measured
+#                   0.498-0.502 in 5 runs, loaded; the tbf's FIFO gave 33 and 161 Mbit/s)
 #   sweep_ok        a sync SGD sweep at 1gbit hosts with oversubscription 1:1 and 2:1 on
 #                   a ring that alternates racks (hosts n1 n3 n2 n4): both points ok
 #   network_json    runs.network_json holds each rack's uplink rate (2gbit at 1:1, 1gbit
 #                   at 2:1) and the ring's share (1gbit, 500mbit: two flows per uplink)
 #   model_ratio     sync SGD's iteration time at 2:1 over 1:1, measured, within 20% of
 #                   what the fitted model predicts (gcbench model), which says it grows by
-#                   more than 1.2x. The issue asks 10%: measured 1.09-1.11 of the model on
-#                   the loaded 2-core machine (the ring runs at its slower flow, below the
-#                   fair share), so the bound is looser; the table and its command are in
-#                   docs/netem.md ("Racks")
+#                   more than 1.2x. The issue asks 10%: with the uplinks' per-host fair
+#                   share, measured 1.01 and 1.04 of the model on the loaded 2-core machine
+#                   (2026-12-05; with the tbf FIFO it was 1.09-1.11: the ring ran at its
+#                   slower flow); the bound stays at 20% for a loaded CI machine; the table
+#                   and its command are in docs/netem.md ("Racks")
 #   approx_classes  racks without uplink_ifaces (as on real hosts): the approximation,
 #                   each host's traffic to the other rack in a class at its fair share
 #                   (2:1 of two 1gbit hosts: 1gbit / 2 hosts = 500mbit): the calibrated
@@ -43,12 +44,16 @@
 #   restored        no qdisc left on any node or uplink afterwards
 #   classes_cli     gcbench-netem classes refuses malformed --class/--rate (exit 2, the
 #                   reason) before touching the link (no root needed)
+#   run_shares      while a point runs, what gcbench run installed on rack 1's uplink: an htb
+#                   at the uplink's rate (show reads it), a leaf per host at 495mbit (99% /
+#                   2) and a default leaf, the hosts matched by source on the out end and
+#                   by destination on the in end
 #   sigint_uplink   SIGINT to gcbench run while its point holds the uplinks capped: exit
 #                   130 and no cap left on an uplink or node
 #   sigkill_uplink  SIGKILL instead: the uplinks stay capped (owned by the dead process)
 #                   until 'gcbench-netem restore-all' on this machine restores them
 . "$(dirname "$0")/../lib.sh"
-cases="no_racks bad_rack_host dry_run_key inventory_order cluster_racks uplink_shared uplink_udp sweep_ok network_json model_ratio approx_classes approx_said restored sigint_uplink sigkill_uplink"
+cases="no_racks bad_rack_host dry_run_key inventory_order cluster_racks uplink_shared uplink_udp sweep_ok network_json model_ratio approx_classes approx_said restored run_shares sigint_uplink sigkill_uplink"
 # gcbench-netem classes: its mistakes, before anything is touched
 cli_bad=""
 for args in "--class 10.0.0.1/33=500mbit|prefix length" "--class 10.0.0.1|classes takes --rate RATE and --class" \
@@ -126,7 +131,7 @@ if [ $rc -eq 0 ] && [ "$got" = "n1 n3 n2 n4 " ] && grep -qx '    address: 10.0.0
 else fail inventory_order "rc=$rc order '$got'; n9: rc=$rc1 $bad1; n1 twice: rc=$rc2 $bad2"; fi
 
 if ! out=$("$G" cluster up 4 --racks 2 --name "$name" 2>&1); then
-	for c in cluster_racks uplink_shared uplink_udp sweep_ok network_json model_ratio approx_classes approx_said restored sigint_uplink sigkill_uplink; do
+	for c in cluster_racks uplink_shared uplink_udp sweep_ok network_json model_ratio approx_classes approx_said restored run_shares sigint_uplink sigkill_uplink; do
 		fail "$c" "cluster up --racks 2 failed: $out"; done
 	exit 0
 fi
@@ -147,7 +152,8 @@ if [ "$masters" = "$want" ] && grep -q '"healthy":true' <<<"$st" && grep -q '"ra
 else fail cluster_racks "masters:$masters (want$want); $(grep -A1 '^racks' "$inv" | tr '\n' ' '); status: $(head -c 300 <<<"$st")"; fi
 
 # two cross-rack flows through rack 1's uplink (out end) and rack 2's (in end), capped
-# as gcbench run caps them; iperf3 servers on n3 and n4
+# as gcbench run caps them (run_racks.c: a leaf per host of the rack, 1% for the rest);
+# iperf3 servers on n3 and n4
 ns() { echo "gcb-$name-n$1"; }
 addr() { echo "10.213.$k.$((10 + $1))"; }
 if need_cmd iperf3 uplink_shared uplink_udp; then
@@ -155,10 +161,17 @@ if need_cmd iperf3 uplink_shared uplink_udp; then
 	for i in 3 4; do
 		ip netns exec "$(ns $i)" iperf3 -s -1 -B "$(addr $i)" >/dev/null 2>&1 & srv_pids="$srv_pids $!"
 	done
-	"$N" set --dev "gc$k-u1" --rate 1gbit >/dev/null && "$N" set --dev "gc$k-c2" --rate 1gbit >/dev/null
+	uplinks() {   # uplinks CAP_BPS: rack 1's out end and rack 2's in end, as gcbench run
+		local def=$(( $1 / 100 )) each=$(( ($1 - $1 / 100) / 2 ))
+		"$N" shares --dev "gc$k-u1" --rate "${1}bit" --leaf "default=${def}bit" \
+			--leaf "src:$(addr 1)=${each}bit" --leaf "src:$(addr 2)=${each}bit" >/dev/null &&
+		"$N" shares --dev "gc$k-c2" --rate "${1}bit" --leaf "default=${def}bit" \
+			--leaf "dst:$(addr 3)=${each}bit" --leaf "dst:$(addr 4)=${each}bit" >/dev/null
+	}
+	uplinks 1000000000
 	sleep 0.5
-	ip netns exec "$(ns 1)" iperf3 -c "$(addr 3)" -t 10 -J >"$GCBENCH_HOME/f1.json" 2>&1 & p1=$!
-	ip netns exec "$(ns 2)" iperf3 -c "$(addr 4)" -t 10 -J >"$GCBENCH_HOME/f2.json" 2>&1 & p2=$!
+	ip netns exec "$(ns 1)" iperf3 -c "$(addr 3)" -t 5 -J >"$GCBENCH_HOME/f1.json" 2>&1 & p1=$!
+	ip netns exec "$(ns 2)" iperf3 -c "$(addr 4)" -t 5 -J >"$GCBENCH_HOME/f2.json" 2>&1 & p2=$!
 	wait $p1 $p2
 	bps() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"])' "$1" 2>/dev/null; }
 	b1=$(bps "$GCBENCH_HOME/f1.json"); b2=$(bps "$GCBENCH_HOME/f2.json")
@@ -169,7 +182,7 @@ if need_cmd iperf3 uplink_shared uplink_udp; then
 	# UDP at a fixed offered rate, twice the uplink's cap: the uplink goes down to 200mbit
 	# and each flow offers 200M, a rate a loaded 2-core sender keeps up (at 1G each the
 	# senders, not the uplink, decide what arrives)
-	"$N" set --dev "gc$k-u1" --rate 200mbit >/dev/null && "$N" set --dev "gc$k-c2" --rate 200mbit >/dev/null
+	uplinks 200000000
 	for i in 3 4; do
 		ip netns exec "$(ns $i)" iperf3 -s -1 -B "$(addr $i)" >/dev/null 2>&1 & srv_pids="$srv_pids $!"
 	done
@@ -184,17 +197,19 @@ print(r["bits_per_second"], s["bits_per_second"], e["sum"]["lost_percent"])' "$1
 	read -r r1 s1 l1 <<<"$(udp "$GCBENCH_HOME/u1.json")"; read -r r2 s2 l2 <<<"$(udp "$GCBENCH_HOME/u2.json")"
 	"$N" clear --dev "gc$k-u1" >/dev/null; "$N" clear --dev "gc$k-c2" >/dev/null
 	wait 2>/dev/null; srv_pids=""
-	# offered 2x the uplink: the two together fill it and no more, the rest dropped
+	# offered 2x the uplink: the two together fill it and no more, the rest dropped, and
+	# each host's leaf gets half
 	if [ -n "$r1" ] && [ -n "$r2" ] && awk -v a="$r1" -v b="$r2" -v sa="$s1" -v sb="$s2" 'BEGIN {
 		lost = 1 - (a + b) / (sa + sb)
-		exit !(a + b <= 1.02 * 200e6 && a + b >= 0.85 * 200e6 && lost >= 0.35 && lost <= 0.65) }'; then
+		exit !(a + b <= 1.02 * 200e6 && a + b >= 0.85 * 200e6 && lost >= 0.35 && lost <= 0.65 &&
+		       a / (a + b) >= 0.4 && a / (a + b) <= 0.6) }'; then
 		pass uplink_udp
 		echo "# uplink 200mbit: two UDP flows offered $s1 $s2, got $r1 $r2 bit/s (lost $l1% $l2%)"
 	else fail uplink_udp "UDP flows through a 200mbit uplink: offered '$s1' '$s2', got '$r1' '$r2' bit/s, lost '$l1' '$l2' %"; fi
 	# goodput of a 1gbit cap: 1448/1514 of it
 	if [ -n "$b1" ] && [ -n "$b2" ] && [ -n "$b0" ] && awk -v a="$b1" -v b="$b2" -v o="$b0" 'BEGIN {
 		g = 1e9 * 1448 / 1514
-		exit !(a > 0.1 * g && b > 0.1 * g && a + b >= 0.85 * g && a + b <= 1.02e9 &&
+		exit !(a / (a + b) >= 0.4 && a / (a + b) <= 0.6 && a + b >= 0.85 * g && a + b <= 1.02e9 &&
 		       o >= 0.8 * g) }'; then
 		pass uplink_shared
 		echo "# uplink 1gbit: two flows $b1 $b2 bit/s, one flow $b0 bit/s"
@@ -254,7 +269,7 @@ if [ -z "$left" ]; then pass restored; else fail restored "$left"; fi
 # exit paths: a long point (400 iterations) stopped while the uplinks are capped
 capped_uplinks() {
 	local d
-	for d in u1 u2 c1 c2; do tc qdisc show dev "gc$k-$d" 2>&1 | grep -q tbf && printf ' %s' "$d"; done
+	for d in u1 u2 c1 c2; do tc qdisc show dev "gc$k-$d" 2>&1 | grep -qE 'tbf|htb' && printf ' %s' "$d"; done
 }
 sed -e 's/^iterations: .*/iterations: 400/' -e 's/^oversubscription: .*/oversubscription: 2/' "$spec" >"$GCBENCH_HOME/long.yaml"
 start_long() {
@@ -274,7 +289,22 @@ wait_gone() {   # wait_gone SECONDS: gcbench run's exit status in $rc ("hung" if
 	else wait "$gpid"; rc=$?; fi
 	gpid=
 }
+hexaddr() { printf '%02x%02x%02x%02x' 10 213 "$k" $((10 + $1)); }
 if start_long; then
+	# what gcbench run installed: on rack 1's out end a leaf per host matched by source,
+	# on its in end by destination, under the uplink's cap (2:1 of two 1gbit hosts)
+	u=$(tc class show dev "gc$k-u1"; tc filter show dev "gc$k-u1")
+	c=$(tc class show dev "gc$k-c1"; tc filter show dev "gc$k-c1")
+	shown=$("$N" show --dev "gc$k-u1" --json 2>&1)
+	if grep -q "class htb 1:1 root rate 1Gbit ceil 1Gbit" <<<"$u" &&
+		[ "$(grep -c "parent 1:1 .*ceil 1Gbit" <<<"$u")" = 3 ] &&
+		[ "$(grep -c "parent 1:1 .*rate 495Mbit ceil 1Gbit" <<<"$c")" = 2 ] &&
+		grep -q "match $(hexaddr 1)/ffffffff at 12" <<<"$u" &&
+		grep -q "match $(hexaddr 2)/ffffffff at 12" <<<"$u" &&
+		grep -q "match $(hexaddr 1)/ffffffff at 16" <<<"$c" &&
+		grep -q "match $(hexaddr 2)/ffffffff at 16" <<<"$c" &&
+		grep -q '"kind":"htb".*"rate_bps":1000000000,' <<<"$shown"; then pass run_shares
+	else fail run_shares "u1: $(tr '\n' ' ' <<<"$u"); c1: $(tr '\n' ' ' <<<"$c"); show: $shown"; fi
 	kill -INT "$gpid"
 	wait_gone 60
 	left="$(capped_uplinks)"
@@ -284,6 +314,7 @@ if start_long; then
 	if [ "$rc" = 130 ] && [ -z "$left" ]; then pass sigint_uplink
 	else fail sigint_uplink "exit $rc, capped:$left; $(tail -n 3 "$GCBENCH_HOME/long.out" | tr '\n' ' ')"; fi
 else
+	fail run_shares "the point never capped the uplinks"
 	fail sigint_uplink "the point never capped the uplinks: $(tail -n 5 "$GCBENCH_HOME/long.out" | tr '\n' ' ')"
 fi
 if start_long; then
