@@ -1,5 +1,5 @@
 /* netem/main.c: gcbench-netem, the privileged helper: cap a link's egress (set, show,
- * clear, change, play, restore-all, check, version; netem/protocol.h). */
+ * clear, change, play, classes, shares, restore-all, check, version; netem/protocol.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +18,7 @@
 #include "protocol.h"
 #include "rate.h"
 #include "shape.h"
+#include "shares.h"
 #include "strutil.h"
 #include "trace.h"
 
@@ -31,6 +32,8 @@ static const char usage_text[] =
 "                           [--start EPOCH_SECONDS] [--owner PID]\n"
 "       gcbench-netem classes --dev IFACE [--netns NAME] --rate RATE\n"
 "                           --class DEST[,DEST...]=RATE [--owner PID]\n"
+"       gcbench-netem shares --dev IFACE [--netns NAME] --rate CAP --leaf SPEC\n"
+"                           [--leaf SPEC ...] [--owner PID] [--json]\n"
 "       gcbench-netem restore-all [--all]\n"
 "       gcbench-netem check [--netem]\n"
 "       gcbench-netem version [--json]\n"
@@ -73,6 +76,22 @@ static const char usage_text[] =
 "  real hosts: an htb cap at --rate for everything, and a class at the --class RATE for\n"
 "  the listed destinations (IPv4 addresses or prefixes, 10.0.0.3 or 10.0.0.0/24: the\n"
 "  other racks' hosts), owned and restored like a cap ('clear', 'restore-all').\n"
+"shares: fair leaves under one cap: an htb at --rate CAP whose leaves each get their\n"
+"  own queue, at least their RATE, and up to the whole cap when the others are idle\n"
+"  (the link never sends above CAP; leftover bandwidth is split equally among the\n"
+"  leaves that want it). One --leaf SPEC per leaf, the rates summing to at most CAP:\n"
+"    default=RATE                 everything no other leaf matches (ARP too); exactly one\n"
+"    src:ADDR[,ADDR...]=RATE      IPv4 source address or prefix (10.0.0.3, 10.0.0.0/24)\n"
+"    dst:ADDR[,ADDR...]=RATE      IPv4 destination address or prefix\n"
+"    port:LO[-HI]=RATE            TCP packets whose source OR destination port is in LO..HI\n"
+"  A rack's uplink, two hosts each guaranteed half, 1% for the rest:\n"
+"    gcbench-netem shares --dev gc5-u1 --rate 1gbit --leaf default=10mbit\n"
+"      --leaf src:10.213.5.2=495mbit --leaf src:10.213.5.3=495mbit\n"
+"  The ranks against background flows on a host's egress (each gets half when both\n"
+"  send, all of it when alone):\n"
+"    gcbench-netem shares --dev eth0 --rate 1gbit --leaf default=500mbit\n"
+"      --leaf port:5310-5317=500mbit\n"
+"  Owned and restored like a cap ('clear', 'restore-all' remove the leaves with it).\n"
 "restore-all: restores every link whose owner is gone (--all: every link).\n"
 "check: prints 'uid=N cap_net_admin=0|1' for this process (root, sudo, or the\n"
 "  cap_net_admin file capability: setcap cap_net_admin+ep gcbench-netem) and exits 0\n"
@@ -93,7 +112,11 @@ struct opts {
 	const char *dev, *netns, *rate, *burst, *delay, *jitter, *loss, *owner;
 	const char *trace, *start, *duration, *cls;
 	int json, all, bytes_ok, netem;
+	size_t n_leaf;          /* shares: the --leaf options, parsed into leaves[] */
 };
+
+static struct gc_share_leaf leaves[GC_SHARES_MAX_LEAVES];
+static gc_rc leaf_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e);
 
 static struct opts parsed;   /* the declarations' targets; parse_opts copies it out */
 static const struct gc_option netem_opts[] = {
@@ -119,7 +142,23 @@ static const struct gc_option netem_opts[] = {
 			 "play: how long the trace plays"),
 	GC_OPTION_STRING("--class", NULL, &parsed.cls, "DEST[,DEST...]=RATE",
 			 "classes: the cap for the listed destinations"),
+	GC_OPTION_CALLBACK("--leaf", NULL, GC_OPT_ARG, leaf_cb, "SPEC",
+			   "shares: one leaf (default=RATE, src:ADDR=RATE, dst:ADDR=RATE,\n"
+			   "port:LO-HI=RATE); repeat it"),
 };
+
+/* --leaf SPEC: parsed at once, so a malformed one is a usage error (exit 2) */
+static gc_rc leaf_cb(void *ctx, const struct gc_option *opt, const char *v, gc_err *e)
+{
+	(void)ctx, (void)opt;
+	if (parsed.n_leaf == GC_SHARES_MAX_LEAVES)
+		return gc_fail(e, GC_E_INVAL, "--leaf: at most %d leaves on one link",
+			       GC_SHARES_MAX_LEAVES);
+	if (gc_share_leaf_parse(v, &leaves[parsed.n_leaf], e))
+		return GC_E_INVAL;
+	parsed.n_leaf++;
+	return GC_OK;
+}
 
 static void usage(FILE *f)
 {
@@ -387,6 +426,73 @@ static int op_classes(const struct opts *o)
 	return done("classes", rc, &e);
 }
 
+static void shares_json(const struct opts *o, uint64_t cap)
+{
+	gc_buf b = GC_BUF_INIT;
+	gc_json j;
+	static const char *const kind[] = { "default", "src", "dst", "port" };
+
+	gc_json_init(&j, &b, 0);
+	gc_json_obj_open(&j);
+	gc_json_str_field(&j, "dev", o->dev);
+	gc_json_str_field(&j, "netns", o->netns);
+	gc_json_uint_field(&j, "rate_bps", cap);
+	gc_json_key(&j, "leaves");
+	gc_json_arr_open(&j);
+	for (size_t i = 0; i < o->n_leaf; i++) {
+		char h[16];
+		snprintf(h, sizeof(h), "1:%x", GC_SHARES_MINOR0 + (unsigned)i);
+		gc_json_obj_open(&j);
+		gc_json_str_field(&j, "class", h);
+		gc_json_str_field(&j, "match", kind[leaves[i].match]);
+		gc_json_uint_field(&j, "rate_bps", leaves[i].rate_bps);
+		gc_json_uint_field(&j, "ceil_bps", cap);
+		gc_json_obj_close(&j);
+	}
+	gc_json_arr_close(&j);
+	gc_json_obj_close(&j);
+	if (!gc_json_finish(&j))
+		printf("%s\n", b.p);
+	gc_buf_release(&b);
+}
+
+/* shares --rate CAP --leaf SPEC... (netem/shares.h) */
+static int op_shares(const struct opts *o)
+{
+	uint64_t cap = 0, v;
+	gc_err e = { { 0 } };
+	pid_t owner = getppid();
+	char r1[32], r2[32];
+	gc_rc rc = GC_OK;
+
+	if (!o->rate || !o->n_leaf || o->burst || o->delay || o->jitter || o->loss || o->trace ||
+	    o->cls)
+		rc = gc_fail(&e, GC_E_INVAL, "shares takes --rate CAP and one --leaf SPEC per leaf "
+			     "(and --dev, --netns, --owner, --json); see 'gcbench-netem --help'");
+	if (!rc)
+		rc = gc_bw_parse(o->rate, GC_BW_BARE_GBIT, &cap, &e);
+	if (!rc && !cap)
+		rc = gc_fail(&e, GC_E_INVAL, "--rate: the leaves share a cap; give one, not "
+			     "unlimited");
+	if (!rc && o->owner) {
+		if (gc_parse_u64(o->owner, &v) || v == 0 || v > 4194304)
+			rc = gc_fail(&e, GC_E_INVAL, "invalid --owner '%s': give a process id", o->owner);
+		owner = (pid_t)v;
+	}
+	if (!rc)
+		rc = gc_shape_shares(o->dev, o->netns, cap, leaves, o->n_leaf, owner, &e);
+	if (!rc && o->json)
+		shares_json(o, cap);
+	else if (!rc)
+		for (size_t i = 0; i < o->n_leaf; i++)
+			printf("%s: leaf 1:%x rate %s ceil %s%s\n", o->dev,
+			       GC_SHARES_MINOR0 + (unsigned)i,
+			       gc_rate_format(leaves[i].rate_bps, r1, sizeof(r1)),
+			       gc_rate_format(cap, r2, sizeof(r2)),
+			       leaves[i].match == GC_SHARE_DEFAULT ? " (default)" : "");
+	return done("shares", rc, &e);
+}
+
 static volatile sig_atomic_t play_stop;
 
 static void on_stop_signal(int sig)
@@ -507,7 +613,8 @@ static int check(int netem)
 static int op_check(const struct opts *o)
 {
 	if (o->dev || o->netns || o->rate || o->burst || o->delay || o->jitter || o->loss ||
-	    o->owner || o->json || o->all || o->bytes_ok || o->trace || o->start || o->duration) {
+	    o->owner || o->json || o->all || o->bytes_ok || o->trace || o->start || o->duration ||
+	    o->n_leaf) {
 		gc_error("check takes no option but --netem; see 'gcbench-netem --help'");
 		return GC_EXIT_USAGE;
 	}
@@ -525,6 +632,7 @@ struct netem_op {
 static const struct netem_op ops[] = {
 	{ "set", 1, op_set }, { "show", 1, op_show }, { "clear", 1, op_clear },
 	{ "change", 1, op_change }, { "play", 1, op_play }, { "classes", 1, op_classes },
+	{ "shares", 1, op_shares },
 	{ "restore-all", 0, op_restore_all }, { "check", 0, op_check },
 	{ "version", 0, op_version },
 };

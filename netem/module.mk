@@ -4,12 +4,12 @@
 # show, clear, restore-all) and gcbench-probe (TCP goodput / RTT probe).
 LIB_SRCS += netem/trace.c netem/play.c netem/rate.c netem/netns.c netem/state.c netem/shape.c netem/netem_check.c netem/pids.c netem/link.c \
 	netem/cluster.c netem/cluster_view.c netem/cluster_sshd.c
-LIB_SRCS += netem/classes.c
+LIB_SRCS += netem/classes.c netem/shares.c
 UNIT_TESTS += $(BUILD)/tests/test_netem_rate $(BUILD)/tests/test_netem_state \
 	$(BUILD)/tests/test_netem_links $(BUILD)/tests/test_netem_request \
 	$(BUILD)/tests/test_netem_trace
-FUZZ_TARGETS += fuzz_rate fuzz_delay fuzz_trace fuzz_classes
-UNIT_TESTS += $(BUILD)/tests/test_netem_classes
+FUZZ_TARGETS += fuzz_rate fuzz_delay fuzz_trace fuzz_classes fuzz_shares
+UNIT_TESTS += $(BUILD)/tests/test_netem_classes $(BUILD)/tests/test_netem_shares
 
 BINS += $(BUILD)/bin/gcbench-netem
 NETEM_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)

@@ -14,6 +14,11 @@
  *   classes  --dev --rate RATE --class DEST[,DEST...]=RATE [--owner]   per-destination
  *            htb classes (racks on real hosts, an approximation of a shared uplink;
  *            netem/classes.h)
+ *   shares   --dev --rate CAP --leaf SPEC [--leaf SPEC ...] [--owner] [--json]   fair
+ *            htb leaves under one cap, each guaranteed its rate, borrowing up to the
+ *            cap (SPEC: default=RATE, src:ADDR[,ADDR..]=RATE, dst:...=RATE,
+ *            port:LO[-HI]=RATE; netem/shares.h): a rack's emulated uplink shared
+ *            fairly among its hosts, a host's ranks against background flows
  *   version  [--json]                  this list
  * Reserved in protocol 2, designed (docs/netem.md) and not yet in this build; a caller
  * finds them in "operations" once a build has them:

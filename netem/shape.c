@@ -184,13 +184,14 @@ static struct rtnl_qdisc *tbf_new(int ifindex, const struct gc_qdisc_plan *p)
 	return q;
 }
 
-static int htb_new(int ifindex, const struct gc_qdisc_plan *p, struct gc_shape_objs *o)
+static int htb_new(int ifindex, const struct gc_qdisc_plan *p, uint32_t defcls,
+		   struct gc_shape_objs *o)
 {
 	struct rtnl_class *k;
 	int err;
 
 	o->root = qdisc_new(ifindex, TC_H_ROOT, H_ROOT, "htb");
-	if (!o->root || rtnl_htb_set_defcls(o->root, 1) < 0)
+	if (!o->root || rtnl_htb_set_defcls(o->root, defcls ? defcls : 1) < 0)
 		return -NLE_NOMEM;
 	k = o->cls = rtnl_class_alloc();
 	if (!k)
@@ -248,7 +249,7 @@ int gc_shape_objs_build(int ifindex, const struct gc_shape_req *r,
 		o->root = tbf_new(ifindex, p);
 		err = o->root ? 0 : -NLE_NOMEM;
 	} else {
-		err = htb_new(ifindex, p, o);
+		err = htb_new(ifindex, p, r->htb_default, o);
 	}
 	if (!err && p && gc_shape_wants_netem(r) &&
 	    !(o->leaf = netem_new(ifindex, H_CLASS, H_NETEM, r)))
@@ -684,7 +685,7 @@ static int change_htb(struct nlctx *c, const struct gc_qdisc_plan *p)
 
 	hp.kind = GC_QDISC_HTB;
 	memset(&o, 0, sizeof(o));
-	err = htb_new(c->ifindex, &hp, &o);
+	err = htb_new(c->ifindex, &hp, 1, &o);
 	if (!err)
 		err = rtnl_class_add(c->sk, o.cls, 0);
 	gc_shape_objs_release(&o);

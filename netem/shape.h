@@ -48,6 +48,9 @@ struct gc_shape_req {
 	int htb;                /* 1: an htb class at any rate (not a tbf below 34.36
 				   Gbit/s): its rate changes in place without refilling
 				   its bucket, as a tbf's does (the trace player) */
+	uint32_t htb_default;   /* with an htb root: the minor of its default class (the
+				   class unclassified packets go to); 0 = 1, class 1:1.
+				   netem/shares.c adds that class after the set */
 };
 
 struct gc_shape_info {
