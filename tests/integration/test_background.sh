@@ -136,7 +136,7 @@ leftovers() {
 printf '0 100mbit\n1 50mbit\n' >"$GCBENCH_HOME/sq.trace"
 ft=$GCBENCH_HOME/ftrace.yaml fl=$GCBENCH_HOME/flat.yaml
 sed "s|^bandwidth: .*|bandwidth: [trace:$GCBENCH_HOME/sq.trace]|" "$spec" >"$ft"
-sed 's/^background: .*/latency: [0.001]\nbackground: {flows: 1, queue: fair}/' "$spec" >"$fl"
+sed 's/^background: .*/latency: [1ms]\nbackground: {flows: 1, queue: fair}/' "$spec" >"$fl"
 o1=$("$G" run "$ft" --inventory "$inv" --db "$GCBENCH_HOME/r.db" 2>&1); r1=$?
 o2=$("$G" run "$fl" --inventory "$inv" --db "$GCBENCH_HOME/r.db" 2>&1); r2=$?
 leftovers
