@@ -20,13 +20,15 @@
 #   bg_marked      while the flows run, `gcbench reap --dry-run` on a node lists them
 #                  (they carry the run's reap mark)
 #   model_share    gcbench model takes the fair share: the run's bottleneck is 50 Mbit/s
-#   slowdown       sync SGD under one fair-queued flow per link is slower than without
-#                  (more than 1.2x: the flows hold their half of each link) and at most
-#                  BG_MAX_SLOWDOWN (default 4) times the clean run: the fair share
-#                  predicts about 1.9x, one FIFO (queue: fifo) measured 3x to 22x here
-#                  (docs/netem.md, "Background flows"; tools/bg-slowdown.sh compares the
-#                  measured slowdown with the model's). The bound is loose on purpose:
-#                  timings on a loaded 2-core machine; the figures are printed
+#   slowdown       sync SGD under one fair-queued flow per link takes at most
+#                  BG_MAX_SLOWDOWN (default 4) times the clean run. Measured on the
+#                  loaded 2-core machine (2026-12-05, 6 runs: this test twice and
+#                  tools/bg-slowdown.sh 100mbit 5 four times): 1.90x to 2.02x, where the
+#                  fair share predicts 1.87x-1.90x (predicted/measured 0.93-0.98); one
+#                  FIFO (queue: fifo) measured 3.0x in the same session and 3x to 22x
+#                  before (docs/netem.md, "Background flows"). 4 is twice the most seen,
+#                  for load; no lower bound (a clean run slowed by load would trip it):
+#                  that the flows ran and competed is fair_installed's byte counters
 #   whatif_share   gcbench whatif --background-flows 1 at 2gbit predicts what it does at
 #                  1gbit without; --background-flows 17 is refused (exit 2)
 #   probe_opts     gcbench-probe refuses --parallel 17 and --on without --off (exit 2)
@@ -214,8 +216,8 @@ b_meas=$(num "$m1" measured_s); b_pred=$(num "$m1" predicted_s)
 echo "# clean: measured ${c_meas:-?} s, predicted ${c_pred:-?} s; one flow per link: measured ${b_meas:-?} s, predicted ${b_pred:-?} s"
 if [ -n "$c_meas" ] && [ -n "$b_meas" ] && [ -n "$b_pred" ] && [ -n "$c_pred" ] &&
 	awk -v cm="$c_meas" -v bm="$b_meas" -v cp="$c_pred" -v bp="$b_pred" -v k="$kmax" 'BEGIN {
-		printf "# slowdown: measured %.3fx, predicted %.3fx; run under the flow: predicted/measured %.3f (bound: 1.2x to %sx)\n", bm / cm, bp / cp, bp / bm, k
-		exit !(bm > 1.2 * cm && bm <= k * cm) }'; then pass slowdown
+		printf "# slowdown: measured %.3fx, predicted %.3fx; run under the flow: predicted/measured %.3f (bound: %sx)\n", bm / cm, bp / cp, bp / bm, k
+		exit !(bm <= k * cm) }'; then pass slowdown
 else fail slowdown "clean $c_meas/$c_pred, background $b_meas/$b_pred (measured/predicted): $(head -c 400 <<<"$m1")"; fi
 leftovers
 if [ -z "$left" ]; then pass restored; else fail restored "$left"; fi
