@@ -8,7 +8,9 @@
 # quiet machine.
 #   sudo tools/bg-slowdown.sh [CAPS] [ITERATIONS]     # default "100mbit 400mbit" 12
 # Environment: BUILD (default build), MODEL (default tiny), BGS (';'-separated background:
-# values, default "{flows: 1}; {flows: 1, tool: probe}; {flows: 2}").
+# values, default "{flows: 1}; {flows: 1, tool: probe}; {flows: 2}"; the background
+# column names each run's queue, fair unless the value says queue: fifo, so
+# BGS="{flows: 1}; {flows: 1, queue: fifo}" compares the two).
 set -uo pipefail
 caps=${1:-100mbit 400mbit}
 iters=${2:-12}
@@ -56,10 +58,11 @@ for cap in $caps; do
 		m1=$("$G" model --db "$c" --predict "$b" --json 2>&1)
 		bm=$(num "$m1" measured_s) bp=$(num "$m1" predicted_s)
 		gp=$(sqlite3 "$b" "SELECT json_extract(network_json, '$.background.goodput_bps') || ' ' ||
-			json_extract(network_json, '$.background.pairs[0].tool') FROM runs")
+			json_extract(network_json, '$.background.pairs[0].tool') || ' ' ||
+			ifnull(json_extract(network_json, '$.background.queue'), 'fifo') FROM runs")
 		awk -v cap="$cap" -v bg="$bg" -v cm="$cm" -v cp="$cp" -v bm="$bm" -v bp="$bp" -v gp="$gp" 'BEGIN {
 			split(gp, g, " ")
-			printf "| %s | `%s` (%s) | %.3f | %.3f | %.2fx | %.2fx | %.2f | %.0f Mbit/s |\n",
-				cap, bg, g[2], cm, bm, bm / cm, bp / cp, bp / bm, g[1] / 1e6 }'
+			printf "| %s | `%s` (%s, %s queue) | %.3f | %.3f | %.2fx | %.2fx | %.2f | %.0f Mbit/s |\n",
+				cap, bg, g[2], g[3], cm, bm, bm / cm, bp / cp, bp / bm, g[1] / 1e6 }'
 	done
 done

@@ -378,6 +378,24 @@ gc_rc gc_node_classes(gc_node *n, uint64_t rate_bps, const char *dests, uint64_t
 	return rc;
 }
 
+gc_rc gc_node_shares(gc_node *n, uint64_t rate_bps, uint16_t port_lo, uint16_t port_hi,
+		     uint64_t bg_bps, gc_err *e)
+{
+	char rate[64], ranks[96], bg[96];
+	char *args[] = { "shares", "--dev", (char *)n->iface, "--rate", rate, "--leaf", ranks,
+			 "--leaf", bg, NULL };
+
+	if (!bg_bps || bg_bps >= rate_bps || !port_lo || port_hi < port_lo)
+		return gc_fail(e, GC_E_INVAL, "node '%s': background flows' class of %llu bit/s "
+			       "under a cap of %llu bit/s on ports %u-%u is not a share; this is "
+			       "a bug", n->name, (unsigned long long)bg_bps,
+			       (unsigned long long)rate_bps, port_lo, port_hi);
+	snprintf(rate, sizeof(rate), "%llubit", (unsigned long long)rate_bps);
+	snprintf(ranks, sizeof(ranks), "default=%llubit", (unsigned long long)(rate_bps - bg_bps));
+	snprintf(bg, sizeof(bg), "port:%u-%u=%llubit", port_lo, port_hi, (unsigned long long)bg_bps);
+	return netem(n, args, e);
+}
+
 /* The reason gcbench-netem gave on the node: its last stderr line without the
  * "gcbench-netem: error: " prefix and the "the kernel has no netem qdisc (...): " that
  * the caller says itself. */

@@ -108,6 +108,15 @@ gc_rc gc_node_unshape(gc_node *n, gc_err *e);
  * gc_node_shape. */
 gc_rc gc_node_classes(gc_node *n, uint64_t rate_bps, const char *dests, uint64_t class_bps,
 		      gc_err *e);
+/* Background flows under a fair queue (netem/shares.h, `gcbench-netem shares`): the
+ * node's egress capped at rate_bps by an htb with two classes, each guaranteed its rate
+ * and borrowing up to the cap what the other leaves: the default one (the ranks and
+ * anything else) at rate_bps - bg_bps, and one at bg_bps for TCP traffic whose source or
+ * destination port is in port_lo..port_hi (the background flows' data and ACKs).
+ * Restored like a cap (gc_node_unshape). Fails as gc_node_shape; GC_E_INVAL when
+ * bg_bps is not below rate_bps or the ports are not a range. */
+gc_rc gc_node_shares(gc_node *n, uint64_t rate_bps, uint16_t port_lo, uint16_t port_hi,
+		     uint64_t bg_bps, gc_err *e);
 /* Restore every link a crashed gcbench left capped on the node. */
 gc_rc gc_node_restore_all(gc_node *n, gc_err *e);
 

@@ -117,14 +117,37 @@ static double pairs_share(const struct gc_spec *s, const struct gc_bg_run *b, si
 	return gc_model_bg_share((int)most * s->bg.flows, duty);
 }
 
-/* {"flows":..,"pattern":..,"on_s":..,"off_s":..,"share":..,"pairs":[ into o (open) */
+/* {"flows":..,"pattern":..,"on_s":..,"off_s":..,"queue":..,"share":..,"pairs":[ into o
+ * (open) */
 static void json_head(gc_buf *o, const struct gc_spec *s, const struct gc_bg_run *b,
 		      size_t used)
 {
 	gc_buf_addf(o, "{\"flows\":%d,\"pattern\":\"%s\",\"on_s\":%.9g,\"off_s\":%.9g,"
-		    "\"share\":%.9g,\"pairs\":[", s->bg.flows, s->bg.onoff ? "onoff" : "constant",
-		    s->bg.onoff ? s->bg.on_s : 0, s->bg.onoff ? s->bg.off_s : 0,
+		    "\"queue\":\"%s\",\"share\":%.9g,\"pairs\":[", s->bg.flows,
+		    s->bg.onoff ? "onoff" : "constant", s->bg.onoff ? s->bg.on_s : 0,
+		    s->bg.onoff ? s->bg.off_s : 0, gc_spec_bg_queue_name(s->bg.queue),
 		    pairs_share(s, b, used));
+}
+
+gc_rc gc_run_bg_sent(const struct gc_sweep_ctx *c, const struct gc_spec *s, size_t used,
+		     int *sent, size_t *n_pairs, gc_err *e)
+{
+	struct gc_bg_run *b;
+	gc_rc rc;
+
+	for (size_t i = 0; i < used; i++)
+		sent[i] = 0;
+	*n_pairs = 0;
+	if (!s->bg.flows)
+		return GC_OK;
+	if (!(b = calloc(1, sizeof(*b))))
+		return gc_fail(e, GC_E_NOMEM, "out of memory");
+	rc = resolve_pairs(c, s, used, b, e);
+	for (size_t k = 0; !rc && k < b->n_pairs; k++)
+		sent[b->pair[k].from] += s->bg.flows;
+	*n_pairs = rc ? 0 : b->n_pairs;
+	free(b);
+	return rc;
 }
 
 char *gc_run_bg_json(char *net, const struct gc_sweep_ctx *c, const struct gc_spec *s,

@@ -23,8 +23,10 @@
  *   - `gcbench reap` (every sweep's first point, and after a failed point): the mark.
  * Stored in runs.network_json "background" (gc_run_bg_json at the run's start, the full
  * record at the end):
- *   {"flows","pattern","on_s","off_s","share","pairs":[{"from","to","tool","port",
- *    "goodput_bps"}],"goodput_bps","left"}
+ *   {"flows","pattern","on_s","off_s","queue","share","pairs":[{"from","to","tool",
+ *    "port","goodput_bps"}],"goodput_bps","left"}
+ * queue is the spec's ("fair" or "fifo"): how the shape step caps a sending host
+ * (gc_run_bg_sent; docs/netem.md, "Background flows").
  * share is the model's (gc_model_bg_share) for the host with the most competing flows;
  * goodput_bps per pair is its flows' mean over their life (null when unknown), the
  * top-level one their sum; left counts flow processes still alive after the stop
@@ -62,6 +64,14 @@ struct gc_bg_run {
  * out of memory (net freed). */
 char *gc_run_bg_json(char *net, const struct gc_sweep_ctx *c, const struct gc_spec *s,
 		     size_t used);
+
+/* The point's pairs (as start resolves them) in *n_pairs, and in sent[i] (i < used) the
+ * background flows host i sends: flows x the pairs it sends, 0 for none (all 0 without
+ * background). The shape step gives a host with sent[i] > 0 a class for the ranks and
+ * one for pairs' ports GC_BG_PORT .. GC_BG_PORT + *n_pairs - 1 under its cap (queue:
+ * fair). GC_E_INVAL as start when a pair names a host the point does not use. */
+gc_rc gc_run_bg_sent(const struct gc_sweep_ctx *c, const struct gc_spec *s, size_t used,
+		     int *sent, size_t *n_pairs, gc_err *e);
 
 gc_rc gc_run_bg_start(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
 		      const struct gc_exec_point *p, struct gc_bg_run *b, gc_err *e);

@@ -308,16 +308,27 @@ struct shape_job {
 	const struct gc_point *pt;
 	uint64_t rate;
 	uint32_t delay, got[GC_PLACE_MAX_HOSTS];
+	int sent[GC_PLACE_MAX_HOSTS];   /* background flows each host sends (queue: fair) */
+	size_t bg_pairs;
 };
 
 static gc_rc shape_one(size_t i, void *arg, gc_err *e)
 {
 	struct shape_job *j = arg;       /* slow: a host's factor on the cap */
+	gc_node *n = &j->c->nodes[i];
+	uint64_t cap = gc_spec_host_cap(j->pt->slow, j->rate, n->name);
+
 	if (gc_run_racks_approx(j->c, j->pt))   /* racks on real hosts (run_racks.h) */
 		return gc_run_racks_node_shape(j->c, j->spec, j->pt, i, e);
-	return gc_node_shape(&j->c->nodes[i], gc_spec_host_cap(j->pt->slow, j->rate,
-							      j->c->nodes[i].name),
-			     j->delay, &j->got[i], e);
+	/* background flows, queue: fair: the ranks' class at cap / (1 + F), the flows' at
+	 * cap x F / (1 + F), each borrowing the rest (validate.c refuses a trace, a delay
+	 * and the racks' approximation with it) */
+	if (j->sent[i] && cap && !j->delay && !j->pt->trace) {
+		uint64_t ranks = cap / (uint64_t)(1 + j->sent[i]);
+		return gc_node_shares(n, cap, GC_BG_PORT, (uint16_t)(GC_BG_PORT + j->bg_pairs - 1),
+				      cap - ranks, e);
+	}
+	return gc_node_shape(n, cap, j->delay, &j->got[i], e);
 }
 
 /* Cap and delay the used nodes' links, each in one call that shapes and reads back,
@@ -326,12 +337,15 @@ static gc_rc shape_one(size_t i, void *arg, gc_err *e)
 static gc_rc shape_all(struct gc_sweep_ctx *c, int64_t run_id, size_t used,
 		       const struct gc_spec *spec, const struct gc_point *pt, gc_err *e)
 {
-	struct shape_job j = { c, spec, pt, pt->bw_bps, point_delay_us(pt), { 0 } };
+	struct shape_job j = { c, spec, pt, pt->bw_bps, point_delay_us(pt), { 0 }, { 0 }, 0 };
 	uint32_t least = UINT32_MAX;
 	size_t i;
 	gc_rc rc;
 
 	used = used < GC_PLACE_MAX_HOSTS ? used : GC_PLACE_MAX_HOSTS;
+	if (spec->bg.queue == GC_BG_QUEUE_FAIR &&
+	    (rc = gc_run_bg_sent(c, spec, used, j.sent, &j.bg_pairs, e)))
+		return rc;
 	if ((rc = gc_each_node(used, shape_one, &j, e)))
 		return rc;
 	for (i = 0; i < used; i++)

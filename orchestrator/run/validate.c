@@ -294,6 +294,50 @@ static void check_bg_pairs(const struct gc_spec *s, const struct gc_inventory *i
 		}
 }
 
+/* background: queue: fair (the default) gives a sending host's capped egress an htb
+ * with the ranks' class and the flows' (docs/netem.md, "Background flows"): refuse the
+ * points it cannot shape that way, before anything is touched. */
+static void check_bg_queue(const struct gc_spec *s, const struct gc_sweep *sw,
+			   const struct gc_inventory *inv, struct gc_diags *d)
+{
+	size_t line, col;
+	const char *where = s->text && gc_yaml_locate(s->text, strlen(s->text),
+						      "background/queue", &line, &col) ?
+			    "background/queue" : "background";
+	int trace = 0, delay = 0, racks = 0;
+	char msg[600];
+
+	if (!s->bg.flows || s->bg.queue != GC_BG_QUEUE_FAIR)
+		return;
+	for (size_t i = 0; i < sw->n; i++) {
+		const struct gc_point *pt = &sw->pts[i];
+		if (!pt->bw_bps)   /* no cap: nothing is shaped, as without background */
+			continue;
+		trace |= pt->trace != NULL;
+		delay |= pt->latency_s > 0;
+		racks |= pt->uplink && inv->n_racks && !inv->uplink_ifaces;
+	}
+	if (trace) {
+		snprintf(msg, sizeof(msg), "background: queue fair (the default) cannot follow a "
+			 "trace: bandwidth (the player changes the cap, not the classes' shares "
+			 "under it); write background: {..., queue: fifo} or a fixed bandwidth");
+		diag_path(d, s->text, where, msg);
+	}
+	if (delay) {
+		snprintf(msg, sizeof(msg), "background: queue fair (the default) cannot go with a "
+			 "latency under a cap (netem cannot sit under the fair queue's classes); "
+			 "write background: {..., queue: fifo} or latency: 0");
+		diag_path(d, s->text, where, msg);
+	}
+	if (racks) {
+		snprintf(msg, sizeof(msg), "background: queue fair (the default) and the racks' "
+			 "approximation on real hosts (racks: without uplink_ifaces) both want "
+			 "the host's egress classes; write background: {..., queue: fifo}, drop "
+			 "uplink:/oversubscription:, or run it on the emulated cluster");
+		diag_path(d, s->text, where, msg);
+	}
+}
+
 /* Load the inventory into *inv (`local: 4` without one) and its problems into d (its
  * own file); GC_OK when it parsed. */
 static gc_rc check_inventory(const struct gc_run_opts *o, const struct gc_spec *s,
@@ -386,6 +430,8 @@ static gc_rc validate(const struct gc_run_opts *o, struct gc_run_plan *p, gc_err
 	check_models(o, spec, &sd);
 	check_points(spec, &p->sw, &sd);
 	irc = check_inventory(o, spec, &p->inv, &sd, &idl, e);
+	if (!irc)
+		check_bg_queue(spec, &p->sw, &p->inv, &sd);
 	gc_diags_sort(&sd);
 	gc_diags_sort(&idl);
 	gc_diags_print(&sd, stderr);

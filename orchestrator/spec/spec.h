@@ -110,7 +110,7 @@ struct gc_spec_slowset {             /* one value of slow: (n 0: uniform) */
 };
 
 /* background: {flows: N, pattern: constant|onoff, on: S, off: S, pairs: [[A, B], ...],
- * tool: auto|iperf3|probe}
+ * tool: auto|iperf3|probe, queue: fair|fifo}
  * (docs/spec.md, "Cross traffic"): N bulk TCP flows from each sender to its receiver
  * while a point runs, started after calibration. flows 0 (or no background:) is none. */
 #define GC_SPEC_BG_MAX_FLOWS 16
@@ -126,8 +126,13 @@ struct gc_spec_background {
 	struct gc_spec_bg_pair *pairs; size_t n_pairs;   /* NULL, 0: each used host to the
 						       * next one in the ranks' ring order */
 	int tool;                  /* GC_BG_TOOL_*: tool: auto (default), iperf3 or probe */
+	int queue;                 /* GC_BG_QUEUE_*: queue: fair (default: a sending host's
+				    * capped egress is an htb with a class for the ranks and
+				    * one for the flows, docs/netem.md) or fifo (the plain
+				    * cap's one drop-tail queue) */
 };
 enum { GC_BG_TOOL_AUTO = 0, GC_BG_TOOL_IPERF3, GC_BG_TOOL_PROBE };
+enum { GC_BG_QUEUE_FAIR = 0, GC_BG_QUEUE_FIFO };
 
 struct gc_spec {
 	char *name, *description;
@@ -223,10 +228,13 @@ void spec_uplink_text(const struct gc_spec_uplink *u, char *buf, size_t n);
  * point key's ;slow=, the slow axis's text and the canonical text use it. */
 void spec_slow_text(const struct gc_spec_slowset *sl, char *buf, size_t n);
 
-/* "flows:1" ("flows:2,onoff:1/3,tool:probe,pairs:n1>n2+n3>n1" with the options given
- * (a pairs list longer than 400 characters as pairs@DIGEST); "" without
+/* "flows:1" ("flows:2,onoff:1/3,tool:probe,pairs:n1>n2+n3>n1,queue:fifo" with the
+ * options given (a pairs list longer than 400 characters as pairs@DIGEST; queue only
+ * when fifo, so that keys without queue: stay as they were); "" without
  * background or with flows 0): the point key's ;bg= and the canonical text use it. */
 void spec_bg_text(const struct gc_spec *s, char *buf, size_t n);
+/* "fair" or "fifo": a GC_BG_QUEUE_* as the spec and network_json write it. */
+const char *gc_spec_bg_queue_name(int queue);
 
 /* A bandwidth item: its trace (NULL for a fixed cap), and its cap in bits/s (a trace's
  * mean; 0 = unlimited). */

@@ -10,8 +10,10 @@
 #include "buf.h"
 #include "strutil.h"
 
-static const char *const bg_keys[] = { "flows", "pattern", "on", "off", "pairs", "tool" };
+static const char *const bg_keys[] = { "flows", "pattern", "on", "off", "pairs", "tool",
+				       "queue" };
 static const char *const tools[] = { "auto", "iperf3", "probe" };   /* GC_BG_TOOL_* */
+static const char *const queues[] = { "fair", "fifo" };             /* GC_BG_QUEUE_* */
 #define N_BG_KEYS (sizeof(bg_keys) / sizeof(bg_keys[0]))
 
 #define BG_KEY_PAIRS_MAX 400   /* longer pairs text: its digest in the key */
@@ -117,6 +119,19 @@ static void parse_tool(struct spec_ctx *c, yaml_node_t *v)
 		"; pattern onoff runs on gcbench-probe only" : "");
 }
 
+static void parse_queue(struct spec_ctx *c, yaml_node_t *v)
+{
+	const char *t = gc_yaml_text(v);
+
+	for (int i = 0; t && i < 2; i++)
+		if (!strcmp(t, queues[i])) {
+			c->s->bg.queue = i;
+			return;
+		}
+	gc_diag(c->d, v, "background: queue is fair (the default: the ranks and the flows each "
+		"get a class of the cap) or fifo (one drop-tail queue for both, the plain cap)");
+}
+
 void spec_parse_background(struct spec_ctx *c, yaml_node_t *v)
 {
 	struct gc_spec_background *b = &c->s->bg;
@@ -155,6 +170,8 @@ void spec_parse_background(struct spec_ctx *c, yaml_node_t *v)
 		parse_pairs(c, pr);
 	if ((p = gc_yaml_get(c->doc, v, "tool")))
 		parse_tool(c, p);
+	if ((p = gc_yaml_get(c->doc, v, "queue")))
+		parse_queue(c, p);
 }
 
 /* "n1>n2+n2>n3" into b */
@@ -185,14 +202,23 @@ void spec_bg_text(const struct gc_spec *s, char *buf, size_t n)
 		at = strlen(buf);
 		snprintf(buf + at, n - at, ",tool:%s", tools[b->tool]);
 	}
-	if (!b->n_pairs)
-		return;
-	pairs_text(b, &t);
-	at = strlen(buf);
-	if (t.p && t.len <= BG_KEY_PAIRS_MAX)
-		snprintf(buf + at, n - at, ",pairs:%s", t.p);
-	else   /* a long list: its digest keeps the key short and still tells lists apart */
-		snprintf(buf + at, n - at, ",pairs@%016llx",
-			 (unsigned long long)gc_fnv1a64(t.p ? t.p : "", t.len));
-	gc_buf_release(&t);
+	if (b->n_pairs) {
+		pairs_text(b, &t);
+		at = strlen(buf);
+		if (t.p && t.len <= BG_KEY_PAIRS_MAX)
+			snprintf(buf + at, n - at, ",pairs:%s", t.p);
+		else   /* a long list: its digest keeps the key short, still tells lists apart */
+			snprintf(buf + at, n - at, ",pairs@%016llx",
+				 (unsigned long long)gc_fnv1a64(t.p ? t.p : "", t.len));
+		gc_buf_release(&t);
+	}
+	if (b->queue == GC_BG_QUEUE_FIFO) {   /* fair, the default, keeps the keys as they were */
+		at = strlen(buf);
+		snprintf(buf + at, n - at, ",queue:fifo");
+	}
+}
+
+const char *gc_spec_bg_queue_name(int queue)
+{
+	return queue == GC_BG_QUEUE_FIFO ? queues[1] : queues[0];
 }

@@ -1,6 +1,7 @@
 /* tests/unit/test_run_bg.c: reading the hosts' stop output of the background flows
  * (orchestrator/run/run_bg.h): the processes left, each pair's goodput from
- * gcbench-probe's line or iperf3's JSON, and output that is cut, empty or foreign. */
+ * gcbench-probe's line or iperf3's JSON, and output that is cut, empty or foreign; the
+ * flows each host sends (gc_run_bg_sent, the fair queue's shares). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,40 @@ static void test_malformed(void)
 	}
 }
 
+/* the flows each host sends, which size the fair queue's classes (queue: fair): the
+ * ring by default (one pair each), explicit pairs counted per sender, none without
+ * background, and a pair naming a host the point does not use refused */
+static void test_sent(void)
+{
+	gc_node nodes[4];
+	struct gc_sweep_ctx c;
+	struct gc_spec s;
+	struct gc_spec_bg_pair pairs[3] = { { "n1", "n2" }, { "n1", "n3" }, { "n3", "n2" } };
+	int sent[4];
+	size_t np = 99;
+	gc_err e;
+
+	memset(nodes, 0, sizeof(nodes));
+	memset(&c, 0, sizeof(c));
+	memset(&s, 0, sizeof(s));
+	for (int i = 0; i < 4; i++)
+		snprintf(nodes[i].name, sizeof(nodes[i].name), "n%d", i + 1);
+	c.nodes = nodes;
+	c.n_nodes = 4;
+	CHECK(gc_run_bg_sent(&c, &s, 3, sent, &np, &e) == GC_OK);
+	CHECK(np == 0 && !sent[0] && !sent[1] && !sent[2]);
+	s.bg.flows = 2;
+	CHECK(gc_run_bg_sent(&c, &s, 3, sent, &np, &e) == GC_OK);
+	CHECK(np == 3 && sent[0] == 2 && sent[1] == 2 && sent[2] == 2);
+	s.bg.pairs = pairs;
+	s.bg.n_pairs = 3;
+	CHECK(gc_run_bg_sent(&c, &s, 3, sent, &np, &e) == GC_OK);
+	CHECK(np == 3 && sent[0] == 4 && sent[1] == 0 && sent[2] == 2);
+	CHECK(gc_run_bg_sent(&c, &s, 2, sent, &np, &e) == GC_E_INVAL);   /* n3 unused */
+	CHECK_CONTAINS(e.msg, "host 'n3' runs no rank of this point");
+	CHECK(np == 0);
+}
+
 int main(void)
 {
 	GCT_SUITE("run_bg");
@@ -101,5 +136,6 @@ int main(void)
 	GCT_RUN(test_iperf_json);
 	GCT_RUN(test_alive_and_foreign);
 	GCT_RUN(test_malformed);
+	GCT_RUN(test_sent);
 	return gct_finish();
 }

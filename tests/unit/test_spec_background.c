@@ -1,6 +1,6 @@
 /* tests/unit/test_spec_background.c: background: {flows: N, ...} in a sweep spec: the
  * parsed fields, the point key and canonical text (changed only when flows are asked
- * for), every malformed form with its line, and the model's fair share. */
+ * for; queue: only when fifo), every malformed form with its line, and the model's fair share. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +68,43 @@ static void test_bg_key_and_hash(void)
 	gc_diags_release(&d3);
 }
 
+/* queue: fair is the default and changes neither the key nor the hash; fifo enters
+ * both, after the other options */
+static void test_bg_queue(void)
+{
+	struct gc_spec a, f, q;
+	struct gc_sweep sa, sf, sq;
+	struct gc_diags d1, d2, d3;
+	gc_err e;
+
+	CHECK(parse(BASE "background: {flows: 1}\n", &a, &d1) == GC_OK);
+	CHECK(parse(BASE "background: {flows: 1, queue: fair}\n", &f, &d2) == GC_OK);
+	CHECK(parse(BASE "background: {flows: 1, queue: fifo, tool: probe,\n"
+		    "  pairs: [[n1, n2]]}\n", &q, &d3) == GC_OK);
+	CHECK(a.bg.queue == GC_BG_QUEUE_FAIR && f.bg.queue == GC_BG_QUEUE_FAIR);
+	CHECK(q.bg.queue == GC_BG_QUEUE_FIFO);
+	CHECK_STR(gc_spec_bg_queue_name(a.bg.queue), "fair");
+	CHECK_STR(gc_spec_bg_queue_name(q.bg.queue), "fifo");
+	CHECK(strcmp(a.hash, f.hash) == 0);
+	CHECK(strcmp(a.hash, q.hash) != 0);
+	CHECK_CONTAINS(q.canonical, "\nbackground=flows:1,tool:probe,pairs:n1>n2,queue:fifo\n");
+	CHECK(gc_sweep_expand(&a, &sa, &e) == GC_OK && gc_sweep_expand(&f, &sf, &e) == GC_OK &&
+	      gc_sweep_expand(&q, &sq, &e) == GC_OK);
+	CHECKF(!strcmp(sa.pts[0].key, sf.pts[0].key), "%s vs %s", sa.pts[0].key, sf.pts[0].key);
+	CHECKF(strstr(sa.pts[0].key, "queue") == NULL, "%s", sa.pts[0].key);
+	CHECKF(strstr(sq.pts[0].key, ";bg=flows:1,tool:probe,pairs:n1>n2,queue:fifo") != NULL,
+	       "%s", sq.pts[0].key);
+	gc_sweep_release(&sa);
+	gc_sweep_release(&sf);
+	gc_sweep_release(&sq);
+	gc_spec_release(&a);
+	gc_spec_release(&f);
+	gc_spec_release(&q);
+	gc_diags_release(&d1);
+	gc_diags_release(&d2);
+	gc_diags_release(&d3);
+}
+
 /* a long pairs list: its digest keeps the key within bounds, and still differs */
 static void test_bg_long_pairs(void)
 {
@@ -120,6 +157,11 @@ static const struct spec_bad bg_bad[] = {
 	{ "background: {flows: 1, tool: iperf3, pattern: onoff, on: 1, off: 1}\n",
 	  "onoff runs on gcbench-probe only" },
 	{ "background: {flows: 1, flow: 2}\n", "unknown key" },
+	{ "background: {flows: 1, queue: wfq}\n", "t.yaml:8:31: background: queue is fair" },
+	{ "background: {flows: 1, queue: FIFO}\n", "background: queue is fair" },
+	{ "background: {flows: 1, queue: [fifo]}\n", "background: queue is fair" },
+	{ "background: {flows: 1, queue: }\n", "background: queue is fair" },
+	{ "background: {flows: 1, queues: fifo}\n", "unknown key" },
 };
 
 static void test_bg_rejects(void)
@@ -143,6 +185,7 @@ int main(void)
 	GCT_SUITE("spec_background");
 	GCT_RUN(test_bg_fields);
 	GCT_RUN(test_bg_key_and_hash);
+	GCT_RUN(test_bg_queue);
 	GCT_RUN(test_bg_long_pairs);
 	GCT_RUN(test_bg_rejects);
 	GCT_RUN(test_bg_share);

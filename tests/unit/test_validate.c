@@ -1,6 +1,6 @@
 /* tests/unit/test_validate.c: the checks before a sweep (orchestrator/run/validate.h),
- * gc_yaml_locate on good and malformed text, the exit status mapping, and the build
- * tree test of `gcbench schedule install`. */
+ * background: queue fair's refusals, gc_yaml_locate on good and malformed text, the
+ * exit status mapping, and the build tree test of `gcbench schedule install`. */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -122,6 +122,53 @@ static void test_spec_problems(void)
 	    "world_size: 2\nbatch: 8\niterations: 2\n");
 	CHECK_EQ_INT(check("badbw.yaml", NULL, "x.db", err, sizeof(err)), GC_E_INVAL);
 	CHECKF(strstr(err, "badbw.yaml:4:") != NULL, "%s", err);
+}
+
+/* background: queue: fair (the default) refused where its classes cannot follow the
+ * cap: a trace, a latency under a cap, real hosts' racks; queue: fifo and points
+ * without a cap pass */
+static void test_bg_queue(void)
+{
+	char err[4096];
+
+	put("bgl.yaml", SPEC "latency: [0, 1ms]\nbackground: {flows: 1}\n");
+	CHECK_EQ_INT(check("bgl.yaml", NULL, "x.db", err, sizeof(err)), GC_E_INVAL);
+	CHECKF(strstr(err, "bgl.yaml:9:13: background: queue fair (the default) cannot go with "
+		       "a latency") != NULL, "%s", err);
+	put("bgl2.yaml", SPEC "latency: 1ms\nbackground: {flows: 1, queue: fair}\n");
+	CHECK_EQ_INT(check("bgl2.yaml", NULL, "x.db", err, sizeof(err)), GC_E_INVAL);
+	CHECKF(strstr(err, "bgl2.yaml:9:31: background: queue fair") != NULL, "%s", err);
+	put("bgf.yaml", SPEC "latency: 1ms\nbackground: {flows: 1, queue: fifo}\n");
+	CHECK_EQ_INT(check("bgf.yaml", NULL, "x.db", err, sizeof(err)), GC_OK);
+	put("bgu.yaml", "name: t\nmodels: [resnet50]\nmethods: [syncsgd]\nbandwidth: unlimited\n"
+	    "world_size: 2\nbatch: 8\niterations: 2\nlatency: 1ms\nbackground: {flows: 1}\n");
+	CHECK_EQ_INT(check("bgu.yaml", NULL, "x.db", err, sizeof(err)), GC_OK);
+	put("bgn.yaml", SPEC "latency: 1ms\nbackground: {flows: 0}\n");
+	CHECK_EQ_INT(check("bgn.yaml", NULL, "x.db", err, sizeof(err)), GC_OK);
+
+	put("sq.trace", "0 100mbit\n1 50mbit\n");
+	put("bgt.yaml", "name: t\nmodels: [resnet50]\nmethods: [syncsgd]\n"
+	    "bandwidth: [1gbit, trace:sq.trace]\nworld_size: 2\nbatch: 8\niterations: 2\n"
+	    "background: {flows: 1}\n");
+	CHECK_EQ_INT(check("bgt.yaml", NULL, "x.db", err, sizeof(err)), GC_E_INVAL);
+	CHECKF(strstr(err, "bgt.yaml:8:13: background: queue fair (the default) cannot follow "
+		       "a trace") != NULL, "%s", err);
+	put("bgt2.yaml", "name: t\nmodels: [resnet50]\nmethods: [syncsgd]\n"
+	    "bandwidth: [1gbit, trace:sq.trace]\nworld_size: 2\nbatch: 8\niterations: 2\n"
+	    "background: {flows: 1, queue: fifo}\n");
+	CHECK_EQ_INT(check("bgt2.yaml", NULL, "x.db", err, sizeof(err)), GC_OK);
+
+	put("rk.yaml", "hosts:\n  - {name: a, address: 10.0.0.1, iface: eth0}\n"
+	    "  - {name: b, address: 10.0.0.2, iface: eth0}\nracks: [[a], [b]]\n");
+	put("bgr.yaml", SPEC "oversubscription: 2\nbackground: {flows: 1}\n");
+	CHECK_EQ_INT(check("bgr.yaml", "rk.yaml", "x.db", err, sizeof(err)), GC_E_INVAL);
+	CHECKF(strstr(err, "bgr.yaml:9:13: background: queue fair (the default) and the racks' "
+		       "approximation") != NULL, "%s", err);
+	put("bgr2.yaml", SPEC "oversubscription: 2\nbackground: {flows: 1, queue: fifo}\n");
+	CHECK_EQ_INT(check("bgr2.yaml", "rk.yaml", "x.db", err, sizeof(err)), GC_OK);
+	put("bgr3.yaml", SPEC "background: {flows: 1}\n");   /* racks, but no uplink: asked */
+	CHECK_EQ_INT(check("bgr3.yaml", "rk.yaml", "x.db", err, sizeof(err)), GC_OK);
+	CHECKF(access(at("x.db"), F_OK) != 0, "a check created the database");
 }
 
 static void test_inventory_problems(void)
@@ -262,6 +309,7 @@ int main(void)
 	}
 	GCT_RUN(test_good_passes);
 	GCT_RUN(test_spec_problems);
+	GCT_RUN(test_bg_queue);
 	GCT_RUN(test_inventory_problems);
 	GCT_RUN(test_db_problems);
 	GCT_RUN(test_yaml_locate);
