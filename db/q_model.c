@@ -20,8 +20,16 @@
  * is the lower of that and the hosts' cap above (with bandwidth unlimited: the share). */
 #define SQL_UPLINK "(SELECT json_extract(r.network_json, '$.uplink.ring_bps') FROM runs r " \
 	"WHERE r.id = s.run_id AND json_valid(r.network_json))"
+/* Under a trace (docs/spec.md, "Traces in a run") the cap is the trace's mean over the
+ * 1-s windows the run's players stored (network_json $.trace.hosts), the rate the run
+ * saw, rather than its mean over a period (runs.bw_cap_bps), which a run shorter than
+ * the period (a 60-s random walk) does not see. */
+#define SQL_CAP "COALESCE((SELECT AVG(json_extract(w.value, '$.trace_mean_bps')) FROM runs r, " \
+	"json_each(r.network_json, '$.trace.hosts') h, json_each(h.value) w WHERE r.id = " \
+	"s.run_id AND json_valid(r.network_json) AND json_extract(w.value, '$.window') IS NOT " \
+	"NULL), s.bw_cap_bps)"
 #define SQL_BOTTLENECK "(CASE WHEN s.bw_cap_bps = 0 THEN COALESCE(" SQL_UPLINK ", 0) ELSE " \
-	"MIN(s.bw_cap_bps * " SQL_SLOWEST ", COALESCE(" SQL_UPLINK ", s.bw_cap_bps)) END)"
+	"MIN(" SQL_CAP " * " SQL_SLOWEST ", COALESCE(" SQL_UPLINK ", " SQL_CAP ")) END)"
 
 static const char sql_runs[] =
 	"SELECT s.run_id, COALESCE(s.env_id, 0), s.model, s.method, s.params, s.world_size, "

@@ -22,9 +22,12 @@ struct gc_db_model_run {
 	const char *backend;               /* "mpi" | "nccl" */
 	const char *placement;             /* runs.placement, "n1:2,n2:2" ("": unknown) */
 	const char *network;               /* run_summary.network: "uniform", "slow n3:0.5" */
-	int64_t bw_cap_bps;                /* the ring's bottleneck cap: the point's, times
-					      the least slow: factor of the hosts used and
-					      the background flows' fair share; 0: unlimited */
+	int64_t bw_cap_bps;                /* the ring's bottleneck cap: the point's (under a
+					      trace the mean of the windows the run's players
+					      stored), times the least slow: factor of the
+					      hosts used and the background flows' fair
+					      share, at most the racks' uplink share;
+					      0: unlimited */
 	double latency_s, compute_scale;
 	double t_iter, t_forward, t_backward, t_encode, t_decode, t_exposed, t_optimizer,
 	       t_comm;

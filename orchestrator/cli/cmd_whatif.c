@@ -286,9 +286,9 @@ static const struct gc_option whatif_opts[] = {
 		"ring as the fit assumed)"),
 	WHOLE("--background-flows", &wi.bg, 0, 16, "N",
 		"\nN bulk TCP flows (0..16) compete on every link: the ring\n"
-		"gets 1/(N+1) of each --bandwidth (TCP's fair share, an\n"
-		"assumption; measured, a lower bound on the slowdown:\n"
-		"docs/netem.md, Background flows)"),
+		"gets 1/(N+1) of each --bandwidth (a fair share: within 6%\n"
+		"of the measured slowdown under a fair queue; a lower bound\n"
+		"behind one FIFO: docs/netem.md, Background flows)"),
 	WHOLE("--gpus-per-node", &wi.g, 1, 1024, "G",
 		"two-level: G GPUs share a node's link (default 1)"),
 	DOUBLE("--intra-bw", &wo.intra_bw, "B", "GB/s of the links inside a node (default 100)"),

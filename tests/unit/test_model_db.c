@@ -500,6 +500,38 @@ static void test_ring_flows_of_placement(void)
 	unlink(path);
 }
 
+/* Under a trace the model's cap is the mean of the 1-s windows the run's players stored
+ * (the rate it saw), not the trace's mean over a period; summary lines count nowhere. */
+static void test_trace_cap_from_windows(void)
+{
+	static const char trace[] = "{\"name\":\"w.trace\",\"mean_bps\":1250000000,\"hosts\":{"
+		"\"n1\":[{\"window\":0,\"trace_mean_bps\":500000000},{\"window\":1,"
+		"\"trace_mean_bps\":2000000000},{\"window\":2,\"trace_mean_bps\":2000000000},"
+		"{\"summary\":1,\"rc\":0}],\"n2\":[{\"window\":0,\"trace_mean_bps\":500000000},"
+		"{\"window\":1,\"trace_mean_bps\":2000000000},{\"window\":2,"
+		"\"trace_mean_bps\":2000000000}]}}";
+	char path[256];
+	gc_db *db = NULL;
+	int64_t s = 0, env = 0, plain = 0, traced = 0;
+	gc_pdb p;
+
+	snprintf(path, sizeof path, "/tmp/gct-model-db-t-%d.db", (int)getpid());
+	unlink(path);
+	CHECK(!gc_db_open(path, 0, &db, NULL));
+	CHECK(!add_env(db, &envs[0], &env));
+	CHECK(!gc_db_sweep_begin(db, "t", "spec", "h", "syncsgd", &s, NULL));
+	CHECK(!add_placed(db, s, env, "mpi", 4, 4, "", 1, 1250000000, &plain));
+	CHECK(!add_placed(db, s, env, "mpi", 4, 4, "", 1, 1250000000, &traced));
+	CHECK(!gc_db_run_set_network(db, traced, "trace", trace, NULL));
+	CHECK_EQ_INT(gc_pdb_run(db, 0, &p, NULL), GC_OK);
+	for (size_t i = 0; i < p.nrows; i++)
+		CHECK_EQ_INT(p.rows[i].bw_cap_bps, p.rows[i].run_id == traced ? 1500000000 :
+						   1250000000);
+	gc_pdb_release(&p);
+	gc_db_close(db);
+	unlink(path);
+}
+
 /* An ok run of an unknown architecture is listed as skipped and gets no prediction. */
 static void test_unknown_arch_skipped(void)
 {
@@ -546,6 +578,7 @@ int main(int argc, char **argv)
 	GCT_RUN(test_method_params);
 	GCT_RUN(test_unknown_arch_skipped);
 	GCT_RUN(test_ring_flows_of_placement);
+	GCT_RUN(test_trace_cap_from_windows);
 	GCT_RUN(test_variant_rates);
 	gc_pdb_release(&res);
 	unlink(dbpath);
