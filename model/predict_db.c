@@ -23,6 +23,7 @@ struct rowx {
 	double link_bps;            /* mean goodput of its link rows, 0 if none */
 	gc_model_method mm;
 	int arch;                   /* index into the cache, -1 if skipped */
+	double gather_bytes, reduce_bytes;   /* per worker and iteration, by exchange */
 };
 
 struct ctx {
@@ -66,17 +67,19 @@ static int arch_get(struct ctx *c, const char *name)
 	return (int)c->narch++;
 }
 
-/* The ring's flows on its busiest host link (gc_pdb_row.ring_flows), from the stored
- * placement ("n1:2,n2:2": ranks per host in launch order), or with none stored from the
- * world size dealt evenly over the nodes. At least 1. */
-static int ring_flows(const struct gc_db_model_run *m)
+/* The ring's flows on its busiest host link and a linear all-gather's load there
+ * (gc_pdb_row.ring_flows, gather_flows), from the stored placement ("n1:2,n2:2": ranks
+ * per host in launch order), or with none stored from the world size dealt evenly over
+ * the nodes. Both at least 1; 1 unless MPI on 2 or more hosts. */
+static void host_flows(const struct gc_db_model_run *m, gc_pdb_row *r)
 {
-	int slots[256] = { 0 }, *host, f = 1;
+	int slots[256] = { 0 }, *host;
 	size_t nh = 0, sum = 0;
 	const char *s = m->placement;
 
+	r->ring_flows = 1, r->gather_flows = 1, r->flows = 1;
 	if (strcmp(m->backend, "mpi") || m->world_size < 2 || m->nodes < 2)
-		return 1;
+		return;
 	while (s && *s && nh < 256) {      /* "NAME:N" separated by commas */
 		const char *colon = strchr(s, ':'), *comma = strchr(s, ',');
 		if (!colon || (comma && comma < colon) || atoi(colon + 1) < 1)
@@ -92,10 +95,13 @@ static int ring_flows(const struct gc_db_model_run *m)
 	}
 	if ((host = malloc((size_t)m->world_size * sizeof(int)))) {
 		gc_ring_place_by_node(slots, nh, host, (size_t)m->world_size);
-		f = gc_ring_host_flows(host, (size_t)m->world_size);
+		r->ring_flows = gc_ring_host_flows(host, (size_t)m->world_size);
+		r->gather_flows = gc_gather_host_flows(host, (size_t)m->world_size);
 		free(host);
 	}
-	return f > 1 ? f : 1;
+	r->ring_flows = r->ring_flows > 1 ? r->ring_flows : 1;
+	r->gather_flows = r->gather_flows > 1 ? r->gather_flows : 1;
+	r->flows = r->ring_flows;     /* row_prepare picks by the method's exchange */
 }
 
 static void row_read(const struct gc_db_model_run *m, gc_pdb_row *r, struct rowx *x)
@@ -109,7 +115,7 @@ static void row_read(const struct gc_db_model_run *m, gc_pdb_row *r, struct rowx
 	gc_strlcpy(r->params, m->params, sizeof(r->params));
 	r->world_size = m->world_size;
 	r->nodes = m->nodes;
-	r->ring_flows = ring_flows(m);
+	host_flows(m, r);
 	gc_strlcpy(r->network, m->network, sizeof(r->network));
 	r->batch = m->batch;
 	r->bw_cap_bps = (uint64_t)m->bw_cap_bps;
@@ -155,8 +161,13 @@ static void row_prepare(struct ctx *c, gc_pdb_row *r, struct rowx *x)
 		x->arch = -1;
 		return;
 	}
-	for (i = 0; i < bk.n; i++)
+	for (i = 0; i < bk.n; i++) {
+		size_t r0 = 0, r1 = 0;
+		int g = gc_model_payload_p(a, &bk.b[i], &x->mm, r->world_size, &r0, &r1);
+		*(g ? &x->gather_bytes : &x->reduce_bytes) += (double)(r0 + r1);
 		x->dec_elems += gc_model_decode_elems(&x->mm, bk.b[i].numel, r->world_size);
+	}
+	r->flows = x->gather_bytes > x->reduce_bytes ? r->gather_flows : r->ring_flows;
 	gc_buckets_release(&bk);
 	if (gc_model_comm_terms(a, &x->mm, &mp, r->world_size, &x->steps, &x->wire, NULL)) {
 		snprintf(r->skipped, sizeof(r->skipped), "cannot bucket '%.64s'", r->model);
@@ -346,8 +357,8 @@ static void fit_codecs(struct ctx *c, gc_pdb_fit *f)
 static double run_bw(const gc_pdb_row *r, const struct rowx *x)
 {
 	if (x->link_bps > 0)
-		return x->link_bps / r->ring_flows;
-	return r->bw_cap_bps ? (double)r->bw_cap_bps * TCP_OF_WIRE / r->ring_flows :
+		return x->link_bps / r->flows;
+	return r->bw_cap_bps ? (double)r->bw_cap_bps * TCP_OF_WIRE / r->flows :
 			       GC_PDB_UNCAPPED_BPS;
 }
 

@@ -74,6 +74,12 @@ typedef struct gc_pdb_row {
 					   placed by node (MPI) put 2 on each link at 2 ranks
 					   per host (model/racks.h); 1 for NCCL, which orders
 					   its ring host by host */
+	double gather_flows;            /* the same for libnbc's linear all-gather:
+					   gc_gather_host_flows (4/3 at 2 ranks per host
+					   on 2 hosts) */
+	double flows;                   /* what the prediction divides the link by: the
+					   all-gather's for a method that mostly gathers,
+					   else the ring's */
 	uint64_t bw_cap_bps;            /* the ring's bottleneck cap (db/q_model.h) */
 	char network[48];               /* run_summary.network ("uniform", "slow n3:0.5") */
 	double bw_bps;                  /* what the prediction used, bits/s */

@@ -76,6 +76,20 @@ int gc_ring_host_flows(const int *host, size_t n)
 	return most;
 }
 
+double gc_gather_host_flows(const int *host, size_t n)
+{
+	double most = 0;
+
+	for (size_t i = 0; n > 1 && i < n; i++) {
+		size_t r = 0;
+		for (size_t j = 0; j < n; j++)
+			r += host[j] == host[i];
+		if ((double)(r * (n - r)) / (double)(n - 1) > most)
+			most = (double)(r * (n - r)) / (double)(n - 1);
+	}
+	return most;
+}
+
 double gc_racks_even_bps(int p, int gpn, int racks, double node_bps, double uplink_bps,
 			 double ratio)
 {

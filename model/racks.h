@@ -44,6 +44,13 @@ void gc_ring_place_by_node(const int *slots, size_t nhosts, int *host, size_t n)
  * carries 2 flows where block placement would carry 1. 0 when no hop leaves a host. */
 int gc_ring_host_flows(const int *host, size_t n);
 
+/* The same for a linear all-gather (Open MPI libnbc's default MPI_Iallgather: every
+ * rank sends its block straight to every other rank, all at once): the host with r of
+ * the n ranks sends r (n - r) blocks where a ring moves n - 1 per link, so the link
+ * carries max r (n - r) / (n - 1) of a ring's load (1 with one rank per host; 4/3 with
+ * 4 ranks on 2 hosts). 0 when n < 2. */
+double gc_gather_host_flows(const int *host, size_t n);
+
 /* For what-if questions: p workers, gpn per node, on nodes dealt in order into `racks`
  * racks of (as near as possible) equal size, ring in rank order, each node's link
  * node_bps; each rack's uplink uplink_bps, or (uplink_bps 0) the sum of its nodes'

@@ -446,21 +446,29 @@ static void test_variant_rates(void)
 
 /* A run of p ranks on `nodes` hosts (placement "n1:2,n2:2") whose ring runs at its cap
  * over `flows`: what MPI's placement by node does to the ring's links. */
-static gc_rc add_placed(gc_db *db, int64_t sweep, int64_t env, const char *backend, int p,
-			int nodes, const char *placement, int flows, uint64_t cap, int64_t *id)
+static gc_rc add_placed_of(gc_db *db, int64_t sweep, int64_t env, const char *method,
+			   const char *params, const char *backend, int p, int nodes,
+			   const char *placement, double flows, uint64_t cap, int64_t *id)
 {
-	struct gc_db_run run = { sweep, "key", "replay", "resnet50", "syncsgd", "", p, nodes,
+	struct gc_db_run run = { sweep, "key", "replay", "resnet50", method, params, p, nodes,
 				 32, cap, 0, backend, 1, 10, 2, 0, env, NULL, NULL };
 	double bw = (double)cap * 1448 / 1514 / flows, numel;
 	gc_model_result r;
 	gc_rc rc;
 
-	if ((rc = truth_predict(&envs[0], "syncsgd", "", p, bw, &r, &numel)) ||
+	if ((rc = truth_predict(&envs[0], method, params, p, bw, &r, &numel)) ||
 	    (rc = gc_db_run_begin(db, &run, id, NULL)) ||
 	    (rc = gc_db_run_set_placement(db, *id, p / nodes, placement, NULL)) ||
 	    (rc = insert_iters(db, *id, p, &r, envs[0].lambda)))
 		return rc;
 	return gc_db_run_end(db, *id, GC_RUN_OK, NULL, NULL, NULL);
+}
+
+static gc_rc add_placed(gc_db *db, int64_t sweep, int64_t env, const char *backend, int p,
+			int nodes, const char *placement, double flows, uint64_t cap, int64_t *id)
+{
+	return add_placed_of(db, sweep, env, "syncsgd", "", backend, p, nodes, placement, flows,
+			     cap, id);
 }
 
 /* Placed by node (MPI), 4 ranks on 2 hosts put 2 of the ring's flows on each link and the
@@ -470,7 +478,7 @@ static void test_ring_flows_of_placement(void)
 {
 	char path[256];
 	gc_db *db = NULL;
-	int64_t s = 0, env = 0, mpi = 0, nccl = 0, none = 0;
+	int64_t s = 0, env = 0, mpi = 0, nccl = 0, none = 0, gath = 0;
 	gc_pdb p;
 
 	snprintf(path, sizeof path, "/tmp/gct-model-db-f-%d.db", (int)getpid());
@@ -486,11 +494,27 @@ static void test_ring_flows_of_placement(void)
 	CHECK(!add_placed(db, s, env, "mpi", 4, 2, "n1:2,n2:2", 2, 3 * GBIT, &mpi));
 	CHECK(!add_placed(db, s, env, "nccl", 4, 2, "n1:2,n2:2", 1, 3 * GBIT, &nccl));
 	CHECK(!add_placed(db, s, env, "mpi", 4, 2, "", 2, 3 * GBIT, &none));  /* even deal */
+	/* signSGD all-gathers: libnbc's linear all-gather puts 4/3 of a ring's load there */
+	for (size_t c = 0; c < 4; c++) {
+		int64_t id;
+		CHECK(!add_placed_of(db, s, env, methods[1][0], methods[1][1], "mpi", 4, 4, "", 1,
+				     caps[c], &id));
+	}
+	CHECK(!add_placed_of(db, s, env, methods[1][0], methods[1][1], "mpi", 4, 2, "n1:2,n2:2",
+			     4.0 / 3, 3 * GBIT, &gath));
 	CHECK_EQ_INT(gc_pdb_run(db, 0, &p, NULL), GC_OK);
 	for (size_t i = 0; i < p.nrows; i++) {
 		const gc_pdb_row *r = &p.rows[i];
-		int want = r->run_id == mpi || r->run_id == none ? 2 : 1;
+		int want = r->run_id == mpi || r->run_id == none || r->run_id == gath ? 2 : 1;
+		if (r->run_id == gath) {
+			CHECK_NEAR(r->flows, 4.0 / 3, 1e-12);
+			CHECK_NEAR(r->bw_bps * 4 / 3 / (double)r->bw_cap_bps, 1448.0 / 1514.0, 1e-9);
+			CHECK(fabs(r->rel_err) < 0.05);
+			continue;
+		}
 		CHECK_EQ_INT(r->ring_flows, want);
+		CHECK_NEAR(r->gather_flows, want == 2 ? 4.0 / 3 : 1, 1e-12);
+		CHECK_NEAR(r->flows, want, 1e-12);              /* sync SGD all-reduces */
 		CHECK_NEAR(r->bw_bps * want / (double)r->bw_cap_bps, 1448.0 / 1514.0, 1e-9);
 		if (r->run_id == mpi || r->run_id == nccl || r->run_id == none)
 			CHECK(fabs(r->rel_err) < 0.05);

@@ -96,6 +96,13 @@ static void test_host_flows(void)
 	CHECK(gc_ring_host_flows(one, 3) == 0);
 	CHECK(gc_ring_host_flows(flat, 4) == 1);
 	CHECK(gc_ring_host_flows(flat, 1) == 0);
+	/* a linear all-gather: r (n - r) blocks leave a host of r ranks, n - 1 a ring's */
+	CHECK(fabs(gc_gather_host_flows(rr4, 4) - 4.0 / 3) < 1e-12);     /* 2 x 2 / 3 */
+	CHECK(fabs(gc_gather_host_flows(block4, 4) - 4.0 / 3) < 1e-12);  /* placement-blind */
+	CHECK(fabs(gc_gather_host_flows(rr6, 6) - 8.0 / 5) < 1e-12);     /* 2 x 4 / 5 */
+	CHECK(fabs(gc_gather_host_flows(flat, 4) - 1) < 1e-12);          /* 1 x 3 / 3 */
+	CHECK(gc_gather_host_flows(one, 3) == 0);                         /* 3 x 0 / 2 */
+	CHECK(gc_gather_host_flows(flat, 1) == 0);
 }
 
 int main(void)
