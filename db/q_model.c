@@ -40,7 +40,8 @@ static const char sql_runs[] =
 	"(SELECT CASE WHEN " SQL_BOTTLENECK " > 0 AND MIN(l.cap_bps) > 0 THEN AVG(l.goodput_bps * 1.0 "
 	"/ l.cap_bps) * " SQL_BOTTLENECK " ELSE AVG(l.goodput_bps) END "
 	"FROM links l WHERE l.run_id = s.run_id), s.t_comm_median, "
-	"s.nodes, s.backend, (SELECT r.placement FROM runs r WHERE r.id = s.run_id), s.network "
+	"s.nodes, s.backend, (SELECT r.placement FROM runs r WHERE r.id = s.run_id), s.network, "
+	"s.bw_cap_bps "
 	"FROM run_summary s ORDER BY s.run_id";
 
 static void run_read(sqlite3_stmt *st, struct gc_db_model_run *r)
@@ -68,6 +69,7 @@ static void run_read(sqlite3_stmt *st, struct gc_db_model_run *r)
 	r->backend = gc_db_col_text(st, 20);
 	r->placement = gc_db_col_text(st, 21);
 	r->network = gc_db_col_text(st, 22);
+	r->point_cap_bps = sqlite3_column_int64(st, 23);
 }
 
 gc_rc gc_db_model_runs(gc_db *db, int (*fn)(const struct gc_db_model_run *r, void *arg),

@@ -28,6 +28,8 @@ struct gc_db_model_run {
 					      hosts used and the background flows' fair
 					      share, at most the racks' uplink share;
 					      0: unlimited */
+	int64_t point_cap_bps;             /* runs.bw_cap_bps: the point's own cap (a trace's
+					      mean over a period) */
 	double latency_s, compute_scale;
 	double t_iter, t_forward, t_backward, t_encode, t_decode, t_exposed, t_optimizer,
 	       t_comm;

@@ -119,6 +119,7 @@ static void row_read(const struct gc_db_model_run *m, gc_pdb_row *r, struct rowx
 	gc_strlcpy(r->network, m->network, sizeof(r->network));
 	r->batch = m->batch;
 	r->bw_cap_bps = (uint64_t)m->bw_cap_bps;
+	r->point_cap_bps = (uint64_t)m->point_cap_bps;
 	x->latency_s = m->latency_s;
 	x->compute_scale = m->compute_scale;
 	r->measured = m->t_iter;

@@ -81,6 +81,7 @@ typedef struct gc_pdb_row {
 					   all-gather's for a method that mostly gathers,
 					   else the ring's */
 	uint64_t bw_cap_bps;            /* the ring's bottleneck cap (db/q_model.h) */
+	uint64_t point_cap_bps;         /* the point's own cap (runs.bw_cap_bps) */
 	char network[48];               /* run_summary.network ("uniform", "slow n3:0.5") */
 	double bw_bps;                  /* what the prediction used, bits/s */
 	double measured;                /* t_iter median, s */

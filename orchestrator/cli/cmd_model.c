@@ -234,7 +234,7 @@ static int print_validation(const gc_pdb *p, const struct opts *o, const gc_pdb_
 		gc_strlcpy(pts[i].method, r->method, sizeof(pts[i].method));
 		pts[i].world_size = r->world_size, pts[i].batch = r->batch;
 		pts[i].nodes = r->nodes;
-		pts[i].cap_bps = r->bw_cap_bps, pts[i].measured = r->measured;
+		pts[i].cap_bps = r->point_cap_bps, pts[i].measured = r->measured;
 		gc_strlcpy(pts[i].network, r->network, sizeof(pts[i].network));
 		pts[i].predicted = r->skipped[0] ? 0 : r->pred.total;
 	}
