@@ -326,9 +326,14 @@ gc_rc gc_whatif_eval(const gc_whatif *w, gc_arch *a, const gc_model_method *m, i
 	if (!(c > 0))
 		c = s;
 	gc_arch_set_timing(a, w->batch, w->device_flops > 0 ? w->device_flops : GC_V100_FLOPS, s);
-	if (w->racks > 1)   /* the ring's bottleneck: a host's link or its share of an uplink */
-		bw_gbps = gc_racks_even_bps(p, mp.gpus_per_node, w->racks, bw_gbps, w->uplink_gbps,
-					    w->oversub);
+	{   /* the ring's bottleneck: the slow host's link, or a share of an uplink, whose
+	     * rate follows the nodes' nominal links */
+		double slowest = w->slow > 0 && w->slow < 1 ? bw_gbps * w->slow : bw_gbps;
+		if (w->racks > 1)
+			bw_gbps = gc_racks_even_bps(p, mp.gpus_per_node, w->racks, bw_gbps,
+						    w->uplink_gbps, w->oversub);
+		bw_gbps = slowest < bw_gbps ? slowest : bw_gbps;
+	}
 	mp.bw = bw_gbps * 1e9 / 8 * gc_model_bg_share(w->bg_flows, 1.0);
 	for (i = 0; i < GC_M__COUNT; i++) {
 		mp.enc_rate[i] *= c;

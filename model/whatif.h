@@ -40,6 +40,10 @@ typedef struct gc_whatif {
 	 * point's bandwidth is then the ring's bottleneck (gc_racks_even_bps) */
 	int racks;
 	double uplink_gbps, oversub;
+	double slow;                             /* one node's link at slow x the point's
+	                                          * bandwidth (0 or 1: none): the ring runs
+	                                          * at the slower of it and the racks' share
+	                                          * (uplinks sized from the nominal links) */
 } gc_whatif;
 
 /* Worker counts "8,16,32" (each 1..1000000). */

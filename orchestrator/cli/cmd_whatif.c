@@ -9,6 +9,7 @@
 #include "json.h"
 #include "log.h"
 #include "bandwidth.h"
+#include "netem/trace.h"
 #include "cmd_whatif.h"
 #include "report/whatif_svg.h"
 #include "strutil.h"
@@ -51,6 +52,51 @@ static int opt_double(const char *arg, double lo, double hi, const char *what, d
 	if (gc_parse_double(arg, v) || !(*v >= lo && *v <= hi))
 		return gc_fail(e, GC_E_INVAL, "%s '%s' is not a number in %g..%g", what, arg,
 			       lo, hi), -1;
+	return 0;
+}
+
+/* --bandwidth items trace:FILE (docs/netem.md, "Bandwidth traces"): each becomes its
+ * trace's time-weighted mean over a period, as a rate; the rest stays as written. A
+ * range (1gbit:30gbit) passes as it is. 0, or -1 with e naming the trace's FILE:LINE. */
+static int bw_traces(const char *in, struct opts *o, gc_err *e)
+{
+	char buf[2048], *tok, *save = NULL;
+	size_t n = 0, nn = 0;
+
+	if (!in || !strstr(in, "trace:")) {
+		gc_strlcpy(o->bw_list, in ? in : "", sizeof(o->bw_list));
+		return 0;
+	}
+	if (gc_strlcpy(buf, in, sizeof(buf)) >= sizeof(buf))
+		return gc_fail(e, GC_E_INVAL, "--bandwidth: too long a list"), -1;
+	o->bw_list[0] = o->trace_note[0] = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char item[64];
+		if (!strncmp(tok, "trace:", 6)) {
+			struct gc_trace t;
+			uint64_t mean;
+			char bw[32];
+			if (!tok[6])
+				return gc_fail(e, GC_E_INVAL, "--bandwidth trace:FILE needs the path "
+					       "of a trace file"), -1;
+			if (gc_trace_load(tok + 6, &t, e))
+				return -1;
+			mean = (uint64_t)(gc_trace_mean(&t, 0, t.period_us) + 0.5);
+			gc_trace_release(&t);
+			snprintf(item, sizeof(item), "%llubit", (unsigned long long)mean);
+			gc_bw_format(mean, bw, sizeof(bw));
+			nn += (size_t)snprintf(o->trace_note + nn, sizeof(o->trace_note) - nn,
+					       "%s%.200s at its mean %s", nn ? ", " : "", tok, bw);
+			if (nn >= sizeof(o->trace_note))
+				nn = sizeof(o->trace_note) - 1;
+		} else {
+			gc_strlcpy(item, tok, sizeof(item));
+		}
+		n += (size_t)snprintf(o->bw_list + n, sizeof(o->bw_list) - n, "%s%s",
+				      n ? "," : "", item);
+		if (n >= sizeof(o->bw_list))
+			return gc_fail(e, GC_E_INVAL, "--bandwidth: too long a list"), -1;
+	}
 	return 0;
 }
 
@@ -138,7 +184,8 @@ static int finish_args(struct opts *o, const char *const *a, int64_t env, gc_err
 		return -1;
 	if (gc_whatif_preset(&o->w, o->db ? "ideal" : a[3] ? a[3] : "paper", e) ||
 	    gc_whatif_parse_workers(a[0], &o->w, e) ||
-	    gc_whatif_parse_bw(a[1], &o->w, e) || gc_whatif_parse_speedup(a[2], &o->w, e) ||
+	    bw_traces(a[1], o, e) || gc_whatif_parse_bw(o->bw_list, &o->w, e) ||
+	    gc_whatif_parse_speedup(a[2], &o->w, e) ||
 	    (a[5] && gc_whatif_parse_codec(a[5], &o->w, e)) ||
 	    (!(o->db && !a[4]) && gc_whatif_parse_methods(a[4] ? a[4] :
 		"signsgd,topk:ratio=0.01,mstopk:ratio=0.01,powersgd:rank=4", &o->w, e)) ||
@@ -173,7 +220,7 @@ static struct opts wo;
 static struct {
 	const char *a[8];   /* workers, bandwidth, compute, preset, method, codec, collective, grid */
 	int64_t g, env, racks, batch, seq_len, bg;
-	double uplink, oversub;
+	double uplink, oversub, slow;
 } wi;
 
 /* A whole number in [lo, hi] into the int64_t target; help NULL or not, the message
@@ -220,6 +267,9 @@ static gc_rc double_cb(void *ctx, const struct gc_option *opt, const char *v, gc
 		return opt_double(v, 0.01, 1e5, "--intra-bw (GB/s)", opt->target, e) ? GC_E_INVAL : 0;
 	if (!strcmp(n, "--intra-latency"))
 		return opt_double(v, 0, 1e6, "--intra-latency (us)", opt->target, e) ? GC_E_INVAL : 0;
+	if (!strcmp(n, "--slow"))
+		return opt_double(v, 0.001, 1, "--slow (the slow node's factor on --bandwidth)",
+				  opt->target, e) ? GC_E_INVAL : 0;
 	return opt_double(v, 1, 1000, n, opt->target, e) ? GC_E_INVAL : GC_OK;
 }
 
@@ -245,7 +295,9 @@ static const struct gc_option whatif_opts[] = {
 	GC_OPTION_STRING("--workers", NULL, &wi.a[0], "LIST", "worker counts (default 8,16,32,64,96)"),
 	GC_OPTION_STRING("--bandwidth", NULL, &wi.a[1], "R",
 		"per node link, in tc units: LOW:HIGH[:STEP] or a list\n"
-		"(default 1gbit:30gbit, step 1gbit; e.g. 100mbit,10gbit)"),
+		"(default 1gbit:30gbit, step 1gbit; e.g. 100mbit,10gbit);\n"
+		"a list item trace:FILE is a bandwidth trace at its mean\n"
+		"(docs/netem.md, Bandwidth traces)"),
 	GC_OPTION_STRING("--compute-speedup", NULL, &wi.a[2], "L",
 		"forward/backward speed multipliers (default 1); 4 = 4x faster"),
 	GC_OPTION_STRING("--codec-speedup", NULL, &wi.a[5], "L",
@@ -291,6 +343,10 @@ static const struct gc_option whatif_opts[] = {
 		"behind one FIFO: docs/netem.md, Background flows)"),
 	WHOLE("--gpus-per-node", &wi.g, 1, 1024, "G",
 		"two-level: G GPUs share a node's link (default 1)"),
+	DOUBLE("--slow", &wi.slow, "F",
+	       "one node's link at F x --bandwidth (0 < F <= 1: a\n"
+	       "degraded NIC, 0.875 for one of 8 lost): the ring runs at\n"
+	       "its slowest hop, the spec's slow: (docs/model.md)"),
 	DOUBLE("--intra-bw", &wo.intra_bw, "B", "GB/s of the links inside a node (default 100)"),
 	DOUBLE("--intra-latency", &wo.intra_lat, "L", "us per hop inside a node (default 5)"),
 	WHOLE("--racks", &wi.racks, 2, 64, "R",
@@ -389,12 +445,16 @@ static int parse_args(int argc, char **argv, struct opts *o, gc_err *e)
 	if (bg && (a[7] || o->steps || o->constants))
 		return gc_fail(e, GC_E_INVAL, "--background-flows applies to sweeps; drop it with "
 			       "--grid, --grid-steps and --constants"), -1;
+	if (wi.slow && (a[7] || o->steps || o->constants))
+		return gc_fail(e, GC_E_INVAL, "--slow applies to sweeps; drop it with --grid, "
+			       "--grid-steps and --constants"), -1;
 	if ((o->steps || (a[7] && !strcmp(a[7], "study-code"))) && (o->seq_len || g != 1))
 		return gc_fail(e, GC_E_INVAL, "--grid study-code and --grid-steps take BERT's "
 			       "tokens and the processes per node from the study's code; drop "
 			       "--seq-len and --gpus-per-node"), -1;
 	c = finish_args(o, a, env, e);
 	o->w.bg_flows = bg;   /* after the preset or fit, which fill w */
+	o->w.slow = wi.slow;
 	o->w.racks = (int)racks;
 	o->w.uplink_gbps = uplink;
 	o->w.oversub = oversub;
@@ -454,9 +514,14 @@ static void header(const struct opts *o)
 		printf("; nodes in %d racks, uplinks %g:1 oversubscribed: the bandwidth column is "
 		       "a node's link, each point runs at the ring's bottleneck", w->racks,
 		       w->oversub);
+	if (w->slow > 0 && w->slow < 1)
+		printf(", one node's link at %g x the bandwidth (the ring runs at its slowest hop)",
+		       w->slow);
+	if (o->trace_note[0])   /* right for traces faster than an iteration (docs/model.md) */
+		printf(", bandwidth %s", o->trace_note);
 	if (w->bg_flows)
 		printf(", %d competing TCP flow%s per link (the ring gets 1/%d of each bandwidth: "
-		       "TCP's fair share, an assumption)", w->bg_flows, w->bg_flows > 1 ? "s" : "",
+		       "a fair share, as a fair queue gives)", w->bg_flows, w->bg_flows > 1 ? "s" : "",
 		       w->bg_flows + 1);
 	printf("\npredicted speedup over sync SGD (> 1: compression is faster)\n\n");
 	printf("%-8s %-8s %7s %9s %11s", "compute", "codec", "workers", "bandwidth", "syncsgd_ms");
@@ -561,6 +626,8 @@ static int sweep(const struct opts *o, gc_arch *a, struct tally *t, gc_json *js,
 		}
 		if (w->bg_flows)
 			gc_json_int_field(js, "background_flows", w->bg_flows);
+		if (w->slow > 0 && w->slow < 1)
+			gc_json_numg_field(js, "slow", w->slow, 6);
 		gc_json_key(js, "points");
 		gc_json_arr_open(js);
 	} else {

@@ -17,6 +17,8 @@ struct opts {
 	double intra_lat;        /* us */
 	const char *db;          /* --db: parameters fitted to this database */
 	const char *svg;         /* --svg: chart directory */
+	char bw_list[2048];      /* --bandwidth with each trace:FILE replaced by its mean */
+	char trace_note[512];    /* "trace:a.trace at its mean 1250mbit, ...", or "" */
 	gc_pdb_fit fit;
 };
 

@@ -225,3 +225,30 @@ else fail racks_json "$(head -c 200 <<<"$j")"; fi
 expect_err racks_needs_uplink "--racks needs the uplinks' rate" --racks 2
 expect_err uplink_needs_racks "--oversubscription needs --racks R" --oversubscription 2
 expect_err racks_range "--racks '1' is not a number of racks in 2..64" --racks 1 --uplink 1gbit
+
+# --slow F: the ring runs at its slowest hop, F x the bandwidth; with racks the slower of
+# the slow link and the uplink's share, the uplink sized from the nominal links (4:1 of
+# two 1gbit nodes: 500mbit, one flow each way)
+a=$(sync_ms --bandwidth 1gbit --slow 0.5); b=$(sync_ms --bandwidth 500mbit)
+c=$(sync_ms --bandwidth 1gbit --slow 0.5 --racks 2 --oversubscription 4)
+e=$(sync_ms --bandwidth 1gbit --slow 0.9 --racks 2 --oversubscription 4)
+f=$(sync_ms --bandwidth 1gbit --slow 0.25 --racks 2 --oversubscription 4); g=$(sync_ms --bandwidth 250mbit)
+if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$c" = "$b" ] && [ "$e" = "$b" ] && [ "$f" = "$g" ] && [ "$a" != "$d" ]; then pass slow_bottleneck
+else fail slow_bottleneck "slow 0.5 $a vs 500mbit $b; with 4:1 racks $c, slow 0.9 with them $e, slow 0.25 $f vs 250mbit $g; 1gbit $d"; fi
+j=$("$G" whatif --model resnet50 --workers 4 --bandwidth 1gbit --method signsgd --preset ideal --slow 0.875 --json 2>&1)
+if grep -q '"slow": 0.875' <<<"$j"; then pass slow_json; else fail slow_json "$(head -c 200 <<<"$j")"; fi
+expect_err slow_range "--slow (the slow node's factor on --bandwidth) '1.5' is not a number" --slow 1.5
+expect_err slow_zero "--slow (the slow node's factor on --bandwidth) '0' is not a number" --slow 0
+expect_err slow_grid "--slow applies to sweeps" --slow 0.5 --grid paper
+
+# --bandwidth trace:FILE: the trace at its time-weighted mean (a square wave of 500mbit
+# and 2gbit, 1 s each: 1250mbit); a malformed trace is refused with its FILE:LINE
+tr=$(mktemp); printf '# square\n0 500mbit\n1 2gbit\n' >"$tr"
+a=$(sync_ms --bandwidth "trace:$tr"); b=$(sync_ms --bandwidth 1250mbit)
+h=$("$G" whatif --model resnet50 --workers 4 --method signsgd --preset ideal --bandwidth "trace:$tr,1gbit" 2>&1 | head -n 1)
+if [ -n "$a" ] && [ "$a" = "$b" ] && grep -qF "bandwidth trace:$tr at its mean 1250mbit" <<<"$h"; then pass trace_mean
+else fail trace_mean "trace $a vs 1250mbit $b; header '$h'"; fi
+printf '0 500mbit\nbogus\n' >"$tr"
+expect_err trace_malformed "$tr:2:" --bandwidth "trace:$tr"
+expect_err trace_missing "cannot open trace" --bandwidth "trace:$tr.none"
+rm -f "$tr"
