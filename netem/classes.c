@@ -16,6 +16,7 @@
 #include "link.h"
 #include "rate.h"
 #include "shape.h"
+#include "u32.h"
 
 #define H_ROOT  0x00010000u   /* 1: */
 #define H_CROSS 0x00010002u   /* 1:2 */
@@ -49,17 +50,6 @@ gc_rc gc_class_dest_parse(const char *s, struct gc_class_dest *d, gc_err *e)
 	return GC_OK;
 }
 
-static uint32_t mask_of(int prefix)
-{
-	return prefix ? 0xffffffffu << (32 - prefix) : 0;
-}
-
-static gc_rc nl_err(gc_err *e, int err, const char *what, const char *dev)
-{
-	return gc_fail(e, err == -NLE_PERM ? GC_E_PERM : GC_E_NETLINK, "%s on '%s' failed: %s",
-		       what, dev, nl_geterror(err));
-}
-
 static gc_rc add_class(struct nl_sock *sk, int ifindex, const struct gc_qdisc_plan *p,
 		       const char *dev, gc_err *e)
 {
@@ -79,28 +69,15 @@ static gc_rc add_class(struct nl_sock *sk, int ifindex, const struct gc_qdisc_pl
 			err = rtnl_class_add(sk, k, NLM_F_CREATE | NLM_F_EXCL);
 		rtnl_class_put(k);
 	}
-	return err < 0 ? nl_err(e, err, "adding class 1:2", dev) : GC_OK;
+	return err < 0 ? gc_nl_fail(e, err, "adding class 1:2", dev) : GC_OK;
 }
 
 static gc_rc add_filter(struct nl_sock *sk, int ifindex, const struct gc_class_dest *d,
 			const char *dev, gc_err *e)
 {
-	struct rtnl_cls *f = rtnl_cls_alloc();
-	int err = f ? 0 : -NLE_NOMEM;
+	struct gc_u32_key k = { 0, d->addr, gc_u32_prefix_mask(d->prefix), 16 };
 
-	if (f) {
-		rtnl_tc_set_ifindex(TC_CAST(f), ifindex);
-		rtnl_tc_set_parent(TC_CAST(f), H_ROOT);
-		rtnl_cls_set_prio(f, 1);
-		rtnl_cls_set_protocol(f, ETH_P_IP);
-		if ((err = rtnl_tc_set_kind(TC_CAST(f), "u32")) >= 0 &&
-		    (err = rtnl_u32_add_key_uint32(f, d->addr, mask_of(d->prefix), 16, 0)) >= 0 &&
-		    (err = rtnl_u32_set_classid(f, H_CROSS)) >= 0 &&
-		    (err = rtnl_u32_set_cls_terminal(f)) >= 0)
-			err = rtnl_cls_add(sk, f, NLM_F_CREATE);
-		rtnl_cls_put(f);
-	}
-	return err < 0 ? nl_err(e, err, "adding a destination filter", dev) : GC_OK;
+	return gc_u32_add(sk, ifindex, H_ROOT, &k, H_CROSS, "adding a destination filter", dev, e);
 }
 
 /* what the kernel holds: class 1:2's rate and the filters under 1: */
@@ -116,7 +93,7 @@ static gc_rc verify(struct nl_sock *sk, int ifindex, const struct gc_qdisc_plan 
 	if ((err = rtnl_class_alloc_cache(sk, ifindex, &cc)) < 0 ||
 	    (err = rtnl_cls_alloc_cache(sk, ifindex, H_ROOT, &fc)) < 0) {
 		nl_cache_free(cc);
-		return nl_err(e, err, "reading the classes back", dev);
+		return gc_nl_fail(e, err, "reading the classes back", dev);
 	}
 	if ((k = rtnl_class_get(cc, ifindex, H_CROSS))) {
 		rtnl_htb_get_rate64(k, &rate);
@@ -155,7 +132,7 @@ gc_rc gc_shape_classes(const char *dev, const char *netns, uint64_t host_bps,
 	if ((rc = gc_links_open(&l, netns, e)))
 		goto out;
 	if ((err = rtnl_link_get_kernel(l.sk, 0, dev, &link)) < 0) {
-		rc = nl_err(e, err, "finding the interface", dev);
+		rc = gc_nl_fail(e, err, "finding the interface", dev);
 		goto out;
 	}
 	ifindex = rtnl_link_get_ifindex(link);

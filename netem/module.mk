@@ -4,7 +4,7 @@
 # show, clear, restore-all) and gcbench-probe (TCP goodput / RTT probe).
 LIB_SRCS += netem/trace.c netem/play.c netem/rate.c netem/netns.c netem/state.c netem/shape.c netem/netem_check.c netem/pids.c netem/link.c \
 	netem/cluster.c netem/cluster_view.c netem/cluster_sshd.c
-LIB_SRCS += netem/classes.c netem/shares.c
+LIB_SRCS += netem/classes.c netem/shares.c netem/u32.c
 UNIT_TESTS += $(BUILD)/tests/test_netem_rate $(BUILD)/tests/test_netem_state \
 	$(BUILD)/tests/test_netem_links $(BUILD)/tests/test_netem_request \
 	$(BUILD)/tests/test_netem_trace

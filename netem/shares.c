@@ -16,6 +16,7 @@
 #include "rate.h"
 #include "shape.h"
 #include "shape_int.h"
+#include "u32.h"
 
 #define H_ROOT   GC_SHAPE_H_ROOT
 #define H_PARENT GC_SHAPE_H_CLASS
@@ -193,11 +194,6 @@ gc_rc gc_shares_check(uint64_t cap_bps, const struct gc_share_leaf *leaf, size_t
 
 /* ---- the kernel ---- */
 
-static gc_rc nl_err(gc_err *e, int err, const char *what, const char *dev)
-{
-	return gc_fail(e, err == -NLE_PERM ? GC_E_PERM : GC_E_NETLINK, "%s on '%s' failed: %s",
-		       what, dev, nl_geterror(err));
-}
 
 static gc_rc add_leaf(struct nl_sock *sk, int ifindex, size_t i, uint64_t rate_bps,
 		      const struct gc_qdisc_plan *cap, const char *dev, gc_err *e)
@@ -227,49 +223,7 @@ static gc_rc add_leaf(struct nl_sock *sk, int ifindex, size_t i, uint64_t rate_b
 		rtnl_class_put(k);
 	}
 	snprintf(what, sizeof(what), "adding leaf 1:%x", GC_SHARES_MINOR0 + (unsigned)i);
-	return err < 0 ? nl_err(e, err, what, dev) : GC_OK;
-}
-
-/* One u32 filter to classid: an address key (off 12 or 16) or a TCP port key (proto
- * 6 and the port at off 20 or 22). */
-struct fkey {
-	int port;                 /* 0: address */
-	uint32_t val, mask;       /* address, or port value / mask (16 bits) */
-	int off;
-};
-
-static gc_rc add_filter(struct nl_sock *sk, int ifindex, const struct fkey *k, uint32_t classid,
-			const char *dev, gc_err *e)
-{
-	struct rtnl_cls *f = rtnl_cls_alloc();
-	int err = f ? 0 : -NLE_NOMEM;
-
-	if (f) {
-		rtnl_tc_set_ifindex(TC_CAST(f), ifindex);
-		rtnl_tc_set_parent(TC_CAST(f), H_ROOT);
-		rtnl_cls_set_prio(f, 1);
-		rtnl_cls_set_protocol(f, ETH_P_IP);
-		if ((err = rtnl_tc_set_kind(TC_CAST(f), "u32")) >= 0) {
-			if (k->port) {
-				err = rtnl_u32_add_key_uint8(f, 6, 0xff, 9, 0);
-				if (err >= 0)
-					err = rtnl_u32_add_key_uint16(f, (uint16_t)k->val,
-								      (uint16_t)k->mask, k->off, 0);
-			} else {
-				err = rtnl_u32_add_key_uint32(f, k->val, k->mask, k->off, 0);
-			}
-		}
-		if (err >= 0 && (err = rtnl_u32_set_classid(f, classid)) >= 0 &&
-		    (err = rtnl_u32_set_cls_terminal(f)) >= 0)
-			err = rtnl_cls_add(sk, f, NLM_F_CREATE);
-		rtnl_cls_put(f);
-	}
-	return err < 0 ? nl_err(e, err, "adding a leaf's filter", dev) : GC_OK;
-}
-
-static uint32_t mask_of(int prefix)
-{
-	return prefix ? 0xffffffffu << (32 - prefix) : 0;
+	return err < 0 ? gc_nl_fail(e, err, what, dev) : GC_OK;
 }
 
 /* The filters of leaf i; *count grows by each one added. */
@@ -277,7 +231,7 @@ static gc_rc add_filters(struct nl_sock *sk, int ifindex, size_t i, const struct
 			 const char *dev, size_t *count, gc_err *e)
 {
 	uint16_t v[32], m[32];
-	struct fkey k;
+	struct gc_u32_key k;
 	gc_rc rc = GC_OK;
 	size_t nb;
 
@@ -285,9 +239,10 @@ static gc_rc add_filters(struct nl_sock *sk, int ifindex, size_t i, const struct
 		for (size_t a = 0; !rc && a < l->n_addr; a++) {
 			k.port = 0;
 			k.val = l->addr[a].addr;
-			k.mask = mask_of(l->addr[a].prefix);
+			k.mask = gc_u32_prefix_mask(l->addr[a].prefix);
 			k.off = l->match == GC_SHARE_SRC ? 12 : 16;
-			if (!(rc = add_filter(sk, ifindex, &k, leaf_handle(i), dev, e)))
+			if (!(rc = gc_u32_add(sk, ifindex, H_ROOT, &k, leaf_handle(i),
+						"adding a leaf's filter", dev, e)))
 				(*count)++;
 		}
 	} else if (l->match == GC_SHARE_PORT) {
@@ -295,7 +250,8 @@ static gc_rc add_filters(struct nl_sock *sk, int ifindex, size_t i, const struct
 		for (size_t b = 0; !rc && b < nb && b < 32; b++)
 			for (int off = 20; !rc && off <= 22; off += 2) {
 				k.port = 1, k.val = v[b], k.mask = m[b], k.off = off;
-				if (!(rc = add_filter(sk, ifindex, &k, leaf_handle(i), dev, e)))
+				if (!(rc = gc_u32_add(sk, ifindex, H_ROOT, &k, leaf_handle(i),
+						"adding a leaf's filter", dev, e)))
 					(*count)++;
 			}
 	}
@@ -330,7 +286,7 @@ static gc_rc verify(struct nl_sock *sk, int ifindex, const struct gc_qdisc_plan 
 	if ((err = rtnl_class_alloc_cache(sk, ifindex, &cc)) < 0 ||
 	    (err = rtnl_cls_alloc_cache(sk, ifindex, H_ROOT, &fc)) < 0) {
 		nl_cache_free(cc);
-		return nl_err(e, err, "reading the leaves back", dev);
+		return gc_nl_fail(e, err, "reading the leaves back", dev);
 	}
 	if (!class_is(cc, ifindex, H_PARENT, cap->rate_bytes, cap->rate_bytes))
 		bad = 1;
@@ -379,7 +335,7 @@ gc_rc gc_shape_shares(const char *dev, const char *netns, uint64_t cap_bps,
 	if ((rc = gc_links_open(&l, netns, e)))
 		goto out;
 	if ((err = rtnl_link_get_kernel(l.sk, 0, dev, &link)) < 0) {
-		rc = nl_err(e, err, "finding the interface", dev);
+		rc = gc_nl_fail(e, err, "finding the interface", dev);
 		goto out;
 	}
 	ifindex = rtnl_link_get_ifindex(link);
