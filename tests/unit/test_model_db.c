@@ -471,21 +471,35 @@ static gc_rc add_placed(gc_db *db, int64_t sweep, int64_t env, const char *backe
 			     cap, id);
 }
 
+/* A new database at /tmp/gct-model-db-TAG-PID.db (its path into path) with environment
+ * 0's parameters and one sweep; NULL if it cannot be made. */
+static gc_db *small_db(const char *tag, char *path, size_t n, int64_t *env, int64_t *sweep)
+{
+	gc_db *db = NULL;
+
+	snprintf(path, n, "/tmp/gct-model-db-%s-%d.db", tag, (int)getpid());
+	unlink(path);
+	if (gc_db_open(path, 0, &db, NULL) || add_env(db, &envs[0], env) ||
+	    gc_db_sweep_begin(db, tag, "spec", "h", "syncsgd", sweep, NULL)) {
+		gc_db_close(db);
+		return NULL;
+	}
+	return db;
+}
+
 /* Placed by node (MPI), 4 ranks on 2 hosts put 2 of the ring's flows on each link and the
  * prediction uses half the cap per flow; NCCL orders its ring host by host (1 flow). The
  * fit is the flat ring of 4 hosts at 4 caps. */
 static void test_ring_flows_of_placement(void)
 {
 	char path[256];
-	gc_db *db = NULL;
 	int64_t s = 0, env = 0, mpi = 0, nccl = 0, none = 0, gath = 0;
+	gc_db *db = small_db("f", path, sizeof path, &env, &s);
 	gc_pdb p;
 
-	snprintf(path, sizeof path, "/tmp/gct-model-db-f-%d.db", (int)getpid());
-	unlink(path);
-	CHECK(!gc_db_open(path, 0, &db, NULL));
-	CHECK(!add_env(db, &envs[0], &env));
-	CHECK(!gc_db_sweep_begin(db, "f", "spec", "h", "syncsgd", &s, NULL));
+	CHECK(db != NULL);
+	if (!db)
+		return;
 	for (size_t c = 0; c < 4; c++) {
 		int64_t id;
 		char pl[] = "n1:1,n2:1,n3:1,n4:1";
@@ -535,15 +549,13 @@ static void test_trace_cap_from_windows(void)
 		"{\"window\":1,\"trace_mean_bps\":2000000000},{\"window\":2,"
 		"\"trace_mean_bps\":2000000000}]}}";
 	char path[256];
-	gc_db *db = NULL;
 	int64_t s = 0, env = 0, plain = 0, traced = 0;
+	gc_db *db = small_db("t", path, sizeof path, &env, &s);
 	gc_pdb p;
 
-	snprintf(path, sizeof path, "/tmp/gct-model-db-t-%d.db", (int)getpid());
-	unlink(path);
-	CHECK(!gc_db_open(path, 0, &db, NULL));
-	CHECK(!add_env(db, &envs[0], &env));
-	CHECK(!gc_db_sweep_begin(db, "t", "spec", "h", "syncsgd", &s, NULL));
+	CHECK(db != NULL);
+	if (!db)
+		return;
 	CHECK(!add_placed(db, s, env, "mpi", 4, 4, "", 1, 1250000000, &plain));
 	CHECK(!add_placed(db, s, env, "mpi", 4, 4, "", 1, 1250000000, &traced));
 	CHECK(!gc_db_run_set_network(db, traced, "trace", trace, NULL));
