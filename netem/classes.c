@@ -117,8 +117,7 @@ gc_rc gc_shape_classes(const char *dev, const char *netns, uint64_t host_bps,
 	struct gc_shape_req r = { 0 };
 	struct gc_qdisc_plan p;
 	struct gc_links l = { 0 };
-	struct rtnl_link *link = NULL;
-	int ifindex = 0, err;
+	int ifindex = 0;
 	gc_rc rc;
 
 	if (!n || n > GC_CLASSES_MAX_DEST)
@@ -129,14 +128,8 @@ gc_rc gc_shape_classes(const char *dev, const char *netns, uint64_t host_bps,
 	r.dev = dev, r.netns = netns, r.rate_bps = host_bps, r.owner = owner, r.htb = 1;
 	if ((rc = gc_shape_set(&r, e)))
 		return rc;
-	if ((rc = gc_links_open(&l, netns, e)))
+	if ((rc = gc_links_open(&l, netns, e)) || (rc = gc_links_ifindex(&l, dev, &ifindex, e)))
 		goto out;
-	if ((err = rtnl_link_get_kernel(l.sk, 0, dev, &link)) < 0) {
-		rc = gc_nl_fail(e, err, "finding the interface", dev);
-		goto out;
-	}
-	ifindex = rtnl_link_get_ifindex(link);
-	rtnl_link_put(link);
 	rc = add_class(l.sk, ifindex, &p, dev, e);
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = add_filter(l.sk, ifindex, &dest[i], dev, e);

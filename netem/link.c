@@ -20,6 +20,7 @@
 #include <netlink/route/link/veth.h>
 
 #include "netns.h"
+#include "u32.h"
 #include "strutil.h"
 
 /* " in namespace 'X'" or "" */
@@ -220,6 +221,18 @@ out:
 		rtnl_link_put(k);
 	nl_addr_put(local);
 	return rc;
+}
+
+gc_rc gc_links_ifindex(struct gc_links *l, const char *dev, int *ifindex, gc_err *e)
+{
+	struct rtnl_link *link = NULL;
+	int err = rtnl_link_get_kernel(l->sk, 0, dev, &link);
+
+	if (err < 0)
+		return gc_nl_fail(e, err, "finding the interface", dev);
+	*ifindex = rtnl_link_get_ifindex(link);
+	rtnl_link_put(link);
+	return GC_OK;
 }
 
 gc_rc gc_links_delete(struct gc_links *l, const char *dev, gc_err *e)

@@ -41,6 +41,10 @@ gc_rc gc_links_set_up(struct gc_links *l, const char *dev, const char *master, g
 /* Add IPv4 address cidr ("10.213.5.1/24") to dev. */
 gc_rc gc_links_add_addr(struct gc_links *l, const char *dev, const char *cidr, gc_err *e);
 
+/* The open socket's namespace's index of dev into *ifindex (GC_E_NETLINK, GC_E_PERM
+ * without the right, naming dev, when the kernel has no such link). */
+gc_rc gc_links_ifindex(struct gc_links *l, const char *dev, int *ifindex, gc_err *e);
+
 /* Delete dev (a veth takes its peer along). GC_E_NOTFOUND when it does not exist. */
 gc_rc gc_links_delete(struct gc_links *l, const char *dev, gc_err *e);
 

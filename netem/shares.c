@@ -317,9 +317,8 @@ gc_rc gc_shape_shares(const char *dev, const char *netns, uint64_t cap_bps,
 	struct gc_shape_req r = { 0 };
 	struct gc_qdisc_plan cap;
 	struct gc_links l = { 0 };
-	struct rtnl_link *link = NULL;
 	size_t def = 0, filters = 0;
-	int ifindex = 0, err;
+	int ifindex = 0;
 	gc_rc rc;
 
 	if ((rc = gc_shares_check(cap_bps, leaf, n, e)) ||
@@ -332,14 +331,8 @@ gc_rc gc_shape_shares(const char *dev, const char *netns, uint64_t cap_bps,
 	r.htb_default = GC_SHARES_MINOR0 + (uint32_t)def;
 	if ((rc = gc_shape_set(&r, e)))
 		return rc;
-	if ((rc = gc_links_open(&l, netns, e)))
+	if ((rc = gc_links_open(&l, netns, e)) || (rc = gc_links_ifindex(&l, dev, &ifindex, e)))
 		goto out;
-	if ((err = rtnl_link_get_kernel(l.sk, 0, dev, &link)) < 0) {
-		rc = gc_nl_fail(e, err, "finding the interface", dev);
-		goto out;
-	}
-	ifindex = rtnl_link_get_ifindex(link);
-	rtnl_link_put(link);
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = add_leaf(l.sk, ifindex, i, leaf[i].rate_bps, &cap, dev, e);
 	for (size_t i = 0; !rc && i < n; i++)
