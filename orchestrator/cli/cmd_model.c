@@ -56,10 +56,11 @@ static const struct gc_option model_opts[] = {
 		"(e.g. other bandwidths); stores nothing"),
 	GC_OPTION_CALLBACK("--validate", NULL, GC_OPT_ARG, heldout_cb, "F",
 		"as --predict, but print the validation table: per method, bandwidth\n"
-		"cap, world size and ranks per node the median and 95th-percentile\n"
-		"|error| on the held-out runs of F, and how often the model gives\n"
-		"the measured verdict (does the method beat the baseline at that\n"
-		"point?), next to the goals (median <= 8%, p95 <= 15%, >= 95%)"),
+		"cap, world size, ranks per node and network the median and\n"
+		"95th-percentile |error| on the held-out runs of F, and how often the\n"
+		"model gives the measured verdict (does the method beat the baseline\n"
+		"at that point, on the same network?), next to the goals (median\n"
+		"<= 8%, p95 <= 15%, >= 95%)"),
 	GC_OPTION_STRING("--baseline", NULL, &mo.baseline, "M",
 		"with --validate: the method verdicts compare with (syncsgd)"),
 	GC_OPTION_CALLBACK("--env", NULL, GC_OPT_ARG, env_cb, "ID",
@@ -87,7 +88,8 @@ static void usage(FILE *f)
 	fprintf(f, "\n"
 		"example:\n"
 		"  gcbench run experiments/quickstart.yaml --db q.db && gcbench model --db q.db\n"
-		"  gcbench model --db q.db --validate h.db   (h.db: experiments/heldout.yaml)\n");
+		"  gcbench model --db q.db --validate h.db   (h.db: experiments/heldout.yaml)\n"
+		"  sudo tools/validation-table.sh            (the fit and every held-out set)\n");
 }
 
 
