@@ -194,7 +194,6 @@ gc_rc gc_shares_check(uint64_t cap_bps, const struct gc_share_leaf *leaf, size_t
 
 /* ---- the kernel ---- */
 
-
 static gc_rc add_leaf(struct nl_sock *sk, int ifindex, size_t i, uint64_t rate_bps,
 		      const struct gc_qdisc_plan *cap, const char *dev, gc_err *e)
 {
